@@ -1,0 +1,109 @@
+// The state a journal folds to. Plain JSON data (no Maps, no classes) so it can be
+// snapshotted and compared; produced only by `fold` (journal/fold.ts).
+import type { ErrorInfo, JsonValue, Message, SessionHeader, SessionStatus, StepSafety } from '../spec/index.js';
+
+export interface StepAttempt {
+  attempt: number;
+  startedSeq: number;
+  startedAt: string;
+  /** Set when this attempt failed. */
+  error: ErrorInfo | null;
+}
+
+export interface StepRecord {
+  key: string;
+  occurrence: number;
+  safety: StepSafety;
+  idempotencyKey: string;
+  /** `started`: an attempt began and nothing was recorded after it (uncertain if the writer died). */
+  status: 'started' | 'completed' | 'failed' | 'skipped';
+  attempts: StepAttempt[];
+  /** Whether the last failure allowed another attempt. */
+  willRetry: boolean;
+  output?: JsonValue;
+  outputBlob?: string;
+  completedSeq: number | null;
+}
+
+export interface CheckpointRecord {
+  seq: number;
+  label: string | null;
+  at: string;
+}
+
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  /** Null as soon as one call's cost is unknown (never a guess). */
+  costUsd: number | null;
+  calls: number;
+}
+
+export interface UsageRecord extends UsageTotals {
+  provider: string;
+  model: string;
+  agent: string | null;
+  round: number | null;
+  stepKey: string | null;
+  seq: number;
+}
+
+export interface FileSnapshotRecord {
+  path: string;
+  hash: string | null;
+  size: number;
+  blob: string | null;
+  access: 'read' | 'write';
+  seq: number;
+}
+
+export interface ToolCallRecord {
+  callId: string;
+  name: string;
+  args: JsonValue;
+  stepKey: string | null;
+  startedSeq: number;
+  result?: JsonValue;
+  isError?: boolean;
+  completedSeq: number | null;
+}
+
+export interface SpecRecord {
+  kind: 'task' | 'workflow' | 'prompt' | 'project';
+  path: string | null;
+  hash: string;
+  blob: string | null;
+  content?: string;
+  seq: number;
+}
+
+export interface MessageRecord extends Message {
+  seq: number;
+  at: string;
+}
+
+export interface SessionState {
+  header: SessionHeader;
+  title: string;
+  status: SessionStatus;
+  statusReason: string | null;
+  error: ErrorInfo | null;
+  lastSeq: number;
+  createdAt: string;
+  updatedAt: string;
+  messages: MessageRecord[];
+  /** In the order each (key, occurrence) first started. */
+  steps: StepRecord[];
+  checkpoints: CheckpointRecord[];
+  usage: UsageTotals;
+  usageRecords: UsageRecord[];
+  variables: Record<string, JsonValue>;
+  /** Latest snapshot per workspace-relative path. */
+  files: Record<string, FileSnapshotRecord>;
+  toolCalls: ToolCallRecord[];
+  /** Mode-specific state written with `data-set` (last write wins). */
+  data: Record<string, JsonValue>;
+  specs: SpecRecord[];
+  /** How many times the session was resumed after an interruption. */
+  recoveries: number;
+}

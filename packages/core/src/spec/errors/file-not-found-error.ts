@@ -1,0 +1,11 @@
+import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+
+export class FileNotFoundError extends ConclaveError {
+  static override readonly code = 'file-not-found';
+  readonly path: string;
+  constructor(path: string, message = `File not found: ${path}`, options: ConclaveErrorOptions = {}) {
+    super(FileNotFoundError.code, ExitCode.notFound, message, options);
+    this.name = 'FileNotFoundError';
+    this.path = path;
+  }
+}

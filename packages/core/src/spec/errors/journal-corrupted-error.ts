@@ -1,0 +1,25 @@
+import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+
+/** A journal (or snapshot, index, export) failed its checksum or schema at a known place. */
+export class JournalCorruptedError extends ConclaveError {
+  static override readonly code = 'journal-corrupted';
+  readonly sessionId: string | null;
+  readonly file: string;
+  readonly offset: number | null;
+  constructor(
+    details: { sessionId: string | null; file: string; offset: number | null; problem: string },
+    options: ConclaveErrorOptions = {},
+  ) {
+    const where = details.offset === null ? details.file : `${details.file} at byte ${details.offset}`;
+    super(JournalCorruptedError.code, ExitCode.corrupted, `Session data is corrupted: ${details.problem} (${where}).`, {
+      hint: details.sessionId
+        ? `Salvage the valid prefix with: conclave sessions repair ${details.sessionId}`
+        : 'The file cannot be read; restore it from a backup or export.',
+      ...options,
+    });
+    this.name = 'JournalCorruptedError';
+    this.sessionId = details.sessionId;
+    this.file = details.file;
+    this.offset = details.offset;
+  }
+}

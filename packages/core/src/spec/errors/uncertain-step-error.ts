@@ -1,0 +1,33 @@
+import type { ErrorInfo, StepSafety } from '../events.js';
+import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+
+export interface UncertainStepInfo {
+  sessionId: string;
+  key: string;
+  occurrence: number;
+  attempt: number;
+  safety: StepSafety;
+  idempotencyKey: string;
+  /** ISO time the uncertain attempt started. */
+  startedAt: string;
+  previousFailures: ErrorInfo[];
+}
+
+/**
+ * An unsafe step started but never recorded an outcome (the process died during it).
+ * It may or may not have had its effect; front ends ask the user: rerun, skip or abort.
+ */
+export class UncertainStepError extends ConclaveError {
+  static override readonly code = 'step-uncertain';
+  readonly step: UncertainStepInfo;
+  constructor(step: UncertainStepInfo, options: ConclaveErrorOptions = {}) {
+    super(
+      UncertainStepError.code,
+      ExitCode.usage,
+      `Step "${step.key}" (attempt ${step.attempt}) of session ${step.sessionId} started at ${step.startedAt} but never finished; it has side effects, so it is not re-run without a decision.`,
+      { hint: 'Choose with --on-uncertain rerun|skip|abort.', ...options },
+    );
+    this.name = 'UncertainStepError';
+    this.step = step;
+  }
+}

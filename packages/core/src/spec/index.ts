@@ -1,0 +1,79 @@
+// `@resume/core/spec`: the interfaces, schemas and error types adapters implement and use.
+// Adapters import only this subpath.
+
+export { AppendConflictError } from './errors/append-conflict-error.js';
+export { ConclaveError, type ConclaveErrorOptions, ExitCode } from './errors/conclave-error.js';
+export { ConfigError } from './errors/config-error.js';
+export { FileNotFoundError } from './errors/file-not-found-error.js';
+export { IncompatibleSessionError } from './errors/incompatible-session-error.js';
+export { InterruptedError } from './errors/interrupted-error.js';
+export { JournalCorruptedError } from './errors/journal-corrupted-error.js';
+export { LeaseLostError } from './errors/lease-lost-error.js';
+export { ProviderError, type ProviderErrorReason } from './errors/provider-error.js';
+export { SessionExistsError } from './errors/session-exists-error.js';
+export { type LeaseHolderInfo, SessionLockedError } from './errors/session-locked-error.js';
+export { SessionNotFoundError } from './errors/session-not-found-error.js';
+export { StepMismatchError } from './errors/step-mismatch-error.js';
+export { StoreIoError } from './errors/store-io-error.js';
+export { UncertainStepError, type UncertainStepInfo } from './errors/uncertain-step-error.js';
+export { UnsupportedFormatError } from './errors/unsupported-format-error.js';
+export { UsageError } from './errors/usage-error.js';
+export {
+  type ErrorInfo,
+  type EventInput,
+  type GitState,
+  JOURNAL_FORMAT_VERSION,
+  type JournalEvent,
+  type JournalEventOf,
+  type JournalEventType,
+  type JsonValue,
+  journalEventSchema,
+  jsonValueSchema,
+  type Message,
+  type MessageInput,
+  type MessageRole,
+  messageSchema,
+  type SessionHeader,
+  type SessionMode,
+  type SessionStatus,
+  type StepSafety,
+  sessionHeaderSchema,
+  sessionModeSchema,
+  sessionStatusSchema,
+  type ToolCall,
+  toolCallSchema,
+} from './events.js';
+export {
+  createSessionId,
+  isSessionId,
+  type SessionId,
+  sessionIdPattern,
+  sessionIdSchema,
+  sessionIdTime,
+} from './ids.js';
+export {
+  type ChatMessage,
+  type ChatModel,
+  type ChatProvider,
+  type FinishReason,
+  type GenerateMetadata,
+  type GenerateRequest,
+  type GenerateResult,
+  JUDGE_VERDICT_PATTERN,
+  MODEL_SPECIFICATION_VERSION,
+  type ToolDefinition,
+  type Usage,
+} from './model.js';
+export { matchesQuery } from './query.js';
+export {
+  type AcquireLeaseOptions,
+  type AppendBatch,
+  type FoldSnapshot,
+  type LeaseHolder,
+  type ReadRange,
+  type RepairReport,
+  type SessionLease,
+  type SessionStore,
+  STORE_SPECIFICATION_VERSION,
+} from './store.js';
+export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './summary.js';

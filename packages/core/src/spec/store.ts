@@ -1,0 +1,109 @@
+// The only thing a store implements (DESIGN 5). Every store passes the conformance
+// suite in `@resume/core/testing`. Stores know nothing of folds or modes: the engine
+// numbers events, derives summaries and snapshots, and hands them over.
+import type { LeaseHolderInfo } from './errors/session-locked-error.js';
+import type { JournalEvent, SessionHeader } from './events.js';
+import type { SessionQuery, SessionSummary } from './summary.js';
+
+export const STORE_SPECIFICATION_VERSION = 'v1';
+
+export interface AppendBatch {
+  /** The seq of the last event the writer has seen; the batch's first event must be expectedSeq + 1. */
+  expectedSeq: number;
+  /** The writer's lease epoch. A store refuses a batch whose epoch is older than the session's current lease. */
+  epoch: number;
+  /** Consecutive events, already validated and numbered. */
+  events: JournalEvent[];
+  /** The session's summary after this batch (kept in the store's index for listing). */
+  summary: SessionSummary;
+}
+
+export interface ReadRange {
+  /** First seq to return (inclusive, default 1). */
+  fromSeq?: number;
+  /** Last seq to return (inclusive, default the end). */
+  toSeq?: number;
+}
+
+export interface FoldSnapshot {
+  /** The seq of the last event folded into `state`. */
+  seq: number;
+  /** The snapshot format (the engine refuses formats it does not know and replays instead). */
+  formatVersion: number;
+  state: unknown;
+}
+
+export interface LeaseHolder {
+  pid: number;
+  host: string;
+}
+
+export interface SessionLease {
+  readonly sessionId: string;
+  /** Increases with every acquisition; written with every batch (fencing). */
+  readonly epoch: number;
+  readonly holder: LeaseHolderInfo;
+  /** Releases the lease (idempotent). */
+  release(): Promise<void>;
+}
+
+export interface AcquireLeaseOptions {
+  holder: LeaseHolder;
+  /** Stores with expiring leases renew them by heartbeat while held. */
+  ttlMs?: number;
+}
+
+export interface RepairReport {
+  sessionId: string;
+  /** Last seq kept. */
+  keptSeq: number;
+  /** Bytes (or records) removed from the journal and kept aside. */
+  removedBytes: number;
+  /** Where the removed data was kept, if anywhere. */
+  savedTo: string | null;
+}
+
+export interface SessionStore {
+  readonly specificationVersion: typeof STORE_SPECIFICATION_VERSION;
+  /** `fs`, `postgres`, `memory`... */
+  readonly kind: string;
+  /** Where the data lives, for messages (never contains secrets). */
+  readonly location: string;
+
+  /** Creates an empty session. Throws SessionExistsError if the id is taken. */
+  create(header: SessionHeader): Promise<void>;
+  /**
+   * Appends one batch atomically and durably: when the promise resolves the whole batch
+   * survives a crash; a crash before leaves none of it. Throws AppendConflictError on a
+   * seq mismatch, LeaseLostError on a stale epoch, SessionNotFoundError if it does not exist.
+   */
+  append(sessionId: string, batch: AppendBatch): Promise<void>;
+  /** Events in seq order. Throws JournalCorruptedError on data that fails its checksum or schema. */
+  read(sessionId: string, range?: ReadRange): AsyncIterable<JournalEvent>;
+  /** The header written by `create`, or null if no such session. */
+  getHeader(sessionId: string): Promise<SessionHeader | null>;
+  getSummary(sessionId: string): Promise<SessionSummary | null>;
+  /** Newest first (updatedAt, then id). Never opens every journal. */
+  list(query?: SessionQuery): Promise<SessionSummary[]>;
+  /** Removes the session and everything derived from it. Returns false if it did not exist. */
+  delete(sessionId: string): Promise<boolean>;
+
+  /** Takes the single-writer lease. Throws SessionLockedError while a live holder has it. */
+  acquireLease(sessionId: string, options: AcquireLeaseOptions): Promise<SessionLease>;
+  /** Who holds the lease now, if a live holder does (a dead holder's lease reads as null). */
+  inspectLease(sessionId: string): Promise<LeaseHolderInfo | null>;
+
+  putSnapshot(sessionId: string, snapshot: FoldSnapshot): Promise<void>;
+  getSnapshot(sessionId: string): Promise<FoldSnapshot | null>;
+
+  /** Stores content by its sha256 (hex) and returns the hash. Idempotent. */
+  putBlob(content: Uint8Array): Promise<string>;
+  getBlob(hash: string): Promise<Uint8Array | null>;
+
+  /** Salvages the valid prefix of a damaged journal (optional capability). */
+  repair?(sessionId: string): Promise<RepairReport>;
+  /** Compresses a finished session's data; reads stay transparent (optional capability). */
+  archive?(sessionId: string): Promise<void>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,51 @@
+// What listing needs without opening a journal. The engine derives it from the fold
+// and hands it to the store with every append; stores keep it in their index.
+import { z } from 'zod';
+import { sessionHeaderSchema, sessionModeSchema, sessionStatusSchema } from './events.js';
+import { sessionIdSchema } from './ids.js';
+
+export const sessionSummarySchema = z.object({
+  id: sessionIdSchema,
+  title: z.string(),
+  mode: sessionModeSchema,
+  /** The status the journal says; `running` without a live lease is shown as interrupted by the engine. */
+  status: sessionStatusSchema,
+  workspaceDir: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  parentId: sessionIdSchema.nullable(),
+  branchPoint: z.number().int().nonnegative().nullable(),
+  lastSeq: z.number().int().nonnegative(),
+  messageCount: z.number().int().nonnegative(),
+  /** Rounds, chunks or steps done, as the mode counts progress (label says which). */
+  progress: z
+    .object({ label: z.string(), done: z.number().int().nonnegative(), total: z.number().int().nullable() })
+    .nullable(),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  costUsd: z.number().nonnegative().nullable(),
+  /** The first user message (the task), shortened, for pickers. */
+  task: z.string().nullable(),
+  archived: z.boolean().default(false),
+  bytes: z.number().int().nonnegative().nullable().default(null),
+});
+export type SessionSummary = z.infer<typeof sessionSummarySchema>;
+
+export const sessionQuerySchema = z.object({
+  status: z.array(sessionStatusSchema).optional(),
+  mode: z.array(sessionModeSchema).optional(),
+  workspaceDir: z.string().optional(),
+  parentId: sessionIdSchema.optional(),
+  /** Only sessions updated at or after this ISO time. */
+  since: z.string().optional(),
+  /** Only sessions updated before this ISO time. */
+  before: z.string().optional(),
+  /** Id prefix (>= 1 character). */
+  idPrefix: z.string().optional(),
+  limit: z.number().int().positive().optional(),
+  offset: z.number().int().nonnegative().optional(),
+});
+/** Listing filters; results are ordered newest first by updatedAt, then id. */
+export type SessionQuery = z.infer<typeof sessionQuerySchema>;
+
+export { sessionHeaderSchema };

@@ -1,0 +1,2 @@
+// `@resume/core/testing`: the store conformance suite, an in-memory store and mock models.
+export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';

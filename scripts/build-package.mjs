@@ -1,0 +1,66 @@
+// Builds the package in the current directory.
+// Libraries: one ESM file per `exports` entry (esbuild, shared chunks split out)
+// plus TypeScript declarations. Apps (packages with a `bin`): one bundle per bin,
+// with the version injected, and their library entry points like a library.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { build } from 'esbuild';
+
+const packageDir = process.cwd();
+const manifest = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
+const require = createRequire(import.meta.url);
+
+rmSync(path.join(packageDir, 'dist'), { recursive: true, force: true });
+
+const entryPoints = Object.values(manifest.exports ?? {})
+  .map((target) => target['@resume/source'])
+  .filter(Boolean);
+
+const common = {
+  platform: 'node',
+  target: 'node22',
+  format: 'esm',
+  sourcemap: true,
+  logLevel: 'warning',
+  conditions: ['@resume/source'],
+  define: { __CONCLAVE_VERSION__: JSON.stringify(manifest.version) },
+};
+
+if (entryPoints.length > 0) {
+  await build({
+    ...common,
+    entryPoints,
+    outdir: 'dist',
+    outbase: 'src',
+    bundle: true,
+    splitting: true,
+    packages: 'external',
+    chunkNames: 'chunks/[name]-[hash]',
+  });
+}
+
+// Apps: each bin is one self-contained bundle. Workspace packages are bundled in
+// from source; third-party packages stay external unless listed in `conclave.bundle`.
+for (const [name, target] of Object.entries(manifest.bin ?? {})) {
+  const source = path.join('src', 'bin', `${name}.ts`);
+  const sourceTsx = `${source}x`;
+  const entry = existsSync(sourceTsx) ? sourceTsx : source;
+  const external = Object.keys(manifest.dependencies ?? {}).filter(
+    (dependency) => !dependency.startsWith('@resume/') || (manifest.conclave?.external ?? []).includes(dependency),
+  );
+  await build({
+    ...common,
+    entryPoints: [entry],
+    outfile: target,
+    bundle: true,
+    external: [...external, ...(manifest.conclave?.external ?? [])],
+    banner: { js: '#!/usr/bin/env node' },
+  });
+}
+
+if (entryPoints.length > 0 && !manifest.bin) {
+  const tsc = require.resolve('typescript/bin/tsc', { paths: [packageDir] });
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+}

@@ -1,0 +1,25 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { defaultServerConditions } from 'vite';
+import { defineConfig } from 'vitest/config';
+
+const conditions = ['@resume/source', ...defaultServerConditions];
+
+// One vitest project per workspace package, all sharing this configuration.
+const projects = ['packages', 'apps'].flatMap((group) =>
+  readdirSync(group).map((name) => {
+    const root = `${group}/${name}`;
+    const manifest = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string };
+    return { extends: true as const, test: { name: manifest.name, root, include: ['src/**/*.test.{ts,tsx}'] } };
+  }),
+);
+
+export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
+  test: {
+    projects,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    passWithNoTests: false,
+  },
+});
