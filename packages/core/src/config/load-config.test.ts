@@ -1,0 +1,99 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../spec/index.js';
+import { loadConfig } from './load-config.js';
+
+const userHome = '/users/ada';
+const workspace = '/projects/app';
+
+function filesystem(files: Record<string, string>) {
+  return (file: string) => files[file] ?? null;
+}
+
+describe('loadConfig', () => {
+  it('uses ~/.conclave and the defaults when there is no config file', () => {
+    const loaded = loadConfig({ cwd: workspace, userHome, env: {}, readFile: filesystem({}) });
+    expect(loaded.config.home).toBe(path.join(userHome, '.conclave'));
+    expect(loaded.config.retention.minKeep).toBe(10);
+    expect(loaded.sources['retention.minKeep']).toBe('default');
+    expect(loaded.files).toEqual([]);
+  });
+
+  it('lets the workspace file override the home file, and says where each value came from', () => {
+    const home = '/data/conclave';
+    const loaded = loadConfig({
+      cwd: workspace,
+      userHome,
+      env: { CONCLAVE_HOME: home },
+      readFile: filesystem({
+        [`${home}/config.yaml`]: 'retention:\n  maxAgeDays: 90\n  maxSessions: 500\ndiscussion:\n  maxRounds: 4\n',
+        [`${workspace}/.conclave.yaml`]: 'retention:\n  maxAgeDays: 30\nagents:\n  - name: critic\n    model: gpt-4o\n',
+      }),
+    });
+    expect(loaded.config.home).toBe(home);
+    expect(loaded.sources.home).toBe('$CONCLAVE_HOME');
+    expect(loaded.config.retention).toMatchObject({ maxAgeDays: 30, maxSessions: 500 });
+    expect(loaded.sources['retention.maxAgeDays']).toBe(`${workspace}/.conclave.yaml`);
+    expect(loaded.sources['retention.maxSessions']).toBe(`${home}/config.yaml`);
+    expect(loaded.config.discussion.maxRounds).toBe(4);
+    expect(loaded.config.agents).toEqual([{ name: 'critic', model: 'gpt-4o' }]);
+    expect(loaded.files).toEqual([`${home}/config.yaml`, `${workspace}/.conclave.yaml`]);
+  });
+
+  it('gives --home and --store precedence over the environment and files', () => {
+    const loaded = loadConfig({
+      cwd: workspace,
+      userHome,
+      env: { CONCLAVE_HOME: '/elsewhere', CONCLAVE_STORE_URL: 'postgres://env/db' },
+      home: '~/custom',
+      storeUrl: 'postgres://flag/db',
+      readFile: filesystem({ [`${workspace}/.conclave.yaml`]: 'home: ./.sessions\n' }),
+    });
+    expect(loaded.config.home).toBe('/users/ada/custom');
+    expect(loaded.config.store.url).toBe('postgres://flag/db');
+    expect(loaded.sources['store.url']).toBe('--store');
+  });
+
+  it('lets a workspace move the data home relative to itself', () => {
+    const loaded = loadConfig({
+      cwd: workspace,
+      userHome,
+      env: {},
+      readFile: filesystem({ [`${workspace}/.conclave.yaml`]: 'home: ./.sessions\n' }),
+    });
+    expect(loaded.config.home).toBe(`${workspace}/.sessions`);
+  });
+
+  it('names the file and the key of an invalid value', () => {
+    const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'retention:\n  maxAgeDays: soon\n' });
+    expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: read })).toThrowError(
+      /\/projects\/app\/\.conclave\.yaml at retention\.maxAgeDays/,
+    );
+  });
+
+  it('names a misspelt key instead of ignoring it', () => {
+    const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'retention:\n  maxAgeDay: 3\n' });
+    try {
+      loadConfig({ cwd: workspace, userHome, env: {}, readFile: read });
+      expect.unreachable();
+    } catch (error) {
+      expect(ConfigError.isInstance(error)).toBe(true);
+      expect((error as ConfigError).key).toBe('retention.maxAgeDay');
+      expect((error as ConfigError).exitCode).toBe(64);
+    }
+  });
+
+  it('refuses API keys in config files and points to the environment', () => {
+    const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'providers:\n  openai:\n    apiKey: sk-abc\n' });
+    expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: read })).toThrowError(
+      /providers\.openai\.apiKey: secrets do not belong/,
+    );
+  });
+
+  it('reports broken YAML with its line', () => {
+    const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'retention:\n  maxAgeDays: [1,\n' });
+    expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: read })).toThrowError(
+      /\.conclave\.yaml:\d+: not valid YAML/,
+    );
+  });
+});
