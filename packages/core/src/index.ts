@@ -27,3 +27,16 @@ export {
   type RetentionSelection,
   selectForRetention,
 } from './retention/select-for-retention.js';
+
+// Secrets, usage and cost (security/, usage/).
+export { createRedactor, isSecretEnvName, REDACTED, type Redactor, type RedactorOptions } from './security/redactor.js';
+export {
+  type CostOptions,
+  costOf,
+  type ModelPrice,
+  modelPriceSchema,
+  type PriceTable,
+  priceOf,
+  priceTable,
+  priceTableSchema,
+} from './usage/cost.js';

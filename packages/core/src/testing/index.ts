@@ -1,2 +1,9 @@
 // `@resume/core/testing`: the store conformance suite, an in-memory store and mock models.
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
+export {
+  createMockModel,
+  createMockProvider,
+  type MockModel,
+  type MockModelOptions,
+  type MockResponse,
+} from './mock-models.js';

@@ -1,0 +1,106 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createRedactor, isSecretEnvName, REDACTED } from './redactor.js';
+
+describe('createRedactor', () => {
+  const env = {
+    OPENAI_API_KEY: 'opaque-key-value-123456',
+    GITHUB_TOKEN: 'tok_abcdefghij',
+    DATABASE_PASSWORD: 'hunter2hunter2',
+    HOME: '/home/someone',
+    SHORT_TOKEN: 'abc',
+  };
+
+  it('scrubs the values of secret-looking environment variables anywhere in a value', () => {
+    const { redact } = createRedactor({ env });
+    const event = {
+      type: 'message-added',
+      message: { content: 'my key is opaque-key-value-123456, token tok_abcdefghij', tags: ['hunter2hunter2'] },
+      nested: [{ deep: ['x opaque-key-value-123456 y'] }],
+    };
+    const redacted = redact(event);
+    const text = JSON.stringify(redacted);
+    expect(text).not.toContain('opaque-key-value-123456');
+    expect(text).not.toContain('tok_abcdefghij');
+    expect(text).not.toContain('hunter2hunter2');
+    expect(redacted.message.content).toBe(`my key is ${REDACTED}, token ${REDACTED}`);
+    // The input is left as it was.
+    expect(event.message.content).toContain('opaque-key-value-123456');
+  });
+
+  it('leaves ordinary values and short secrets alone', () => {
+    const { redact } = createRedactor({ env });
+    const value = { path: '/home/someone', count: 3, ok: true, none: null, word: 'abc' };
+    expect(redact(value)).toEqual(value);
+  });
+
+  it('scrubs explicit secrets from config', () => {
+    const { redactText } = createRedactor({ secrets: ['config-secret-value', undefined, 'short'] });
+    expect(redactText('uses config-secret-value twice: config-secret-value')).toBe(
+      `uses ${REDACTED} twice: ${REDACTED}`,
+    );
+    expect(redactText('short stays')).toBe('short stays');
+  });
+
+  it('replaces a secret that contains another one whole', () => {
+    const { redactText } = createRedactor({ secrets: ['abcdefgh', 'abcdefgh-longer-secret'] });
+    expect(redactText('x abcdefgh-longer-secret y')).toBe(`x ${REDACTED} y`);
+  });
+
+  it.each([
+    ['an OpenAI key', 'key sk-proj-AbCdEfGhIjKlMnOpQrStUv123', 'sk-proj-AbCdEfGhIjKlMnOpQrStUv123'],
+    ['an Anthropic key', 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv-xyz', 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv-xyz'],
+    ['a bearer header', 'Authorization: Bearer abc.def.ghi-jkl', 'abc.def.ghi-jkl'],
+    ['a GitHub token', 'ghp_0123456789abcdefghijABCDEFGHIJ', 'ghp_0123456789abcdefghijABCDEFGHIJ'],
+    ['a Slack token', 'xoxb-1234567890-abcdefghij', 'xoxb-1234567890-abcdefghij'],
+    ['an AWS key id', 'AKIAIOSFODNN7EXAMPLE', 'AKIAIOSFODNN7EXAMPLE'],
+    ['a password in a URL', 'postgres://app:s3cr3t-pw@db.local:5432/x', 's3cr3t-pw'],
+    ['an api key header', 'x-api-key: zzzz-1234-yyyy', 'zzzz-1234-yyyy'],
+  ])('scrubs %s by its shape', (_name, text, secret) => {
+    const { redactText } = createRedactor();
+    const result = redactText(text);
+    expect(result).not.toContain(secret);
+    expect(result).toContain(REDACTED);
+  });
+
+  it('keeps the user name and host of a URL readable', () => {
+    const { redactText } = createRedactor();
+    expect(redactText('postgres://app:pw123456@db.local/x')).toBe(`postgres://app:${REDACTED}@db.local/x`);
+  });
+
+  it('scrubs values stored under secret keys whatever they look like', () => {
+    const { redact } = createRedactor();
+    expect(redact({ options: { apiKey: 'x1', model: 'gpt-4o' }, headers: { Authorization: 'plain' } })).toEqual({
+      options: { apiKey: REDACTED, model: 'gpt-4o' },
+      headers: { Authorization: REDACTED },
+    });
+  });
+
+  it('turns errors into scrubbed plain data', () => {
+    const { redact } = createRedactor({ secrets: ['secret-in-error-1'] });
+    expect(redact({ error: new Error('failed with secret-in-error-1') })).toEqual({
+      error: { name: 'Error', message: `failed with ${REDACTED}` },
+    });
+  });
+
+  it('recognises secret environment variable names', () => {
+    for (const name of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'PGPASSWORD']) {
+      expect(isSecretEnvName(name)).toBe(true);
+    }
+    for (const name of ['HOME', 'PATH', 'OPENAI_BASE_URL', 'CONCLAVE_SCRIPTED_LATENCY_MS']) {
+      expect(isSecretEnvName(name)).toBe(false);
+    }
+  });
+
+  it('never lets a known secret through, wherever it sits in a JSON value', () => {
+    const secretArbitrary = fc.stringMatching(/^[A-Za-z0-9]{8,40}$/);
+    fc.assert(
+      fc.property(secretArbitrary, fc.jsonValue(), fc.string(), fc.string(), (secret, json, before, after) => {
+        const { redact } = createRedactor({ secrets: [secret] });
+        const value = { json, text: `${before}${secret}${after}`, list: [json, { [secret]: secret }] };
+        expect(JSON.stringify(redact(value))).not.toContain(secret);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
