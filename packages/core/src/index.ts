@@ -1,5 +1,4 @@
-// `@resume/core`: durable, resumable AI sessions.
-export * as spec from './spec/index.js';
+// `@resume/core`: durable, resumable AI sessions. Explicit named exports only.
 
 // Config loading and retention (used by the CLI and embedders that want the same files).
 export {
@@ -19,6 +18,36 @@ export {
   readConfigFile,
   WORKSPACE_CONFIG_FILE,
 } from './config/load-config.js';
+// ---- engine and sessions (DESIGN 4)
+export { createEngine } from './engine/engine.js';
+export { isRetryableByDefault, toErrorInfo } from './engine/error-info.js';
+export { SNAPSHOT_FORMAT_VERSION } from './engine/session.js';
+export type {
+  CreateSessionInput,
+  Engine,
+  EngineOptions,
+  ForkOptions,
+  OpenSessionOptions,
+  RetryPolicy,
+  Session,
+  StepContext,
+  StepOptions,
+  UncertainDecision,
+} from './engine/types.js';
+// ---- journal and fold
+export { Folder, fold, stateAt, stepId, summarize } from './journal/fold.js';
+export type {
+  CheckpointRecord,
+  FileSnapshotRecord,
+  MessageRecord,
+  SessionState,
+  SpecRecord,
+  StepAttempt,
+  StepRecord,
+  ToolCallRecord,
+  UsageRecord,
+  UsageTotals,
+} from './journal/state.js';
 export {
   formatBytes,
   parseDurationDays,
@@ -27,9 +56,10 @@ export {
   type RetentionSelection,
   selectForRetention,
 } from './retention/select-for-retention.js';
-
 // Secrets, usage and cost (security/, usage/).
 export { createRedactor, isSecretEnvName, REDACTED, type Redactor, type RedactorOptions } from './security/redactor.js';
+// ---- the spec (also at `@resume/core/spec`)
+export * from './spec/index.js';
 export {
   type CostOptions,
   costOf,

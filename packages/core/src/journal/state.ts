@@ -8,6 +8,8 @@ export interface StepAttempt {
   startedAt: string;
   /** Set when this attempt failed. */
   error: ErrorInfo | null;
+  /** Whether the retry policy allowed another attempt after this failure. */
+  willRetry: boolean;
 }
 
 export interface StepRecord {

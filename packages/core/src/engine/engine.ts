@@ -1,0 +1,254 @@
+// createEngine({ store }): sessions over any SessionStore (DESIGN 4). Opening takes
+// the writer lease and folds from the latest snapshot; listing shows sessions whose
+// writer died as interrupted; every event written passes through the redactor.
+import { hostname } from 'node:os';
+import { Folder, fold } from '../journal/fold.js';
+import type { SessionState } from '../journal/state.js';
+import {
+  createSessionId,
+  type EventInput,
+  isSessionId,
+  JOURNAL_FORMAT_VERSION,
+  journalEventSchema,
+  RecoveryLimitError,
+  type SessionHeader,
+  SessionLockedError,
+  SessionNotFoundError,
+  type SessionQuery,
+  type SessionStore,
+  type SessionSummary,
+  UnsupportedFormatError,
+  UsageError,
+} from '../spec/index.js';
+import { LiveSession, type SessionContext, SNAPSHOT_FORMAT_VERSION } from './session.js';
+import type { CreateSessionInput, Engine, EngineOptions, ForkOptions, OpenSessionOptions, Session } from './types.js';
+
+const DEFAULT_MAX_RECOVERIES = 10;
+const MIN_PREFIX_LENGTH = 6;
+
+export function createEngine(options: EngineOptions): Engine {
+  const { store } = options;
+  const now = options.now ?? (() => new Date());
+  const holder = options.holder ?? { pid: process.pid, host: hostname() };
+  const identity = <T>(value: T): T => value;
+
+  const context: SessionContext = {
+    store,
+    redact: options.redact ?? identity,
+    now,
+    snapshotEvery: options.snapshotEvery ?? 1000,
+    blobThreshold: options.blobThreshold ?? 64 * 1024,
+    fork: (parent, forkOptions) => forkSession(parent.id, parent.committedSeq, forkOptions),
+  };
+
+  async function loadFolder(id: string, upTo?: number): Promise<{ folder: Folder; snapshotSeq: number }> {
+    const header = await store.getHeader(id);
+    if (!header) throw await notFound(id);
+    if (header.formatVersion > JOURNAL_FORMAT_VERSION) {
+      throw new UnsupportedFormatError(`Session ${id}`, header.formatVersion);
+    }
+    const snapshot = await store.getSnapshot(id);
+    let folder = new Folder();
+    let snapshotSeq = 0;
+    if (
+      snapshot &&
+      snapshot.formatVersion === SNAPSHOT_FORMAT_VERSION &&
+      (upTo === undefined || snapshot.seq <= upTo)
+    ) {
+      // A snapshot is derived data: one that does not look like state is ignored and the journal replayed.
+      const state = snapshot.state as SessionState;
+      if (state && typeof state === 'object' && state.header?.id === id && state.lastSeq === snapshot.seq) {
+        folder = new Folder(structuredClone(state));
+        snapshotSeq = snapshot.seq;
+      }
+    }
+    for await (const event of store.read(id, {
+      fromSeq: snapshotSeq + 1,
+      ...(upTo === undefined ? {} : { toSeq: upTo }),
+    })) {
+      folder.apply(event);
+    }
+    if (!folder.hasState) throw await notFound(id);
+    return { folder, snapshotSeq };
+  }
+
+  async function notFound(reference: string): Promise<SessionNotFoundError> {
+    const recent = await store.list({ limit: 5 }).catch(() => [] as SessionSummary[]);
+    const lines = recent.map((summary) => `  ${summary.id}  ${summary.status.padEnd(11)} ${summary.title}`);
+    return new SessionNotFoundError(reference, undefined, {
+      hint:
+        recent.length === 0
+          ? 'There are no sessions yet. Start one with: conclave "your task"'
+          : `Recent sessions:\n${lines.join('\n')}\nList all with: conclave sessions list`,
+    });
+  }
+
+  async function createSession(input: CreateSessionInput): Promise<Session> {
+    const createdAt = now();
+    const id = createSessionId(createdAt.getTime());
+    const header: SessionHeader = context.redact({
+      id,
+      title: input.title,
+      mode: input.mode,
+      workspaceDir: input.workspaceDir ?? null,
+      createdAt: createdAt.toISOString(),
+      parentId: input.parentId ?? null,
+      branchPoint: input.branchPoint ?? null,
+      specHash: input.specHash ?? null,
+      formatVersion: JOURNAL_FORMAT_VERSION,
+      options: input.options ?? {},
+      git: input.git ?? null,
+    });
+    await store.create(header);
+    const lease = await store.acquireLease(id, { holder });
+    const created = journalEventSchema.parse({ type: 'session-created', seq: 1, at: header.createdAt, header });
+    const folder = new Folder();
+    folder.apply(created);
+    // session-created, the initial events and the first summary go in one durable append.
+    const session = new LiveSession(context, folder, lease, 0, [created]);
+    try {
+      for (const event of input.initialEvents ?? []) session.record(event);
+      await session.flush();
+    } catch (error) {
+      await lease.release();
+      throw error;
+    }
+    return session;
+  }
+
+  async function openSession(id: string, openOptions: OpenSessionOptions = {}): Promise<Session> {
+    if (!isSessionId(id)) throw await notFound(id);
+    if (!(await store.getHeader(id))) throw await notFound(id);
+    const lease = await store.acquireLease(id, { holder });
+    try {
+      const { folder, snapshotSeq } = await loadFolder(id);
+      const session = new LiveSession(context, folder, lease, snapshotSeq);
+      const state = folder.state;
+      if (state.status !== 'completed' && openOptions.countRecovery !== false) {
+        const recovery = state.recoveries + 1;
+        const limit = openOptions.maxRecoveries ?? DEFAULT_MAX_RECOVERIES;
+        if (recovery > limit) throw new RecoveryLimitError(id, state.recoveries);
+        session.record({ type: 'session-resumed', recovery, pid: holder.pid, host: holder.host });
+        if (state.status !== 'running') {
+          session.record({ type: 'status-changed', status: 'running', reason: 'resumed', error: null });
+        }
+        await session.flush();
+      }
+      return session;
+    } catch (error) {
+      await lease.release();
+      throw error;
+    }
+  }
+
+  async function forkSession(parentId: string, lastSeq: number, forkOptions: ForkOptions): Promise<Session> {
+    const at = forkOptions.at ?? lastSeq;
+    const parent = await loadFolder(parentId, at);
+    if (parent.folder.state.lastSeq !== at) {
+      throw new UsageError(
+        `Session ${parentId} has no event ${at} to branch from (its last is ${parent.folder.state.lastSeq}).`,
+      );
+    }
+    const parentHeader = parent.folder.state.header;
+    const copied: EventInput[] = [];
+    for await (const event of store.read(parentId, { fromSeq: 2, toSeq: at })) {
+      const { seq: _seq, at: _at, ...rest } = event;
+      copied.push(rest as EventInput);
+    }
+    const child = await createSession({
+      title: forkOptions.title,
+      mode: forkOptions.mode ?? parentHeader.mode,
+      workspaceDir: parentHeader.workspaceDir,
+      parentId,
+      branchPoint: at,
+      specHash: parentHeader.specHash,
+      options: { ...parentHeader.options, ...(forkOptions.options ?? {}) },
+      git: parentHeader.git,
+      initialEvents: copied.filter((event) => event.type !== 'status-changed' && event.type !== 'session-resumed'),
+    });
+    return child;
+  }
+
+  async function withLiveStatus(summaries: SessionSummary[]): Promise<SessionSummary[]> {
+    return Promise.all(
+      summaries.map(async (summary) => {
+        if (summary.status !== 'running') return summary;
+        const holderInfo = await store.inspectLease(summary.id);
+        return holderInfo ? summary : { ...summary, status: 'interrupted' as const };
+      }),
+    );
+  }
+
+  async function listSessions(query: SessionQuery = {}): Promise<SessionSummary[]> {
+    const wanted = query.status;
+    if (!wanted) return withLiveStatus(await store.list(query));
+    const storeStatuses = new Set(wanted);
+    if (wanted.includes('interrupted') || wanted.includes('running')) {
+      storeStatuses.add('running');
+      storeStatuses.add('interrupted');
+    }
+    const { limit, offset, ...rest } = query;
+    const all = await withLiveStatus(await store.list({ ...rest, status: [...storeStatuses] }));
+    const matching = all.filter((summary) => wanted.includes(summary.status));
+    const start = offset ?? 0;
+    return matching.slice(start, limit === undefined ? undefined : start + limit);
+  }
+
+  async function deleteSession(id: string, deleteOptions: { force?: boolean } = {}): Promise<void> {
+    const holderInfo = await store.inspectLease(id);
+    if (holderInfo && !deleteOptions.force) throw new SessionLockedError(id, holderInfo);
+    if (!(await store.delete(id))) throw await notFound(id);
+  }
+
+  async function resolveSessionId(reference: string): Promise<string> {
+    const trimmed = reference.trim().toLowerCase();
+    if (isSessionId(trimmed) && (await store.getHeader(trimmed))) return trimmed;
+    if (trimmed.length < MIN_PREFIX_LENGTH) {
+      throw new UsageError(
+        `"${reference}" is too short to name a session: give at least ${MIN_PREFIX_LENGTH} characters of its id.`,
+        {
+          hint: 'List sessions with: conclave sessions list',
+        },
+      );
+    }
+    if (!/^[0-9a-z]+$/.test(trimmed)) throw await notFound(reference);
+    const matches = await store.list({ idPrefix: trimmed, limit: 10 });
+    if (matches.length === 1 && matches[0]) return matches[0].id;
+    if (matches.length === 0) throw await notFound(reference);
+    throw new UsageError(
+      `"${reference}" matches ${matches.length === 10 ? 'many' : matches.length} sessions; give more characters of the id.`,
+      {
+        hint: matches.map((summary) => `  ${summary.id}  ${summary.title}`).join('\n'),
+      },
+    );
+  }
+
+  return {
+    store,
+    createSession,
+    openSession,
+    async readSession(id, readOptions = {}) {
+      if (!isSessionId(id)) throw await notFound(id);
+      const { folder } = await loadFolder(id, readOptions.at);
+      if (readOptions.at !== undefined && folder.state.lastSeq !== readOptions.at) {
+        throw new UsageError(`Session ${id} has no event ${readOptions.at} (its last is ${folder.state.lastSeq}).`);
+      }
+      const state = folder.state;
+      if (state.status === 'running' && !(await store.inspectLease(id))) {
+        return { ...state, status: 'interrupted' };
+      }
+      return state;
+    },
+    readEvents(id, range) {
+      return store.read(id, range);
+    },
+    listSessions,
+    deleteSession,
+    resolveSessionId,
+    async close() {
+      await store.close();
+    },
+  };
+}
+
+export { fold };

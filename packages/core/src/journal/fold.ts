@@ -1,0 +1,341 @@
+// fold(events) -> SessionState: the only interpretation of a journal. Pure and total:
+// an event out of order, a step outcome without a start, or a type it does not know
+// is an error, never a silent skip. `Folder` keeps lookup indexes beside the plain
+// state so that folding is linear and a live session can apply events one by one.
+import { JournalCorruptedError, type JournalEvent, type SessionHeader, type SessionSummary } from '../spec/index.js';
+import type { SessionState, StepRecord, UsageTotals } from './state.js';
+
+function fail(sessionId: string | null, problem: string): never {
+  throw new JournalCorruptedError({
+    sessionId,
+    file: sessionId ? `journal of session ${sessionId}` : 'journal',
+    offset: null,
+    problem,
+  });
+}
+
+export function stepId(key: string, occurrence: number): string {
+  return `${key}#${occurrence}`;
+}
+
+function emptyUsage(): UsageTotals {
+  return { inputTokens: 0, outputTokens: 0, costUsd: 0, calls: 0 };
+}
+
+function initialState(header: SessionHeader, seq: number, at: string): SessionState {
+  return {
+    header,
+    title: header.title,
+    status: 'running',
+    statusReason: null,
+    error: null,
+    lastSeq: seq,
+    createdAt: header.createdAt,
+    updatedAt: at,
+    messages: [],
+    steps: [],
+    checkpoints: [],
+    usage: emptyUsage(),
+    usageRecords: [],
+    variables: {},
+    files: {},
+    toolCalls: [],
+    data: {},
+    specs: [],
+    recoveries: 0,
+  };
+}
+
+export class Folder {
+  #state: SessionState | null;
+  readonly #steps = new Map<string, StepRecord>();
+  readonly #toolCalls = new Map<string, number>();
+
+  constructor(state: SessionState | null = null) {
+    this.#state = state;
+    if (state) {
+      for (const step of state.steps) this.#steps.set(stepId(step.key, step.occurrence), step);
+      state.toolCalls.forEach((call, index) => this.#toolCalls.set(call.callId, index));
+    }
+  }
+
+  get state(): SessionState {
+    if (!this.#state) throw new Error('nothing folded yet: the journal is empty');
+    return this.#state;
+  }
+
+  get hasState(): boolean {
+    return this.#state !== null;
+  }
+
+  step(key: string, occurrence: number): StepRecord | undefined {
+    return this.#steps.get(stepId(key, occurrence));
+  }
+
+  apply(event: JournalEvent): void {
+    if (event.type === 'session-created') {
+      if (this.#state !== null || event.seq !== 1) fail(event.header.id, `session-created at seq ${event.seq}`);
+      this.#state = initialState(event.header, event.seq, event.at);
+      return;
+    }
+    const state =
+      this.#state ?? fail(null, `journal starts with ${event.type} at seq ${event.seq}, not session-created`);
+    const sessionId = state.header.id;
+    if (event.seq !== state.lastSeq + 1) {
+      fail(sessionId, `event seq ${event.seq} follows seq ${state.lastSeq}`);
+    }
+    state.lastSeq = event.seq;
+    state.updatedAt = event.at;
+
+    switch (event.type) {
+      case 'message-added':
+        state.messages.push({ ...event.message, seq: event.seq, at: event.at });
+        return;
+      case 'step-started': {
+        const id = stepId(event.key, event.occurrence);
+        let step = this.#steps.get(id);
+        if (!step) {
+          step = {
+            key: event.key,
+            occurrence: event.occurrence,
+            safety: event.safety,
+            idempotencyKey: event.idempotencyKey,
+            status: 'started',
+            attempts: [],
+            willRetry: false,
+            completedSeq: null,
+          };
+          this.#steps.set(id, step);
+          state.steps.push(step);
+        } else if (step.status === 'completed' || step.status === 'skipped') {
+          fail(
+            sessionId,
+            `step "${event.key}" #${event.occurrence} started again at seq ${event.seq} after it ${step.status}`,
+          );
+        }
+        const last = step.attempts.at(-1);
+        const attempt = {
+          attempt: event.attempt,
+          startedSeq: event.seq,
+          startedAt: event.at,
+          error: null,
+          willRetry: false,
+        };
+        // An attempt that never recorded an outcome (the process died) is run again under the same number.
+        if (last && last.attempt === event.attempt && last.error === null)
+          step.attempts[step.attempts.length - 1] = attempt;
+        else step.attempts.push(attempt);
+        step.status = 'started';
+        step.safety = event.safety;
+        return;
+      }
+      case 'step-completed': {
+        const step = this.#startedStep(sessionId, event.key, event.occurrence, event.attempt, event.seq);
+        step.status = 'completed';
+        step.willRetry = false;
+        step.completedSeq = event.seq;
+        if (event.output !== undefined) step.output = event.output;
+        if (event.outputBlob !== undefined) step.outputBlob = event.outputBlob;
+        return;
+      }
+      case 'step-failed': {
+        const step = this.#startedStep(sessionId, event.key, event.occurrence, event.attempt, event.seq);
+        step.status = 'failed';
+        step.willRetry = event.willRetry;
+        const attempt = step.attempts.at(-1);
+        if (attempt) {
+          attempt.error = event.error;
+          attempt.willRetry = event.willRetry;
+        }
+        return;
+      }
+      case 'step-skipped': {
+        const id = stepId(event.key, event.occurrence);
+        let step = this.#steps.get(id);
+        if (!step) {
+          step = {
+            key: event.key,
+            occurrence: event.occurrence,
+            safety: 'unsafe',
+            idempotencyKey: '',
+            status: 'skipped',
+            attempts: [],
+            willRetry: false,
+            completedSeq: event.seq,
+          };
+          this.#steps.set(id, step);
+          state.steps.push(step);
+        }
+        if (step.status === 'completed')
+          fail(sessionId, `step "${event.key}" skipped at seq ${event.seq} after it completed`);
+        step.status = 'skipped';
+        step.completedSeq = event.seq;
+        if (event.output !== undefined) step.output = event.output;
+        return;
+      }
+      case 'tool-call-started':
+        this.#toolCalls.set(event.callId, state.toolCalls.length);
+        state.toolCalls.push({
+          callId: event.callId,
+          name: event.name,
+          args: event.args,
+          stepKey: event.stepKey,
+          startedSeq: event.seq,
+          completedSeq: null,
+        });
+        return;
+      case 'tool-call-completed': {
+        const index = this.#toolCalls.get(event.callId);
+        const call = index === undefined ? undefined : state.toolCalls[index];
+        if (!call) fail(sessionId, `tool call ${event.callId} completed at seq ${event.seq} without a start`);
+        call.result = event.result;
+        call.isError = event.isError;
+        call.completedSeq = event.seq;
+        return;
+      }
+      case 'variables-set':
+        Object.assign(state.variables, event.variables);
+        return;
+      case 'file-snapshot-taken':
+        state.files[event.path] = {
+          path: event.path,
+          hash: event.hash,
+          size: event.size,
+          blob: event.blob,
+          access: event.access,
+          seq: event.seq,
+        };
+        return;
+      case 'usage-recorded': {
+        const record = {
+          provider: event.provider,
+          model: event.model,
+          agent: event.agent,
+          round: event.round,
+          stepKey: event.stepKey,
+          inputTokens: event.inputTokens,
+          outputTokens: event.outputTokens,
+          costUsd: event.costUsd,
+          calls: 1,
+          seq: event.seq,
+        };
+        state.usageRecords.push(record);
+        state.usage.inputTokens += event.inputTokens;
+        state.usage.outputTokens += event.outputTokens;
+        state.usage.calls += 1;
+        state.usage.costUsd =
+          state.usage.costUsd === null || event.costUsd === null ? null : state.usage.costUsd + event.costUsd;
+        return;
+      }
+      case 'checkpoint-marked':
+        state.checkpoints.push({ seq: event.seq, label: event.label, at: event.at });
+        return;
+      case 'status-changed':
+        state.status = event.status;
+        state.statusReason = event.reason;
+        state.error = event.error;
+        return;
+      case 'session-resumed':
+        state.recoveries = event.recovery;
+        return;
+      case 'data-set':
+        state.data[event.key] = event.value;
+        return;
+      case 'spec-recorded':
+        state.specs.push({
+          kind: event.kind,
+          path: event.path,
+          hash: event.hash,
+          blob: event.blob,
+          ...(event.content === undefined ? {} : { content: event.content }),
+          seq: event.seq,
+        });
+        return;
+      case 'title-changed':
+        state.title = event.title;
+        return;
+      default: {
+        const unknown: never = event;
+        fail(sessionId, `unknown event type ${(unknown as { type: string }).type}`);
+      }
+    }
+  }
+
+  #startedStep(sessionId: string, key: string, occurrence: number, attempt: number, seq: number): StepRecord {
+    const step = this.#steps.get(stepId(key, occurrence));
+    const last = step?.attempts.at(-1);
+    if (!step || step.status !== 'started' || !last || last.attempt !== attempt) {
+      fail(
+        sessionId,
+        `outcome of step "${key}" #${occurrence} attempt ${attempt} at seq ${seq} without a matching start`,
+      );
+    }
+    return step;
+  }
+}
+
+/** Folds a whole journal (seq 1 onwards) into state. */
+export function fold(events: Iterable<JournalEvent>): SessionState {
+  const folder = new Folder();
+  for (const event of events) folder.apply(event);
+  return folder.state;
+}
+
+/** The state as it was right after event `seq` (time travel). */
+export function stateAt(events: Iterable<JournalEvent>, seq: number): SessionState {
+  const folder = new Folder();
+  for (const event of events) {
+    if (event.seq > seq) break;
+    folder.apply(event);
+  }
+  if (!folder.hasState || folder.state.lastSeq !== seq) {
+    throw new JournalCorruptedError({
+      sessionId: null,
+      file: 'journal',
+      offset: null,
+      problem: `no event with seq ${seq}`,
+    });
+  }
+  return folder.state;
+}
+
+const TASK_PREVIEW_LENGTH = 200;
+
+function isProgress(value: unknown): value is NonNullable<SessionSummary['progress']> {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return typeof candidate.label === 'string' && typeof candidate.done === 'number';
+}
+
+/** What listing shows of a session, derived from its state. */
+export function summarize(state: SessionState): SessionSummary {
+  const task = state.messages.find((message) => message.role === 'user')?.content ?? null;
+  const progress = state.data.progress;
+  return {
+    id: state.header.id,
+    title: state.title,
+    mode: state.header.mode,
+    status: state.status,
+    workspaceDir: state.header.workspaceDir,
+    createdAt: state.createdAt,
+    updatedAt: state.updatedAt,
+    parentId: state.header.parentId,
+    branchPoint: state.header.branchPoint,
+    lastSeq: state.lastSeq,
+    messageCount: state.messages.length,
+    progress: isProgress(progress)
+      ? {
+          label: progress.label,
+          done: Math.trunc(progress.done),
+          total: typeof progress.total === 'number' ? Math.trunc(progress.total) : null,
+        }
+      : null,
+    inputTokens: state.usage.inputTokens,
+    outputTokens: state.usage.outputTokens,
+    costUsd: state.usage.costUsd,
+    task:
+      task === null ? null : task.length > TASK_PREVIEW_LENGTH ? `${task.slice(0, TASK_PREVIEW_LENGTH - 1)}…` : task,
+    archived: false,
+    bytes: null,
+  };
+}

@@ -1,0 +1,17 @@
+import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+
+/** The user chose to abort at an uncertain step; nothing was run and the session stays resumable. */
+export class StepAbortedError extends ConclaveError {
+  static override readonly code = 'step-aborted';
+  readonly sessionId: string;
+  readonly key: string;
+  constructor(sessionId: string, key: string, options: ConclaveErrorOptions = {}) {
+    super(StepAbortedError.code, ExitCode.failed, `Stopped before re-running step "${key}" of session ${sessionId}.`, {
+      hint: `Resume again and choose rerun or skip: conclave --resume ${sessionId} --on-uncertain rerun|skip`,
+      ...options,
+    });
+    this.name = 'StepAbortedError';
+    this.sessionId = sessionId;
+    this.key = key;
+  }
+}
