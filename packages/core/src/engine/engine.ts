@@ -15,7 +15,6 @@ import {
   SessionLockedError,
   SessionNotFoundError,
   type SessionQuery,
-  type SessionStore,
   type SessionSummary,
   UnsupportedFormatError,
   UsageError,

@@ -270,6 +270,11 @@ export class LiveSession implements Session {
     for (let attempt = firstAttempt; ; attempt += 1) {
       if (this.signal.aborted) throw new InterruptedError(this.id);
       this.record({ type: 'step-started', key, occurrence, attempt, safety, idempotencyKey });
+      const started = this.#folder.step(key, occurrence);
+      if (started && !this.#consumed.has(started)) {
+        this.#consumed.add(started);
+        this.#replayCursor = Math.max(this.#replayCursor, this.state.steps.indexOf(started) + 1);
+      }
       await this.flush();
       const previousFailures = (this.#folder.step(key, occurrence)?.attempts ?? []).flatMap((entry) =>
         entry.error ? [entry.error] : [],

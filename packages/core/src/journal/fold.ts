@@ -55,7 +55,7 @@ export class Folder {
     this.#state = state;
     if (state) {
       for (const step of state.steps) this.#steps.set(stepId(step.key, step.occurrence), step);
-      state.toolCalls.forEach((call, index) => this.#toolCalls.set(call.callId, index));
+      for (const [index, call] of state.toolCalls.entries()) this.#toolCalls.set(call.callId, index);
     }
   }
 
@@ -264,7 +264,7 @@ export class Folder {
   #startedStep(sessionId: string, key: string, occurrence: number, attempt: number, seq: number): StepRecord {
     const step = this.#steps.get(stepId(key, occurrence));
     const last = step?.attempts.at(-1);
-    if (!step || step.status !== 'started' || !last || last.attempt !== attempt) {
+    if (step?.status !== 'started' || !last || last.attempt !== attempt) {
       fail(
         sessionId,
         `outcome of step "${key}" #${occurrence} attempt ${attempt} at seq ${seq} without a matching start`,

@@ -1,0 +1,329 @@
+import { describe, expect, it } from 'vitest';
+import {
+  InterruptedError,
+  RecoveryLimitError,
+  SessionLockedError,
+  SessionNotFoundError,
+  StepAbortedError,
+  StepMismatchError,
+  UncertainStepError,
+} from '../spec/index.js';
+import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
+import { createEngine } from './engine.js';
+import type { Engine } from './types.js';
+
+const noSleep = async () => {};
+
+/** A second process on the same store: a new engine with another pid. */
+function processes(store: MemoryStore): { first: Engine; second: () => Engine } {
+  let pid = 1000;
+  return {
+    first: createEngine({ store, holder: { pid, host: 'test' } }),
+    second: () => {
+      pid += 1;
+      return createEngine({ store, holder: { pid, host: 'test' } });
+    },
+  };
+}
+
+describe('engine and sessions', () => {
+  it('restores messages and returns recorded step output without calling the function after a crash', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const session = await first.createSession({ title: 'nightly report', mode: 'custom' });
+    let calls = 0;
+    const data = await session.step('fetch', async () => {
+      calls += 1;
+      return { rows: [1, 2, 3] };
+    });
+    session.addMessage({ role: 'user', content: 'Summarize this' });
+    const seq = await session.checkpoint('fetched');
+    expect(data).toEqual({ rows: [1, 2, 3] });
+    store.killHolder(session.id); // the process dies here
+
+    const again = await second().openSession(session.id);
+    const replayed = await again.step('fetch', async () => {
+      throw new Error('not called');
+    });
+    expect(replayed).toEqual({ rows: [1, 2, 3] });
+    expect(calls).toBe(1);
+    expect(again.state.messages.map((message) => message.content)).toEqual(['Summarize this']);
+    expect(again.state.checkpoints.map((checkpoint) => [checkpoint.seq, checkpoint.label])).toEqual([[seq, 'fetched']]);
+    expect(again.state.recoveries).toBe(1);
+    await again.complete();
+    await again.close();
+    expect((await first.readSession(session.id)).status).toBe('completed');
+  });
+
+  it('makes a message and a checkpoint one durable append', async () => {
+    const store = createMemoryStore();
+    const appends: number[] = [];
+    const counting = {
+      ...store,
+      append: (id: string, batch: Parameters<MemoryStore['append']>[1]) => {
+        appends.push(batch.events.length);
+        return store.append(id, batch);
+      },
+    };
+    const engine = createEngine({ store: counting });
+    const session = await engine.createSession({ title: 't', mode: 'custom' });
+    appends.length = 0;
+    session.addMessage({ role: 'user', content: 'hello' });
+    const seq = await session.checkpoint();
+    expect(appends).toEqual([2]);
+    expect(await session.checkpoint()).toBe(seq); // nothing pending, no label: same seq, no append
+    expect(appends).toEqual([2]);
+  });
+
+  it('gives a second writer a clear in-use error and takes over a dead holder', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const session = await first.createSession({ title: 't', mode: 'custom' });
+    const error = await second()
+      .openSession(session.id)
+      .catch((caught: unknown) => caught);
+    expect(SessionLockedError.isInstance(error)).toBe(true);
+    expect((error as SessionLockedError).message).toMatch(/in use by pid 1000 on host test since/);
+    expect((error as SessionLockedError).exitCode).toBe(75);
+    store.killHolder(session.id);
+    const taken = await second().openSession(session.id);
+    expect(taken.epoch).toBeGreaterThan(session.epoch);
+    // The old writer is fenced: its next append fails.
+    session.addMessage({ role: 'user', content: 'late' });
+    await expect(session.checkpoint()).rejects.toThrow(/taken over/);
+    await taken.close();
+  });
+
+  it('re-runs an uncertain idempotent step but asks before an uncertain unsafe one', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const session = await first.createSession({ title: 't', mode: 'custom' });
+    const never = new Promise<never>(() => {});
+    void session.step('read', () => never);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    store.killHolder(session.id);
+
+    const reopened = await second().openSession(session.id);
+    expect(reopened.state.steps[0]?.status).toBe('started');
+    let reads = 0;
+    expect(await reopened.step('read', async () => ++reads)).toBe(1);
+
+    void reopened.step('write', () => never, { safety: 'unsafe' });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    store.killHolder(session.id);
+
+    const third = second();
+    const asked = await third.openSession(session.id);
+    await asked.step('read', async () => 99);
+    const uncertain = await asked
+      .step('write', async () => 'again', { safety: 'unsafe' })
+      .catch((caught: unknown) => caught);
+    expect(UncertainStepError.isInstance(uncertain)).toBe(true);
+    expect((uncertain as UncertainStepError).step).toMatchObject({ key: 'write', attempt: 1, safety: 'unsafe' });
+    expect((uncertain as UncertainStepError).step.idempotencyKey).toBe(`${session.id}:write:1`);
+    await asked.close();
+
+    const skipping = await second().openSession(session.id);
+    await skipping.step('read', async () => 0);
+    const skipped = await skipping.step('write', async () => 'ran', {
+      safety: 'unsafe',
+      onUncertain: () => 'skip',
+      skipValue: 'skipped',
+    });
+    expect(skipped).toBe('skipped');
+    await skipping.close();
+
+    const aborting = await second().openSession(session.id);
+    await aborting.step('read', async () => 0);
+    // Once skipped, the step is settled: replay returns the skip value without asking.
+    expect(await aborting.step('write', async () => 'ran', { safety: 'unsafe' })).toBe('skipped');
+    await aborting.close();
+  });
+
+  it('aborts at an uncertain unsafe step when the user chooses abort', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const session = await first.createSession({ title: 't', mode: 'custom' });
+    void session.step('deploy', () => new Promise(() => {}), { safety: 'unsafe' });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    store.killHolder(session.id);
+    const reopened = await second().openSession(session.id);
+    const error = await reopened
+      .step('deploy', async () => 'x', { safety: 'unsafe', onUncertain: () => 'abort' })
+      .catch((caught: unknown) => caught);
+    expect(StepAbortedError.isInstance(error)).toBe(true);
+  });
+
+  it('journals every attempt and continues the retry count after a reopen', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const session = await first.createSession({ title: 't', mode: 'custom' });
+    const seen: number[] = [];
+    let crash: () => void = () => {};
+    const crashed = new Promise<void>((resolve) => {
+      crash = resolve;
+    });
+    void session
+      .step(
+        'tests',
+        async ({ attempt }) => {
+          seen.push(attempt);
+          if (attempt < 3) throw new Error(`failed attempt ${attempt}`);
+          crash();
+          return new Promise<never>(() => {}); // attempt 3 never ends: the process dies
+        },
+        { retry: { attempts: 5 }, sleep: noSleep, safety: 'idempotent' },
+      )
+      .catch(() => {});
+    await crashed;
+    store.killHolder(session.id);
+
+    const reopened = await second().openSession(session.id);
+    const step = reopened.state.steps[0];
+    expect(step?.attempts.map((attempt) => [attempt.attempt, attempt.error?.message ?? null])).toEqual([
+      [1, 'failed attempt 1'],
+      [2, 'failed attempt 2'],
+      [3, null],
+    ]);
+    const result = await reopened.step(
+      'tests',
+      async ({ attempt, previousFailures }) => {
+        seen.push(attempt);
+        if (attempt < 4) throw new Error(`failed attempt ${attempt}`);
+        return { passedAt: attempt, failures: previousFailures.length };
+      },
+      { retry: { attempts: 5 }, sleep: noSleep },
+    );
+    expect(result).toEqual({ passedAt: 4, failures: 3 });
+    expect(seen).toEqual([1, 2, 3, 3, 4]);
+  });
+
+  it('gives up after the last attempt with the failure history recorded', async () => {
+    const engine = createEngine({ store: createMemoryStore() });
+    const session = await engine.createSession({ title: 't', mode: 'custom' });
+    await expect(
+      session.step(
+        'flaky',
+        async ({ attempt }) => {
+          throw new Error(`boom ${attempt}`);
+        },
+        { retry: { attempts: 3 }, sleep: noSleep },
+      ),
+    ).rejects.toThrow('boom 3');
+    expect(session.state.steps[0]?.attempts.map((attempt) => attempt.error?.message)).toEqual([
+      'boom 1',
+      'boom 2',
+      'boom 3',
+    ]);
+    expect(session.state.steps[0]?.status).toBe('failed');
+  });
+
+  it('refuses to reuse a recorded output for a different step', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const session = await first.createSession({ title: 't', mode: 'custom' });
+    await session.step('analyze', async () => 'analysis');
+    await session.step('write', async () => 'report');
+    store.killHolder(session.id);
+    const reopened = await second().openSession(session.id);
+    const error = await reopened.step('summarize', async () => 'x').catch((caught: unknown) => caught);
+    expect(StepMismatchError.isInstance(error)).toBe(true);
+    expect((error as StepMismatchError).expectedKey).toBe('analyze');
+    expect((error as StepMismatchError).exitCode).toBe(65);
+  });
+
+  it('aborts the in-flight step on interrupt and journals the interruption', async () => {
+    const engine = createEngine({ store: createMemoryStore() });
+    const session = await engine.createSession({ title: 't', mode: 'custom' });
+    const running = session.step(
+      'llm',
+      ({ signal }) =>
+        new Promise((_, reject) => {
+          signal.addEventListener('abort', () => reject(new Error('aborted by signal')));
+        }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await session.interrupt();
+    const error = await running.catch((caught: unknown) => caught);
+    expect(InterruptedError.isInstance(error)).toBe(true);
+    expect((error as InterruptedError).exitCode).toBe(130);
+    await session.close();
+    const listed = await engine.listSessions({ status: ['interrupted'] });
+    expect(listed.map((summary) => summary.id)).toEqual([session.id]);
+    expect((await engine.readSession(session.id)).steps[0]?.status).toBe('started');
+  });
+
+  it('shows a running session whose writer died as interrupted', async () => {
+    const store = createMemoryStore();
+    const engine = createEngine({ store });
+    const session = await engine.createSession({ title: 'crashy', mode: 'custom' });
+    expect((await engine.listSessions())[0]?.status).toBe('running');
+    store.killHolder(session.id);
+    expect((await engine.listSessions())[0]?.status).toBe('interrupted');
+    expect((await engine.listSessions({ status: ['running'] })).length).toBe(0);
+  });
+
+  it('stops a session that keeps crashing after the recovery limit', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const session = await first.createSession({ title: 't', mode: 'custom' });
+    store.killHolder(session.id);
+    for (let index = 0; index < 2; index += 1) {
+      await second().openSession(session.id, { maxRecoveries: 2 });
+      store.killHolder(session.id);
+    }
+    const error = await second()
+      .openSession(session.id, { maxRecoveries: 2 })
+      .catch((caught: unknown) => caught);
+    expect(RecoveryLimitError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/resumed 2 times/);
+  });
+
+  it('branches from a checkpoint without changing the parent', async () => {
+    const engine = createEngine({ store: createMemoryStore() });
+    const parent = await engine.createSession({ title: 'main', mode: 'discussion' });
+    parent.addMessage({ role: 'user', content: 'task' });
+    const at = await parent.checkpoint('round 1');
+    parent.addMessage({ role: 'assistant', content: 'round 2 answer', speaker: 'critic', round: 2 });
+    await parent.checkpoint('round 2');
+    const child = await parent.fork({ at, title: 'what if' });
+    expect(child.state.header).toMatchObject({ parentId: parent.id, branchPoint: at, mode: 'discussion' });
+    expect(child.state.messages.map((message) => message.content)).toEqual(['task']);
+    child.addMessage({ role: 'user', content: 'other direction' });
+    await child.checkpoint();
+    const parentState = await engine.readSession(parent.id);
+    expect(parentState.messages.map((message) => message.content)).toEqual(['task', 'round 2 answer']);
+    await engine.deleteSession(child.id, { force: true });
+    await expect(engine.readSession(child.id)).rejects.toSatisfy((error: unknown) =>
+      SessionNotFoundError.isInstance(error),
+    );
+  });
+
+  it('resolves ids by unique prefix and explains a miss with recent sessions', async () => {
+    const engine = createEngine({ store: createMemoryStore() });
+    const session = await engine.createSession({ title: 'prefix me', mode: 'custom' });
+    expect(await engine.resolveSessionId(session.id.slice(0, 14))).toBe(session.id);
+    const error = await engine.resolveSessionId('zzzzzzzz').catch((caught: unknown) => caught);
+    expect(SessionNotFoundError.isInstance(error)).toBe(true);
+    expect((error as SessionNotFoundError).hint).toContain('prefix me');
+    await expect(engine.resolveSessionId('abc')).rejects.toThrow(/at least 6 characters/);
+  });
+
+  it('opens from a snapshot and reaches the same state as a full replay', async () => {
+    const store = createMemoryStore();
+    const engine = createEngine({ store, snapshotEvery: 50 });
+    const session = await engine.createSession({ title: 'long', mode: 'custom' });
+    for (let index = 0; index < 120; index += 1) {
+      session.addMessage({ role: index % 2 ? 'assistant' : 'user', content: `message ${index}` });
+      await session.checkpoint();
+    }
+    await session.close();
+    expect((await store.getSnapshot(session.id))?.seq).toBeGreaterThan(100);
+    const fromSnapshot = await engine.readSession(session.id);
+    const { fold } = await import('../journal/fold.js');
+    const events = [];
+    for await (const event of store.read(session.id)) events.push(event);
+    // Closed without completing and no live writer: shown as interrupted, otherwise identical.
+    expect(fromSnapshot).toEqual({ ...fold(events), status: 'interrupted' });
+  });
+});
