@@ -1,1 +1,9 @@
-export {};
+// `@resume/storage-postgres`: the SessionStore for sessions shared by many machines.
+export {
+  isPostgresUrl,
+  maskConnectionString,
+  type PostgresStoreOptions,
+} from './connection.js';
+export { latestMigrationVersion, type MigrateOptions, type MigrationReport, migrate } from './migrations.js';
+export { createPostgresStore, type PostgresStore } from './postgres-store.js';
+export type { SessionChange, SessionWatch, SessionWatchListener } from './watch.js';

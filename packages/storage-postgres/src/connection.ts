@@ -1,0 +1,108 @@
+// Options, connection pools and the masking of secrets in connection strings.
+// A connection string may carry a password: it is used to connect and nowhere else
+// (never in `location`, error messages or anything journaled).
+
+import { UsageError } from '@resume/core/spec';
+import pg from 'pg';
+import { z } from 'zod';
+
+const schemaNamePattern = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export const postgresStoreOptionsSchema = z
+  .object({
+    /** `postgres://user:password@host:port/database` (the password is never shown). */
+    connectionString: z.string().min(1).optional(),
+    /** A pool the caller owns (not ended by `close()`). Takes precedence over connectionString. */
+    pool: z
+      .custom<pg.Pool>(
+        // Duck-typed: a pool from another install of `pg` is just as good.
+        (value) =>
+          typeof value === 'object' &&
+          value !== null &&
+          typeof (value as { connect?: unknown }).connect === 'function' &&
+          typeof (value as { query?: unknown }).query === 'function',
+        'a pg Pool',
+      )
+      .optional(),
+    /** The PostgreSQL schema holding Conclave's tables (default `conclave`). */
+    schema: z
+      .string()
+      .regex(schemaNamePattern, 'a schema name is lowercase letters, digits and underscores, at most 63')
+      .default('conclave'),
+    /** How long a lease lives without a heartbeat (default 30 s). */
+    leaseTtlMs: z.number().int().positive().default(30_000),
+    /** How often a held lease is renewed (default a third of the TTL). */
+    heartbeatMs: z.number().int().positive().optional(),
+    /** This machine's name for leases (default the OS host name). */
+    holderHost: z.string().min(1).optional(),
+    /** Largest number of connections of a pool the store creates itself (default 10). */
+    maxConnections: z.number().int().positive().default(10),
+  })
+  .refine((options) => options.connectionString !== undefined || options.pool !== undefined, {
+    message: 'give either connectionString or pool',
+  });
+
+export type PostgresStoreOptions = z.input<typeof postgresStoreOptionsSchema>;
+export type ResolvedPostgresStoreOptions = z.output<typeof postgresStoreOptionsSchema>;
+
+export function parseStoreOptions(options: PostgresStoreOptions): ResolvedPostgresStoreOptions {
+  const result = postgresStoreOptionsSchema.safeParse(options);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`);
+    throw new UsageError(`Invalid PostgreSQL store options: ${problems.join('; ')}.`);
+  }
+  return result.data;
+}
+
+/** Whether a store URL selects the PostgreSQL store (`postgres://` or `postgresql://`). */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(?:ql)?:\/\//i.test(url.trim());
+}
+
+/** The connection string with its password (and any password parameter) replaced by `***`. */
+export function maskConnectionString(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    if (url.password) url.password = '***';
+    for (const key of [...url.searchParams.keys()]) {
+      if (/pass|secret|token|key/i.test(key)) url.searchParams.set(key, '***');
+    }
+    return url.toString();
+  } catch {
+    // Not a URL (a libpq key=value string, or garbage): hide anything that looks like a password.
+    return connectionString.replace(/(password\s*=\s*)(?:'[^']*'|\S+)/gi, '$1***').replace(/:[^:@/]*@/, ':***@');
+  }
+}
+
+/** Where the data lives, for messages: host, database and schema, never a secret. */
+export function describeLocation(options: ResolvedPostgresStoreOptions): string {
+  if (options.connectionString !== undefined && options.pool === undefined) {
+    return `${maskConnectionString(options.connectionString)} (schema ${options.schema})`;
+  }
+  return `postgres (caller's pool, schema ${options.schema})`;
+}
+
+export interface OwnedPool {
+  pool: pg.Pool;
+  /** Whether `close()` ends the pool (only pools the store created). */
+  owned: boolean;
+}
+
+export function openPool(options: ResolvedPostgresStoreOptions): OwnedPool {
+  if (options.pool) return { pool: options.pool, owned: false };
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections,
+    application_name: 'conclave',
+  });
+  // An idle connection dropped by the server emits 'error' on the pool; unhandled it would
+  // crash the process. The next query reports the problem through the store instead.
+  pool.on('error', () => {});
+  return { pool, owned: true };
+}
+
+/** Quotes an already validated identifier. */
+export function quoteIdentifier(name: string): string {
+  if (!schemaNamePattern.test(name)) throw new UsageError(`"${name}" is not a valid PostgreSQL schema name.`);
+  return `"${name}"`;
+}

@@ -1,0 +1,37 @@
+// Turns driver errors into ConclaveErrors whose messages name the store (masked) and
+// say what to do. Errors Conclave raised on purpose pass through unchanged.
+import { ConclaveError, StoreIoError } from '@resume/core/spec';
+
+interface DriverError {
+  code?: unknown;
+  message?: unknown;
+}
+
+const connectionCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENOENT']);
+
+/** The SQLSTATE (or socket error code) of a driver error, if any. */
+export function databaseErrorCode(error: unknown): string | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const code = (error as DriverError).code;
+  return typeof code === 'string' ? code : null;
+}
+
+export function translateDatabaseError(error: unknown, location: string, action: string): ConclaveError {
+  if (ConclaveError.isInstance(error)) return error;
+  const code = databaseErrorCode(error);
+  const detail =
+    typeof error === 'object' && error !== null && typeof (error as DriverError).message === 'string'
+      ? ((error as DriverError).message as string)
+      : String(error);
+  const unreachable =
+    (code !== null && connectionCodes.has(code)) ||
+    code === '28P01' || // invalid password
+    code === '28000' || // invalid authorization
+    code === '3D000'; // database does not exist
+  return new StoreIoError(`The PostgreSQL store at ${location} could not ${action}: ${detail}`, location, {
+    cause: error,
+    hint: unreachable
+      ? 'Check that the server is running and the store URL (--store or CONCLAVE_STORE_URL) is right.'
+      : 'Retry; if it keeps failing, check the server log.',
+  });
+}

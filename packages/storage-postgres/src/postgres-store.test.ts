@@ -1,0 +1,278 @@
+import {
+  AppendConflictError,
+  JournalCorruptedError,
+  type JournalEvent,
+  SessionExistsError,
+  SessionNotFoundError,
+  type SessionSummary,
+  StoreIoError,
+} from '@resume/core/spec';
+import { describe, expect, it } from 'vitest';
+import { createPostgresStore } from './postgres-store.js';
+import { makeHeader, makeSummary, messageEvent, messageEvents } from './testing/fixtures.js';
+import { announceSkip } from './testing/postgres-cluster.js';
+import { postgres, useTestDatabase } from './testing/test-database.js';
+
+const skipped = announceSkip(postgres);
+
+async function collect(iterable: AsyncIterable<JournalEvent>): Promise<JournalEvent[]> {
+  const events: JournalEvent[] = [];
+  for await (const event of iterable) events.push(event);
+  return events;
+}
+
+describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
+  const database = useTestDatabase();
+
+  it('round-trips headers and events exactly, including text jsonb could not hold', async () => {
+    const store = database.openStore();
+    const header = makeHeader({ title: 'nul \u0000 and emoji 🎉', options: { z: 1, a: [1.5, 'x'] } });
+    await store.create(header);
+    const events = [
+      messageEvent(1, 'binary-ish \u0000\u0001 content'),
+      messageEvent(2, 'lone surrogate \ud800 and "quotes" and \\ backslash'),
+      messageEvent(3),
+    ];
+    await store.append(header.id, { expectedSeq: 0, epoch: 0, events, summary: makeSummary(header, 3) });
+
+    expect(await store.getHeader(header.id)).toEqual(header);
+    expect(await collect(store.read(header.id))).toEqual(events);
+    expect(await collect(store.read(header.id, { fromSeq: 2, toSeq: 2 }))).toEqual([events[1]]);
+    expect((await store.getSummary(header.id))?.title).toBe(header.title);
+    await expect(store.create(header)).rejects.toSatisfy((error: unknown) => SessionExistsError.isInstance(error));
+  });
+
+  it('streams long journals across pages in order', async () => {
+    const store = database.openStore();
+    const header = makeHeader();
+    await store.create(header);
+    await store.append(header.id, {
+      expectedSeq: 0,
+      epoch: 0,
+      events: messageEvents(1, 1_234),
+      summary: makeSummary(header, 1_234),
+    });
+    const seqs = (await collect(store.read(header.id, { fromSeq: 3 }))).map((event) => event.seq);
+    expect(seqs).toEqual(Array.from({ length: 1_232 }, (_, index) => index + 3));
+  });
+
+  it('refuses a stale expected seq and never interleaves two writers', async () => {
+    const first = database.openStore();
+    const second = database.openStore({ schema: first.schema });
+    const header = makeHeader();
+    await first.create(header);
+    await first.append(header.id, {
+      expectedSeq: 0,
+      epoch: 0,
+      events: [messageEvent(1)],
+      summary: makeSummary(header, 1),
+    });
+
+    const results = await Promise.allSettled(
+      [first, second].map((store, index) =>
+        store.append(header.id, {
+          expectedSeq: 1,
+          epoch: 0,
+          events: [messageEvent(2, `writer ${index}`), messageEvent(3, `writer ${index}`)],
+          summary: makeSummary(header, 3),
+        }),
+      ),
+    );
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+    const failure = results.find((result) => result.status === 'rejected');
+    expect(AppendConflictError.isInstance(failure?.reason)).toBe(true);
+    const contents = (await collect(first.read(header.id))).map((event) =>
+      event.type === 'message-added' ? event.message.content : '',
+    );
+    expect(new Set(contents.slice(1)).size).toBe(1);
+
+    await expect(
+      first.append(header.id, { expectedSeq: 1, epoch: 0, events: [messageEvent(2)], summary: makeSummary(header, 2) }),
+    ).rejects.toSatisfy((error: unknown) => AppendConflictError.isInstance(error));
+    await expect(
+      first.append(makeHeader().id, {
+        expectedSeq: 0,
+        epoch: 0,
+        events: [messageEvent(1)],
+        summary: makeSummary(header, 1),
+      }),
+    ).rejects.toSatisfy((error: unknown) => SessionNotFoundError.isInstance(error));
+    expect(await collect(first.read(header.id))).toHaveLength(3);
+  });
+
+  it('lists in SQL honouring every query field, newest first', async () => {
+    const store = database.openStore();
+    const parent = makeHeader({ mode: 'discussion' });
+    const child = makeHeader({ mode: 'chain', parentId: parent.id, workspaceDir: '/other' });
+    const third = makeHeader({ mode: 'discussion' });
+    const unsummarized = makeHeader();
+    const summaries: SessionSummary[] = [];
+    for (const [header, status, updatedAt] of [
+      [parent, 'completed', '2025-01-03T00:00:00.000Z'],
+      [child, 'running', '2025-01-05T00:00:00.000Z'],
+      [third, 'failed', '2025-01-04T00:00:00.000Z'],
+    ] as const) {
+      await store.create(header);
+      const summary = makeSummary(header, 1, { status, updatedAt });
+      summaries.push(summary);
+      await store.append(header.id, { expectedSeq: 0, epoch: 0, events: [messageEvent(1)], summary });
+    }
+    await store.create(unsummarized);
+    const ids = async (query: Parameters<typeof store.list>[0]) =>
+      (await store.list(query)).map((summary) => summary.id);
+
+    expect(await store.list()).toEqual([summaries[1], summaries[2], summaries[0]]);
+    expect(await ids({ status: ['completed', 'failed'] })).toEqual([third.id, parent.id]);
+    expect(await ids({ mode: ['chain'] })).toEqual([child.id]);
+    expect(await ids({ workspaceDir: '/other' })).toEqual([child.id]);
+    expect(await ids({ parentId: parent.id })).toEqual([child.id]);
+    expect(await ids({ since: '2025-01-04T00:00:00.000Z' })).toEqual([child.id, third.id]);
+    expect(await ids({ before: '2025-01-04T00:00:00.000Z' })).toEqual([parent.id]);
+    expect(await ids({ idPrefix: third.id.slice(0, 21) })).toEqual([third.id]);
+    expect(await ids({ idPrefix: '%' })).toEqual([]);
+    expect(await ids({ limit: 1, offset: 1 })).toEqual([third.id]);
+  });
+
+  it('deletes a session with everything derived from it', async () => {
+    const store = database.openStore();
+    const header = makeHeader();
+    await store.create(header);
+    await store.append(header.id, {
+      expectedSeq: 0,
+      epoch: 0,
+      events: [messageEvent(1)],
+      summary: makeSummary(header, 1),
+    });
+    await store.putSnapshot(header.id, { seq: 1, formatVersion: 1, state: { messages: ['a'] } });
+    await store.acquireLease(header.id, { holder: { pid: process.pid, host: 'here' } });
+
+    expect(await store.delete(header.id)).toBe(true);
+    expect(await store.delete(header.id)).toBe(false);
+    expect(await store.getHeader(header.id)).toBeNull();
+    expect(await store.list()).toEqual([]);
+    await expect(collect(store.read(header.id))).rejects.toSatisfy((error: unknown) =>
+      SessionNotFoundError.isInstance(error),
+    );
+  });
+
+  it('keeps the latest snapshot per session, with arrays and nested state intact', async () => {
+    const store = database.openStore();
+    const header = makeHeader();
+    await store.create(header);
+    expect(await store.getSnapshot(header.id)).toBeNull();
+    await store.putSnapshot(header.id, { seq: 1, formatVersion: 1, state: [1, { a: null }] });
+    await store.putSnapshot(header.id, { seq: 5, formatVersion: 2, state: { nested: { list: [1, 2] } } });
+    expect(await store.getSnapshot(header.id)).toEqual({
+      seq: 5,
+      formatVersion: 2,
+      state: { nested: { list: [1, 2] } },
+    });
+    await expect(store.putSnapshot(makeHeader().id, { seq: 1, formatVersion: 1, state: {} })).rejects.toSatisfy(
+      (error: unknown) => SessionNotFoundError.isInstance(error),
+    );
+  });
+
+  it('stores blobs once by content hash and detects a tampered blob', async () => {
+    const store = database.openStore();
+    const content = new TextEncoder().encode('file content \u0000 with bytes');
+    const hash = await store.putBlob(content);
+    expect(await store.putBlob(content)).toBe(hash);
+    expect(await store.getBlob(hash)).toEqual(content);
+    expect(await store.getBlob('0'.repeat(64))).toBeNull();
+    expect(await store.getBlob('../etc/passwd')).toBeNull();
+
+    const pool = database.openPool();
+    const count = await pool.query(`SELECT count(*)::int AS count FROM "${store.schema}".blobs`);
+    expect(count.rows[0].count).toBe(1);
+    await pool.query(`UPDATE "${store.schema}".blobs SET content = 'tampered'::bytea`);
+    await expect(store.getBlob(hash)).rejects.toSatisfy((error: unknown) => JournalCorruptedError.isInstance(error));
+  });
+
+  it('reports a corrupted event row with its table and seq', async () => {
+    const store = database.openStore();
+    const header = makeHeader();
+    await store.create(header);
+    await store.append(header.id, {
+      expectedSeq: 0,
+      epoch: 0,
+      events: messageEvents(1, 3),
+      summary: makeSummary(header, 3),
+    });
+    const pool = database.openPool();
+    await pool.query(`UPDATE "${store.schema}".events SET payload = '{"type":"message-added"}' WHERE seq = 2`);
+
+    const error = await collect(store.read(header.id)).catch((caught: unknown) => caught);
+    expect(JournalCorruptedError.isInstance(error)).toBe(true);
+    expect((error as JournalCorruptedError).message).toContain(`${store.schema}.events, seq 2`);
+    expect((error as JournalCorruptedError).sessionId).toBe(header.id);
+
+    await pool.query(`DELETE FROM "${store.schema}".events WHERE seq = 2`);
+    const gap = await collect(store.read(header.id)).catch((caught: unknown) => caught);
+    expect((gap as JournalCorruptedError).message).toContain('jumps from seq 1 to 3');
+  });
+
+  it('migrates once when many stores start at the same time', async () => {
+    const schema = database.freshSchema();
+    const stores = Array.from({ length: 4 }, () => database.openStore({ schema }));
+    const reports = await Promise.all(stores.map((store) => store.migrate()));
+    expect(reports.flatMap((report) => report.applied)).toEqual([1]);
+    const { migrate } = await import('./migrations.js');
+    expect(await migrate({ connectionString: database.url, schema })).toEqual({ schema, applied: [], version: 1 });
+  });
+
+  it('refuses a schema migrated by a newer version', async () => {
+    const store = database.openStore();
+    await store.migrate();
+    const pool = database.openPool();
+    await pool.query(`INSERT INTO "${store.schema}".migrations (version, name) VALUES (99, 'from the future')`);
+    const again = database.openStore({ schema: store.schema });
+    await expect(again.list()).rejects.toThrow(/format version 99, newer than this Conclave understands/);
+  });
+
+  it('tells watchers on other connections about created, updated and deleted sessions', async () => {
+    const writer = database.openStore();
+    const watcher = database.openStore({ schema: writer.schema });
+    const changes: unknown[] = [];
+    let notify: () => void = () => {};
+    const watch = await watcher.watch((change) => {
+      changes.push(change);
+      if (changes.length === 3) notify();
+    });
+    const allSeen = new Promise<void>((resolve) => {
+      notify = resolve;
+    });
+    const header = makeHeader();
+    await writer.create(header);
+    await writer.append(header.id, {
+      expectedSeq: 0,
+      epoch: 0,
+      events: messageEvents(1, 2),
+      summary: makeSummary(header, 2),
+    });
+    await writer.delete(header.id);
+    await allSeen;
+    await watch.close();
+    expect(changes).toEqual([
+      { sessionId: header.id, change: 'created', lastSeq: 0 },
+      { sessionId: header.id, change: 'updated', lastSeq: 2 },
+      { sessionId: header.id, change: 'deleted', lastSeq: null },
+    ]);
+  });
+
+  it('never shows the password of its connection string', async () => {
+    const url = new URL(database.url);
+    url.password = 's3cret-pass';
+    url.port = '1'; // nothing listens there
+    const store = createPostgresStore({ connectionString: url.toString(), schema: 'unused' });
+    try {
+      expect(store.location).not.toContain('s3cret-pass');
+      expect(store.location).toContain('***');
+      const error = await store.list().catch((caught: unknown) => caught);
+      expect(StoreIoError.isInstance(error)).toBe(true);
+      expect(String((error as Error).message)).not.toContain('s3cret-pass');
+      expect((error as StoreIoError).hint).toMatch(/server is running/);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,439 @@
+// The PostgreSQL SessionStore: sessions shared by many machines. Appends are one
+// transaction (session row locked, epoch and expected seq checked, events inserted under
+// the (session_id, seq) key, summary columns updated); listing and filtering run in SQL.
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  type AcquireLeaseOptions,
+  type AppendBatch,
+  AppendConflictError,
+  type FoldSnapshot,
+  JournalCorruptedError,
+  type JournalEvent,
+  LeaseLostError,
+  type ReadRange,
+  SessionExistsError,
+  type SessionHeader,
+  type SessionLease,
+  SessionNotFoundError,
+  type SessionQuery,
+  type SessionStore,
+  type SessionSummary,
+  STORE_SPECIFICATION_VERSION,
+  sessionHeaderSchema,
+  sessionQuerySchema,
+  sessionSummarySchema,
+  UsageError,
+} from '@resume/core/spec';
+import type pg from 'pg';
+import {
+  describeLocation,
+  openPool,
+  type PostgresStoreOptions,
+  parseStoreOptions,
+  quoteIdentifier,
+} from './connection.js';
+import { databaseErrorCode, translateDatabaseError } from './database-errors.js';
+import {
+  type HeldLease,
+  holdLease,
+  isProcessAlive,
+  type LeaseContext,
+  type LeaseRow,
+  leaseSelect,
+  liveHolder,
+  takeLease,
+} from './leases.js';
+import { type MigrationReport, migratePool } from './migrations.js';
+import { type EventRow, missingEvent, parseEventRow, parseHeader, parseSnapshot, parseSummary } from './rows.js';
+import {
+  notificationChannel,
+  notifySql,
+  type SessionWatch,
+  type SessionWatchListener,
+  watchSessions,
+} from './watch.js';
+
+export interface PostgresStore extends SessionStore {
+  readonly kind: 'postgres';
+  /** The PostgreSQL schema holding the tables. */
+  readonly schema: string;
+  /** Applies pending migrations now (otherwise done on first use). */
+  migrate(): Promise<MigrationReport>;
+  /**
+   * Calls `listener` whenever a session is created, appended to or deleted by any process
+   * on any machine using this database (LISTEN/NOTIFY). Holds one connection until closed.
+   */
+  watch(listener: SessionWatchListener): Promise<SessionWatch>;
+}
+
+/** Rows read per round trip when streaming a journal. */
+const readPageSize = 500;
+
+const unsafeTitleCharacters = /\u0000/g;
+
+export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  const resolved = parseStoreOptions(options);
+  const location = describeLocation(resolved);
+  const schema = quoteIdentifier(resolved.schema);
+  const channel = notificationChannel(resolved.schema);
+  const { pool, owned } = openPool(resolved);
+  const localHost = resolved.holderHost ?? hostname();
+  const leaseContext: LeaseContext = { schema, localHost, isProcessAlive };
+  const heldLeases = new Set<HeldLease>();
+  const watches = new Set<SessionWatch>();
+  let ready: Promise<MigrationReport> | null = null;
+  let closed = false;
+
+  const ensureReady = (): Promise<MigrationReport> => {
+    if (closed) return Promise.reject(new UsageError(`The PostgreSQL store at ${location} is closed.`));
+    ready ??= migratePool(pool, resolved.schema, location).catch((error: unknown) => {
+      ready = null; // let the next call retry (the server may come up)
+      throw error;
+    });
+    return ready;
+  };
+
+  /** Runs `work` on a pooled connection, translating driver errors. */
+  const withClient = async <T>(action: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+    await ensureReady();
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw translateDatabaseError(error, location, 'connect');
+    }
+    try {
+      return await work(client);
+    } catch (error) {
+      throw translateDatabaseError(error, location, action);
+    } finally {
+      client.release();
+    }
+  };
+
+  const inTransaction = <T>(action: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
+    withClient(action, async (client) => {
+      await client.query('BEGIN');
+      try {
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      }
+    });
+
+  const query = async <Row extends pg.QueryResultRow>(action: string, text: string, values: unknown[]) => {
+    await ensureReady();
+    try {
+      return await pool.query<Row>(text, values);
+    } catch (error) {
+      throw translateDatabaseError(error, location, action);
+    }
+  };
+
+  const store: PostgresStore = {
+    specificationVersion: STORE_SPECIFICATION_VERSION,
+    kind: 'postgres',
+    location,
+    schema: resolved.schema,
+
+    migrate: ensureReady,
+
+    async create(header: SessionHeader) {
+      const valid = sessionHeaderSchema.parse(header);
+      await inTransaction(`create session ${valid.id}`, async (client) => {
+        try {
+          await client.query(`INSERT INTO ${schema}.sessions (id, header) VALUES ($1, $2)`, [
+            valid.id,
+            JSON.stringify(valid),
+          ]);
+        } catch (error) {
+          if (databaseErrorCode(error) === '23505') throw new SessionExistsError(valid.id);
+          throw error;
+        }
+        await client.query(notifySql, [
+          channel,
+          JSON.stringify({ sessionId: valid.id, change: 'created', lastSeq: 0 }),
+        ]);
+      });
+    },
+
+    async append(sessionId: string, batch: AppendBatch) {
+      const summary = sessionSummarySchema.parse(batch.summary);
+      await inTransaction(`append to session ${sessionId}`, async (client) => {
+        // Locking the session row serializes appends and lease takeovers of this session.
+        const current = await client.query<{ journal_seq: string; epoch: string | null }>(
+          `SELECT s.journal_seq, l.epoch FROM ${schema}.sessions s
+             LEFT JOIN ${schema}.leases l ON l.session_id = s.id
+            WHERE s.id = $1 FOR UPDATE OF s`,
+          [sessionId],
+        );
+        const row = current.rows[0];
+        if (!row) throw new SessionNotFoundError(sessionId);
+        const leaseEpoch = row.epoch === null ? 0 : Number(row.epoch);
+        if (batch.epoch < leaseEpoch) {
+          throw new LeaseLostError(
+            sessionId,
+            `Session ${sessionId} was taken over by another process (lease epoch ${leaseEpoch}, this writer has ${batch.epoch}); this process may no longer write it.`,
+          );
+        }
+        const lastSeq = Number(row.journal_seq);
+        if (batch.expectedSeq !== lastSeq) throw new AppendConflictError(sessionId, batch.expectedSeq, lastSeq);
+        batch.events.forEach((event, index) => {
+          if (event.seq !== batch.expectedSeq + index + 1) {
+            throw new AppendConflictError(sessionId, batch.expectedSeq + index, event.seq - 1);
+          }
+        });
+        const newSeq = batch.expectedSeq + batch.events.length;
+        if (batch.events.length > 0) {
+          try {
+            await client.query(
+              `INSERT INTO ${schema}.events (session_id, seq, epoch, type, payload)
+               SELECT $1, event.seq, $2, event.type, event.payload
+                 FROM unnest($3::bigint[], $4::text[], $5::json[]) AS event (seq, type, payload)`,
+              [
+                sessionId,
+                batch.epoch,
+                batch.events.map((event) => event.seq),
+                batch.events.map((event) => event.type),
+                batch.events.map((event) => JSON.stringify(event)),
+              ],
+            );
+          } catch (error) {
+            // Only reachable if the row lock were bypassed; the key still refuses interleaving.
+            if (databaseErrorCode(error) === '23505') {
+              throw new AppendConflictError(sessionId, batch.expectedSeq, lastSeq, { cause: error });
+            }
+            throw error;
+          }
+        }
+        await client.query(
+          `UPDATE ${schema}.sessions SET journal_seq = $2, summary = $3, title = $4, mode = $5, status = $6,
+             workspace_dir = $7, created_at = $8, updated_at = $9, parent_id = $10, last_seq = $11,
+             message_count = $12, input_tokens = $13, output_tokens = $14, cost_usd = $15
+           WHERE id = $1`,
+          [
+            sessionId,
+            newSeq,
+            JSON.stringify(summary),
+            summary.title.replace(unsafeTitleCharacters, ''),
+            summary.mode,
+            summary.status,
+            summary.workspaceDir,
+            summary.createdAt,
+            summary.updatedAt,
+            summary.parentId,
+            summary.lastSeq,
+            summary.messageCount,
+            summary.inputTokens,
+            summary.outputTokens,
+            summary.costUsd,
+          ],
+        );
+        await client.query(notifySql, [channel, JSON.stringify({ sessionId, change: 'updated', lastSeq: newSeq })]);
+      });
+    },
+
+    read(sessionId: string, range: ReadRange = {}): AsyncIterable<JournalEvent> {
+      return {
+        async *[Symbol.asyncIterator]() {
+          const head = await query<{ journal_seq: string }>(
+            `read session ${sessionId}`,
+            `SELECT journal_seq FROM ${schema}.sessions WHERE id = $1`,
+            [sessionId],
+          );
+          const headRow = head.rows[0];
+          if (!headRow) throw new SessionNotFoundError(sessionId);
+          // Read up to the seq committed when reading began, page by page (keyset, not OFFSET).
+          const last = Math.min(Number(headRow.journal_seq), range.toSeq ?? Number.POSITIVE_INFINITY);
+          let next = Math.max(1, range.fromSeq ?? 1);
+          while (next <= last) {
+            const page = await query<EventRow>(
+              `read session ${sessionId}`,
+              `SELECT seq, payload FROM ${schema}.events
+                WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
+              [sessionId, next, last, readPageSize],
+            );
+            if (page.rows.length === 0) throw missingEvent(sessionId, `${resolved.schema}.events`, next);
+            for (const row of page.rows) {
+              yield parseEventRow(sessionId, `${resolved.schema}.events`, row, next);
+              next += 1;
+            }
+          }
+        },
+      };
+    },
+
+    async getHeader(sessionId: string) {
+      const result = await query<{ header: unknown }>(
+        `read session ${sessionId}`,
+        `SELECT header FROM ${schema}.sessions WHERE id = $1`,
+        [sessionId],
+      );
+      const row = result.rows[0];
+      return row ? parseHeader(sessionId, `${resolved.schema}.sessions`, row.header) : null;
+    },
+
+    async getSummary(sessionId: string) {
+      const result = await query<{ summary: unknown }>(
+        `read session ${sessionId}`,
+        `SELECT summary FROM ${schema}.sessions WHERE id = $1`,
+        [sessionId],
+      );
+      const row = result.rows[0];
+      if (!row || row.summary === null) return null;
+      return parseSummary(sessionId, `${resolved.schema}.sessions`, row.summary);
+    },
+
+    async list(rawQuery: SessionQuery = {}) {
+      const filters = sessionQuerySchema.parse(rawQuery);
+      const { text, values } = buildListQuery(schema, filters);
+      const result = await query<{ id: string; summary: unknown }>('list sessions', text, values);
+      return result.rows.map((row): SessionSummary => parseSummary(row.id, `${resolved.schema}.sessions`, row.summary));
+    },
+
+    async delete(sessionId: string) {
+      return inTransaction(`delete session ${sessionId}`, async (client) => {
+        const result = await client.query(`DELETE FROM ${schema}.sessions WHERE id = $1`, [sessionId]);
+        if (result.rowCount === 0) return false;
+        await client.query(notifySql, [channel, JSON.stringify({ sessionId, change: 'deleted', lastSeq: null })]);
+        return true;
+      });
+    },
+
+    async acquireLease(sessionId: string, leaseOptions: AcquireLeaseOptions): Promise<SessionLease> {
+      const ttlMs = leaseOptions.ttlMs ?? resolved.leaseTtlMs;
+      const heartbeatMs = resolved.heartbeatMs ?? Math.max(1, Math.floor(ttlMs / 3));
+      const holder = { host: resolved.holderHost ?? leaseOptions.holder.host, pid: leaseOptions.holder.pid };
+      const taken = await inTransaction(`take the lease of session ${sessionId}`, (client) =>
+        takeLease(client, leaseContext, sessionId, holder, ttlMs),
+      );
+      const lease = holdLease({
+        pool,
+        schema,
+        sessionId,
+        epoch: taken.epoch,
+        holder: taken.holder,
+        ttlMs,
+        heartbeatMs,
+        onSettled: (settled) => heldLeases.delete(settled),
+      });
+      heldLeases.add(lease);
+      return lease;
+    },
+
+    async inspectLease(sessionId: string) {
+      const result = await query<LeaseRow>(`read the lease of session ${sessionId}`, leaseSelect(schema), [sessionId]);
+      return liveHolder(result.rows[0], leaseContext);
+    },
+
+    async putSnapshot(sessionId: string, snapshot: FoldSnapshot) {
+      await inTransaction(`save a snapshot of session ${sessionId}`, async (client) => {
+        try {
+          await client.query(
+            `INSERT INTO ${schema}.snapshots (session_id, seq, format_version, state) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (session_id) DO UPDATE SET seq = EXCLUDED.seq, format_version = EXCLUDED.format_version,
+               state = EXCLUDED.state, created_at = clock_timestamp()`,
+            [sessionId, snapshot.seq, snapshot.formatVersion, JSON.stringify(snapshot.state)],
+          );
+        } catch (error) {
+          if (databaseErrorCode(error) === '23503') throw new SessionNotFoundError(sessionId);
+          throw error;
+        }
+      });
+    },
+
+    async getSnapshot(sessionId: string) {
+      const result = await query<{
+        exists: boolean;
+        seq: string | null;
+        format_version: number | null;
+        state: unknown;
+      }>(
+        `read the snapshot of session ${sessionId}`,
+        `SELECT s.id IS NOT NULL AS exists, n.seq, n.format_version, n.state
+           FROM (SELECT $1::text AS id) wanted
+           LEFT JOIN ${schema}.sessions s ON s.id = wanted.id
+           LEFT JOIN ${schema}.snapshots n ON n.session_id = wanted.id`,
+        [sessionId],
+      );
+      const row = result.rows[0];
+      if (!row?.exists) throw new SessionNotFoundError(sessionId);
+      if (row.seq === null) return null;
+      return parseSnapshot(sessionId, `${resolved.schema}.snapshots`, row);
+    },
+
+    async putBlob(content: Uint8Array) {
+      const hash = createHash('sha256').update(content).digest('hex');
+      await query(
+        'store a blob',
+        `INSERT INTO ${schema}.blobs (hash, content, size) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING`,
+        [hash, Buffer.from(content.buffer, content.byteOffset, content.byteLength), content.byteLength],
+      );
+      return hash;
+    },
+
+    async getBlob(hash: string) {
+      if (!/^[0-9a-f]{64}$/.test(hash)) return null;
+      const result = await query<{ content: Buffer }>(
+        'read a blob',
+        `SELECT content FROM ${schema}.blobs WHERE hash = $1`,
+        [hash],
+      );
+      const row = result.rows[0];
+      if (!row) return null;
+      // A blob is addressed by its content: one that no longer matches its hash is corrupted.
+      if (createHash('sha256').update(row.content).digest('hex') !== hash) {
+        throw new JournalCorruptedError({
+          sessionId: null,
+          file: `PostgreSQL table ${resolved.schema}.blobs, hash ${hash}`,
+          offset: null,
+          problem: 'the blob content does not match its sha256',
+        });
+      }
+      return new Uint8Array(row.content);
+    },
+
+    async watch(listener: SessionWatchListener) {
+      await ensureReady();
+      const watch = await watchSessions(pool, channel, listener, location, () => watches.delete(watch));
+      watches.add(watch);
+      return watch;
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled([...heldLeases].map((lease) => lease.release()));
+      await Promise.allSettled([...watches].map((watch) => watch.close()));
+      if (owned) await pool.end();
+    },
+  };
+  return store;
+}
+
+/** The SELECT for `list`: every SessionQuery field becomes a WHERE clause on an indexed column. */
+export function buildListQuery(schema: string, query: SessionQuery): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const parameter = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const conditions = ['summary IS NOT NULL'];
+  if (query.status) conditions.push(`status = ANY(${parameter(query.status)}::text[])`);
+  if (query.mode) conditions.push(`mode = ANY(${parameter(query.mode)}::text[])`);
+  if (query.workspaceDir !== undefined) conditions.push(`workspace_dir = ${parameter(query.workspaceDir)}`);
+  if (query.parentId !== undefined) conditions.push(`parent_id = ${parameter(query.parentId)}`);
+  // Times are ISO strings compared byte-wise (COLLATE "C"), exactly as matchesQuery compares them.
+  if (query.since !== undefined) conditions.push(`updated_at >= ${parameter(query.since)}`);
+  if (query.before !== undefined) conditions.push(`updated_at < ${parameter(query.before)}`);
+  if (query.idPrefix !== undefined) conditions.push(`starts_with(id, ${parameter(query.idPrefix)})`);
+  let text = `SELECT id, summary FROM ${schema}.sessions WHERE ${conditions.join(' AND ')}
+    ORDER BY updated_at DESC, id DESC`;
+  if (query.limit !== undefined) text += ` LIMIT ${parameter(query.limit)}`;
+  if (query.offset !== undefined) text += ` OFFSET ${parameter(query.offset)}`;
+  return { text, values };
+}

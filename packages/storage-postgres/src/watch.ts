@@ -1,0 +1,81 @@
+// Change notifications across machines: every create, append and delete sends a NOTIFY
+// in its own transaction (delivered only if it commits), and `watch` LISTENs on one
+// dedicated connection, so a picker on one machine sees sessions made on another.
+import type pg from 'pg';
+import { z } from 'zod';
+import { translateDatabaseError } from './database-errors.js';
+
+export const sessionChangeSchema = z.object({
+  sessionId: z.string(),
+  change: z.enum(['created', 'updated', 'deleted']),
+  /** The journal's last seq after the change (null for a deletion). */
+  lastSeq: z.number().int().nonnegative().nullable(),
+});
+export type SessionChange = z.infer<typeof sessionChangeSchema>;
+
+export type SessionWatchListener = (change: SessionChange) => void;
+
+export interface SessionWatch {
+  /** Stops listening and returns the connection to the pool (idempotent). */
+  close(): Promise<void>;
+}
+
+export const notifySql = 'SELECT pg_notify($1, $2)';
+
+/** The channel of a schema (channel names are identifiers of at most 63 bytes). */
+export function notificationChannel(schema: string): string {
+  return `conclave_sessions_${schema}`.slice(0, 63);
+}
+
+export async function watchSessions(
+  pool: pg.Pool,
+  channel: string,
+  listener: SessionWatchListener,
+  location: string,
+  onClose: () => void,
+): Promise<SessionWatch> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw translateDatabaseError(error, location, 'connect');
+  }
+  const onNotification = (message: pg.Notification) => {
+    if (message.channel !== channel || message.payload === undefined) return;
+    let payload: unknown;
+    try {
+      payload = JSON.parse(message.payload);
+    } catch {
+      return; // not ours: someone else notified on the channel
+    }
+    const change = sessionChangeSchema.safeParse(payload);
+    if (change.success) listener(change.data);
+  };
+  // A dropped connection ends the watch; the pool discards the broken client on release.
+  let broken = false;
+  const onError = () => {
+    broken = true;
+  };
+  client.on('notification', onNotification);
+  client.on('error', onError);
+  try {
+    await client.query(`LISTEN "${channel}"`);
+  } catch (error) {
+    client.off('notification', onNotification);
+    client.release(true);
+    throw translateDatabaseError(error, location, 'listen for session changes');
+  }
+  let closed: Promise<void> | null = null;
+  return {
+    close() {
+      closed ??= (async () => {
+        client.off('notification', onNotification);
+        if (!broken) await client.query(`UNLISTEN "${channel}"`).catch(() => {});
+        client.off('error', onError);
+        client.release(broken);
+        onClose();
+      })();
+      return closed;
+    },
+  };
+}
