@@ -34,6 +34,38 @@ export type {
   StepOptions,
   UncertainDecision,
 } from './engine/types.js';
+// ---- files: snapshots, conflicts, git and workspace state (files/)
+export {
+  diffFileChange,
+  type FileConflictChoice,
+  type FileResolution,
+  type ResolveFileConflictsInput,
+  resolveFileConflicts,
+  unifiedDiff,
+  writeFileAtomically,
+} from './files/file-conflicts.js';
+export {
+  type CompareWorkspaceFilesInput,
+  compareWorkspaceFiles,
+  type FileChange,
+  type FileChangeStatus,
+  type FileSnapshot,
+  fileConflicts,
+  hashContent,
+  readWorkspaceFile,
+  type SnapshotFileInput,
+  type SnapshotRecorder,
+  snapshotFile,
+} from './files/file-snapshots.js';
+export {
+  compareGitState,
+  compareWorkspaceDirectory,
+  type GitComparison,
+  readGitState,
+  type WorkspaceComparison,
+} from './files/git-state.js';
+export { WorkspaceAccessError, type WorkspaceAccessReason } from './files/workspace-access-error.js';
+export { type ResolvedWorkspacePath, resolveWorkspacePath } from './files/workspace-path.js';
 // ---- journal and fold
 export { Folder, fold, stateAt, stepId, summarize } from './journal/fold.js';
 export type {
@@ -48,6 +80,69 @@ export type {
   UsageRecord,
   UsageTotals,
 } from './journal/state.js';
+// ---- resume planning, compatibility, continuation and lineage (resume/)
+export {
+  CONCLUSION_TAGS,
+  type CompactionOptions,
+  type CompactionResult,
+  type CompactionStrategy,
+  createExtractiveCompaction,
+  type ExtractiveCompactionOptions,
+  estimateMessagesTokens,
+  estimateMessageTokens,
+  estimateTokens,
+  findConclusionIndex,
+  findTaskIndex,
+  firstSentence,
+  SUMMARY_TAG,
+} from './resume/compaction.js';
+export {
+  agentsThatRan,
+  type CheckCompatibilityInput,
+  type CompatibilityFinding,
+  type CompatibilityFindingKind,
+  type CompatibilityLevel,
+  type CompatibilityReport,
+  type CompatibilitySuggestion,
+  checkCompatibility,
+  type ModelChoice,
+  modelsUsedBy,
+  REWRITE_SIMILARITY,
+  readRecordedSpecText,
+  type SuggestionKind,
+} from './resume/compatibility.js';
+export {
+  buildContinuationMessages,
+  buildResumeMessage,
+  CONTINUATION_TAG,
+  type ContinuationMessages,
+  type ContinuationOptions,
+  continuationPrompt,
+  FOLLOW_UP_TAG,
+  PARENT_HISTORY_TAG,
+  RESUME_MESSAGE_TAG,
+  type ResumeMessageOptions,
+  type ResumeReason,
+} from './resume/continuation.js';
+export { type FormatResumePlanOptions, formatResumePlan } from './resume/format-resume-plan.js';
+export {
+  type LineageEntry,
+  type LineageUsage,
+  lineageOf,
+  lineageUsage,
+  type SessionUsage,
+} from './resume/lineage.js';
+export {
+  type BuildResumePlanOptions,
+  buildResumePlan,
+  describeAttempt,
+  type PlannedStep,
+  type ResumePlan,
+  type ResumePlanChanges,
+  type RetryingPlannedStep,
+  type UncertainPlannedStep,
+} from './resume/resume-plan.js';
+export { hashSpec, normalizeSpecText, type SpecStructure, specSimilarity, specStructure } from './resume/spec-text.js';
 export {
   formatBytes,
   parseDurationDays,
@@ -60,6 +155,19 @@ export {
 export { createRedactor, isSecretEnvName, REDACTED, type Redactor, type RedactorOptions } from './security/redactor.js';
 // ---- the spec (also at `@resume/core/spec`)
 export * from './spec/index.js';
+// ---- workspace tools of the orchestrated mode (tools/)
+export { splitCommandLine } from './tools/command-line.js';
+export type { CommandResult } from './tools/run-command.js';
+export { WorkspaceToolError, type WorkspaceToolErrorReason } from './tools/workspace-tool-error.js';
+export {
+  createWorkspaceTools,
+  type TouchedFile,
+  type WorkspaceToolExecution,
+  type WorkspaceToolName,
+  type WorkspaceTools,
+  type WorkspaceToolsOptions,
+  workspaceToolSafety,
+} from './tools/workspace-tools.js';
 export {
   type CostOptions,
   costOf,

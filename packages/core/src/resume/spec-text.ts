@@ -1,0 +1,93 @@
+// Spec text helpers for compatibility checks: the normalized hash a session records at
+// start, a similarity score between two versions, and the structure (agents, steps) of a
+// workflow spec so a structural change can be told from a cosmetic one.
+import { createHash } from 'node:crypto';
+import { diffArrays } from 'diff';
+import { parse } from 'yaml';
+import { z } from 'zod';
+
+/** Line endings, trailing spaces, a BOM and surrounding blank lines do not change a spec's meaning. */
+export function normalizeSpecText(text: string): string {
+  return text
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n')
+    .replace(/^\n+/, '')
+    .replace(/\n+$/, '');
+}
+
+/** `sha256:<hex>` of the normalized text: the hash recorded at start and compared on resume. */
+export function hashSpec(text: string): string {
+  return `sha256:${createHash('sha256').update(normalizeSpecText(text), 'utf8').digest('hex')}`;
+}
+
+function tokenize(text: string): string[] {
+  return normalizeSpecText(text).match(/[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu) ?? [];
+}
+
+/**
+ * Similarity of two texts in [0, 1]: 2 × (tokens in common, in order) / (tokens in both),
+ * the ratio Python's difflib reports, over word and punctuation tokens. 1 means equal up to
+ * whitespace; a reworded sentence in a page stays high; a rewrite goes towards 0.
+ */
+export function specSimilarity(before: string, after: string): number {
+  const left = tokenize(before);
+  const right = tokenize(after);
+  if (left.length === 0 && right.length === 0) return 1;
+  // Bounded so a huge rewrite cannot take long: beyond the bound the texts share little anyway.
+  const changes = diffArrays(left, right, { maxEditLength: 20_000 });
+  if (changes === undefined) return 0;
+  let common = 0;
+  for (const change of changes) {
+    if (!change.added && !change.removed) common += change.count;
+  }
+  return (2 * common) / (left.length + right.length);
+}
+
+export interface SpecStructure {
+  /** Agent names the spec defines. */
+  agents: string[];
+  /** One descriptor per step, in order (`agent:writer`, `shell:npm test`, or the step's `name`). */
+  steps: string[];
+}
+
+const workflowShapeSchema = z.object({
+  agents: z.record(z.string(), z.unknown()).optional(),
+  steps: z
+    .array(
+      z.looseObject({
+        name: z.string().optional(),
+        id: z.string().optional(),
+        agent: z.string().optional(),
+        shell: z.string().optional(),
+      }),
+    )
+    .optional(),
+});
+
+/**
+ * The structure of a workflow spec (YAML with `agents` and/or `steps`), or null for text
+ * that is not one (a task, a prompt file's body): those can only change cosmetically or not.
+ */
+export function specStructure(text: string): SpecStructure | null {
+  let document: unknown;
+  try {
+    document = parse(text);
+  } catch {
+    return null;
+  }
+  const parsed = workflowShapeSchema.safeParse(document);
+  if (!parsed.success || (parsed.data.agents === undefined && parsed.data.steps === undefined)) return null;
+  return {
+    agents: Object.keys(parsed.data.agents ?? {}),
+    steps: (parsed.data.steps ?? []).map((step) => {
+      if (step.name !== undefined) return step.name;
+      if (step.id !== undefined) return step.id;
+      if (step.agent !== undefined) return `agent:${step.agent}`;
+      if (step.shell !== undefined) return `shell:${step.shell.trim()}`;
+      return 'step';
+    }),
+  };
+}
