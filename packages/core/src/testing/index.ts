@@ -7,3 +7,4 @@ export {
   type MockModelOptions,
   type MockResponse,
 } from './mock-models.js';
+export { type ConformanceFixture, describeStoreConformance } from './conformance.js';

@@ -1,0 +1,451 @@
+// The store conformance suite: the semantics of `SessionStore` (spec/store.ts) as
+// tests. Every store runs it from its own test file:
+//   describeStoreConformance('fs', async () => ({ store, cleanup, reopen }));
+// It uses vitest (a peer dependency for tests only). Lease holders are this process
+// on this host, because stores that check liveness must see them as alive.
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  AppendConflictError,
+  createSessionId,
+  JOURNAL_FORMAT_VERSION,
+  type JournalEvent,
+  LeaseLostError,
+  SessionExistsError,
+  type SessionHeader,
+  SessionLockedError,
+  SessionNotFoundError,
+  type SessionStore,
+  type SessionSummary,
+} from '../spec/index.js';
+
+export interface ConformanceFixture {
+  store: SessionStore;
+  /** Closes the store and removes everything it wrote. */
+  cleanup(): Promise<void>;
+  /** A second store instance over the same data (durable stores), to check what survives a reopen. */
+  reopen?(): Promise<SessionStore>;
+}
+
+let idCounter = 0;
+/** Distinct, increasing ids whatever the clock does. */
+function nextId(): string {
+  idCounter += 1;
+  return createSessionId(1_700_000_000_000 + idCounter, new Uint8Array(10).fill(idCounter % 32));
+}
+
+function makeHeader(id: string, overrides: Partial<SessionHeader> = {}): SessionHeader {
+  return {
+    id,
+    title: `session ${id}`,
+    mode: 'custom',
+    workspaceDir: '/work/space',
+    createdAt: '2025-01-01T00:00:00.000Z',
+    parentId: null,
+    branchPoint: null,
+    specHash: null,
+    formatVersion: JOURNAL_FORMAT_VERSION,
+    options: { provider: 'scripted' },
+    git: null,
+    ...overrides,
+  };
+}
+
+function makeSummary(id: string, overrides: Partial<SessionSummary> = {}): SessionSummary {
+  return {
+    id,
+    title: `session ${id}`,
+    mode: 'custom',
+    status: 'running',
+    workspaceDir: '/work/space',
+    createdAt: '2025-01-01T00:00:00.000Z',
+    updatedAt: '2025-01-01T00:00:00.000Z',
+    parentId: null,
+    branchPoint: null,
+    lastSeq: 0,
+    messageCount: 0,
+    progress: null,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: null,
+    task: null,
+    archived: false,
+    bytes: null,
+    ...overrides,
+  };
+}
+
+function message(seq: number, content = `message ${seq}`): JournalEvent {
+  return {
+    seq,
+    at: '2025-01-01T00:00:00.000Z',
+    type: 'message-added',
+    message: { role: 'user', content, speaker: null, round: null },
+  };
+}
+
+function messages(fromSeq: number, count: number): JournalEvent[] {
+  return Array.from({ length: count }, (_, index) => message(fromSeq + index));
+}
+
+/** The summary as written, without the fields a store may fill in itself. */
+function comparable(summary: SessionSummary | null) {
+  if (!summary) return summary;
+  const { archived: _archived, bytes: _bytes, ...rest } = summary;
+  return rest;
+}
+
+async function collect(iterable: AsyncIterable<JournalEvent>): Promise<JournalEvent[]> {
+  const events: JournalEvent[] = [];
+  for await (const event of iterable) events.push(event);
+  return events;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the operation to fail, but it succeeded');
+}
+
+export function describeStoreConformance(name: string, factory: () => Promise<ConformanceFixture>): void {
+  describe(`SessionStore conformance: ${name}`, () => {
+    let fixture: ConformanceFixture;
+    let store: SessionStore;
+    const holder = { pid: process.pid, host: hostname() };
+
+    beforeEach(async () => {
+      fixture = await factory();
+      store = fixture.store;
+    });
+    afterEach(async () => {
+      await fixture.cleanup();
+    });
+
+    /** Creates a session with `count` events appended in one batch; returns its id. */
+    async function sessionWith(count: number, summary: Partial<SessionSummary> = {}): Promise<string> {
+      const id = nextId();
+      await store.create(makeHeader(id));
+      if (count > 0) {
+        await store.append(id, {
+          expectedSeq: 0,
+          epoch: 0,
+          events: messages(1, count),
+          summary: makeSummary(id, { lastSeq: count, messageCount: count, ...summary }),
+        });
+      }
+      return id;
+    }
+
+    describe('create and headers', () => {
+      it('returns the header written by create', async () => {
+        const id = nextId();
+        const header = makeHeader(id, { title: 'nightly report', specHash: 'abc' });
+        await store.create(header);
+        expect(await store.getHeader(id)).toEqual(header);
+      });
+
+      it('refuses a second create with the same id', async () => {
+        const id = nextId();
+        await store.create(makeHeader(id));
+        const error = await rejection(store.create(makeHeader(id, { title: 'other' })));
+        expect(SessionExistsError.isInstance(error)).toBe(true);
+        expect((await store.getHeader(id))?.title).toBe(`session ${id}`);
+      });
+
+      it('knows nothing of unknown sessions', async () => {
+        const id = nextId();
+        expect(await store.getHeader(id)).toBeNull();
+        expect(await store.getSummary(id)).toBeNull();
+        expect(await store.inspectLease(id)).toBeNull();
+        expect(SessionNotFoundError.isInstance(await rejection(collect(store.read(id))))).toBe(true);
+        const append = store.append(id, { expectedSeq: 0, epoch: 0, events: messages(1, 1), summary: makeSummary(id) });
+        expect(SessionNotFoundError.isInstance(await rejection(append))).toBe(true);
+        expect(SessionNotFoundError.isInstance(await rejection(store.acquireLease(id, { holder })))).toBe(true);
+        expect(SessionNotFoundError.isInstance(await rejection(store.getSnapshot(id)))).toBe(true);
+      });
+
+      it('has no summary and is not listed before its first append', async () => {
+        const id = await sessionWith(0);
+        expect(await store.getSummary(id)).toBeNull();
+        expect((await store.list()).map((summary) => summary.id)).not.toContain(id);
+        expect(await collect(store.read(id))).toEqual([]);
+      });
+    });
+
+    describe('append and read', () => {
+      it('reads back appended batches in seq order', async () => {
+        const id = await sessionWith(3);
+        await store.append(id, { expectedSeq: 3, epoch: 0, events: messages(4, 2), summary: makeSummary(id) });
+        const events = await collect(store.read(id));
+        expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
+        expect(events).toEqual(messages(1, 5));
+      });
+
+      it('reads ranges by seq, inclusive, across batches', async () => {
+        const id = await sessionWith(3);
+        await store.append(id, { expectedSeq: 3, epoch: 0, events: messages(4, 4), summary: makeSummary(id) });
+        const seqs = async (fromSeq?: number, toSeq?: number) =>
+          (
+            await collect(
+              store.read(id, {
+                ...(fromSeq === undefined ? {} : { fromSeq }),
+                ...(toSeq === undefined ? {} : { toSeq }),
+              }),
+            )
+          ).map((event) => event.seq);
+        expect(await seqs(3)).toEqual([3, 4, 5, 6, 7]);
+        expect(await seqs(undefined, 4)).toEqual([1, 2, 3, 4]);
+        expect(await seqs(2, 5)).toEqual([2, 3, 4, 5]);
+        expect(await seqs(6, 6)).toEqual([6]);
+        expect(await seqs(8)).toEqual([]);
+      });
+
+      it('keeps content exactly, including unicode and large payloads', async () => {
+        const id = nextId();
+        await store.create(makeHeader(id));
+        const content = `héllo ✓ 你好 \n"quoted"\t${'x'.repeat(100_000)}`;
+        const events = [message(1, content), message(2, '')];
+        await store.append(id, { expectedSeq: 0, epoch: 0, events, summary: makeSummary(id) });
+        expect(await collect(store.read(id))).toEqual(events);
+      });
+
+      it('refuses a batch whose expected seq is not the last one (optimistic concurrency)', async () => {
+        const id = await sessionWith(2);
+        for (const expectedSeq of [0, 1, 3]) {
+          const error = await rejection(
+            store.append(id, {
+              expectedSeq,
+              epoch: 0,
+              events: messages(expectedSeq + 1, 1),
+              summary: makeSummary(id),
+            }),
+          );
+          expect(AppendConflictError.isInstance(error)).toBe(true);
+        }
+        expect((await collect(store.read(id))).map((event) => event.seq)).toEqual([1, 2]);
+      });
+
+      it('lets exactly one of two concurrent appends with the same expected seq win', async () => {
+        const id = await sessionWith(1);
+        const results = await Promise.allSettled([
+          store.append(id, { expectedSeq: 1, epoch: 0, events: [message(2, 'a')], summary: makeSummary(id) }),
+          store.append(id, { expectedSeq: 1, epoch: 0, events: [message(2, 'b')], summary: makeSummary(id) }),
+        ]);
+        expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+        const rejected = results.find((result) => result.status === 'rejected');
+        expect(AppendConflictError.isInstance(rejected?.reason)).toBe(true);
+        expect((await collect(store.read(id))).map((event) => event.seq)).toEqual([1, 2]);
+      });
+
+      it('refuses events that are not numbered consecutively after the expected seq, writing none of them', async () => {
+        const id = await sessionWith(2);
+        const batches = [[message(4)], [message(3), message(5)], [message(3), message(3)]];
+        for (const events of batches) {
+          const error = await rejection(
+            store.append(id, { expectedSeq: 2, epoch: 0, events, summary: makeSummary(id) }),
+          );
+          expect(AppendConflictError.isInstance(error)).toBe(true);
+        }
+        expect((await collect(store.read(id))).map((event) => event.seq)).toEqual([1, 2]);
+      });
+
+      it('keeps the summary handed over with the last batch', async () => {
+        const id = await sessionWith(1, { title: 'first' });
+        const summary = makeSummary(id, { title: 'second', lastSeq: 2, messageCount: 2, status: 'completed' });
+        await store.append(id, { expectedSeq: 1, epoch: 0, events: [message(2)], summary });
+        expect(comparable(await store.getSummary(id))).toEqual(comparable(summary));
+      });
+
+      it('keeps everything across a reopen of the store', async () => {
+        if (!fixture.reopen) return;
+        const id = await sessionWith(3, { title: 'durable' });
+        const blob = await store.putBlob(new TextEncoder().encode('kept'));
+        await store.putSnapshot(id, { seq: 3, formatVersion: 1, state: { messages: 3 } });
+        const reopened = await fixture.reopen();
+        expect(await collect(reopened.read(id))).toEqual(messages(1, 3));
+        expect((await reopened.getHeader(id))?.id).toBe(id);
+        expect((await reopened.getSummary(id))?.title).toBe('durable');
+        expect((await reopened.list()).map((summary) => summary.id)).toContain(id);
+        expect(await reopened.getSnapshot(id)).toEqual({ seq: 3, formatVersion: 1, state: { messages: 3 } });
+        expect(new TextDecoder().decode((await reopened.getBlob(blob)) ?? new Uint8Array())).toBe('kept');
+        await reopened.append(id, { expectedSeq: 3, epoch: 0, events: messages(4, 1), summary: makeSummary(id) });
+        await reopened.close();
+      });
+    });
+
+    describe('list', () => {
+      it('orders newest updatedAt first, then id descending, and pages with limit and offset', async () => {
+        const older = await sessionWith(1, { updatedAt: '2025-01-01T10:00:00.000Z' });
+        const tieLow = await sessionWith(1, { updatedAt: '2025-01-02T10:00:00.000Z' });
+        const tieHigh = await sessionWith(1, { updatedAt: '2025-01-02T10:00:00.000Z' });
+        const newest = await sessionWith(1, { updatedAt: '2025-01-03T10:00:00.000Z' });
+        const ids = (await store.list()).map((summary) => summary.id);
+        expect(ids).toEqual([newest, tieHigh, tieLow, older]);
+        expect((await store.list({ limit: 2 })).map((summary) => summary.id)).toEqual([newest, tieHigh]);
+        expect((await store.list({ limit: 2, offset: 1 })).map((summary) => summary.id)).toEqual([tieHigh, tieLow]);
+        expect((await store.list({ offset: 3 })).map((summary) => summary.id)).toEqual([older]);
+      });
+
+      it('filters by status, mode, parent, workspace, time window and id prefix', async () => {
+        const parent = await sessionWith(1, { status: 'completed', updatedAt: '2025-02-01T00:00:00.000Z' });
+        const child = await sessionWith(1, {
+          status: 'interrupted',
+          mode: 'discussion',
+          parentId: parent,
+          workspaceDir: '/elsewhere',
+          updatedAt: '2025-03-01T00:00:00.000Z',
+        });
+        const ids = async (query: Parameters<SessionStore['list']>[0]) =>
+          (await store.list(query)).map((summary) => summary.id);
+        expect(await ids({ status: ['interrupted'] })).toEqual([child]);
+        expect(await ids({ status: ['completed', 'interrupted'] })).toEqual([child, parent]);
+        expect(await ids({ mode: ['discussion'] })).toEqual([child]);
+        expect(await ids({ parentId: parent })).toEqual([child]);
+        expect(await ids({ workspaceDir: '/elsewhere' })).toEqual([child]);
+        expect(await ids({ since: '2025-02-15T00:00:00.000Z' })).toEqual([child]);
+        expect(await ids({ before: '2025-02-15T00:00:00.000Z' })).toEqual([parent]);
+        expect(await ids({ idPrefix: child })).toEqual([child]);
+      });
+
+      it('reflects the latest batch of every session', async () => {
+        const id = await sessionWith(1, { status: 'running' });
+        await store.list();
+        await store.append(id, {
+          expectedSeq: 1,
+          epoch: 0,
+          events: [message(2)],
+          summary: makeSummary(id, { status: 'completed', lastSeq: 2 }),
+        });
+        const listed = (await store.list()).find((summary) => summary.id === id);
+        expect(listed?.status).toBe('completed');
+        expect(listed?.lastSeq).toBe(2);
+      });
+    });
+
+    describe('delete', () => {
+      it('removes the session and everything derived from it', async () => {
+        const id = await sessionWith(2);
+        await store.putSnapshot(id, { seq: 2, formatVersion: 1, state: {} });
+        expect(await store.delete(id)).toBe(true);
+        expect(await store.getHeader(id)).toBeNull();
+        expect(await store.getSummary(id)).toBeNull();
+        expect((await store.list()).map((summary) => summary.id)).not.toContain(id);
+        expect(SessionNotFoundError.isInstance(await rejection(collect(store.read(id))))).toBe(true);
+        expect(await store.delete(id)).toBe(false);
+      });
+
+      it('lets the id be used again afterwards', async () => {
+        const id = await sessionWith(2);
+        await store.delete(id);
+        await store.create(makeHeader(id, { title: 'again' }));
+        expect((await store.getHeader(id))?.title).toBe('again');
+        expect(await collect(store.read(id))).toEqual([]);
+      });
+
+      it('leaves other sessions alone', async () => {
+        const kept = await sessionWith(2);
+        const removed = await sessionWith(1);
+        await store.delete(removed);
+        expect(await collect(store.read(kept))).toEqual(messages(1, 2));
+      });
+    });
+
+    describe('leases', () => {
+      it('gives one writer at a time and names the holder to the others', async () => {
+        const id = await sessionWith(1);
+        const lease = await store.acquireLease(id, { holder });
+        expect(lease.sessionId).toBe(id);
+        expect(lease.epoch).toBeGreaterThanOrEqual(1);
+        expect(lease.holder).toMatchObject(holder);
+        expect(Number.isNaN(Date.parse(lease.holder.since))).toBe(false);
+        const error = await rejection(store.acquireLease(id, { holder }));
+        expect(SessionLockedError.isInstance(error)).toBe(true);
+        if (SessionLockedError.isInstance(error)) {
+          expect(error.holder).toEqual(lease.holder);
+          expect(error.message).toContain(String(holder.pid));
+          expect(error.message).toContain(holder.host);
+        }
+        expect(await store.inspectLease(id)).toEqual(lease.holder);
+        await lease.release();
+      });
+
+      it('releases idempotently, and a new lease has a higher epoch', async () => {
+        const id = await sessionWith(1);
+        const first = await store.acquireLease(id, { holder });
+        await first.release();
+        await first.release();
+        expect(await store.inspectLease(id)).toBeNull();
+        const second = await store.acquireLease(id, { holder });
+        expect(second.epoch).toBeGreaterThan(first.epoch);
+        await first.release(); // a stale release must not free the new holder's lease
+        expect(await store.inspectLease(id)).toEqual(second.holder);
+        await second.release();
+      });
+
+      it('fences writers whose lease was superseded', async () => {
+        const id = await sessionWith(1);
+        const first = await store.acquireLease(id, { holder });
+        await store.append(id, { expectedSeq: 1, epoch: first.epoch, events: [message(2)], summary: makeSummary(id) });
+        await first.release();
+        const second = await store.acquireLease(id, { holder });
+        const error = await rejection(
+          store.append(id, { expectedSeq: 2, epoch: first.epoch, events: [message(3)], summary: makeSummary(id) }),
+        );
+        expect(LeaseLostError.isInstance(error)).toBe(true);
+        await store.append(id, { expectedSeq: 2, epoch: second.epoch, events: [message(3)], summary: makeSummary(id) });
+        expect((await collect(store.read(id))).map((event) => event.seq)).toEqual([1, 2, 3]);
+        await second.release();
+      });
+
+      it('keeps leases of different sessions independent', async () => {
+        const one = await sessionWith(1);
+        const two = await sessionWith(1);
+        const leaseOne = await store.acquireLease(one, { holder });
+        const leaseTwo = await store.acquireLease(two, { holder });
+        expect(await store.inspectLease(one)).toEqual(leaseOne.holder);
+        expect(await store.inspectLease(two)).toEqual(leaseTwo.holder);
+        await leaseOne.release();
+        await leaseTwo.release();
+      });
+    });
+
+    describe('snapshots', () => {
+      it('returns the latest snapshot put, or null before any', async () => {
+        const id = await sessionWith(3);
+        expect(await store.getSnapshot(id)).toBeNull();
+        await store.putSnapshot(id, { seq: 2, formatVersion: 1, state: { messages: ['a', 'b'] } });
+        await store.putSnapshot(id, { seq: 3, formatVersion: 1, state: { messages: ['a', 'b', 'c'] } });
+        expect(await store.getSnapshot(id)).toEqual({ seq: 3, formatVersion: 1, state: { messages: ['a', 'b', 'c'] } });
+      });
+    });
+
+    describe('blobs', () => {
+      it('stores content under its sha256 (hex), idempotently', async () => {
+        const content = new TextEncoder().encode('file content\n');
+        const expected = createHash('sha256').update(content).digest('hex');
+        expect(await store.putBlob(content)).toBe(expected);
+        expect(await store.putBlob(content)).toBe(expected);
+        expect(Array.from((await store.getBlob(expected)) ?? [])).toEqual(Array.from(content));
+      });
+
+      it('stores empty and binary content', async () => {
+        const binary = new Uint8Array(256).map((_, index) => index);
+        const empty = new Uint8Array(0);
+        const binaryHash = await store.putBlob(binary);
+        const emptyHash = await store.putBlob(empty);
+        expect(Array.from((await store.getBlob(binaryHash)) ?? [])).toEqual(Array.from(binary));
+        expect((await store.getBlob(emptyHash))?.length).toBe(0);
+      });
+
+      it('returns null for content it does not have', async () => {
+        const missing = createHash('sha256').update('never stored').digest('hex');
+        expect(await store.getBlob(missing)).toBeNull();
+        expect(await store.getBlob('../../etc/passwd')).toBeNull();
+      });
+    });
+  });
+}

@@ -1,0 +1,7 @@
+import { describeStoreConformance } from './conformance.js';
+import { createMemoryStore } from './memory-store.js';
+
+describeStoreConformance('memory', async () => {
+  const store = createMemoryStore();
+  return { store, cleanup: () => store.close() };
+});

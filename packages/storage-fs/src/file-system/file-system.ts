@@ -1,0 +1,145 @@
+// The few file operations the store performs, behind one small interface so a
+// simulated file system (one that loses unsynced data on "power loss") can be
+// plugged in for crash tests. The Node implementation never follows symlinks for
+// the files it opens (O_NOFOLLOW) and creates everything private (0700 / 0600).
+import { constants, promises as fs } from 'node:fs';
+
+export const DIRECTORY_MODE = 0o700;
+export const FILE_MODE = 0o600;
+
+export interface WritableFile {
+  /** Writes the whole buffer (looping over short writes). */
+  write(data: Uint8Array): Promise<void>;
+  /** Makes written data durable (fdatasync). */
+  datasync(): Promise<void>;
+  size(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface FileStatus {
+  size: number;
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymbolicLink: boolean;
+}
+
+export interface FileSystem {
+  /** Opens an existing file for appending; fails on a symlink. */
+  openAppend(path: string): Promise<WritableFile>;
+  /** Creates a new file (fails if it exists, or is a symlink). */
+  createExclusive(path: string): Promise<WritableFile>;
+  readFile(path: string): Promise<Buffer>;
+  /** Reads `length` bytes at `position` (fewer at the end of the file). */
+  readRange(path: string, position: number, length: number): Promise<Buffer>;
+  /** Status of the path itself (symlinks are not followed); null when it does not exist. */
+  status(path: string): Promise<FileStatus | null>;
+  readDirectory(path: string): Promise<string[]>;
+  makeDirectory(path: string): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  /** Creates `to` as a hard link of `from`; fails with EEXIST when `to` exists (an atomic create-if-absent). */
+  link(from: string, to: string): Promise<void>;
+  remove(path: string): Promise<void>;
+  removeTree(path: string): Promise<void>;
+  truncate(path: string, length: number): Promise<void>;
+  /** Makes a directory's entries (created, renamed, removed files) durable. */
+  syncDirectory(path: string): Promise<void>;
+}
+
+/** The error code of a failed file operation (`ENOENT`, `EEXIST`...), if it has one. */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') {
+    return error.code;
+  }
+  return undefined;
+}
+
+const noFollow = constants.O_NOFOLLOW ?? 0;
+
+function wrap(handle: fs.FileHandle): WritableFile {
+  return {
+    async write(data) {
+      let offset = 0;
+      while (offset < data.length) {
+        const { bytesWritten } = await handle.write(data, offset, data.length - offset);
+        offset += bytesWritten;
+      }
+    },
+    datasync: () => handle.datasync(),
+    size: async () => (await handle.stat()).size,
+    close: () => handle.close(),
+  };
+}
+
+export function createNodeFileSystem(): FileSystem {
+  return {
+    async openAppend(path) {
+      return wrap(await fs.open(path, constants.O_WRONLY | constants.O_APPEND | noFollow));
+    },
+    async createExclusive(path) {
+      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | noFollow;
+      return wrap(await fs.open(path, flags, FILE_MODE));
+    },
+    async readFile(path) {
+      const handle = await fs.open(path, constants.O_RDONLY | noFollow);
+      try {
+        return await handle.readFile();
+      } finally {
+        await handle.close();
+      }
+    },
+    async readRange(path, position, length) {
+      const handle = await fs.open(path, constants.O_RDONLY | noFollow);
+      try {
+        const buffer = Buffer.alloc(length);
+        let filled = 0;
+        while (filled < length) {
+          const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+          if (bytesRead === 0) break;
+          filled += bytesRead;
+        }
+        return buffer.subarray(0, filled);
+      } finally {
+        await handle.close();
+      }
+    },
+    async status(path) {
+      try {
+        const stats = await fs.lstat(path);
+        return {
+          size: stats.size,
+          isFile: stats.isFile(),
+          isDirectory: stats.isDirectory(),
+          isSymbolicLink: stats.isSymbolicLink(),
+        };
+      } catch (error) {
+        if (errorCode(error) === 'ENOENT') return null;
+        throw error;
+      }
+    },
+    readDirectory: (path) => fs.readdir(path),
+    async makeDirectory(path) {
+      await fs.mkdir(path, { mode: DIRECTORY_MODE });
+    },
+    rename: (from, to) => fs.rename(from, to),
+    link: (from, to) => fs.link(from, to),
+    remove: (path) => fs.unlink(path),
+    removeTree: (path) => fs.rm(path, { recursive: true, force: true }),
+    async truncate(path, length) {
+      const handle = await fs.open(path, constants.O_WRONLY | noFollow);
+      try {
+        await handle.truncate(length);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+    },
+    async syncDirectory(path) {
+      const handle = await fs.open(path, constants.O_RDONLY | constants.O_DIRECTORY);
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,133 @@
+// The listing index: `index/summaries.json` maps each session to its latest summary
+// and the journal size that summary was read at. It is a cache, never the truth:
+// an entry whose journal size no longer matches is refreshed from the journal's
+// last record (read from the end of the file, not the whole history), so a stale
+// or lost index costs a few reads, never a wrong listing. Appends do not rewrite
+// it (that would cost fsyncs per checkpoint); it is saved when a listing found
+// stale entries, when a lease is released and when the store closes.
+import path from 'node:path';
+import { isSessionId, type SessionSummary, sessionSummarySchema } from '@resume/core/spec';
+import { z } from 'zod';
+import { writeFileAtomically } from '../file-system/atomic-write.js';
+import { errorCode, type FileSystem } from '../file-system/file-system.js';
+import { frameObject, unframe } from '../journal/framing.js';
+
+const entrySchema = z.object({
+  id: z.string(),
+  summary: sessionSummarySchema.nullable(),
+  journalSize: z.number().int().nonnegative(),
+  archived: z.boolean(),
+});
+export type IndexEntry = z.infer<typeof entrySchema>;
+
+const indexFileSchema = z.object({ v: z.literal(1), entries: z.array(entrySchema) });
+
+/** Where a session's journal is now and how big it is; null when the session does not exist. */
+export interface JournalLocation {
+  size: number;
+  archived: boolean;
+}
+
+export interface SummaryIndexContext {
+  fileSystem: FileSystem;
+  indexFile: string;
+  sessionsDirectory: string;
+  locate(sessionId: string): Promise<JournalLocation | null>;
+  /** The summary in the journal's last committed record (null when nothing was appended yet). */
+  readLastSummary(sessionId: string, location: JournalLocation): Promise<SessionSummary | null>;
+}
+
+export interface SummaryIndex {
+  /** Every session's entry, refreshed where the journal changed since. */
+  all(): Promise<IndexEntry[]>;
+  /** One session's entry, refreshed if needed; null when the session does not exist. */
+  get(sessionId: string): Promise<IndexEntry | null>;
+  /** Records what an append just wrote (in memory until the next save). */
+  record(entry: IndexEntry): void;
+  forget(sessionId: string): void;
+  save(): Promise<void>;
+}
+
+export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
+  let entries: Map<string, IndexEntry> | null = null;
+  let dirty = false;
+
+  const load = async (): Promise<Map<string, IndexEntry>> => {
+    if (entries) return entries;
+    const loaded = new Map<string, IndexEntry>();
+    try {
+      const content = await context.fileSystem.readFile(context.indexFile);
+      const framed = unframe(content.at(-1) === 0x0a ? content.subarray(0, -1) : content);
+      const parsed = framed.ok ? indexFileSchema.safeParse(framed.value) : null;
+      // A damaged index is rebuilt from the journals rather than trusted.
+      if (parsed?.success) for (const entry of parsed.data.entries) loaded.set(entry.id, entry);
+      else dirty = true;
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') throw error;
+    }
+    entries = loaded;
+    return loaded;
+  };
+
+  const refresh = async (cache: Map<string, IndexEntry>, sessionId: string): Promise<IndexEntry | null> => {
+    const location = await context.locate(sessionId);
+    const known = cache.get(sessionId);
+    if (!location) {
+      if (known) {
+        cache.delete(sessionId);
+        dirty = true;
+      }
+      return null;
+    }
+    if (known && known.journalSize === location.size && known.archived === location.archived) return known;
+    const entry: IndexEntry = {
+      id: sessionId,
+      summary: await context.readLastSummary(sessionId, location),
+      journalSize: location.size,
+      archived: location.archived,
+    };
+    cache.set(sessionId, entry);
+    dirty = true;
+    return entry;
+  };
+
+  return {
+    async all() {
+      const cache = await load();
+      const names = await context.fileSystem.readDirectory(context.sessionsDirectory);
+      const ids = new Set(names.filter(isSessionId));
+      for (const id of cache.keys()) {
+        if (!ids.has(id)) {
+          cache.delete(id);
+          dirty = true;
+        }
+      }
+      const refreshed = await Promise.all([...ids].map((id) => refresh(cache, id)));
+      if (dirty) await this.save();
+      return refreshed.filter((entry): entry is IndexEntry => entry !== null);
+    },
+    async get(sessionId) {
+      return refresh(await load(), sessionId);
+    },
+    record(entry) {
+      if (!entries) return; // not loaded yet: the next listing refreshes from the journal
+      entries.set(entry.id, entry);
+      dirty = true;
+    },
+    forget(sessionId) {
+      if (entries?.delete(sessionId)) dirty = true;
+    },
+    async save() {
+      if (!entries || !dirty) return;
+      dirty = false;
+      const file = frameObject({ v: 1, entries: [...entries.values()] });
+      try {
+        await context.fileSystem.makeDirectory(path.dirname(context.indexFile)).catch(() => {});
+        await writeFileAtomically(context.fileSystem, context.indexFile, file);
+      } catch (error) {
+        dirty = true;
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,209 @@
+// The journal file format: one framed line per committed batch, carrying the
+// writer's lease epoch, the seq range, the events and the session summary after
+// the batch (so the listing index can always be rebuilt from journals alone).
+// Decoding finds the committed prefix: a torn tail is reported (never returned),
+// damage before the last record is a JournalCorruptedError with file and offset.
+import {
+  JournalCorruptedError,
+  type JournalEvent,
+  journalEventSchema,
+  type SessionSummary,
+  sessionSummarySchema,
+  UnsupportedFormatError,
+} from '@resume/core/spec';
+import { z } from 'zod';
+import { frameObject, parseBody, verifyFrame } from './framing.js';
+
+/** The framing version of journal records this code writes. */
+export const JOURNAL_RECORD_VERSION = 1;
+
+export interface JournalBatchRecord {
+  epoch: number;
+  events: JournalEvent[];
+  summary: SessionSummary;
+}
+
+const recordSchema = z.object({
+  v: z.number().int().positive(),
+  epoch: z.number().int().nonnegative(),
+  first: z.number().int().positive(),
+  last: z.number().int().positive(),
+  events: z.array(journalEventSchema).min(1),
+  summary: sessionSummarySchema,
+});
+
+/** Encodes one batch as one journal line (newline included). */
+export function encodeBatch(record: JournalBatchRecord): Buffer {
+  const first = record.events[0];
+  const last = record.events.at(-1);
+  if (!first || !last) throw new TypeError('a batch holds at least one event');
+  // Member order matters: the head (v, epoch, first, last) is read without parsing the whole line.
+  return frameObject({
+    v: JOURNAL_RECORD_VERSION,
+    epoch: record.epoch,
+    first: first.seq,
+    last: last.seq,
+    events: record.events,
+    summary: record.summary,
+  });
+}
+
+const headPattern = /^"v":(\d+),"epoch":(\d+),"first":(\d+),"last":(\d+),/;
+
+export interface TornTail {
+  /** Byte offset where the incomplete or unreadable last record starts. */
+  offset: number;
+  length: number;
+  problem: string;
+}
+
+export interface JournalScan {
+  /** Events within the requested range, in seq order. */
+  events: JournalEvent[];
+  lastSeq: number;
+  lastEpoch: number;
+  /** Bytes of the committed prefix (complete, valid records). */
+  validLength: number;
+  /** The last committed record's summary, when asked for. */
+  lastSummary: SessionSummary | null;
+  torn: TornTail | null;
+  records: number;
+}
+
+export interface ScanOptions {
+  sessionId: string;
+  /** For messages: the file the bytes came from. */
+  file: string;
+  fromSeq?: number;
+  toSeq?: number;
+  /** Skip decoding events (recovery and tail checks only need the framing and seqs). */
+  eventsWanted?: boolean;
+  summaryWanted?: boolean;
+}
+
+/**
+ * Decodes a whole journal. The last record may be incomplete or fail its checksum
+ * (a write the crash interrupted): it is reported as `torn`, never returned.
+ * Any bad record before the last one is corruption.
+ */
+export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
+  const fromSeq = options.fromSeq ?? 1;
+  const toSeq = options.toSeq ?? Number.POSITIVE_INFINITY;
+  const eventsWanted = options.eventsWanted ?? true;
+  const corrupted = (offset: number, problem: string, cause?: unknown) =>
+    new JournalCorruptedError(
+      { sessionId: options.sessionId, file: options.file, offset, problem },
+      cause === undefined ? {} : { cause },
+    );
+
+  const events: JournalEvent[] = [];
+  let lastSeq = 0;
+  let lastEpoch = 0;
+  let lastBody: Buffer | null = null;
+  let lastOffset = 0;
+  let records = 0;
+  let position = 0;
+  let torn: TornTail | null = null;
+
+  while (position < buffer.length) {
+    const end = buffer.indexOf(0x0a, position);
+    if (end === -1) {
+      torn = { offset: position, length: buffer.length - position, problem: 'incomplete last record' };
+      break;
+    }
+    const isLast = end === buffer.length - 1;
+    const verified = verifyFrame(buffer.subarray(position, end));
+    if (!verified.ok) {
+      if (isLast) {
+        // A crash during the write of the last record can leave it full length but with
+        // pages missing; it was never acknowledged, so it is cut like an incomplete one.
+        torn = { offset: position, length: buffer.length - position, problem: verified.problem };
+        break;
+      }
+      throw corrupted(position, verified.problem);
+    }
+    const head = headPattern.exec(verified.body.toString('latin1', 0, Math.min(verified.body.length, 96)));
+    if (!head) throw corrupted(position, 'record has no version, epoch or seq range');
+    const version = Number(head[1]);
+    if (version > JOURNAL_RECORD_VERSION) {
+      throw new UnsupportedFormatError(`Journal ${options.file}`, version);
+    }
+    const epoch = Number(head[2]);
+    const first = Number(head[3]);
+    const last = Number(head[4]);
+    if (first !== lastSeq + 1 || last < first) {
+      throw corrupted(position, `record holds events ${first}..${last} but ${lastSeq + 1} was next`);
+    }
+    if (eventsWanted && last >= fromSeq && first <= toSeq) {
+      const parsed = parseBody(verified.body);
+      if (!parsed.ok) throw corrupted(position, parsed.problem);
+      const record = recordSchema.safeParse(parsed.value);
+      if (!record.success) throw corrupted(position, `record does not match its schema`, record.error);
+      const batchEvents = record.data.events;
+      const seqsMatch =
+        record.data.first === first &&
+        record.data.last === last &&
+        batchEvents.length === last - first + 1 &&
+        batchEvents.every((event, index) => event.seq === first + index);
+      if (!seqsMatch) throw corrupted(position, 'record events are not numbered consecutively');
+      for (const event of batchEvents) {
+        if (event.seq >= fromSeq && event.seq <= toSeq) events.push(event);
+      }
+    }
+    lastSeq = last;
+    lastEpoch = epoch;
+    lastBody = verified.body;
+    lastOffset = position;
+    records += 1;
+    position = end + 1;
+  }
+
+  let lastSummary: SessionSummary | null = null;
+  if (options.summaryWanted && lastBody) {
+    lastSummary = decodeSummary(lastBody, lastOffset, corrupted);
+  }
+  return { events, lastSeq, lastEpoch, validLength: position, lastSummary, torn, records };
+}
+
+function decodeSummary(
+  body: Buffer,
+  offset: number,
+  corrupted: (offset: number, problem: string, cause?: unknown) => JournalCorruptedError,
+): SessionSummary {
+  const parsed = parseBody(body);
+  const summary = parsed.ok ? z.object({ summary: sessionSummarySchema }).safeParse(parsed.value) : null;
+  if (!summary?.success) throw corrupted(offset, 'the last record has no valid summary');
+  return summary.data.summary;
+}
+
+export interface TailRecord {
+  epoch: number;
+  lastSeq: number;
+  summary: SessionSummary;
+}
+
+/**
+ * Finds the last committed record by reading only the end of a journal (the listing
+ * index uses it to refresh one session without reading its whole history).
+ * Returns null when the journal has no committed record, `more` when the tail
+ * given does not reach back far enough.
+ */
+export function lastRecordInTail(tail: Buffer, startsAtFileStart: boolean): TailRecord | null | 'more' {
+  let end = tail.lastIndexOf(0x0a);
+  while (end !== -1) {
+    const start = end === 0 ? 0 : tail.lastIndexOf(0x0a, end - 1) + 1;
+    if (start === 0 && !startsAtFileStart) return 'more';
+    const verified = verifyFrame(tail.subarray(start, end));
+    if (verified.ok) {
+      const parsed = parseBody(verified.body);
+      const record = parsed.ok
+        ? z
+            .object({ epoch: z.number().int(), last: z.number().int(), summary: sessionSummarySchema })
+            .safeParse(parsed.value)
+        : null;
+      if (record?.success) return { epoch: record.data.epoch, lastSeq: record.data.last, summary: record.data.summary };
+    }
+    end = start - 1;
+  }
+  return startsAtFileStart ? null : 'more';
+}
