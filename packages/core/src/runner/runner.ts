@@ -1,0 +1,766 @@
+// The runner: what the CLI and the TUI call to start, resume, continue and branch runs.
+// It turns a request into a session (recording how it runs), drives the mode, and turns
+// the outcome into a RunResult; interrupts abort the in-flight call and leave a
+// resumable journal. Choices it cannot make alone go to `decisions`, or become typed errors.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Engine, Session, UncertainDecision } from '../engine/types.js';
+import { type FileConflictChoice, type FileResolution, resolveFileConflicts } from '../files/file-conflicts.js';
+import { compareWorkspaceFiles, type FileChange, fileConflicts } from '../files/file-snapshots.js';
+import { compareGitState, compareWorkspaceDirectory, readGitState } from '../files/git-state.js';
+import type { SessionState, UsageTotals } from '../journal/state.js';
+import {
+  type AgentSpec,
+  agentSpecSchema,
+  defaultDiscussionAgents,
+  defaultJudge,
+  defaultLead,
+} from '../modes/agent-spec.js';
+import { runChain } from '../modes/chain.js';
+import { runDiscussion } from '../modes/discussion.js';
+import { runIterative } from '../modes/iterative.js';
+import type { ModeContext, ModelResolver, ModeResult, ModeTool } from '../modes/mode-context.js';
+import { runOrchestrated } from '../modes/orchestrated.js';
+import { checkCompatibility } from '../resume/compatibility.js';
+import {
+  buildContinuationMessages,
+  buildResumeMessage,
+  CONTINUATION_TAG,
+  continuationPrompt,
+  FOLLOW_UP_TAG,
+} from '../resume/continuation.js';
+import { buildResumePlan, type ResumePlan } from '../resume/resume-plan.js';
+import {
+  type ConclaveError,
+  ConfigError,
+  type EventInput,
+  FileNotFoundError,
+  IncompatibleSessionError,
+  InterruptedError,
+  type JsonValue,
+  type MessageInput,
+  StepAbortedError,
+  UncertainStepError,
+  type UncertainStepInfo,
+  UsageError,
+} from '../spec/index.js';
+import { parsePromptFile } from '../workflow/prompt-file.js';
+import { renderTemplate } from '../workflow/template.js';
+import { checkWorkflow, hashText, parseWorkflowSpec, resolveVariables } from '../workflow/workflow-spec.js';
+import { describeNext, findCheckpointSeq } from './describe-next.js';
+import { RUN_OPTIONS_KEY, type RunConfig, readRunConfig, runConfigAsJson } from './run-config.js';
+import type { RunEvent } from './run-event.js';
+
+export interface RunDecisions {
+  /** An unsafe step started and never finished: run it again, skip it, or stop. */
+  uncertainStep?: (step: UncertainStepInfo) => UncertainDecision | Promise<UncertainDecision>;
+  /** Files changed since the session touched them: per path keep or restore; null cancels the resume. */
+  fileConflicts?: (
+    changes: FileChange[],
+  ) => Record<string, FileConflictChoice> | null | Promise<Record<string, FileConflictChoice> | null>;
+  /** Shown the resume plan; false cancels. */
+  confirmResume?: (plan: ResumePlan) => boolean | Promise<boolean>;
+}
+
+export interface ToolFactoryInput {
+  workspaceDir: string;
+  session: Session;
+  /** The tool names the run asked for (empty: every workspace tool). */
+  names: string[];
+}
+
+export interface RunnerOptions {
+  engine: Engine;
+  models: ModelResolver;
+  workspaceDir: string;
+  /** The environment shell steps inherit (default: none beyond the CONCLAVE_* variables). */
+  env?: Record<string, string | undefined>;
+  onEvent?: (event: RunEvent) => void;
+  decisions?: RunDecisions;
+  /** Workspace tools for orchestrated and prompt runs. */
+  createTools?: (input: ToolFactoryInput) => ModeTool[];
+  /** Waits between retry attempts (tests inject an instant one). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Reads spec, prompt and project files (default: from disk). */
+  readTextFile?: (filePath: string) => Promise<string>;
+}
+
+export type AgentInput = Partial<AgentSpec> & { name: string };
+
+export interface StartOptions {
+  maxRounds?: number;
+  forceConsensus?: boolean;
+  /** Iterative: the project file (workspace-relative or absolute). */
+  project?: string;
+  chunkSize?: number;
+  startChunk?: number;
+  maxIterations?: number;
+  tools?: string[];
+}
+
+export interface StartInput {
+  mode: 'discussion' | 'iterative' | 'orchestrated';
+  task: string;
+  title?: string;
+  agents?: AgentInput[];
+  judge?: AgentInput;
+  options?: StartOptions;
+  /** Recorded in the session for later resumes: provider, models, script... (never secrets). */
+  record?: Record<string, JsonValue>;
+}
+
+export interface ResumeOptions {
+  /** Resume from an earlier checkpoint (a seq, `round N` or a label): runs as a branch, the journal is append-only. */
+  fromCheckpoint?: number | string;
+  /** Go on although the compatibility check blocks. */
+  force?: boolean;
+  forceConsensus?: boolean;
+  maxRounds?: number;
+  startChunk?: number;
+  /** Other models for the same agents (by position). */
+  models?: string[];
+}
+
+export interface ContinueOptions {
+  /** Start fresh rounds with only the previous conclusion as context. */
+  resetDiscussion?: boolean;
+  forceConsensus?: boolean;
+  maxRounds?: number;
+  models?: string[];
+  /** Budget for the parent history handed to the child, in estimated tokens (default 8000). */
+  budgetTokens?: number;
+  title?: string;
+}
+
+export interface BranchInput {
+  /** A checkpoint seq, `round N` or a checkpoint label. */
+  at: number | string;
+  followUp?: string;
+  title?: string;
+}
+
+export interface WorkflowInput {
+  variables?: Record<string, string>;
+  title?: string;
+  record?: Record<string, JsonValue>;
+}
+
+export interface RunResult {
+  sessionId: string;
+  status: 'completed' | 'interrupted' | 'failed';
+  conclusion: string | null;
+  /** The exact command that resumes an unfinished run. */
+  resumeCommand: string | null;
+  usage: UsageTotals;
+  /** Why a failed run failed. */
+  error: ConclaveError | Error | null;
+}
+
+export interface Runner {
+  start(input: StartInput): Promise<RunResult>;
+  resume(sessionId: string, options?: ResumeOptions): Promise<RunResult>;
+  continue(sessionId: string, followUp: string, options?: ContinueOptions): Promise<RunResult>;
+  branch(sessionId: string, input: BranchInput): Promise<RunResult>;
+  runWorkflow(filePath: string, input?: WorkflowInput): Promise<RunResult>;
+  plan(sessionId: string, options?: { fromCheckpoint?: number | string }): Promise<ResumePlan>;
+  /** Aborts the in-flight call and journals `interrupted`; the running method returns status `interrupted`. */
+  interrupt(reason?: string): Promise<void>;
+}
+
+const DEFAULT_MAX_ROUNDS = 4;
+const DEFAULT_CHUNK_SIZE = 4000;
+const DEFAULT_MAX_ITERATIONS = 20;
+const DEFAULT_BUDGET_TOKENS = 8000;
+
+function completeAgent(input: AgentInput, fallback: AgentSpec | undefined): AgentSpec {
+  return agentSpecSchema.parse({
+    ...input,
+    systemPrompt: input.systemPrompt ?? fallback?.systemPrompt ?? `You are ${input.name}.`,
+  });
+}
+
+function discussionAgents(agents: AgentInput[] | undefined): AgentSpec[] {
+  if (!agents || agents.length === 0) return defaultDiscussionAgents;
+  return agents.map((agent, index) =>
+    completeAgent(
+      agent,
+      defaultDiscussionAgents.find((known) => known.name === agent.name) ?? defaultDiscussionAgents[index % 3],
+    ),
+  );
+}
+
+function withModels(agents: AgentSpec[], models: string[] | undefined): AgentSpec[] {
+  if (!models || models.length === 0) return agents;
+  return agents.map((agent, index) => ({ ...agent, model: models[index % models.length] ?? agent.model }));
+}
+
+function positiveInteger(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1)
+    throw new UsageError(`${name} must be a whole number of at least 1 (got ${value}).`);
+  return value;
+}
+
+export function resumeCommandFor(sessionId: string, mode: RunConfig['mode']): string {
+  return mode === 'chain' || mode === 'prompt'
+    ? `conclave run --resume ${sessionId}`
+    : `conclave --resume ${sessionId}`;
+}
+
+function taskMessage(task: string): EventInput {
+  return {
+    type: 'message-added',
+    message: { role: 'user', content: task, speaker: 'user', round: null, tags: ['task'] },
+  };
+}
+
+export function createRunner(options: RunnerOptions): Runner {
+  const { engine } = options;
+  const emit = (event: RunEvent) => options.onEvent?.(event);
+  const readTextFile = options.readTextFile ?? ((filePath: string) => readFile(filePath, 'utf8'));
+  const resolvePath = (filePath: string) => path.resolve(options.workspaceDir, filePath);
+  let current: Session | null = null;
+  let interruptRequested: string | null = null;
+
+  async function readInput(filePath: string): Promise<string> {
+    try {
+      return await readTextFile(resolvePath(filePath));
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ENOENT') {
+        throw new FileNotFoundError(filePath, `File not found: ${filePath} (looked in ${options.workspaceDir}).`, {
+          hint: 'Check the path; relative paths are read from the workspace directory.',
+        });
+      }
+      throw error;
+    }
+  }
+
+  async function recordedSpecText(state: SessionState, kind: 'workflow' | 'prompt' | 'project'): Promise<string> {
+    const spec = [...state.specs].reverse().find((entry) => entry.kind === kind);
+    if (spec?.content !== undefined) return spec.content;
+    if (spec?.blob) {
+      const content = await engine.store.getBlob(spec.blob);
+      if (content) return Buffer.from(content).toString('utf8');
+    }
+    throw new IncompatibleSessionError(state.header.id, [`its recorded ${kind} text is missing from the store`]);
+  }
+
+  async function modeContext(session: Session): Promise<ModeContext> {
+    return {
+      session,
+      store: engine.store,
+      models: options.models,
+      workspaceDir: options.workspaceDir,
+      env: options.env ?? {},
+      emit,
+      ...(options.decisions?.uncertainStep ? { onUncertain: options.decisions.uncertainStep } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    };
+  }
+
+  function tools(session: Session, names: string[]): ModeTool[] {
+    const available = options.createTools?.({ workspaceDir: options.workspaceDir, session, names }) ?? [];
+    if (names.length === 0) return available;
+    const missing = names.filter((name) => !available.some((tool) => tool.definition.name === name));
+    if (missing.length > 0) {
+      throw new ConfigError({
+        file: null,
+        key: 'tools',
+        problem: `unknown tool${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`,
+        fix: `Available tools: ${available.map((tool) => tool.definition.name).join(', ') || '(none)'}.`,
+      });
+    }
+    return available.filter((tool) => names.includes(tool.definition.name));
+  }
+
+  async function runMode(context: ModeContext, config: RunConfig): Promise<ModeResult> {
+    const { session } = context;
+    switch (config.mode) {
+      case 'discussion':
+        return runDiscussion(context, config);
+      case 'iterative':
+        return runIterative(context, {
+          ...config,
+          projectText: await recordedSpecText(session.state, 'project'),
+          outputDir: `conclave-output/${session.id}`,
+        });
+      case 'orchestrated':
+      case 'prompt':
+        return runOrchestrated(context, {
+          lead: config.lead,
+          tools: tools(session, config.tools),
+          maxIterations: config.maxIterations,
+        });
+      case 'chain': {
+        const text = await recordedSpecText(session.state, 'workflow');
+        const spec = parseWorkflowSpec(text, config.workflowPath);
+        return runChain(context, { spec, file: config.workflowPath, variables: config.variables });
+      }
+    }
+  }
+
+  /** Drives a session's mode to an outcome; always releases the session. */
+  async function drive(session: Session, config: RunConfig, resumed: boolean): Promise<RunResult> {
+    current = session;
+    interruptRequested = null;
+    const result = (
+      status: RunResult['status'],
+      conclusion: string | null,
+      error: RunResult['error'] = null,
+    ): RunResult => ({
+      sessionId: session.id,
+      status,
+      conclusion,
+      resumeCommand: status === 'completed' ? null : resumeCommandFor(session.id, config.mode),
+      usage: session.state.usage,
+      error,
+    });
+    emit({ type: 'run-started', sessionId: session.id, mode: config.mode, resumed });
+    try {
+      const outcome = await runMode(await modeContext(session), config);
+      await session.complete();
+      emit({ type: 'usage', totals: session.state.usage });
+      return result('completed', outcome.conclusion);
+    } catch (error) {
+      if (interruptRequested !== null || InterruptedError.isInstance(error) || session.signal.aborted) {
+        await session.interrupt(interruptRequested ?? 'interrupted').catch(() => undefined);
+        return result('interrupted', null);
+      }
+      if (UncertainStepError.isInstance(error) || StepAbortedError.isInstance(error)) {
+        // Waiting for a decision is not a failure: the session stays resumable as it is.
+        await session.interrupt('waiting for a decision on an uncertain step').catch(() => undefined);
+        throw error;
+      }
+      await session.fail(error).catch(() => undefined);
+      return result('failed', null, error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      current = null;
+      await session.close();
+    }
+  }
+
+  async function createRunSession(input: {
+    title: string;
+    config: RunConfig;
+    record?: Record<string, JsonValue> | undefined;
+    initialEvents: EventInput[];
+    parentId?: string;
+    specHash?: string | null;
+  }): Promise<Session> {
+    return engine.createSession({
+      title: input.title,
+      mode: input.config.mode,
+      workspaceDir: options.workspaceDir,
+      parentId: input.parentId ?? null,
+      specHash: input.specHash ?? null,
+      options: { ...(input.record ?? {}), [RUN_OPTIONS_KEY]: runConfigAsJson(input.config) },
+      git: await readGitState(options.workspaceDir).catch(() => null),
+      initialEvents: input.initialEvents,
+    });
+  }
+
+  async function start(input: StartInput): Promise<RunResult> {
+    const task = input.task.trim();
+    if (task === '')
+      throw new UsageError('The task is empty.', {
+        hint: 'Say what the session should work on: conclave "Evaluate my idea"',
+      });
+    const startOptions = input.options ?? {};
+    const title = input.title ?? task.split('\n')[0]!.slice(0, 80);
+    const initialEvents: EventInput[] = [taskMessage(task)];
+    let config: RunConfig;
+    switch (input.mode) {
+      case 'discussion':
+        config = {
+          mode: 'discussion',
+          task,
+          agents: discussionAgents(input.agents),
+          judge: input.judge ? completeAgent(input.judge, defaultJudge) : defaultJudge,
+          maxRounds: positiveInteger(startOptions.maxRounds, 'maxRounds', DEFAULT_MAX_ROUNDS),
+          forceConsensus: startOptions.forceConsensus ?? false,
+        };
+        break;
+      case 'iterative': {
+        if (!startOptions.project) {
+          throw new UsageError('Iterative mode needs a project file.', { hint: 'Pass --project <file>.' });
+        }
+        const text = await readInput(startOptions.project);
+        initialEvents.push({
+          type: 'spec-recorded',
+          kind: 'project',
+          path: startOptions.project,
+          hash: hashText(text),
+          blob: null,
+          content: text,
+        });
+        config = {
+          mode: 'iterative',
+          task,
+          agents: discussionAgents(input.agents),
+          projectPath: startOptions.project,
+          chunkSize: positiveInteger(startOptions.chunkSize, 'chunkSize', DEFAULT_CHUNK_SIZE),
+          startChunk: positiveInteger(startOptions.startChunk, 'startChunk', 1),
+        };
+        break;
+      }
+      case 'orchestrated':
+        config = {
+          mode: 'orchestrated',
+          task,
+          lead: input.agents?.[0] ? completeAgent(input.agents[0], defaultLead) : defaultLead,
+          tools: startOptions.tools ?? [],
+          maxIterations: positiveInteger(startOptions.maxIterations, 'maxIterations', DEFAULT_MAX_ITERATIONS),
+        };
+        break;
+    }
+    initialEvents.push({
+      type: 'spec-recorded',
+      kind: 'task',
+      path: null,
+      hash: hashText(task),
+      blob: null,
+      content: task,
+    });
+    const session = await createRunSession({
+      title,
+      config,
+      record: input.record,
+      initialEvents,
+      specHash: hashText(task),
+    });
+    return drive(session, config, false);
+  }
+
+  async function runWorkflow(filePath: string, input: WorkflowInput = {}): Promise<RunResult> {
+    const text = await readInput(filePath);
+    const overrides = input.variables ?? {};
+    const specHash = hashText(text);
+    if (filePath.endsWith('.prompt.md')) {
+      const prompt = parsePromptFile(text, filePath);
+      const variables = { ...prompt.frontMatter.variables, ...overrides };
+      const task = renderTemplate(prompt.body, { variables }, { file: filePath, key: 'body' });
+      const config: RunConfig = {
+        mode: 'prompt',
+        promptPath: filePath,
+        task,
+        lead: {
+          ...defaultLead,
+          name: prompt.frontMatter.name ?? defaultLead.name,
+          ...(prompt.frontMatter.model ? { model: prompt.frontMatter.model } : {}),
+          ...(prompt.frontMatter.provider ? { provider: prompt.frontMatter.provider } : {}),
+        },
+        tools: prompt.frontMatter.tools,
+        maxIterations: prompt.frontMatter.max_iterations ?? DEFAULT_MAX_ITERATIONS,
+      };
+      const session = await createRunSession({
+        title: input.title ?? prompt.frontMatter.name ?? path.basename(filePath),
+        config,
+        record: input.record,
+        specHash,
+        initialEvents: [
+          { type: 'spec-recorded', kind: 'prompt', path: filePath, hash: specHash, blob: null, content: text },
+          { type: 'variables-set', variables },
+          taskMessage(task),
+        ],
+      });
+      return drive(session, config, false);
+    }
+    const spec = parseWorkflowSpec(text, filePath);
+    const variables = resolveVariables(spec, filePath, overrides);
+    checkWorkflow(spec, filePath, Object.keys(variables));
+    const config: RunConfig = { mode: 'chain', workflowPath: filePath, variables };
+    const session = await createRunSession({
+      title: input.title ?? spec.name,
+      config,
+      record: input.record,
+      specHash,
+      initialEvents: [
+        { type: 'spec-recorded', kind: 'workflow', path: filePath, hash: specHash, blob: null, content: text },
+        { type: 'variables-set', variables },
+        taskMessage(spec.description ? `${spec.name}: ${spec.description}` : `Workflow ${spec.name}`),
+      ],
+    });
+    return drive(session, config, false);
+  }
+
+  async function currentSpecText(config: RunConfig): Promise<string | null> {
+    const specPath =
+      config.mode === 'chain' ? config.workflowPath : config.mode === 'prompt' ? config.promptPath : null;
+    if (!specPath) return null;
+    return readTextFile(resolvePath(specPath)).catch(() => null);
+  }
+
+  async function plan(sessionId: string, planOptions: { fromCheckpoint?: number | string } = {}): Promise<ResumePlan> {
+    const id = await engine.resolveSessionId(sessionId);
+    const state = await engine.readSession(id);
+    const config = readRunConfig(state);
+    let fromCheckpoint: number | undefined;
+    if (planOptions.fromCheckpoint !== undefined) {
+      const seq = findCheckpointSeq(state, planOptions.fromCheckpoint);
+      if (seq === null)
+        throw new UsageError(`Session ${id} has no checkpoint "${planOptions.fromCheckpoint}".`, {
+          hint: `List them: conclave checkpoints list ${id}`,
+        });
+      fromCheckpoint = seq;
+    }
+    const specText = await currentSpecText(config);
+    const compatibility = checkCompatibility({ state, ...(specText !== null ? { spec: { text: specText } } : {}) });
+    const files = await compareWorkspaceFiles({ state, workspaceDir: options.workspaceDir }).catch(() => null);
+    const git = compareGitState(state.header.git, await readGitState(options.workspaceDir).catch(() => null));
+    const workspace = compareWorkspaceDirectory(state.header.workspaceDir, options.workspaceDir);
+    const checkpointState =
+      fromCheckpoint === undefined ? undefined : await engine.readSession(id, { at: fromCheckpoint });
+    return buildResumePlan(state, {
+      describeNext: (described) => describeNext(described, config),
+      ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),
+      ...(checkpointState ? { checkpointState } : {}),
+      compatibility,
+      files,
+      git,
+      workspace,
+    });
+  }
+
+  /** The checks before a resume: compatibility, files, the caller's confirmation. False means cancelled. */
+  async function prepareResume(resumePlan: ResumePlan, force: boolean): Promise<boolean> {
+    const compatibility = resumePlan.changes.compatibility;
+    if (compatibility?.level === 'block' && !force) {
+      throw new IncompatibleSessionError(
+        resumePlan.sessionId,
+        compatibility.findings.map((finding) => finding.message),
+      );
+    }
+    if (compatibility?.level === 'warn' || (compatibility?.level === 'block' && force)) {
+      for (const finding of compatibility.findings) {
+        emit({ type: 'notice', text: finding.message });
+      }
+    }
+    if (resumePlan.changes.git?.changed) emit({ type: 'notice', text: resumePlan.changes.git.message });
+    if (resumePlan.changes.workspace && !resumePlan.changes.workspace.same) {
+      emit({
+        type: 'notice',
+        text: `The session ran in ${resumePlan.changes.workspace.recorded}; resuming in ${options.workspaceDir}.`,
+      });
+    }
+    const conflicts = fileConflicts(resumePlan.changes.files ?? []);
+    if (conflicts.length > 0) {
+      const choices = options.decisions?.fileConflicts ? await options.decisions.fileConflicts(conflicts) : {};
+      if (choices === null) return false;
+      const resolutions: FileResolution[] = await resolveFileConflicts({
+        changes: conflicts,
+        choices,
+        store: engine.store,
+        workspaceDir: options.workspaceDir,
+      });
+      for (const resolution of resolutions) {
+        if (resolution.action !== 'unchanged')
+          emit({ type: 'notice', text: `${resolution.path}: ${resolution.action}` });
+      }
+    }
+    if (options.decisions?.confirmResume && !(await options.decisions.confirmResume(resumePlan))) return false;
+    return true;
+  }
+
+  function applyOverrides(config: RunConfig, overrides: ResumeOptions | ContinueOptions): RunConfig {
+    switch (config.mode) {
+      case 'discussion':
+        return {
+          ...config,
+          agents: withModels(config.agents, overrides.models),
+          ...(overrides.forceConsensus !== undefined ? { forceConsensus: overrides.forceConsensus } : {}),
+          ...(overrides.maxRounds !== undefined
+            ? { maxRounds: positiveInteger(overrides.maxRounds, 'maxRounds', config.maxRounds) }
+            : {}),
+        };
+      case 'iterative':
+        return {
+          ...config,
+          agents: withModels(config.agents, overrides.models),
+          ...('startChunk' in overrides && overrides.startChunk !== undefined
+            ? { startChunk: overrides.startChunk }
+            : {}),
+        };
+      case 'orchestrated':
+      case 'prompt':
+        return { ...config, lead: withModels([config.lead], overrides.models)[0] ?? config.lead };
+      case 'chain':
+        return config;
+    }
+  }
+
+  function cancelled(state: SessionState, config: RunConfig): RunResult {
+    emit({ type: 'notice', text: 'Resume cancelled; nothing was changed.' });
+    return {
+      sessionId: state.header.id,
+      status: 'interrupted',
+      conclusion: null,
+      resumeCommand: resumeCommandFor(state.header.id, config.mode),
+      usage: state.usage,
+      error: null,
+    };
+  }
+
+  async function resume(sessionId: string, resumeOptions: ResumeOptions = {}): Promise<RunResult> {
+    const id = await engine.resolveSessionId(sessionId);
+    const state = await engine.readSession(id);
+    if (state.status === 'completed') {
+      throw new UsageError(`Session ${id} is already completed; there is nothing to resume.`, {
+        hint: `Ask a follow-up instead: conclave --resume ${id} "your question"`,
+      });
+    }
+    const config = applyOverrides(readRunConfig(state), resumeOptions);
+    const resumePlan = await plan(
+      id,
+      resumeOptions.fromCheckpoint !== undefined ? { fromCheckpoint: resumeOptions.fromCheckpoint } : {},
+    );
+    if (!(await prepareResume(resumePlan, resumeOptions.force ?? false))) return cancelled(state, config);
+    if (resumePlan.checkpoint && resumeOptions.fromCheckpoint !== undefined) {
+      // The journal is append-only: going back to an earlier checkpoint starts a branch from it.
+      return branchFrom(
+        id,
+        resumePlan.checkpoint.seq,
+        `${state.title} (from ${resumePlan.checkpoint.label ?? `seq ${resumePlan.checkpoint.seq}`})`,
+        null,
+        config,
+      );
+    }
+    const session = await engine.openSession(id);
+    return drive(session, config, true);
+  }
+
+  async function branchFrom(
+    id: string,
+    at: number,
+    title: string,
+    followUp: string | null,
+    config: RunConfig,
+  ): Promise<RunResult> {
+    const parent = await engine.openSession(id, { countRecovery: false });
+    let child: Session;
+    try {
+      child = await parent.fork({ at, title, options: { [RUN_OPTIONS_KEY]: runConfigAsJson(config) } });
+    } finally {
+      await parent.close();
+    }
+    if (followUp !== null) {
+      // A branch's models lack the context of why it exists: say so, then ask.
+      child.addMessage(buildResumeMessage(child.state, 'branch'));
+      child.addMessage({ role: 'user', content: followUp, speaker: 'user', round: null, tags: [FOLLOW_UP_TAG] });
+      await child.checkpoint('branch follow-up');
+    }
+    return drive(child, config, false);
+  }
+
+  async function branch(sessionId: string, input: BranchInput): Promise<RunResult> {
+    const id = await engine.resolveSessionId(sessionId);
+    const state = await engine.readSession(id);
+    const config = readRunConfig(state);
+    const at = findCheckpointSeq(state, input.at);
+    if (at === null) {
+      throw new UsageError(`Session ${id} has no checkpoint "${input.at}".`, {
+        hint: `List them: conclave checkpoints list ${id}`,
+      });
+    }
+    return branchFrom(id, at, input.title ?? `${state.title} (branch)`, input.followUp ?? null, config);
+  }
+
+  async function continueSession(
+    sessionId: string,
+    followUp: string,
+    continueOptions: ContinueOptions = {},
+  ): Promise<RunResult> {
+    const question = followUp.trim();
+    if (question === '')
+      throw new UsageError('The follow-up is empty.', { hint: 'conclave --continue "your follow-up"' });
+    const id = await engine.resolveSessionId(sessionId);
+    const parent = await engine.readSession(id);
+    const parentConfig = readRunConfig(parent);
+    let messages: MessageInput[];
+    if (continueOptions.resetDiscussion) {
+      const conclusion = typeof parent.data.conclusion === 'string' ? parent.data.conclusion : null;
+      const task = parent.messages.find((message) => message.tags?.includes('task'))?.content ?? null;
+      messages = [
+        {
+          role: 'system',
+          content: continuationPrompt({
+            sessionId: id,
+            title: parent.title,
+            previousTask: task,
+            previousConclusion: conclusion,
+            followUp: question,
+          }),
+          speaker: null,
+          round: null,
+          tags: [CONTINUATION_TAG],
+        },
+        { role: 'user', content: question, speaker: 'user', round: null, tags: [FOLLOW_UP_TAG, 'task'] },
+      ];
+    } else {
+      messages = buildContinuationMessages(parent, question, {
+        budgetTokens: continueOptions.budgetTokens ?? DEFAULT_BUDGET_TOKENS,
+        speaker: 'user',
+      }).messages;
+    }
+    const config = applyOverrides(childConfig(parentConfig, question, parent), continueOptions);
+    const session = await createRunSession({
+      title: continueOptions.title ?? question.split('\n')[0]!.slice(0, 80),
+      config,
+      record: Object.fromEntries(Object.entries(parent.header.options).filter(([key]) => key !== RUN_OPTIONS_KEY)),
+      parentId: id,
+      specHash: hashText(question),
+      initialEvents: messages.map((message) => ({ type: 'message-added', message }) as EventInput),
+    });
+    return drive(session, config, false);
+  }
+
+  /** What a follow-up runs as: discussions and agents continue as themselves; a workflow's agents discuss it. */
+  function childConfig(config: RunConfig, task: string, parent: SessionState): RunConfig {
+    switch (config.mode) {
+      case 'discussion':
+        return { ...config, task };
+      case 'orchestrated':
+      case 'prompt':
+        return {
+          mode: 'orchestrated',
+          task,
+          lead: config.lead,
+          tools: config.tools,
+          maxIterations: config.maxIterations,
+        };
+      case 'iterative':
+        return {
+          mode: 'discussion',
+          task,
+          agents: config.agents,
+          judge: defaultJudge,
+          maxRounds: DEFAULT_MAX_ROUNDS,
+          forceConsensus: false,
+        };
+      case 'chain': {
+        const speakers = [
+          ...new Set(
+            parent.messages.filter((message) => message.role === 'assistant').map((message) => message.speaker),
+          ),
+        ];
+        const agents = speakers
+          .filter((name): name is string => typeof name === 'string')
+          .map((name) => completeAgent({ name }, undefined));
+        return {
+          mode: 'discussion',
+          task,
+          agents: agents.length > 0 ? agents : defaultDiscussionAgents,
+          judge: defaultJudge,
+          maxRounds: DEFAULT_MAX_ROUNDS,
+          forceConsensus: false,
+        };
+      }
+    }
+  }
+
+  async function interrupt(reason = 'interrupted by a signal'): Promise<void> {
+    interruptRequested = reason;
+    if (current) await current.interrupt(reason);
+  }
+
+  return { start, resume, continue: continueSession, branch, runWorkflow, plan, interrupt };
+}
