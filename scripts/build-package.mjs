@@ -56,7 +56,10 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
     outfile: target,
     bundle: true,
     external: [...external, ...(manifest.conclave?.external ?? [])],
-    banner: { js: '#!/usr/bin/env node' },
+    // CommonJS dependencies bundled into ESM call `require` for Node built-ins: give them one.
+    banner: {
+      js: "#!/usr/bin/env node\nimport { createRequire as __conclaveCreateRequire } from 'node:module';\nconst require = __conclaveCreateRequire(import.meta.url);",
+    },
   });
 }
 

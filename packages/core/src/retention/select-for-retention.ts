@@ -44,7 +44,9 @@ export function selectForRetention(
   const newestFirst = [...sessions].sort(
     (left, right) => right.updatedAt.localeCompare(left.updatedAt) || right.id.localeCompare(left.id),
   );
-  const removable = new Set((policy.statuses ?? defaultStatuses).filter((status) => status !== 'running'));
+  const removable = new Set<SessionStatus>(
+    (policy.statuses ?? defaultStatuses).filter((status) => status !== 'running'),
+  );
   const minKeep = policy.minKeep ?? 0;
   const remove: RetentionReason[] = [];
   const archive: RetentionReason[] = [];

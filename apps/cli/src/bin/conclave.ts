@@ -1,0 +1,32 @@
+// The `conclave` executable: wires the real process (environment, streams, signals)
+// into runCli and exits with its code. The only place the CLI leaves the process.
+import { homedir } from 'node:os';
+import { runCli } from '../cli.js';
+
+declare const __CONCLAVE_VERSION__: string;
+
+const version = typeof __CONCLAVE_VERSION__ === 'string' ? __CONCLAVE_VERSION__ : '0.0.0-source';
+
+const exitCode = await runCli(process.argv.slice(2), {
+  env: process.env,
+  cwd: process.cwd(),
+  userHome: homedir(),
+  streams: { stdout: process.stdout, stderr: process.stderr },
+  interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+  now: () => new Date(),
+  version,
+  onSignal(handler) {
+    const onInterrupt = () => handler('SIGINT');
+    const onTerminate = () => handler('SIGTERM');
+    process.on('SIGINT', onInterrupt);
+    process.on('SIGTERM', onTerminate);
+    return () => {
+      process.off('SIGINT', onInterrupt);
+      process.off('SIGTERM', onTerminate);
+    };
+  },
+  exitNow(code) {
+    process.exit(code);
+  },
+});
+process.exitCode = exitCode;

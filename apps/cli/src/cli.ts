@@ -1,0 +1,59 @@
+// Runs one invocation of the CLI and returns its exit code. The only place errors
+// become exit codes (DESIGN 9); commander's own usage errors become 64.
+
+import { ExitCode } from '@resume/core/spec';
+import { CommanderError } from 'commander';
+import type { CliEnvironment } from './context/cli-context.js';
+import { reportError } from './errors/report-error.js';
+import { createTerminal } from './output/terminal.js';
+import { buildProgram } from './program/build-program.js';
+
+export async function runCli(argv: readonly string[], environment: CliEnvironment): Promise<number> {
+  let exitCode: number = ExitCode.success;
+  const debug = argv.includes('--debug');
+  const program = buildProgram(environment, {
+    async run(_command, work) {
+      try {
+        exitCode = await work();
+      } catch (error) {
+        const terminal = createTerminal(environment.streams, {
+          color: argv.includes('--no-color') ? false : undefined,
+          quiet: false,
+          env: environment.env,
+        });
+        exitCode = reportError(error, terminal, { debug });
+      }
+    },
+  });
+  program.exitOverride();
+  program.configureOutput({
+    writeOut: (text) => environment.streams.stdout.write(text),
+    writeErr: (text) => environment.streams.stderr.write(text),
+  });
+  for (const command of program.commands) applyOverrides(command, environment);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      )
+        return ExitCode.success;
+      return ExitCode.usage;
+    }
+    throw error;
+  }
+  return exitCode;
+}
+
+/** exitOverride and output settings are not inherited by commands added before they were set. */
+function applyOverrides(command: import('commander').Command, environment: CliEnvironment) {
+  command.exitOverride();
+  command.configureOutput({
+    writeOut: (text) => environment.streams.stdout.write(text),
+    writeErr: (text) => environment.streams.stderr.write(text),
+  });
+  for (const child of command.commands) applyOverrides(child, environment);
+}

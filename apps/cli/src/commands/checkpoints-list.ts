@@ -1,0 +1,35 @@
+// `conclave checkpoints list <id>`: where a session can be resumed or branched from.
+import type { CliContext } from '../context/cli-context.js';
+import { formatWhen } from '../output/format.js';
+import { resolveSession } from '../sessions/resolve-session.js';
+
+export async function listCheckpointsCommand(context: CliContext, input: { reference: string }): Promise<number> {
+  const engine = await context.engine();
+  const id = await resolveSession(context, input.reference);
+  const state = await engine.readSession(id);
+  const checkpoints = state.checkpoints.map((checkpoint) => ({
+    seq: checkpoint.seq,
+    label: checkpoint.label,
+    at: checkpoint.at,
+  }));
+  if (context.options.json) {
+    context.terminal.out(JSON.stringify(checkpoints));
+    return 0;
+  }
+  if (checkpoints.length === 0) {
+    context.terminal.out(`Session ${id} has no checkpoints yet.`);
+    return 0;
+  }
+  context.terminal.out(`${state.title} (${id})`);
+  context.terminal.out(context.terminal.dim(`${'SEQ'.padStart(6)}  ${'WHEN'.padEnd(16)}  LABEL`));
+  for (const checkpoint of checkpoints)
+    context.terminal.out(
+      `${String(checkpoint.seq).padStart(6)}  ${formatWhen(checkpoint.at).padEnd(16)}  ${checkpoint.label ?? ''}`,
+    );
+  context.terminal.note(
+    context.terminal.dim(
+      `Branch from one with: conclave --branch-from ${id.slice(0, 10)} --from-checkpoint <seq> "question"`,
+    ),
+  );
+  return 0;
+}

@@ -1,0 +1,111 @@
+// `conclave sessions cleanup` (and `--cleanup-sessions --older-than N`): removes old
+// sessions by age and status, or applies the config's retention and archival policy.
+// Never removes running sessions, nor interrupted ones unless --status names them.
+import { parseDurationDays, type RetentionPolicy } from '@resume/core';
+import { sessionStatusSchema, UsageError } from '@resume/core/spec';
+import { z } from 'zod';
+import type { CliContext } from '../context/cli-context.js';
+import { formatWhen, truncate } from '../output/format.js';
+import { applyRetention } from '../sessions/apply-retention.js';
+
+const cleanupOptionsSchema = z.object({
+  olderThan: z.string().optional(),
+  status: z.string().optional(),
+  dryRun: z.boolean().default(false),
+});
+
+export async function cleanupSessionsCommand(
+  context: CliContext,
+  rawOptions: Record<string, unknown>,
+): Promise<number> {
+  const options = cleanupOptionsSchema.parse(rawOptions);
+  const statuses = options.status ? parseStatuses(options.status) : undefined;
+  const { config } = context.config();
+  let policy: RetentionPolicy;
+  if (options.olderThan !== undefined) {
+    const days = parseDurationDays(options.olderThan);
+    if (days === null)
+      throw new UsageError(`Invalid --older-than "${options.olderThan}": give an age such as 30d, 12h or 2w.`);
+    policy = { maxAgeDays: days, minKeep: 0, ...(statuses ? { statuses } : {}) };
+  } else {
+    const retention = config.retention;
+    if (
+      retention.maxAgeDays === null &&
+      retention.maxSessions === null &&
+      retention.maxBytes === null &&
+      config.archive.afterDays === null
+    ) {
+      throw new UsageError('Nothing to clean up: no --older-than given and no retention policy configured.', {
+        hint: 'Pass --older-than 30d, or set retention.maxAgeDays / maxSessions / maxBytes in the config (conclave config shows it).',
+      });
+    }
+    policy = {
+      maxAgeDays: retention.maxAgeDays,
+      maxSessions: retention.maxSessions,
+      maxBytes: retention.maxBytes,
+      minKeep: retention.minKeep,
+      archiveAfterDays: config.archive.afterDays,
+      statuses:
+        statuses ?? (retention.includeInterrupted ? ['completed', 'failed', 'interrupted'] : ['completed', 'failed']),
+    };
+  }
+  const engine = await context.engine();
+  const outcome = await applyRetention(engine, policy, { now: context.environment.now(), dryRun: options.dryRun });
+  const terminal = context.terminal;
+  const describe = (entry: { session: { id: string; title: string; updatedAt: string }; reason: string }) => ({
+    id: entry.session.id,
+    title: entry.session.title,
+    updatedAt: entry.session.updatedAt,
+    reason: entry.reason,
+  });
+  if (context.options.json) {
+    terminal.out(
+      JSON.stringify({
+        dryRun: options.dryRun,
+        delete: outcome.selection.remove.map(describe),
+        archive: outcome.selection.archive.map(describe),
+        deleted: outcome.deleted,
+        archived: outcome.archived,
+        skipped: outcome.skipped,
+      }),
+    );
+    return 0;
+  }
+  const verb = options.dryRun ? 'Would delete' : 'Deleted';
+  if (outcome.selection.remove.length === 0 && outcome.selection.archive.length === 0) {
+    terminal.out('Nothing to clean up.');
+    return 0;
+  }
+  const removed = options.dryRun
+    ? outcome.selection.remove
+    : outcome.selection.remove.filter((entry) => outcome.deleted.includes(entry.session.id));
+  if (removed.length > 0) {
+    terminal.out(`${verb} ${removed.length} session${removed.length === 1 ? '' : 's'}:`);
+    for (const entry of removed)
+      terminal.out(
+        `  ${entry.session.id.slice(0, 10)}  ${formatWhen(entry.session.updatedAt)}  ${truncate(entry.session.title, 50)}  ${terminal.dim(entry.reason)}`,
+      );
+  }
+  const archived = options.dryRun
+    ? outcome.selection.archive
+    : outcome.selection.archive.filter((entry) => outcome.archived.includes(entry.session.id));
+  if (archived.length > 0) {
+    terminal.out(
+      `${options.dryRun ? 'Would archive' : 'Archived'} ${archived.length} session${archived.length === 1 ? '' : 's'} (gzip, still readable):`,
+    );
+    for (const entry of archived)
+      terminal.out(`  ${entry.session.id.slice(0, 10)}  ${truncate(entry.session.title, 50)}`);
+  }
+  for (const skipped of outcome.skipped) terminal.warn(`Skipped ${skipped.id}: ${skipped.reason}`);
+  if (options.dryRun) terminal.note('Dry run: nothing was changed.');
+  return 0;
+}
+
+function parseStatuses(text: string) {
+  const parsed = z.array(sessionStatusSchema).safeParse(text.split(',').map((status) => status.trim()));
+  if (!parsed.success)
+    throw new UsageError(
+      `Invalid --status "${text}": use running, interrupted, completed or failed (comma-separated).`,
+    );
+  return parsed.data;
+}

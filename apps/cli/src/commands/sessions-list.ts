@@ -1,0 +1,120 @@
+// `conclave sessions list` (and `--list-sessions`): every session newest first, with the
+// index other commands accept. `--json` lists every match unless --limit (DESIGN 9).
+// Kept light: summaries come from the store's index, no journal is opened.
+import { parseDurationDays } from '@resume/core';
+import { type SessionSummary, sessionModeSchema, sessionStatusSchema, UsageError } from '@resume/core/spec';
+import { z } from 'zod';
+import type { CliContext } from '../context/cli-context.js';
+import { formatCost, formatWhen, truncate } from '../output/format.js';
+import { describeProgress } from '../sessions/session-view.js';
+
+const HUMAN_DEFAULT_LIMIT = 50;
+
+const listOptionsSchema = z.object({
+  mode: z
+    .string()
+    .transform((value) => (value === 'consensus' ? 'discussion' : value))
+    .pipe(sessionModeSchema)
+    .optional(),
+  status: z
+    .string()
+    .transform((value) => value.split(',').map((status) => status.trim()))
+    .pipe(z.array(sessionStatusSchema))
+    .optional(),
+  since: z.string().optional(),
+  workspace: z.boolean().optional(),
+  limit: z.coerce.number().int().positive().optional(),
+});
+
+export async function listSessionsCommand(context: CliContext, rawOptions: Record<string, unknown>): Promise<number> {
+  const parsed = listOptionsSchema.safeParse(rawOptions);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(`Invalid --${String(issue?.path[0] ?? 'option')}: ${issue?.message ?? 'invalid value'}.`, {
+      hint: 'Modes: discussion, iterative, orchestrated, chain, prompt, custom. Statuses: running, interrupted, completed, failed.',
+    });
+  }
+  const options = parsed.data;
+  const since = options.since ? sinceToIso(options.since, context.environment.now()) : undefined;
+  const engine = await context.engine();
+  // Indexes are positions in the whole list, so they stay valid whatever the filters.
+  const all = await engine.listSessions();
+  const matching = all
+    .map((summary, index) => ({ summary, index: index + 1 }))
+    .filter(({ summary }) => {
+      if (options.mode && summary.mode !== options.mode) return false;
+      if (options.status && !options.status.includes(summary.status)) return false;
+      if (since && summary.updatedAt < since) return false;
+      if (options.workspace && summary.workspaceDir !== context.environment.cwd) return false;
+      return true;
+    });
+  const terminal = context.terminal;
+  if (context.options.json) {
+    const limited = options.limit ? matching.slice(0, options.limit) : matching;
+    terminal.out(JSON.stringify(limited.map(({ summary, index }) => listItem(summary, index))));
+    return 0;
+  }
+  if (matching.length === 0) {
+    terminal.note(
+      all.length === 0
+        ? 'No sessions yet. Start one with: conclave "your task"'
+        : `No session matches (${all.length} in total).`,
+    );
+    return 0;
+  }
+  const limit = options.limit ?? HUMAN_DEFAULT_LIMIT;
+  const shown = matching.slice(0, limit);
+  terminal.out(
+    terminal.dim(
+      `${'#'.padStart(4)}  ${'ID'.padEnd(10)}  ${'UPDATED'.padEnd(16)}  ${'STATUS'.padEnd(11)}  ${'MODE'.padEnd(12)}  ${'PROGRESS'.padEnd(12)}  ${'COST'.padEnd(9)}  TITLE`,
+    ),
+  );
+  for (const { summary, index } of shown) {
+    const status = summary.status.padEnd(11);
+    const coloured =
+      summary.status === 'completed'
+        ? terminal.green(status)
+        : summary.status === 'failed'
+          ? terminal.red(status)
+          : terminal.yellow(status);
+    terminal.out(
+      `${String(index).padStart(4)}  ${summary.id.slice(0, 10)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${truncate(describeProgress(summary), 12).padEnd(12)}  ${formatCost(summary.costUsd).replace('cost unknown', '?').padEnd(9)}  ${truncate(summary.title, 60)}${summary.parentId ? terminal.dim(` ← ${summary.parentId.slice(0, 10)}`) : ''}`,
+    );
+  }
+  if (matching.length > shown.length)
+    terminal.note(
+      terminal.dim(`… ${matching.length - shown.length} more (use --limit ${matching.length}, or --json for all)`),
+    );
+  return 0;
+}
+
+function listItem(summary: SessionSummary, index: number) {
+  return {
+    index,
+    id: summary.id,
+    title: summary.title,
+    mode: summary.mode,
+    status: summary.status,
+    createdAt: summary.createdAt,
+    updatedAt: summary.updatedAt,
+    parentId: summary.parentId,
+    branchPoint: summary.branchPoint,
+    workspaceDir: summary.workspaceDir,
+    progress: summary.progress,
+    messageCount: summary.messageCount,
+    inputTokens: summary.inputTokens,
+    outputTokens: summary.outputTokens,
+    costUsd: summary.costUsd,
+    task: summary.task,
+    archived: summary.archived,
+  };
+}
+
+function sinceToIso(value: string, now: Date): string {
+  const days = parseDurationDays(value);
+  if (days !== null) return new Date(now.getTime() - days * 24 * 60 * 60 * 1000).toISOString();
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime()))
+    throw new UsageError(`Invalid --since "${value}": give a date (2026-06-01) or an age (7d, 12h).`);
+  return date.toISOString();
+}

@@ -1,0 +1,78 @@
+// `conclave sessions show <id>`: status, lineage, checkpoints, usage and cost (session and
+// lineage) and the transcript; `--json` for scripts (DESIGN 9 fields).
+import { z } from 'zod';
+import type { CliContext } from '../context/cli-context.js';
+import { capitalize, formatCost, formatTokens, formatWhen } from '../output/format.js';
+import { lineageOf } from '../sessions/lineage.js';
+import { resolveSession } from '../sessions/resolve-session.js';
+import { resumeCommandFor } from '../sessions/resume-command.js';
+import { renderTranscript, sessionJson, usageByAgent } from '../sessions/session-view.js';
+
+const showOptionsSchema = z.object({ transcript: z.boolean().default(false) });
+
+export async function showSessionCommand(
+  context: CliContext,
+  input: { reference: string; options: Record<string, unknown> },
+): Promise<number> {
+  const options = showOptionsSchema.parse(input.options);
+  const engine = await context.engine();
+  const id = await resolveSession(context, input.reference);
+  const state = await engine.readSession(id);
+  const { lineage, usage } = await lineageOf(engine, state);
+  const terminal = context.terminal;
+  if (context.options.json) {
+    terminal.out(JSON.stringify(sessionJson(state, lineage, usage), null, 2));
+    return 0;
+  }
+  const statusColour =
+    state.status === 'completed' ? terminal.green : state.status === 'failed' ? terminal.red : terminal.yellow;
+  terminal.out(terminal.bold(state.title));
+  terminal.out(`  id:          ${state.header.id}`);
+  terminal.out(`  mode:        ${state.header.mode}`);
+  terminal.out(
+    `  status:      ${statusColour(state.status)}${state.statusReason ? ` (${state.statusReason})` : ''}` +
+      (state.recoveries > 0 ? `, resumed ${state.recoveries} time${state.recoveries === 1 ? '' : 's'}` : ''),
+  );
+  if (state.error) terminal.out(`  error:       ${state.error.message}`);
+  terminal.out(`  created:     ${formatWhen(state.createdAt)}    updated: ${formatWhen(state.updatedAt)}`);
+  if (state.header.workspaceDir) terminal.out(`  workspace:   ${state.header.workspaceDir}`);
+  if (lineage.length > 0) {
+    const chain = [...lineage]
+      .reverse()
+      .map((entry) =>
+        entry.exists ? `${entry.id.slice(0, 10)} "${entry.title}"` : `${entry.id.slice(0, 10)} (deleted)`,
+      );
+    const relation =
+      state.header.branchPoint === null ? 'continued from' : `branched at #${state.header.branchPoint} of`;
+    terminal.out(`  lineage:     ${[...chain, 'this session'].join(' → ')}  (${relation} the parent)`);
+  }
+  terminal.out(
+    `  usage:       ${formatTokens(state.usage.inputTokens, state.usage.outputTokens)}, ${formatCost(state.usage.costUsd)}` +
+      (lineage.length > 0 ? `  (lineage: ${formatCost(usage.costUsd)})` : ''),
+  );
+  const agents = Object.entries(usageByAgent(state));
+  if (agents.length > 1) {
+    for (const [agent, totals] of agents)
+      terminal.out(
+        `    ${agent.padEnd(16)} ${formatTokens(totals.inputTokens, totals.outputTokens)}, ${formatCost(totals.costUsd)}`,
+      );
+  }
+  const last = state.checkpoints[state.checkpoints.length - 1];
+  terminal.out(
+    `  checkpoints: ${state.checkpoints.length}` +
+      (last
+        ? ` (last #${last.seq}${last.label ? ` "${last.label}"` : ''}; all: conclave checkpoints list ${id.slice(0, 10)})`
+        : ''),
+  );
+  const uncertain = state.steps.filter((step) => step.status === 'started');
+  if (uncertain.length > 0) terminal.out(`  unfinished:  ${uncertain.map((step) => step.key).join(', ')}`);
+  terminal.out();
+  terminal.out(terminal.bold(`${capitalize('transcript')} (${state.messages.length} messages)`));
+  for (const line of renderTranscript(state, { full: options.transcript, maxLength: 1200, style: terminal }))
+    terminal.out(line);
+  if (state.status === 'interrupted' || state.status === 'failed') {
+    terminal.out();
+    terminal.out(`Resume with: ${resumeCommandFor(id, state.header.mode)}`);
+  }
+  return 0;
+}

@@ -1,0 +1,50 @@
+// Small formatting helpers shared by the human (non-JSON) views.
+
+export function formatCost(costUsd: number | null | undefined): string {
+  if (costUsd === null || costUsd === undefined) return 'cost unknown';
+  if (costUsd === 0) return '$0.00';
+  return costUsd < 0.01 ? `$${costUsd.toFixed(4)}` : `$${costUsd.toFixed(3)}`;
+}
+
+export function formatTokens(inputTokens: number, outputTokens: number): string {
+  return `${inputTokens.toLocaleString('en-US')} in / ${outputTokens.toLocaleString('en-US')} out tokens`;
+}
+
+/** `2026-06-30 14:05` in local time: what a user compares with their own clock. */
+export function formatWhen(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** `3 minutes ago`, `2 days ago`. */
+export function formatAge(iso: string, now: Date): string {
+  const seconds = Math.max(0, (now.getTime() - Date.parse(iso)) / 1000);
+  const steps: [number, string][] = [
+    [60, 'second'],
+    [60, 'minute'],
+    [24, 'hour'],
+    [30, 'day'],
+    [12, 'month'],
+    [Number.POSITIVE_INFINITY, 'year'],
+  ];
+  let value = seconds;
+  for (const [size, unit] of steps) {
+    if (value < size) {
+      const whole = Math.floor(value);
+      return `${whole} ${unit}${whole === 1 ? '' : 's'} ago`;
+    }
+    value /= size;
+  }
+  return 'long ago';
+}
+
+export function truncate(text: string, length: number): string {
+  const single = text.replace(/\s+/g, ' ').trim();
+  return single.length <= length ? single : `${single.slice(0, Math.max(0, length - 1))}…`;
+}
+
+export function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,365 @@
+// The whole command surface (DESIGN 9) as a commander program. Every action imports its
+// command module lazily, so `conclave sessions list` loads only what listing needs and
+// never Ink, React or a provider SDK.
+import { Command, Option } from 'commander';
+import { type CliContext, type CliEnvironment, createCliContext } from '../context/cli-context.js';
+import { globalOptionsSchema } from '../context/global-options.js';
+
+export interface ProgramHooks {
+  /** Called by the chosen action with the work to do; the caller runs it and keeps the exit code. */
+  run(command: Command, work: () => Promise<number>): Promise<void>;
+}
+
+const globalOptionNames = ['home', 'store', 'provider', 'model', 'json', 'quiet', 'color', 'debug'] as const;
+
+function addGlobalOptions(command: Command): Command {
+  return command
+    .option('--home <dir>', 'data home (else $CONCLAVE_HOME, else ~/.conclave)')
+    .option(
+      '--store <url>',
+      'session store: postgres://... (else $CONCLAVE_STORE_URL, else the file store in the home)',
+    )
+    .addOption(
+      new Option('--provider <name>', 'model provider (default: from the API key in the environment)').choices([
+        'scripted',
+        'openai',
+        'anthropic',
+      ]),
+    )
+    .option('--model <id>', 'model for every agent')
+    .option('--json', 'machine-readable output on stdout')
+    .option('--quiet', 'no progress or notes on stderr')
+    .option('--no-color', 'no colours (also NO_COLOR)')
+    .option('--debug', 'show stack traces');
+}
+
+function addResumeOptions(command: Command): Command {
+  return command
+    .option('--from-checkpoint <seq|label>', 'resume or branch from this checkpoint instead of the last one')
+    .option('--start-chunk <n>', 'iterative mode: start at chunk N')
+    .option('--reset-discussion', 'keep the context but start a fresh discussion')
+    .option('--force-consensus', 'the judge concludes at once')
+    .option('--models <a,b>', 'models for the agents (comma-separated)')
+    .option('--force', 'resume even when the compatibility check blocks')
+    .option('--dry-run', 'print the resume plan and stop')
+    .option('-y, --yes', 'accept the resume prompt')
+    .addOption(
+      new Option('--on-conflict <choice>', 'files changed since the session: keep|restore|cancel').choices([
+        'keep',
+        'restore',
+        'cancel',
+      ]),
+    )
+    .addOption(
+      new Option('--on-uncertain <choice>', 'an unsafe step that never finished: rerun|skip|abort').choices([
+        'rerun',
+        'skip',
+        'abort',
+      ]),
+    );
+}
+
+/** Global options from the root and the leaf command; a flag given on the leaf wins. */
+function globalOptionsOf(command: Command) {
+  const merged: Record<string, unknown> = {};
+  const chain: Command[] = [];
+  for (let current: Command | null = command; current; current = current.parent) chain.unshift(current);
+  for (const each of chain) {
+    for (const name of globalOptionNames) {
+      const source = each.getOptionValueSource(name);
+      const value = each.getOptionValue(name);
+      if (value === undefined) continue;
+      if (source === 'default' && merged[name] !== undefined) continue;
+      merged[name] = value;
+    }
+  }
+  return globalOptionsSchema.parse(merged);
+}
+
+function examples(lines: string[]): string {
+  return `\nExamples:\n${lines.map((line) => `  ${line}`).join('\n')}\n`;
+}
+
+export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): Command {
+  const act =
+    (work: (context: CliContext, command: Command) => Promise<number>) =>
+    async (...args: unknown[]) => {
+      const command = args[args.length - 1] as Command;
+      await hooks.run(command, async () => {
+        const context = createCliContext(environment, globalOptionsOf(command));
+        try {
+          return await work(context, command);
+        } finally {
+          await context.close();
+        }
+      });
+    };
+
+  const program = new Command('conclave')
+    .description('Durable, resumable AI agent sessions: every step checkpointed, resume without repeating work.')
+    .version(environment.version, '-V, --version')
+    .enablePositionalOptions()
+    .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .argument('[task...]', 'the task for a new discussion, or the follow-up question')
+    .option('-c, --continue [follow-up]', "continue this workspace's most recent session with a follow-up")
+    .option(
+      '-r, --resume [id|index|path]',
+      'resume an interrupted session, or continue a completed one with a question',
+    )
+    .option('--branch-from <id>', 'start a new session from a checkpoint of another one')
+    .option('--at-round <n>', 'with --branch-from: the round to branch after')
+    .addOption(new Option('--mode <mode>', 'how the agents work').choices(['discussion', 'iterative', 'orchestrated']))
+    .option('--project <file>', 'iterative mode: the file to work through chunk by chunk')
+    .option('--max-rounds <n>', 'discussion: stop after N rounds')
+    .option('--script <file.yaml>', 'scripted provider: turns to play, in order')
+    .option('--title <title>', 'the session title (default: from the task)')
+    .option('--list-sessions', 'alias of: sessions list')
+    .option('--show-session <id>', 'alias of: sessions show <id>')
+    .option('--delete-session <id>', 'alias of: sessions delete <id>')
+    .option('--cleanup-sessions', 'alias of: sessions cleanup')
+    .option('--older-than <age>', 'with --cleanup-sessions: 30d, 12h, 2w')
+    .option('--status <status>', 'with --list-sessions / --cleanup-sessions: filter by status')
+    .option('--limit <n>', 'with --list-sessions: at most N sessions');
+  addResumeOptions(program);
+  addGlobalOptions(program);
+  program.addHelpText(
+    'after',
+    examples([
+      'conclave "Evaluate my idea: a CLI that makes agent sessions durable"',
+      'conclave --continue "What about scale?"',
+      'conclave --resume                      # pick an interrupted session (terminal)',
+      'conclave --resume 01jf3k "Go deeper on pricing"',
+      'conclave --branch-from 01jf3k --at-round 1 "What if we target teams?"',
+      'conclave --mode iterative --project notes.txt "Fix OCR errors"',
+      'conclave run workflow.yaml --var topic="AI agents"',
+      'conclave sessions list --status interrupted',
+    ]),
+  );
+  program.action(
+    act(async (context, command) => {
+      const options = command.opts();
+      const task = (command.args as string[]).join(' ').trim();
+      const { runRootCommand } = await import('../commands/root.js');
+      return runRootCommand(context, { task, options });
+    }),
+  );
+
+  const run = addGlobalOptions(
+    addResumeOptions(
+      new Command('run')
+        .description('run a workflow spec (YAML) or a prompt file (.prompt.md), or resume one')
+        .argument('[file]', 'spec.yaml or task.prompt.md')
+        .option(
+          '--var <key=value>',
+          'set a variable (repeatable)',
+          (value: string, all: string[]) => [...all, value],
+          [],
+        )
+        .option('--no-save-session', 'do not keep the session after a successful run')
+        .option('--resume <id>', 'resume an interrupted workflow run')
+        .option('--script <file.yaml>', 'scripted provider: turns to play, in order'),
+    ),
+  );
+  run.addHelpText(
+    'after',
+    examples([
+      'conclave run research.yaml --var topic="AI agents"',
+      'conclave run fix-tests.prompt.md --on-uncertain rerun',
+      'conclave run --resume 01jf3k --yes',
+      'conclave run research.yaml --json > result.json',
+    ]),
+  );
+  run.action(
+    act(async (context, command) => {
+      const { runWorkflowCommand } = await import('../commands/run-workflow.js');
+      return runWorkflowCommand(context, { file: command.args[0], options: command.opts() });
+    }),
+  );
+  program.addCommand(run);
+
+  const sessions = new Command('sessions').description('list, inspect, export and clean up sessions');
+  const list = addGlobalOptions(
+    new Command('list')
+      .alias('ls')
+      .description('list sessions, newest first')
+      .option('--mode <mode>', 'only this mode (discussion, iterative, orchestrated, chain, prompt, custom)')
+      .option('--status <status>', 'only this status (running, interrupted, completed, failed)')
+      .option('--since <date>', 'only sessions updated since this date (2026-06-01, or an age like 7d)')
+      .option('--workspace', 'only sessions of the current directory')
+      .option('--limit <n>', 'at most N sessions (default: all with --json, 50 otherwise)'),
+  );
+  list.addHelpText(
+    'after',
+    examples([
+      'conclave sessions list',
+      'conclave sessions list --status interrupted --since 7d',
+      'conclave sessions list --json | jq ".[0].id"',
+    ]),
+  );
+  list.action(
+    act(async (context, command) => {
+      const { listSessionsCommand } = await import('../commands/sessions-list.js');
+      return listSessionsCommand(context, command.opts());
+    }),
+  );
+  sessions.addCommand(list);
+
+  const show = addGlobalOptions(
+    new Command('show')
+      .description('a session: status, lineage, checkpoints, usage and cost, transcript')
+      .argument('<id>', 'id, unique prefix (6+ characters), list index or exported file')
+      .option('--transcript', 'print the whole transcript (tool calls unfolded)'),
+  );
+  show.addHelpText('after', examples(['conclave sessions show 01jf3k', 'conclave sessions show 1 --json']));
+  show.action(
+    act(async (context, command) => {
+      const { showSessionCommand } = await import('../commands/sessions-show.js');
+      return showSessionCommand(context, { reference: command.args[0] ?? '', options: command.opts() });
+    }),
+  );
+  sessions.addCommand(show);
+
+  const remove = addGlobalOptions(
+    new Command('delete')
+      .alias('rm')
+      .description('delete a session and everything derived from it')
+      .argument('<id>', 'id, unique prefix, list index or exported file')
+      .option('--force', 'also delete a session another process is running'),
+  );
+  remove.addHelpText('after', examples(['conclave sessions delete 01jf3k', 'conclave sessions delete 3 --force']));
+  remove.action(
+    act(async (context, command) => {
+      const { deleteSessionCommand } = await import('../commands/sessions-delete.js');
+      return deleteSessionCommand(context, { reference: command.args[0] ?? '', options: command.opts() });
+    }),
+  );
+  sessions.addCommand(remove);
+
+  const cleanup = addGlobalOptions(
+    new Command('cleanup')
+      .description('delete old sessions (and archive per config); never running or interrupted ones unless asked')
+      .option('--older-than <age>', 'sessions not updated for this long: 30d, 12h, 2w (default: the config policy)')
+      .option('--status <statuses>', 'which statuses may go, comma-separated (default: completed,failed)')
+      .option('--dry-run', 'say what would be deleted or archived, change nothing'),
+  );
+  cleanup.addHelpText(
+    'after',
+    examples([
+      'conclave sessions cleanup --older-than 30d --dry-run',
+      'conclave sessions cleanup --older-than 7d --status failed,interrupted',
+      'conclave sessions cleanup              # apply retention from the config',
+    ]),
+  );
+  cleanup.action(
+    act(async (context, command) => {
+      const { cleanupSessionsCommand } = await import('../commands/sessions-cleanup.js');
+      return cleanupSessionsCommand(context, command.opts());
+    }),
+  );
+  sessions.addCommand(cleanup);
+
+  const exportCommand = addGlobalOptions(
+    new Command('export')
+      .description('write a session to a file (json round-trips through import; md is for reading)')
+      .argument('<id>', 'id, unique prefix or list index')
+      .addOption(new Option('--format <format>', 'json or md').choices(['json', 'md']).default('json'))
+      .option('-o, --output <file>', 'write here instead of stdout'),
+  );
+  exportCommand.addHelpText(
+    'after',
+    examples(['conclave sessions export 01jf3k -o idea.json', 'conclave sessions export 1 --format md > idea.md']),
+  );
+  exportCommand.action(
+    act(async (context, command) => {
+      const { exportSessionCommand } = await import('../commands/sessions-export.js');
+      return exportSessionCommand(context, { reference: command.args[0] ?? '', options: command.opts() });
+    }),
+  );
+  sessions.addCommand(exportCommand);
+
+  const importCommand = addGlobalOptions(
+    new Command('import').description('import a session exported as json').argument('<file>', 'the exported file'),
+  );
+  importCommand.addHelpText('after', examples(['conclave sessions import idea.json']));
+  importCommand.action(
+    act(async (context, command) => {
+      const { importSessionCommand } = await import('../commands/sessions-import.js');
+      return importSessionCommand(context, { file: command.args[0] ?? '' });
+    }),
+  );
+  sessions.addCommand(importCommand);
+
+  const repair = addGlobalOptions(
+    new Command('repair')
+      .description("salvage a damaged session's valid prefix (the removed bytes are kept aside)")
+      .argument('<id>', 'id or unique prefix'),
+  );
+  repair.addHelpText('after', examples(['conclave sessions repair 01jf3k']));
+  repair.action(
+    act(async (context, command) => {
+      const { repairSessionCommand } = await import('../commands/sessions-repair.js');
+      return repairSessionCommand(context, { reference: command.args[0] ?? '' });
+    }),
+  );
+  sessions.addCommand(repair);
+  program.addCommand(sessions);
+
+  const checkpoints = new Command('checkpoints').description("a session's checkpoints");
+  const checkpointsList = addGlobalOptions(
+    new Command('list')
+      .alias('ls')
+      .description('the checkpoints of a session (resume or branch from any of them)')
+      .argument('<id>', 'id, unique prefix or list index'),
+  );
+  checkpointsList.addHelpText(
+    'after',
+    examples(['conclave checkpoints list 01jf3k', 'conclave --branch-from 01jf3k --from-checkpoint 12 "What if..."']),
+  );
+  checkpointsList.action(
+    act(async (context, command) => {
+      const { listCheckpointsCommand } = await import('../commands/checkpoints-list.js');
+      return listCheckpointsCommand(context, { reference: command.args[0] ?? '' });
+    }),
+  );
+  checkpoints.addCommand(checkpointsList);
+  program.addCommand(checkpoints);
+
+  const config = addGlobalOptions(
+    new Command('config').description('the effective configuration and where each value came from'),
+  );
+  config.addHelpText('after', examples(['conclave config', 'conclave config --json']));
+  config.action(
+    act(async (context) => {
+      const { showConfigCommand } = await import('../commands/config.js');
+      return showConfigCommand(context);
+    }),
+  );
+  program.addCommand(config);
+
+  const database = new Command('db').description('PostgreSQL store administration');
+  const migrate = addGlobalOptions(
+    new Command('migrate').description('create or upgrade the PostgreSQL schema (--store or $CONCLAVE_STORE_URL)'),
+  );
+  migrate.addHelpText('after', examples(['conclave db migrate --store postgres://user@host/conclave']));
+  migrate.action(
+    act(async (context) => {
+      const { migrateDatabaseCommand } = await import('../commands/db-migrate.js');
+      return migrateDatabaseCommand(context);
+    }),
+  );
+  database.addCommand(migrate);
+  program.addCommand(database);
+
+  const tui = addGlobalOptions(new Command('tui').description('the full-screen session browser'));
+  tui.addHelpText('after', examples(['conclave tui']));
+  tui.action(
+    act(async (context) => {
+      const { openBrowserCommand } = await import('../commands/tui.js');
+      return openBrowserCommand(context);
+    }),
+  );
+  program.addCommand(tui);
+
+  return program;
+}

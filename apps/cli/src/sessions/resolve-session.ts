@@ -1,0 +1,46 @@
+// Turns what a user typed into a session id (DESIGN 9): a full id or a unique prefix of
+// at least 6 characters, the index shown by `sessions list`, or the path of an exported
+// file (imported first when the store does not have it yet).
+import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { SessionNotFoundError } from '@resume/core/spec';
+import type { CliContext } from '../context/cli-context.js';
+import { importExportFile, parseExportFile } from './export-file.js';
+
+/** List indexes are short numbers; anything of 6+ characters is read as an id prefix. */
+const INDEX_PATTERN = /^[1-9]\d{0,4}$/;
+
+export async function resolveSession(context: CliContext, reference: string): Promise<string> {
+  const engine = await context.engine();
+  const trimmed = reference.trim();
+  if (INDEX_PATTERN.test(trimmed)) {
+    const index = Number(trimmed);
+    const sessions = await engine.listSessions();
+    const chosen = sessions[index - 1];
+    if (chosen) return chosen.id;
+    throw new SessionNotFoundError(
+      trimmed,
+      `There is no session number ${index}: ${sessions.length === 0 ? 'there are no sessions yet' : `the list has ${sessions.length}`}.`,
+      { hint: 'The numbers are those shown by: conclave sessions list' },
+    );
+  }
+  if (looksLikePath(trimmed)) {
+    const file = path.resolve(context.environment.cwd, trimmed);
+    if (existsSync(file)) return sessionFromExport(context, file);
+  }
+  return engine.resolveSessionId(trimmed);
+}
+
+function looksLikePath(reference: string): boolean {
+  return reference.includes('/') || reference.includes(path.sep) || /\.json$/i.test(reference);
+}
+
+async function sessionFromExport(context: CliContext, file: string): Promise<string> {
+  const data = parseExportFile(readFileSync(file, 'utf8'), file);
+  const store = await context.store();
+  if (await store.getHeader(data.sessionId)) return data.sessionId;
+  await importExportFile(store, data, { pid: process.pid, host: hostname() });
+  context.terminal.note(`Imported session ${data.sessionId} from ${file}.`);
+  return data.sessionId;
+}

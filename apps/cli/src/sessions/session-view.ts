@@ -1,0 +1,167 @@
+// What `sessions show --json` prints (DESIGN 9 fields and more) and the readable
+// transcript shared by `sessions show` and `sessions export --format md`.
+import type { SessionState } from '@resume/core';
+import type { SessionSummary } from '@resume/core/spec';
+import { formatCost, formatTokens, formatWhen } from '../output/format.js';
+
+export interface LineageEntry {
+  id: string;
+  title: string | null;
+  /** False when the parent was deleted: the chain stops there. */
+  exists: boolean;
+}
+
+export interface UsageView {
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number | null;
+}
+
+export function sessionJson(state: SessionState, lineage: LineageEntry[], lineageUsage: UsageView) {
+  return {
+    id: state.header.id,
+    title: state.title,
+    mode: state.header.mode,
+    status: state.status,
+    statusReason: state.statusReason,
+    error: state.error,
+    parentId: state.header.parentId,
+    branchPoint: state.header.branchPoint,
+    workspaceDir: state.header.workspaceDir,
+    createdAt: state.createdAt,
+    updatedAt: state.updatedAt,
+    lastSeq: state.lastSeq,
+    recoveries: state.recoveries,
+    lineage,
+    messages: state.messages.map((message) => ({
+      seq: message.seq,
+      at: message.at,
+      role: message.role,
+      speaker: message.speaker,
+      content: message.content,
+      round: message.round,
+      ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
+      ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
+      ...(message.tags ? { tags: message.tags } : {}),
+    })),
+    checkpoints: state.checkpoints.map((checkpoint) => ({
+      seq: checkpoint.seq,
+      label: checkpoint.label,
+      at: checkpoint.at,
+    })),
+    steps: state.steps.map((step) => ({
+      key: step.key,
+      occurrence: step.occurrence,
+      status: step.status,
+      safety: step.safety,
+      attempts: step.attempts.length,
+    })),
+    usage: {
+      inputTokens: state.usage.inputTokens,
+      outputTokens: state.usage.outputTokens,
+      costUsd: state.usage.costUsd,
+    },
+    lineageUsage,
+    usageByAgent: usageByAgent(state),
+    files: Object.values(state.files).map((file) => ({ path: file.path, hash: file.hash, access: file.access })),
+  };
+}
+
+export function usageByAgent(state: SessionState): Record<string, UsageView> {
+  const byAgent: Record<string, UsageView> = {};
+  for (const record of state.usageRecords) {
+    const name = record.agent ?? record.model;
+    const entry = byAgent[name] ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+    entry.inputTokens += record.inputTokens;
+    entry.outputTokens += record.outputTokens;
+    entry.costUsd = entry.costUsd === null || record.costUsd === null ? null : entry.costUsd + record.costUsd;
+    byAgent[name] = entry;
+  }
+  return byAgent;
+}
+
+export interface TranscriptOptions {
+  /** Show tool call arguments and results instead of one folded line. */
+  full: boolean;
+  /** Longest message body shown when not full (characters). */
+  maxLength?: number;
+  /** Markdown (export) instead of terminal text. */
+  markdown?: boolean;
+  style?: { bold(text: string): string; dim(text: string): string; cyan(text: string): string };
+}
+
+const plain = { bold: (text: string) => text, dim: (text: string) => text, cyan: (text: string) => text };
+
+/** Speakers, rounds, tool calls folded into one line each unless `full`. */
+export function renderTranscript(state: SessionState, options: TranscriptOptions): string[] {
+  const style = options.style ?? plain;
+  const lines: string[] = [];
+  let round: number | null = null;
+  const results = new Map(state.toolCalls.map((call) => [call.callId, call]));
+  for (const message of state.messages) {
+    if (message.role === 'tool' && !options.full) continue;
+    if (message.round !== null && message.round !== round) {
+      round = message.round;
+      lines.push('', options.markdown ? `## Round ${round}` : style.dim(`── round ${round} ──`));
+    }
+    const speaker = message.speaker ?? message.role;
+    const label = message.role === 'system' ? `${speaker} (system)` : speaker;
+    let body = message.content.trim();
+    if (!options.full && options.maxLength && body.length > options.maxLength)
+      body = `${body.slice(0, options.maxLength)}… (${body.length - options.maxLength} more characters; --transcript shows all)`;
+    if (options.markdown) {
+      lines.push('', `**${label}**${message.role === 'tool' ? ' (tool result)' : ''}:`, '', body || '_(no text)_');
+    } else {
+      lines.push('', style.bold(`[${label}]`) + (message.role === 'tool' ? style.dim(' tool result') : ''));
+      if (body) lines.push(...body.split('\n').map((line) => `  ${line}`));
+    }
+    const calls = message.toolCalls ?? [];
+    if (calls.length > 0) {
+      if (options.full) {
+        for (const call of calls) {
+          const result = results.get(call.id);
+          lines.push(
+            `  ${style.cyan('↳')} ${call.name}(${JSON.stringify(call.args)})` +
+              (result?.result !== undefined ? ` → ${truncateJson(result.result, 400)}` : ''),
+          );
+        }
+      } else {
+        const names = calls.map((call) => call.name).join(', ');
+        lines.push(`  ${style.cyan('↳')} ${calls.length} tool call${calls.length === 1 ? '' : 's'}: ${names}`);
+      }
+    }
+  }
+  return lines;
+}
+
+function truncateJson(value: unknown, length: number): string {
+  const text = JSON.stringify(value);
+  return text.length > length ? `${text.slice(0, length)}…` : text;
+}
+
+/** A whole session as a Markdown document (export --format md). */
+export function renderMarkdown(state: SessionState, lineageUsage: UsageView): string {
+  const lines = [
+    `# ${state.title}`,
+    '',
+    `- Session: \`${state.header.id}\``,
+    `- Mode: ${state.header.mode}`,
+    `- Status: ${state.status}`,
+    `- Created: ${formatWhen(state.createdAt)}; updated: ${formatWhen(state.updatedAt)}`,
+    ...(state.header.parentId ? [`- Parent: \`${state.header.parentId}\``] : []),
+    `- Usage: ${formatTokens(state.usage.inputTokens, state.usage.outputTokens)}, ${formatCost(state.usage.costUsd)}` +
+      (state.header.parentId ? ` (lineage: ${formatCost(lineageUsage.costUsd)})` : ''),
+    '',
+    ...renderTranscript(state, { full: true, markdown: true }),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+export function describeProgress(summary: Pick<SessionSummary, 'progress' | 'status'>): string {
+  const progress = summary.progress;
+  if (!progress) return '';
+  return progress.total === null
+    ? `${progress.done} ${progress.label}`
+    : `${progress.label} ${progress.done}/${progress.total}`;
+}
