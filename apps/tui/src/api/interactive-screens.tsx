@@ -1,0 +1,134 @@
+// The functions the CLI calls (lazily imported). Each mounts one screen in a terminal
+// and resolves with the user's answer; without a terminal it asks one plain line, and
+// at end of input it answers with the choice that changes nothing.
+import type { UncertainStepInfo } from '@resume/core/spec';
+import { UsageError } from '@resume/core/spec';
+import type { TuiBackend } from '../backend/tui-backend.js';
+import type { ConflictChoice, ConflictFile } from '../conflicts/conflict-reducer.js';
+import { conflictSummary, initialConflictState } from '../conflicts/conflict-reducer.js';
+import { ConflictScreen } from '../conflicts/conflict-screen.js';
+import type { ConflictAnswer, DiffSource } from '../conflicts/use-conflict-screen.js';
+import { type PickedSession, SessionPicker } from '../picker/index.js';
+import { type ResumePromptPlan, resumePlanLines } from '../plan/resume-prompt-plan.js';
+import {
+  type ModelUnavailableAnswer,
+  type ModelUnavailableInfo,
+  ModelUnavailablePrompt,
+  modelChoices,
+} from '../prompts/model-unavailable-prompt.js';
+import { ResumePrompt } from '../prompts/resume-prompt.js';
+import { type UncertainStepAnswer, UncertainStepPrompt } from '../prompts/uncertain-step-prompt.js';
+import { askLine } from '../render/plain-prompt.js';
+import { runScreen } from '../render/run-screen.js';
+import { resolveScreenIo, type ScreenIo } from '../render/screen-io.js';
+
+export interface PickSessionOptions extends ScreenIo {
+  /** The heading, e.g. "Resume which session?". */
+  heading?: string;
+  /** Off: `d` does not delete (default on). */
+  allowDelete?: boolean;
+}
+
+/**
+ * The session picker. Resolves with the chosen session and what to do with it (Enter:
+ * resume if unfinished, continue if completed; `c`: continue), or null when the user left.
+ */
+export async function pickSession(
+  backend: TuiBackend,
+  options: PickSessionOptions = {},
+): Promise<PickedSession | null> {
+  const io = resolveScreenIo(options);
+  if (!io.interactive) {
+    throw new UsageError('The session picker needs a terminal.', {
+      hint: 'Pass a session id (or its index from `conclave sessions list`).',
+    });
+  }
+  return runScreen<PickedSession | null>(
+    io,
+    (done) => (
+      <SessionPicker
+        backend={backend}
+        onDone={done}
+        {...(options.heading === undefined ? {} : { heading: options.heading })}
+        allowDelete={options.allowDelete ?? true}
+      />
+    ),
+    null,
+  );
+}
+
+/** "Resume from chunk 8 of 15? [Y/n]" with the plan above it. */
+export async function confirmResume(plan: ResumePromptPlan, options: ScreenIo = {}): Promise<boolean> {
+  const io = resolveScreenIo(options);
+  if (!io.interactive) {
+    const lines = resumePlanLines(plan).map((line) => `${line.kind === 'warning' ? '!' : '•'} ${line.text}\n`);
+    io.stdout.write(lines.join(''));
+    const answer = await askLine(io.stdin, io.stdout, `${plan.question} [Y/n] `);
+    if (answer === null) return false;
+    return answer === '' || /^y(es)?$/i.test(answer);
+  }
+  return runScreen<boolean>(io, (done) => <ResumePrompt plan={plan} onAnswer={done} />, false);
+}
+
+/**
+ * The conflict screen: per changed file keep (default) or restore; `'cancel'` cancels the
+ * resume. Unchanged files are folded away and never get a choice.
+ */
+export async function resolveConflictsInteractively(
+  changes: readonly ConflictFile[],
+  diffs: DiffSource,
+  options: ScreenIo = {},
+): Promise<{ choices: Record<string, ConflictChoice> } | 'cancel'> {
+  const io = resolveScreenIo(options);
+  if (!io.interactive) {
+    const state = initialConflictState(changes);
+    for (const file of state.files) io.stdout.write(`  ✗ ${file.path} (${file.status})\n`);
+    const answer = await askLine(
+      io.stdin,
+      io.stdout,
+      'keep current files, restore the snapshot, or cancel? [k/r/c] (k) ',
+    );
+    if (answer === null || /^c/i.test(answer)) return 'cancel';
+    const choice: ConflictChoice = /^r/i.test(answer) ? 'restore' : 'keep';
+    const choices = Object.fromEntries(state.files.map((file) => [file.path, choice]));
+    io.stdout.write(`${conflictSummary({ ...state, choices })}\n`);
+    return { choices };
+  }
+  return runScreen<ConflictAnswer>(
+    io,
+    (done) => <ConflictScreen changes={changes} diffs={diffs} onAnswer={done} />,
+    'cancel',
+  );
+}
+
+/** Re-run, skip or abort an unsafe step that started and never finished. */
+export async function askUncertainStep(info: UncertainStepInfo, options: ScreenIo = {}): Promise<UncertainStepAnswer> {
+  const io = resolveScreenIo(options);
+  if (!io.interactive) {
+    io.stdout.write(`Step "${info.key}" (attempt ${info.attempt}) started and never finished; it has side effects.\n`);
+    const answer = await askLine(io.stdin, io.stdout, 're-run, skip or abort? [r/s/a] (a) ');
+    if (answer !== null && /^r/i.test(answer)) return 'rerun';
+    if (answer !== null && /^s/i.test(answer)) return 'skip';
+    return 'abort';
+  }
+  return runScreen<UncertainStepAnswer>(io, (done) => <UncertainStepPrompt info={info} onAnswer={done} />, 'abort');
+}
+
+/** Same model, another model, or cancel, when a recorded model is not available. */
+export async function askModelUnavailable(
+  info: ModelUnavailableInfo,
+  options: ScreenIo = {},
+): Promise<ModelUnavailableAnswer> {
+  const io = resolveScreenIo(options);
+  if (!io.interactive) {
+    const choices = modelChoices(info);
+    io.stdout.write(`Model '${info.model}' is not available.\n`);
+    for (const choice of choices) io.stdout.write(`  [${choice.shortcut}] ${choice.label}\n`);
+    const answer = await askLine(io.stdin, io.stdout, 'Choice (c): ');
+    const picked = choices.find((choice) => choice.shortcut === answer?.toLowerCase());
+    return picked?.value ?? { choice: 'cancel' };
+  }
+  return runScreen<ModelUnavailableAnswer>(io, (done) => <ModelUnavailablePrompt info={info} onAnswer={done} />, {
+    choice: 'cancel',
+  });
+}

@@ -1,0 +1,135 @@
+// The TuiBackend over `@resume/core`'s Engine: summaries from the store's index,
+// content and details folded lazily, one session at a time, and cached.
+import { buildResumePlan, type Engine } from '@resume/core';
+import type { SessionSummary } from '@resume/core/spec';
+import { resumePlanView } from '../plan/resume-prompt-plan.js';
+import { searchContentWith } from './content-search.js';
+import type { ContentMessage, LineageEntry, ResumePlanView, SessionDetails, TuiBackend } from './tui-backend.js';
+
+/** The part of `Engine` the screens need. */
+export type EngineForTui = Pick<Engine, 'listSessions' | 'readSession' | 'deleteSession'>;
+
+export interface EngineBackendOptions {
+  engine: EngineForTui;
+  /**
+   * Builds the resume plan for the details pane. The default plans from the journal alone
+   * (done, uncertain, retrying steps); the CLI passes one that also compares files and knows
+   * each mode's "next".
+   */
+  planResume?: (sessionId: string) => Promise<ResumePlanView | null>;
+  /** How many folded sessions to keep in memory for search (default 200). */
+  contentCacheSize?: number;
+}
+
+export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
+  const { engine, planResume } = options;
+  const cacheSize = options.contentCacheSize ?? 200;
+  const contentCache = new Map<string, ContentMessage[]>();
+  let summaries: SessionSummary[] = [];
+
+  async function loadContent(sessionId: string): Promise<ContentMessage[]> {
+    const cached = contentCache.get(sessionId);
+    if (cached) return cached;
+    const state = await engine.readSession(sessionId);
+    const messages = state.messages.map((message) => ({
+      role: message.role,
+      speaker: message.speaker,
+      round: message.round,
+      content: message.content,
+    }));
+    if (contentCache.size >= cacheSize) {
+      const oldest = contentCache.keys().next().value;
+      if (oldest !== undefined) contentCache.delete(oldest);
+    }
+    contentCache.set(sessionId, messages);
+    return messages;
+  }
+
+  return {
+    async listSessions() {
+      summaries = await engine.listSessions();
+      return summaries;
+    },
+    loadContent,
+    searchContent(query, sessionIds, signal) {
+      return searchContentWith(loadContent, query, sessionIds, signal);
+    },
+    async loadDetails(sessionId) {
+      const state = await engine.readSession(sessionId);
+      let plan: ResumePlanView | null = null;
+      if (planResume) plan = await planResume(sessionId).catch(() => null);
+      else if (state.status !== 'completed') plan = resumePlanView(buildResumePlan(state));
+      const lineage = buildLineage(summaries, sessionId);
+      const details: SessionDetails = {
+        sessionId,
+        lineage,
+        checkpoints: state.checkpoints.map(({ seq, label, at }) => ({ seq, label, at })),
+        plan,
+        lineageCostUsd: lineageCost(summaries, sessionId),
+      };
+      return details;
+    },
+    async deleteSession(sessionId) {
+      await engine.deleteSession(sessionId);
+      contentCache.delete(sessionId);
+      summaries = summaries.filter((summary) => summary.id !== sessionId);
+    },
+  };
+}
+
+/**
+ * The lineage tree of `sessionId`: its ancestors from the root down, then every
+ * descendant of the root (siblings included), depth-first, oldest first.
+ */
+export function buildLineage(summaries: readonly SessionSummary[], sessionId: string): LineageEntry[] {
+  const byId = new Map(summaries.map((summary) => [summary.id, summary]));
+  const children = new Map<string, SessionSummary[]>();
+  for (const summary of summaries) {
+    if (summary.parentId === null) continue;
+    const list = children.get(summary.parentId) ?? [];
+    list.push(summary);
+    children.set(summary.parentId, list);
+  }
+  let root = byId.get(sessionId);
+  if (!root) return [];
+  const seen = new Set<string>([root.id]);
+  // Walk up; a parent deleted from the store ends the chain (and `seen` guards against cycles).
+  while (root.parentId !== null) {
+    const parent = byId.get(root.parentId);
+    if (!parent || seen.has(parent.id)) break;
+    seen.add(parent.id);
+    root = parent;
+  }
+  const entries: LineageEntry[] = [];
+  const visit = (summary: SessionSummary, depth: number, visited: Set<string>) => {
+    if (visited.has(summary.id)) return;
+    visited.add(summary.id);
+    entries.push({
+      id: summary.id,
+      title: summary.title,
+      status: summary.status,
+      depth,
+      current: summary.id === sessionId,
+      branchPoint: summary.branchPoint,
+    });
+    const kids = [...(children.get(summary.id) ?? [])].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    for (const child of kids) visit(child, depth + 1, visited);
+  };
+  visit(root, 0, new Set());
+  return entries;
+}
+
+/** Cost of the session and its ancestors (what the chain that led here cost); null if any is unknown. */
+export function lineageCost(summaries: readonly SessionSummary[], sessionId: string): number | null {
+  const byId = new Map(summaries.map((summary) => [summary.id, summary]));
+  const seen = new Set<string>();
+  let total = 0;
+  let current = byId.get(sessionId);
+  while (current && !seen.has(current.id)) {
+    seen.add(current.id);
+    if (current.costUsd === null) return null;
+    total += current.costUsd;
+    current = current.parentId === null ? undefined : byId.get(current.parentId);
+  }
+  return seen.size === 0 ? null : total;
+}

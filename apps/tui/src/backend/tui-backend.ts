@@ -1,0 +1,76 @@
+// The small API the screens talk to. Components and hooks never touch a store or an
+// engine: the CLI (or the `conclave-tui` bin) hands them a TuiBackend, usually the
+// one `createEngineBackend` builds over `@resume/core`'s Engine.
+import type { SessionSummary } from '@resume/core/spec';
+
+/** One message of a session, as the picker searches and shows it. */
+export interface ContentMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  speaker: string | null;
+  round: number | null;
+  content: string;
+}
+
+/** A content-search hit: the session and a short snippet around the first match. */
+export interface ContentMatch {
+  sessionId: string;
+  /** Text around the match, on one line. */
+  snippet: string;
+  /** Where the match starts and ends inside `snippet`, to highlight it. */
+  matchStart: number;
+  matchEnd: number;
+  speaker: string | null;
+}
+
+export interface LineageEntry {
+  id: string;
+  title: string;
+  status: SessionSummary['status'];
+  /** 0 for the root of the lineage; children are one deeper than their parent. */
+  depth: number;
+  /** The session the details pane is about. */
+  current: boolean;
+  branchPoint: number | null;
+}
+
+export interface CheckpointEntry {
+  seq: number;
+  label: string | null;
+  at: string;
+}
+
+/** What a resume would do, already put into words by the resume planner. */
+export interface ResumePlanView {
+  /** Where it starts again, e.g. "chunk 8 of 15", "round 3", "step analyze (attempt 3 of 5)". */
+  position: string | null;
+  /** Done work that will be skipped (not repeated). */
+  skipped: string[];
+  /** Steps that started but never finished and have side effects. */
+  uncertain: string[];
+  /** What runs next. */
+  next: string[];
+  /** Files changed since the session touched them, compatibility warnings, and the like. */
+  warnings: string[];
+}
+
+export interface SessionDetails {
+  sessionId: string;
+  lineage: LineageEntry[];
+  checkpoints: CheckpointEntry[];
+  /** Null when the session cannot be resumed in place (e.g. completed) or no planner is configured. */
+  plan: ResumePlanView | null;
+  /** Lineage cost, when known for every session in it. */
+  lineageCostUsd: number | null;
+}
+
+export interface TuiBackend {
+  /** Every session, newest first (summaries only: no journal is opened). */
+  listSessions(): Promise<SessionSummary[]>;
+  /** The messages of one session, loaded only when a search needs them. */
+  loadContent(sessionId: string): Promise<ContentMessage[]>;
+  /** Searches message content of the given sessions; yields hits as they are found. */
+  searchContent(query: string, sessionIds: readonly string[], signal: AbortSignal): AsyncIterable<ContentMatch>;
+  /** Lineage, checkpoints and resume plan for the details pane. */
+  loadDetails(sessionId: string): Promise<SessionDetails>;
+  deleteSession(sessionId: string): Promise<void>;
+}

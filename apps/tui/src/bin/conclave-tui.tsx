@@ -1,0 +1,38 @@
+// `conclave-tui`: the session browser over the file store in $CONCLAVE_HOME (default
+// ~/.conclave). Prints the command for the chosen session; `conclave tui` runs it instead.
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { createEngine } from '@resume/core';
+import { ConclaveError } from '@resume/core/spec';
+import { createFsStore } from '@resume/storage-fs';
+import { createEngineBackend } from '../backend/engine-backend.js';
+import { commandFor, openSessionBrowser } from '../browser/open-session-browser.js';
+
+async function main(): Promise<number> {
+  const home = process.env.CONCLAVE_HOME || path.join(homedir(), '.conclave');
+  const engine = createEngine({ store: createFsStore({ dir: home }) });
+  try {
+    const picked = await openSessionBrowser(createEngineBackend({ engine }), {
+      noColor: process.argv.includes('--no-color'),
+    });
+    if (picked) process.stdout.write(`${commandFor(picked)}\n`);
+    return 0;
+  } finally {
+    await engine.close();
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (ConclaveError.isInstance(error)) {
+      process.stderr.write(`Error: ${error.message}\n${error.hint ? `${error.hint}\n` : ''}`);
+      process.exitCode = error.exitCode;
+      return;
+    }
+    process.stderr.write(`Error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,109 @@
+// `createLiveRunView()`: what the CLI feeds a run's events into. In a terminal it
+// mounts the Ink view; otherwise (piped, CI) it writes plain lines, one per finished
+// turn, notice and result, and nothing that redraws.
+import { render } from 'ink';
+import { useSyncExternalStore } from 'react';
+import { type ResolvedScreenIo, resolveScreenIo, type ScreenIo } from '../render/screen-io.js';
+import { ScreenEnvironmentProvider } from '../theme/theme-context.js';
+import {
+  initialLiveRunState,
+  type LiveRunAction,
+  type LiveRunEvent,
+  type LiveRunResult,
+  type LiveRunState,
+  liveRunReducer,
+} from './live-run-reducer.js';
+import { LiveRunView, staticItemText } from './live-run-view.js';
+
+export interface LiveRunHandle {
+  onEvent(event: LiveRunEvent): void;
+  /** Shows the outcome (and the resume command after an interrupt), then releases the terminal. */
+  finish(result: LiveRunResult): Promise<void>;
+}
+
+/** Holds the reducer state outside React so events can arrive from anywhere. */
+function createLiveRunStore() {
+  let state = initialLiveRunState;
+  const listeners = new Set<() => void>();
+  return {
+    getState: () => state,
+    dispatch(action: LiveRunAction) {
+      state = liveRunReducer(state, action);
+      for (const listener of listeners) listener();
+    },
+    subscribe(listener: () => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+type LiveRunStore = ReturnType<typeof createLiveRunStore>;
+
+function ConnectedLiveRunView(props: { store: LiveRunStore }) {
+  const state: LiveRunState = useSyncExternalStore(props.store.subscribe, props.store.getState);
+  return <LiveRunView state={state} />;
+}
+
+export function createLiveRunView(io: ScreenIo = {}): LiveRunHandle {
+  const resolved = resolveScreenIo(io);
+  return resolved.interactive ? createInkLiveRunView(resolved) : createPlainLiveRunView(resolved);
+}
+
+function createInkLiveRunView(io: ResolvedScreenIo): LiveRunHandle {
+  const store = createLiveRunStore();
+  // No input is read, so the terminal stays in cooked mode and Ctrl+C reaches the CLI's
+  // SIGINT handler, which checkpoints and exits.
+  const instance = render(
+    <ScreenEnvironmentProvider value={io.environment}>
+      <ConnectedLiveRunView store={store} />
+    </ScreenEnvironmentProvider>,
+    { stdout: io.stdout, stderr: io.stderr, stdin: io.stdin, exitOnCtrlC: false, patchConsole: false },
+  );
+  let finished = false;
+  return {
+    onEvent(event) {
+      if (!finished) store.dispatch({ type: 'event', event });
+    },
+    async finish(result) {
+      if (finished) return;
+      finished = true;
+      store.dispatch({ type: 'finished', result });
+      await instance.waitUntilRenderFlush();
+      instance.unmount();
+      await instance.waitUntilExit().catch(() => undefined);
+    },
+  };
+}
+
+function createPlainLiveRunView(io: ResolvedScreenIo): LiveRunHandle {
+  let state = initialLiveRunState;
+  let written = 0;
+  let lastProgress = '';
+  const writeNewItems = () => {
+    for (const item of state.items.slice(written)) io.stdout.write(`${staticItemText(item)}\n`);
+    written = state.items.length;
+  };
+  let finished = false;
+  return {
+    onEvent(event) {
+      if (finished) return;
+      state = liveRunReducer(state, { type: 'event', event });
+      writeNewItems();
+      // Progress is printed when it moves, so a log shows where the run was.
+      if (event.type === 'progress') {
+        const line =
+          event.total === null ? `${event.label} ${event.done}` : `${event.label} ${event.done}/${event.total}`;
+        if (line !== lastProgress) {
+          lastProgress = line;
+          io.stdout.write(`· ${line}\n`);
+        }
+      }
+    },
+    async finish(result) {
+      if (finished) return;
+      finished = true;
+      state = liveRunReducer(state, { type: 'finished', result });
+      writeNewItems();
+    },
+  };
+}

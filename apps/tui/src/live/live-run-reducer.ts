@@ -1,0 +1,142 @@
+// The live run view's state, folded from the runner's RunEvent stream. Finished
+// turns and notices are append-only items (they go to Ink's <Static> and are never
+// redrawn); only the current turn, progress and usage change in place.
+
+/** core's RunEvent (runner/run-event.ts), typed structurally. */
+export type LiveRunEvent =
+  | { type: 'run-started'; sessionId: string; mode: string; resumed: boolean }
+  | { type: 'turn-started'; agent: string; round: number | null; stepKey?: string }
+  | { type: 'delta'; agent: string; text: string }
+  | {
+      type: 'turn-completed';
+      message: { role: string; content: string; speaker: string | null; round: number | null };
+      replayed?: boolean;
+    }
+  | { type: 'progress'; label: string; done: number; total: number | null }
+  | { type: 'usage'; totals: { inputTokens: number; outputTokens: number; costUsd: number | null } }
+  | { type: 'checkpoint'; seq: number; label: string | null }
+  | { type: 'notice'; text: string };
+
+export interface LiveRunResult {
+  status: 'completed' | 'interrupted' | 'failed';
+  sessionId: string;
+  /** For an interrupted run: the exact command that resumes it. */
+  resumeCommand?: string;
+  /** For a failed run: what went wrong. */
+  message?: string;
+}
+
+export type StaticItem =
+  | { id: number; kind: 'started'; sessionId: string; mode: string; resumed: boolean }
+  | { id: number; kind: 'turn'; speaker: string; round: number | null; content: string }
+  | { id: number; kind: 'replayed'; count: number }
+  | { id: number; kind: 'notice'; text: string }
+  | { id: number; kind: 'finished'; result: LiveRunResult };
+
+export interface LiveRunState {
+  items: StaticItem[];
+  current: { agent: string; round: number | null; text: string } | null;
+  progress: { label: string; done: number; total: number | null } | null;
+  usage: { inputTokens: number; outputTokens: number; costUsd: number | null } | null;
+  checkpoint: { seq: number; label: string | null } | null;
+  /** Turns restored from the journal since the last live turn, announced as one line. */
+  pendingReplayed: number;
+  finished: LiveRunResult | null;
+}
+
+export type LiveRunAction = { type: 'event'; event: LiveRunEvent } | { type: 'finished'; result: LiveRunResult };
+
+export const initialLiveRunState: LiveRunState = {
+  items: [],
+  current: null,
+  progress: null,
+  usage: null,
+  checkpoint: null,
+  pendingReplayed: 0,
+  finished: null,
+};
+
+type NewStaticItem = StaticItem extends infer Item ? (Item extends StaticItem ? Omit<Item, 'id'> : never) : never;
+
+function append(state: LiveRunState, item: NewStaticItem): StaticItem[] {
+  return [...state.items, { ...item, id: state.items.length }];
+}
+
+/** Announces restored turns (if any) before something live is shown. */
+function flushReplayed(state: LiveRunState): LiveRunState {
+  if (state.pendingReplayed === 0) return state;
+  return { ...state, items: append(state, { kind: 'replayed', count: state.pendingReplayed }), pendingReplayed: 0 };
+}
+
+export function liveRunReducer(state: LiveRunState, action: LiveRunAction): LiveRunState {
+  if (action.type === 'finished') {
+    const flushed = flushReplayed(state);
+    return {
+      ...flushed,
+      current: null,
+      finished: action.result,
+      items: append(flushed, { kind: 'finished', result: action.result }),
+    };
+  }
+  const event = action.event;
+  switch (event.type) {
+    case 'run-started':
+      return {
+        ...state,
+        items: append(state, { kind: 'started', sessionId: event.sessionId, mode: event.mode, resumed: event.resumed }),
+      };
+    case 'turn-started': {
+      const flushed = flushReplayed(state);
+      return { ...flushed, current: { agent: event.agent, round: event.round, text: '' } };
+    }
+    case 'delta': {
+      const current =
+        state.current && state.current.agent === event.agent
+          ? { ...state.current, text: state.current.text + event.text }
+          : { agent: event.agent, round: state.current?.round ?? null, text: event.text };
+      return { ...state, current };
+    }
+    case 'turn-completed': {
+      if (event.replayed) return { ...state, pendingReplayed: state.pendingReplayed + 1 };
+      const flushed = flushReplayed(state);
+      const message = event.message;
+      const speaker = message.speaker ?? message.role;
+      return {
+        ...flushed,
+        current: null,
+        items: append(flushed, { kind: 'turn', speaker, round: message.round, content: message.content }),
+      };
+    }
+    case 'progress':
+      return { ...state, progress: { label: event.label, done: event.done, total: event.total } };
+    case 'usage':
+      return { ...state, usage: event.totals };
+    case 'checkpoint':
+      return { ...state, checkpoint: { seq: event.seq, label: event.label } };
+    case 'notice': {
+      const flushed = flushReplayed(state);
+      return { ...flushed, items: append(flushed, { kind: 'notice', text: event.text }) };
+    }
+  }
+}
+
+/** "round 2 of 5", "chunk 8 of 15", "step 3" */
+export function describeProgress(progress: NonNullable<LiveRunState['progress']>): string {
+  return progress.total === null
+    ? `${progress.label} ${progress.done}`
+    : `${progress.label} ${progress.done} of ${progress.total}`;
+}
+
+/** The last `maxLines` screen lines of `text` wrapped at `width` (the streaming area). */
+export function tailLines(text: string, width: number, maxLines: number): string[] {
+  if (maxLines <= 0) return [];
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    if (paragraph.length === 0) {
+      lines.push('');
+      continue;
+    }
+    for (let start = 0; start < paragraph.length; start += width) lines.push(paragraph.slice(start, start + width));
+  }
+  return lines.slice(-maxLines);
+}

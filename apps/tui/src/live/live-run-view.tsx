@@ -1,0 +1,106 @@
+// The live run view: finished turns in <Static> (printed once, scroll away naturally),
+// and below them only what is in progress: the current agent's streaming text,
+// progress, tokens and cost, and the Ctrl+C hint. Display only.
+import { Box, Static, Text } from 'ink';
+import { fitText, formatCost, formatTokens } from '../theme/format.js';
+import { useScreenSize, useTheme } from '../theme/theme-context.js';
+import { describeProgress, type LiveRunState, type StaticItem, tailLines } from './live-run-reducer.js';
+
+export function LiveRunView(props: { state: LiveRunState }) {
+  const { state } = props;
+  const theme = useTheme();
+  const { columns, rows } = useScreenSize();
+  const width = columns - 1;
+  const streamLines = state.current ? tailLines(state.current.text, width, Math.max(3, rows - 6)) : [];
+  return (
+    <Box flexDirection="column">
+      <Static items={state.items}>{(item) => <StaticLine key={item.id} item={item} width={width} />}</Static>
+      {state.current ? (
+        <Box flexDirection="column">
+          <Text bold color={theme.accent}>
+            {speakerHeading(state.current.agent, state.current.round)} <Text color={theme.muted}>…</Text>
+          </Text>
+          {streamLines.map((line, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: lines of a growing text, identified by position
+            <Text key={index}>{line}</Text>
+          ))}
+        </Box>
+      ) : null}
+      {state.finished ? null : <StatusLine state={state} width={width} />}
+    </Box>
+  );
+}
+
+function StatusLine(props: { state: LiveRunState; width: number }) {
+  const theme = useTheme();
+  const { progress, usage, checkpoint } = props.state;
+  const parts = [
+    progress ? describeProgress(progress) : null,
+    usage
+      ? `${formatTokens(usage.inputTokens)} in / ${formatTokens(usage.outputTokens)} out · ${formatCost(usage.costUsd)}`
+      : null,
+    checkpoint ? `checkpoint #${checkpoint.seq}` : null,
+  ].filter((part): part is string => part !== null);
+  return (
+    <Text color={theme.muted}>
+      {fitText(`${parts.join(' · ')}${parts.length > 0 ? ' · ' : ''}Ctrl+C saves a checkpoint and stops`, props.width)}
+    </Text>
+  );
+}
+
+function speakerHeading(speaker: string, round: number | null): string {
+  return round === null ? `[${speaker}]` : `[${speaker}] round ${round}`;
+}
+
+function StaticLine(props: { item: StaticItem; width: number }) {
+  const theme = useTheme();
+  const { item } = props;
+  switch (item.kind) {
+    case 'started':
+      return <Text color={theme.muted}>{staticItemText(item)}</Text>;
+    case 'turn':
+      return (
+        <Box flexDirection="column" marginBottom={1}>
+          <Text bold color={theme.accent}>
+            {speakerHeading(item.speaker, item.round)}
+          </Text>
+          <Text>{item.content}</Text>
+        </Box>
+      );
+    case 'replayed':
+    case 'notice':
+      return <Text color={theme.muted}>{staticItemText(item)}</Text>;
+    case 'finished': {
+      const color =
+        item.result.status === 'completed'
+          ? theme.success
+          : item.result.status === 'interrupted'
+            ? theme.warning
+            : theme.danger;
+      return <Text color={color}>{staticItemText(item)}</Text>;
+    }
+  }
+}
+
+/** One item as plain text: the non-TTY output and the Static lines say the same thing. */
+export function staticItemText(item: StaticItem): string {
+  switch (item.kind) {
+    case 'started':
+      return `${item.resumed ? 'Resuming' : 'Session'} ${item.sessionId} (${item.mode})`;
+    case 'turn':
+      return `${speakerHeading(item.speaker, item.round)}\n${item.content}\n`;
+    case 'replayed':
+      return `↺ ${item.count} turn${item.count === 1 ? '' : 's'} restored from the journal (not run again)`;
+    case 'notice':
+      return item.text;
+    case 'finished': {
+      const result = item.result;
+      if (result.status === 'completed') return `✓ Session ${result.sessionId} completed.`;
+      if (result.status === 'interrupted') {
+        const command = result.resumeCommand ?? `conclave --resume ${result.sessionId}`;
+        return `‖ Interrupted; checkpoint saved. Resume with:\n  ${command}`;
+      }
+      return `✗ Session ${result.sessionId} failed${result.message ? `: ${result.message}` : '.'}`;
+    }
+  }
+}

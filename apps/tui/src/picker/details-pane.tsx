@@ -1,0 +1,113 @@
+// The details of the session under the cursor: lineage tree, checkpoints, resume
+// plan and cost. Display only; the hook loads the details lazily.
+import type { SessionSummary } from '@resume/core/spec';
+import { Box, Text } from 'ink';
+import type { ReactNode } from 'react';
+import type { SessionDetails } from '../backend/tui-backend.js';
+import { fitText, formatCost, formatProgress, formatTokens } from '../theme/format.js';
+import { statusSymbol } from '../theme/theme.js';
+import { useTheme } from '../theme/theme-context.js';
+
+export const detailsHeight = 8;
+
+export function DetailsPane(props: {
+  summary: SessionSummary | null;
+  details: SessionDetails | undefined;
+  columns: number;
+}) {
+  const theme = useTheme();
+  const { summary, details, columns } = props;
+  const width = columns - 2;
+  if (!summary) {
+    return (
+      <Box height={detailsHeight} flexDirection="column">
+        <Text color={theme.muted}>{'─'.repeat(width)}</Text>
+      </Box>
+    );
+  }
+  const lines: { key: string; node: ReactNode }[] = [];
+  const usage = `${formatTokens(summary.inputTokens)} in / ${formatTokens(summary.outputTokens)} out`;
+  const lineageCost = details && details.lineage.length > 1 ? ` (lineage ${formatCost(details.lineageCostUsd)})` : '';
+  lines.push({
+    key: 'facts',
+    node: (
+      <Text>
+        <Text color={theme.statusColor(summary.status)}>
+          {statusSymbol[summary.status]} {summary.status}
+        </Text>
+        {fitText(
+          ` · ${summary.mode} · ${formatProgress(summary)} · ${usage} · ${formatCost(summary.costUsd)}${lineageCost}`,
+          width - summary.status.length - 2,
+        )}
+      </Text>
+    ),
+  });
+  if (!details) {
+    lines.push({ key: 'loading', node: <Text color={theme.muted}>loading details…</Text> });
+  } else {
+    const lineage = details.lineage;
+    if (lineage.length > 1) {
+      const shown = lineage.slice(0, 3);
+      for (const entry of shown) {
+        const indent = entry.depth === 0 ? '' : `${'  '.repeat(entry.depth - 1)}└ `;
+        const branch = entry.branchPoint !== null ? ` @${entry.branchPoint}` : '';
+        lines.push({
+          key: `lineage-${entry.id}`,
+          node: (
+            <Text bold={entry.current}>
+              {entry.depth === 0 ? 'Lineage: ' : '         '}
+              {indent}
+              <Text color={theme.statusColor(entry.status)}>{statusSymbol[entry.status]}</Text>
+              {fitText(` ${entry.title}${branch}${entry.current ? '  ← this' : ''}`, width - 12 - indent.length)}
+            </Text>
+          ),
+        });
+      }
+      if (lineage.length > shown.length) {
+        lines.push({
+          key: 'lineage-more',
+          node: <Text color={theme.muted}>{`         +${lineage.length - shown.length} more in lineage`}</Text>,
+        });
+      }
+    }
+    const last = details.checkpoints[details.checkpoints.length - 1];
+    lines.push({
+      key: 'checkpoints',
+      node: (
+        <Text>
+          {fitText(
+            `Checkpoints: ${details.checkpoints.length}${last ? `, last #${last.seq}${last.label ? ` "${last.label}"` : ''}` : ''}`,
+            width,
+          )}
+        </Text>
+      ),
+    });
+    const plan = details.plan;
+    if (plan) {
+      const parts = [
+        plan.position ? `resume from ${plan.position}` : 'resume',
+        plan.skipped.length > 0 ? `skip ${plan.skipped.length} done` : null,
+        plan.uncertain.length > 0 ? `${plan.uncertain.length} uncertain` : null,
+        plan.next.length > 0 ? `next: ${plan.next.join(', ')}` : null,
+      ].filter((part): part is string => part !== null);
+      lines.push({
+        key: 'plan',
+        node: <Text color={theme.accent}>{fitText(`Plan: ${parts.join(' · ')}`, width)}</Text>,
+      });
+      for (const warning of plan.warnings.slice(0, 2)) {
+        lines.push({
+          key: `warning-${warning}`,
+          node: <Text color={theme.warning}>{fitText(`! ${warning}`, width)}</Text>,
+        });
+      }
+    }
+  }
+  return (
+    <Box height={detailsHeight} flexDirection="column" overflow="hidden">
+      <Text color={theme.muted}>{fitText(`── ${summary.id} ${'─'.repeat(width)}`, width)}</Text>
+      {lines.slice(0, detailsHeight - 1).map((line) => (
+        <Box key={line.key}>{line.node}</Box>
+      ))}
+    </Box>
+  );
+}

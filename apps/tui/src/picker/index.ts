@@ -1,0 +1,2 @@
+export { SessionPicker, type SessionPickerProps } from './session-picker.js';
+export { defaultAction, type PickedAction, type PickedSession } from './use-session-picker.js';

@@ -1,0 +1,193 @@
+// The session picker's state and its pure reducer (tested without rendering).
+// The selection is kept by session id, so filtering, searching or deleting never
+// jumps the cursor to another session.
+import type { SessionMode, SessionStatus, SessionSummary } from '@resume/core/spec';
+import type { ContentMatch, SessionDetails } from '../backend/tui-backend.js';
+
+export type PickerMode = 'browse' | 'search' | 'confirm-delete';
+
+export interface PickerState {
+  sessions: SessionSummary[];
+  loading: boolean;
+  error: string | null;
+  selectedId: string | null;
+  mode: PickerMode;
+  query: string;
+  statusFilter: SessionStatus | null;
+  modeFilter: SessionMode | null;
+  /** Content hits for `contentQuery` (stale hits of an older query are never shown). */
+  contentMatches: Record<string, ContentMatch>;
+  contentQuery: string;
+  contentSearching: boolean;
+  showDetails: boolean;
+  details: Record<string, SessionDetails>;
+  notice: string | null;
+}
+
+export type PickerAction =
+  | { type: 'sessions-loaded'; sessions: SessionSummary[] }
+  | { type: 'load-failed'; message: string }
+  | { type: 'moved'; by: number }
+  | { type: 'moved-to'; position: 'first' | 'last' }
+  | { type: 'search-opened' }
+  | { type: 'query-typed'; text: string }
+  | { type: 'query-erased' }
+  | { type: 'search-closed'; keepQuery: boolean }
+  | { type: 'content-search-started'; query: string }
+  | { type: 'content-matched'; query: string; match: ContentMatch }
+  | { type: 'content-search-finished'; query: string }
+  | { type: 'status-filter-cycled' }
+  | { type: 'mode-filter-cycled' }
+  | { type: 'details-toggled' }
+  | { type: 'details-loaded'; details: SessionDetails }
+  | { type: 'delete-requested' }
+  | { type: 'delete-cancelled' }
+  | { type: 'session-deleted'; sessionId: string }
+  | { type: 'delete-failed'; message: string };
+
+export function initialPickerState(options: { showDetails?: boolean } = {}): PickerState {
+  return {
+    sessions: [],
+    loading: true,
+    error: null,
+    selectedId: null,
+    mode: 'browse',
+    query: '',
+    statusFilter: null,
+    modeFilter: null,
+    contentMatches: {},
+    contentQuery: '',
+    contentSearching: false,
+    showDetails: options.showDetails ?? true,
+    details: {},
+    notice: null,
+  };
+}
+
+const statusCycle: readonly (SessionStatus | null)[] = [null, 'interrupted', 'running', 'completed', 'failed'];
+
+/** Whether a session's title or task contains the query (case-insensitive). */
+export function titleMatches(summary: SessionSummary, query: string): boolean {
+  const needle = query.trim().toLowerCase();
+  if (needle === '') return true;
+  return summary.title.toLowerCase().includes(needle) || (summary.task ?? '').toLowerCase().includes(needle);
+}
+
+/** The sessions the list shows: filters applied, then the search (titles first-class, content hits too). */
+export function visibleSessions(state: PickerState): SessionSummary[] {
+  const query = state.query.trim();
+  return state.sessions.filter((summary) => {
+    if (state.statusFilter !== null && summary.status !== state.statusFilter) return false;
+    if (state.modeFilter !== null && summary.mode !== state.modeFilter) return false;
+    if (query === '') return true;
+    if (titleMatches(summary, query)) return true;
+    return state.contentQuery === query && state.contentMatches[summary.id] !== undefined;
+  });
+}
+
+export function selectedIndex(state: PickerState, visible: readonly SessionSummary[]): number {
+  const index = visible.findIndex((summary) => summary.id === state.selectedId);
+  return index === -1 ? 0 : index;
+}
+
+export function selectedSession(state: PickerState): SessionSummary | null {
+  const visible = visibleSessions(state);
+  return visible[selectedIndex(state, visible)] ?? null;
+}
+
+/** Keeps the selection on a visible session after the list changed. */
+function reselect(state: PickerState): PickerState {
+  const visible = visibleSessions(state);
+  if (visible.some((summary) => summary.id === state.selectedId)) return state;
+  return { ...state, selectedId: visible[0]?.id ?? null };
+}
+
+function moveBy(state: PickerState, by: number): PickerState {
+  const visible = visibleSessions(state);
+  if (visible.length === 0) return state;
+  const next = Math.min(visible.length - 1, Math.max(0, selectedIndex(state, visible) + by));
+  return { ...state, selectedId: visible[next]?.id ?? null };
+}
+
+function cycle<T>(values: readonly (T | null)[], current: T | null): T | null {
+  const index = values.indexOf(current);
+  return values[(index + 1) % values.length] ?? null;
+}
+
+export function pickerReducer(state: PickerState, action: PickerAction): PickerState {
+  switch (action.type) {
+    case 'sessions-loaded':
+      return reselect({ ...state, sessions: action.sessions, loading: false, error: null });
+    case 'load-failed':
+      return { ...state, loading: false, error: action.message };
+    case 'moved':
+      return { ...moveBy(state, action.by), notice: null };
+    case 'moved-to': {
+      const visible = visibleSessions(state);
+      const target = action.position === 'first' ? visible[0] : visible[visible.length - 1];
+      return { ...state, selectedId: target?.id ?? state.selectedId, notice: null };
+    }
+    case 'search-opened':
+      return { ...state, mode: 'search', notice: null };
+    case 'query-typed':
+      return reselect({ ...state, query: state.query + action.text });
+    case 'query-erased':
+      return reselect({ ...state, query: state.query.slice(0, -1) });
+    case 'search-closed':
+      return reselect(
+        action.keepQuery
+          ? { ...state, mode: 'browse' }
+          : { ...state, mode: 'browse', query: '', contentMatches: {}, contentQuery: '', contentSearching: false },
+      );
+    case 'content-search-started':
+      return { ...state, contentQuery: action.query, contentMatches: {}, contentSearching: true };
+    case 'content-matched':
+      if (action.query !== state.contentQuery) return state;
+      return reselect({
+        ...state,
+        contentMatches: { ...state.contentMatches, [action.match.sessionId]: action.match },
+      });
+    case 'content-search-finished':
+      if (action.query !== state.contentQuery) return state;
+      return { ...state, contentSearching: false };
+    case 'status-filter-cycled':
+      return reselect({ ...state, statusFilter: cycle(statusCycle, state.statusFilter), notice: null });
+    case 'mode-filter-cycled': {
+      const modes = [...new Set(state.sessions.map((summary) => summary.mode))].sort();
+      return reselect({ ...state, modeFilter: cycle<SessionMode>([null, ...modes], state.modeFilter), notice: null });
+    }
+    case 'details-toggled':
+      return { ...state, showDetails: !state.showDetails };
+    case 'details-loaded':
+      return { ...state, details: { ...state.details, [action.details.sessionId]: action.details } };
+    case 'delete-requested':
+      return selectedSession(state) ? { ...state, mode: 'confirm-delete', notice: null } : state;
+    case 'delete-cancelled':
+      return { ...state, mode: 'browse' };
+    case 'session-deleted': {
+      const visible = visibleSessions(state);
+      const index = visible.findIndex((summary) => summary.id === action.sessionId);
+      // The cursor stays where it was: on the next session, or the previous one at the end.
+      const neighbour = visible[index + 1] ?? visible[index - 1] ?? null;
+      const { [action.sessionId]: _removed, ...details } = state.details;
+      return reselect({
+        ...state,
+        mode: 'browse',
+        sessions: state.sessions.filter((summary) => summary.id !== action.sessionId),
+        selectedId: state.selectedId === action.sessionId ? (neighbour?.id ?? null) : state.selectedId,
+        details,
+        notice: `Deleted ${action.sessionId}.`,
+      });
+    }
+    case 'delete-failed':
+      return { ...state, mode: 'browse', notice: action.message };
+  }
+}
+
+/** The slice of `total` rows to draw so that `cursor` stays visible (windowed rendering). */
+export function listWindow(total: number, cursor: number, height: number): { start: number; end: number } {
+  if (height <= 0 || total === 0) return { start: 0, end: 0 };
+  if (total <= height) return { start: 0, end: total };
+  const start = Math.min(Math.max(0, cursor - Math.floor(height / 2)), total - height);
+  return { start, end: start + height };
+}

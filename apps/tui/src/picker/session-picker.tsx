@@ -1,0 +1,117 @@
+// The session picker screen: header with filters, the search box, the windowed
+// session list and the details pane. Only the visible rows are rendered, so a
+// store with thousands of sessions opens as fast as one with ten.
+import { Box, Text } from 'ink';
+import type { TuiBackend } from '../backend/tui-backend.js';
+import { pickerHelp, searchHelp } from '../keys/key-bindings.js';
+import { fitText } from '../theme/format.js';
+import { useScreenSize, useTheme } from '../theme/theme-context.js';
+import { DetailsPane, detailsHeight } from './details-pane.js';
+import { listWindow, selectedIndex } from './picker-reducer.js';
+import { SessionListHeader, SessionRow } from './session-row.js';
+import { type PickedSession, useSessionPicker } from './use-session-picker.js';
+
+export interface SessionPickerProps {
+  backend: TuiBackend;
+  onDone: (picked: PickedSession | null) => void;
+  heading?: string;
+  allowDelete?: boolean;
+  settleMs?: number;
+}
+
+/** Lines around the list: heading, search line, column header, notice line, help line. */
+const chromeHeight = 5;
+
+export function SessionPicker(props: SessionPickerProps) {
+  const theme = useTheme();
+  const { columns, rows } = useScreenSize();
+  // One line is left free: a frame as tall as the terminal scrolls on some terminals.
+  const detailsRows = rows >= 20 ? detailsHeight : 0;
+  const listHeight = Math.max(3, rows - 1 - chromeHeight - detailsRows);
+  const model = useSessionPicker({
+    backend: props.backend,
+    onDone: props.onDone,
+    pageSize: listHeight,
+    allowDelete: props.allowDelete ?? true,
+    ...(props.settleMs === undefined ? {} : { settleMs: props.settleMs }),
+  });
+  const { state, visible, selected } = model;
+  const query = state.query.trim();
+  const hasSnippets = query !== '' && Object.keys(state.contentMatches).length > 0;
+  const itemsShown = hasSnippets ? Math.max(1, Math.floor(listHeight / 2)) : listHeight;
+  const cursor = selectedIndex(state, visible);
+  const window = listWindow(visible.length, cursor, itemsShown);
+  const filters = [`status: ${state.statusFilter ?? 'all'}`, `mode: ${state.modeFilter ?? 'all'}`].join('  ');
+  const count = state.loading ? 'loading…' : `${visible.length} of ${state.sessions.length}`;
+
+  return (
+    <Box flexDirection="column" width={columns}>
+      <Text>
+        <Text bold color={theme.accent}>
+          {props.heading ?? 'Conclave sessions'}
+        </Text>
+        <Text color={theme.muted}>{`  ${count}  ${filters}`}</Text>
+      </Text>
+      <SearchLine
+        active={state.mode === 'search'}
+        query={state.query}
+        searching={state.contentSearching}
+        width={columns - 2}
+      />
+      <SessionListHeader columns={columns} />
+      <Box flexDirection="column" height={listHeight} overflow="hidden">
+        {state.error ? <Text color={theme.danger}>{fitText(state.error, columns - 2)}</Text> : null}
+        {!state.loading && !state.error && visible.length === 0 ? (
+          <Text color={theme.muted}>
+            {state.sessions.length === 0 ? 'No sessions yet.' : 'No session matches the search or filters.'}
+          </Text>
+        ) : null}
+        {visible.slice(window.start, window.end).map((summary) => (
+          <SessionRow
+            key={summary.id}
+            summary={summary}
+            selected={summary.id === selected?.id}
+            columns={columns}
+            match={query !== '' && state.contentQuery === query ? state.contentMatches[summary.id] : undefined}
+          />
+        ))}
+      </Box>
+      {detailsRows > 0 && state.showDetails ? (
+        <DetailsPane summary={selected} details={selected ? state.details[selected.id] : undefined} columns={columns} />
+      ) : detailsRows > 0 ? (
+        <Box height={detailsHeight} />
+      ) : null}
+      <NoticeLine
+        confirming={state.mode === 'confirm-delete' ? (selected?.title ?? selected?.id ?? '') : null}
+        notice={state.notice}
+        width={columns - 2}
+      />
+      <Text color={theme.muted}>{fitText(state.mode === 'search' ? searchHelp : pickerHelp, columns - 1)}</Text>
+    </Box>
+  );
+}
+
+function SearchLine(props: { active: boolean; query: string; searching: boolean; width: number }) {
+  const theme = useTheme();
+  if (!props.active && props.query === '') return <Text color={theme.muted}>/ to search</Text>;
+  return (
+    <Text>
+      <Text color={theme.accent}>/ </Text>
+      {fitText(props.query, props.width - 24)}
+      {props.active ? <Text inverse> </Text> : null}
+      <Text color={theme.muted}>{props.searching ? '  searching content…' : ''}</Text>
+    </Text>
+  );
+}
+
+function NoticeLine(props: { confirming: string | null; notice: string | null; width: number }) {
+  const theme = useTheme();
+  if (props.confirming !== null) {
+    return (
+      <Text color={theme.warning} bold>
+        {fitText(`Delete "${props.confirming}" and its journal? [y/N]`, props.width)}
+      </Text>
+    );
+  }
+  return <Text color={theme.muted}>{fitText(props.notice ?? '', props.width)}</Text>;
+}

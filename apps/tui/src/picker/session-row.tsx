@@ -1,0 +1,80 @@
+// One line of the session list (plus the content snippet when the search matched
+// inside the session). Display only.
+import type { SessionSummary } from '@resume/core/spec';
+import { Box, Text } from 'ink';
+import type { ContentMatch } from '../backend/tui-backend.js';
+import { fitText, formatAge, formatCost, formatProgress, padText } from '../theme/format.js';
+import { statusSymbol } from '../theme/theme.js';
+import { useNow, useTheme } from '../theme/theme-context.js';
+
+export const rowColumns = { marker: 2, status: 2, mode: 13, progress: 14, age: 9, cost: 8 } as const;
+const fixedWidth = Object.values(rowColumns).reduce((sum, width) => sum + width, 0);
+
+export function titleWidth(columns: number): number {
+  return Math.max(10, columns - fixedWidth - 1);
+}
+
+export function SessionListHeader(props: { columns: number }) {
+  const theme = useTheme();
+  return (
+    <Text color={theme.muted} bold>
+      {' '.repeat(rowColumns.marker + rowColumns.status)}
+      {padText('TITLE', titleWidth(props.columns))}
+      {padText('MODE', rowColumns.mode)}
+      {padText('PROGRESS', rowColumns.progress)}
+      {padText('AGE', rowColumns.age)}
+      {padText('COST', rowColumns.cost)}
+    </Text>
+  );
+}
+
+export function SessionRow(props: {
+  summary: SessionSummary;
+  selected: boolean;
+  columns: number;
+  match: ContentMatch | undefined;
+}) {
+  const { summary, selected, columns, match } = props;
+  const theme = useTheme();
+  const now = useNow();
+  const title = summary.title || summary.task || summary.id;
+  return (
+    <Box flexDirection="column">
+      <Text inverse={selected && !theme.colorEnabled} backgroundColor={selected ? theme.accent : undefined}>
+        <Text color={selected ? undefined : theme.accent}>{selected ? '› ' : '  '}</Text>
+        <Text color={theme.statusColor(summary.status)}>
+          {padText(statusSymbol[summary.status], rowColumns.status)}
+        </Text>
+        <Text bold={selected}>{padText(title, titleWidth(columns))}</Text>
+        <Text color={theme.muted}>{padText(summary.mode, rowColumns.mode)}</Text>
+        <Text>{padText(formatProgress(summary), rowColumns.progress)}</Text>
+        <Text color={theme.muted}>{padText(formatAge(summary.updatedAt, now()), rowColumns.age)}</Text>
+        <Text>{padText(formatCost(summary.costUsd), rowColumns.cost)}</Text>
+      </Text>
+      {match ? <Snippet match={match} width={columns - 6} /> : null}
+    </Box>
+  );
+}
+
+function Snippet(props: { match: ContentMatch; width: number }) {
+  const theme = useTheme();
+  const { match } = props;
+  const speaker = match.speaker ? `${match.speaker}: ` : '';
+  const room = Math.max(10, props.width - speaker.length);
+  // Keep the match in view when the snippet is wider than the room left.
+  const shift = Math.max(0, match.matchEnd - room + 1);
+  const text = match.snippet.slice(shift, shift + room);
+  const start = Math.max(0, match.matchStart - shift);
+  const end = Math.max(start, match.matchEnd - shift);
+  return (
+    <Text color={theme.muted}>
+      {'      '}
+      {speaker}
+      {fitText(text.slice(0, start), room)}
+      <Text color={theme.highlight} bold underline={!theme.colorEnabled}>
+        {text.slice(start, end)}
+      </Text>
+      {text.slice(end)}
+    </Text>
+  );
+}

@@ -1,0 +1,189 @@
+// The picker's behaviour: loads summaries first (instant), searches content lazily
+// in the background, loads the details of the session under the cursor, deletes
+// after confirmation, and turns keys into reducer actions.
+import type { SessionSummary } from '@resume/core/spec';
+import { useInput } from 'ink';
+import { useEffect, useReducer, useRef } from 'react';
+import type { TuiBackend } from '../backend/tui-backend.js';
+import { confirmCommand, pickerCommand, searchInputCommand } from '../keys/key-bindings.js';
+import {
+  initialPickerState,
+  type PickerState,
+  pickerReducer,
+  selectedSession,
+  titleMatches,
+  visibleSessions,
+} from './picker-reducer.js';
+
+export type PickedAction = 'resume' | 'continue';
+
+export interface PickedSession {
+  action: PickedAction;
+  sessionId: string;
+  summary: SessionSummary;
+}
+
+/** Enter resumes what is unfinished and continues what is completed. */
+export function defaultAction(summary: SessionSummary): PickedAction {
+  return summary.status === 'completed' ? 'continue' : 'resume';
+}
+
+export interface UseSessionPickerOptions {
+  backend: TuiBackend;
+  onDone: (picked: PickedSession | null) => void;
+  /** Rows one PgUp/PgDn moves. */
+  pageSize: number;
+  /** Off: `d` does nothing (e.g. when the picker only chooses what to continue). */
+  allowDelete?: boolean;
+  /** Debounce before content search and details loading start, so fast typing/scrolling stays cheap. */
+  settleMs?: number;
+}
+
+export interface SessionPickerModel {
+  state: PickerState;
+  visible: SessionSummary[];
+  selected: SessionSummary | null;
+}
+
+export function useSessionPicker(options: UseSessionPickerOptions): SessionPickerModel {
+  const { backend, onDone, pageSize, allowDelete = true, settleMs = 120 } = options;
+  const [state, dispatch] = useReducer(pickerReducer, undefined, () => initialPickerState());
+  const doneRef = useRef(false);
+  const finish = (picked: PickedSession | null) => {
+    if (doneRef.current) return;
+    doneRef.current = true;
+    onDone(picked);
+  };
+
+  useEffect(() => {
+    let cancelled = false;
+    backend.listSessions().then(
+      (sessions) => !cancelled && dispatch({ type: 'sessions-loaded', sessions }),
+      (error: unknown) => !cancelled && dispatch({ type: 'load-failed', message: errorMessage(error) }),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [backend]);
+
+  // Content search: only sessions whose title does not already match are opened.
+  const query = state.query.trim();
+  const sessions = state.sessions;
+  useEffect(() => {
+    if (query === '') return;
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      dispatch({ type: 'content-search-started', query });
+      const ids = sessions.filter((summary) => !titleMatches(summary, query)).map((summary) => summary.id);
+      void (async () => {
+        try {
+          for await (const match of backend.searchContent(query, ids, controller.signal)) {
+            if (controller.signal.aborted) return;
+            dispatch({ type: 'content-matched', query, match });
+          }
+        } catch {
+          // A failing search leaves the title matches in place; nothing to add.
+        }
+        if (!controller.signal.aborted) dispatch({ type: 'content-search-finished', query });
+      })();
+    }, settleMs);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [backend, query, sessions, settleMs]);
+
+  const selected = selectedSession(state);
+  const selectedId = selected?.id ?? null;
+  const haveDetails = selectedId !== null && state.details[selectedId] !== undefined;
+  useEffect(() => {
+    if (selectedId === null || !state.showDetails || haveDetails) return;
+    let cancelled = false;
+    const timer = setTimeout(() => {
+      backend.loadDetails(selectedId).then(
+        (details) => !cancelled && dispatch({ type: 'details-loaded', details }),
+        () => undefined,
+      );
+    }, settleMs);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [backend, selectedId, state.showDetails, haveDetails, settleMs]);
+
+  useInput((input, key) => {
+    const press = { input, key };
+    if (state.mode === 'confirm-delete') {
+      const answer = confirmCommand(press);
+      if (answer?.type === 'answer' && answer.yes && selected) {
+        const id = selected.id;
+        backend.deleteSession(id).then(
+          () => dispatch({ type: 'session-deleted', sessionId: id }),
+          (error: unknown) => dispatch({ type: 'delete-failed', message: errorMessage(error) }),
+        );
+      } else if (answer !== null) {
+        // Enter or anything but "y" keeps the session: deleting is never the default.
+        dispatch({ type: 'delete-cancelled' });
+      }
+      return;
+    }
+    if (state.mode === 'search') {
+      const command = searchInputCommand(press);
+      if (!command) return;
+      if (command.type === 'type') dispatch({ type: 'query-typed', text: command.text });
+      else if (command.type === 'erase') dispatch({ type: 'query-erased' });
+      else if (command.type === 'move') dispatch({ type: 'moved', by: command.by });
+      else dispatch({ type: 'search-closed', keepQuery: command.type === 'accept' });
+      return;
+    }
+    const command = pickerCommand(press);
+    if (!command) return;
+    switch (command.type) {
+      case 'move':
+        dispatch({ type: 'moved', by: command.by });
+        return;
+      case 'page':
+        dispatch({ type: 'moved', by: command.direction * pageSize });
+        return;
+      case 'move-to':
+        dispatch({ type: 'moved-to', position: command.position });
+        return;
+      case 'select':
+        if (selected) finish({ action: defaultAction(selected), sessionId: selected.id, summary: selected });
+        return;
+      case 'continue':
+        if (selected) finish({ action: 'continue', sessionId: selected.id, summary: selected });
+        return;
+      case 'delete':
+        if (allowDelete) dispatch({ type: 'delete-requested' });
+        return;
+      case 'search':
+        dispatch({ type: 'search-opened' });
+        return;
+      case 'cycle-status':
+        dispatch({ type: 'status-filter-cycled' });
+        return;
+      case 'cycle-mode':
+        dispatch({ type: 'mode-filter-cycled' });
+        return;
+      case 'toggle-details':
+        dispatch({ type: 'details-toggled' });
+        return;
+      case 'leave':
+        // Esc first clears a kept search, then leaves.
+        if (state.query !== '' && press.key.escape) dispatch({ type: 'search-closed', keepQuery: false });
+        else finish(null);
+        return;
+    }
+  });
+
+  return { state, visible: visibleSessions(state), selected };
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) {
+    const hint = (error as { hint?: unknown }).hint;
+    return typeof hint === 'string' ? `${error.message} ${hint}` : error.message;
+  }
+  return String(error);
+}

@@ -1,0 +1,21 @@
+// Line-mode questions for when there is no terminal (piped input, CI): the question
+// is written as plain text and one line is read. End of input is "no answer".
+import { createInterface } from 'node:readline';
+
+export async function askLine(
+  stdin: NodeJS.ReadableStream,
+  stdout: NodeJS.WritableStream,
+  question: string,
+): Promise<string | null> {
+  const lines = createInterface({ input: stdin, terminal: false });
+  stdout.write(question);
+  try {
+    return await new Promise<string | null>((resolve) => {
+      lines.once('line', (line) => resolve(line.trim()));
+      lines.once('close', () => resolve(null));
+    });
+  } finally {
+    lines.close();
+    stdout.write('\n');
+  }
+}

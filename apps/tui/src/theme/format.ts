@@ -1,0 +1,57 @@
+// Turning summary fields into the short strings the screens show.
+import type { SessionSummary } from '@resume/core/spec';
+
+export function formatAge(iso: string, now: Date): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return '?';
+  const seconds = Math.max(0, Math.round((now.getTime() - then) / 1000));
+  if (seconds < 60) return `${seconds}s ago`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours}h ago`;
+  const days = Math.floor(hours / 24);
+  if (days < 60) return `${days}d ago`;
+  return iso.slice(0, 10);
+}
+
+export function formatCost(costUsd: number | null): string {
+  if (costUsd === null) return '—';
+  if (costUsd === 0) return '$0';
+  if (costUsd < 0.01) return '<$0.01';
+  return `$${costUsd.toFixed(2)}`;
+}
+
+export function formatTokens(count: number): string {
+  if (count < 1000) return String(count);
+  if (count < 1_000_000) return `${(count / 1000).toFixed(1)}k`;
+  return `${(count / 1_000_000).toFixed(1)}M`;
+}
+
+/** "3 rounds", "8/15 chunks", "2 steps"; the message count when the mode counts nothing. */
+export function formatProgress(summary: Pick<SessionSummary, 'progress' | 'messageCount'>): string {
+  const progress = summary.progress;
+  if (!progress) return `${summary.messageCount} msgs`;
+  const label = progress.label;
+  if (progress.total !== null) return `${progress.done}/${progress.total} ${plural(label, progress.total)}`;
+  return `${progress.done} ${plural(label, progress.done)}`;
+}
+
+function plural(label: string, count: number): string {
+  if (count === 1 || label.endsWith('s')) return label;
+  return `${label}s`;
+}
+
+/** Cuts `text` to `width` columns on one line, with an ellipsis when cut. */
+export function fitText(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, ' ');
+  if (width <= 0) return '';
+  if (flat.length <= width) return flat;
+  if (width === 1) return '…';
+  return `${flat.slice(0, width - 1)}…`;
+}
+
+export function padText(text: string, width: number): string {
+  const fitted = fitText(text, width);
+  return fitted + ' '.repeat(Math.max(0, width - fitted.length));
+}
