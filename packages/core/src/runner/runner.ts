@@ -21,6 +21,7 @@ import { runDiscussion } from '../modes/discussion.js';
 import { runIterative } from '../modes/iterative.js';
 import type { ModeContext, ModelResolver, ModeResult, ModeTool } from '../modes/mode-context.js';
 import { runOrchestrated } from '../modes/orchestrated.js';
+import { adaptWorkspaceTools } from '../modes/workspace-tool-adapter.js';
 import { checkCompatibility } from '../resume/compatibility.js';
 import {
   buildContinuationMessages,
@@ -44,6 +45,7 @@ import {
   type UncertainStepInfo,
   UsageError,
 } from '../spec/index.js';
+import { createWorkspaceTools } from '../tools/workspace-tools.js';
 import { parsePromptFile } from '../workflow/prompt-file.js';
 import { renderTemplate } from '../workflow/template.js';
 import { checkWorkflow, hashText, parseWorkflowSpec, resolveVariables } from '../workflow/workflow-spec.js';
@@ -77,8 +79,10 @@ export interface RunnerOptions {
   env?: Record<string, string | undefined>;
   onEvent?: (event: RunEvent) => void;
   decisions?: RunDecisions;
-  /** Workspace tools for orchestrated and prompt runs. */
+  /** Workspace tools for orchestrated and prompt runs (default: the workspace tools of tools/). */
   createTools?: (input: ToolFactoryInput) => ModeTool[];
+  /** First words `run_command` accepts (from config); without any, `run_command` is not offered. */
+  allowCommands?: string[];
   /** Waits between retry attempts (tests inject an instant one). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Reads spec, prompt and project files (default: from disk). */
@@ -259,7 +263,15 @@ export function createRunner(options: RunnerOptions): Runner {
   }
 
   function tools(session: Session, names: string[]): ModeTool[] {
-    const available = options.createTools?.({ workspaceDir: options.workspaceDir, session, names }) ?? [];
+    const available = options.createTools
+      ? options.createTools({ workspaceDir: options.workspaceDir, session, names })
+      : adaptWorkspaceTools(
+          createWorkspaceTools({
+            root: options.workspaceDir,
+            ...(options.allowCommands ? { allowCommands: options.allowCommands } : {}),
+          }),
+          { session, store: engine.store },
+        );
     if (names.length === 0) return available;
     const missing = names.filter((name) => !available.some((tool) => tool.definition.name === name));
     if (missing.length > 0) {
