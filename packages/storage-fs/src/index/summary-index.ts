@@ -50,6 +50,8 @@ export interface SummaryIndex {
 
 export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
   let entries: Map<string, IndexEntry> | null = null;
+  // What appends recorded before the index was first loaded (a writer that never lists).
+  const pending = new Map<string, IndexEntry>();
   let dirty = false;
 
   const load = async (): Promise<Map<string, IndexEntry>> => {
@@ -65,6 +67,9 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
     } catch (error) {
       if (errorCode(error) !== 'ENOENT') throw error;
     }
+    for (const entry of pending.values()) loaded.set(entry.id, entry);
+    if (pending.size > 0) dirty = true;
+    pending.clear();
     entries = loaded;
     return loaded;
   };
@@ -110,14 +115,19 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
       return refresh(await load(), sessionId);
     },
     record(entry) {
-      if (!entries) return; // not loaded yet: the next listing refreshes from the journal
+      if (!entries) {
+        pending.set(entry.id, entry);
+        return;
+      }
       entries.set(entry.id, entry);
       dirty = true;
     },
     forget(sessionId) {
+      pending.delete(sessionId);
       if (entries?.delete(sessionId)) dirty = true;
     },
     async save() {
+      if (pending.size > 0) await load();
       if (!entries || !dirty) return;
       dirty = false;
       const file = frameObject({ v: 1, entries: [...entries.values()] });

@@ -1,0 +1,348 @@
+import { appendFile, mkdtemp, readdir, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  createSessionId,
+  JOURNAL_FORMAT_VERSION,
+  JournalCorruptedError,
+  type JournalEvent,
+  LeaseLostError,
+  SessionLockedError,
+  type SessionSummary,
+  StoreIoError,
+} from '@resume/core/spec';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createNodeFileSystem, type FileSystem } from './file-system/file-system.js';
+import { createFsStore, type FsStore, type FsStoreOptions } from './fs-store.js';
+import type { ProcessProbe } from './lease/process-probe.js';
+
+let dir: string;
+const stores: FsStore[] = [];
+let idCounter = 0;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'conclave-fs-store-'));
+});
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function open(options: Partial<FsStoreOptions> = {}): FsStore {
+  const store = createFsStore({ dir, now: () => new Date('2025-06-01T12:00:00.000Z'), ...options });
+  stores.push(store);
+  return store;
+}
+
+function summary(id: string, lastSeq: number, overrides: Partial<SessionSummary> = {}): SessionSummary {
+  return {
+    id,
+    title: 'fs test',
+    mode: 'custom',
+    status: 'running',
+    workspaceDir: null,
+    createdAt: '2025-01-01T00:00:00.000Z',
+    updatedAt: '2025-01-01T00:00:00.000Z',
+    parentId: null,
+    branchPoint: null,
+    lastSeq,
+    messageCount: lastSeq,
+    progress: null,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: null,
+    task: null,
+    archived: false,
+    bytes: null,
+    ...overrides,
+  };
+}
+
+const message = (seq: number): JournalEvent => ({
+  seq,
+  at: '2025-01-01T00:00:00.000Z',
+  type: 'message-added',
+  message: { role: 'user', content: `message ${seq}`, speaker: null, round: null },
+});
+
+async function sessionWith(store: FsStore, batches: number): Promise<string> {
+  idCounter += 1;
+  const id = createSessionId(1_750_000_000_000 + idCounter);
+  await store.create({
+    id,
+    title: 'fs test',
+    mode: 'custom',
+    workspaceDir: null,
+    createdAt: '2025-01-01T00:00:00.000Z',
+    parentId: null,
+    branchPoint: null,
+    specHash: null,
+    formatVersion: JOURNAL_FORMAT_VERSION,
+    options: {},
+    git: null,
+  });
+  for (let seq = 1; seq <= batches; seq += 1) {
+    await store.append(id, { expectedSeq: seq - 1, epoch: 0, events: [message(seq)], summary: summary(id, seq) });
+  }
+  return id;
+}
+
+async function seqs(store: FsStore, id: string): Promise<number[]> {
+  const result: number[] = [];
+  for await (const event of store.read(id)) result.push(event.seq);
+  return result;
+}
+
+const journalPath = (id: string) => path.join(dir, 'sessions', id, 'journal.jsonl');
+
+describe('file store on disk', () => {
+  it('keeps directories private (0700) and files private (0600)', async () => {
+    const store = open();
+    const id = await sessionWith(store, 2);
+    await store.putSnapshot(id, { seq: 2, formatVersion: 1, state: {} });
+    const blob = await store.putBlob(new TextEncoder().encode('secret-free content'));
+    await (await store.acquireLease(id, { holder: { pid: process.pid, host: 'elsewhere' } })).release();
+    await store.list();
+    const walk = async (current: string): Promise<string[]> => {
+      const entries = await readdir(current, { withFileTypes: true });
+      const nested = await Promise.all(
+        entries.filter((entry) => entry.isDirectory()).map((entry) => walk(path.join(current, entry.name))),
+      );
+      return [
+        current,
+        ...entries.filter((entry) => !entry.isDirectory()).map((e) => path.join(current, e.name)),
+        ...nested.flat(),
+      ];
+    };
+    const paths = await walk(dir);
+    expect(paths.some((file) => file.endsWith(blob.slice(2)))).toBe(true);
+    for (const file of paths) {
+      const mode = (await stat(file)).mode & 0o777;
+      if (file === dir) continue; // made by the test
+      expect({ file, mode }).toEqual({ file, mode: (await stat(file)).isDirectory() ? 0o700 : 0o600 });
+    }
+  });
+
+  it('never turns an invalid id into a path', async () => {
+    const store = open();
+    await writeFile(path.join(dir, 'outside.json'), '{}');
+    for (const id of ['../outside', '..', 'a/b', '', '../../etc/passwd']) {
+      expect(await store.getHeader(id)).toBeNull();
+      expect(await store.getSummary(id)).toBeNull();
+      expect(await store.delete(id)).toBe(false);
+    }
+    expect(await readFile(path.join(dir, 'outside.json'), 'utf8')).toBe('{}');
+  });
+
+  it('refuses a session directory that is a symlink out of the store', async () => {
+    const store = open();
+    const id = await sessionWith(store, 1);
+    const elsewhere = await mkdtemp(path.join(tmpdir(), 'conclave-elsewhere-'));
+    try {
+      const other = createSessionId(1_760_000_000_000);
+      await symlink(elsewhere, path.join(dir, 'sessions', other));
+      await expect(store.getHeader(other)).rejects.toThrow(/symlink/);
+      expect(await seqs(store, id)).toEqual([1]);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('cuts a torn tail when the lease is taken, keeping the cut bytes aside', async () => {
+    const store = open();
+    const id = await sessionWith(store, 3);
+    await store.close();
+    const full = await readFile(journalPath(id));
+    await truncate(journalPath(id), full.length - 10);
+    const reopened = open();
+    expect(await seqs(reopened, id)).toEqual([1, 2]); // readers skip the torn record without touching the file
+    const lease = await reopened.acquireLease(id, { holder: { pid: process.pid, host: 'test' } });
+    const aside = (await readdir(path.join(dir, 'sessions', id))).filter((name) => name.includes('.torn-'));
+    expect(aside).toHaveLength(1);
+    const kept = await readFile(journalPath(id));
+    const cut = await readFile(path.join(dir, 'sessions', id, aside[0] ?? ''));
+    expect(Buffer.concat([kept, cut])).toEqual(full.subarray(0, full.length - 10));
+    await reopened.append(id, { expectedSeq: 2, epoch: lease.epoch, events: [message(3)], summary: summary(id, 3) });
+    expect(await seqs(reopened, id)).toEqual([1, 2, 3]);
+    await lease.release();
+  });
+
+  it('reports damage in the middle with file and offset, and repair salvages the valid prefix', async () => {
+    const store = open();
+    const id = await sessionWith(store, 4);
+    const bytes = await readFile(journalPath(id));
+    const secondLine = bytes.indexOf(0x0a) + 1;
+    const damaged = Buffer.from(bytes);
+    damaged[secondLine + 40] = (damaged[secondLine + 40] ?? 0) ^ 0x08;
+    await writeFile(journalPath(id), damaged);
+    const reopened = open();
+    const error = await seqs(reopened, id).catch((caught: unknown) => caught);
+    expect(JournalCorruptedError.isInstance(error)).toBe(true);
+    if (JournalCorruptedError.isInstance(error)) {
+      expect(error.file).toBe(journalPath(id));
+      expect(error.offset).toBe(secondLine);
+      expect(error.hint).toContain(`sessions repair ${id}`);
+    }
+    const report = await reopened.repair(id);
+    expect(report).toMatchObject({ sessionId: id, keptSeq: 1, removedBytes: bytes.length - secondLine });
+    expect(await readFile(report.savedTo ?? '')).toEqual(damaged.subarray(secondLine));
+    expect(await seqs(reopened, id)).toEqual([1]);
+    expect((await reopened.repair(id)).removedBytes).toBe(0);
+    await reopened.append(id, { expectedSeq: 1, epoch: 0, events: [message(2)], summary: summary(id, 2) });
+    expect(await seqs(reopened, id)).toEqual([1, 2]);
+  });
+
+  it('archives with gzip, reads transparently, and un-archives on append', async () => {
+    const store = open();
+    const id = await sessionWith(store, 3);
+    await store.putSnapshot(id, { seq: 3, formatVersion: 1, state: { done: true } });
+    await store.archive(id);
+    const files = await readdir(path.join(dir, 'sessions', id));
+    expect(files).toContain('journal.jsonl.gz');
+    expect(files).not.toContain('journal.jsonl');
+    expect(files).toContain('snapshot.json.gz');
+    const reopened = open();
+    expect(await seqs(reopened, id)).toEqual([1, 2, 3]);
+    expect(await reopened.getSnapshot(id)).toEqual({ seq: 3, formatVersion: 1, state: { done: true } });
+    expect((await reopened.getSummary(id))?.archived).toBe(true);
+    expect((await reopened.list())[0]).toMatchObject({ id, archived: true });
+    await reopened.append(id, { expectedSeq: 3, epoch: 0, events: [message(4)], summary: summary(id, 4) });
+    expect(await readdir(path.join(dir, 'sessions', id))).toContain('journal.jsonl');
+    expect(await seqs(reopened, id)).toEqual([1, 2, 3, 4]);
+    expect((await reopened.getSummary(id))?.archived).toBe(false);
+  });
+
+  it('stops writing for good after an fsync fails', async () => {
+    const real = createNodeFileSystem();
+    let failSync = false;
+    const failing: FileSystem = {
+      ...real,
+      async openAppend(target) {
+        const file = await real.openAppend(target);
+        return {
+          ...file,
+          datasync: () =>
+            failSync ? Promise.reject(Object.assign(new Error('EIO'), { code: 'EIO' })) : file.datasync(),
+        };
+      },
+    };
+    const store = open({ fileSystem: failing });
+    const id = await sessionWith(store, 1);
+    failSync = true;
+    const append = (seq: number) =>
+      store.append(id, { expectedSeq: seq - 1, epoch: 0, events: [message(seq)], summary: summary(id, seq) });
+    const first = await append(2).catch((error: unknown) => error);
+    expect(StoreIoError.isInstance(first)).toBe(true);
+    failSync = false;
+    for (const attempt of [append(2), append(3), store.putBlob(new Uint8Array([1])), sessionWith(store, 0)]) {
+      expect(StoreIoError.isInstance(await attempt.catch((error: unknown) => error))).toBe(true);
+    }
+  });
+
+  it('lists from its index without reading journals, and rebuilds a lost or damaged index', async () => {
+    const store = open();
+    const ids = [await sessionWith(store, 2), await sessionWith(store, 3)];
+    await store.close();
+    const real = createNodeFileSystem();
+    const journalReads: string[] = [];
+    const counting: FileSystem = {
+      ...real,
+      readFile: (target) => {
+        if (target.includes('journal')) journalReads.push(target);
+        return real.readFile(target);
+      },
+      readRange: (target, position, length) => {
+        if (target.includes('journal')) journalReads.push(target);
+        return real.readRange(target, position, length);
+      },
+    };
+    const listing = open({ fileSystem: counting });
+    expect((await listing.list()).map((item) => item.lastSeq).sort()).toEqual([2, 3]);
+    expect(journalReads).toEqual([]);
+
+    await writeFile(path.join(dir, 'index', 'summaries.json'), 'garbage');
+    expect((await open().list()).map((item) => item.id).sort()).toEqual([...ids].sort());
+    await rm(path.join(dir, 'index', 'summaries.json'));
+    await appendFile(journalPath(ids[0] ?? ''), '{"crc":"torn');
+    const rebuilt = await open().list();
+    expect(rebuilt.find((item) => item.id === ids[0])?.lastSeq).toBe(2);
+    expect(rebuilt).toHaveLength(2);
+  });
+
+  it('sees a session appended by another store instance', async () => {
+    const writer = open();
+    const lister = open();
+    const id = await sessionWith(writer, 1);
+    expect((await lister.list()).map((item) => item.id)).toEqual([id]);
+    await writer.append(id, { expectedSeq: 1, epoch: 0, events: [message(2)], summary: summary(id, 2) });
+    expect((await lister.getSummary(id))?.lastSeq).toBe(2);
+    expect((await lister.list())[0]?.lastSeq).toBe(2);
+    // The other instance's cached writer notices the journal moved on.
+    await lister.append(id, { expectedSeq: 2, epoch: 0, events: [message(3)], summary: summary(id, 3) });
+    await writer.append(id, { expectedSeq: 3, epoch: 0, events: [message(4)], summary: summary(id, 4) });
+    expect(await seqs(writer, id)).toEqual([1, 2, 3, 4]);
+  });
+});
+
+describe('file store leases', () => {
+  const probe = (overrides: Partial<ProcessProbe>): ProcessProbe => ({
+    hostname: 'this-host',
+    bootId: 'boot-1',
+    isRunning: () => true,
+    startTime: () => '100',
+    ...overrides,
+  });
+
+  it('takes over a holder whose process is gone, and fences it', async () => {
+    let running = true;
+    const store = open({ processProbe: probe({ isRunning: () => running }) });
+    const id = await sessionWith(store, 1);
+    const dead = await store.acquireLease(id, { holder: { pid: 4242, host: 'this-host' } });
+    await expect(store.acquireLease(id, { holder: { pid: 5151, host: 'this-host' } })).rejects.toThrow(
+      /in use by pid 4242 on host this-host since 2025-06-01T12:00:00.000Z/,
+    );
+    running = false;
+    expect(await store.inspectLease(id)).toBeNull();
+    const next = await store.acquireLease(id, { holder: { pid: 5151, host: 'this-host' } });
+    expect(next.epoch).toBe(dead.epoch + 1);
+    const stale = store.append(id, {
+      expectedSeq: 1,
+      epoch: dead.epoch,
+      events: [message(2)],
+      summary: summary(id, 2),
+    });
+    expect(LeaseLostError.isInstance(await stale.catch((error: unknown) => error))).toBe(true);
+  });
+
+  it('takes over a holder whose pid now belongs to another process, or that ran before a reboot', async () => {
+    let startTime = '100';
+    let bootId = 'boot-1';
+    const store = open({
+      processProbe: {
+        ...probe({}),
+        startTime: () => startTime,
+        get bootId() {
+          return bootId;
+        },
+      },
+    });
+    const id = await sessionWith(store, 1);
+    await store.acquireLease(id, { holder: { pid: 4242, host: 'this-host' } });
+    startTime = '200';
+    const second = await store.acquireLease(id, { holder: { pid: 4242, host: 'this-host' } });
+    bootId = 'boot-2';
+    const third = await store.acquireLease(id, { holder: { pid: 4242, host: 'this-host' } });
+    expect(third.epoch).toBe(second.epoch + 1);
+  });
+
+  it('never takes over a live holder, nor one on another host', async () => {
+    const store = open({ processProbe: probe({ isRunning: () => false }) });
+    const id = await sessionWith(store, 1);
+    await store.acquireLease(id, { holder: { pid: 4242, host: 'other-host' } });
+    const error = await store
+      .acquireLease(id, { holder: { pid: 1, host: 'this-host' } })
+      .catch((caught: unknown) => caught);
+    expect(SessionLockedError.isInstance(error)).toBe(true);
+    expect(await store.inspectLease(id)).toMatchObject({ pid: 4242, host: 'other-host' });
+  });
+});
