@@ -2,11 +2,9 @@
 // environment variables and configured secrets, and the shapes of common tokens, wherever
 // they occur in a JSON value. The engine runs every event through it before it is journaled.
 
-/** What a secret is replaced with. */
-export const REDACTED = '[REDACTED]';
+import { MINIMUM_SECRET_LENGTH, REDACTED, scrubSecrets } from '../spec/secret-shapes.js';
 
-/** Shorter values are too likely to occur in ordinary text to be replaced everywhere. */
-const MINIMUM_SECRET_LENGTH = 8;
+export { REDACTED };
 
 /** Environment variables whose values are secrets. */
 const secretEnvName =
@@ -16,36 +14,6 @@ const secretEnvNameAnywhere = /PASSWORD|SECRET/i;
 /** Object keys whose string values are secrets whatever they look like. */
 const secretKey =
   /^(?:api[-_]?key|x-api-key|authorization|proxy-authorization|password|passwd|secret|client[-_]?secret|access[-_]?token|refresh[-_]?token|auth[-_]?token|token)$/i;
-
-interface TokenShape {
-  pattern: RegExp;
-  replace: string;
-}
-
-// Ordered: the more specific shapes first so their whole value is replaced.
-const tokenShapes: TokenShape[] = [
-  // `Authorization: Bearer …`, `Bearer …` in error texts and logged headers.
-  { pattern: /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, replace: `$1 ${REDACTED}` },
-  // OpenAI (`sk-…`, `sk-proj-…`) and Anthropic (`sk-ant-…`) keys.
-  { pattern: /\bsk-[A-Za-z0-9_-]{16,}/g, replace: REDACTED },
-  // GitHub tokens.
-  { pattern: /\bgh[pousr]_[A-Za-z0-9]{20,}/g, replace: REDACTED },
-  { pattern: /\bgithub_pat_[A-Za-z0-9_]{20,}/g, replace: REDACTED },
-  // Slack tokens (`xoxb-`, `xoxp-`, …).
-  { pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, replace: REDACTED },
-  // AWS access key ids.
-  { pattern: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, replace: REDACTED },
-  // Google API keys.
-  { pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g, replace: REDACTED },
-  // Passwords in URLs: `postgres://user:password@host`.
-  { pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+@/gi, replace: `$1${REDACTED}@` },
-  // `x-api-key: …`, `api_key=…`, `"password": "…"` in texts such as logged requests.
-  {
-    pattern:
-      /\b(x-api-key|api[_-]?key|password|passwd|client[_-]?secret|access[_-]?token)(["']?\s*[:=]\s*["']?)([^\s"'&,;]{4,})/gi,
-    replace: `$1$2${REDACTED}`,
-  },
-];
 
 export interface RedactorOptions {
   /** Secrets from config (provider keys, store passwords…). */
@@ -79,12 +47,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   // Longest first, so a secret that contains another is replaced whole.
   const secrets = [...known].sort((left, right) => right.length - left.length);
 
-  const redactText = (text: string): string => {
-    let result = text;
-    for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-    for (const shape of tokenShapes) result = result.replace(shape.pattern, shape.replace);
-    return result;
-  };
+  const redactText = (text: string): string => scrubSecrets(text, secrets);
 
   const redactValue = (value: unknown, key: string | null, seen: WeakSet<object>): unknown => {
     if (typeof value === 'string') {

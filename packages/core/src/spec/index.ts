@@ -79,3 +79,5 @@ export {
   STORE_SPECIFICATION_VERSION,
 } from './store.js';
 export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './summary.js';
+export { MINIMUM_SECRET_LENGTH, REDACTED, SECRET_SHAPES, type SecretShape, scrubSecrets } from './secret-shapes.js';
+export { retryAfterMs } from './retry-after.js';

@@ -1,4 +1,14 @@
 // `@resume/core/testing`: the store conformance suite, an in-memory store and mock models.
+
+export { type ConformanceFixture, describeStoreConformance } from './conformance.js';
+export {
+  type FakeHandler,
+  type FakeHttpServer,
+  type FakeReply,
+  type RecordedRequest,
+  sse,
+  startFakeHttpServer,
+} from './fake-http-server.js';
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export {
   createMockModel,
@@ -7,4 +17,3 @@ export {
   type MockModelOptions,
   type MockResponse,
 } from './mock-models.js';
-export { type ConformanceFixture, describeStoreConformance } from './conformance.js';
