@@ -94,23 +94,31 @@ async function runShellStep(
   const command = renderTemplate(step.shell, scope, { file: options.file, key: `steps[${index}].shell` });
   const attempts = step.retry?.attempts ?? 1;
   const backoffMs = step.retry?.backoff ?? 0;
+  const fixerKey = (number: number) => `step-${index + 1}/on-failure-${number}`;
+  const fixersCalled = new Set<number>();
+  const runFixer = async (number: number, error: string) => {
+    if (!step.on_failure) return;
+    fixersCalled.add(number);
+    const fixInput = renderTemplate(
+      step.on_failure.input,
+      { ...scope, error },
+      { file: options.file, key: `steps[${index}].on_failure.input` },
+    );
+    await runAgentStep(context, options, fixerKey(number), step.on_failure.agent, fixInput, index + 1);
+  };
   const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
     const lastFailure = stepContext.previousFailures.at(-1);
     if (step.on_failure && lastFailure && stepContext.attempt > 1) {
-      const fixInput = renderTemplate(
-        step.on_failure.input,
-        { ...scope, error: lastFailure.message },
-        { file: options.file, key: `steps[${index}].on_failure.input` },
-      );
+      // A resume can start at a later attempt: the fixer steps recorded before it are replayed
+      // first (their outputs come from the journal), so the journal's step order is kept.
+      for (let number = 1; number < stepContext.attempt - 1; number += 1) {
+        const recorded = context.session.state.steps.some((recordedStep) => recordedStep.key === fixerKey(number));
+        if (recorded && !fixersCalled.has(number)) {
+          await runFixer(number, stepContext.previousFailures[number - 1]?.message ?? lastFailure.message);
+        }
+      }
       // Its own durable step: a resume inside this attempt does not ask the fixer twice.
-      await runAgentStep(
-        context,
-        options,
-        `step-${index + 1}/on-failure-${stepContext.attempt - 1}`,
-        step.on_failure.agent,
-        fixInput,
-        index + 1,
-      );
+      if (!fixersCalled.has(stepContext.attempt - 1)) await runFixer(stepContext.attempt - 1, lastFailure.message);
     }
     context.emit({ type: 'progress', label: `attempt`, done: stepContext.attempt, total: attempts });
     const result = await runShellCommand({

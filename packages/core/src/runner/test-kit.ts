@@ -125,11 +125,11 @@ export function createTestStore(): { store: MemoryStore; engine: () => Engine } 
   return { store, engine: () => createEngine({ store }) };
 }
 
-/** Resolves once the predicate holds (polled on the macrotask queue; no timing assumptions). */
-export async function until(predicate: () => boolean, limit = 2000): Promise<void> {
+/** Resolves once the predicate holds (polled; a generous bound only to end a broken test). */
+export async function until(predicate: () => boolean, limit = 5000): Promise<void> {
   for (let index = 0; index < limit; index += 1) {
     if (predicate()) return;
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, index < 100 ? 0 : 5));
   }
   throw new Error('condition never became true');
 }
