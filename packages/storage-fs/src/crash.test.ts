@@ -1,0 +1,160 @@
+// Real processes, real SIGKILLs: a writer is killed at random moments while it
+// appends, and every batch it had acknowledged must be there after a reopen, the
+// journal always a clean prefix. `CONCLAVE_STRESS=1` (pnpm test:crash) kills 1,000+ times.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { createSessionId, JOURNAL_FORMAT_VERSION, SessionLockedError } from '@resume/core/spec';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BundledChild, bundleChild, exited, onLines } from './__fixtures__/child-process.js';
+import { crashEvent } from './__fixtures__/crash-events.js';
+import { createFsStore, type FsStore } from './fs-store.js';
+
+const stress = process.env.CONCLAVE_STRESS === '1';
+const KILLS = stress ? 1_000 : 200;
+const WORKERS = 2;
+const KILLS_PER_SESSION = 25;
+
+let writer: BundledChild;
+let contender: BundledChild;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'conclave-crash-'));
+  [writer, contender] = await Promise.all([bundleChild('crash-writer'), bundleChild('lease-contender')]);
+});
+afterAll(async () => {
+  await Promise.all([writer?.remove(), contender?.remove(), rm(dir, { recursive: true, force: true })]);
+});
+
+async function newSession(store: FsStore): Promise<string> {
+  const id = createSessionId(Date.now(), crypto.getRandomValues(new Uint8Array(10)));
+  await store.create({
+    id,
+    title: 'crash test',
+    mode: 'custom',
+    workspaceDir: null,
+    createdAt: '2025-01-01T00:00:00.000Z',
+    parentId: null,
+    branchPoint: null,
+    specHash: null,
+    formatVersion: JOURNAL_FORMAT_VERSION,
+    options: {},
+    git: null,
+  });
+  return id;
+}
+
+/** Runs the writer until it has acked `acks` batches (0: right after it took the lease), waits up to `delayMs`, kills it. */
+async function runAndKill(id: string, acks: number, delayMs: number): Promise<number> {
+  const child = writer.spawn([dir, id]);
+  let acked = 0;
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  await new Promise<void>((resolve, reject) => {
+    let seen = -1;
+    onLines(child.stdout, (line) => {
+      const [kind, value] = line.split(' ');
+      if (kind === 'ack') acked = Number(value);
+      seen += 1;
+      if (seen === acks) setTimeout(resolve, delayMs);
+    });
+    child.once('exit', () => reject(new Error(`the writer exited on its own: ${stderr}`)));
+  });
+  child.kill('SIGKILL');
+  await exited(child);
+  return acked;
+}
+
+describe('crash safety with real processes', () => {
+  it(`loses nothing acknowledged across ${KILLS} SIGKILLs of a writer`, {
+    timeout: stress ? 900_000 : 120_000,
+  }, async () => {
+    const verifier = createFsStore({ dir });
+    const worker = async (kills: number) => {
+      let id = await newSession(verifier);
+      let committed = 0;
+      for (let kill = 0; kill < kills; kill += 1) {
+        if (kill > 0 && kill % KILLS_PER_SESSION === 0) {
+          id = await newSession(verifier);
+          committed = 0;
+        }
+        const acked = await runAndKill(id, Math.floor(Math.random() * 6), Math.random() * 3);
+        const events = [];
+        for await (const event of verifier.read(id, { fromSeq: committed + 1 })) events.push(event);
+        const lastSeq = events.at(-1)?.seq ?? committed;
+        expect(lastSeq).toBeGreaterThanOrEqual(Math.max(acked, committed));
+        expect(events).toEqual(
+          Array.from({ length: lastSeq - committed }, (_, index) => crashEvent(committed + 1 + index)),
+        );
+        committed = lastSeq;
+      }
+    };
+    const perWorker = Math.ceil(KILLS / WORKERS);
+    await Promise.all(Array.from({ length: WORKERS }, () => worker(perWorker)));
+    await verifier.close();
+  });
+});
+
+describe('lease races between real processes', () => {
+  async function race(id: string, contenders: number): Promise<{ outcomes: string[]; kill: () => Promise<void> }> {
+    const startAt = Date.now() + 1_500;
+    const children = Array.from({ length: contenders }, () => contender.spawn([dir, id, String(startAt)]));
+    const outcomes = await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<string>((resolve, reject) => {
+            onLines(child.stdout, (line) => {
+              if (line !== 'ready') resolve(line);
+            });
+            child.once('exit', () => reject(new Error('a contender exited early')));
+          }),
+      ),
+    );
+    return {
+      outcomes,
+      kill: async () => {
+        for (const child of children) child.kill('SIGKILL');
+        await Promise.all(children.map((child) => exited(child)));
+      },
+    };
+  }
+
+  it("lets exactly one of several processes win a dead holder's lease", { timeout: 120_000 }, async () => {
+    const store = createFsStore({ dir });
+    const id = await newSession(store);
+    const rounds = stress ? 20 : 3;
+    let lastEpoch = 0;
+    for (let round = 0; round < rounds; round += 1) {
+      // Every round starts with a holder that was SIGKILLed (the previous round's winner).
+      const { outcomes, kill } = await race(id, 4);
+      await kill();
+      const winners = outcomes.filter((outcome) => outcome.startsWith('won'));
+      expect(winners).toHaveLength(1);
+      const epoch = Number(winners[0]?.split(' ')[1]);
+      expect(epoch).toBe(lastEpoch + 1);
+      lastEpoch = epoch;
+      const winnerLocked = outcomes.filter((outcome) => outcome.startsWith('locked'));
+      expect(winnerLocked).toHaveLength(3);
+    }
+    await store.close();
+  });
+
+  it('never takes over a live holder', { timeout: 60_000 }, async () => {
+    const store = createFsStore({ dir });
+    const id = await newSession(store);
+    const lease = await store.acquireLease(id, { holder: { pid: process.pid, host: hostname() } });
+    const { outcomes, kill } = await race(id, 3);
+    await kill();
+    expect(outcomes).toEqual([`locked ${process.pid}`, `locked ${process.pid}`, `locked ${process.pid}`]);
+    expect(await store.inspectLease(id)).toEqual(lease.holder);
+    const error = await store
+      .acquireLease(id, { holder: { pid: process.pid, host: hostname() } })
+      .catch((caught: unknown) => caught);
+    expect(SessionLockedError.isInstance(error)).toBe(true);
+    await lease.release();
+    await store.close();
+  });
+});
