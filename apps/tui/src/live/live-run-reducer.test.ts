@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import {
+  initialLiveRunState,
+  type LiveRunAction,
+  type LiveRunEvent,
+  liveRunReducer,
+  tailLines,
+} from './live-run-reducer.js';
+
+const event = (value: LiveRunEvent): LiveRunAction => ({ type: 'event', event: value });
+const message = (speaker: string, content: string, round: number) => ({
+  role: 'assistant',
+  speaker,
+  content,
+  round,
+});
+
+describe('liveRunReducer', () => {
+  it('streams the current turn and moves it to the finished items when completed', () => {
+    let state = [
+      event({ type: 'run-started', sessionId: 's1', mode: 'discussion', resumed: false }),
+      event({ type: 'turn-started', agent: 'architect', round: 1 }),
+      event({ type: 'delta', agent: 'architect', text: 'Hello ' }),
+      event({ type: 'delta', agent: 'architect', text: 'world' }),
+    ].reduce(liveRunReducer, initialLiveRunState);
+    expect(state.current).toEqual({ agent: 'architect', round: 1, text: 'Hello world' });
+    state = liveRunReducer(state, event({ type: 'turn-completed', message: message('architect', 'Hello world', 1) }));
+    expect(state.current).toBeNull();
+    expect(state.items.map((item) => item.kind)).toEqual(['started', 'turn']);
+  });
+
+  it('announces turns restored from the journal as one line instead of printing each', () => {
+    const state = [
+      event({ type: 'run-started', sessionId: 's1', mode: 'discussion', resumed: true }),
+      event({ type: 'turn-completed', message: message('a', 'one', 1), replayed: true }),
+      event({ type: 'turn-completed', message: message('b', 'two', 1), replayed: true }),
+      event({ type: 'turn-started', agent: 'c', round: 1 }),
+    ].reduce(liveRunReducer, initialLiveRunState);
+    expect(state.items.at(-1)).toMatchObject({ kind: 'replayed', count: 2 });
+    expect(state.items.filter((item) => item.kind === 'turn')).toHaveLength(0);
+  });
+
+  it('keeps progress, usage and the last checkpoint, and records the outcome once finished', () => {
+    const state = [
+      event({ type: 'progress', label: 'chunk', done: 8, total: 15 }),
+      event({ type: 'usage', totals: { inputTokens: 10, outputTokens: 5, costUsd: 0.01 } }),
+      event({ type: 'checkpoint', seq: 42, label: 'chunk 8/15' }),
+      { type: 'finished', result: { status: 'interrupted', sessionId: 's1', resumeCommand: 'conclave --resume s1' } },
+    ].reduce(liveRunReducer, initialLiveRunState);
+    expect(state.progress).toEqual({ label: 'chunk', done: 8, total: 15 });
+    expect(state.checkpoint?.seq).toBe(42);
+    expect(state.finished?.status).toBe('interrupted');
+    expect(state.items.at(-1)?.kind).toBe('finished');
+  });
+});
+
+describe('tailLines', () => {
+  it('wraps at the width and keeps the last lines', () => {
+    expect(tailLines('abcdefghij\nxy', 4, 3)).toEqual(['efgh', 'ij', 'xy']);
+    expect(tailLines('short', 80, 0)).toEqual([]);
+  });
+});

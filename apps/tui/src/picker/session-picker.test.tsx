@@ -1,0 +1,145 @@
+import { cleanup } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFakeBackend, sessionId, summary } from '../testing/fake-backend.js';
+import { keys, renderWithProviders } from '../testing/render-with-providers.js';
+import { SessionPicker } from './session-picker.js';
+import type { PickedSession } from './use-session-picker.js';
+
+afterEach(() => cleanup());
+
+const sessions = [
+  summary({
+    id: sessionId(3),
+    title: 'Fix OCR errors',
+    mode: 'iterative',
+    status: 'interrupted',
+    progress: { label: 'chunk', done: 7, total: 15 },
+    updatedAt: '2026-03-01T10:00:00.000Z',
+    costUsd: 0.12,
+  }),
+  summary({ id: sessionId(2), title: 'Review authentication code', mode: 'orchestrated', status: 'completed' }),
+  summary({ id: sessionId(1), title: 'Evaluate AI brain idea', status: 'failed' }),
+];
+
+function renderPicker(backendInput: Parameters<typeof createFakeBackend>[0], size = { columns: 100, rows: 30 }) {
+  const fake = createFakeBackend(backendInput);
+  const answers: (PickedSession | null)[] = [];
+  const view = renderWithProviders(
+    <SessionPicker backend={fake.backend} onDone={(picked) => answers.push(picked)} settleMs={0} />,
+    { size },
+  );
+  return { ...view, ...fake, answers };
+}
+
+describe('SessionPicker', () => {
+  it('lists sessions newest first with status symbol, mode, progress, age and cost', async () => {
+    const view = renderPicker({ sessions });
+    const frame = await view.waitForFrame((text) => text.includes('Fix OCR errors'));
+    expect(frame).toContain('3 of 3');
+    const row = frame.split('\n').find((line) => line.includes('Fix OCR errors')) ?? '';
+    expect(row).toMatch(/›\s+‖\s+Fix OCR errors\s+iterative\s+7\/15 chunks\s+2h ago\s+\$0\.12/);
+    expect(frame.indexOf('Fix OCR errors')).toBeLessThan(frame.indexOf('Evaluate AI brain idea'));
+  });
+
+  it('Enter resumes an unfinished session and c continues one', async () => {
+    const view = renderPicker({ sessions });
+    await view.waitForFrame((text) => text.includes('Fix OCR errors'));
+    await view.press(keys.enter);
+    expect(view.answers).toEqual([{ action: 'resume', sessionId: sessionId(3), summary: sessions[0] }]);
+    const again = renderPicker({ sessions });
+    await again.waitForFrame((text) => text.includes('Fix OCR errors'));
+    await again.press('c');
+    expect(again.answers[0]).toMatchObject({ action: 'continue', sessionId: sessionId(3) });
+  });
+
+  it('j moves down, Enter on a completed session continues it', async () => {
+    const view = renderPicker({ sessions });
+    await view.waitForFrame((text) => text.includes('Fix OCR errors'));
+    await view.press('j', keys.enter);
+    expect(view.answers[0]).toMatchObject({ action: 'continue', sessionId: sessionId(2) });
+  });
+
+  it('q leaves without picking anything', async () => {
+    const view = renderPicker({ sessions });
+    await view.waitForFrame((text) => text.includes('Fix OCR errors'));
+    await view.press('q');
+    expect(view.answers).toEqual([null]);
+  });
+
+  it('/ searches message content lazily and shows the matching snippet', async () => {
+    const view = renderPicker({
+      sessions,
+      content: {
+        [sessionId(1)]: [
+          { role: 'assistant', speaker: 'critic', round: 1, content: 'It would not scale on kubernetes.' },
+        ],
+      },
+    });
+    await view.waitForFrame((text) => text.includes('Fix OCR errors'));
+    expect(view.contentLoads).toEqual([]);
+    await view.press('/', 'k', 'u', 'b', 'e');
+    const frame = await view.waitForFrame((text) => text.includes('critic:'), 'the content snippet');
+    expect(frame).toContain('Evaluate AI brain idea');
+    expect(frame).not.toContain('Fix OCR errors');
+    expect(frame).toContain('not scale on kube');
+    await view.press(keys.enter, keys.enter);
+    expect(view.answers[0]).toMatchObject({ sessionId: sessionId(1) });
+  });
+
+  it('d asks for confirmation and deletes only on y', async () => {
+    const view = renderPicker({ sessions });
+    await view.waitForFrame((text) => text.includes('Fix OCR errors'));
+    await view.press('d');
+    await view.waitForFrame((text) => text.includes('Delete "Fix OCR errors"'));
+    await view.press('n');
+    expect(view.deleted).toEqual([]);
+    await view.press('d', 'y');
+    const frame = await view.waitForFrame((text) => text.includes(`Deleted ${sessionId(3)}`));
+    expect(view.deleted).toEqual([sessionId(3)]);
+    expect(frame).toContain('2 of 2');
+  });
+
+  it('s filters by status', async () => {
+    const view = renderPicker({ sessions });
+    await view.waitForFrame((text) => text.includes('Fix OCR errors'));
+    await view.press('s');
+    const frame = await view.waitForFrame((text) => text.includes('status: interrupted'));
+    expect(frame).toContain('1 of 3');
+    expect(frame).not.toContain('Review authentication code');
+  });
+
+  it('shows lineage, checkpoints and the resume plan of the selected session', async () => {
+    const view = renderPicker({
+      sessions,
+      details: (id) => ({
+        sessionId: id,
+        lineage: [
+          { id: 'root', title: 'Original question', status: 'completed', depth: 0, current: false, branchPoint: null },
+          { id, title: 'Follow-up', status: 'interrupted', depth: 1, current: true, branchPoint: null },
+        ],
+        checkpoints: [{ seq: 43, label: 'chunk 7/15', at: '2026-03-01T10:00:00.000Z' }],
+        plan: { position: 'chunk 8 of 15', skipped: ['a', 'b'], uncertain: [], next: ['chunk 8 of 15'], warnings: [] },
+        lineageCostUsd: 0.5,
+      }),
+    });
+    const frame = await view.waitForFrame((text) => text.includes('Checkpoints'), 'the details pane');
+    expect(frame).toContain('Lineage: ✓ Original question');
+    expect(frame).toMatch(/└ ‖ Follow-up\s+← this/);
+    expect(frame).toContain('Checkpoints: 1, last #43 "chunk 7/15"');
+    expect(frame).toContain('Plan: resume from chunk 8 of 15 · skip 2 done');
+  });
+
+  it('renders only a window of 1,000 sessions and keeps the cursor visible in 80x24', async () => {
+    const many = Array.from({ length: 1000 }, (_, index) =>
+      summary({ id: sessionId(1000 - index), title: `Task number ${1000 - index}` }),
+    );
+    const view = renderPicker({ sessions: many }, { columns: 80, rows: 24 });
+    const first = await view.waitForFrame((text) => text.includes('1000 of 1000'));
+    expect(first.split('\n').length).toBeLessThanOrEqual(23);
+    expect(first.split('\n').every((line) => line.length <= 80)).toBe(true);
+    expect(first).not.toContain('Task number 900');
+    await view.press(...Array.from({ length: 12 }, () => keys.down));
+    const moved = await view.waitForFrame((text) => text.includes('› ✓ Task number 988'));
+    expect(moved).not.toContain('Task number 1000 ');
+  });
+});

@@ -1,0 +1,120 @@
+import { cleanup } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ResumePromptPlan } from '../plan/resume-prompt-plan.js';
+import { keys, renderWithProviders } from '../testing/render-with-providers.js';
+import { type ModelUnavailableAnswer, ModelUnavailablePrompt } from './model-unavailable-prompt.js';
+import { ResumePrompt } from './resume-prompt.js';
+import { type UncertainStepAnswer, UncertainStepPrompt } from './uncertain-step-prompt.js';
+
+afterEach(() => cleanup());
+
+const interruptedPlan: ResumePromptPlan = {
+  sessionId: '0000000000000000000003',
+  title: 'Fix OCR errors',
+  action: 'resume',
+  question: 'Resume from chunk 8 of 15?',
+  next: 'chunk 8 of 15',
+  checkpoint: { seq: 43, label: 'chunk 7/15' },
+  done: Array.from({ length: 7 }, (_, index) => ({ label: `chunk-${index + 1}` })),
+  skipped: [],
+  rerun: [],
+  uncertain: [{ label: 'write_file (#3)', attempt: 1, action: 'decide' }],
+  retrying: [],
+  cost: { inputTokens: 12_000, outputTokens: 3400, costUsd: 0.12 },
+  changes: {
+    compatibility: null,
+    files: [
+      { path: 'notes.md', status: 'modified' },
+      { path: 'out.txt', status: 'unchanged' },
+    ],
+    git: null,
+  },
+};
+
+describe('ResumePrompt', () => {
+  it('shows what is skipped, uncertain and next, and Enter answers yes', async () => {
+    const answers: boolean[] = [];
+    const view = renderWithProviders(<ResumePrompt plan={interruptedPlan} onAnswer={(yes) => answers.push(yes)} />);
+    const frame = await view.waitForFrame((text) => text.includes('[Y/n]'));
+    expect(frame).toContain('Resume from chunk 8 of 15? [Y/n]');
+    expect(frame).toContain('Skipped (already done, not repeated): 7 steps: chunk-1, chunk-2, chunk-3 and 4 more');
+    expect(frame).toContain('Uncertain: write_file (#3) (attempt 1) never finished and has side effects');
+    expect(frame).toContain('Next: chunk 8 of 15');
+    expect(frame).toContain('Cost so far: $0.12 (12.0k in / 3.4k out)');
+    expect(frame).toContain('1 file changed since the session touched it: notes.md (modified)');
+    await view.press(keys.enter);
+    expect(answers).toEqual([true]);
+  });
+
+  it('n answers no', async () => {
+    const answers: boolean[] = [];
+    const view = renderWithProviders(<ResumePrompt plan={interruptedPlan} onAnswer={(yes) => answers.push(yes)} />);
+    await view.waitForFrame((text) => text.includes('[Y/n]'));
+    await view.press('n');
+    expect(answers).toEqual([false]);
+  });
+});
+
+describe('UncertainStepPrompt', () => {
+  const info = {
+    sessionId: 's',
+    key: 'deploy',
+    occurrence: 1,
+    attempt: 2,
+    safety: 'unsafe' as const,
+    idempotencyKey: 's:deploy:1',
+    startedAt: '2026-03-01T11:00:00.000Z',
+    previousFailures: [{ name: 'Error', message: 'exit 1', code: null, retryable: false }],
+  };
+
+  it('defaults to abort and takes shortcuts', async () => {
+    const answers: UncertainStepAnswer[] = [];
+    const view = renderWithProviders(<UncertainStepPrompt info={info} onAnswer={(answer) => answers.push(answer)} />);
+    const frame = await view.waitForFrame((text) => text.includes('Uncertain step: deploy'));
+    expect(frame).toContain('Attempt 2 started 1h ago and never finished');
+    expect(frame).toContain('› [a] Abort the resume');
+    await view.press(keys.enter);
+    expect(answers).toEqual(['abort']);
+  });
+
+  it('r re-runs; arrows then Enter skip', async () => {
+    const answers: UncertainStepAnswer[] = [];
+    const view = renderWithProviders(<UncertainStepPrompt info={info} onAnswer={(answer) => answers.push(answer)} />);
+    await view.waitForFrame((text) => text.includes('Uncertain step'));
+    await view.press('r');
+    expect(answers).toEqual(['rerun']);
+    const second: UncertainStepAnswer[] = [];
+    const other = renderWithProviders(<UncertainStepPrompt info={info} onAnswer={(answer) => second.push(answer)} />);
+    await other.waitForFrame((text) => text.includes('Uncertain step'));
+    await other.press(keys.up, keys.enter);
+    expect(second).toEqual(['skip']);
+  });
+});
+
+describe('ModelUnavailablePrompt', () => {
+  const info = { model: 'gpt-4o', agents: ['architect'], alternatives: ['gpt-4.1', 'claude-sonnet'] };
+
+  it('offers the same model, alternatives and cancel; a digit picks an alternative', async () => {
+    const answers: ModelUnavailableAnswer[] = [];
+    const view = renderWithProviders(
+      <ModelUnavailablePrompt info={info} onAnswer={(answer) => answers.push(answer)} />,
+    );
+    const frame = await view.waitForFrame((text) => text.includes("Model 'gpt-4o' is not available"));
+    expect(frame).toContain("[s] Continue with 'gpt-4o'");
+    expect(frame).toContain("[2] Use 'claude-sonnet' instead");
+    expect(frame).toContain('› [c] Cancel');
+    await view.press('2');
+    expect(answers).toEqual([{ choice: 'other', model: 'claude-sonnet' }]);
+  });
+
+  it('Esc cancels', async () => {
+    const answers: ModelUnavailableAnswer[] = [];
+    const view = renderWithProviders(
+      <ModelUnavailablePrompt info={info} onAnswer={(answer) => answers.push(answer)} />,
+    );
+    await view.waitForFrame((text) => text.includes('not available'));
+    await view.press(keys.escape);
+    await view.waitForFrame(() => answers.length > 0, 'the cancel answer');
+    expect(answers).toEqual([{ choice: 'cancel' }]);
+  });
+});

@@ -1,0 +1,59 @@
+// An in-memory TuiBackend for screen tests: summaries and messages given up front,
+// deletions recorded.
+import type { SessionMode, SessionStatus, SessionSummary } from '@resume/core/spec';
+import { searchContentWith } from '../backend/content-search.js';
+import type { ContentMessage, SessionDetails, TuiBackend } from '../backend/tui-backend.js';
+
+export function summary(overrides: Partial<SessionSummary> & { id: string }): SessionSummary {
+  return {
+    title: `Session ${overrides.id}`,
+    mode: 'discussion' as SessionMode,
+    status: 'completed' as SessionStatus,
+    workspaceDir: null,
+    createdAt: '2026-03-01T10:00:00.000Z',
+    updatedAt: '2026-03-01T10:00:00.000Z',
+    parentId: null,
+    branchPoint: null,
+    lastSeq: 10,
+    messageCount: 4,
+    progress: null,
+    inputTokens: 1200,
+    outputTokens: 800,
+    costUsd: 0.05,
+    task: null,
+    archived: false,
+    bytes: null,
+    ...overrides,
+  };
+}
+
+/** A valid session id (22 lowercase base32 characters) that sorts by `index`. */
+export function sessionId(index: number): string {
+  return `0000000000000000${String(index).padStart(6, '0')}`;
+}
+
+export function createFakeBackend(input: {
+  sessions: SessionSummary[];
+  content?: Record<string, ContentMessage[]>;
+  details?: (sessionId: string) => SessionDetails;
+}) {
+  let sessions = [...input.sessions];
+  const deleted: string[] = [];
+  const contentLoads: string[] = [];
+  const loadContent = async (sessionId: string) => {
+    contentLoads.push(sessionId);
+    return input.content?.[sessionId] ?? [];
+  };
+  const backend: TuiBackend = {
+    listSessions: async () => sessions,
+    loadContent,
+    searchContent: (query, ids, signal) => searchContentWith(loadContent, query, ids, signal),
+    loadDetails: async (sessionId) =>
+      input.details?.(sessionId) ?? { sessionId, lineage: [], checkpoints: [], plan: null, lineageCostUsd: null },
+    deleteSession: async (sessionId) => {
+      deleted.push(sessionId);
+      sessions = sessions.filter((session) => session.id !== sessionId);
+    },
+  };
+  return { backend, deleted, contentLoads };
+}
