@@ -2,7 +2,7 @@
 // restore the snapshot. Never destructive by default (keep), and even a restore keeps the
 // replaced content as a blob so it can be recovered. Cancelling is the caller's choice.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { SessionStore } from '../spec/index.js';
@@ -33,8 +33,14 @@ export async function writeFileAtomically(absolutePath: string, content: Uint8Ar
   const directory = path.dirname(absolutePath);
   await mkdir(directory, { recursive: true });
   const temporary = path.join(directory, `.${path.basename(absolutePath)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temporary, 'wx', 0o644);
+  // A replaced file keeps its permissions (an executable script stays executable).
+  const existingMode = await stat(absolutePath).then(
+    (stats) => stats.mode & 0o7777,
+    () => null,
+  );
+  const handle = await open(temporary, 'wx', existingMode ?? 0o644);
   try {
+    if (existingMode !== null) await handle.chmod(existingMode);
     await handle.writeFile(content);
     await handle.sync();
   } finally {

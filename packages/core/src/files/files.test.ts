@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -82,6 +82,7 @@ describe('file snapshots and conflicts', () => {
       ['later.txt', 'read'],
     ]);
     await writeFile(path.join(workspace, 'a.txt'), 'user edit a\n');
+    await chmod(path.join(workspace, 'a.txt'), 0o754);
     await writeFile(path.join(workspace, 'b.txt'), 'user edit b\n');
     await rm(path.join(workspace, 'dir'), { recursive: true });
     await writeFile(path.join(workspace, 'later.txt'), 'created later\n');
@@ -100,6 +101,7 @@ describe('file snapshots and conflicts', () => {
       ['later.txt', 'removed'],
     ]);
     expect(await readFile(path.join(workspace, 'a.txt'), 'utf8')).toBe('original a\n');
+    expect((await stat(path.join(workspace, 'a.txt'))).mode & 0o777).toBe(0o754);
     expect(await readFile(path.join(workspace, 'b.txt'), 'utf8')).toBe('user edit b\n');
     expect(await readFile(path.join(workspace, 'dir/c.txt'), 'utf8')).toBe('c\n');
     await expect(stat(path.join(workspace, 'later.txt'))).rejects.toThrow();

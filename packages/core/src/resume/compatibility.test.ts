@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JOURNAL_FORMAT_VERSION } from '../spec/index.js';
+import { journal } from './__fixtures__/journal-builder.js';
 import { checkCompatibility } from './compatibility.js';
-import { journal } from './journal-builder.test-support.js';
 import { hashSpec, specSimilarity, specStructure } from './spec-text.js';
 
 const spec = `name: research-chain

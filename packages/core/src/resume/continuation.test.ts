@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createEngine } from '../engine/engine.js';
 import type { Message } from '../spec/index.js';
 import { createMemoryStore } from '../testing/memory-store.js';
+import { journal } from './__fixtures__/journal-builder.js';
 import { createExtractiveCompaction, estimateMessageTokens, SUMMARY_TAG } from './compaction.js';
 import {
   buildContinuationMessages,
@@ -11,7 +12,6 @@ import {
   FOLLOW_UP_TAG,
   RESUME_MESSAGE_TAG,
 } from './continuation.js';
-import { journal } from './journal-builder.test-support.js';
 import { lineageOf, lineageUsage } from './lineage.js';
 
 const agents = ['architect', 'critic', 'pragmatist'];

@@ -57,7 +57,9 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
   if (plan.retrying.length > 0) {
     lines.push('Retrying:');
     for (const step of plan.retrying) {
-      const state = step.willRetry ? describeAttempt(step) : `${describeAttempt(step)} (had given up; tries again)`;
+      const state = step.willRetry
+        ? describeAttempt(step)
+        : `${describeAttempt(step)} (it had given up; a resume tries again)`;
       lines.push(`    - ${step.label}: ${state}`);
       step.failures.forEach((failure, index) => {
         lines.push(`        ${index + 1}. ${failure.name}: ${failure.message}`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { journal } from './__fixtures__/journal-builder.js';
 import { checkCompatibility } from './compatibility.js';
 import { formatResumePlan } from './format-resume-plan.js';
-import { journal } from './journal-builder.test-support.js';
 import { buildResumePlan } from './resume-plan.js';
 
 function iterativeSession() {
@@ -111,6 +111,37 @@ describe('buildResumePlan', () => {
     expect(text).toContain('npm test: attempt 3 of 5, 2 failures');
     expect(text).toContain('1. ShellStepError: exit code 1');
     expect(text).toContain('2. ShellStepError: exit code 2');
+  });
+
+  it('gives a step that had given up a fresh retry budget, keeping the whole failure history', () => {
+    const builder = journal({ mode: 'chain' });
+    const id = builder.id;
+    const key = 'npm test';
+    for (const attempt of [1, 2]) {
+      builder.add({
+        type: 'step-started',
+        key,
+        occurrence: 1,
+        attempt,
+        safety: 'unsafe',
+        idempotencyKey: `${id}:${key}:1`,
+      });
+      builder.add({
+        type: 'step-failed',
+        key,
+        occurrence: 1,
+        attempt,
+        error: { name: 'ShellStepError', message: `exit code ${attempt}`, code: null, retryable: true },
+        willRetry: attempt < 2,
+      });
+    }
+    builder.add({ type: 'status-changed', status: 'failed' });
+    const plan = buildResumePlan(builder.state(), { maxAttemptsOf: () => 2 });
+
+    expect(plan.retrying[0]).toMatchObject({ nextAttempt: 3, attemptInBudget: 1, willRetry: false });
+    expect(formatResumePlan(plan)).toContain(
+      'npm test: attempt 1 of 2 (attempt 3 overall), 2 failures (it had given up; a resume tries again)',
+    );
   });
 
   it('re-runs what completed after an earlier checkpoint chosen with fromCheckpoint', () => {

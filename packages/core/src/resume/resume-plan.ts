@@ -30,6 +30,11 @@ export interface UncertainPlannedStep extends PlannedStep {
 export interface RetryingPlannedStep extends PlannedStep {
   /** The attempt a resume runs next (1-based, continuing the count). */
   nextAttempt: number;
+  /**
+   * Its place in the current retry budget: a pending retry continues its budget (3 of 5);
+   * a step that had given up gets a fresh budget on resume (1 of 5).
+   */
+  attemptInBudget: number;
   /** Total attempts allowed, when the caller knows the step's retry policy. */
   maxAttempts: number | null;
   /** Failures so far, oldest first. */
@@ -107,6 +112,15 @@ function failuresOf(step: StepRecord): ErrorInfo[] {
   return step.attempts.flatMap((attempt) => (attempt.error === null ? [] : [attempt.error]));
 }
 
+/** The attempt that opened the current retry budget (after the last final failure), as the engine counts. */
+function budgetStart(step: StepRecord): number {
+  let start = step.attempts[0]?.attempt ?? 1;
+  for (const attempt of step.attempts) {
+    if (attempt.error !== null && !attempt.willRetry) start = attempt.attempt + 1;
+  }
+  return start;
+}
+
 function resumeCheckpoint(state: SessionState, fromCheckpoint: number | undefined): CheckpointRecord | null {
   if (fromCheckpoint === undefined) return state.checkpoints[state.checkpoints.length - 1] ?? null;
   const found = state.checkpoints.find((checkpoint) => checkpoint.seq === fromCheckpoint);
@@ -152,9 +166,11 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
       continue;
     }
     const lastAttempt = step.attempts[step.attempts.length - 1]?.attempt ?? step.attempts.length;
+    const nextAttempt = lastAttempt + 1;
     retrying.push({
       ...planned(step),
-      nextAttempt: lastAttempt + 1,
+      nextAttempt,
+      attemptInBudget: nextAttempt - budgetStart(step) + 1,
       maxAttempts: options.maxAttemptsOf?.(step) ?? null,
       failures,
       willRetry: step.willRetry,
@@ -200,8 +216,11 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
 }
 
 /** "attempt 3 of 5, 2 failures" (or "attempt 3, 2 failures" without a known limit). */
-export function describeAttempt(step: Pick<RetryingPlannedStep, 'nextAttempt' | 'maxAttempts' | 'failures'>): string {
-  const limit = step.maxAttempts === null ? '' : ` of ${step.maxAttempts}`;
-  const failures = step.failures.length;
-  return `attempt ${step.nextAttempt}${limit}, ${failures} failure${failures === 1 ? '' : 's'}`;
+export function describeAttempt(
+  step: Pick<RetryingPlannedStep, 'nextAttempt' | 'attemptInBudget' | 'maxAttempts' | 'failures'>,
+): string {
+  const failures = `${step.failures.length} failure${step.failures.length === 1 ? '' : 's'}`;
+  if (step.maxAttempts === null) return `attempt ${step.nextAttempt}, ${failures}`;
+  const overall = step.attemptInBudget === step.nextAttempt ? '' : ` (attempt ${step.nextAttempt} overall)`;
+  return `attempt ${step.attemptInBudget} of ${step.maxAttempts}${overall}, ${failures}`;
 }

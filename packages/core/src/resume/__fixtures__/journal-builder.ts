@@ -1,7 +1,7 @@
 // Builds journals by hand for the resume tests: events are numbered and stamped with a
 // fixed clock, validated with the journal schema, and folded with the real fold.
-import { fold } from '../journal/fold.js';
-import type { SessionState } from '../journal/state.js';
+import { fold } from '../../journal/fold.js';
+import type { SessionState } from '../../journal/state.js';
 import {
   createSessionId,
   type EventInput,
@@ -9,7 +9,7 @@ import {
   type JournalEvent,
   journalEventSchema,
   type SessionHeader,
-} from '../spec/index.js';
+} from '../../spec/index.js';
 
 export interface JournalBuilder {
   readonly id: string;
