@@ -41,12 +41,13 @@ describe('liveRunReducer', () => {
   });
 
   it('keeps progress, usage and the last checkpoint, and records the outcome once finished', () => {
-    const state = [
+    const actions: LiveRunAction[] = [
       event({ type: 'progress', label: 'chunk', done: 8, total: 15 }),
       event({ type: 'usage', totals: { inputTokens: 10, outputTokens: 5, costUsd: 0.01 } }),
       event({ type: 'checkpoint', seq: 42, label: 'chunk 8/15' }),
       { type: 'finished', result: { status: 'interrupted', sessionId: 's1', resumeCommand: 'conclave --resume s1' } },
-    ].reduce(liveRunReducer, initialLiveRunState);
+    ];
+    const state = actions.reduce(liveRunReducer, initialLiveRunState);
     expect(state.progress).toEqual({ label: 'chunk', done: 8, total: 15 });
     expect(state.checkpoint?.seq).toBe(42);
     expect(state.finished?.status).toBe('interrupted');

@@ -1,0 +1,50 @@
+import { createEngine } from '@resume/core';
+import { createMemoryStore } from '@resume/core/testing';
+import { describe, expect, it } from 'vitest';
+import { createEngineBackend } from './engine-backend.js';
+
+async function seed() {
+  let tick = 0;
+  const engine = createEngine({ store: createMemoryStore(), now: () => new Date(Date.UTC(2026, 2, 1, 10, 0, tick++)) });
+  const root = await engine.createSession({ title: 'Evaluate AI brain idea', mode: 'discussion' });
+  root.addMessage({ role: 'user', content: 'Is the idea sound?' });
+  root.addMessage({ role: 'assistant', speaker: 'critic', content: 'It will not scale past one kubernetes cluster.' });
+  const checkpoint = await root.checkpoint('round 1');
+  await root.complete();
+  const child = await root.fork({ at: checkpoint, title: 'What about cost?' });
+  await child.step('analyze', async () => 'done');
+  await child.checkpoint('step analyze');
+  await child.interrupt('test');
+  await child.close();
+  await root.close();
+  return { engine, rootId: root.id, childId: child.id };
+}
+
+describe('createEngineBackend', () => {
+  it('lists, searches content, and shows lineage, checkpoints and a resume plan', async () => {
+    const { engine, rootId, childId } = await seed();
+    const backend = createEngineBackend({ engine });
+    const sessions = await backend.listSessions();
+    expect(sessions.map((session) => session.id)).toEqual([childId, rootId]);
+
+    const matches = [];
+    for await (const match of backend.searchContent('kubernetes', [rootId], new AbortController().signal)) {
+      matches.push(match);
+    }
+    expect(matches).toHaveLength(1);
+    expect(matches[0]?.speaker).toBe('critic');
+
+    const details = await backend.loadDetails(childId);
+    expect(details.lineage.map((entry) => [entry.title, entry.depth, entry.current])).toEqual([
+      ['Evaluate AI brain idea', 0, false],
+      ['What about cost?', 1, true],
+    ]);
+    expect(details.checkpoints.map((checkpoint) => checkpoint.label)).toContain('step analyze');
+    expect(details.plan?.skipped).toEqual(['analyze']);
+    expect((await backend.loadDetails(rootId)).plan).toBeNull();
+
+    await backend.deleteSession(childId);
+    expect((await backend.listSessions()).map((session) => session.id)).toEqual([rootId]);
+    await engine.close();
+  });
+});

@@ -1,0 +1,67 @@
+import { PassThrough } from 'node:stream';
+import { cleanup } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderWithProviders } from '../testing/render-with-providers.js';
+import { createLiveRunView } from './create-live-run-view.js';
+import { initialLiveRunState, type LiveRunEvent, liveRunReducer } from './live-run-reducer.js';
+import { LiveRunView } from './live-run-view.js';
+
+afterEach(() => cleanup());
+
+const events: LiveRunEvent[] = [
+  { type: 'run-started', sessionId: 's1', mode: 'discussion', resumed: false },
+  { type: 'progress', label: 'round', done: 1, total: 3 },
+  { type: 'turn-started', agent: 'architect', round: 1 },
+  { type: 'delta', agent: 'architect', text: 'Scale first.' },
+  {
+    type: 'turn-completed',
+    message: { role: 'assistant', speaker: 'architect', round: 1, content: 'Scale first.' },
+    replayed: false,
+  },
+  { type: 'turn-started', agent: 'critic', round: 1 },
+  { type: 'delta', agent: 'critic', text: 'Cost matt' },
+  { type: 'usage', totals: { inputTokens: 1500, outputTokens: 300, costUsd: 0.02 } },
+];
+
+describe('LiveRunView', () => {
+  it('shows finished turns, the streaming agent, progress, cost and the Ctrl+C hint', async () => {
+    const state = events.reduce(
+      (current, event) => liveRunReducer(current, { type: 'event', event }),
+      initialLiveRunState,
+    );
+    const view = renderWithProviders(<LiveRunView state={state} />);
+    const frame = await view.waitForFrame((text) => text.includes('Cost matt'));
+    expect(frame).toContain('[architect] round 1\nScale first.');
+    expect(frame).toContain('[critic] round 1 …');
+    expect(frame).toContain('round 1 of 3 · 1.5k in / 300 out · $0.02 · Ctrl+C saves a checkpoint and stops');
+  });
+});
+
+function collect(stream: PassThrough): () => string {
+  let text = '';
+  stream.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
+  return () => text;
+}
+
+describe('createLiveRunView without a terminal', () => {
+  it('writes plain lines: turns, progress, and the resume command on interrupt', async () => {
+    const stdout = new PassThrough();
+    const output = collect(stdout);
+    const view = createLiveRunView({
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      stdin: new PassThrough() as unknown as NodeJS.ReadStream,
+      env: {},
+    });
+    for (const event of events) view.onEvent(event);
+    await view.finish({ status: 'interrupted', sessionId: 's1', resumeCommand: 'conclave --resume s1' });
+    const text = output();
+    expect(text).toContain('Session s1 (discussion)\n');
+    expect(text).toContain('· round 1/3\n');
+    expect(text).toContain('[architect] round 1\nScale first.\n');
+    expect(text).not.toContain('Cost matt');
+    expect(text).toContain('Interrupted; checkpoint saved. Resume with:\n  conclave --resume s1\n');
+    expect(text).not.toContain('\u001B[');
+  });
+});
