@@ -80,6 +80,18 @@ export type {
   UsageRecord,
   UsageTotals,
 } from './journal/state.js';
+export {
+  type AgentSpec,
+  agentsForModels,
+  defaultDiscussionAgents,
+  defaultJudge,
+  defaultLead,
+} from './modes/agent-spec.js';
+export { splitIntoChunks } from './modes/chunking.js';
+export { parseVerdict, type Verdict } from './modes/discussion.js';
+export type { ModelResolver, ModeTool, ToolOutcome } from './modes/mode-context.js';
+export { ShellCommandFailedError, type ShellResult } from './modes/shell-command.js';
+export { adaptWorkspaceTools } from './modes/workspace-tool-adapter.js';
 // ---- resume planning, compatibility, continuation and lineage (resume/)
 export {
   CONCLUSION_TAGS,
@@ -151,6 +163,26 @@ export {
   type RetentionSelection,
   selectForRetention,
 } from './retention/select-for-retention.js';
+export { describeNext, findCheckpointSeq } from './runner/describe-next.js';
+export { type RunConfig, type RunMode, readRunConfig, runConfigSchema } from './runner/run-config.js';
+export type { RunEvent, RunEventListener } from './runner/run-event.js';
+// ---- runner (runner/), as the CLI and the TUI call it
+export {
+  type AgentInput,
+  type BranchInput,
+  type ContinueOptions,
+  createRunner,
+  type ResumeOptions,
+  type RunDecisions,
+  type Runner,
+  type RunnerOptions,
+  type RunResult,
+  resumeCommandFor,
+  type StartInput,
+  type StartOptions,
+  type ToolFactoryInput,
+  type WorkflowInput,
+} from './runner/runner.js';
 // Secrets, usage and cost (security/, usage/).
 export { createRedactor, isSecretEnvName, REDACTED, type Redactor, type RedactorOptions } from './security/redactor.js';
 // ---- the spec (also at `@resume/core/spec`)
@@ -178,3 +210,22 @@ export {
   priceTable,
   priceTableSchema,
 } from './usage/cost.js';
+// ---- workflow specs and prompt files (workflow/)
+export { parseDuration } from './workflow/duration.js';
+export {
+  type PromptFile,
+  type PromptFrontMatter,
+  parsePromptFile,
+  promptFrontMatterSchema,
+} from './workflow/prompt-file.js';
+export { renderTemplate, type TemplateScope, templateReferences } from './workflow/template.js';
+export {
+  checkWorkflow,
+  hashText,
+  isShellStep,
+  parseWorkflowSpec,
+  resolveVariables,
+  type WorkflowSpec,
+  type WorkflowStep,
+  workflowSpecSchema,
+} from './workflow/workflow-spec.js';

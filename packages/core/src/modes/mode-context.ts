@@ -47,8 +47,17 @@ export interface ModeResult {
   conclusion: string | null;
 }
 
-/** Commits a checkpoint and tells live views. */
+/**
+ * Commits a checkpoint and tells live views. Labels name a position in the run, so a
+ * replay that passes an already-marked position only commits what is pending (a message
+ * lost to a crash) instead of marking the same place twice.
+ */
 export async function checkpoint(context: ModeContext, label: string): Promise<number> {
+  const existing = context.session.state.checkpoints.find((marked) => marked.label === label);
+  if (existing) {
+    await context.session.flush();
+    return existing.seq;
+  }
   const seq = await context.session.checkpoint(label);
   context.emit({ type: 'checkpoint', seq, label });
   return seq;

@@ -109,7 +109,7 @@ export async function runOrchestrated(context: ModeContext, options: Orchestrate
         toolCallId: call.id,
         ...(outcome.isError ? { tags: ['tool-error'] } : {}),
       });
-      await checkpoint(context, `turn ${turn}, tool ${call.name}`);
+      await checkpoint(context, `turn ${turn}, tool ${index + 1} ${call.name}`);
     }
     context.emit({ type: 'usage', totals: session.state.usage });
   }

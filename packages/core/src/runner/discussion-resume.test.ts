@@ -73,6 +73,9 @@ describe('discussion mode', () => {
       expect(models.calls.length - callsBefore).toBe(reference.calls.length - stopAt);
       expect(models.calls.slice(callsBefore)).toEqual(reference.calls.slice(stopAt));
       expect(state.recoveries).toBe(1);
+      // Replayed turns do not mark their checkpoints a second time.
+      const labels = state.checkpoints.map((checkpoint) => checkpoint.label);
+      expect(new Set(labels).size).toBe(labels.length);
     },
   );
 

@@ -1,0 +1,98 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRunner } from './runner.js';
+import { createFakeModels, createTestStore, transcriptOf } from './test-kit.js';
+
+let workspace: string;
+beforeEach(async () => {
+  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-iterative-'));
+  await writeFile(path.join(workspace, 'book.txt'), 'Chapter one.\n\nChapter two.\n\nChapter three.\n');
+});
+afterEach(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+
+const agents = [{ name: 'reader' }, { name: 'editor' }];
+const start = {
+  mode: 'iterative' as const,
+  task: 'Fix the typos',
+  agents,
+  options: { project: 'book.txt', chunkSize: 16 },
+};
+
+describe('iterative mode', () => {
+  it('works chunk by chunk, keeps notes and a shared output, and writes them as files', async () => {
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    const result = await createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace }).start(
+      start,
+    );
+    expect(result.status).toBe('completed');
+    expect(models.calls.map((call) => `${call.round}/${call.agent}`)).toEqual([
+      '1/reader',
+      '1/editor',
+      '2/reader',
+      '2/editor',
+      '3/reader',
+      '3/editor',
+    ]);
+    expect(models.calls[2]?.lastMessage).toContain('Chapter two.');
+    const state = await engine().readSession(result.sessionId);
+    expect(state.checkpoints.map((checkpoint) => checkpoint.label)).toContain('chunk 2/3');
+    const output = await readFile(path.join(workspace, `conclave-output/${result.sessionId}/shared-output.md`), 'utf8');
+    expect(output.trim()).toBe(result.conclusion);
+    const notes = await readFile(path.join(workspace, `conclave-output/${result.sessionId}/notes/reader.md`), 'utf8');
+    expect(notes).toContain('## Chunk 3');
+  });
+
+  it('resumes at the next chunk after an interrupt with the same transcript', async () => {
+    const reference = createTestStore();
+    const referenceResult = await createRunner({
+      engine: reference.engine(),
+      models: createFakeModels().resolve,
+      workspaceDir: workspace,
+    }).start(start);
+    const referenceState = await reference.engine().readSession(referenceResult.sessionId);
+
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    let runner: ReturnType<typeof createRunner> | null = null;
+    runner = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      onEvent: (event) => {
+        if (event.type === 'checkpoint' && event.label === 'chunk 1/3') void runner?.interrupt();
+      },
+    });
+    const first = await runner.start(start);
+    expect(first.status).toBe('interrupted');
+    const plan = await runner.plan(first.sessionId);
+    expect(plan.next).toBe('chunk 2 of 3');
+    const resumed = await runner.resume(first.sessionId);
+    expect(resumed.status).toBe('completed');
+    expect(models.calls.map((call) => `${call.round}/${call.agent}`)).toEqual([
+      '1/reader',
+      '1/editor',
+      '2/reader',
+      '2/editor',
+      '3/reader',
+      '3/editor',
+    ]);
+    const state = await engine().readSession(first.sessionId);
+    expect(transcriptOf(state.messages)).toEqual(transcriptOf(referenceState.messages));
+    expect(resumed.conclusion).toBe(referenceResult.conclusion);
+  });
+
+  it('starts at a given chunk', async () => {
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    await createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace }).start({
+      ...start,
+      options: { ...start.options, startChunk: 3 },
+    });
+    expect(models.calls.map((call) => call.round)).toEqual([3, 3]);
+  });
+});
