@@ -73,8 +73,19 @@ function userId(name: string): number | null {
   }
 }
 
+export interface ClusterOptions {
+  /**
+   * Whether the server flushes its WAL to disk (default false: tests kill clients, never the
+   * server, so they do not need it; benchmarks do, to compare durable commits with fsync).
+   */
+  fsync?: boolean;
+}
+
 /** Starts a cluster (or hands out the external server) for one test file. */
-export async function startPostgresCluster(availability: PostgresAvailability): Promise<PostgresCluster> {
+export async function startPostgresCluster(
+  availability: PostgresAvailability,
+  options: ClusterOptions = {},
+): Promise<PostgresCluster> {
   if (!availability.available) throw new Error(availability.reason);
   if (availability.externalUrl) return { url: availability.externalUrl, stop: async () => {} };
   const binDirectory = availability.binDirectory ?? '';
@@ -101,7 +112,8 @@ export async function startPostgresCluster(availability: PostgresAvailability): 
     let lastError: unknown = null;
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const port = await freePort();
-      const serverOptions = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+      const fsync = options.fsync ? 'on' : 'off';
+      const serverOptions = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=${fsync} -c max_connections=200`;
       try {
         await command('pg_ctl', [
           '-D',

@@ -1,0 +1,155 @@
+// PostgreSQL store vs file store: the cost of one checkpoint (a ~2 KB durable batch) and
+// the throughput of 100 sessions checkpointing concurrently. Runs on the built packages
+// (`pnpm build` first) against a throw-away cluster, or CONCLAVE_BENCH_POSTGRES_URL.
+// Prints a table and, with --json, one JSON object. Ratios matter, not absolute figures.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createSessionId, JOURNAL_FORMAT_VERSION } from '@resume/core/spec';
+import { createFsStore } from '@resume/storage-fs';
+import { createPostgresStore } from '@resume/storage-postgres';
+import { findPostgres, startPostgresCluster } from '@resume/storage-postgres/testing';
+
+const checkpoints = Number(process.env.CONCLAVE_BENCH_CHECKPOINTS ?? 300);
+const sessions = Number(process.env.CONCLAVE_BENCH_SESSIONS ?? 100);
+const checkpointsPerSession = Number(process.env.CONCLAVE_BENCH_SESSION_CHECKPOINTS ?? 20);
+const payload = 'x'.repeat(1_900); // with the event's envelope, about 2 KB per batch
+
+let counter = 0;
+function header() {
+  counter += 1;
+  return {
+    id: createSessionId(Date.now() + counter),
+    title: `bench ${counter}`,
+    mode: 'custom',
+    workspaceDir: null,
+    createdAt: new Date().toISOString(),
+    parentId: null,
+    branchPoint: null,
+    specHash: null,
+    formatVersion: JOURNAL_FORMAT_VERSION,
+    options: {},
+    git: null,
+  };
+}
+
+function summary(sessionHeader, lastSeq) {
+  return {
+    id: sessionHeader.id,
+    title: sessionHeader.title,
+    mode: sessionHeader.mode,
+    status: 'running',
+    workspaceDir: null,
+    createdAt: sessionHeader.createdAt,
+    updatedAt: new Date().toISOString(),
+    parentId: null,
+    branchPoint: null,
+    lastSeq,
+    messageCount: lastSeq,
+    progress: null,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: null,
+    task: null,
+    archived: false,
+    bytes: null,
+  };
+}
+
+/** A session with a lease, appending one ~2 KB message per checkpoint. */
+async function openWriter(store) {
+  const sessionHeader = header();
+  await store.create(sessionHeader);
+  const lease = await store.acquireLease(sessionHeader.id, { holder: { pid: process.pid, host: hostname() } });
+  let seq = 0;
+  return {
+    async checkpoint() {
+      seq += 1;
+      const event = {
+        seq,
+        at: new Date().toISOString(),
+        type: 'message-added',
+        message: { role: 'assistant', content: payload, speaker: 'bench', round: null },
+      };
+      await store.append(sessionHeader.id, {
+        expectedSeq: seq - 1,
+        epoch: lease.epoch,
+        events: [event],
+        summary: summary(sessionHeader, seq),
+      });
+    },
+    release: () => lease.release(),
+  };
+}
+
+async function measureCheckpoint(store) {
+  const writer = await openWriter(store);
+  for (let warm = 0; warm < 20; warm += 1) await writer.checkpoint();
+  const started = performance.now();
+  for (let index = 0; index < checkpoints; index += 1) await writer.checkpoint();
+  const elapsed = performance.now() - started;
+  await writer.release();
+  return elapsed / checkpoints;
+}
+
+async function measureConcurrent(store) {
+  const writers = await Promise.all(Array.from({ length: sessions }, () => openWriter(store)));
+  const started = performance.now();
+  await Promise.all(
+    writers.map(async (writer) => {
+      for (let index = 0; index < checkpointsPerSession; index += 1) await writer.checkpoint();
+    }),
+  );
+  const elapsed = performance.now() - started;
+  await Promise.all(writers.map((writer) => writer.release()));
+  return (sessions * checkpointsPerSession) / (elapsed / 1000);
+}
+
+async function main() {
+  const json = process.argv.includes('--json');
+  const availability = process.env.CONCLAVE_BENCH_POSTGRES_URL
+    ? { available: true, binDirectory: null, externalUrl: process.env.CONCLAVE_BENCH_POSTGRES_URL }
+    : findPostgres();
+  if (!availability.available) {
+    console.warn(`PostgreSQL benchmark skipped: ${availability.reason}`);
+    return;
+  }
+  const cluster = await startPostgresCluster(availability, { fsync: true });
+  const home = mkdtempSync(path.join(tmpdir(), 'conclave-bench-fs-'));
+  const schema = `bench_${process.pid}`;
+  const fsStore = createFsStore({ dir: home });
+  const postgresStore = createPostgresStore({ connectionString: cluster.url, schema, maxConnections: 20 });
+  try {
+    await postgresStore.migrate();
+    const results = {
+      checkpointMs: { fs: await measureCheckpoint(fsStore), postgres: await measureCheckpoint(postgresStore) },
+      concurrentCheckpointsPerSecond: {
+        fs: await measureConcurrent(fsStore),
+        postgres: await measureConcurrent(postgresStore),
+      },
+      sessions,
+      checkpointsPerSession,
+      serverFsync: !process.env.CONCLAVE_BENCH_POSTGRES_URL ? 'throw-away cluster with fsync on' : 'external server',
+    };
+    if (json) {
+      console.log(JSON.stringify(results));
+    } else {
+      const { checkpointMs, concurrentCheckpointsPerSecond: throughput } = results;
+      console.log('store      checkpoint (~2 KB, durable)   100 sessions concurrently');
+      console.log(
+        `fs         ${checkpointMs.fs.toFixed(3)} ms                       ${throughput.fs.toFixed(0)} checkpoints/s`,
+      );
+      console.log(
+        `postgres   ${checkpointMs.postgres.toFixed(3)} ms (${(checkpointMs.postgres / checkpointMs.fs).toFixed(2)}x fs)         ${throughput.postgres.toFixed(0)} checkpoints/s (${(throughput.postgres / throughput.fs).toFixed(2)}x fs)`,
+      );
+    }
+  } finally {
+    await fsStore.close();
+    await postgresStore.close();
+    await cluster.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,9 @@
+// `@resume/storage-postgres/testing`: a throw-away PostgreSQL cluster for tests and benchmarks.
+export {
+  announceSkip,
+  type ClusterOptions,
+  findPostgres,
+  type PostgresAvailability,
+  type PostgresCluster,
+  startPostgresCluster,
+} from './postgres-cluster.js';
