@@ -1,0 +1,125 @@
+// A real Conclave process for the crash, lease and load suites (bundled and spawned
+// by support/child-process.ts). It uses the real engine, file store and scripted
+// provider, and reports on stdout only what is durable:
+//   session <id>            the session exists
+//   ack <seq> <label>       a checkpoint whose append resolved
+//   holding <pid>           the writer lease is held
+//   done                    the work is finished
+// Errors go to stderr as `error <code> <message>` and become the error's exit code.
+//
+//   chat <home> <new|id> <turns>            a three-agent chat, one durable model call and checkpoint per turn
+//   hold <home> <id>                        takes the lease and keeps it until killed
+//   open <home> <id>                        takes the lease, releases it, exits
+//   load <home> <sessions> <checkpoints>    that many sessions written concurrently
+import { hostname } from 'node:os';
+import { createEngine, type Engine, type Session } from '@resume/core';
+import { ConclaveError } from '@resume/core/spec';
+import { createScriptedProvider } from '@resume/providers-scripted';
+import { createFsStore } from '@resume/storage-fs';
+
+const AGENTS = ['analyst', 'critic', 'builder'] as const;
+
+function report(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** The chat workload: resumable because progress is derived from the journal, never from a counter. */
+async function chat(engine: Engine, reference: string, turns: number): Promise<void> {
+  const provider = createScriptedProvider({ env: process.env });
+  let session: Session;
+  if (reference === 'new') {
+    session = await engine.createSession({
+      title: 'crash chat',
+      mode: 'custom',
+      initialEvents: [
+        {
+          type: 'message-added',
+          message: { role: 'user', content: 'How should we make long agent runs survive crashes?', speaker: 'user' },
+        },
+      ],
+    });
+    await session.checkpoint('task');
+  } else {
+    session = await engine.openSession(reference, { maxRecoveries: 1_000_000 });
+  }
+  report(`session ${session.id}`);
+  // Steps replay in order from the start (completed ones return their recorded output
+  // without calling the model); a turn whose message is already journaled adds nothing.
+  for (let turn = 0; turn < turns; turn += 1) {
+    const agent = AGENTS[turn % AGENTS.length] ?? 'analyst';
+    const round = Math.floor(turn / AGENTS.length) + 1;
+    // The input is the transcript before this turn: the task and the earlier turns.
+    const messages = session.state.messages.slice(0, turn + 1).map((message) => ({
+      role: message.role,
+      content: message.content,
+      speaker: message.speaker,
+    }));
+    const text = await session.step(`turn-${turn}`, async ({ signal }) => {
+      const result = await provider.chatModel('scripted').generate({ messages, signal, metadata: { agent, round } });
+      return result.message.content;
+    });
+    if (session.state.messages.length > turn + 1) continue;
+    session.addMessage({ role: 'assistant', speaker: agent, content: text, round });
+    const label = `turn ${turn + 1}`;
+    const seq = await session.checkpoint(label);
+    report(`ack ${seq} ${label}`);
+  }
+  await session.complete();
+  await session.close();
+  report('done');
+}
+
+async function hold(engine: Engine, id: string): Promise<void> {
+  await engine.openSession(id, { countRecovery: false });
+  report(`holding ${process.pid}`);
+  await new Promise(() => {});
+}
+
+async function open(engine: Engine, id: string): Promise<void> {
+  const session = await engine.openSession(id, { countRecovery: false });
+  report(`holding ${process.pid}`);
+  await session.close();
+  report('done');
+}
+
+async function load(engine: Engine, sessions: number, checkpoints: number): Promise<void> {
+  await Promise.all(
+    Array.from({ length: sessions }, async (_, index) => {
+      const session = await engine.createSession({ title: `load ${process.pid} ${index}`, mode: 'custom' });
+      report(`session ${session.id}`);
+      for (let number = 1; number <= checkpoints; number += 1) {
+        session.addMessage({ role: 'user', content: `${session.id} message ${number}`, speaker: `writer-${index}` });
+        await session.checkpoint(`checkpoint ${number}`);
+      }
+      await session.complete();
+      await session.close();
+    }),
+  );
+  report('done');
+}
+
+async function main(): Promise<void> {
+  const [command, home, first, second] = process.argv.slice(2);
+  if (!command || !home || !first) throw new Error('usage: session-worker <command> <home> <arguments...>');
+  const engine = createEngine({
+    store: createFsStore({ dir: home }),
+    holder: { pid: process.pid, host: hostname() },
+    snapshotEvery: 25,
+  });
+  if (command === 'chat') await chat(engine, first, Number(second));
+  else if (command === 'hold') await hold(engine, first);
+  else if (command === 'open') await open(engine, first);
+  else if (command === 'load') await load(engine, Number(first), Number(second));
+  else throw new Error(`unknown command ${command}`);
+  await engine.close();
+}
+
+main().catch((error: unknown) => {
+  if (ConclaveError.isInstance(error)) {
+    process.stderr.write(`error ${error.code} ${error.message}\n`);
+    process.exitCode = error.exitCode;
+  } else {
+    process.stderr.write(`error internal ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  }
+});
