@@ -50,10 +50,21 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
   const external = Object.keys(manifest.dependencies ?? {}).filter(
     (dependency) => !dependency.startsWith('@resume/') || (manifest.conclave?.external ?? []).includes(dependency),
   );
+  // `conclave.lazyChunks`: modules the bin imports with `import()` go to chunks next to it,
+  // so their dependencies (Ink, React, provider SDKs) load only when a command needs them;
+  // in a single file esbuild would hoist every external import to the top.
+  const lazyChunks = manifest.conclave?.lazyChunks === true;
   await build({
     ...common,
-    entryPoints: [entry],
-    outfile: target,
+    entryPoints: lazyChunks ? { [path.basename(target).replace(/\.m?js$/, '')]: entry } : [entry],
+    ...(lazyChunks
+      ? {
+          outdir: path.dirname(target),
+          splitting: true,
+          outExtension: { '.js': '.mjs' },
+          chunkNames: 'bin-chunks/[name]-[hash]',
+        }
+      : { outfile: target }),
     bundle: true,
     external: [...external, ...(manifest.conclave?.external ?? [])],
     // CommonJS dependencies bundled into ESM call `require` for Node built-ins: give them one.

@@ -1,9 +1,82 @@
+// `conclave run <spec.yaml|task.prompt.md> [--var k=v]...` and `conclave run --resume <id>`.
+import type { ProviderName } from '@resume/core';
 import { UsageError } from '@resume/core/spec';
+import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
+import { recordOf, selectionFrom } from '../runs/models.js';
+import { runWithHarness } from '../runs/run-harness.js';
+import { runSessionFlow } from '../runs/session-flows.js';
+
+const workflowOptionsSchema = z.object({
+  var: z.array(z.string()).default([]),
+  saveSession: z.boolean().default(true),
+  resume: z.string().optional(),
+  script: z.string().optional(),
+  title: z.string().optional(),
+});
 
 export async function runWorkflowCommand(
-  _context: CliContext,
-  _input: { file: string | undefined; options: Record<string, unknown> },
+  context: CliContext,
+  input: { file: string | undefined; options: Record<string, unknown> },
 ): Promise<number> {
-  throw new UsageError('run is not wired yet');
+  const options = workflowOptionsSchema.parse(input.options);
+  if (options.resume !== undefined) {
+    if (input.file)
+      throw new UsageError('Give either a file to run or --resume <id>, not both.', {
+        hint: 'conclave run --resume <id>   resumes the run as it was recorded (its spec snapshot included).',
+      });
+    return runSessionFlow(context, { kind: 'resume', task: '', options: input.options });
+  }
+  if (!input.file)
+    throw new UsageError('conclave run needs a workflow spec (.yaml) or a prompt file (.prompt.md).', {
+      hint: 'conclave run workflow.yaml --var topic="AI agents"   or   conclave run --resume <id>',
+    });
+  const variables = parseVariables(options.var);
+  const selection = selectionFrom({
+    flagProvider: context.options.provider as ProviderName | undefined,
+    flagModel: context.options.model,
+    flagScript: options.script,
+    recorded: null,
+    config: context.config().config,
+    env: context.environment.env,
+    cwd: context.environment.cwd,
+  });
+  const defaults = context.config().config.resume;
+  const flags = input.options as {
+    yes?: boolean;
+    onConflict?: 'keep' | 'restore' | 'cancel';
+    onUncertain?: 'rerun' | 'skip' | 'abort';
+  };
+  const file = input.file;
+  return runWithHarness(
+    context,
+    {
+      selection,
+      providerForced: context.options.provider !== undefined,
+      agentProviders: [],
+      decisions: {
+        yes: flags.yes ?? false,
+        onConflict: flags.onConflict ?? defaults.onConflict,
+        onUncertain: flags.onUncertain ?? defaults.onUncertain,
+      },
+      discardOnSuccess: !options.saveSession,
+    },
+    (runner) =>
+      runner.runWorkflow(file, {
+        variables,
+        record: recordOf(selection),
+        ...(options.title ? { title: options.title } : {}),
+      }),
+  );
+}
+
+function parseVariables(assignments: string[]): Record<string, string> {
+  const variables: Record<string, string> = {};
+  for (const assignment of assignments) {
+    const separator = assignment.indexOf('=');
+    if (separator <= 0)
+      throw new UsageError(`--var "${assignment}" is not key=value.`, { hint: 'Example: --var topic="AI agents"' });
+    variables[assignment.slice(0, separator).trim()] = assignment.slice(separator + 1);
+  }
+  return variables;
 }

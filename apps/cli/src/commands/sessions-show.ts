@@ -1,11 +1,11 @@
 // `conclave sessions show <id>`: status, lineage, checkpoints, usage and cost (session and
 // lineage) and the transcript; `--json` for scripts (DESIGN 9 fields).
+import { resumeCommandFor } from '@resume/core';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { capitalize, formatCost, formatTokens, formatWhen } from '../output/format.js';
 import { lineageOf } from '../sessions/lineage.js';
 import { resolveSession } from '../sessions/resolve-session.js';
-import { resumeCommandFor } from '../sessions/resume-command.js';
 import { renderTranscript, sessionJson, usageByAgent } from '../sessions/session-view.js';
 
 const showOptionsSchema = z.object({ transcript: z.boolean().default(false) });
@@ -72,7 +72,9 @@ export async function showSessionCommand(
     terminal.out(line);
   if (state.status === 'interrupted' || state.status === 'failed') {
     terminal.out();
-    terminal.out(`Resume with: ${resumeCommandFor(id, state.header.mode)}`);
+    terminal.out(
+      `Resume with: ${state.header.mode === 'custom' ? `conclave --resume ${id}` : resumeCommandFor(id, state.header.mode)}`,
+    );
   }
   return 0;
 }

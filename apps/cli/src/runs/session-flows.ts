@@ -1,5 +1,16 @@
-import { UsageError } from '@resume/core/spec';
+// The root command's runs: start a discussion (or iterative / orchestrated run),
+// `--continue`, `--resume` (in place, or with a question on a completed session) and
+// `--branch-from`. Choosing a session never silently crosses workspaces: without an id
+// the CLI picks from this directory's sessions and says which, or opens the picker.
+import { agentsForModels, formatResumePlan, type ProviderName } from '@resume/core';
+import { type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
+import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
+import { formatWhen, truncate } from '../output/format.js';
+import { resolveSession } from '../sessions/resolve-session.js';
+import { screenIo } from './decisions.js';
+import { recordOf, selectionFrom } from './models.js';
+import { configAgents, providersNamedIn, runWithHarness } from './run-harness.js';
 
 export interface FlowInput {
   kind: 'start' | 'continue' | 'resume' | 'branch';
@@ -7,6 +18,320 @@ export interface FlowInput {
   options: Record<string, unknown>;
 }
 
-export async function runSessionFlow(_context: CliContext, input: FlowInput): Promise<number> {
-  throw new UsageError(`${input.kind} is not wired yet`);
+const positiveInteger = (flag: string) =>
+  z.coerce
+    .number({ error: `${flag} takes a whole number` })
+    .int(`${flag} takes a whole number`)
+    .positive(`${flag} must be at least 1`);
+
+export const runFlagsSchema = z.object({
+  continue: z.union([z.string(), z.boolean()]).optional(),
+  resume: z.union([z.string(), z.boolean()]).optional(),
+  branchFrom: z.string().optional(),
+  atRound: positiveInteger('--at-round').optional(),
+  mode: z.enum(['discussion', 'iterative', 'orchestrated']).optional(),
+  project: z.string().optional(),
+  maxRounds: positiveInteger('--max-rounds').optional(),
+  script: z.string().optional(),
+  title: z.string().optional(),
+  fromCheckpoint: z.string().optional(),
+  startChunk: positiveInteger('--start-chunk').optional(),
+  resetDiscussion: z.boolean().optional(),
+  forceConsensus: z.boolean().optional(),
+  models: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((model) => model.trim())
+        .filter(Boolean),
+    )
+    .optional(),
+  force: z.boolean().optional(),
+  dryRun: z.boolean().optional(),
+  yes: z.boolean().optional(),
+  onConflict: z.enum(['keep', 'restore', 'cancel']).optional(),
+  onUncertain: z.enum(['rerun', 'skip', 'abort']).optional(),
+});
+export type RunFlags = z.infer<typeof runFlagsSchema>;
+
+export function parseRunFlags(options: Record<string, unknown>): RunFlags {
+  const parsed = runFlagsSchema.safeParse(options);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(issue ? issue.message : 'Invalid options.', { hint: 'See conclave --help.' });
+  }
+  return parsed.data;
+}
+
+export async function runSessionFlow(context: CliContext, input: FlowInput): Promise<number> {
+  const flags = parseRunFlags(input.options);
+  switch (input.kind) {
+    case 'start':
+      return startFlow(context, input.task, flags);
+    case 'branch':
+      return branchFlow(context, input.task, flags);
+    case 'continue':
+      return continueFlow(context, input.task, flags);
+    case 'resume':
+      return resumeFlow(context, input.task, flags);
+  }
+}
+
+function decisionFlags(context: CliContext, flags: RunFlags) {
+  const defaults = context.config().config.resume;
+  return {
+    yes: flags.yes ?? false,
+    onConflict: flags.onConflict ?? defaults.onConflict,
+    onUncertain: flags.onUncertain ?? defaults.onUncertain,
+  };
+}
+
+function selectionFor(context: CliContext, flags: RunFlags, recorded: Record<string, JsonValue> | null) {
+  return selectionFrom({
+    flagProvider: context.options.provider as ProviderName | undefined,
+    flagModel: context.options.model,
+    flagScript: flags.script,
+    recorded,
+    config: context.config().config,
+    env: context.environment.env,
+    cwd: context.environment.cwd,
+  });
+}
+
+async function startFlow(context: CliContext, task: string, flags: RunFlags): Promise<number> {
+  const { config } = context.config();
+  const mode = flags.mode ?? 'discussion';
+  const selection = selectionFor(context, flags, null);
+  const agents = flags.models?.length ? agentsForModels(flags.models) : configAgents(context);
+  const judge = config.judge;
+  return runWithHarness(
+    context,
+    {
+      selection,
+      providerForced: context.options.provider !== undefined,
+      agentProviders: [
+        ...(agents ?? []).flatMap((agent) => (agent.provider ? [agent.provider] : [])),
+        ...(judge.provider ? [judge.provider] : []),
+      ],
+      decisions: decisionFlags(context, flags),
+    },
+    (runner) =>
+      runner.start({
+        mode,
+        task,
+        ...(flags.title ? { title: flags.title } : {}),
+        ...(agents ? { agents } : {}),
+        ...(judge.model || judge.provider || judge.system
+          ? {
+              judge: {
+                name: 'judge',
+                ...(judge.model ? { model: judge.model } : {}),
+                ...(judge.provider ? { provider: judge.provider } : {}),
+                ...(judge.system ? { systemPrompt: judge.system } : {}),
+              },
+            }
+          : {}),
+        options: {
+          maxRounds: flags.maxRounds ?? config.discussion.maxRounds,
+          ...(flags.forceConsensus ? { forceConsensus: true } : {}),
+          ...(flags.project ? { project: flags.project } : {}),
+          ...(flags.startChunk ? { startChunk: flags.startChunk } : {}),
+        },
+        record: recordOf(selection),
+      }),
+  );
+}
+
+async function sessionSetup(context: CliContext, flags: RunFlags, id: string) {
+  const engine = await context.engine();
+  const state = await engine.readSession(id);
+  const recorded = state.header.options;
+  const selection = selectionFor(context, flags, recorded);
+  return {
+    state,
+    setup: {
+      selection,
+      providerForced: context.options.provider !== undefined,
+      agentProviders: providersNamedIn(recorded.run),
+      decisions: decisionFlags(context, flags),
+    },
+  };
+}
+
+function fromCheckpointOf(flags: RunFlags): number | string | undefined {
+  if (flags.fromCheckpoint === undefined) return undefined;
+  return /^\d+$/.test(flags.fromCheckpoint) ? Number(flags.fromCheckpoint) : flags.fromCheckpoint;
+}
+
+async function branchFlow(context: CliContext, question: string, flags: RunFlags): Promise<number> {
+  const at = flags.atRound !== undefined ? `round ${flags.atRound}` : fromCheckpointOf(flags);
+  if (at === undefined)
+    throw new UsageError('--branch-from needs the point to branch from.', {
+      hint: 'Add --at-round N or --from-checkpoint <seq|label> (see: conclave checkpoints list <id>).',
+    });
+  const id = await resolveSession(context, flags.branchFrom ?? '');
+  const { setup } = await sessionSetup(context, flags, id);
+  return runWithHarness(context, setup, (runner) =>
+    runner.branch(id, {
+      at,
+      ...(question ? { followUp: question } : {}),
+      ...(flags.title ? { title: flags.title } : {}),
+    }),
+  );
+}
+
+async function continueFlow(context: CliContext, task: string, flags: RunFlags): Promise<number> {
+  const followUp = (typeof flags.continue === 'string' ? flags.continue : task).trim();
+  let id: string;
+  let question = followUp;
+  if (!followUp) {
+    if (!context.environment.interactive)
+      throw new UsageError('--continue needs a follow-up question when there is no terminal to ask.', {
+        hint: 'conclave --continue "your follow-up"',
+      });
+    const picked = await pickInteractively(context, 'Continue which session?');
+    if (!picked) return 0;
+    id = picked;
+    question = await askLine(context, 'Follow-up question: ');
+    if (!question) throw new UsageError('No follow-up given; nothing was started.');
+  } else {
+    const summary = await pickFromWorkspace(context, 'continue');
+    id = summary.id;
+  }
+  return continueSession(context, id, question, flags);
+}
+
+async function continueSession(context: CliContext, id: string, question: string, flags: RunFlags) {
+  const { setup } = await sessionSetup(context, flags, id);
+  return runWithHarness(context, setup, (runner) =>
+    runner.continue(id, question, {
+      ...(flags.resetDiscussion ? { resetDiscussion: true } : {}),
+      ...(flags.forceConsensus ? { forceConsensus: true } : {}),
+      ...(flags.maxRounds ? { maxRounds: flags.maxRounds } : {}),
+      ...(flags.models?.length ? { models: flags.models } : {}),
+      ...(flags.title ? { title: flags.title } : {}),
+    }),
+  );
+}
+
+async function resumeFlow(context: CliContext, task: string, flags: RunFlags): Promise<number> {
+  const reference = typeof flags.resume === 'string' ? flags.resume : null;
+  let id: string;
+  let question = task;
+  if (reference) id = await resolveSession(context, reference);
+  else if (context.environment.interactive && !context.options.json) {
+    const picked = await pickInteractively(context, 'Resume which session?');
+    if (!picked) return 0;
+    id = picked;
+  } else {
+    id = (await pickFromWorkspace(context, 'resume')).id;
+  }
+  if (question) return continueSession(context, id, question, flags);
+  const engine = await context.engine();
+  const state = await engine.readSession(id);
+  if (state.status === 'completed') {
+    if (!context.environment.interactive)
+      throw new UsageError(`Session ${id} is completed; there is nothing to resume.`, {
+        hint: `Ask a follow-up instead: conclave --resume ${id} "your question"`,
+      });
+    question = await askLine(context, `"${truncate(state.title, 50)}" is completed. Follow-up question: `);
+    if (!question) throw new UsageError('No follow-up given; nothing was started.');
+    return continueSession(context, id, question, flags);
+  }
+  const fromCheckpoint = fromCheckpointOf(flags);
+  if (flags.dryRun) {
+    const { createRunner } = await import('@resume/core');
+    const runner = createRunner({
+      engine,
+      models: () => {
+        throw new UsageError('A dry run calls no model.');
+      },
+      workspaceDir: context.environment.cwd,
+    });
+    const plan = await runner.plan(id, fromCheckpoint === undefined ? {} : { fromCheckpoint });
+    if (context.options.json) context.terminal.out(JSON.stringify(plan, null, 2));
+    else context.terminal.out(formatResumePlan(plan));
+    context.terminal.note('Dry run: nothing was run or changed.');
+    return 0;
+  }
+  const { setup } = await sessionSetup(context, flags, id);
+  return runWithHarness(context, setup, (runner) =>
+    runner.resume(id, {
+      ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),
+      ...(flags.force ? { force: true } : {}),
+      ...(flags.forceConsensus ? { forceConsensus: true } : {}),
+      ...(flags.maxRounds ? { maxRounds: flags.maxRounds } : {}),
+      ...(flags.startChunk ? { startChunk: flags.startChunk } : {}),
+      ...(flags.models?.length ? { models: flags.models } : {}),
+    }),
+  );
+}
+
+/**
+ * The most recent session of this workspace that fits: an unfinished one to resume, any
+ * finished one to continue. Says which one it picked; never looks in other workspaces.
+ */
+export async function pickFromWorkspace(context: CliContext, purpose: 'resume' | 'continue'): Promise<SessionSummary> {
+  const engine = await context.engine();
+  const workspaceDir = context.environment.cwd;
+  const here = await engine.listSessions({ workspaceDir });
+  const wanted =
+    purpose === 'resume'
+      ? here.find((summary) => summary.status === 'interrupted' || summary.status === 'failed')
+      : here.find((summary) => summary.status !== 'running');
+  if (!wanted) {
+    const elsewhere = (await engine.listSessions({ limit: 5 })).filter(
+      (summary) => summary.workspaceDir !== workspaceDir,
+    );
+    const what = purpose === 'resume' ? 'interrupted or failed session' : 'session to continue';
+    throw new SessionNotFoundError(workspaceDir, `No ${what} in this workspace (${workspaceDir}).`, {
+      hint:
+        elsewhere.length === 0
+          ? 'Start one with: conclave "your task"'
+          : `Sessions of other workspaces (pass the id to use one):\n${elsewhere
+              .map(
+                (summary) =>
+                  `  ${summary.id}  ${summary.status.padEnd(11)} ${truncate(summary.title, 40)}  (${summary.workspaceDir ?? 'no workspace'})`,
+              )
+              .join('\n')}`,
+    });
+  }
+  context.terminal.note(
+    `→ ${purpose === 'resume' ? 'Resuming' : 'Continuing'} session ${wanted.id} "${truncate(wanted.title, 60)}" (${wanted.status}, ${formatWhen(wanted.updatedAt)}) from this workspace`,
+  );
+  return wanted;
+}
+
+async function pickInteractively(context: CliContext, heading: string): Promise<string | null> {
+  const engine = await context.engine();
+  const tui = await import('@resume/tui');
+  const { createRunner } = await import('@resume/core');
+  const planner = createRunner({
+    engine,
+    models: () => {
+      throw new UsageError('Planning calls no model.');
+    },
+    workspaceDir: context.environment.cwd,
+  });
+  const backend = tui.createEngineBackend({
+    engine,
+    planResume: async (sessionId) => tui.resumePlanView(await planner.plan(sessionId)),
+  });
+  const picked = await tui.pickSession(backend, { heading, ...screenIo(context) });
+  if (!picked) {
+    context.terminal.note('Nothing chosen.');
+    return null;
+  }
+  return picked.sessionId;
+}
+
+async function askLine(context: CliContext, question: string): Promise<string> {
+  const { createInterface } = await import('node:readline/promises');
+  const readline = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return (await readline.question(question)).trim();
+  } finally {
+    readline.close();
+  }
 }

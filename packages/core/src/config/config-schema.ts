@@ -82,6 +82,11 @@ export const discussionConfigSchema = z.strictObject({
   maxRounds: z.number().int().positive().optional(),
 });
 
+export const toolsConfigSchema = z.strictObject({
+  /** First words `run_command` accepts in orchestrated runs (`npm`, `git`...); none: no shell tool. */
+  allowCommands: z.array(z.string().min(1)).optional(),
+});
+
 export const storeConfigSchema = z.strictObject({
   /** `postgres://...` for a shared store; otherwise the file store in the home. */
   url: z.string().min(1).optional(),
@@ -99,6 +104,7 @@ export const configFileSchema = z.strictObject({
   retention: retentionConfigSchema.optional(),
   archive: archiveConfigSchema.optional(),
   discussion: discussionConfigSchema.optional(),
+  tools: toolsConfigSchema.optional(),
 });
 export type ConfigFile = z.infer<typeof configFileSchema>;
 
@@ -131,6 +137,7 @@ export interface ConclaveConfig {
   };
   archive: { afterDays: number | null };
   discussion: { maxRounds: number };
+  tools: { allowCommands: string[] };
 }
 
 /** Keys that would hold secrets: refused wherever they appear, with the variable to use instead. */

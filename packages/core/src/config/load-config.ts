@@ -52,7 +52,8 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
     automatic: false,
   },
   archive: { afterDays: null },
-  discussion: { maxRounds: 5 },
+  discussion: { maxRounds: 4 },
+  tools: { allowCommands: [] },
 };
 
 type Layer = { source: string; values: Map<string, unknown> };

@@ -1,0 +1,168 @@
+// Which provider a run uses and how each agent gets its model. Order: --provider, then
+// what the session recorded (a resume uses the same provider), then the config's default,
+// then an API key in the environment (OpenAI, then Anthropic), else the offline scripted
+// provider, which the CLI announces in one line. Secrets are read from the environment
+// here and never recorded.
+import path from 'node:path';
+import type { ConclaveConfig, ProviderName } from '@resume/core';
+import { type ChatModel, type ChatProvider, type JsonValue, ProviderError } from '@resume/core/spec';
+
+export const SCRIPTED_NOTICE =
+  'Using the offline scripted provider (no API key configured). For a real model set OPENAI_API_KEY or ANTHROPIC_API_KEY, or pass --provider openai|anthropic.';
+
+const DEFAULT_MODELS: Record<ProviderName, string> = {
+  scripted: 'scripted',
+  openai: 'gpt-4o-mini',
+  anthropic: 'claude-sonnet-4-5',
+};
+
+export interface ProviderSelection {
+  provider: ProviderName;
+  /** `--model`: every agent's model. */
+  model: string | null;
+  /** Scripted provider: the YAML script (absolute path). */
+  script: string | null;
+}
+
+export function chooseProvider(input: {
+  flag: ProviderName | undefined;
+  recorded: Record<string, JsonValue> | null;
+  config: ConclaveConfig;
+  env: Readonly<Record<string, string | undefined>>;
+}): ProviderName {
+  if (input.flag) return input.flag;
+  const recorded = input.recorded?.provider;
+  if (recorded === 'scripted' || recorded === 'openai' || recorded === 'anthropic') return recorded;
+  if (input.config.providers.default) return input.config.providers.default;
+  if (input.env.OPENAI_API_KEY) return 'openai';
+  if (input.env.ANTHROPIC_API_KEY) return 'anthropic';
+  return 'scripted';
+}
+
+/** What a session records so a resume rebuilds the same models (never a secret). */
+export function recordOf(selection: ProviderSelection): Record<string, JsonValue> {
+  return {
+    provider: selection.provider,
+    ...(selection.model ? { model: selection.model } : {}),
+    ...(selection.script ? { script: selection.script } : {}),
+  };
+}
+
+export function selectionFrom(input: {
+  flagProvider: ProviderName | undefined;
+  flagModel: string | undefined;
+  flagScript: string | undefined;
+  recorded: Record<string, JsonValue> | null;
+  config: ConclaveConfig;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}): ProviderSelection {
+  const provider = chooseProvider({
+    flag: input.flagProvider,
+    recorded: input.recorded,
+    config: input.config,
+    env: input.env,
+  });
+  const recordedModel = typeof input.recorded?.model === 'string' ? input.recorded.model : null;
+  const recordedScript = typeof input.recorded?.script === 'string' ? input.recorded.script : null;
+  const configScript = input.config.providers.scripted.script
+    ? path.resolve(input.cwd, input.config.providers.scripted.script)
+    : null;
+  return {
+    provider,
+    model: input.flagModel ?? (input.flagProvider ? null : recordedModel),
+    script: input.flagScript ? path.resolve(input.cwd, input.flagScript) : (recordedScript ?? configScript),
+  };
+}
+
+export type ModelResolverFunction = (agent: { name: string; provider?: string; model?: string }) => ChatModel;
+
+/**
+ * Loads the providers a run needs and returns the resolver the runner calls per agent.
+ * Only the chosen provider's SDK is imported; agents that name another provider load it too.
+ */
+export async function createModelResolver(
+  selection: ProviderSelection,
+  options: {
+    config: ConclaveConfig;
+    env: Readonly<Record<string, string | undefined>>;
+    /** Providers agents name explicitly (from config or the recorded run). */
+    agentProviders?: readonly string[];
+    /** --provider given: it wins over what agents recorded. */
+    providerForced: boolean;
+  },
+): Promise<ModelResolverFunction> {
+  const wanted = new Set<ProviderName>([selection.provider]);
+  if (!options.providerForced)
+    for (const name of options.agentProviders ?? [])
+      if (name === 'scripted' || name === 'openai' || name === 'anthropic') wanted.add(name);
+  const providers = new Map<string, ChatProvider>();
+  for (const name of wanted) providers.set(name, await loadProvider(name, selection, options.config, options.env));
+  return (agent) => {
+    const name = options.providerForced ? selection.provider : (agent.provider ?? selection.provider);
+    const provider = providers.get(name);
+    if (!provider)
+      throw new ProviderError({
+        reason: 'unavailable',
+        provider: name,
+        message: `Agent ${agent.name} asks for provider "${name}", which Conclave does not know.`,
+      });
+    const configured =
+      name === 'openai'
+        ? options.config.providers.openai.model
+        : name === 'anthropic'
+          ? options.config.providers.anthropic.model
+          : undefined;
+    const model =
+      selection.model ??
+      (options.providerForced ? undefined : agent.model) ??
+      configured ??
+      DEFAULT_MODELS[name as ProviderName];
+    return provider.chatModel(model);
+  };
+}
+
+async function loadProvider(
+  name: ProviderName,
+  selection: ProviderSelection,
+  config: ConclaveConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ChatProvider> {
+  switch (name) {
+    case 'scripted': {
+      const { createScriptedProvider } = await import('@resume/providers-scripted');
+      return createScriptedProvider({ env: { ...env }, ...(selection.script ? { script: selection.script } : {}) });
+    }
+    case 'openai': {
+      const baseURL = config.providers.openai.baseUrl ?? env.OPENAI_BASE_URL;
+      if (!env.OPENAI_API_KEY && !baseURL)
+        throw new ProviderError(
+          {
+            reason: 'authentication',
+            provider: 'openai',
+            message: 'The OpenAI provider needs OPENAI_API_KEY in the environment (or a base URL for a local server).',
+          },
+          { hint: 'export OPENAI_API_KEY=sk-...  (or set providers.openai.baseUrl for Ollama, vLLM, LM Studio)' },
+        );
+      const { createOpenAIProvider } = await import('@resume/providers-openai');
+      return createOpenAIProvider({
+        ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
+        ...(baseURL ? { baseURL } : {}),
+      });
+    }
+    case 'anthropic': {
+      if (!env.ANTHROPIC_API_KEY)
+        throw new ProviderError(
+          {
+            reason: 'authentication',
+            provider: 'anthropic',
+            message: 'The Anthropic provider needs ANTHROPIC_API_KEY in the environment.',
+          },
+          { hint: 'export ANTHROPIC_API_KEY=sk-ant-...' },
+        );
+      const { createAnthropicProvider } = await import('@resume/providers-anthropic');
+      const baseURL = config.providers.anthropic.baseUrl ?? env.ANTHROPIC_BASE_URL;
+      return createAnthropicProvider({ apiKey: env.ANTHROPIC_API_KEY, ...(baseURL ? { baseURL } : {}) });
+    }
+  }
+}

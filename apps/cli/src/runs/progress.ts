@@ -1,0 +1,82 @@
+// How a run shows itself while it goes: the TUI's live view on a terminal, plain progress
+// lines on stderr otherwise (round / chunk / step, who is speaking, tokens and cost so
+// far). stdout stays for the result, so `--json` output pipes cleanly.
+import type { RunEvent, RunResult } from '@resume/core';
+import type { CliContext } from '../context/cli-context.js';
+import { formatCost, truncate } from '../output/format.js';
+import { screenIo } from './decisions.js';
+
+export interface RunView {
+  onEvent(event: RunEvent): void;
+  finish(result: RunResult): Promise<void>;
+}
+
+export async function createRunView(context: CliContext): Promise<RunView> {
+  const useLiveView =
+    context.environment.interactive &&
+    !context.options.json &&
+    !context.options.quiet &&
+    context.environment.env.CONCLAVE_PLAIN_OUTPUT !== '1';
+  if (useLiveView) {
+    const tui = await import('@resume/tui');
+    const live = tui.createLiveRunView(screenIo(context));
+    return {
+      onEvent: (event) => live.onEvent(event),
+      finish: (result) =>
+        live.finish({
+          status: result.status,
+          sessionId: result.sessionId,
+          ...(result.resumeCommand ? { resumeCommand: result.resumeCommand } : {}),
+          ...(result.error ? { message: result.error.message } : {}),
+        }),
+    };
+  }
+  return createPlainRunView(context);
+}
+
+export function createPlainRunView(context: CliContext): RunView {
+  const terminal = context.terminal;
+  let lastUsage = '';
+  const lastProgress = '';
+  return {
+    onEvent(event) {
+      switch (event.type) {
+        case 'run-started':
+          terminal.note(
+            `${event.resumed ? '→ Resuming' : '→ Started'} session ${terminal.bold(event.sessionId)} (${event.mode})`,
+          );
+          break;
+        case 'turn-started':
+          terminal.note(
+            terminal.dim(`  ${event.round !== null ? `round ${event.round} · ` : ''}${event.agent} is speaking…`),
+          );
+          break;
+        case 'turn-completed': {
+          if (event.replayed) break;
+          const speaker = event.message.speaker ?? event.message.role;
+          terminal.note(`  [${speaker}] ${truncate(event.message.content, 160)}`);
+          break;
+        }
+        case 'progress':
+          terminal.note(
+            terminal.cyan(
+              `  ${event.label}${event.total === null ? ` ${event.done}` : ` ${event.done}/${event.total}`}`,
+            ),
+          );
+          break;
+        case 'usage': {
+          const line = `  ${event.totals.inputTokens} in / ${event.totals.outputTokens} out tokens · ${formatCost(event.totals.costUsd)}`;
+          if (line !== lastUsage) terminal.note(terminal.dim(line));
+          lastUsage = line;
+          break;
+        }
+        case 'notice':
+          terminal.note(terminal.yellow(`  ! ${event.text}`));
+          break;
+        default:
+          break;
+      }
+    },
+    async finish() {},
+  };
+}

@@ -1,0 +1,182 @@
+// Everything around one run: the models, the runner, the live view, Ctrl+C, and what is
+// printed at the end. A first SIGINT/SIGTERM interrupts (the in-flight call is aborted and
+// the session journaled as interrupted); a second one leaves at once.
+import type { AgentInput, Runner, RunResult } from '@resume/core';
+import { ConclaveError, ExitCode, type JsonValue } from '@resume/core/spec';
+import type { CliContext } from '../context/cli-context.js';
+import { reportError } from '../errors/report-error.js';
+import { formatCost, formatTokens } from '../output/format.js';
+import { applyRetention } from '../sessions/apply-retention.js';
+import { buildDecisions, type DecisionFlags } from './decisions.js';
+import { createModelResolver, type ProviderSelection, SCRIPTED_NOTICE } from './models.js';
+import { createRunView } from './progress.js';
+
+export interface HarnessSetup {
+  selection: ProviderSelection;
+  /** --provider was given: it wins over providers agents recorded. */
+  providerForced: boolean;
+  /** Providers the agents of this run name explicitly. */
+  agentProviders: string[];
+  decisions: DecisionFlags;
+  /** Delete the session after a successful run (`run --no-save-session`). */
+  discardOnSuccess?: boolean;
+}
+
+export async function runWithHarness(
+  context: CliContext,
+  setup: HarnessSetup,
+  work: (runner: Runner) => Promise<RunResult>,
+): Promise<number> {
+  const { config } = context.config();
+  const environment = context.environment;
+  const engine = await context.engine();
+  const models = await createModelResolver(setup.selection, {
+    config,
+    env: environment.env,
+    agentProviders: setup.agentProviders,
+    providerForced: setup.providerForced,
+  });
+  if (setup.selection.provider === 'scripted') context.terminal.note(SCRIPTED_NOTICE);
+  const view = await createRunView(context);
+  const { createRunner } = await import('@resume/core');
+  const runner = createRunner({
+    engine,
+    models,
+    workspaceDir: environment.cwd,
+    env: { ...environment.env },
+    onEvent: (event) => view.onEvent(event),
+    decisions: buildDecisions(context, setup.decisions),
+    allowCommands: config.tools.allowCommands,
+  });
+
+  let interrupting = false;
+  const stopListening = environment.onSignal((signal) => {
+    if (interrupting) {
+      context.terminal.warn('Exiting now; the journal is consistent up to the last checkpoint.');
+      environment.exitNow(ExitCode.interrupted);
+    }
+    interrupting = true;
+    context.terminal.warn(`\n${signal === 'SIGINT' ? 'Ctrl+C' : signal}: saving a checkpoint… (again to exit at once)`);
+    void runner.interrupt(signal === 'SIGINT' ? 'interrupted by Ctrl+C' : 'terminated').catch(() => undefined);
+  });
+  let result: RunResult;
+  try {
+    result = await work(runner);
+  } finally {
+    stopListening();
+  }
+  await view.finish(result);
+
+  if (result.status === 'completed' && setup.discardOnSuccess) {
+    await engine.deleteSession(result.sessionId, { force: true });
+    context.terminal.note(`Session ${result.sessionId} was not kept (--no-save-session).`);
+  }
+  if (config.retention.automatic) await runAutomaticRetention(context);
+  return reportResult(context, result);
+}
+
+function reportResult(context: CliContext, result: RunResult): number {
+  const terminal = context.terminal;
+  const exitCode =
+    result.status === 'completed'
+      ? ExitCode.success
+      : result.status === 'interrupted'
+        ? ExitCode.interrupted
+        : ConclaveError.isInstance(result.error)
+          ? result.error.exitCode
+          : ExitCode.failed;
+  if (context.options.json) {
+    terminal.out(
+      JSON.stringify({
+        sessionId: result.sessionId,
+        status: result.status,
+        conclusion: result.conclusion,
+        resumeCommand: result.resumeCommand,
+        usage: {
+          inputTokens: result.usage.inputTokens,
+          outputTokens: result.usage.outputTokens,
+          costUsd: result.usage.costUsd,
+        },
+        error: result.error ? { message: result.error.message, code: codeOf(result.error) } : null,
+      }),
+    );
+  }
+  const usage = `${formatTokens(result.usage.inputTokens, result.usage.outputTokens)}, ${formatCost(result.usage.costUsd)}`;
+  if (result.status === 'completed') {
+    if (!context.options.json) {
+      if (result.conclusion) {
+        terminal.out();
+        terminal.out(result.conclusion.trim());
+        terminal.out();
+      }
+      terminal.out(`Session saved: ${result.sessionId}`);
+    }
+    terminal.note(terminal.green(`✓ Completed (${usage}).`) + ` Follow up with: conclave --continue "…"`);
+    return exitCode;
+  }
+  if (result.status === 'interrupted') {
+    terminal.warn(`${terminal.yellow('✗ Interrupted;')} checkpoint saved in session ${result.sessionId} (${usage}).`);
+    if (result.resumeCommand) terminal.warn(`Resume with: ${result.resumeCommand}`);
+    return exitCode;
+  }
+  if (result.error && !context.options.json) reportError(result.error, terminal, { debug: context.options.debug });
+  else if (result.error) terminal.warn(`Error: ${result.error.message}`);
+  terminal.warn(`${terminal.red('✗ Failed.')} Session ${result.sessionId} keeps everything done so far.`);
+  if (result.resumeCommand) terminal.warn(`Resume with: ${result.resumeCommand}`);
+  return exitCode;
+}
+
+function codeOf(error: Error): string | null {
+  return ConclaveError.isInstance(error) ? error.code : null;
+}
+
+async function runAutomaticRetention(context: CliContext): Promise<void> {
+  const { config } = context.config();
+  const retention = config.retention;
+  const engine = await context.engine();
+  const outcome = await applyRetention(
+    engine,
+    {
+      maxAgeDays: retention.maxAgeDays,
+      maxSessions: retention.maxSessions,
+      maxBytes: retention.maxBytes,
+      minKeep: retention.minKeep,
+      archiveAfterDays: config.archive.afterDays,
+      statuses: retention.includeInterrupted ? ['completed', 'failed', 'interrupted'] : ['completed', 'failed'],
+    },
+    { now: context.environment.now(), dryRun: false },
+  );
+  if (outcome.deleted.length > 0 || outcome.archived.length > 0)
+    context.terminal.note(
+      context.terminal.dim(
+        `Retention: deleted ${outcome.deleted.length}, archived ${outcome.archived.length} old session(s).`,
+      ),
+    );
+}
+
+/** Agents from the config file, as the runner takes them. */
+export function configAgents(context: CliContext): AgentInput[] | undefined {
+  const agents = context.config().config.agents;
+  return agents?.map((agent) => ({
+    name: agent.name,
+    ...(agent.model ? { model: agent.model } : {}),
+    ...(agent.provider ? { provider: agent.provider } : {}),
+    ...(agent.system ? { systemPrompt: agent.system } : {}),
+  }));
+}
+
+/** Every `provider` named in a recorded run config (agents, judge, lead). */
+export function providersNamedIn(value: JsonValue | undefined): string[] {
+  const found = new Set<string>();
+  const visit = (node: JsonValue | undefined) => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node && typeof node === 'object') {
+      for (const [key, child] of Object.entries(node)) {
+        if (key === 'provider' && typeof child === 'string') found.add(child);
+        else visit(child);
+      }
+    }
+  };
+  visit(value);
+  return [...found];
+}
