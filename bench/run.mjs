@@ -1,0 +1,69 @@
+// `pnpm bench`: the storage benchmarks of DESIGN 13, as ratios measured in one run so
+// machine noise cancels. Uses the built packages (`./bin/pnpm build` first). Prints a
+// table and writes bench/results/latest.json.
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const benchDirectory = path.dirname(fileURLToPath(import.meta.url));
+for (const built of ['../packages/core/dist/index.js', '../packages/storage-fs/dist/index.js']) {
+  if (!existsSync(path.join(benchDirectory, built))) {
+    process.stderr.write('The packages are not built yet: run ./bin/pnpm build, then pnpm bench.\n');
+    process.exit(1);
+  }
+}
+const { measureCheckpointCost } = await import('./src/checkpoint-cost.mjs');
+const { measureOpenAndSize } = await import('./src/open-and-size.mjs');
+
+const quick = process.argv.includes('--quick');
+const iterations = quick ? 50 : 200;
+const format = (value, digits = 0) => value.toFixed(digits).padStart(10);
+
+process.stdout.write(`Conclave storage benchmarks (node ${process.version}, ${os.cpus().length} cpus)\n\n`);
+const checkpoints = await measureCheckpointCost({ sizes: [10, 1_000, 10_000], iterations });
+process.stdout.write('checkpoint cost, median us per durable checkpoint (~2 KB message)\n');
+process.stdout.write('    events    engine       raw   rewrite  engine/raw  rewrite/engine  engine mean\n');
+for (const row of checkpoints) {
+  process.stdout.write(
+    `${format(row.events)}${format(row.engine.median)}${format(row.raw.median)}${format(row.rewrite.median)}` +
+      `${format(row.engine.median / row.raw.median, 2)}${format(row.rewrite.median / row.engine.median, 1).padStart(16)}` +
+      `${format(row.engine.mean).padStart(13)}\n`,
+  );
+}
+
+const open = await measureOpenAndSize({ messages: 10_000, repeats: quick ? 3 : 7 });
+process.stdout.write(`\nopen + fold of ${open.messages} messages: ${open.openMedianMs.toFixed(1)} ms (median), `);
+process.stdout.write(`heap growth ${(open.heapDeltaBytes / 1e6).toFixed(1)} MB\n`);
+process.stdout.write(
+  `bytes on disk: ${(open.diskBytes / 1e6).toFixed(2)} MB (journal ${(open.journalBytes / 1e6).toFixed(2)} MB) ` +
+    `for ${(open.eventJsonBytes / 1e6).toFixed(2)} MB of event JSON: ${(open.diskBytes / open.eventJsonBytes).toFixed(2)}x\n`,
+);
+
+const flatness =
+  Math.max(...checkpoints.map((row) => row.engine.median)) / Math.min(...checkpoints.map((row) => row.engine.median));
+const at1000 = checkpoints.find((row) => row.events === 1_000);
+const budgets = {
+  checkpointVsRaw: { limit: 1.5, worst: Math.max(...checkpoints.map((row) => row.engine.median / row.raw.median)) },
+  checkpointFlatness: { limit: 1.5, value: flatness },
+  rewriteVsCheckpointAt1000: { limit: 20, value: at1000 ? at1000.rewrite.median / at1000.engine.median : null },
+  open10000Ms: { limit: 100, value: open.openMedianMs },
+  bytesVsEventJson: { limit: 2.5, value: open.diskBytes / open.eventJsonBytes },
+};
+process.stdout.write('\nbudgets (DESIGN 13)\n');
+for (const [name, budget] of Object.entries(budgets)) {
+  const value = budget.value ?? budget.worst;
+  const ok = name === 'rewriteVsCheckpointAt1000' ? value >= budget.limit : value <= budget.limit;
+  process.stdout.write(
+    `  ${name.padEnd(28)} ${value.toFixed(2).padStart(8)}  ${ok ? 'ok' : 'MISSED'} (budget ${budget.limit})\n`,
+  );
+}
+
+const results = path.join(benchDirectory, 'results');
+await mkdir(results, { recursive: true });
+await writeFile(
+  path.join(results, 'latest.json'),
+  `${JSON.stringify({ at: new Date().toISOString(), node: process.version, checkpoints, open, budgets }, null, 2)}\n`,
+);
+process.stdout.write(`\nwritten to ${path.relative(process.cwd(), path.join(results, 'latest.json'))}\n`);
