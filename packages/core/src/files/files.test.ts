@@ -1,6 +1,7 @@
 import { chmod, mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../engine/engine.js';
 import type { Session } from '../engine/types.js';
@@ -189,6 +190,32 @@ describe('workspace paths', () => {
     expect(await refused('escape/passwd')).toBe('symlink-escape');
     expect(await refused('escape/new-file.txt')).toBe('symlink-escape');
     expect(await refused('dangling')).toBe('symlink-escape');
+  });
+});
+
+describe('workspace path confinement (property)', () => {
+  it('either refuses a path or resolves it inside the workspace, whatever the segments', async () => {
+    const workspace = await testDirectory({ 'a/b/file.txt': 'x' });
+    const outside = await testDirectory({ 'target.txt': 'y' });
+    await symlink(outside, path.join(workspace, 'a', 'out'));
+    await symlink(path.join(workspace, 'a', 'b'), path.join(workspace, 'in'));
+    const segment = fc.constantFrom('..', '.', 'a', 'b', 'out', 'in', 'file.txt', 'new', '');
+    await fc.assert(
+      fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 6 }), fc.boolean(), async (segments, absolute) => {
+        const requested = (absolute ? '/' : '') + segments.join('/');
+        const outcome = await resolveWorkspacePath(workspace, requested).then(
+          (resolved) => resolved,
+          (error: unknown) => {
+            if (!WorkspaceAccessError.isInstance(error)) throw error;
+            return null;
+          },
+        );
+        if (outcome === null) return;
+        const relative = path.relative(workspace, outcome.absolute);
+        expect(relative.startsWith('..') || path.isAbsolute(relative)).toBe(false);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 

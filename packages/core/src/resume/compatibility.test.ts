@@ -150,6 +150,16 @@ describe('spec text', () => {
     );
   });
 
+  it('stays low for a long rewrite and high for a small edit of a long spec', () => {
+    const long = Array.from(
+      { length: 400 },
+      (_, index) => `line ${index}: the agent does step ${index} with care.`,
+    ).join('\n');
+    const rewrite = Array.from({ length: 400 }, (_, index) => `other ${index * 7} text entirely different`).join('\n');
+    expect(specSimilarity(long, rewrite)).toBeLessThan(0.5);
+    expect(specSimilarity(long, long.replace('step 200', 'phase 200'))).toBeGreaterThan(0.99);
+  });
+
   it('reads the structure of a workflow spec and nothing from plain text', () => {
     expect(specStructure(spec)).toEqual({
       agents: ['researcher', 'writer'],

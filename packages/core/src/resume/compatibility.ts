@@ -4,7 +4,14 @@
 // (go on, print the findings) or `block` (stop unless forced), with ways out.
 import type { SessionState } from '../journal/state.js';
 import { JOURNAL_FORMAT_VERSION, type SessionStore } from '../spec/index.js';
-import { hashSpec, normalizeSpecText, type SpecStructure, specSimilarity, specStructure } from './spec-text.js';
+import {
+  hashSpec,
+  normalizeSpecText,
+  REWRITE_THRESHOLD,
+  type SpecStructure,
+  specSimilarity,
+  specStructure,
+} from './spec-text.js';
 
 export type CompatibilityLevel = 'ok' | 'warn' | 'block';
 
@@ -67,7 +74,7 @@ export interface CheckCompatibilityInput {
 }
 
 /** Below this similarity a changed spec is a rewrite, not an edit: resuming it in place is blocked. */
-export const REWRITE_SIMILARITY = 0.5;
+export const REWRITE_SIMILARITY = REWRITE_THRESHOLD;
 
 /** The latest recorded spec of a session, or null. */
 function latestSpec(state: SessionState) {

@@ -23,27 +23,52 @@ export function hashSpec(text: string): string {
   return `sha256:${createHash('sha256').update(normalizeSpecText(text), 'utf8').digest('hex')}`;
 }
 
+/** Below this similarity a changed spec counts as rewritten, not edited. */
+export const REWRITE_THRESHOLD = 0.5;
+
 function tokenize(text: string): string[] {
   return normalizeSpecText(text).match(/[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu) ?? [];
+}
+
+/** Diff work is bounded: beyond this many token edits the exact ratio is not worth its cost. */
+const MAX_EDITS = 1000;
+
+/** 2 × tokens in common regardless of order / tokens in both: an upper bound of the ordered ratio, in linear time. */
+function unorderedRatio(left: readonly string[], right: readonly string[]): number {
+  const counts = new Map<string, number>();
+  for (const token of left) counts.set(token, (counts.get(token) ?? 0) + 1);
+  let common = 0;
+  for (const token of right) {
+    const count = counts.get(token) ?? 0;
+    if (count > 0) {
+      common += 1;
+      counts.set(token, count - 1);
+    }
+  }
+  return (2 * common) / (left.length + right.length);
 }
 
 /**
  * Similarity of two texts in [0, 1]: 2 × (tokens in common, in order) / (tokens in both),
  * the ratio Python's difflib reports, over word and punctuation tokens. 1 means equal up to
  * whitespace; a reworded sentence in a page stays high; a rewrite goes towards 0.
+ * Deterministic and bounded in time: texts that share few tokens at all, or that need more
+ * than MAX_EDITS token edits, get an upper bound instead, which is already low.
  */
 export function specSimilarity(before: string, after: string): number {
   const left = tokenize(before);
   const right = tokenize(after);
-  if (left.length === 0 && right.length === 0) return 1;
-  // Bounded so a huge rewrite cannot take long: beyond the bound the texts share little anyway.
-  const changes = diffArrays(left, right, { maxEditLength: 20_000 });
-  if (changes === undefined) return 0;
+  const total = left.length + right.length;
+  if (total === 0) return 1;
+  const upperBound = unorderedRatio(left, right);
+  if (upperBound < REWRITE_THRESHOLD) return upperBound;
+  const changes = diffArrays(left, right, { maxEditLength: MAX_EDITS });
+  if (changes === undefined) return Math.min(upperBound, 1 - MAX_EDITS / total);
   let common = 0;
   for (const change of changes) {
     if (!change.added && !change.removed) common += change.count;
   }
-  return (2 * common) / (left.length + right.length);
+  return (2 * common) / total;
 }
 
 export interface SpecStructure {
