@@ -65,4 +65,43 @@ describe('continue and branch', () => {
     const parentAfter = await engine().readSession(parent.sessionId);
     expect(parentAfter.lastSeq).toBe(parentBefore.lastSeq);
   });
+
+  it('asks what to do about a model the provider no longer offers, and uses the replacement', async () => {
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    let runner: ReturnType<typeof createRunner> | null = null;
+    runner = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: '/workspace',
+      onEvent: (event) => {
+        if (event.type === 'checkpoint' && event.label === 'round 1, agent architect') void runner?.interrupt();
+      },
+    });
+    const agents = [{ name: 'architect', model: 'old-model' }, { name: 'critic', model: 'old-model' }];
+    const first = await runner.start({ mode: 'discussion', task: 'Pick a database', agents });
+    expect(first.status).toBe('interrupted');
+    const asked: string[] = [];
+    const resumer = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: '/workspace',
+      availableModels: async () => ['new-model', 'fake-model'],
+      decisions: {
+        modelUnavailable: (finding) => {
+          asked.push(finding.model);
+          return { choice: 'use-other-model', model: 'new-model' };
+        },
+      },
+    });
+    const plan = await resumer.plan(first.sessionId);
+    expect(plan.changes.compatibility?.findings.map((finding) => finding.kind)).toContain('model-unavailable');
+    const resumed = await resumer.resume(first.sessionId);
+    expect(resumed.status).toBe('completed');
+    expect(asked).toEqual(['old-model']);
+    expect(models.calls.slice(1).filter((call) => call.role === 'agent').map((call) => call.model)).toEqual(
+      expect.arrayContaining(['new-model']),
+    );
+    expect(models.calls.slice(1).some((call) => call.model === 'old-model')).toBe(false);
+  });
 });

@@ -22,7 +22,7 @@ import { runIterative } from '../modes/iterative.js';
 import type { ModeContext, ModelResolver, ModeResult, ModeTool } from '../modes/mode-context.js';
 import { runOrchestrated } from '../modes/orchestrated.js';
 import { adaptWorkspaceTools } from '../modes/workspace-tool-adapter.js';
-import { checkCompatibility } from '../resume/compatibility.js';
+import { type CompatibilityFinding, checkCompatibility } from '../resume/compatibility.js';
 import {
   buildContinuationMessages,
   buildResumeMessage,
@@ -62,7 +62,16 @@ export interface RunDecisions {
   ) => Record<string, FileConflictChoice> | null | Promise<Record<string, FileConflictChoice> | null>;
   /** Shown the resume plan; false cancels. */
   confirmResume?: (plan: ResumePlan) => boolean | Promise<boolean>;
+  /** A model the session used is not offered by the provider now (see `availableModels`). */
+  modelUnavailable?: (finding: ModelUnavailableFinding) => ModelDecision | Promise<ModelDecision>;
 }
+
+export type ModelUnavailableFinding = Extract<CompatibilityFinding, { kind: 'model-unavailable' }>;
+
+export type ModelDecision =
+  | { choice: 'use-same-model' }
+  | { choice: 'use-other-model'; model: string }
+  | { choice: 'cancel' };
 
 export interface ToolFactoryInput {
   workspaceDir: string;
@@ -85,6 +94,8 @@ export interface RunnerOptions {
   allowCommands?: string[];
   /** Waits between retry attempts (tests inject an instant one). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The model ids the provider offers now, for the availability check before a resume (null: unknown). */
+  availableModels?: () => Promise<readonly string[] | null>;
   /** Reads spec, prompt and project files (default: from disk). */
   readTextFile?: (filePath: string) => Promise<string>;
 }
@@ -516,7 +527,12 @@ export function createRunner(options: RunnerOptions): Runner {
       fromCheckpoint = seq;
     }
     const specText = await currentSpecText(config);
-    const compatibility = checkCompatibility({ state, ...(specText !== null ? { spec: { text: specText } } : {}) });
+    const availableModels = options.availableModels ? await options.availableModels().catch(() => null) : null;
+    const compatibility = checkCompatibility({
+      state,
+      ...(specText !== null ? { spec: { text: specText } } : {}),
+      availableModels,
+    });
     const files = await compareWorkspaceFiles({ state, workspaceDir: options.workspaceDir }).catch(() => null);
     const git = compareGitState(state.header.git, await readGitState(options.workspaceDir).catch(() => null));
     const workspace = compareWorkspaceDirectory(state.header.workspaceDir, options.workspaceDir);
@@ -533,8 +549,12 @@ export function createRunner(options: RunnerOptions): Runner {
     });
   }
 
-  /** The checks before a resume: compatibility, files, the caller's confirmation. False means cancelled. */
-  async function prepareResume(resumePlan: ResumePlan, force: boolean): Promise<boolean> {
+  /**
+   * The checks before a resume: compatibility, models, files, the caller's confirmation.
+   * Returns the model replacements chosen (old id -> new id), or null when cancelled.
+   */
+  async function prepareResume(resumePlan: ResumePlan, force: boolean): Promise<Map<string, string> | null> {
+    const replacements = new Map<string, string>();
     const compatibility = resumePlan.changes.compatibility;
     if (compatibility?.level === 'block' && !force) {
       throw new IncompatibleSessionError(
@@ -554,10 +574,16 @@ export function createRunner(options: RunnerOptions): Runner {
         text: `The session ran in ${resumePlan.changes.workspace.recorded}; resuming in ${options.workspaceDir}.`,
       });
     }
+    for (const finding of compatibility?.findings ?? []) {
+      if (finding.kind !== 'model-unavailable' || !options.decisions?.modelUnavailable) continue;
+      const decision = await options.decisions.modelUnavailable(finding);
+      if (decision.choice === 'cancel') return null;
+      if (decision.choice === 'use-other-model') replacements.set(finding.model, decision.model);
+    }
     const conflicts = fileConflicts(resumePlan.changes.files ?? []);
     if (conflicts.length > 0) {
       const choices = options.decisions?.fileConflicts ? await options.decisions.fileConflicts(conflicts) : {};
-      if (choices === null) return false;
+      if (choices === null) return null;
       const resolutions: FileResolution[] = await resolveFileConflicts({
         changes: conflicts,
         choices,
@@ -569,8 +595,27 @@ export function createRunner(options: RunnerOptions): Runner {
           emit({ type: 'notice', text: `${resolution.path}: ${resolution.action}` });
       }
     }
-    if (options.decisions?.confirmResume && !(await options.decisions.confirmResume(resumePlan))) return false;
-    return true;
+    if (options.decisions?.confirmResume && !(await options.decisions.confirmResume(resumePlan))) return null;
+    return replacements;
+  }
+
+  function replaceModels(config: RunConfig, replacements: Map<string, string>): RunConfig {
+    if (replacements.size === 0) return config;
+    const swap = (agent: AgentSpec): AgentSpec => {
+      const replacement = agent.model ? replacements.get(agent.model) : undefined;
+      return replacement ? { ...agent, model: replacement } : agent;
+    };
+    switch (config.mode) {
+      case 'discussion':
+        return { ...config, agents: config.agents.map(swap), judge: swap(config.judge) };
+      case 'iterative':
+        return { ...config, agents: config.agents.map(swap) };
+      case 'orchestrated':
+      case 'prompt':
+        return { ...config, lead: swap(config.lead) };
+      case 'chain':
+        return config;
+    }
   }
 
   function applyOverrides(config: RunConfig, overrides: ResumeOptions | ContinueOptions): RunConfig {
@@ -620,12 +665,14 @@ export function createRunner(options: RunnerOptions): Runner {
         hint: `Ask a follow-up instead: conclave --resume ${id} "your question"`,
       });
     }
-    const config = applyOverrides(readRunConfig(state), resumeOptions);
+    let config = applyOverrides(readRunConfig(state), resumeOptions);
     const resumePlan = await plan(
       id,
       resumeOptions.fromCheckpoint !== undefined ? { fromCheckpoint: resumeOptions.fromCheckpoint } : {},
     );
-    if (!(await prepareResume(resumePlan, resumeOptions.force ?? false))) return cancelled(state, config);
+    const replacements = await prepareResume(resumePlan, resumeOptions.force ?? false);
+    if (replacements === null) return cancelled(state, config);
+    config = replaceModels(config, replacements);
     if (resumePlan.checkpoint && resumeOptions.fromCheckpoint !== undefined) {
       // The journal is append-only: going back to an earlier checkpoint starts a branch from it.
       return branchFrom(

@@ -18,6 +18,7 @@ import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js'
 
 export interface LoggedCall {
   agent: string;
+  model: string;
   role: string | undefined;
   round: number | undefined;
   messageCount: number;
@@ -86,6 +87,7 @@ export function createFakeModels(options: FakeModelsOptions = {}): FakeModels {
       const agent = request.metadata?.agent ?? agentName;
       const call: LoggedCall = {
         agent,
+        model: modelId,
         role: request.metadata?.role,
         round: request.metadata?.round,
         messageCount: request.messages.length,
