@@ -300,7 +300,10 @@ export class LiveSession implements Session {
       const output = this.#encode(value, options);
       const size = JSON.stringify(output).length;
       if (size > this.#context.blobThreshold) {
-        const blob = await this.#context.store.putBlob(Buffer.from(JSON.stringify(output), 'utf8'));
+        // Blobs bypass record(), so they are scrubbed here like every journaled event.
+        const blob = await this.#context.store.putBlob(
+          Buffer.from(JSON.stringify(this.#context.redact(output)), 'utf8'),
+        );
         this.record({ type: 'step-completed', key, occurrence, attempt, outputBlob: blob });
       } else {
         this.record({ type: 'step-completed', key, occurrence, attempt, output });
