@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import type { StepContext } from '../engine/types.js';
+import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
 import type { ChatMessage, JsonValue } from '../spec/index.js';
 import { renderTemplate, type TemplateScope } from '../workflow/template.js';
 import {
@@ -58,6 +59,10 @@ async function runAgentStep(
   const history: ChatMessage[] = session.state.messages
     .filter((message) => message.tags?.includes(agentTag))
     .map(toChatMessage);
+  // Where the context is not exact (the workflow changed on resume) the resume message says so.
+  const notes = session.state.messages
+    .filter((message) => message.role === 'system' && message.tags?.includes(RESUME_MESSAGE_TAG))
+    .map((message) => message.content);
   ensureStepMessage(context, `${key}/input`, {
     role: 'user',
     content: input,
@@ -68,7 +73,7 @@ async function runAgentStep(
   const output = await runAgentTurn(context, {
     key,
     agent,
-    system: agent.systemPrompt,
+    system: [agent.systemPrompt, ...notes].join('\n\n'),
     messages: [...history, { role: 'user', content: input, speaker: 'workflow' }],
     round,
     metadata: { role: 'agent', round },

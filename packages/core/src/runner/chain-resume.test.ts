@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, UncertainStepError } from '../spec/index.js';
+import { ConfigError, IncompatibleSessionError, UncertainStepError } from '../spec/index.js';
 import { createRunner } from './runner.js';
 import { createFakeModels, createTestStore, instantSleep, transcriptOf, until } from './test-kit.js';
 
@@ -212,5 +212,64 @@ describe('chain workflows', () => {
     await writeFile(path.join(workspace, 'flow.yaml'), flow(flakyUntilThird));
     await expect(runner.runWorkflow('flow.yaml', { variables: { colour: 'red' } })).rejects.toThrow(/does not declare/);
     expect(await engine().listSessions()).toEqual([]);
+  });
+
+  it('resumes with a cosmetically edited workflow (warned, resume message) but blocks when a step that already ran changed', async () => {
+    await writeFile(path.join(workspace, 'flow.yaml'), flow('true'));
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    let runner: ReturnType<typeof createRunner> | null = null;
+    runner = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+      onEvent: (event) => {
+        if (event.type === 'checkpoint' && event.label === 'step 1 researcher') void runner?.interrupt();
+      },
+    });
+    const first = await runner.runWorkflow('flow.yaml');
+    expect(first.status).toBe('interrupted');
+
+    await writeFile(
+      path.join(workspace, 'flow.yaml'),
+      flow('true')
+        .replace('writer: { prompt:', 'researcher2: { prompt: "x" }\n  writer: { prompt:')
+        .replace('- agent: researcher\n', '- agent: researcher2\n'),
+    );
+    const blocked = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+    });
+    expect((await blocked.plan(first.sessionId)).changes.compatibility?.level).toBe('block');
+    await expect(blocked.resume(first.sessionId)).rejects.toSatisfy((error) =>
+      IncompatibleSessionError.isInstance(error),
+    );
+
+    await writeFile(
+      path.join(workspace, 'flow.yaml'),
+      flow('true').replace('You write short reports.', 'You write short, clear reports.'),
+    );
+    const notices: string[] = [];
+    const resumer = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+      onEvent: (event) => {
+        if (event.type === 'notice') notices.push(event.text);
+      },
+    });
+    expect((await resumer.plan(first.sessionId)).changes.compatibility?.level).toBe('warn');
+    const resumed = await resumer.resume(first.sessionId);
+    expect(resumed.status).toBe('completed');
+    expect(notices.some((text) => text.includes('flow.yaml changed'))).toBe(true);
+    // The researcher's step was not asked again; the writer got the edited prompt.
+    expect(models.calls.map((call) => call.agent)).toEqual(['researcher', 'writer']);
+    const state = await engine().readSession(first.sessionId);
+    expect(state.specs.filter((spec) => spec.kind === 'workflow')).toHaveLength(2);
+    expect(state.messages.some((message) => message.tags?.includes('resume-message'))).toBe(true);
   });
 });

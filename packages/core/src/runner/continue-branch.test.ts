@@ -78,7 +78,10 @@ describe('continue and branch', () => {
         if (event.type === 'checkpoint' && event.label === 'round 1, agent architect') void runner?.interrupt();
       },
     });
-    const agents = [{ name: 'architect', model: 'old-model' }, { name: 'critic', model: 'old-model' }];
+    const agents = [
+      { name: 'architect', model: 'old-model' },
+      { name: 'critic', model: 'old-model' },
+    ];
     const first = await runner.start({ mode: 'discussion', task: 'Pick a database', agents });
     expect(first.status).toBe('interrupted');
     const asked: string[] = [];
@@ -99,9 +102,12 @@ describe('continue and branch', () => {
     const resumed = await resumer.resume(first.sessionId);
     expect(resumed.status).toBe('completed');
     expect(asked).toEqual(['old-model']);
-    expect(models.calls.slice(1).filter((call) => call.role === 'agent').map((call) => call.model)).toEqual(
-      expect.arrayContaining(['new-model']),
-    );
+    expect(
+      models.calls
+        .slice(1)
+        .filter((call) => call.role === 'agent')
+        .map((call) => call.model),
+    ).toEqual(expect.arrayContaining(['new-model']));
     expect(models.calls.slice(1).some((call) => call.model === 'old-model')).toBe(false);
   });
 });

@@ -317,7 +317,9 @@ export function createRunner(options: RunnerOptions): Runner {
       case 'chain': {
         const text = await recordedSpecText(session.state, 'workflow');
         const spec = parseWorkflowSpec(text, config.workflowPath);
-        return runChain(context, { spec, file: config.workflowPath, variables: config.variables });
+        // An edited spec may declare new variables: their defaults apply, recorded values win.
+        const variables = { ...spec.variables, ...config.variables };
+        return runChain(context, { spec, file: config.workflowPath, variables });
       }
     }
   }
@@ -683,8 +685,36 @@ export function createRunner(options: RunnerOptions): Runner {
         config,
       );
     }
+    const changedSpec = await changedSpecText(state, config);
     const session = await engine.openSession(id);
+    if (changedSpec) {
+      // The workflow was edited (and the compatibility check let it through): the edited spec
+      // runs from here on, and the models are told their context changed.
+      session.record({ type: 'spec-recorded', ...changedSpec });
+      session.addMessage(buildResumeMessage(session.state, 'workflow-changed'));
+      emit({
+        type: 'notice',
+        text: `${changedSpec.path} changed since the session started; resuming with the edited version.`,
+      });
+    }
     return drive(session, config, true);
+  }
+
+  /** The spec file as it is now when it differs from the recorded one (validated), else null. */
+  async function changedSpecText(state: SessionState, config: RunConfig) {
+    if (config.mode !== 'chain' && config.mode !== 'prompt') return null;
+    const kind = config.mode === 'chain' ? 'workflow' : 'prompt';
+    const specPath = config.mode === 'chain' ? config.workflowPath : config.promptPath;
+    const recorded = [...state.specs].reverse().find((entry) => entry.kind === kind);
+    const text = await currentSpecText(config);
+    if (!specPath || !recorded || text === null || hashText(text) === recorded.hash) return null;
+    if (config.mode === 'chain') {
+      const spec = parseWorkflowSpec(text, specPath);
+      checkWorkflow(spec, specPath, Object.keys(config.variables));
+    } else {
+      parsePromptFile(text, specPath);
+    }
+    return { kind, path: specPath, hash: hashText(text), blob: null, content: text } as const;
   }
 
   async function branchFrom(
