@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type ChatMessage, ConfigError, JUDGE_VERDICT_PATTERN, ProviderError } from '@resume/core/spec';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createScriptedProvider } from './scripted-provider.js';
 
@@ -37,6 +38,20 @@ describe('scripted provider: discussion', () => {
     const first = await discuss(createScriptedProvider({ env: {} }), 2);
     const second = await discuss(createScriptedProvider({ env: {} }), 2);
     expect(second).toEqual(first);
+  });
+
+  it('is a pure function of agent and input for any agent name and task', async () => {
+    const first = createScriptedProvider({ env: {} }).chatModel('scripted');
+    const second = createScriptedProvider({ env: {} }).chatModel('other-id');
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 20 }), fc.string({ maxLength: 200 }), async (agent, content) => {
+        const request = { messages: [{ role: 'user' as const, content }], metadata: { agent } };
+        const [one, two] = await Promise.all([first.generate(request), second.generate(request)]);
+        expect(two.message.content).toBe(one.message.content);
+        expect(one.message.content.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('gives different agents different voices and refers to the task and a named earlier speaker', async () => {
