@@ -69,7 +69,7 @@ export async function runAgentTurn(context: ModeContext, input: AgentTurnInput):
         stepKey: input.key,
         inputTokens: result.usage.inputTokens,
         outputTokens: result.usage.outputTokens,
-        costUsd: costOf(result.model, result.usage),
+        costUsd: costOf(result.model, result.usage, { provider: model.provider }),
       });
       return {
         content: result.message.content,

@@ -14,7 +14,14 @@ import {
   type WorkflowSpec,
 } from '../workflow/workflow-spec.js';
 import { runAgentTurn, toChatMessage } from './agent-turn.js';
-import { checkpoint, ensureStepMessage, type ModeContext, type ModeResult, setData } from './mode-context.js';
+import {
+  checkpoint,
+  ensureStepMessage,
+  type ModeContext,
+  type ModeResult,
+  reportProgress,
+  setData,
+} from './mode-context.js';
 import { runShellCommand, ShellCommandFailedError } from './shell-command.js';
 import { writeOutputFiles } from './workspace-output.js';
 
@@ -162,7 +169,7 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
   };
   const total = spec.steps.length;
   for (const [index, step] of spec.steps.entries()) {
-    context.emit({ type: 'progress', label: 'step', done: index, total });
+    reportProgress(context, 'steps', index, total);
     if (isShellStep(step)) {
       const result = await runShellStep(context, options, index, step, scope);
       scope.steps.push({ response: result.stdoutTail });
@@ -185,7 +192,7 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
     setData(context, 'chain', { step: index + 1, totalSteps: total });
     context.emit({ type: 'usage', totals: context.session.state.usage });
   }
-  context.emit({ type: 'progress', label: 'step', done: total, total });
+  reportProgress(context, 'steps', total, total);
   const artifacts = spec.outputs.artifacts.map((artifact, index) => ({
     path: artifact.path,
     content: renderTemplate(artifact.from, scope, { file: options.file, key: `outputs.artifacts[${index}].from` }),

@@ -4,7 +4,14 @@
 import { type ChatMessage, JUDGE_VERDICT_PATTERN } from '../spec/index.js';
 import type { AgentSpec } from './agent-spec.js';
 import { runAgentTurn, transcriptInput } from './agent-turn.js';
-import { checkpoint, ensureStepMessage, type ModeContext, type ModeResult, setData } from './mode-context.js';
+import {
+  checkpoint,
+  ensureStepMessage,
+  type ModeContext,
+  type ModeResult,
+  reportProgress,
+  setData,
+} from './mode-context.js';
 
 export interface DiscussionOptions {
   agents: AgentSpec[];
@@ -38,7 +45,7 @@ export async function runDiscussion(context: ModeContext, options: DiscussionOpt
   const { session } = context;
   const maxRounds = Math.max(1, options.maxRounds);
   for (let round = 1; round <= maxRounds; round += 1) {
-    context.emit({ type: 'progress', label: 'round', done: round - 1, total: maxRounds });
+    reportProgress(context, 'rounds', round - 1, maxRounds);
     for (const agent of options.agents) {
       const key = `round-${round}/${agent.name}`;
       const input = transcriptInput(session.state.messages, agent.systemPrompt);
@@ -78,7 +85,7 @@ export async function runDiscussion(context: ModeContext, options: DiscussionOpt
     setData(context, 'discussion', { round, consensus: verdict.consensus, concluded });
     if (concluded) setData(context, 'conclusion', verdict.text);
     await checkpoint(context, concluded ? `round ${round}, consensus` : `round ${round}, judge`);
-    context.emit({ type: 'progress', label: 'round', done: round, total: maxRounds });
+    reportProgress(context, 'rounds', round, maxRounds);
     if (concluded) return { conclusion: verdict.text };
   }
   return { conclusion: null };

@@ -5,7 +5,14 @@ import type { ChatMessage } from '../spec/index.js';
 import type { AgentSpec } from './agent-spec.js';
 import { runAgentTurn } from './agent-turn.js';
 import { splitIntoChunks } from './chunking.js';
-import { checkpoint, ensureStepMessage, type ModeContext, type ModeResult, setData } from './mode-context.js';
+import {
+  checkpoint,
+  ensureStepMessage,
+  type ModeContext,
+  type ModeResult,
+  reportProgress,
+  setData,
+} from './mode-context.js';
 import { writeOutputFiles } from './workspace-output.js';
 
 export interface IterativeOptions {
@@ -34,7 +41,7 @@ export async function runIterative(context: ModeContext, options: IterativeOptio
   for (let index = 1; index <= total; index += 1) {
     if (index < options.startChunk && !hasRun(index)) continue;
     const chunk = chunks[index - 1] ?? '';
-    context.emit({ type: 'progress', label: 'chunk', done: index - 1, total });
+    reportProgress(context, 'chunks', index - 1, total);
     const contributions: ChatMessage[] = [];
     let last = '';
     for (const agent of options.agents) {
@@ -67,7 +74,7 @@ export async function runIterative(context: ModeContext, options: IterativeOptio
     sharedOutput += `${last}\n\n`;
     setData(context, 'iterative', { chunk: index, totalChunks: total, notes, sharedOutput });
     await checkpoint(context, `chunk ${index}/${total}`);
-    context.emit({ type: 'progress', label: 'chunk', done: index, total });
+    reportProgress(context, 'chunks', index, total);
     context.emit({ type: 'usage', totals: session.state.usage });
   }
 

@@ -89,3 +89,17 @@ export function setData(context: ModeContext, key: string, value: JsonValue): vo
 }
 
 export type { AgentSpec };
+
+/**
+ * Tells live views how far the run is and keeps `data.progress` (what session lists show:
+ * "3/4 rounds"). Only forward: a replay passing earlier positions does not rewrite it.
+ */
+export function reportProgress(context: ModeContext, label: string, done: number, total: number | null): void {
+  context.emit({ type: 'progress', label, done, total });
+  const current = context.session.state.data.progress;
+  const currentDone =
+    typeof current === 'object' && current !== null && !Array.isArray(current) && typeof current.done === 'number'
+      ? current.done
+      : -1;
+  if (done > currentDone) setData(context, 'progress', { label, done, total });
+}

@@ -11,6 +11,7 @@ import {
   type ModeContext,
   type ModeResult,
   type ModeTool,
+  reportProgress,
   setData,
 } from './mode-context.js';
 
@@ -75,7 +76,7 @@ export async function runOrchestrated(context: ModeContext, options: Orchestrate
   const toolsByName = new Map(options.tools.map((tool) => [tool.definition.name, tool]));
   const definitions = options.tools.map((tool) => tool.definition);
   for (let turn = 1; turn <= options.maxIterations; turn += 1) {
-    context.emit({ type: 'progress', label: 'turn', done: turn - 1, total: options.maxIterations });
+    reportProgress(context, 'turns', turn - 1, null);
     const key = `turn-${turn}/${options.lead.name}`;
     const output = await runAgentTurn(context, {
       key,
@@ -93,6 +94,7 @@ export async function runOrchestrated(context: ModeContext, options: Orchestrate
       ...(output.toolCalls.length > 0 ? { toolCalls: output.toolCalls } : {}),
     });
     if (output.toolCalls.length === 0) {
+      reportProgress(context, 'turns', turn, null);
       setData(context, 'conclusion', output.content);
       await checkpoint(context, `turn ${turn}, done`);
       return { conclusion: output.content };

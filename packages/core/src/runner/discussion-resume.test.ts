@@ -10,12 +10,14 @@ async function uninterrupted(modelOptions: FakeModelsOptions = {}) {
   const runner = createRunner({ engine: engine(), models: models.resolve, workspaceDir: process.cwd() });
   const result = await runner.start({ mode: 'discussion', task });
   const state = await engine().readSession(result.sessionId);
-  return { result, state, calls: models.calls };
+  const summaries = await engine().listSessions();
+  return { result, state, calls: models.calls, summaries };
 }
 
 describe('discussion mode', () => {
   it('runs rounds until the judge declares consensus and concludes with its solution', async () => {
-    const { result, state, calls } = await uninterrupted();
+    const { result, state, calls, summaries } = await uninterrupted();
+    expect(summaries[0]?.progress).toEqual({ label: 'rounds', done: 2, total: 4 });
     expect(result.status).toBe('completed');
     expect(result.conclusion).toMatch(/^Final solution/);
     // 2 rounds x (3 agents + judge)
