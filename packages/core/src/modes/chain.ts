@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { StepContext } from '../engine/types.js';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
-import type { ChatMessage, JsonValue } from '../spec/index.js';
+import { type ChatMessage, ConfigError, type JsonValue } from '../spec/index.js';
 import { renderTemplate, type TemplateScope } from '../workflow/template.js';
 import {
   isShellStep,
@@ -50,7 +50,15 @@ async function runAgentStep(
 ): Promise<string> {
   const { session } = context;
   const declared = options.spec.agents[agentName];
-  if (!declared) throw new Error(`unknown agent ${agentName}`); // checked when the spec was parsed
+  if (!declared) {
+    // checkWorkflow catches this before a run starts; kept for specs built in code.
+    throw new ConfigError({
+      file: options.file,
+      key: 'agents',
+      problem: `unknown agent "${agentName}"`,
+      fix: 'Declare it under agents:.',
+    });
+  }
   const agent = {
     name: agentName,
     systemPrompt: renderTemplate(

@@ -29,6 +29,16 @@ describe('discussion mode', () => {
     expect(state.usage.calls).toBe(8);
   });
 
+  it('refuses participants with the same name (their turns would be confused)', async () => {
+    const { engine } = createTestStore();
+    const runner = createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: process.cwd() });
+    await expect(runner.start({ mode: 'discussion', task, agents: [{ name: 'a' }, { name: 'a' }] })).rejects.toThrow(
+      /Two participants are named "a"/,
+    );
+    await expect(runner.start({ mode: 'discussion', task, agents: [{ name: 'judge' }] })).rejects.toThrow(/judge/);
+    expect(await engine().listSessions()).toEqual([]);
+  });
+
   it('forces the judge at the last round and under forceConsensus', async () => {
     const { engine } = createTestStore();
     const models = createFakeModels({ consensusAt: 99 });

@@ -194,6 +194,19 @@ function completeAgent(input: AgentInput, fallback: AgentSpec | undefined): Agen
   });
 }
 
+/** Agent names key the steps and messages of a run, so they must be distinct (and not the judge's). */
+function checkAgentNames(agents: AgentSpec[], reserved: string[]): void {
+  const seen = new Set<string>(reserved);
+  for (const agent of agents) {
+    if (seen.has(agent.name)) {
+      throw new UsageError(`Two participants are named "${agent.name}".`, {
+        hint: 'Give every agent a distinct name (the judge is called "judge" unless configured otherwise).',
+      });
+    }
+    seen.add(agent.name);
+  }
+}
+
 function discussionAgents(agents: AgentInput[] | undefined): AgentSpec[] {
   if (!agents || agents.length === 0) return defaultDiscussionAgents;
   return agents.map((agent, index) =>
@@ -404,6 +417,7 @@ export function createRunner(options: RunnerOptions): Runner {
           maxRounds: positiveInteger(startOptions.maxRounds, 'maxRounds', DEFAULT_MAX_ROUNDS),
           forceConsensus: startOptions.forceConsensus ?? false,
         };
+        checkAgentNames(config.agents, [config.judge.name]);
         break;
       case 'iterative': {
         if (!startOptions.project) {
@@ -426,6 +440,7 @@ export function createRunner(options: RunnerOptions): Runner {
           chunkSize: positiveInteger(startOptions.chunkSize, 'chunkSize', DEFAULT_CHUNK_SIZE),
           startChunk: positiveInteger(startOptions.startChunk, 'startChunk', 1),
         };
+        checkAgentNames(config.agents, []);
         break;
       }
       case 'orchestrated':
