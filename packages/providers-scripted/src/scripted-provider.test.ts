@@ -124,6 +124,22 @@ describe('scripted provider: judge', () => {
     expect(verdictOf(await judge(provider, 3))).toBe('CONSENSUS');
   });
 
+  it('neither quotes the judge as a participant nor counts it in the final solution', async () => {
+    const model = createScriptedProvider({ env: {} }).chatModel('scripted');
+    const transcript = await discuss(createScriptedProvider({ env: {} }), 1);
+    transcript.push({ role: 'assistant', speaker: 'judge', content: 'The agents should converge on pricing.' });
+    for (const agent of agents) {
+      const turn = await model.generate({ messages: transcript, metadata: { agent, round: 2 } });
+      expect(turn.message.content).not.toMatch(/judge/);
+    }
+    const final = await model.generate({
+      messages: transcript,
+      metadata: { agent: 'judge', role: 'judge', round: 2 },
+    });
+    expect(final.message.content).not.toMatch(/From judge/);
+    expect(final.message.content).toMatch(/From pragmatist/);
+  });
+
   it('takes the consensus round from CONCLAVE_SCRIPTED_CONSENSUS_AT', async () => {
     const provider = createScriptedProvider({ env: { CONCLAVE_SCRIPTED_CONSENSUS_AT: '3' } });
     expect(verdictOf(await judge(provider, 2))).toBe('CONTINUE');

@@ -183,7 +183,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): C
       const round = identity.round;
       const consensus = identity.forceConsensus || (round !== null && round >= consensusAt);
       return {
-        text: judgeTurn({ task, messages: request.messages, random, consensus, round }),
+        text: judgeTurn({ judge: identity.agent, task, messages: request.messages, random, consensus, round }),
         toolCalls: [],
         scriptTurn: null,
       };

@@ -135,7 +135,7 @@ export function voiceFor(agent: string, nameHash: number): VoiceName {
   if (/optim|advoc|champion|visionar/.test(name)) return 'optimist';
   if (/skept|critic|devil|doubt|review/.test(name)) return 'skeptic';
   if (/pragm|engineer|builder|practic/.test(name)) return 'pragmatist';
-  if (/analy|research|scien/.test(name)) return 'analyst';
+  if (/analy|research|scien|architect|design/.test(name)) return 'analyst';
   const order: VoiceName[] = ['optimist', 'skeptic', 'pragmatist', 'analyst'];
   return order[nameHash % order.length] ?? 'analyst';
 }
@@ -182,6 +182,11 @@ const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1
 const lowerFirst = (text: string) =>
   /^(?!I\b)[A-Z](?![A-Z])/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
 
+/** Judges and moderators steer the discussion; they are not participants to quote or credit. */
+export function isModerator(speaker: string): boolean {
+  return /judge|moderator/i.test(speaker);
+}
+
 export interface DiscussionContext {
   agent: string;
   voice: VoiceName;
@@ -227,6 +232,7 @@ export function participantTurn(context: DiscussionContext): string {
         message.role === 'assistant' &&
         typeof message.speaker === 'string' &&
         message.speaker !== agent &&
+        !isModerator(message.speaker) &&
         message.content.trim().length > 0 &&
         !/^\s*VERDICT:/im.test(message.content),
     );
@@ -236,6 +242,7 @@ export function participantTurn(context: DiscussionContext): string {
   if (previous?.speaker) {
     const quote = quoteFrom(previous.content, random);
     const stance = random.next() < voice.agreeRate ? voice.agree : voice.disagree;
+    // Names stay as written, even at the start of a sentence.
     sentences.push(fill(random.pick(stance), { ...values, speaker: previous.speaker, quote }));
   }
   const points = [...voice.points];
@@ -249,6 +256,8 @@ export function participantTurn(context: DiscussionContext): string {
 }
 
 export interface JudgeContext {
+  /** The judge's own name, never counted as a participant. */
+  judge: string | null;
   task: string;
   messages: ChatMessage[];
   random: SeededRandom;
@@ -264,6 +273,7 @@ export function judgeTurn(context: JudgeContext): string {
   const latestBySpeaker = new Map<string, string>();
   for (const message of messages) {
     if (message.role !== 'assistant' || typeof message.speaker !== 'string') continue;
+    if (message.speaker === context.judge || isModerator(message.speaker)) continue;
     if (/^\s*VERDICT:/im.test(message.content)) continue;
     // A participant's last line is its recommendation.
     const sentences = sentencesOf(message.content);
