@@ -172,6 +172,8 @@ export {
   type BranchInput,
   type ContinueOptions,
   createRunner,
+  type ModelDecision,
+  type ModelUnavailableFinding,
   type ResumeOptions,
   type RunDecisions,
   type Runner,

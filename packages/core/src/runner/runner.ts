@@ -4,25 +4,18 @@
 // resumable journal. Choices it cannot make alone go to `decisions`, or become typed errors.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Engine, Session, UncertainDecision } from '../engine/types.js';
-import { type FileConflictChoice, type FileResolution, resolveFileConflicts } from '../files/file-conflicts.js';
-import { compareWorkspaceFiles, type FileChange, fileConflicts } from '../files/file-snapshots.js';
+import type { Session } from '../engine/types.js';
+import { compareWorkspaceFiles } from '../files/file-snapshots.js';
 import { compareGitState, compareWorkspaceDirectory, readGitState } from '../files/git-state.js';
-import type { SessionState, UsageTotals } from '../journal/state.js';
-import {
-  type AgentSpec,
-  agentSpecSchema,
-  defaultDiscussionAgents,
-  defaultJudge,
-  defaultLead,
-} from '../modes/agent-spec.js';
+import type { SessionState } from '../journal/state.js';
+import { defaultJudge, defaultLead } from '../modes/agent-spec.js';
 import { runChain } from '../modes/chain.js';
 import { runDiscussion } from '../modes/discussion.js';
 import { runIterative } from '../modes/iterative.js';
-import type { ModeContext, ModelResolver, ModeResult, ModeTool } from '../modes/mode-context.js';
+import type { ModeContext, ModeResult, ModeTool } from '../modes/mode-context.js';
 import { runOrchestrated } from '../modes/orchestrated.js';
 import { adaptWorkspaceTools } from '../modes/workspace-tool-adapter.js';
-import { type CompatibilityFinding, checkCompatibility } from '../resume/compatibility.js';
+import { checkCompatibility } from '../resume/compatibility.js';
 import {
   buildContinuationMessages,
   buildResumeMessage,
@@ -32,17 +25,14 @@ import {
 } from '../resume/continuation.js';
 import { buildResumePlan, type ResumePlan } from '../resume/resume-plan.js';
 import {
-  type ConclaveError,
   ConfigError,
   type EventInput,
   FileNotFoundError,
   IncompatibleSessionError,
   InterruptedError,
-  type JsonValue,
   type MessageInput,
   StepAbortedError,
   UncertainStepError,
-  type UncertainStepInfo,
   UsageError,
 } from '../spec/index.js';
 import { createWorkspaceTools } from '../tools/workspace-tools.js';
@@ -50,184 +40,49 @@ import { parsePromptFile } from '../workflow/prompt-file.js';
 import { renderTemplate } from '../workflow/template.js';
 import { checkWorkflow, hashText, parseWorkflowSpec, resolveVariables } from '../workflow/workflow-spec.js';
 import { describeNext, findCheckpointSeq } from './describe-next.js';
+import { prepareResume } from './resume-checks.js';
 import { RUN_OPTIONS_KEY, type RunConfig, readRunConfig, runConfigAsJson } from './run-config.js';
+import {
+  applyOverrides,
+  checkAgentNames,
+  childConfig,
+  completeAgent,
+  DEFAULT_BUDGET_TOKENS,
+  DEFAULT_CHUNK_SIZE,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_ROUNDS,
+  discussionAgents,
+  positiveInteger,
+  replaceModels,
+} from './run-config-building.js';
 import type { RunEvent } from './run-event.js';
+import type {
+  BranchInput,
+  ContinueOptions,
+  ResumeOptions,
+  Runner,
+  RunnerOptions,
+  RunResult,
+  StartInput,
+  WorkflowInput,
+} from './runner-types.js';
 
-export interface RunDecisions {
-  /** An unsafe step started and never finished: run it again, skip it, or stop. */
-  uncertainStep?: (step: UncertainStepInfo) => UncertainDecision | Promise<UncertainDecision>;
-  /** Files changed since the session touched them: per path keep or restore; null cancels the resume. */
-  fileConflicts?: (
-    changes: FileChange[],
-  ) => Record<string, FileConflictChoice> | null | Promise<Record<string, FileConflictChoice> | null>;
-  /** Shown the resume plan; false cancels. */
-  confirmResume?: (plan: ResumePlan) => boolean | Promise<boolean>;
-  /** A model the session used is not offered by the provider now (see `availableModels`). */
-  modelUnavailable?: (finding: ModelUnavailableFinding) => ModelDecision | Promise<ModelDecision>;
-}
-
-export type ModelUnavailableFinding = Extract<CompatibilityFinding, { kind: 'model-unavailable' }>;
-
-export type ModelDecision =
-  | { choice: 'use-same-model' }
-  | { choice: 'use-other-model'; model: string }
-  | { choice: 'cancel' };
-
-export interface ToolFactoryInput {
-  workspaceDir: string;
-  session: Session;
-  /** The tool names the run asked for (empty: every workspace tool). */
-  names: string[];
-}
-
-export interface RunnerOptions {
-  engine: Engine;
-  models: ModelResolver;
-  workspaceDir: string;
-  /** The environment shell steps inherit (default: none beyond the CONCLAVE_* variables). */
-  env?: Record<string, string | undefined>;
-  onEvent?: (event: RunEvent) => void;
-  decisions?: RunDecisions;
-  /** Workspace tools for orchestrated and prompt runs (default: the workspace tools of tools/). */
-  createTools?: (input: ToolFactoryInput) => ModeTool[];
-  /** First words `run_command` accepts (from config); without any, `run_command` is not offered. */
-  allowCommands?: string[];
-  /** Waits between retry attempts (tests inject an instant one). */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** The model ids the provider offers now, for the availability check before a resume (null: unknown). */
-  availableModels?: () => Promise<readonly string[] | null>;
-  /** Reads spec, prompt and project files (default: from disk). */
-  readTextFile?: (filePath: string) => Promise<string>;
-}
-
-export type AgentInput = Partial<AgentSpec> & { name: string };
-
-export interface StartOptions {
-  maxRounds?: number;
-  forceConsensus?: boolean;
-  /** Iterative: the project file (workspace-relative or absolute). */
-  project?: string;
-  chunkSize?: number;
-  startChunk?: number;
-  maxIterations?: number;
-  tools?: string[];
-}
-
-export interface StartInput {
-  mode: 'discussion' | 'iterative' | 'orchestrated';
-  task: string;
-  title?: string;
-  agents?: AgentInput[];
-  judge?: AgentInput;
-  options?: StartOptions;
-  /** Recorded in the session for later resumes: provider, models, script... (never secrets). */
-  record?: Record<string, JsonValue>;
-}
-
-export interface ResumeOptions {
-  /** Resume from an earlier checkpoint (a seq, `round N` or a label): runs as a branch, the journal is append-only. */
-  fromCheckpoint?: number | string;
-  /** Go on although the compatibility check blocks. */
-  force?: boolean;
-  forceConsensus?: boolean;
-  maxRounds?: number;
-  startChunk?: number;
-  /** Other models for the same agents (by position). */
-  models?: string[];
-}
-
-export interface ContinueOptions {
-  /** Start fresh rounds with only the previous conclusion as context. */
-  resetDiscussion?: boolean;
-  forceConsensus?: boolean;
-  maxRounds?: number;
-  models?: string[];
-  /** Budget for the parent history handed to the child, in estimated tokens (default 8000). */
-  budgetTokens?: number;
-  title?: string;
-}
-
-export interface BranchInput {
-  /** A checkpoint seq, `round N` or a checkpoint label. */
-  at: number | string;
-  followUp?: string;
-  title?: string;
-}
-
-export interface WorkflowInput {
-  variables?: Record<string, string>;
-  title?: string;
-  record?: Record<string, JsonValue>;
-}
-
-export interface RunResult {
-  sessionId: string;
-  status: 'completed' | 'interrupted' | 'failed';
-  conclusion: string | null;
-  /** The exact command that resumes an unfinished run. */
-  resumeCommand: string | null;
-  usage: UsageTotals;
-  /** Why a failed run failed. */
-  error: ConclaveError | Error | null;
-}
-
-export interface Runner {
-  start(input: StartInput): Promise<RunResult>;
-  resume(sessionId: string, options?: ResumeOptions): Promise<RunResult>;
-  continue(sessionId: string, followUp: string, options?: ContinueOptions): Promise<RunResult>;
-  branch(sessionId: string, input: BranchInput): Promise<RunResult>;
-  runWorkflow(filePath: string, input?: WorkflowInput): Promise<RunResult>;
-  plan(sessionId: string, options?: { fromCheckpoint?: number | string }): Promise<ResumePlan>;
-  /** Aborts the in-flight call and journals `interrupted`; the running method returns status `interrupted`. */
-  interrupt(reason?: string): Promise<void>;
-}
-
-const DEFAULT_MAX_ROUNDS = 4;
-const DEFAULT_CHUNK_SIZE = 4000;
-const DEFAULT_MAX_ITERATIONS = 20;
-const DEFAULT_BUDGET_TOKENS = 8000;
-
-function completeAgent(input: AgentInput, fallback: AgentSpec | undefined): AgentSpec {
-  return agentSpecSchema.parse({
-    ...input,
-    systemPrompt: input.systemPrompt ?? fallback?.systemPrompt ?? `You are ${input.name}.`,
-  });
-}
-
-/** Agent names key the steps and messages of a run, so they must be distinct (and not the judge's). */
-function checkAgentNames(agents: AgentSpec[], reserved: string[]): void {
-  const seen = new Set<string>(reserved);
-  for (const agent of agents) {
-    if (seen.has(agent.name)) {
-      throw new UsageError(`Two participants are named "${agent.name}".`, {
-        hint: 'Give every agent a distinct name (the judge is called "judge" unless configured otherwise).',
-      });
-    }
-    seen.add(agent.name);
-  }
-}
-
-function discussionAgents(agents: AgentInput[] | undefined): AgentSpec[] {
-  if (!agents || agents.length === 0) return defaultDiscussionAgents;
-  return agents.map((agent, index) =>
-    completeAgent(
-      agent,
-      defaultDiscussionAgents.find((known) => known.name === agent.name) ?? defaultDiscussionAgents[index % 3],
-    ),
-  );
-}
-
-function withModels(agents: AgentSpec[], models: string[] | undefined): AgentSpec[] {
-  if (!models || models.length === 0) return agents;
-  return agents.map((agent, index) => ({ ...agent, model: models[index % models.length] ?? agent.model }));
-}
-
-function positiveInteger(value: number | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1)
-    throw new UsageError(`${name} must be a whole number of at least 1 (got ${value}).`);
-  return value;
-}
+export type {
+  AgentInput,
+  BranchInput,
+  ContinueOptions,
+  ModelDecision,
+  ModelUnavailableFinding,
+  ResumeOptions,
+  RunDecisions,
+  Runner,
+  RunnerOptions,
+  RunResult,
+  StartInput,
+  StartOptions,
+  ToolFactoryInput,
+  WorkflowInput,
+} from './runner-types.js';
 
 export function resumeCommandFor(sessionId: string, mode: RunConfig['mode']): string {
   return mode === 'chain' || mode === 'prompt'
@@ -566,102 +421,6 @@ export function createRunner(options: RunnerOptions): Runner {
     });
   }
 
-  /**
-   * The checks before a resume: compatibility, models, files, the caller's confirmation.
-   * Returns the model replacements chosen (old id -> new id), or null when cancelled.
-   */
-  async function prepareResume(resumePlan: ResumePlan, force: boolean): Promise<Map<string, string> | null> {
-    const replacements = new Map<string, string>();
-    const compatibility = resumePlan.changes.compatibility;
-    if (compatibility?.level === 'block' && !force) {
-      throw new IncompatibleSessionError(
-        resumePlan.sessionId,
-        compatibility.findings.map((finding) => finding.message),
-      );
-    }
-    if (compatibility?.level === 'warn' || (compatibility?.level === 'block' && force)) {
-      for (const finding of compatibility.findings) {
-        emit({ type: 'notice', text: finding.message });
-      }
-    }
-    if (resumePlan.changes.git?.changed) emit({ type: 'notice', text: resumePlan.changes.git.message });
-    if (resumePlan.changes.workspace && !resumePlan.changes.workspace.same) {
-      emit({
-        type: 'notice',
-        text: `The session ran in ${resumePlan.changes.workspace.recorded}; resuming in ${options.workspaceDir}.`,
-      });
-    }
-    for (const finding of compatibility?.findings ?? []) {
-      if (finding.kind !== 'model-unavailable' || !options.decisions?.modelUnavailable) continue;
-      const decision = await options.decisions.modelUnavailable(finding);
-      if (decision.choice === 'cancel') return null;
-      if (decision.choice === 'use-other-model') replacements.set(finding.model, decision.model);
-    }
-    const conflicts = fileConflicts(resumePlan.changes.files ?? []);
-    if (conflicts.length > 0) {
-      const choices = options.decisions?.fileConflicts ? await options.decisions.fileConflicts(conflicts) : {};
-      if (choices === null) return null;
-      const resolutions: FileResolution[] = await resolveFileConflicts({
-        changes: conflicts,
-        choices,
-        store: engine.store,
-        workspaceDir: options.workspaceDir,
-      });
-      for (const resolution of resolutions) {
-        if (resolution.action !== 'unchanged')
-          emit({ type: 'notice', text: `${resolution.path}: ${resolution.action}` });
-      }
-    }
-    if (options.decisions?.confirmResume && !(await options.decisions.confirmResume(resumePlan))) return null;
-    return replacements;
-  }
-
-  function replaceModels(config: RunConfig, replacements: Map<string, string>): RunConfig {
-    if (replacements.size === 0) return config;
-    const swap = (agent: AgentSpec): AgentSpec => {
-      const replacement = agent.model ? replacements.get(agent.model) : undefined;
-      return replacement ? { ...agent, model: replacement } : agent;
-    };
-    switch (config.mode) {
-      case 'discussion':
-        return { ...config, agents: config.agents.map(swap), judge: swap(config.judge) };
-      case 'iterative':
-        return { ...config, agents: config.agents.map(swap) };
-      case 'orchestrated':
-      case 'prompt':
-        return { ...config, lead: swap(config.lead) };
-      case 'chain':
-        return config;
-    }
-  }
-
-  function applyOverrides(config: RunConfig, overrides: ResumeOptions | ContinueOptions): RunConfig {
-    switch (config.mode) {
-      case 'discussion':
-        return {
-          ...config,
-          agents: withModels(config.agents, overrides.models),
-          ...(overrides.forceConsensus !== undefined ? { forceConsensus: overrides.forceConsensus } : {}),
-          ...(overrides.maxRounds !== undefined
-            ? { maxRounds: positiveInteger(overrides.maxRounds, 'maxRounds', config.maxRounds) }
-            : {}),
-        };
-      case 'iterative':
-        return {
-          ...config,
-          agents: withModels(config.agents, overrides.models),
-          ...('startChunk' in overrides && overrides.startChunk !== undefined
-            ? { startChunk: overrides.startChunk }
-            : {}),
-        };
-      case 'orchestrated':
-      case 'prompt':
-        return { ...config, lead: withModels([config.lead], overrides.models)[0] ?? config.lead };
-      case 'chain':
-        return config;
-    }
-  }
-
   function cancelled(state: SessionState, config: RunConfig): RunResult {
     emit({ type: 'notice', text: 'Resume cancelled; nothing was changed.' });
     return {
@@ -687,7 +446,14 @@ export function createRunner(options: RunnerOptions): Runner {
       id,
       resumeOptions.fromCheckpoint !== undefined ? { fromCheckpoint: resumeOptions.fromCheckpoint } : {},
     );
-    const replacements = await prepareResume(resumePlan, resumeOptions.force ?? false);
+    const replacements = await prepareResume({
+      plan: resumePlan,
+      force: resumeOptions.force ?? false,
+      decisions: options.decisions,
+      emit,
+      store: engine.store,
+      workspaceDir: options.workspaceDir,
+    });
     if (replacements === null) return cancelled(state, config);
     config = replaceModels(config, replacements);
     if (resumePlan.checkpoint && resumeOptions.fromCheckpoint !== undefined) {
@@ -815,50 +581,6 @@ export function createRunner(options: RunnerOptions): Runner {
       initialEvents: messages.map((message) => ({ type: 'message-added', message }) as EventInput),
     });
     return drive(session, config, false);
-  }
-
-  /** What a follow-up runs as: discussions and agents continue as themselves; a workflow's agents discuss it. */
-  function childConfig(config: RunConfig, task: string, parent: SessionState): RunConfig {
-    switch (config.mode) {
-      case 'discussion':
-        return { ...config, task };
-      case 'orchestrated':
-      case 'prompt':
-        return {
-          mode: 'orchestrated',
-          task,
-          lead: config.lead,
-          tools: config.tools,
-          maxIterations: config.maxIterations,
-        };
-      case 'iterative':
-        return {
-          mode: 'discussion',
-          task,
-          agents: config.agents,
-          judge: defaultJudge,
-          maxRounds: DEFAULT_MAX_ROUNDS,
-          forceConsensus: false,
-        };
-      case 'chain': {
-        const speakers = [
-          ...new Set(
-            parent.messages.filter((message) => message.role === 'assistant').map((message) => message.speaker),
-          ),
-        ];
-        const agents = speakers
-          .filter((name): name is string => typeof name === 'string')
-          .map((name) => completeAgent({ name }, undefined));
-        return {
-          mode: 'discussion',
-          task,
-          agents: agents.length > 0 ? agents : defaultDiscussionAgents,
-          judge: defaultJudge,
-          maxRounds: DEFAULT_MAX_ROUNDS,
-          forceConsensus: false,
-        };
-      }
-    }
   }
 
   async function interrupt(reason = 'interrupted by a signal'): Promise<void> {
