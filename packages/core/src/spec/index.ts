@@ -67,6 +67,8 @@ export {
   type Usage,
 } from './model.js';
 export { matchesQuery } from './query.js';
+export { retryAfterMs } from './retry-after.js';
+export { MINIMUM_SECRET_LENGTH, REDACTED, SECRET_SHAPES, type SecretShape, scrubSecrets } from './secret-shapes.js';
 export {
   type AcquireLeaseOptions,
   type AppendBatch,
@@ -79,5 +81,3 @@ export {
   STORE_SPECIFICATION_VERSION,
 } from './store.js';
 export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './summary.js';
-export { MINIMUM_SECRET_LENGTH, REDACTED, SECRET_SHAPES, type SecretShape, scrubSecrets } from './secret-shapes.js';
-export { retryAfterMs } from './retry-after.js';
