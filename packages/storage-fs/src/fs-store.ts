@@ -152,16 +152,24 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   let layout: Promise<void> | null = null;
   const ensureLayout = () => {
     layout ??= (async () => {
-      await makeDirectories(base, home);
+      await makeDirectories(fileSystem, home);
+      let created = false;
       for (const directory of [sessionsDirectory, blobsDirectory, indexDirectory]) {
-        await base.makeDirectory(directory).catch((error: unknown) => {
-          if (errorCode(error) !== 'EEXIST') throw error;
-        });
+        await base.makeDirectory(directory).then(
+          () => {
+            created = true;
+          },
+          (error: unknown) => {
+            if (errorCode(error) !== 'EEXIST') throw error;
+          },
+        );
         const status = await base.status(directory);
         if (!status?.isDirectory) {
           throw new StoreIoError(`${directory} is not a directory (a symlink is not followed).`, directory);
         }
       }
+      // A new directory's entry is durable only once its parent is synced (a first session must survive a power loss).
+      if (created) await fileSystem.syncDirectory(home);
     })();
     return layout;
   };
@@ -665,7 +673,12 @@ async function makeDirectories(fileSystem: FileSystem, directory: string): Promi
   const status = await fileSystem.status(directory);
   if (status) return;
   await makeDirectories(fileSystem, path.dirname(directory));
-  await fileSystem.makeDirectory(directory).catch((error: unknown) => {
-    if (errorCode(error) !== 'EEXIST') throw error;
-  });
+  const created = await fileSystem.makeDirectory(directory).then(
+    () => true,
+    (error: unknown) => {
+      if (errorCode(error) !== 'EEXIST') throw error;
+      return false;
+    },
+  );
+  if (created) await fileSystem.syncDirectory(path.dirname(directory));
 }

@@ -61,11 +61,24 @@ export function createEngine(options: EngineOptions): Engine {
         snapshotSeq = snapshot.seq;
       }
     }
+    // The journal must still hold the snapshot's last event: a journal cut back by damage
+    // or repair would otherwise be shadowed by a snapshot of events it no longer has.
+    let confirmed = snapshotSeq === 0;
     for await (const event of store.read(id, {
-      fromSeq: snapshotSeq + 1,
+      fromSeq: Math.max(1, snapshotSeq),
       ...(upTo === undefined ? {} : { toSeq: upTo }),
     })) {
+      if (!confirmed) {
+        confirmed = event.seq === snapshotSeq;
+        if (confirmed) continue;
+        break;
+      }
       folder.apply(event);
+    }
+    if (!confirmed) {
+      folder = new Folder();
+      snapshotSeq = 0;
+      for await (const event of store.read(id, upTo === undefined ? {} : { toSeq: upTo })) folder.apply(event);
     }
     if (!folder.hasState) throw await notFound(id);
     return { folder, snapshotSeq };

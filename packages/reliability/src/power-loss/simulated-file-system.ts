@@ -93,6 +93,31 @@ export class SimulatedFileSystem implements FileSystem {
     this.#failAt = this.#operations + count;
   }
 
+  /** An independent copy of everything as it is now (all of it durable in the copy). */
+  clone(): SimulatedFileSystem {
+    const copies = new Map<Node, Node>();
+    const copy = (node: Node): Node => {
+      const existing = copies.get(node);
+      if (existing) return existing;
+      if (node.kind === 'file') {
+        const file: FileNode = {
+          kind: 'file',
+          data: Buffer.from(node.data),
+          durable: Buffer.from(node.data),
+          pending: [],
+        };
+        copies.set(node, file);
+        return file;
+      }
+      const directory = newDirectory();
+      copies.set(node, directory);
+      for (const [name, child] of node.entries) directory.entries.set(name, copy(child));
+      directory.durableEntries = new Map(directory.entries);
+      return directory;
+    };
+    return new SimulatedFileSystem(copy(this.#root) as DirectoryNode);
+  }
+
   /** Makes everything durable, as a clean shutdown would (a baseline before a test starts). */
   syncEverything(): void {
     const walk = (directory: DirectoryNode) => {
