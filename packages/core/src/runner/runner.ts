@@ -30,6 +30,7 @@ import {
   FileNotFoundError,
   IncompatibleSessionError,
   InterruptedError,
+  type JsonValue,
   type MessageInput,
   StepAbortedError,
   UncertainStepError,
