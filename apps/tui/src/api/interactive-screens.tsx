@@ -54,6 +54,7 @@ export async function pickSession(
       />
     ),
     null,
+    { clearOnExit: true },
   );
 }
 

@@ -4,6 +4,7 @@
 import { render } from 'ink';
 import { useSyncExternalStore } from 'react';
 import { type ResolvedScreenIo, resolveScreenIo, type ScreenIo } from '../render/screen-io.js';
+import { registerLiveView } from '../render/terminal-owner.js';
 import { ScreenEnvironmentProvider } from '../theme/theme-context.js';
 import {
   initialLiveRunState,
@@ -39,9 +40,10 @@ function createLiveRunStore() {
 }
 type LiveRunStore = ReturnType<typeof createLiveRunStore>;
 
-function ConnectedLiveRunView(props: { store: LiveRunStore }) {
+/** `printed`: items an earlier (suspended) instance already printed, not printed again. */
+function ConnectedLiveRunView(props: { store: LiveRunStore; printed: number }) {
   const state: LiveRunState = useSyncExternalStore(props.store.subscribe, props.store.getState);
-  return <LiveRunView state={state} />;
+  return <LiveRunView state={props.printed === 0 ? state : { ...state, items: state.items.slice(props.printed) }} />;
 }
 
 export function createLiveRunView(io: ScreenIo = {}): LiveRunHandle {
@@ -53,13 +55,29 @@ function createInkLiveRunView(io: ResolvedScreenIo): LiveRunHandle {
   const store = createLiveRunStore();
   // No input is read, so the terminal stays in cooked mode and Ctrl+C reaches the CLI's
   // SIGINT handler, which checkpoints and exits.
-  const instance = render(
-    <ScreenEnvironmentProvider value={io.environment}>
-      <ConnectedLiveRunView store={store} />
-    </ScreenEnvironmentProvider>,
-    { stdout: io.stdout, stderr: io.stderr, stdin: io.stdin, exitOnCtrlC: false, patchConsole: false },
-  );
+  const mount = (printed: number) =>
+    render(
+      <ScreenEnvironmentProvider value={io.environment}>
+        <ConnectedLiveRunView store={store} printed={printed} />
+      </ScreenEnvironmentProvider>,
+      { stdout: io.stdout, stderr: io.stderr, stdin: io.stdin, exitOnCtrlC: false, patchConsole: false },
+    );
+  let instance: ReturnType<typeof render> | null = mount(0);
   let finished = false;
+  const unmount = async () => {
+    const current = instance;
+    instance = null;
+    if (!current) return;
+    await current.waitUntilRenderFlush();
+    current.unmount();
+    await current.waitUntilExit().catch(() => undefined);
+  };
+  const unregister = registerLiveView({
+    suspend: unmount,
+    resume: () => {
+      if (!finished && instance === null) instance = mount(store.getState().items.length);
+    },
+  });
   return {
     onEvent(event) {
       if (!finished) store.dispatch({ type: 'event', event });
@@ -67,10 +85,11 @@ function createInkLiveRunView(io: ResolvedScreenIo): LiveRunHandle {
     async finish(result) {
       if (finished) return;
       finished = true;
+      unregister();
+      // A suspended view is mounted once more to print the outcome.
+      if (instance === null) instance = mount(store.getState().items.length);
       store.dispatch({ type: 'finished', result });
-      await instance.waitUntilRenderFlush();
-      instance.unmount();
-      await instance.waitUntilExit().catch(() => undefined);
+      await unmount();
     },
   };
 }

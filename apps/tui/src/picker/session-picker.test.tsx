@@ -86,6 +86,17 @@ describe('SessionPicker', () => {
     expect(view.answers[0]).toMatchObject({ sessionId: sessionId(1) });
   });
 
+  it('takes "/" and the query typed as one chunk (fast typing, paste)', async () => {
+    const view = renderPicker({ sessions });
+    await view.waitForFrame((text) => text.includes('Fix OCR errors'));
+    await view.press('/auth');
+    const frame = await view.waitForFrame((text) => text.includes('/ auth'), 'the search box');
+    expect(frame).toContain('1 of 3');
+    expect(frame).toContain('Review authentication code');
+    await view.press('\r\r');
+    expect(view.answers[0]).toMatchObject({ action: 'continue', sessionId: sessionId(2) });
+  });
+
   it('d asks for confirmation and deletes only on y', async () => {
     const view = renderPicker({ sessions });
     await view.waitForFrame((text) => text.includes('Fix OCR errors'));

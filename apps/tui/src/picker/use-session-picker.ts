@@ -5,7 +5,7 @@ import type { SessionSummary } from '@resume/core/spec';
 import { useInput } from 'ink';
 import { useEffect, useReducer, useRef } from 'react';
 import type { TuiBackend } from '../backend/tui-backend.js';
-import { confirmCommand, pickerCommand, searchInputCommand } from '../keys/key-bindings.js';
+import { confirmCommand, type KeyPress, pickerCommand, searchInputCommand } from '../keys/key-bindings.js';
 import {
   initialPickerState,
   type PickerState,
@@ -111,9 +111,10 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
     };
   }, [backend, selectedId, state.showDetails, haveDetails, settleMs]);
 
-  useInput((input, key) => {
-    const press = { input, key };
-    if (state.mode === 'confirm-delete') {
+  /** Handles one keypress in `mode`; returns the mode the next character of the same chunk sees. */
+  const handleKey = (press: KeyPress, mode: PickerState['mode']): PickerState['mode'] => {
+    const { key } = press;
+    if (mode === 'confirm-delete') {
       const answer = confirmCommand(press);
       if (answer?.type === 'answer' && answer.yes && selected) {
         const id = selected.id;
@@ -125,59 +126,83 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
         // Enter or anything but "y" keeps the session: deleting is never the default.
         dispatch({ type: 'delete-cancelled' });
       }
-      return;
+      return answer === null ? mode : 'browse';
     }
-    if (state.mode === 'search') {
+    if (mode === 'search') {
       const command = searchInputCommand(press);
-      if (!command) return;
+      if (!command) return mode;
       if (command.type === 'type') dispatch({ type: 'query-typed', text: command.text });
       else if (command.type === 'erase') dispatch({ type: 'query-erased' });
       else if (command.type === 'move') dispatch({ type: 'moved', by: command.by });
-      else dispatch({ type: 'search-closed', keepQuery: command.type === 'accept' });
-      return;
+      else {
+        dispatch({ type: 'search-closed', keepQuery: command.type === 'accept' });
+        return 'browse';
+      }
+      return mode;
     }
     const command = pickerCommand(press);
-    if (!command) return;
+    if (!command) return mode;
     switch (command.type) {
       case 'move':
         dispatch({ type: 'moved', by: command.by });
-        return;
+        return mode;
       case 'page':
         dispatch({ type: 'moved', by: command.direction * pageSize });
-        return;
+        return mode;
       case 'move-to':
         dispatch({ type: 'moved-to', position: command.position });
-        return;
+        return mode;
       case 'select':
         if (selected) finish({ action: defaultAction(selected), sessionId: selected.id, summary: selected });
-        return;
+        return mode;
       case 'continue':
         if (selected) finish({ action: 'continue', sessionId: selected.id, summary: selected });
-        return;
+        return mode;
       case 'delete':
-        if (allowDelete) dispatch({ type: 'delete-requested' });
-        return;
+        if (!allowDelete || !selected) return mode;
+        dispatch({ type: 'delete-requested' });
+        return 'confirm-delete';
       case 'search':
         dispatch({ type: 'search-opened' });
-        return;
+        return 'search';
       case 'cycle-status':
         dispatch({ type: 'status-filter-cycled' });
-        return;
+        return mode;
       case 'cycle-mode':
         dispatch({ type: 'mode-filter-cycled' });
-        return;
+        return mode;
       case 'toggle-details':
         dispatch({ type: 'details-toggled' });
-        return;
+        return mode;
       case 'leave':
         // Esc first clears a kept search, then leaves.
-        if (state.query !== '' && press.key.escape) dispatch({ type: 'search-closed', keepQuery: false });
+        if (state.query !== '' && key.escape) dispatch({ type: 'search-closed', keepQuery: false });
         else finish(null);
-        return;
+        return mode;
     }
+  };
+
+  useInput((input, key) => {
+    const plainText = input.length > 1 && !key.ctrl && !key.meta && !key.escape;
+    if (!plainText) {
+      handleKey({ input, key }, state.mode);
+      return;
+    }
+    // Fast typing and pasting arrive as one chunk ("/release"): each character is a key,
+    // so "/" opens the search and the rest becomes the query.
+    let mode = state.mode;
+    for (const character of input) mode = handleKey(keyOfCharacter(character), mode);
   });
 
   return { state, visible: visibleSessions(state), selected };
+}
+
+/** One character of a chunk as the keypress it stands for (Enter, Backspace and Tab arrive as characters). */
+function keyOfCharacter(character: string): KeyPress {
+  if (character === '\r' || character === '\n') return { input: '', key: { return: true } };
+  if (character === '\u007F' || character === '\b') return { input: '', key: { backspace: true } };
+  if (character === '\t') return { input: '', key: { tab: true } };
+  return { input: character, key: {} };
 }
 
 function errorMessage(error: unknown): string {

@@ -5,12 +5,22 @@ import { render } from 'ink';
 import type { ReactElement } from 'react';
 import { ScreenEnvironmentProvider } from '../theme/theme-context.js';
 import type { ResolvedScreenIo } from './screen-io.js';
+import { withTerminal } from './terminal-owner.js';
 
 export async function runScreen<T>(
   io: ResolvedScreenIo,
   screen: (done: (value: T) => void) => ReactElement,
   cancelValue: T,
-  options: { alternateScreen?: boolean } = {},
+  options: { alternateScreen?: boolean; clearOnExit?: boolean } = {},
+): Promise<T> {
+  return withTerminal(() => mountScreen(io, screen, cancelValue, options));
+}
+
+async function mountScreen<T>(
+  io: ResolvedScreenIo,
+  screen: (done: (value: T) => void) => ReactElement,
+  cancelValue: T,
+  options: { alternateScreen?: boolean; clearOnExit?: boolean },
 ): Promise<T> {
   let answered = false;
   let answer: T = cancelValue;
@@ -32,9 +42,13 @@ export async function runScreen<T>(
       alternateScreen: options.alternateScreen ?? false,
     },
   );
-  unmount = () => instance.unmount();
+  unmount = () => {
+    // The picker leaves nothing behind; prompts stay on screen as a record of the answer.
+    if (options.clearOnExit) instance.clear();
+    instance.unmount();
+  };
   // The screen may answer during the first render, before `unmount` was assigned.
-  if (answered) instance.unmount();
+  if (answered) unmount();
   try {
     await instance.waitUntilExit();
   } catch {

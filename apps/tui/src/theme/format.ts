@@ -38,8 +38,8 @@ export function formatProgress(summary: Pick<SessionSummary, 'progress' | 'messa
 }
 
 function plural(label: string, count: number): string {
-  if (count === 1 || label.endsWith('s')) return label;
-  return `${label}s`;
+  const singular = label.endsWith('s') ? label.slice(0, -1) : label;
+  return count === 1 ? singular : `${singular}s`;
 }
 
 /** Cuts `text` to `width` columns on one line, with an ellipsis when cut. */

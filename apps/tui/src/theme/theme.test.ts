@@ -28,5 +28,6 @@ describe('format', () => {
     expect(formatProgress({ progress: { label: 'chunk', done: 7, total: 15 }, messageCount: 3 })).toBe('7/15 chunks');
     expect(formatProgress({ progress: { label: 'round', done: 1, total: null }, messageCount: 3 })).toBe('1 round');
     expect(formatProgress({ progress: null, messageCount: 3 })).toBe('3 msgs');
+    expect(formatProgress({ progress: { label: 'turns', done: 1, total: null }, messageCount: 3 })).toBe('1 turn');
   });
 });

@@ -1,0 +1,144 @@
+// End to end in a real terminal (tmux): a session interrupted with Ctrl+C after it wrote a
+// file, the file edited by hand, then `conclave --resume` opens the picker, the search finds
+// the session, the resume prompt is accepted and the conflict is resolved by restoring the
+// snapshot. Runs the built CLI (built here when missing or older than the sources).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const cliBundle = path.join(repoRoot, 'apps/cli/dist/conclave.mjs');
+const tmuxAvailable = spawnSync('tmux', ['-V']).status === 0;
+
+if (!tmuxAvailable) {
+  console.warn('\n!!! tmux is not installed: the TUI end-to-end test is SKIPPED. Install tmux to run it. !!!\n');
+}
+
+function newestSource(directory: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name === 'dist') continue;
+    const full = path.join(directory, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+function ensureCliBuilt(): void {
+  const sources = ['apps/cli/src', 'apps/tui/src', 'packages/core/src', 'packages/providers-scripted/src'].map((dir) =>
+    newestSource(path.join(repoRoot, dir)),
+  );
+  if (existsSync(cliBundle) && statSync(cliBundle).mtimeMs >= Math.max(...sources)) return;
+  execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build-package.mjs')], {
+    cwd: path.join(repoRoot, 'apps/cli'),
+    stdio: 'inherit',
+  });
+}
+
+describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
+  const socket = `conclave-tui-e2e-${process.pid}`;
+  const root = mkdtempSync(path.join(tmpdir(), 'conclave-tui-e2e-'));
+  const home = path.join(root, 'home');
+  const workspace = path.join(root, 'workspace');
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+  const screen = () => tmux('capture-pane', '-p', '-t', 'e2e');
+  const waitForScreen = async (predicate: (text: string) => boolean, what: string, tries = 300) => {
+    for (let attempt = 0; attempt < tries; attempt++) {
+      const text = screen();
+      if (predicate(text)) return text;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`Timed out waiting for ${what}. Screen:\n${screen()}`);
+  };
+  const type = (...keys: string[]) => tmux('send-keys', '-t', 'e2e', ...keys);
+  const conclave = (latencyMs: number, args: string) =>
+    `env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY CONCLAVE_HOME=${home} CONCLAVE_SCRIPTED_LATENCY_MS=${latencyMs} ` +
+    `${process.execPath} ${cliBundle} --provider scripted ${args}; echo "EXIT=$?"`;
+
+  beforeAll(() => {
+    ensureCliBuilt();
+    execFileSync('mkdir', ['-p', home, workspace]);
+    writeFileSync(
+      path.join(root, 'script.yaml'),
+      [
+        '- agent: lead',
+        '  tool_calls: [{ name: write_file, args: { path: notes.md, content: "original notes\\n" } }]',
+        '- agent: lead',
+        '  text: "The release notes are written."',
+      ].join('\n'),
+    );
+    tmux('new-session', '-d', '-s', 'e2e', '-x', '100', '-y', '30', '-c', workspace, 'bash --norc --noprofile');
+    tmux('set-option', '-t', 'e2e', 'history-limit', '5000');
+  }, 120_000);
+
+  afterAll(() => {
+    spawnSync('tmux', ['-L', socket, 'kill-server']);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('picks, searches, resumes and restores a changed file', async () => {
+    // 1. Start an orchestrated run; interrupt it once the file is written.
+    type(
+      conclave(1500, `--mode orchestrated --script ${path.join(root, 'script.yaml')} "Write the release notes"`),
+      'Enter',
+    );
+    const notes = path.join(workspace, 'notes.md');
+    for (let attempt = 0; attempt < 200 && !existsSync(notes); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(readFileSync(notes, 'utf8')).toBe('original notes\n');
+    type('C-c');
+    const interrupted = await waitForScreen((text) => /EXIT=\d+/.test(text), 'the interrupted run to exit');
+    expect(interrupted).toContain('EXIT=130');
+    tmux('clear-history', '-t', 'e2e');
+    type('clear', 'Enter');
+
+    // 2. The user edits the file meanwhile.
+    writeFileSync(notes, 'edited by hand\n');
+
+    // 3. Resume through the picker.
+    type(conclave(0, '--resume'), 'Enter');
+    await waitForScreen(
+      (text) => text.includes('Resume which session?') && text.includes('Write the release notes'),
+      'the picker',
+    );
+    type('/', 'release');
+    const searched = await waitForScreen((text) => text.includes('/ release'), 'the search box');
+    expect(searched).toMatch(/›\s+‖\s+Write the release notes/);
+    type('Enter');
+    await waitForScreen((text) => text.includes('Enter select'), 'the search to be kept');
+    type('Enter');
+
+    // The resume prompt (when the CLI asks) comes before or after the conflict screen.
+    const next = await waitForScreen(
+      (text) => text.includes('[Y/n]') || text.includes('Files changed since'),
+      'the resume prompt or the conflict screen',
+    );
+    if (next.includes('[Y/n]')) {
+      expect(next).toContain('notes.md (modified)');
+      type('y');
+    }
+
+    const conflicts = await waitForScreen((text) => text.includes('Files changed since'), 'the conflict screen');
+    expect(conflicts).toMatch(/modified\s+notes\.md\s+→ keep current/);
+    type('r');
+    await waitForScreen((text) => text.includes('restore 1 from the snapshot (notes.md)'), 'the restore choice');
+    type('Enter');
+
+    let accepted = next.includes('[Y/n]');
+    const finished = await waitForScreen((text) => {
+      if (/EXIT=\d+/.test(text)) return true;
+      // A resume prompt after the conflicts is accepted too.
+      if (!accepted && text.includes('[Y/n]')) {
+        accepted = true;
+        type('y');
+      }
+      return false;
+    }, 'the resumed run to finish');
+    expect(finished).toContain('EXIT=0');
+    expect(readFileSync(notes, 'utf8')).toBe('original notes\n');
+  }, 120_000);
+});
