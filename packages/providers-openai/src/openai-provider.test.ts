@@ -175,6 +175,34 @@ describe('OpenAI provider: streaming', () => {
     });
   });
 
+  it('returns a refusal as the answer with finish reason content-filter', async () => {
+    const { provider } = await setup(() => ({
+      events: [
+        sse({ model: 'gpt-4o', choices: [{ index: 0, delta: { role: 'assistant', content: null, refusal: '' } }] }),
+        sse({ model: 'gpt-4o', choices: [{ index: 0, delta: { refusal: "I'm sorry, I can't help with that." } }] }),
+        sse({ model: 'gpt-4o', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+        sse('[DONE]'),
+      ],
+    }));
+    const result = await provider.chatModel('gpt-4o').generate({ messages: [task] });
+    expect(result.message.content).toBe("I'm sorry, I can't help with that.");
+    expect(result.finishReason).toBe('content-filter');
+  });
+
+  it('estimates usage at four characters per token when a server sends none', async () => {
+    const { provider } = await setup(() => ({
+      events: [
+        sse({ choices: [{ index: 0, delta: { content: '12345678' } }] }),
+        sse({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+        sse('[DONE]'),
+      ],
+    }));
+    const result = await provider.chatModel('llama3.1').generate({ messages: [task] });
+    expect(result.usage.outputTokens).toBe(2);
+    expect(result.usage.inputTokens).toBeGreaterThan(0);
+    expect(result.model).toBe('llama3.1');
+  });
+
   it('rejects tool-call arguments that are not a JSON object', async () => {
     const { provider } = await setup(() => ({
       events: [

@@ -114,6 +114,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
         let finish: string | null = null;
         let usage: { prompt_tokens: number; completion_tokens: number } | null = null;
         let reportedModel: string | null = null;
+        let refused = false;
         try {
           const stream = await openai.chat.completions.create(
             {
@@ -146,6 +147,12 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
               if (delta?.content) {
                 text += delta.content;
                 request.onDelta?.(delta.content);
+              }
+              // A refusal arrives in its own field; it is the answer the user should see.
+              if (delta?.refusal) {
+                refused = true;
+                text += delta.refusal;
+                request.onDelta?.(delta.refusal);
               }
               for (const call of delta?.tool_calls ?? []) {
                 const draft = drafts.get(call.index) ?? { id: '', name: '', arguments: '' };
@@ -200,7 +207,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
             ? { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens }
             : { inputTokens: Math.ceil(inputEstimate / 4), outputTokens: Math.ceil(text.length / 4) },
           model: reportedModel ?? modelId,
-          finishReason: finishReasons[finish] ?? 'other',
+          finishReason: refused ? 'content-filter' : (finishReasons[finish] ?? 'other'),
         };
       },
     };

@@ -113,8 +113,8 @@ const voices: Record<VoiceName, Voice> = {
     ],
     agreeRate: 0.5,
     points: [
-      'First, {keyword} determines most of the outcome.',
-      'Second, {keyword2} interacts with it in ways we should model.',
+      '{keyword} determines most of the outcome.',
+      '{keyword2} interacts with {keyword} in ways we should model.',
       'The trade-off between {keyword} and {keyword2} is the real decision.',
       'Historical cases of {keyword} suggest a slow start and a steep curve.',
     ],
@@ -198,14 +198,30 @@ export interface DiscussionContext {
 const fill = (template: string, values: Record<string, string>) =>
   template.replace(/\{(\w+)\}/g, (match, name: string) => values[name] ?? match);
 
-/** The subject of the task, short enough to repeat: `Evaluate my idea: X` speaks about X. */
-function topicOf(task: string): string {
+const imperative =
+  /^(?:plan|design|build|write|create|evaluate|review|decide|propose|summari[sz]e|analy[sz]e|compare|implement|refactor|fix|improve|audit|migrate|choose|find|explain|draft|assess|investigate|outline|prepare|estimate)\b/i;
+
+/**
+ * The subject of the task, short enough to repeat inside a sentence:
+ * `Evaluate my idea: X` → `X`; `Should we X?` → `the idea to X`; `How can we X?` → `the plan to X`;
+ * `Plan X.` → `the task to plan X`; other questions are quoted.
+ */
+export function topicOf(task: string): string {
   const sentence = firstSentence(task, 40).replace(/[.!?…]+$/, '');
-  const afterColon = sentence.includes(':') ? sentence.slice(sentence.indexOf(':') + 1).trim() : sentence;
-  const words = afterColon.split(/\s+/).filter(Boolean);
-  if (words.length === 0) return 'this task';
-  const topic = words.length > 10 ? `${words.slice(0, 10).join(' ')}…` : words.join(' ');
-  return lowerFirst(topic);
+  const subject = sentence.includes(':') ? sentence.slice(sentence.indexOf(':') + 1).trim() : sentence;
+  const shorten = (text: string) => {
+    const words = text.split(/\s+/).filter(Boolean);
+    return words.length > 10 ? `${words.slice(0, 10).join(' ')}…` : words.join(' ');
+  };
+  if (subject.length === 0) return 'this task';
+  const should = subject.match(/^(?:should|shall|can|could|would|will|must)\s+(?:we|i|you|they|the team)\s+(.+)$/i);
+  if (should?.[1]) return `the idea to ${shorten(should[1])}`;
+  const how = subject.match(/^how\s+(?:do|can|should|could|would|might)\s+(?:we|i|you|they)\s+(.+)$/i);
+  if (how?.[1]) return `the plan to ${shorten(how[1])}`;
+  if (/^(?:is|are|does|do|did|what|why|which|when|where|who|how)\b/i.test(subject))
+    return `the question "${shorten(subject)}?"`;
+  if (imperative.test(subject)) return `the task to ${lowerFirst(shorten(subject))}`;
+  return lowerFirst(shorten(subject));
 }
 
 /** The task: the first user message. */
@@ -249,7 +265,7 @@ export function participantTurn(context: DiscussionContext): string {
   const pointCount = 2 + Math.floor(random.next() * 2);
   for (let index = 0; index < pointCount && points.length > 0; index++) {
     const [point] = points.splice(Math.floor(random.next() * points.length), 1);
-    if (point) sentences.push(fill(point, values));
+    if (point) sentences.push(capitalize(fill(point, values)));
   }
   const body = sentences.join(' ');
   return `${body}\n\n${fill(random.pick(voice.closers), values)}`;
