@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createEngine } from '../engine/engine.js';
 import { createRunner } from './runner.js';
 import { createFakeModels, createTestStore, type FakeModelsOptions, transcriptOf, until } from './test-kit.js';
 
@@ -142,5 +143,49 @@ describe('discussion mode', () => {
     }).resume(result.sessionId);
     expect(resumed.status).toBe('completed');
     expect(models.calls).toHaveLength(8);
+  });
+
+  it('a crash after a turn was journaled but before its message was committed adds the message exactly once', async () => {
+    const reference = await uninterrupted();
+    const { store } = createTestStore();
+    let hung = false;
+    // The checkpoint batch after the critic's first turn never reaches the disk: the process dies first.
+    const dyingStore = {
+      ...store,
+      append: (sessionId: string, batch: Parameters<typeof store.append>[1]) => {
+        const dies = batch.events.some(
+          (event) => event.type === 'checkpoint-marked' && event.label === 'round 1, agent critic',
+        );
+        if (!dies) return store.append(sessionId, batch);
+        hung = true;
+        return new Promise<void>(() => undefined);
+      },
+    };
+    const models = createFakeModels();
+    void createRunner({
+      engine: createEngine({ store: dyingStore }),
+      models: models.resolve,
+      workspaceDir: '/w',
+    }).start({
+      mode: 'discussion',
+      task,
+    });
+    await until(() => hung);
+    const sessionId = (await store.list())[0]?.id ?? '';
+    store.killHolder(sessionId);
+    const before = await createEngine({ store }).readSession(sessionId);
+    expect(before.messages.map((message) => message.speaker)).toEqual(['user', 'architect']);
+    expect(before.steps.find((step) => step.key === 'round-1/critic')?.status).toBe('completed');
+
+    const resumed = await createRunner({
+      engine: createEngine({ store }),
+      models: models.resolve,
+      workspaceDir: '/w',
+    }).resume(sessionId);
+    expect(resumed.status).toBe('completed');
+    const state = await createEngine({ store }).readSession(sessionId);
+    expect(transcriptOf(state.messages)).toEqual(transcriptOf(reference.state.messages));
+    // The critic's completed turn was not asked again.
+    expect(models.calls.filter((call) => call.agent === 'critic' && call.round === 1)).toHaveLength(1);
   });
 });
