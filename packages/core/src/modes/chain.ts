@@ -140,7 +140,10 @@ async function runShellStep(
       // Its own durable step: a resume inside this attempt does not ask the fixer twice.
       if (!fixersCalled.has(stepContext.attempt - 1)) await runFixer(stepContext.attempt - 1, lastFailure.message);
     }
-    context.emit({ type: 'progress', label: `attempt`, done: stepContext.attempt, total: attempts });
+    // Marks "attempt 3/5 of step 2 is next": the failures before it are durable and addressable.
+    if (stepContext.attempt > 1)
+      await checkpoint(context, `step ${index + 1} shell, attempt ${stepContext.attempt}/${attempts}`);
+    context.emit({ type: 'progress', label: 'attempt', done: stepContext.attempt, total: attempts });
     const result = await runShellCommand({
       command,
       cwd: context.workspaceDir,
@@ -181,7 +184,7 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
     if (isShellStep(step)) {
       const result = await runShellStep(context, options, index, step, scope);
       scope.steps.push({ response: result.stdoutTail });
-      await checkpoint(context, `step ${index + 1} shell, attempt ${result.attempt}/${step.retry?.attempts ?? 1}`);
+      await checkpoint(context, `step ${index + 1} shell, passed at attempt ${result.attempt}`);
     } else {
       const agentStep: WorkflowAgentStep = step;
       const input = renderTemplate(agentStep.input, scope, { file: options.file, key: `steps[${index}].input` });

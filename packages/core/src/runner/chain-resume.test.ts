@@ -73,6 +73,13 @@ describe('chain workflows', () => {
       'ok',
     ]);
     expect(state.files['out/report.md']?.access).toBe('write');
+    expect(state.checkpoints.map((checkpoint) => checkpoint.label)).toEqual(
+      expect.arrayContaining([
+        'step 2 shell, attempt 2/5',
+        'step 2 shell, attempt 3/5',
+        'step 2 shell, passed at attempt 3',
+      ]),
+    );
   });
 
   it('continues the attempt count after a crash between attempts, without re-running finished steps', async () => {
