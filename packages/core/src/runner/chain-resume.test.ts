@@ -279,4 +279,24 @@ describe('chain workflows', () => {
     expect(state.specs.filter((spec) => spec.kind === 'workflow')).toHaveLength(2);
     expect(state.messages.some((message) => message.tags?.includes('resume-message'))).toBe(true);
   });
+
+  it('an interrupt stops a running shell attempt (its whole process group) and leaves it for a decision', async () => {
+    await writeFile(path.join(workspace, 'flow.yaml'), flow('touch started; sleep 5; touch finished', 2));
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    const runner = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+    });
+    const running = runner.runWorkflow('flow.yaml');
+    await until(() => existsSync(path.join(workspace, 'started')));
+    await runner.interrupt('interrupted by Ctrl+C');
+    const result = await running;
+    expect(result.status).toBe('interrupted');
+    expect(existsSync(path.join(workspace, 'finished'))).toBe(false);
+    const plan = await runner.plan(result.sessionId);
+    expect(plan.uncertain.map((step) => step.key)).toEqual(['step-2/shell']);
+  });
 });
