@@ -45,7 +45,13 @@ import { writeFileAtomically } from './file-system/atomic-write.js';
 import { createNodeFileSystem, errorCode, type FileSystem, type WritableFile } from './file-system/file-system.js';
 import { createSummaryIndex, type IndexEntry, type JournalLocation } from './index/summary-index.js';
 import { frameObject, unframe } from './journal/framing.js';
-import { encodeBatch, type JournalScan, lastRecordInTail, scanJournal } from './journal/journal-codec.js';
+import {
+  committedEndInTail,
+  encodeBatch,
+  type JournalScan,
+  lastRecordInTail,
+  scanJournal,
+} from './journal/journal-codec.js';
 import { acquireLease, currentEpoch, inspectLease, type LeaseFilesContext, liveHolder } from './lease/lease-files.js';
 import { createProcessProbe, type ProcessProbe } from './lease/process-probe.js';
 
@@ -85,6 +91,8 @@ const snapshotFileSchema = z.object({
   v: z.literal(1),
   seq: z.number().int().nonnegative(),
   formatVersion: z.number().int(),
+  /** Byte offset of the journal just past event `seq`, so an open reads only what follows. */
+  journalOffset: z.number().int().nonnegative().optional(),
   state: z.unknown(),
 });
 const batchShapeSchema = z.object({
@@ -256,6 +264,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   };
 
   const writers = new Map<string, JournalWriter>();
+  const snapshotOffsets = new Map<string, { seq: number; offset: number }>();
   const dropWriter = async (id: string) => {
     const writer = writers.get(id);
     writers.delete(id);
@@ -266,7 +275,11 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     `${name}.${reason}-${now().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
 
   /** Cuts a torn tail back to the committed prefix, keeping the cut bytes in a file beside the journal. */
-  const cutTornTail = async (id: string, bytes: Buffer, scan: JournalScan): Promise<string | null> => {
+  const cutTornTail = async (
+    id: string,
+    bytes: Buffer,
+    scan: Pick<JournalScan, 'torn' | 'validLength'>,
+  ): Promise<string | null> => {
     if (!scan.torn) return null;
     const aside = inSession(id, asideName(JOURNAL, 'torn'));
     const file = await fileSystem.createExclusive(aside);
@@ -301,13 +314,26 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const openWriter = async (id: string): Promise<JournalWriter> => {
     await unarchiveUnlocked(id);
     const file = inSession(id, JOURNAL);
-    let bytes: Buffer;
-    try {
-      bytes = await base.readFile(file);
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') throw new SessionNotFoundError(id);
-      throw error;
+    const status = await base.status(file);
+    if (!status?.isFile) throw new SessionNotFoundError(id);
+    // Only the end of the journal decides where appends go: read the tail, not the history.
+    for (let length = TAIL_CHUNK; ; length *= 4) {
+      const start = Math.max(0, status.size - length);
+      const tail = await base.readRange(file, start, status.size - start);
+      const found = committedEndInTail(tail, start);
+      if (found === 'more') continue;
+      if (found === null) break;
+      if (found.end < status.size) {
+        const relative = found.end - start;
+        await cutTornTail(id, tail, {
+          torn: { offset: relative, length: tail.length - relative, problem: 'torn last record' },
+          validLength: found.end,
+        });
+      }
+      const handle = await fileSystem.openAppend(file);
+      return { file: handle, size: found.end, lastSeq: found.lastSeq };
     }
+    const bytes = await base.readFile(file);
     const scan = scanJournal(bytes, { sessionId: id, file, eventsWanted: false });
     await cutTornTail(id, bytes, scan);
     const handle = await fileSystem.openAppend(file);
@@ -366,8 +392,37 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     });
   };
 
+  /** Reads from a known record boundary (a snapshot's offset) instead of the whole journal; null if it does not fit. */
+  const readFromOffset = async (id: string, range: ReadRange): Promise<JournalEvent[] | null> => {
+    const known = snapshotOffsets.get(id);
+    if (!known || range.fromSeq !== known.seq + 1 || known.offset === 0) return null;
+    const location = await locate(id);
+    if (!location || location.archived || location.size < known.offset) return null;
+    const file = inSession(id, JOURNAL);
+    const bytes = await base.readRange(file, known.offset - 1, location.size - known.offset + 1);
+    if (bytes[0] !== 0x0a) return null;
+    try {
+      return scanJournal(bytes.subarray(1), {
+        sessionId: id,
+        file,
+        fromSeq: range.fromSeq,
+        ...(range.toSeq === undefined ? {} : { toSeq: range.toSeq }),
+        startSeq: known.seq,
+        baseOffset: known.offset,
+      }).events;
+    } catch {
+      // Not the boundary it claimed to be (the journal was repaired or replaced): read it whole.
+      return null;
+    }
+  };
+
   async function* read(id: string, range: ReadRange = {}): AsyncIterable<JournalEvent> {
     await requireSession(id);
+    const fromOffset = await readFromOffset(id, range);
+    if (fromOffset) {
+      yield* fromOffset;
+      return;
+    }
     const journal = await readJournalBytes(id);
     if (!journal) throw new SessionNotFoundError(id);
     const scan = scanJournal(journal.bytes, {
@@ -454,6 +509,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     refuseIfBroken();
     if (!(await existingSession(id))) return false;
     return exclusive(id, async () => {
+      snapshotOffsets.delete(id);
       await dropWriter(id);
       // Renamed away first so the session disappears at once, even if removing its files is slow or interrupted.
       const trash = path.join(sessionsDirectory, `.deleting-${id}-${randomBytes(4).toString('hex')}`);
@@ -466,6 +522,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       await fileSystem.syncDirectory(sessionsDirectory);
       await base.removeTree(trash);
       index.forget(id);
+      snapshotOffsets.delete(id);
       return true;
     });
   };
@@ -504,7 +561,20 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     await requireSession(id);
     const parsed = snapshotFileSchema.omit({ v: true }).safeParse(snapshot);
     if (!parsed.success) throw new UsageError(`The snapshot for session ${id} is not valid.`);
-    await writeFileAtomically(fileSystem, inSession(id, SNAPSHOT), frameObject({ v: 1, ...snapshot }));
+    const writer = writers.get(id);
+    const journalOffset = writer && writer.lastSeq === snapshot.seq ? writer.size : undefined;
+    await writeFileAtomically(
+      fileSystem,
+      inSession(id, SNAPSHOT),
+      frameObject({
+        v: 1,
+        seq: snapshot.seq,
+        formatVersion: snapshot.formatVersion,
+        journalOffset,
+        state: snapshot.state,
+      }),
+    );
+    if (journalOffset !== undefined) snapshotOffsets.set(id, { seq: snapshot.seq, offset: journalOffset });
     await base.remove(inSession(id, SNAPSHOT_ARCHIVED)).catch(() => {});
   };
 
@@ -525,6 +595,9 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     const framed = unframe(stripNewline(content));
     const parsed = framed.ok ? snapshotFileSchema.safeParse(framed.value) : null;
     if (!parsed?.success) return null;
+    if (parsed.data.journalOffset !== undefined) {
+      snapshotOffsets.set(id, { seq: parsed.data.seq, offset: parsed.data.journalOffset });
+    }
     return { seq: parsed.data.seq, formatVersion: parsed.data.formatVersion, state: parsed.data.state };
   };
 

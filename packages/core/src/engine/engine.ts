@@ -57,7 +57,8 @@ export function createEngine(options: EngineOptions): Engine {
       // A snapshot is derived data: one that does not look like state is ignored and the journal replayed.
       const state = snapshot.state as SessionState;
       if (state && typeof state === 'object' && state.header?.id === id && state.lastSeq === snapshot.seq) {
-        folder = new Folder(structuredClone(state));
+        // Stores hand out a fresh copy (parsed or cloned), so the folder may own it.
+        folder = new Folder(state);
         snapshotSeq = snapshot.seq;
       }
     }

@@ -79,6 +79,10 @@ export interface ScanOptions {
   /** Skip decoding events (recovery and tail checks only need the framing and seqs). */
   eventsWanted?: boolean;
   summaryWanted?: boolean;
+  /** When `buffer` is the journal from a record boundary on: the seq before its first record. */
+  startSeq?: number;
+  /** ...and the file offset `buffer` starts at (for error messages and torn-tail offsets). */
+  baseOffset?: number;
 }
 
 /**
@@ -90,14 +94,15 @@ export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
   const fromSeq = options.fromSeq ?? 1;
   const toSeq = options.toSeq ?? Number.POSITIVE_INFINITY;
   const eventsWanted = options.eventsWanted ?? true;
+  const baseOffset = options.baseOffset ?? 0;
   const corrupted = (offset: number, problem: string, cause?: unknown) =>
     new JournalCorruptedError(
-      { sessionId: options.sessionId, file: options.file, offset, problem },
+      { sessionId: options.sessionId, file: options.file, offset: baseOffset + offset, problem },
       cause === undefined ? {} : { cause },
     );
 
   const events: JournalEvent[] = [];
-  let lastSeq = 0;
+  let lastSeq = options.startSeq ?? 0;
   let lastEpoch = 0;
   let lastBody: Buffer | null = null;
   let lastOffset = 0;
@@ -206,4 +211,35 @@ export function lastRecordInTail(tail: Buffer, startsAtFileStart: boolean): Tail
     end = start - 1;
   }
   return startsAtFileStart ? null : 'more';
+}
+
+export interface CommittedTail {
+  /** File offset just past the last committed record. */
+  end: number;
+  lastSeq: number;
+}
+
+/**
+ * Finds where the committed prefix ends by reading only the end of a journal, for a
+ * writer taking over: past the last valid record there may be one torn record (a
+ * complete line failing its checksum) and/or an unterminated fragment. Anything less
+ * ordinary returns null and the caller scans the whole file; `more` asks for a longer tail.
+ */
+export function committedEndInTail(tail: Buffer, tailStart: number): CommittedTail | null | 'more' {
+  let end = tail.lastIndexOf(0x0a);
+  let skippedBadLine = false;
+  while (end !== -1) {
+    const start = end === 0 ? 0 : tail.lastIndexOf(0x0a, end - 1) + 1;
+    if (start === 0 && tailStart !== 0) return 'more';
+    const verified = verifyFrame(tail.subarray(start, end));
+    if (verified.ok) {
+      const head = headPattern.exec(verified.body.toString('latin1', 0, Math.min(verified.body.length, 96)));
+      if (!head) return null;
+      return { end: tailStart + end + 1, lastSeq: Number(head[4]) };
+    }
+    if (skippedBadLine) return null;
+    skippedBadLine = true;
+    end = start - 1;
+  }
+  return tailStart === 0 && !skippedBadLine ? { end: 0, lastSeq: 0 } : tailStart === 0 ? null : 'more';
 }
