@@ -96,6 +96,41 @@ async function seqs(store: FsStore, id: string): Promise<number[]> {
 const journalPath = (id: string) => path.join(dir, 'sessions', id, 'journal.jsonl');
 
 describe('file store on disk', () => {
+  it('reads the events after a snapshot from its recorded offset, and the whole journal when that offset no longer fits', async () => {
+    const writer = open();
+    const id = await sessionWith(writer, 5);
+    await (await writer.acquireLease(id, { holder: { pid: process.pid, host: 'here' } })).release();
+    const lease = await writer.acquireLease(id, { holder: { pid: process.pid, host: 'here' } });
+    await writer.append(id, { expectedSeq: 5, epoch: lease.epoch, events: [message(6)], summary: summary(id, 6) });
+    await writer.putSnapshot(id, { seq: 6, formatVersion: 1, state: { at: 6 } });
+    for (let seq = 7; seq <= 9; seq += 1) {
+      await writer.append(id, {
+        expectedSeq: seq - 1,
+        epoch: lease.epoch,
+        events: [message(seq)],
+        summary: summary(id, seq),
+      });
+    }
+    await lease.release();
+
+    const reader = open();
+    expect((await reader.getSnapshot(id))?.seq).toBe(6);
+    const after: number[] = [];
+    for await (const event of reader.read(id, { fromSeq: 7 })) after.push(event.seq);
+    expect(after).toEqual([7, 8, 9]);
+
+    // The journal is cut back and written again with other record boundaries: the offset is stale.
+    await truncate(journalPath(id), 0);
+    const rewriter = open();
+    const relocked = await rewriter.acquireLease(id, { holder: { pid: process.pid, host: 'here' } });
+    const events = Array.from({ length: 8 }, (_, index) => message(index + 1));
+    await rewriter.append(id, { expectedSeq: 0, epoch: relocked.epoch, events, summary: summary(id, 8) });
+    await relocked.release();
+    const again: number[] = [];
+    for await (const event of reader.read(id, { fromSeq: 7 })) again.push(event.seq);
+    expect(again).toEqual([7, 8]);
+  });
+
   it('keeps directories private (0700) and files private (0600)', async () => {
     const store = open();
     const id = await sessionWith(store, 2);
