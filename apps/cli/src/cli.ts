@@ -1,15 +1,17 @@
 // Runs one invocation of the CLI and returns its exit code. The only place errors
 // become exit codes (DESIGN 9); commander's own usage errors become 64.
 
-import { ExitCode } from '@resume/core/spec';
 import { CommanderError } from 'commander';
 import type { CliEnvironment } from './context/cli-context.js';
-import { reportError } from './errors/report-error.js';
 import { createTerminal } from './output/terminal.js';
 import { buildProgram } from './program/build-program.js';
 
+/** Exit codes of DESIGN 9 (the full map is ExitCode in @resume/core/spec). */
+const SUCCESS = 0;
+const USAGE = 64;
+
 export async function runCli(argv: readonly string[], environment: CliEnvironment): Promise<number> {
-  let exitCode: number = ExitCode.success;
+  let exitCode = SUCCESS;
   const debug = argv.includes('--debug');
   const program = buildProgram(environment, {
     async run(_command, work) {
@@ -21,6 +23,7 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
           quiet: false,
           env: environment.env,
         });
+        const { reportError } = await import('./errors/report-error.js');
         exitCode = reportError(error, terminal, { debug });
       }
     },
@@ -40,8 +43,8 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
         error.code === 'commander.version' ||
         error.code === 'commander.help'
       )
-        return ExitCode.success;
-      return ExitCode.usage;
+        return SUCCESS;
+      return USAGE;
     }
     throw error;
   }

@@ -1,5 +1,6 @@
 // `conclave tui`: the full-screen session browser. What the user picks there is run
 // like the matching command (resume in place, or continue with a follow-up).
+import { createRunner } from '@resume/core';
 import { UsageError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
 import { screenIo } from '../runs/decisions.js';
@@ -11,7 +12,6 @@ export async function openBrowserCommand(context: CliContext): Promise<number> {
     });
   const engine = await context.engine();
   const tui = await import('@resume/tui');
-  const { createRunner } = await import('@resume/core');
   const planner = createRunner({
     engine,
     models: () => {

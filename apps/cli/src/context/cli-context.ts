@@ -60,16 +60,14 @@ export function createCliContext(environment: CliEnvironment, options: GlobalOpt
     },
     engine() {
       if (!enginePromise) {
-        enginePromise = Promise.all([context.store(), import('@resume/core')]).then(([store, core]) => {
-          const { config } = context.config();
-          const redactor = core.createRedactor({ env: { ...environment.env } });
-          return core.createEngine({
+        enginePromise = Promise.all([context.store(), import('./open-engine.js')]).then(([store, { openEngine }]) =>
+          openEngine({
             store,
-            redact: (value) => redactor.redact(value),
-            snapshotEvery: config.checkpoint.snapshotEvery,
+            env: environment.env,
+            snapshotEvery: context.config().config.checkpoint.snapshotEvery,
             now: environment.now,
-          });
-        });
+          }),
+        );
       }
       return enginePromise;
     },

@@ -299,8 +299,9 @@ describe('conclave: workflows, admin commands and errors', () => {
     const alias = await sandbox.run(['--cleanup-sessions', '--older-than', '0d']);
     expect(alias.code, alias.stderr).toBe(0);
     const after = await sandbox.json<ListItem[]>(['sessions', 'list']);
-    expect(after.map((item) => item.status)).toEqual(['interrupted']);
-    expect(after[0]?.title).toBe('Keep me');
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.every((item) => item.status === 'interrupted')).toBe(true);
+    expect(after.map((item) => item.title)).toContain('Keep me');
     const nothing = await sandbox.run(['sessions', 'cleanup']);
     expect(nothing.code).toBe(64);
     expect(nothing.stderr).toContain('--older-than');

@@ -2,8 +2,7 @@
 // command module lazily, so `conclave sessions list` loads only what listing needs and
 // never Ink, React or a provider SDK.
 import { Command, Option } from 'commander';
-import { type CliContext, type CliEnvironment, createCliContext } from '../context/cli-context.js';
-import { globalOptionsSchema } from '../context/global-options.js';
+import type { CliContext, CliEnvironment } from '../context/cli-context.js';
 
 export interface ProgramHooks {
   /** Called by the chosen action with the work to do; the caller runs it and keeps the exit code. */
@@ -60,7 +59,7 @@ function addResumeOptions(command: Command): Command {
 }
 
 /** Global options from the root and the leaf command; a flag given on the leaf wins. */
-function globalOptionsOf(command: Command) {
+function globalOptionsOf(command: Command): Record<string, unknown> {
   const merged: Record<string, unknown> = {};
   const chain: Command[] = [];
   for (let current: Command | null = command; current; current = current.parent) chain.unshift(current);
@@ -73,7 +72,7 @@ function globalOptionsOf(command: Command) {
       merged[name] = value;
     }
   }
-  return globalOptionsSchema.parse(merged);
+  return merged;
 }
 
 function examples(lines: string[]): string {
@@ -86,7 +85,12 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
     async (...args: unknown[]) => {
       const command = args[args.length - 1] as Command;
       await hooks.run(command, async () => {
-        const context = createCliContext(environment, globalOptionsOf(command));
+        // Loaded here, not at start-up: `--help` and `--version` never load zod or core.
+        const [{ createCliContext }, { globalOptionsSchema }] = await Promise.all([
+          import('../context/cli-context.js'),
+          import('../context/global-options.js'),
+        ]);
+        const context = createCliContext(environment, globalOptionsSchema.parse(globalOptionsOf(command)));
         try {
           return await work(context, command);
         } finally {

@@ -1,7 +1,13 @@
 // The choices a run may need from the user (resume prompt, file conflicts, uncertain
 // steps). Flags decide first; with a terminal the TUI asks (imported only then); without
 // one nothing ever blocks: a missing decision is an error naming the flag (exit 64).
-import type { FileChange, ResumePlan, RunDecisions, UncertainDecision } from '@resume/core';
+import {
+  diffFileChange,
+  type FileChange,
+  type ResumePlan,
+  type RunDecisions,
+  type UncertainDecision,
+} from '@resume/core';
 import { type UncertainStepInfo, UsageError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
 
@@ -38,7 +44,6 @@ export function buildDecisions(context: CliContext, flags: DecisionFlags): RunDe
           { hint: 'Choose with --on-conflict keep|restore|cancel (keep leaves your files as they are).' },
         );
       const tui = await import('@resume/tui');
-      const { diffFileChange } = await import('@resume/core');
       const engine = await context.engine();
       const answer = await tui.resolveConflictsInteractively(
         changes.map((change) => ({ path: change.path, status: change.status })),

@@ -1,7 +1,7 @@
 // Everything around one run: the models, the runner, the live view, Ctrl+C, and what is
 // printed at the end. A first SIGINT/SIGTERM interrupts (the in-flight call is aborted and
 // the session journaled as interrupted); a second one leaves at once.
-import type { AgentInput, Runner, RunResult } from '@resume/core';
+import { type AgentInput, createRunner, type Runner, type RunResult } from '@resume/core';
 import { ConclaveError, ExitCode, type JsonValue } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
 import { reportError } from '../errors/report-error.js';
@@ -38,7 +38,6 @@ export async function runWithHarness(
   });
   if (setup.selection.provider === 'scripted') context.terminal.note(SCRIPTED_NOTICE);
   const view = await createRunView(context);
-  const { createRunner } = await import('@resume/core');
   const runner = createRunner({
     engine,
     models,

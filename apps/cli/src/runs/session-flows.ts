@@ -2,7 +2,7 @@
 // `--continue`, `--resume` (in place, or with a question on a completed session) and
 // `--branch-from`. Choosing a session never silently crosses workspaces: without an id
 // the CLI picks from this directory's sessions and says which, or opens the picker.
-import { agentsForModels, formatResumePlan, type ProviderName } from '@resume/core';
+import { agentsForModels, createRunner, formatResumePlan, type ProviderName } from '@resume/core';
 import { type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
@@ -241,7 +241,6 @@ async function resumeFlow(context: CliContext, task: string, flags: RunFlags): P
   }
   const fromCheckpoint = fromCheckpointOf(flags);
   if (flags.dryRun) {
-    const { createRunner } = await import('@resume/core');
     const runner = createRunner({
       engine,
       models: () => {
@@ -306,7 +305,6 @@ export async function pickFromWorkspace(context: CliContext, purpose: 'resume' |
 async function pickInteractively(context: CliContext, heading: string): Promise<string | null> {
   const engine = await context.engine();
   const tui = await import('@resume/tui');
-  const { createRunner } = await import('@resume/core');
   const planner = createRunner({
     engine,
     models: () => {
