@@ -37,7 +37,7 @@ export async function createRunView(context: CliContext): Promise<RunView> {
 export function createPlainRunView(context: CliContext): RunView {
   const terminal = context.terminal;
   let lastUsage = '';
-  const lastProgress = '';
+  let lastProgress = '';
   return {
     onEvent(event) {
       switch (event.type) {
@@ -57,13 +57,13 @@ export function createPlainRunView(context: CliContext): RunView {
           terminal.note(`  [${speaker}] ${truncate(event.message.content, 160)}`);
           break;
         }
-        case 'progress':
-          terminal.note(
-            terminal.cyan(
-              `  ${event.label}${event.total === null ? ` ${event.done}` : ` ${event.done}/${event.total}`}`,
-            ),
-          );
+        case 'progress': {
+          const line = `  ${event.label}${event.total === null ? ` ${event.done}` : ` ${event.done}/${event.total}`}`;
+          // Modes report progress before and after each round; one line per change is enough.
+          if (event.done > 0 && line !== lastProgress) terminal.note(terminal.cyan(line));
+          lastProgress = line;
           break;
+        }
         case 'usage': {
           const line = `  ${event.totals.inputTokens} in / ${event.totals.outputTokens} out tokens · ${formatCost(event.totals.costUsd)}`;
           if (line !== lastUsage) terminal.note(terminal.dim(line));

@@ -193,7 +193,7 @@ async function continueFlow(context: CliContext, task: string, flags: RunFlags):
     const picked = await pickInteractively(context, 'Continue which session?');
     if (!picked) return 0;
     id = picked;
-    question = await askLine(context, 'Follow-up question: ');
+    question = await askLine('Follow-up question: ');
     if (!question) throw new UsageError('No follow-up given; nothing was started.');
   } else {
     const summary = await pickFromWorkspace(context, 'continue');
@@ -235,7 +235,7 @@ async function resumeFlow(context: CliContext, task: string, flags: RunFlags): P
       throw new UsageError(`Session ${id} is completed; there is nothing to resume.`, {
         hint: `Ask a follow-up instead: conclave --resume ${id} "your question"`,
       });
-    question = await askLine(context, `"${truncate(state.title, 50)}" is completed. Follow-up question: `);
+    question = await askLine(`"${truncate(state.title, 50)}" is completed. Follow-up question: `);
     if (!question) throw new UsageError('No follow-up given; nothing was started.');
     return continueSession(context, id, question, flags);
   }
@@ -324,7 +324,7 @@ async function pickInteractively(context: CliContext, heading: string): Promise<
   return picked.sessionId;
 }
 
-async function askLine(context: CliContext, question: string): Promise<string> {
+async function askLine(question: string): Promise<string> {
   const { createInterface } = await import('node:readline/promises');
   const readline = createInterface({ input: process.stdin, output: process.stderr });
   try {
