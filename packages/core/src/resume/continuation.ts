@@ -78,7 +78,8 @@ function strip(message: Message): Message {
     round: message.round,
     ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
     ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
-    tags: [...new Set([...(message.tags ?? []), PARENT_HISTORY_TAG])],
+    // `step:` tags name the parent's steps; kept, they would make the child's own steps look replayed.
+    tags: [...new Set([...(message.tags ?? []).filter((tag) => !tag.startsWith('step:')), PARENT_HISTORY_TAG])],
   };
 }
 

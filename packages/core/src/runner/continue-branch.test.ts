@@ -26,6 +26,14 @@ describe('continue and branch', () => {
     const firstChildCall = models.calls[callsBefore];
     expect(firstChildCall?.lastMessage).toBe('What about scale?');
     expect(firstChildCall?.messageCount).toBeGreaterThan(2);
+    // The child's own turns are its transcript, and each agent sees the turns before it.
+    const ownTurns = state.messages.filter(
+      (message) => message.role === 'assistant' && !message.tags?.includes('parent-history'),
+    );
+    const childCalls = models.calls.slice(callsBefore);
+    expect(ownTurns).toHaveLength(childCalls.length);
+    expect(childCalls[1]?.messageCount).toBe((childCalls[0]?.messageCount ?? 0) + 1);
+    expect(child.conclusion).toBe(ownTurns.at(-1)?.content);
     // The parent is untouched.
     expect((await engine().readSession(parent.sessionId)).status).toBe('completed');
   });
