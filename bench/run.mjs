@@ -67,3 +67,6 @@ await writeFile(
   `${JSON.stringify({ at: new Date().toISOString(), node: process.version, checkpoints, open, budgets }, null, 2)}\n`,
 );
 process.stdout.write(`\nwritten to ${path.relative(process.cwd(), path.join(results, 'latest.json'))}\n`);
+
+// Against peers (LangGraph SqliteSaver, atomic JSON rewrite), chain overhead, listing start-up: bench/src/peers.mjs.
+await (await import('./src/peers.mjs')).runPeersSection({ quick });
