@@ -72,6 +72,8 @@ async function chat(engine: Engine, reference: string, turns: number): Promise<v
 async function hold(engine: Engine, id: string): Promise<void> {
   await engine.openSession(id, { countRecovery: false });
   report(`holding ${process.pid}`);
+  // Keeps the process (and so the lease) alive until it is killed.
+  setInterval(() => {}, 60_000);
   await new Promise(() => {});
 }
 
