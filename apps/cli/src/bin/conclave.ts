@@ -7,6 +7,14 @@ declare const __CONCLAVE_VERSION__: string;
 
 const version = typeof __CONCLAVE_VERSION__ === 'string' ? __CONCLAVE_VERSION__ : '0.0.0-source';
 
+// `conclave sessions show … | head`: the reader left; that is not an error worth a trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 const exitCode = await runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),

@@ -2,7 +2,7 @@
 // CONCLAVE_HOME and workspace, with the offline scripted provider. Covers every command
 // and alias, the JSON shapes and exit codes of DESIGN 9, Ctrl+C and resume, and what
 // happens without a terminal when a decision is missing.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -200,6 +200,39 @@ describe('conclave: interrupt and resume', () => {
     expect(locked.stderr).toMatch(/since/);
     running.child.kill('SIGINT');
     expect((await running.done).code).toBe(130);
+  });
+
+  it('asks for --on-conflict when a file the session wrote changed, and restores the snapshot', async () => {
+    const script = path.join(sandbox.root, 'write-script.yaml');
+    await writeFile(
+      script,
+      [
+        '- agent: lead',
+        '  tool_calls:',
+        '    - { name: write_file, args: { path: out.txt, content: "from the session" } }',
+        '- agent: lead',
+        '  text: "Done."',
+        '',
+      ].join('\n'),
+    );
+    const target = path.join(sandbox.workspace, 'out.txt');
+    const running = sandbox.start(['--mode', 'orchestrated', '--script', script, 'Write out.txt'], {
+      env: { CONCLAVE_SCRIPTED_LATENCY_MS: '1500' },
+    });
+    while (!existsSync(target)) await new Promise((resolve) => setTimeout(resolve, 50));
+    running.child.kill('SIGINT');
+    const interrupted = await running.done;
+    expect(interrupted.code, interrupted.stderr).toBe(130);
+    const id = /conclave --resume ([0-9a-z]{22})/.exec(interrupted.stderr)?.[1] ?? '';
+    await writeFile(target, 'edited by hand');
+    const undecided = await sandbox.run(['--resume', id, '--yes']);
+    expect(undecided.code).toBe(64);
+    expect(undecided.stderr).toContain('out.txt (modified)');
+    expect(undecided.stderr).toContain('--on-conflict');
+    expect(await readFile(target, 'utf8')).toBe('edited by hand');
+    const restored = await sandbox.run(['--resume', id, '--yes', '--on-conflict', 'restore']);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(await readFile(target, 'utf8')).toBe('from the session');
   });
 
   it('never picks a session of another workspace for a bare --resume', async () => {

@@ -27,7 +27,7 @@ function addGlobalOptions(command: Command): Command {
     )
     .option('--model <id>', 'model for every agent')
     .option('--json', 'machine-readable output on stdout')
-    .option('--quiet', 'no progress or notes on stderr')
+    .option('-q, --quiet', 'no progress or notes on stderr')
     .option('--no-color', 'no colours (also NO_COLOR)')
     .option('--debug', 'show stack traces');
 }
