@@ -47,8 +47,13 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
   const source = path.join('src', 'bin', `${name}.ts`);
   const sourceTsx = `${source}x`;
   const entry = existsSync(sourceTsx) ? sourceTsx : source;
+  // `conclave.bundle`: third-party packages bundled in anyway (one file loads faster than
+  // a package of many small ES modules, which matters for start-up).
+  const bundled = manifest.conclave?.bundle ?? [];
   const external = Object.keys(manifest.dependencies ?? {}).filter(
-    (dependency) => !dependency.startsWith('@resume/') || (manifest.conclave?.external ?? []).includes(dependency),
+    (dependency) =>
+      (!dependency.startsWith('@resume/') && !bundled.includes(dependency)) ||
+      (manifest.conclave?.external ?? []).includes(dependency),
   );
   // `conclave.lazyChunks`: modules the bin imports with `import()` go to chunks next to it,
   // so their dependencies (Ink, React, provider SDKs) load only when a command needs them;

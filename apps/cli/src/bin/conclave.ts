@@ -1,9 +1,14 @@
 // The `conclave` executable: wires the real process (environment, streams, signals)
 // into runCli and exits with its code. The only place the CLI leaves the process.
+import module from 'node:module';
 import { homedir } from 'node:os';
 import { runCli } from '../cli.js';
 
 declare const __CONCLAVE_VERSION__: string;
+
+// Node keeps the compiled code of the lazily loaded chunks on disk (in the OS temp
+// directory), so every start after the first skips parsing them again.
+module.enableCompileCache?.();
 
 const version = typeof __CONCLAVE_VERSION__ === 'string' ? __CONCLAVE_VERSION__ : '0.0.0-source';
 

@@ -1,7 +1,7 @@
 // Turns what a user typed into a session id (DESIGN 9): a full id or a unique prefix of
 // at least 6 characters, the index shown by `sessions list`, or the path of an exported
 // file (imported first when the store does not have it yet).
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { SessionNotFoundError } from '@resume/core/spec';
@@ -27,12 +27,15 @@ export async function resolveSession(context: CliContext, reference: string): Pr
   }
   if (looksLikePath(trimmed)) {
     const file = path.resolve(context.environment.cwd, trimmed);
-    if (existsSync(file)) return sessionFromExport(context, file);
+    // Only a file can be an export; a directory falls through to the id lookup (not found).
+    if (statSync(file, { throwIfNoEntry: false })?.isFile()) return sessionFromExport(context, file);
   }
   return engine.resolveSessionId(trimmed);
 }
 
 function looksLikePath(reference: string): boolean {
+  // No file name holds a NUL byte: such a reference is looked up (and refused) as an id.
+  if (reference.includes('\0')) return false;
   return reference.includes('/') || reference.includes(path.sep) || /\.json$/i.test(reference);
 }
 
