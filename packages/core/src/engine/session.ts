@@ -55,6 +55,8 @@ export class LiveSession implements Session {
   /** Index in state.steps of the next recorded step replay expects. */
   #replayCursor = 0;
   readonly #consumed = new Set<StepRecord>();
+  /** Position of each step in state.steps (steps are only ever appended), so replay stays linear. */
+  readonly #positions = new Map<StepRecord, number>();
 
   /** `pending`: events already folded into `folder` but not yet appended (a new session's first batch). */
   constructor(
@@ -223,7 +225,7 @@ export class LiveSession implements Session {
     const steps = this.state.steps;
     if (recorded) {
       this.#consumed.add(recorded);
-      const index = steps.indexOf(recorded);
+      const index = this.#positionOf(recorded);
       if (index >= this.#replayCursor) this.#replayCursor = index + 1;
       return;
     }
@@ -239,6 +241,15 @@ export class LiveSession implements Session {
         });
       }
     }
+  }
+
+  #positionOf(step: StepRecord): number {
+    const steps = this.state.steps;
+    for (let index = this.#positions.size; index < steps.length; index += 1) {
+      const indexed = steps[index];
+      if (indexed) this.#positions.set(indexed, index);
+    }
+    return this.#positions.get(step) ?? -1;
   }
 
   #uncertainInfo(step: StepRecord, attempt: number, startedAt: string): UncertainStepInfo {
@@ -273,7 +284,7 @@ export class LiveSession implements Session {
       const started = this.#folder.step(key, occurrence);
       if (started && !this.#consumed.has(started)) {
         this.#consumed.add(started);
-        this.#replayCursor = Math.max(this.#replayCursor, this.state.steps.indexOf(started) + 1);
+        this.#replayCursor = Math.max(this.#replayCursor, this.#positionOf(started) + 1);
       }
       await this.flush();
       const previousFailures = (this.#folder.step(key, occurrence)?.attempts ?? []).flatMap((entry) =>
