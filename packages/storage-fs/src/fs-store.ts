@@ -114,7 +114,7 @@ function stripNewline(content: Buffer): Buffer {
 
 export function createFsStore(options: FsStoreOptions): FsStore {
   const home = path.resolve(options.dir);
-  const base = options.fileSystem ?? createNodeFileSystem();
+  const base = linksReadAsAbsent(options.fileSystem ?? createNodeFileSystem());
   const probe = options.processProbe ?? createProcessProbe();
   const now = options.now ?? (() => new Date());
   const sessionsDirectory = path.join(home, 'sessions');
@@ -197,6 +197,8 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   };
 
   const locate = async (id: string): Promise<JournalLocation | null> => {
+    // A session directory replaced by a symlink is never listed (nor read through).
+    if (!(await base.status(sessionDirectory(id)))?.isDirectory) return null;
     const plain = await base.status(inSession(id, JOURNAL));
     if (plain?.isFile) return { size: plain.size, archived: false };
     const archived = await base.status(inSession(id, JOURNAL_ARCHIVED));
@@ -608,7 +610,6 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     await ensureLayout();
     const hash = createHash('sha256').update(content).digest('hex');
     const target = blobPath(hash);
-    if ((await base.status(target))?.isFile) return hash;
     const directory = path.dirname(target);
     const created = await base.makeDirectory(directory).then(
       () => true,
@@ -617,6 +618,11 @@ export function createFsStore(options: FsStoreOptions): FsStore {
         return false;
       },
     );
+    // A blob folder replaced by a symlink would take the write out of the store.
+    if (!(await base.status(directory))?.isDirectory) {
+      throw new StoreIoError(`${directory} is not a directory (a symlink is not followed).`, directory);
+    }
+    if ((await base.status(target))?.isFile) return hash;
     await writeFileAtomically(fileSystem, target, content);
     if (created) await fileSystem.syncDirectory(blobsDirectory);
     return hash;
@@ -625,6 +631,8 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const getBlob = async (hash: string): Promise<Uint8Array | null> => {
     if (!blobHashPattern.test(hash)) return null;
     await ensureLayout();
+    // Only the file itself is opened without following links: the folder is checked here.
+    if (!(await base.status(path.dirname(blobPath(hash))))?.isDirectory) return null;
     let content: Buffer;
     try {
       content = await base.readFile(blobPath(hash));
@@ -656,7 +664,10 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       await dropWriter(id);
       await unarchiveUnlocked(id);
       const file = inSession(id, JOURNAL);
-      const bytes = await base.readFile(file);
+      const bytes = await base.readFile(file).catch((error: unknown) => {
+        if (errorCode(error) === 'ENOENT') throw new SessionNotFoundError(id);
+        throw error;
+      });
       let keptLength: number;
       let keptSeq: number;
       try {
@@ -738,6 +749,24 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       for (const id of [...writers.keys()]) await exclusive(id, () => dropWriter(id));
       if (broken === null) await index.save().catch(() => {});
     },
+  };
+}
+
+/**
+ * Files are opened without following symlinks (O_NOFOLLOW fails with ELOOP); a session
+ * file replaced by a symlink reads as absent, so it is refused like a missing one.
+ */
+function linksReadAsAbsent(fileSystem: FileSystem): FileSystem {
+  const absent = (error: unknown): never => {
+    if (errorCode(error) === 'ELOOP')
+      throw Object.assign(new Error(`${String(error)} (a symlink)`), { code: 'ENOENT' });
+    throw error;
+  };
+  return {
+    ...fileSystem,
+    openAppend: (target) => fileSystem.openAppend(target).catch(absent),
+    readFile: (target) => fileSystem.readFile(target).catch(absent),
+    readRange: (target, position, length) => fileSystem.readRange(target, position, length).catch(absent),
   };
 }
 
