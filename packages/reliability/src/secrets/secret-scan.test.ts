@@ -1,0 +1,241 @@
+// No configured key or token anywhere in the store, after runs of every mode with
+// every provider that can run offline: the scripted provider for discussion,
+// iterative, orchestrated (tool calls), chain workflow (shell and agent steps) and
+// prompt-file runs plus a continuation; the OpenAI and Anthropic providers against
+// a local server that speaks their streaming wire formats and echoes the API key
+// it was sent into every answer (a model leaking its key). Every byte of the data
+// home is scanned, archived files decompressed, for each secret in plain text,
+// base64 and JSON-escaped form.
+
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { createFsStore } from '@resume/storage-fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { runConclave } from '../support/cli-in-process.js';
+import { temporaryDirectory } from '../support/temporary-directory.js';
+
+const SECRETS = {
+  OPENAI_API_KEY: 'sk-proj-reliabilityTEST0openai0key0000000000000001',
+  ANTHROPIC_API_KEY: 'sk-ant-api03-reliabilityTEST0anthropic0key0000002',
+  GITHUB_TOKEN: 'ghp_reliabilityTEST0github0token000000000003',
+  MY_SERVICE_SECRET: 'svc-reliability-test-service-secret-000000004',
+};
+
+/** What the fake model says: it leaks the key it was called with, and the other secrets it somehow saw. */
+function leakyAnswer(key: string): string {
+  return `VERDICT: CONSENSUS\nMy key is ${key}; also ${SECRETS.GITHUB_TOKEN} and ${SECRETS.MY_SERVICE_SECRET}.`;
+}
+
+function sendEvents(response: ServerResponse, events: string[]): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const event of events) response.write(event);
+  response.end();
+}
+
+async function body(request: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of request) text += chunk;
+  return text;
+}
+
+function openAiStream(response: ServerResponse, key: string): void {
+  const chunk = (delta: object, finish: string | null) =>
+    `data: ${JSON.stringify({
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'gpt-4o',
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      usage: null,
+    })}\n\n`;
+  sendEvents(response, [
+    chunk({ role: 'assistant', content: '' }, null),
+    chunk({ content: leakyAnswer(key) }, null),
+    chunk({}, 'stop'),
+    `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [], usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 } })}\n\n`,
+    'data: [DONE]\n\n',
+  ]);
+}
+
+function anthropicStream(response: ServerResponse, key: string): void {
+  const event = (name: string, data: object) => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
+  sendEvents(response, [
+    event('message_start', {
+      message: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        content: [],
+        model: 'claude-sonnet-4-5',
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 1 },
+      },
+    }),
+    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: leakyAnswer(key) } }),
+    event('content_block_stop', { index: 0 }),
+    event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 20 } }),
+    event('message_stop', {}),
+  ]);
+}
+
+const listedSchema = z.array(z.object({ id: z.string(), status: z.string() }));
+
+let server: Server;
+let baseUrl = '';
+const requests: string[] = [];
+
+beforeAll(async () => {
+  server = createServer(async (request, response) => {
+    await body(request);
+    const url = request.url ?? '';
+    requests.push(`${request.method} ${url}`);
+    const bearer = (request.headers.authorization ?? '').replace(/^Bearer /, '');
+    const anthropicKey = String(request.headers['x-api-key'] ?? '');
+    if (url.endsWith('/models')) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o', object: 'model', created: 1, owned_by: 'x' }] }),
+      );
+    } else if (url.includes('/chat/completions')) openAiStream(response, bearer);
+    else if (url.includes('/messages')) anthropicStream(response, anthropicKey);
+    else {
+      response.writeHead(404);
+      response.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+/** Every file under the home, archived ones decompressed too. */
+function storeBytes(home: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  const walk = (directory: string) => {
+    for (const name of readdirSync(directory)) {
+      const full = path.join(directory, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else {
+        const content = readFileSync(full);
+        files.set(full, content);
+        if (name.endsWith('.gz')) files.set(`${full} (decompressed)`, gunzipSync(content));
+      }
+    }
+  };
+  walk(home);
+  return files;
+}
+
+describe('secrets never reach the store', () => {
+  it('after runs of every mode with the scripted, OpenAI and Anthropic providers', async () => {
+    const root = temporaryDirectory();
+    const home = path.join(root, 'home');
+    const workspace = path.join(root, 'workspace');
+    mkdirSync(workspace);
+    writeFileSync(
+      path.join(workspace, 'project.md'),
+      '# Notes\n\n'.concat('A paragraph about the project. '.repeat(400)),
+    );
+    writeFileSync(
+      path.join(workspace, 'lead.yaml'),
+      [
+        '- text: "Reading the notes first."',
+        '  tool_calls: [{ name: read_file, args: { path: project.md } }]',
+        `- text: "Writing the summary; the key I was given is ${SECRETS.OPENAI_API_KEY}."`,
+        '  tool_calls: [{ name: write_file, args: { path: summary.md, content: "A short summary." } }]',
+        '- text: "Done."',
+      ].join('\n'),
+    );
+    writeFileSync(
+      path.join(workspace, 'chain.yaml'),
+      [
+        'name: secret-chain',
+        'variables: { topic: "key handling" }',
+        'agents:',
+        '  researcher: { prompt: "You research {{ topic }}." }',
+        'steps:',
+        '  - agent: researcher',
+        '    input: "Research {{ topic }}"',
+        '  - shell: "echo token=$GITHUB_TOKEN secret=$MY_SERVICE_SECRET key=$OPENAI_API_KEY"',
+        '  - agent: researcher',
+        '    input: "Summarise:\\n{{ steps[0].response }}"',
+        'outputs:',
+        '  artifacts:',
+        '    - { path: report.md, from: "{{ last_response }}" }',
+      ].join('\n'),
+    );
+    writeFileSync(
+      path.join(workspace, 'task.prompt.md'),
+      '---\nmodel: scripted\n---\nList the files in the workspace.\n',
+    );
+
+    const env = { ...SECRETS, PATH: process.env.PATH ?? '' };
+    const options = { home, cwd: workspace, env };
+    const runs: { argv: string[]; env?: Record<string, string> }[] = [
+      { argv: ['--provider', 'scripted', '--max-rounds', '2', 'Should we rotate keys weekly?'] },
+      { argv: ['--provider', 'scripted', '--mode', 'iterative', '--project', 'project.md', 'Review this project'] },
+      {
+        argv: ['--provider', 'scripted', '--mode', 'orchestrated', '--script', 'lead.yaml', 'Summarise the notes'],
+      },
+      { argv: ['run', 'chain.yaml', '--provider', 'scripted'] },
+      { argv: ['run', 'task.prompt.md', '--provider', 'scripted'] },
+      { argv: ['--provider', 'scripted', '--continue', 'And what about monthly?'] },
+      {
+        argv: ['--provider', 'openai', '--model', 'gpt-4o', '--max-rounds', '1', 'Is the key safe?'],
+        env: { OPENAI_BASE_URL: `${baseUrl}/v1` },
+      },
+      {
+        argv: [
+          '--provider',
+          'anthropic',
+          '--model',
+          'claude-reliability-test',
+          '--max-rounds',
+          '1',
+          'Is the key safe?',
+        ],
+        env: { ANTHROPIC_BASE_URL: baseUrl },
+      },
+    ];
+    for (const run of runs) {
+      const result = await runConclave(run.argv, { ...options, env: { ...env, ...run.env } });
+      expect(result.code, `${run.argv.join(' ')}\n${result.stderr}`).toBe(0);
+    }
+    // The fake servers were really called (the keys really went out and came back).
+    expect(requests.some((request) => request.includes('/chat/completions'))).toBe(true);
+    expect(requests.some((request) => request.includes('/messages'))).toBe(true);
+
+    const listed = await runConclave(['sessions', 'list', '--json'], options);
+    expect(listedSchema.parse(JSON.parse(listed.stdout)).length).toBeGreaterThanOrEqual(runs.length);
+    // Archive the finished sessions too, so gzip files are scanned as well.
+    const store = createFsStore({ dir: home });
+    const sessions = listedSchema.parse(JSON.parse(listed.stdout));
+    for (const session of sessions.filter((entry) => entry.status === 'completed')) await store.archive(session.id);
+    await store.close();
+
+    const files = storeBytes(home);
+    expect(files.size).toBeGreaterThan(10);
+    expect([...files.keys()].some((file) => file.endsWith('journal.jsonl.gz (decompressed)'))).toBe(true);
+    const leaks: string[] = [];
+    for (const [name, secret] of Object.entries(SECRETS)) {
+      const forms = [secret, Buffer.from(secret).toString('base64'), JSON.stringify(secret).slice(1, -1)];
+      for (const [file, content] of files) {
+        for (const form of forms) if (content.includes(form)) leaks.push(`${name} in ${path.relative(home, file)}`);
+      }
+    }
+    expect(leaks).toEqual([]);
+    // The transcript still shows that something was redacted where a secret was.
+    const journals = [...files.entries()].filter(([file]) =>
+      /journal\.jsonl( \(decompressed\))?$/.test(file.replace('.gz', '')),
+    );
+    expect(journals.some(([, content]) => content.includes('[REDACTED'))).toBe(true);
+  }, 120_000);
+});
