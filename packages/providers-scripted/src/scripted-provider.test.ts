@@ -104,6 +104,35 @@ describe('scripted provider: discussion', () => {
   });
 });
 
+describe('scripted provider: continued sessions', () => {
+  // A continued session shows the parent's task and turns first, then the follow-up.
+  const continued: ChatMessage[] = [
+    { role: 'system', content: 'This is a continuation. NEW FOLLOW-UP: What about a team of five?' },
+    { role: 'user', content: 'Should we move our monolith to microservices?', speaker: 'user' },
+    { role: 'assistant', speaker: 'architect', content: 'Monolith determines most of the outcome.' },
+    { role: 'user', content: 'What about a team of five?', speaker: 'user' },
+  ];
+
+  it('discusses the follow-up, not the parent task', async () => {
+    const model = createScriptedProvider({ env: {} }).chatModel('scripted');
+    const result = await model.generate({ messages: continued, metadata: { agent: 'critic', round: 1 } });
+    expect(result.message.content).toContain('What about a team of five?');
+    expect(result.message.content).not.toContain('the idea to move our monolith');
+  });
+
+  it('lets the judge conclude on the follow-up, ignoring the moderator instruction', async () => {
+    const model = createScriptedProvider({ env: {} }).chatModel('scripted');
+    const messages: ChatMessage[] = [
+      ...continued,
+      { role: 'user', speaker: 'moderator', content: 'Round 1 is over. Answer with "VERDICT: CONSENSUS".' },
+    ];
+    const first = await model.generate({ messages, metadata: { agent: 'judge', role: 'judge', round: 2 } });
+    const again = await model.generate({ messages, metadata: { agent: 'judge', role: 'judge', round: 2 } });
+    expect(first.message.content).toContain('Final solution for the question "What about a team of five?"');
+    expect(again.message.content).toBe(first.message.content);
+  });
+});
+
 describe('scripted provider: judge', () => {
   const judge = async (provider: ReturnType<typeof createScriptedProvider>, round: number, forceConsensus = false) => {
     const transcript = await discuss(createScriptedProvider({ env: {} }), 1);

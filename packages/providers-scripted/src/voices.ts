@@ -224,9 +224,16 @@ export function topicOf(task: string): string {
   return lowerFirst(shorten(subject));
 }
 
-/** The task: the first user message. */
+/**
+ * The task: the latest user message that is not a moderator's instruction. In a continued
+ * session that is the follow-up, so the agents discuss the new question rather than the
+ * parent's task they see in the history.
+ */
 export function taskOf(messages: ChatMessage[]): string {
-  return messages.find((message) => message.role === 'user')?.content ?? '';
+  const asked = messages.findLast(
+    (message) => message.role === 'user' && !(typeof message.speaker === 'string' && isModerator(message.speaker)),
+  );
+  return asked?.content ?? '';
 }
 
 /** A participant's turn. */

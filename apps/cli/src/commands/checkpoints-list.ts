@@ -2,6 +2,7 @@
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen } from '../output/format.js';
 import { resolveSession } from '../sessions/resolve-session.js';
+import { shortIdsOfStore } from '../sessions/short-ids.js';
 
 export async function listCheckpointsCommand(context: CliContext, input: { reference: string }): Promise<number> {
   const engine = await context.engine();
@@ -26,9 +27,10 @@ export async function listCheckpointsCommand(context: CliContext, input: { refer
     context.terminal.out(
       `${String(checkpoint.seq).padStart(6)}  ${formatWhen(checkpoint.at).padEnd(16)}  ${checkpoint.label ?? ''}`,
     );
+  const shortId = await shortIdsOfStore(context, [id]);
   context.terminal.note(
     context.terminal.dim(
-      `Branch from one with: conclave --branch-from ${id.slice(0, 10)} --from-checkpoint <seq> "question"`,
+      `Branch from one with: conclave --branch-from ${shortId(id)} --from-checkpoint <seq> "question"`,
     ),
   );
   return 0;

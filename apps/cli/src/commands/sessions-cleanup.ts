@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen, truncate } from '../output/format.js';
 import { applyRetention } from '../sessions/apply-retention.js';
+import { shortIdsOfStore } from '../sessions/short-ids.js';
 
 const cleanupOptionsSchema = z.object({
   olderThan: z.string().optional(),
@@ -76,6 +77,10 @@ export async function cleanupSessionsCommand(
     terminal.out('Nothing to clean up.');
     return 0;
   }
+  const shortId = await shortIdsOfStore(context, [
+    ...outcome.selection.remove.map((entry) => entry.session.id),
+    ...outcome.selection.archive.map((entry) => entry.session.id),
+  ]);
   const removed = options.dryRun
     ? outcome.selection.remove
     : outcome.selection.remove.filter((entry) => outcome.deleted.includes(entry.session.id));
@@ -83,7 +88,7 @@ export async function cleanupSessionsCommand(
     terminal.out(`${verb} ${removed.length} session${removed.length === 1 ? '' : 's'}:`);
     for (const entry of removed)
       terminal.out(
-        `  ${entry.session.id.slice(0, 10)}  ${formatWhen(entry.session.updatedAt)}  ${truncate(entry.session.title, 50)}  ${terminal.dim(entry.reason)}`,
+        `  ${shortId(entry.session.id)}  ${formatWhen(entry.session.updatedAt)}  ${truncate(entry.session.title, 50)}  ${terminal.dim(entry.reason)}`,
       );
   }
   const archived = options.dryRun
@@ -93,8 +98,7 @@ export async function cleanupSessionsCommand(
     terminal.out(
       `${options.dryRun ? 'Would archive' : 'Archived'} ${archived.length} session${archived.length === 1 ? '' : 's'} (gzip, still readable):`,
     );
-    for (const entry of archived)
-      terminal.out(`  ${entry.session.id.slice(0, 10)}  ${truncate(entry.session.title, 50)}`);
+    for (const entry of archived) terminal.out(`  ${shortId(entry.session.id)}  ${truncate(entry.session.title, 50)}`);
   }
   for (const skipped of outcome.skipped) terminal.warn(`Skipped ${skipped.id}: ${skipped.reason}`);
   if (options.dryRun) terminal.note('Dry run: nothing was changed.');

@@ -1,12 +1,13 @@
 // `conclave sessions list` (and `--list-sessions`): every session newest first, with the
 // index other commands accept. `--json` lists every match unless --limit (DESIGN 9).
 // Kept light: summaries come from the store's index, no journal is opened.
-import { parseDurationDays } from '@resume/core';
+import { parseDurationDays } from '@resume/core/config';
 import { type SessionSummary, sessionModeSchema, sessionStatusSchema, UsageError } from '@resume/core/spec';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { formatCost, formatWhen, truncate } from '../output/format.js';
 import { describeProgress } from '../sessions/session-view.js';
+import { shortIdsAmong } from '../sessions/short-ids.js';
 
 const HUMAN_DEFAULT_LIMIT = 50;
 
@@ -64,9 +65,13 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   }
   const limit = options.limit ?? HUMAN_DEFAULT_LIMIT;
   const shown = matching.slice(0, limit);
+  const shortId = shortIdsAmong(
+    all.flatMap((summary) => [summary.id, ...(summary.parentId ? [summary.parentId] : [])]),
+  );
+  const idWidth = Math.max(10, ...shown.map(({ summary }) => shortId(summary.id).length));
   terminal.out(
     terminal.dim(
-      `${'#'.padStart(4)}  ${'ID'.padEnd(10)}  ${'UPDATED'.padEnd(16)}  ${'STATUS'.padEnd(11)}  ${'MODE'.padEnd(12)}  ${'PROGRESS'.padEnd(12)}  ${'COST'.padEnd(9)}  TITLE`,
+      `${'#'.padStart(4)}  ${'ID'.padEnd(idWidth)}  ${'UPDATED'.padEnd(16)}  ${'STATUS'.padEnd(11)}  ${'MODE'.padEnd(12)}  ${'PROGRESS'.padEnd(12)}  ${'COST'.padEnd(9)}  TITLE`,
     ),
   );
   for (const { summary, index } of shown) {
@@ -78,7 +83,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
           ? terminal.red(status)
           : terminal.yellow(status);
     terminal.out(
-      `${String(index).padStart(4)}  ${summary.id.slice(0, 10)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${truncate(describeProgress(summary), 12).padEnd(12)}  ${formatCost(summary.costUsd).replace('cost unknown', '?').padEnd(9)}  ${truncate(summary.title, 60)}${summary.parentId ? terminal.dim(` ← ${summary.parentId.slice(0, 10)}`) : ''}`,
+      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${truncate(describeProgress(summary), 12).padEnd(12)}  ${formatCost(summary.costUsd).replace('cost unknown', '?').padEnd(9)}  ${truncate(summary.title, 60)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
     );
   }
   if (matching.length > shown.length)

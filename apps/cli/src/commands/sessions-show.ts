@@ -7,6 +7,7 @@ import { capitalize, formatCost, formatTokens, formatWhen } from '../output/form
 import { lineageOf } from '../sessions/lineage.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 import { renderTranscript, sessionJson, usageByAgent } from '../sessions/session-view.js';
+import { shortIdsOfStore } from '../sessions/short-ids.js';
 
 const showOptionsSchema = z.object({ transcript: z.boolean().default(false) });
 
@@ -24,6 +25,7 @@ export async function showSessionCommand(
     terminal.out(JSON.stringify(sessionJson(state, lineage, usage), null, 2));
     return 0;
   }
+  const shortId = await shortIdsOfStore(context, [id, ...lineage.map((entry) => entry.id)]);
   const statusColour =
     state.status === 'completed' ? terminal.green : state.status === 'failed' ? terminal.red : terminal.yellow;
   terminal.out(terminal.bold(state.title));
@@ -39,9 +41,7 @@ export async function showSessionCommand(
   if (lineage.length > 0) {
     const chain = [...lineage]
       .reverse()
-      .map((entry) =>
-        entry.exists ? `${entry.id.slice(0, 10)} "${entry.title}"` : `${entry.id.slice(0, 10)} (deleted)`,
-      );
+      .map((entry) => (entry.exists ? `${shortId(entry.id)} "${entry.title}"` : `${shortId(entry.id)} (deleted)`));
     const relation =
       state.header.branchPoint === null ? 'continued from' : `branched at #${state.header.branchPoint} of`;
     terminal.out(`  lineage:     ${[...chain, 'this session'].join(' → ')}  (${relation} the parent)`);
@@ -61,7 +61,7 @@ export async function showSessionCommand(
   terminal.out(
     `  checkpoints: ${state.checkpoints.length}` +
       (last
-        ? ` (last #${last.seq}${last.label ? ` "${last.label}"` : ''}; all: conclave checkpoints list ${id.slice(0, 10)})`
+        ? ` (last #${last.seq}${last.label ? ` "${last.label}"` : ''}; all: conclave checkpoints list ${shortId(id)})`
         : ''),
   );
   const uncertain = state.steps.filter((step) => step.status === 'started');

@@ -35,3 +35,28 @@ export function sessionIdTime(id: SessionId): number {
   for (const char of id.slice(0, 12)) value = value * 32 + alphabet.indexOf(char);
   return value;
 }
+
+/** How many characters of an id are shown by default: about one second of creation time. */
+export const SHORT_ID_LENGTH = 10;
+
+/**
+ * The shortest prefix of each id that no other id in `ids` shares, at least `minimumLength`
+ * characters. Sessions created in the same second share their first 10 characters, so a fixed
+ * prefix would show two sessions under one name that no command could resolve.
+ */
+export function uniqueIdPrefixes(ids: Iterable<string>, minimumLength: number = SHORT_ID_LENGTH): Map<string, string> {
+  const sorted = [...new Set(ids)].sort();
+  const commonLength = (left: string | undefined, right: string | undefined) => {
+    if (left === undefined || right === undefined) return 0;
+    let length = 0;
+    while (length < left.length && left[length] === right[length]) length += 1;
+    return length;
+  };
+  const prefixes = new Map<string, string>();
+  sorted.forEach((id, index) => {
+    // In sorted order the longest shared prefix is always with a neighbour.
+    const shared = Math.max(commonLength(id, sorted[index - 1]), commonLength(id, sorted[index + 1]));
+    prefixes.set(id, id.slice(0, Math.max(minimumLength, shared + 1)));
+  });
+  return prefixes;
+}

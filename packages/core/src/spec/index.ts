@@ -49,9 +49,11 @@ export {
   createSessionId,
   isSessionId,
   type SessionId,
+  SHORT_ID_LENGTH,
   sessionIdPattern,
   sessionIdSchema,
   sessionIdTime,
+  uniqueIdPrefixes,
 } from './ids.js';
 export {
   type ChatMessage,
