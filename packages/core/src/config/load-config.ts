@@ -173,18 +173,20 @@ function configErrorFromIssues(file: string, issues: z.core.$ZodIssue[]): Config
   });
 }
 
-function findSecretKey(value: unknown, trail: string[]): string | null {
+// `seen`: YAML aliases can make the document cyclic (`&a [*a]`); each node is visited once.
+function findSecretKey(value: unknown, trail: string[], seen = new WeakSet<object>()): string | null {
+  if (typeof value !== 'object' || value === null || seen.has(value)) return null;
+  seen.add(value);
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {
-      const found = findSecretKey(item, [...trail, String(index)]);
+      const found = findSecretKey(item, [...trail, String(index)], seen);
       if (found) return found;
     }
     return null;
   }
-  if (typeof value !== 'object' || value === null) return null;
   for (const [key, item] of Object.entries(value)) {
     if (SECRET_KEY_PATTERN.test(key)) return [...trail, key].join('.');
-    const found = findSecretKey(item, [...trail, key]);
+    const found = findSecretKey(item, [...trail, key], seen);
     if (found) return found;
   }
   return null;
