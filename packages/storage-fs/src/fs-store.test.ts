@@ -254,10 +254,12 @@ describe('file store on disk', () => {
       ...real,
       async openAppend(target) {
         const file = await real.openAppend(target);
+        const eio = () => Promise.reject(Object.assign(new Error('EIO'), { code: 'EIO' }));
+        // Journals are written durably (O_DSYNC): a failed flush shows up on the write itself.
         return {
           ...file,
-          datasync: () =>
-            failSync ? Promise.reject(Object.assign(new Error('EIO'), { code: 'EIO' })) : file.datasync(),
+          write: (data: Uint8Array) => (failSync && file.durableWrites ? eio() : file.write(data)),
+          datasync: () => (failSync ? eio() : file.datasync()),
         };
       },
     };

@@ -52,7 +52,14 @@ import {
   lastRecordInTail,
   scanJournal,
 } from './journal/journal-codec.js';
-import { acquireLease, currentEpoch, inspectLease, type LeaseFilesContext, liveHolder } from './lease/lease-files.js';
+import {
+  acquireLease,
+  currentEpoch,
+  inspectLease,
+  type LeaseFilesContext,
+  leaseName,
+  liveHolder,
+} from './lease/lease-files.js';
 import { createProcessProbe, type ProcessProbe } from './lease/process-probe.js';
 
 const gzip = promisify(gzipCallback);
@@ -144,7 +151,14 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     ...base,
     async openAppend(target) {
       const file = await base.openAppend(target);
-      return { ...file, datasync: () => file.datasync().catch((error: unknown) => fatal(error, target)) };
+      return {
+        ...file,
+        datasync: () => file.datasync().catch((error: unknown) => fatal(error, target)),
+        // A failed write on a file opened for durable writes may be a failed flush: just as fatal.
+        ...(file.durableWrites
+          ? { write: (data: Uint8Array) => file.write(data).catch((error: unknown) => fatal(error, target)) }
+          : {}),
+      };
     },
     async createExclusive(target) {
       const file = await base.createExclusive(target);
@@ -345,11 +359,34 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const currentWriter = async (id: string): Promise<JournalWriter> => {
     const cached = writers.get(id);
     // Another process may have written since (it held the lease in between): start over from the file.
-    if (cached && (await cached.file.size()) === cached.size) return cached;
+    if (cached && (cached.file.sizeNow ? cached.file.sizeNow() : await cached.file.size()) === cached.size)
+      return cached;
     await dropWriter(id);
     const writer = await openWriter(id);
     writers.set(id, writer);
     return writer;
+  };
+
+  /**
+   * Fencing: whether a lease newer than `epoch` exists. Lease files are created as
+   * highest + 1 and only those below (current - 1) are removed, so a newer lease exists
+   * exactly when epoch + 1 exists or this epoch's own file is gone. Two existence checks
+   * answered at once where the file system can; a directory listing otherwise.
+   */
+  const leaseSuperseded = async (id: string, epoch: number): Promise<boolean> => {
+    const directory = inSession(id, LEASE_DIRECTORY);
+    if (fileSystem.existsNow && epoch > 0) {
+      if (!fileSystem.existsNow(directory)) throw new SessionNotFoundError(id);
+      return (
+        fileSystem.existsNow(path.join(directory, leaseName(epoch + 1))) ||
+        !fileSystem.existsNow(path.join(directory, leaseName(epoch)))
+      );
+    }
+    const current = await currentEpoch(base, directory).catch((error: unknown) => {
+      if (errorCode(error) === 'ENOENT') throw new SessionNotFoundError(id);
+      throw error;
+    });
+    return epoch < current;
   };
 
   const append = async (id: string, batch: AppendBatch): Promise<void> => {
@@ -361,14 +398,8 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     if (!writers.has(id)) await requireSession(id);
     await exclusive(id, async () => {
       refuseIfBroken();
-      const [epoch, writer] = await Promise.all([
-        currentEpoch(base, inSession(id, LEASE_DIRECTORY)).catch((error: unknown) => {
-          if (errorCode(error) === 'ENOENT') throw new SessionNotFoundError(id);
-          throw error;
-        }),
-        currentWriter(id),
-      ]);
-      if (batch.epoch < epoch) throw new LeaseLostError(id);
+      const [superseded, writer] = await Promise.all([leaseSuperseded(id, batch.epoch), currentWriter(id)]);
+      if (superseded) throw new LeaseLostError(id);
       if (batch.expectedSeq !== writer.lastSeq) throw new AppendConflictError(id, batch.expectedSeq, writer.lastSeq);
       shape.data.events.forEach((event, position) => {
         if (event.seq !== batch.expectedSeq + position + 1) {
@@ -380,6 +411,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       const line = encodeBatch({ epoch: batch.epoch, events: shape.data.events, summary: shape.data.summary });
       try {
         await writer.file.write(line);
+        if (!writer.file.durableWrites) await writer.file.datasync();
       } catch (error) {
         // What reached the file is unknown: the next append re-reads and recovers the tail.
         await dropWriter(id);
@@ -387,7 +419,6 @@ export function createFsStore(options: FsStoreOptions): FsStore {
           cause: error,
         });
       }
-      await writer.file.datasync();
       writer.size += line.length;
       writer.lastSeq = shape.data.events.at(-1)?.seq ?? writer.lastSeq;
       index.record({ id, summary: shape.data.summary, journalSize: writer.size, archived: false });

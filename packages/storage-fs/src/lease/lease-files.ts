@@ -27,7 +27,7 @@ const leaseRecordSchema = z.object({
 export type LeaseRecord = z.infer<typeof leaseRecordSchema>;
 
 const leaseNamePattern = /^epoch-(\d{10})$/;
-const leaseName = (epoch: number) => `epoch-${String(epoch).padStart(10, '0')}`;
+export const leaseName = (epoch: number) => `epoch-${String(epoch).padStart(10, '0')}`;
 
 export interface LeaseFilesContext {
   fileSystem: FileSystem;
