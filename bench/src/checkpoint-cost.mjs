@@ -3,7 +3,7 @@
 // source documents' design (rewrite the whole session JSON atomically: temp file,
 // fsync, rename, directory fsync), at several journal lengths.
 import { closeSync, fdatasyncSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createEngine } from '@resume/core';
@@ -45,6 +45,23 @@ function rawAppend(directory, events, iterations, bytesPerAppend) {
   return result.finally(() => closeSync(fd));
 }
 
+/** The same raw append through the asynchronous API an async Node program uses (FileHandle write + datasync). */
+async function rawAppendAsync(directory, events, iterations, bytesPerAppend) {
+  const handle = await open(path.join(directory, 'raw-async.jsonl'), 'a', 0o600);
+  const line = Buffer.alloc(bytesPerAppend, 0x61);
+  line[line.length - 1] = 0x0a;
+  for (let index = 0; index < events; index += 1) await handle.write(line);
+  await handle.datasync();
+  try {
+    return await timeEach(iterations, async () => {
+      await handle.write(line);
+      await handle.datasync();
+    });
+  } finally {
+    await handle.close();
+  }
+}
+
 function atomicRewrite(directory, events, iterations) {
   const target = path.join(directory, 'session.json');
   const session = { id: 'bench', messages: [] };
@@ -71,8 +88,9 @@ export async function measureCheckpointCost({ sizes, iterations }) {
       const engine = await engineCheckpoint(path.join(directory, 'home'), events, iterations);
       // The raw baseline writes exactly as many bytes as one checkpoint appended to the journal.
       const raw = await rawAppend(directory, events, iterations, engine.bytesPerCheckpoint);
+      const rawAsync = await rawAppendAsync(directory, events, iterations, engine.bytesPerCheckpoint);
       const rewrite = await atomicRewrite(directory, events, events >= 10_000 ? Math.min(iterations, 15) : iterations);
-      rows.push({ events, engine, raw, rewrite });
+      rows.push({ events, engine, raw, rawAsync, rewrite });
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
