@@ -1,7 +1,8 @@
 // What every command gets: the process's environment (injected, so tests never touch
 // the user's home or clock), the global options, the terminal, and lazily the config
 // and the engine. Nothing heavy is imported until a command asks for it.
-import { type Engine, type LoadedConfig, loadConfig } from '@resume/core';
+import { type LoadedConfig, loadConfig } from '@resume/core/config';
+import type { Engine } from '@resume/core/engine';
 import type { SessionStore } from '@resume/core/spec';
 import { createTerminal, type OutputStreams, type Terminal } from '../output/terminal.js';
 import type { GlobalOptions } from './global-options.js';

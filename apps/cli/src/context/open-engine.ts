@@ -1,6 +1,6 @@
 // Creates the engine over a store, with the redactor that keeps secrets from the
 // environment out of everything journaled. Loaded only by commands that need sessions.
-import { createEngine, createRedactor, type Engine } from '@resume/core';
+import { createEngine, createRedactor, type Engine } from '@resume/core/engine';
 import type { SessionStore } from '@resume/core/spec';
 
 export function openEngine(input: {

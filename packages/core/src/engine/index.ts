@@ -1,0 +1,39 @@
+// `@resume/core/engine`: the engine, sessions and the fold, without the runner, modes,
+// workflows or file tools. For programs that only open, list and read sessions (the
+// CLI's admin commands): importing it loads a small part of core. The same names are
+// exported by `@resume/core`.
+export { Folder, fold, stateAt, stepId, summarize } from '../journal/fold.js';
+export type {
+  CheckpointRecord,
+  FileSnapshotRecord,
+  MessageRecord,
+  SessionState,
+  SpecRecord,
+  StepAttempt,
+  StepRecord,
+  ToolCallRecord,
+  UsageRecord,
+  UsageTotals,
+} from '../journal/state.js';
+export {
+  createRedactor,
+  isSecretEnvName,
+  REDACTED,
+  type Redactor,
+  type RedactorOptions,
+} from '../security/redactor.js';
+export { createEngine } from './engine.js';
+export { isRetryableByDefault, toErrorInfo } from './error-info.js';
+export { SNAPSHOT_FORMAT_VERSION } from './session.js';
+export type {
+  CreateSessionInput,
+  Engine,
+  EngineOptions,
+  ForkOptions,
+  OpenSessionOptions,
+  RetryPolicy,
+  Session,
+  StepContext,
+  StepOptions,
+  UncertainDecision,
+} from './types.js';
