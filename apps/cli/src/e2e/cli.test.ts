@@ -230,6 +230,11 @@ describe('conclave: interrupt and resume', () => {
     expect(undecided.stderr).toContain('out.txt (modified)');
     expect(undecided.stderr).toContain('--on-conflict');
     expect(await readFile(target, 'utf8')).toBe('edited by hand');
+    const declined = await sandbox.run(['--resume', id, '--yes', '--on-conflict', 'cancel']);
+    expect(declined.code).toBe(130);
+    expect(declined.stderr).toContain(`Not resumed; session ${id} is unchanged.`);
+    expect(declined.stderr).not.toContain('Interrupted');
+    expect(await readFile(target, 'utf8')).toBe('edited by hand');
     const restored = await sandbox.run(['--resume', id, '--yes', '--on-conflict', 'restore']);
     expect(restored.code, restored.stderr).toBe(0);
     expect(await readFile(target, 'utf8')).toBe('from the session');

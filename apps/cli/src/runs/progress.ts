@@ -28,6 +28,7 @@ export async function createRunView(context: CliContext): Promise<RunView> {
           sessionId: result.sessionId,
           ...(result.resumeCommand ? { resumeCommand: result.resumeCommand } : {}),
           ...(result.error ? { message: result.error.message } : {}),
+          ...(result.cancelled ? { cancelled: true } : {}),
         }),
     };
   }

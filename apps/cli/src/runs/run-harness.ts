@@ -91,6 +91,7 @@ function reportResult(context: CliContext, result: RunResult): number {
         status: result.status,
         conclusion: result.conclusion,
         resumeCommand: result.resumeCommand,
+        cancelled: result.cancelled === true,
         usage: {
           inputTokens: result.usage.inputTokens,
           outputTokens: result.usage.outputTokens,
@@ -111,6 +112,12 @@ function reportResult(context: CliContext, result: RunResult): number {
       terminal.out(`Session saved: ${result.sessionId}`);
     }
     terminal.note(terminal.green(`✓ Completed (${usage}).`) + ` Follow up with: conclave --continue "…"`);
+    return exitCode;
+  }
+  if (result.status === 'interrupted' && result.cancelled) {
+    // Declining is not an interruption: nothing ran and nothing was saved.
+    terminal.warn(`${terminal.yellow('‖ Not resumed;')} session ${result.sessionId} is unchanged.`);
+    if (result.resumeCommand) terminal.warn(`Resume it later with: ${result.resumeCommand}`);
     return exitCode;
   }
   if (result.status === 'interrupted') {

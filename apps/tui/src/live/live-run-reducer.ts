@@ -24,6 +24,8 @@ export interface LiveRunResult {
   resumeCommand?: string;
   /** For a failed run: what went wrong. */
   message?: string;
+  /** The resume was declined before anything ran; the session is unchanged. */
+  cancelled?: boolean;
 }
 
 export type StaticItem =

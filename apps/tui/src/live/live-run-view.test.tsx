@@ -65,3 +65,26 @@ describe('createLiveRunView without a terminal', () => {
     expect(text).not.toContain('\u001B[');
   });
 });
+
+describe('createLiveRunView when a resume was declined', () => {
+  it('says the session was not resumed and is unchanged, not that it was interrupted', async () => {
+    const stdout = new PassThrough();
+    const output = collect(stdout);
+    const view = createLiveRunView({
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      stdin: new PassThrough() as unknown as NodeJS.ReadStream,
+      env: {},
+    });
+    view.onEvent({ type: 'notice', text: 'Resume cancelled; nothing was changed.' });
+    await view.finish({
+      status: 'interrupted',
+      sessionId: 's1',
+      resumeCommand: 'conclave --resume s1',
+      cancelled: true,
+    });
+    const text = output();
+    expect(text).toContain('Not resumed; session s1 is unchanged. Resume it later with:\n  conclave --resume s1\n');
+    expect(text).not.toContain('Interrupted');
+    expect(text).not.toContain('checkpoint saved');
+  });
+});

@@ -98,6 +98,8 @@ export function staticItemText(item: StaticItem): string {
       if (result.status === 'completed') return `✓ Session ${result.sessionId} completed.`;
       if (result.status === 'interrupted') {
         const command = result.resumeCommand ?? `conclave --resume ${result.sessionId}`;
+        if (result.cancelled)
+          return `‖ Not resumed; session ${result.sessionId} is unchanged. Resume it later with:\n  ${command}`;
         return `‖ Interrupted; checkpoint saved. Resume with:\n  ${command}`;
       }
       return `✗ Session ${result.sessionId} failed${result.message ? `: ${result.message}` : '.'}`;

@@ -70,7 +70,7 @@ export interface ResumePlan {
   retrying: RetryingPlannedStep[];
   messageCount: number;
   toolCallCount: number;
-  /** Mode-specific: "round 3, agent critic", "chunk 8 of 15". */
+  /** Mode-specific: "round 3 of 4, agent critic", "chunk 8 of 15". */
   next: string | null;
   /** The question a front end asks: "Resume from chunk 8 of 15?". */
   question: string;

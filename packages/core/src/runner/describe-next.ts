@@ -1,5 +1,5 @@
 // "What runs next" for the resume plan and the TUI prompt, in each mode's own words
-// ("round 3, agent critic", "chunk 8 of 15", "step 4 of 6").
+// ("round 3 of 4, agent critic", "chunk 8 of 15", "step 4 of 6").
 import type { SessionState } from '../journal/state.js';
 import type { RunConfig } from './run-config.js';
 
@@ -13,13 +13,16 @@ export function describeNext(state: SessionState, config: RunConfig): string {
     case 'discussion': {
       const speakers = [...config.agents.map((agent) => agent.name), config.judge.name];
       const match = last ? /^round-(\d+)\/(.+)$/.exec(last.key) : null;
-      if (!last || !match) return `round 1, agent ${speakers[0]}`;
+      // "round 2 of 4": the prompt says how far the discussion got, not only where it goes on.
+      const at = (round: number, speaker: string | undefined) =>
+        `round ${round} of ${config.maxRounds}, agent ${speaker}`;
+      if (!last || !match) return at(1, speakers[0]);
       const round = Number(match[1]);
       const speaker = match[2] ?? '';
-      if (last.status !== 'completed') return `round ${round}, agent ${speaker}`;
+      if (last.status !== 'completed') return at(round, speaker);
       const index = speakers.indexOf(speaker);
       const next = speakers[index + 1];
-      return next === undefined ? `round ${round + 1}, agent ${speakers[0]}` : `round ${round}, agent ${next}`;
+      return next === undefined ? at(round + 1, speakers[0]) : at(round, next);
     }
     case 'iterative': {
       const progress = state.data.iterative as { chunk?: number; totalChunks?: number } | undefined;

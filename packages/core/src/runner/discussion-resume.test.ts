@@ -145,6 +145,40 @@ describe('discussion mode', () => {
     expect(models.calls).toHaveLength(8);
   });
 
+  it('declining the resume prompt runs nothing, changes nothing and says it was cancelled', async () => {
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    let runner: ReturnType<typeof createRunner> | null = null;
+    runner = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: process.cwd(),
+      onEvent: (event) => {
+        if (event.type === 'checkpoint' && event.label === 'round 1, agent critic') void runner?.interrupt();
+      },
+    });
+    const interrupted = await runner.start({ mode: 'discussion', task });
+    const before = await engine().readSession(interrupted.sessionId);
+    const asked: string[] = [];
+    const declined = await createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: process.cwd(),
+      decisions: {
+        confirmResume: async (plan) => {
+          asked.push(plan.next ?? '');
+          return false;
+        },
+      },
+    }).resume(interrupted.sessionId);
+    expect(asked).toEqual(['round 1 of 4, agent pragmatist']);
+    expect(declined).toMatchObject({ status: 'interrupted', cancelled: true });
+    expect(models.calls).toHaveLength(2);
+    const after = await engine().readSession(interrupted.sessionId);
+    expect(after.lastSeq).toBe(before.lastSeq);
+    expect(interrupted.cancelled).toBeUndefined();
+  });
+
   it('a crash after a turn was journaled but before its message was committed adds the message exactly once', async () => {
     const reference = await uninterrupted();
     const { store } = createTestStore();

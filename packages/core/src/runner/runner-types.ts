@@ -126,6 +126,11 @@ export interface RunResult {
   usage: UsageTotals;
   /** Why a failed run failed. */
   error: ConclaveError | Error | null;
+  /**
+   * The resume was declined before anything ran (the resume prompt answered no, a file
+   * conflict or model choice cancelled): the session is unchanged and still resumable.
+   */
+  cancelled?: boolean;
 }
 
 export interface Runner {

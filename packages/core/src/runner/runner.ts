@@ -431,6 +431,7 @@ export function createRunner(options: RunnerOptions): Runner {
       resumeCommand: resumeCommandFor(state.header.id, config.mode),
       usage: state.usage,
       error: null,
+      cancelled: true,
     };
   }
 
