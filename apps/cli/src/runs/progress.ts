@@ -9,6 +9,8 @@ import { screenIo } from './decisions.js';
 export interface RunView {
   onEvent(event: RunEvent): void;
   finish(result: RunResult): Promise<void>;
+  /** The view itself ends with the outcome and the resume command (the live view does). */
+  announcesOutcome: boolean;
 }
 
 export async function createRunView(context: CliContext): Promise<RunView> {
@@ -21,6 +23,7 @@ export async function createRunView(context: CliContext): Promise<RunView> {
     const tui = await import('@resume/tui');
     const live = tui.createLiveRunView(screenIo(context));
     return {
+      announcesOutcome: true,
       onEvent: (event) => live.onEvent(event),
       finish: (result) =>
         live.finish({
@@ -40,6 +43,7 @@ export function createPlainRunView(context: CliContext): RunView {
   let lastUsage = '';
   let lastProgress = '';
   return {
+    announcesOutcome: false,
     onEvent(event) {
       switch (event.type) {
         case 'run-started':

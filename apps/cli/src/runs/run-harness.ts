@@ -71,10 +71,10 @@ export async function runWithHarness(
     context.terminal.note(`Session ${result.sessionId} was not kept (--no-save-session).`);
   }
   if (config.retention.automatic) await runAutomaticRetention(context);
-  return reportResult(context, result);
+  return reportResult(context, result, { announced: view.announcesOutcome });
 }
 
-function reportResult(context: CliContext, result: RunResult): number {
+function reportResult(context: CliContext, result: RunResult, view: { announced: boolean }): number {
   const terminal = context.terminal;
   const exitCode =
     result.status === 'completed'
@@ -114,6 +114,8 @@ function reportResult(context: CliContext, result: RunResult): number {
     terminal.note(terminal.green(`✓ Completed (${usage}).`) + ` Follow up with: conclave --continue "…"`);
     return exitCode;
   }
+  // The live view has just said this, with the resume command; saying it twice is noise.
+  if (result.status === 'interrupted' && view.announced) return exitCode;
   if (result.status === 'interrupted' && result.cancelled) {
     // Declining is not an interruption: nothing ran and nothing was saved.
     terminal.warn(`${terminal.yellow('‖ Not resumed;')} session ${result.sessionId} is unchanged.`);

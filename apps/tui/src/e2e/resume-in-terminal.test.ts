@@ -93,6 +93,8 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
     type('C-c');
     const interrupted = await waitForScreen((text) => /EXIT=\d+/.test(text), 'the interrupted run to exit');
     expect(interrupted).toContain('EXIT=130');
+    // The resume command is printed once, not by the live view and again by the CLI.
+    expect(interrupted.match(/conclave --resume [0-9a-z]{22}/g) ?? []).toHaveLength(1);
     tmux('clear-history', '-t', 'e2e');
     type('clear', 'Enter');
 
@@ -139,6 +141,8 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
       return false;
     }, 'the resumed run to finish');
     expect(finished).toContain('EXIT=0');
+    // An interrupted session is never resumed in a terminal without the resume prompt.
+    expect(accepted).toBe(true);
     expect(readFileSync(notes, 'utf8')).toBe('original notes\n');
   }, 120_000);
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -72,6 +73,41 @@ describe('orchestrated mode', () => {
       ['write_file', true],
     ]);
     expect(state.messages.find((message) => message.role === 'tool')?.content).toContain('remember the milk');
+  });
+
+  it('declining the resume prompt after choosing to restore a changed file leaves the file as the user left it', async () => {
+    const models = createFakeModels({ leadScript });
+    const plan = path.join(workspace, 'plan.md');
+    let runner: ReturnType<typeof createRunner> | null = null;
+    runner = createRunner({
+      engine: currentStore.engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      createTools: toolsWith([]),
+      onEvent: (event) => {
+        if (event.type === 'checkpoint' && existsSync(plan)) void runner?.interrupt();
+      },
+    });
+    const interrupted = await runner.start({ mode: 'orchestrated', task: 'Plan the shopping' });
+    expect(interrupted.status).toBe('interrupted');
+    await writeFile(plan, '# My own plan\n');
+    const asked: string[] = [];
+    const declined = await createRunner({
+      engine: currentStore.engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      createTools: toolsWith([]),
+      decisions: {
+        fileConflicts: (changes) => {
+          asked.push(...changes.map((change) => `${change.path} ${change.status}`));
+          return Object.fromEntries(changes.map((change) => [change.path, 'restore' as const]));
+        },
+        confirmResume: () => false,
+      },
+    }).resume(interrupted.sessionId);
+    expect(asked).toEqual(['plan.md modified']);
+    expect(declined.cancelled).toBe(true);
+    expect(await readFile(plan, 'utf8')).toBe('# My own plan\n');
   });
 
   it('never re-runs a write that was in flight at a crash without a decision; rerun gives the same transcript', async () => {

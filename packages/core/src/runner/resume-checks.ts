@@ -50,9 +50,11 @@ export async function prepareResume(input: PrepareResumeInput): Promise<Map<stri
     if (decision.choice === 'use-other-model') replacements.set(finding.model, decision.model);
   }
   const conflicts = fileConflicts(resumePlan.changes.files ?? []);
+  const choices = conflicts.length > 0 && decisions?.fileConflicts ? await decisions.fileConflicts(conflicts) : {};
+  if (choices === null) return null;
+  // Files are restored only once the resume is confirmed: declining must leave the workspace as it was.
+  if (decisions?.confirmResume && !(await decisions.confirmResume(resumePlan))) return null;
   if (conflicts.length > 0) {
-    const choices = decisions?.fileConflicts ? await decisions.fileConflicts(conflicts) : {};
-    if (choices === null) return null;
     const resolutions: FileResolution[] = await resolveFileConflicts({
       changes: conflicts,
       choices,
@@ -63,6 +65,5 @@ export async function prepareResume(input: PrepareResumeInput): Promise<Map<stri
       if (resolution.action !== 'unchanged') emit({ type: 'notice', text: `${resolution.path}: ${resolution.action}` });
     }
   }
-  if (decisions?.confirmResume && !(await decisions.confirmResume(resumePlan))) return null;
   return replacements;
 }

@@ -21,6 +21,12 @@ describe('parsePromptFile', () => {
     );
   });
 
+  it('names the line of the file where its front matter is not valid YAML', () => {
+    expect(() => parsePromptFile('---\nname: a\ntools: [read_file\n---\nbody', 'x.prompt.md')).toThrow(
+      /x\.prompt\.md:\d+ at front matter: not valid YAML: .*[^:]$/m,
+    );
+  });
+
   it('refuses an empty body', () => {
     expect(() => parsePromptFile('---\nname: a\n---\n', 'x.prompt.md')).toThrow(/no instructions/);
   });

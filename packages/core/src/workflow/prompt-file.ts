@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ConfigError } from '../spec/index.js';
 import { formatIssuePath } from './issue-path.js';
 import { type TemplateLocation, templateReferences } from './template.js';
+import { describeYamlError } from './yaml-error.js';
 
 const frontMatterPattern = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
@@ -32,13 +33,13 @@ export function parsePromptFile(text: string, file: string | null): PromptFile {
   const match = frontMatterPattern.exec(text);
   let raw: unknown = {};
   if (match) {
-    const document = parseDocument(match[1] ?? '');
+    const document = parseDocument(match[1] ?? '', { prettyErrors: true });
     const yamlError = document.errors[0];
     if (yamlError) {
       throw new ConfigError({
-        file,
+        // Front matter starts after the opening --- line: its line 1 is line 2 of the file.
+        ...describeYamlError(yamlError, file, 1),
         key: 'front matter',
-        problem: `not valid YAML: ${yamlError.message.split('\n')[0]}`,
         fix: 'Fix the YAML between the --- lines.',
       });
     }

@@ -84,8 +84,10 @@ describe('parseWorkflowSpec', () => {
     expect(configError(valid.replace('path: report.md', 'path: ../report.md')).key).toBe('outputs.artifacts[0].path');
   });
 
-  it('reports invalid YAML', () => {
-    expect(configError('name: [unclosed').message).toContain('not valid YAML');
+  it('reports invalid YAML with the file and line, and no dangling excerpt marker', () => {
+    const error = configError('name: demo\nsteps:\n  - run: [unclosed\n    shell: x\n');
+    expect(error.message).toMatch(/^flow\.yaml:\d+: not valid YAML: \S.*[^:]$/m);
+    expect(error.message).not.toMatch(/column \d+:/);
   });
 
   it('lets --var override declared variables only', () => {

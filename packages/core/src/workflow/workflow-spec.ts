@@ -8,6 +8,7 @@ import { ConfigError } from '../spec/index.js';
 import { parseDuration } from './duration.js';
 import { formatIssuePath } from './issue-path.js';
 import { describeReference, type TemplateLocation, type TemplateReference, templateReferences } from './template.js';
+import { describeYamlError } from './yaml-error.js';
 
 const variableValueSchema = z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value));
 const agentNameSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'agent names are letters, digits, - and _');
@@ -134,9 +135,8 @@ export function parseWorkflowSpec(text: string, file: string | null): WorkflowSp
   const yamlError = document.errors[0];
   if (yamlError) {
     throw new ConfigError({
-      file,
+      ...describeYamlError(yamlError, file),
       key: null,
-      problem: `not valid YAML: ${yamlError.message.split('\n')[0]}`,
       fix: 'Fix the YAML syntax at the line shown.',
     });
   }
