@@ -161,7 +161,7 @@ export function renderMarkdown(state: SessionState, lineageUsage: UsageView): st
 export function describeProgress(summary: Pick<SessionSummary, 'progress' | 'status'>): string {
   const progress = summary.progress;
   if (!progress) return '';
-  return progress.total === null
-    ? `${progress.done} ${progress.label}`
-    : `${progress.label} ${progress.done}/${progress.total}`;
+  if (progress.total !== null) return `${progress.label} ${progress.done}/${progress.total}`;
+  // Labels are plural ("turns"); one of them reads "1 turn".
+  return `${progress.done} ${progress.done === 1 ? progress.label.replace(/s$/, '') : progress.label}`;
 }
