@@ -59,6 +59,10 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
   // so their dependencies (Ink, React, provider SDKs) load only when a command needs them;
   // in a single file esbuild would hoist every external import to the top.
   const lazyChunks = manifest.conclave?.lazyChunks === true;
+  // `conclave.lazyBuiltins`: Node built-ins that bundled third-party code imports at load but
+  // uses only on paths a start-up never takes (commander imports child_process for executable
+  // subcommands): they load on first use instead, saving their start-up cost on every run.
+  const lazyBuiltins = manifest.conclave?.lazyBuiltins ?? [];
   await build({
     ...common,
     entryPoints: lazyChunks ? { [path.basename(target).replace(/\.m?js$/, '')]: entry } : [entry],
@@ -72,11 +76,44 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
       : { outfile: target }),
     bundle: true,
     external: [...external, ...(manifest.conclave?.external ?? [])],
+    plugins: lazyBuiltins.length > 0 ? [lazyBuiltinsPlugin(lazyBuiltins)] : [],
     // CommonJS dependencies bundled into ESM call `require` for Node built-ins: give them one.
     banner: {
       js: "#!/usr/bin/env node\nimport { createRequire as __conclaveCreateRequire } from 'node:module';\nconst require = __conclaveCreateRequire(import.meta.url);",
     },
   });
+}
+
+/**
+ * Replaces a built-in's default import inside node_modules by an object that loads the
+ * built-in on its first property access. Only default (or namespace) use is supported: a
+ * named import of a lazy built-in fails the build, so it can never silently break.
+ */
+function lazyBuiltinsPlugin(names) {
+  const bare = (name) => name.replace(/^node:/, '');
+  const wanted = new Set(names.map(bare));
+  return {
+    name: 'lazy-builtins',
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter: /^(node:)?[a-z_]+$/ }, (args) => {
+        if (!wanted.has(bare(args.path)) || !args.importer.includes(`${path.sep}node_modules${path.sep}`))
+          return undefined;
+        return { path: bare(args.path), namespace: 'lazy-builtin' };
+      });
+      pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
+        loader: 'js',
+        contents: `let loaded;
+const load = () => (loaded ??= process.getBuiltinModule(${JSON.stringify(`node:${args.path}`)}));
+export default new Proxy({}, {
+  get: (_target, key) => load()[key],
+  has: (_target, key) => key in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_target, key) => ({ ...Reflect.getOwnPropertyDescriptor(load(), key), configurable: true }),
+});
+`,
+      }));
+    },
+  };
 }
 
 if (entryPoints.length > 0 && !manifest.bin) {
