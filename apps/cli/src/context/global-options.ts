@@ -1,4 +1,5 @@
 // The options every command accepts (DESIGN 9), validated once at the boundary.
+import { UsageError } from '@resume/core/spec';
 import { z } from 'zod';
 
 export const globalOptionsSchema = z.object({
@@ -13,3 +14,14 @@ export const globalOptionsSchema = z.object({
   debug: z.boolean().default(false),
 });
 export type GlobalOptions = z.infer<typeof globalOptionsSchema>;
+
+/** Validates the global options; a bad value is a usage error naming the option (exit 64). */
+export function parseGlobalOptions(raw: unknown): GlobalOptions {
+  const parsed = globalOptionsSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const option = issue?.path.map(String).join('.') ?? '';
+  throw new UsageError(`Invalid value for --${option}: ${issue?.message ?? 'not valid'}.`, {
+    hint: 'See: conclave --help',
+  });
+}

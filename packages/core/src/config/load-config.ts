@@ -142,7 +142,18 @@ export function parseConfigText(text: string, file: string): ConfigFile {
       fix: 'Fix the YAML syntax, or move the file away to use the defaults.',
     });
   }
-  const raw: unknown = document.toJS() ?? {};
+  let raw: unknown;
+  try {
+    raw = document.toJS() ?? {};
+  } catch (error) {
+    // Aliases are resolved only here: an unknown anchor or an alias bomb is a YAML error too.
+    throw new ConfigError({
+      file,
+      key: null,
+      problem: `not valid YAML (${(error as Error).message})`,
+      fix: 'Fix the YAML anchors and aliases (&name, *name), or move the file away to use the defaults.',
+    });
+  }
   const secretKey = findSecretKey(raw, []);
   if (secretKey)
     throw new ConfigError({

@@ -43,7 +43,17 @@ export function parsePromptFile(text: string, file: string | null): PromptFile {
         fix: 'Fix the YAML between the --- lines.',
       });
     }
-    raw = document.toJS() ?? {};
+    try {
+      raw = document.toJS() ?? {};
+    } catch (error) {
+      // Aliases are resolved only here: an unknown anchor or an alias bomb is a YAML error too.
+      throw new ConfigError({
+        file,
+        key: 'front matter',
+        problem: `not valid YAML (${(error as Error).message})`,
+        fix: 'Fix the YAML anchors and aliases (&name, *name) between the --- lines.',
+      });
+    }
   }
   const result = promptFrontMatterSchema.safeParse(raw);
   if (!result.success) {

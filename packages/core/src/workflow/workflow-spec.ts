@@ -140,7 +140,19 @@ export function parseWorkflowSpec(text: string, file: string | null): WorkflowSp
       fix: 'Fix the YAML syntax at the line shown.',
     });
   }
-  const result = workflowSpecSchema.safeParse(document.toJS());
+  let raw: unknown;
+  try {
+    raw = document.toJS();
+  } catch (error) {
+    // Aliases are resolved only here: an unknown anchor or an alias bomb is a YAML error too.
+    throw new ConfigError({
+      file,
+      key: null,
+      problem: `not valid YAML (${(error as Error).message})`,
+      fix: 'Fix the YAML anchors and aliases (&name, *name).',
+    });
+  }
+  const result = workflowSpecSchema.safeParse(raw);
   if (!result.success) {
     const [first, ...rest] = result.error.issues;
     const key = formatIssuePath(first?.path ?? []);

@@ -103,7 +103,22 @@ function documents(valid: string): fc.Arbitrary<string> {
     { weight: 4, arbitrary: mutated(valid) },
     { weight: 2, arbitrary: fc.jsonValue().map((value) => JSON.stringify(value)) },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 300 }) },
-    { weight: 1, arbitrary: fc.constantFrom('', '---', '---\n---', '~', 'null', '[]', '&a [*a]', '!!js/function "x"') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '',
+        '---',
+        '---\n---',
+        '~',
+        'null',
+        '[]',
+        '&a [*a]',
+        'a: *missing',
+        '!!js/function "x"',
+        // An alias bomb ("billion laughs").
+        'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
+      ),
+    },
   );
 }
 
