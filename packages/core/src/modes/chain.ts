@@ -71,8 +71,10 @@ async function runAgentStep(
   };
   const agentTag = `agent:${agentName}`;
   // Each agent continues its own conversation (the Strands model): its earlier inputs and answers.
+  // This step's own input is left out: a crash after it was journaled must not show it twice.
+  const ownTags = [`step:${key}/input`, `step:${key}`];
   const history: ChatMessage[] = session.state.messages
-    .filter((message) => message.tags?.includes(agentTag))
+    .filter((message) => message.tags?.includes(agentTag) && !ownTags.some((tag) => message.tags?.includes(tag)))
     .map(toChatMessage);
   // Where the context is not exact (the workflow changed on resume) the resume message says so.
   const notes = session.state.messages

@@ -11,8 +11,11 @@
 //   hold <home> <id>                        takes the lease and keeps it until killed
 //   open <home> <id>                        takes the lease, releases it, exits
 //   load <home> <sessions> <checkpoints>    that many sessions written concurrently
+//   mode <home> <new|id> <discussion|chain> <workspace>
+//                                           a real run of that mode through the runner (resumed in place)
 import { hostname } from 'node:os';
-import { createEngine, type Engine, type Session } from '@resume/core';
+import path from 'node:path';
+import { createEngine, createRunner, type Engine, type RunResult, type Session } from '@resume/core';
 import { ConclaveError } from '@resume/core/spec';
 import { createScriptedProvider } from '@resume/providers-scripted';
 import { createFsStore } from '@resume/storage-fs';
@@ -100,6 +103,39 @@ async function load(engine: Engine, sessions: number, checkpoints: number): Prom
   report('done');
 }
 
+/** A real mode run through the runner, as the CLI drives it: started, or resumed in place. */
+async function runMode(engine: Engine, reference: string, mode: string, workspace: string): Promise<void> {
+  const provider = createScriptedProvider({ env: process.env });
+  const runner = createRunner({
+    engine,
+    workspaceDir: workspace,
+    models: (agent) => provider.chatModel(agent.model ?? 'scripted'),
+    // Shell steps are unsafe: one a kill left uncertain runs again (the spec's are harmless).
+    decisions: { uncertainStep: () => 'rerun' },
+    onEvent: (event) => {
+      if (event.type === 'run-started') report(`session ${event.sessionId}`);
+      if (event.type === 'checkpoint') report(`ack ${event.seq} ${event.label ?? ''}`);
+    },
+  });
+  let result: RunResult;
+  // A kill after the run completed but before `done` was reported leaves nothing to resume.
+  if (reference !== 'new' && (await engine.readSession(reference)).status === 'completed') {
+    report('done');
+    return;
+  }
+  if (reference !== 'new') result = await runner.resume(reference);
+  else if (mode === 'chain') result = await runner.runWorkflow(path.join(workspace, 'chain.yaml'));
+  else {
+    result = await runner.start({
+      mode: 'discussion',
+      task: 'How should a team adopt durable agent sessions?',
+      options: { maxRounds: 4 },
+    });
+  }
+  if (result.status !== 'completed') throw result.error ?? new Error(`the run ended ${result.status}`);
+  report('done');
+}
+
 async function main(): Promise<void> {
   const [command, home, first, second] = process.argv.slice(2);
   if (!command || !home || !first) throw new Error('usage: session-worker <command> <home> <arguments...>');
@@ -112,6 +148,7 @@ async function main(): Promise<void> {
   else if (command === 'hold') await hold(engine, first);
   else if (command === 'open') await open(engine, first);
   else if (command === 'load') await load(engine, Number(first), Number(second));
+  else if (command === 'mode') await runMode(engine, first, second ?? 'discussion', process.argv[6] ?? process.cwd());
   else throw new Error(`unknown command ${command}`);
   await engine.close();
 }

@@ -5,7 +5,7 @@
 // acknowledged checkpoint is in the journal, the transcript equals an
 // uninterrupted run's, and no model call was repeated beyond the one a kill can
 // leave uncertain.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEngine } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
@@ -16,7 +16,7 @@ import { sized, sizedTimeout } from '../support/stress.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
 
 const TURNS = 30;
-const KILLS = sized(180, 1_000);
+const KILLS = sized(250, 1_000);
 const PARALLEL = 2;
 const SEED = Number(process.env.CONCLAVE_CRASH_SEED ?? 20_261_122);
 
@@ -42,12 +42,11 @@ interface RunOutcome {
 
 /** Runs the chat once; kills it after `killAfterAcks` acks plus `delayMs`, unless it finishes first. */
 async function runOnce(
-  home: string,
-  reference: string,
+  argv: string[],
   env: Record<string, string>,
   kill: { afterAcks: number; delayMs: number } | null,
 ): Promise<RunOutcome> {
-  const child = worker.spawn(['chat', home, reference, String(TURNS)], env);
+  const child = worker.spawn(argv, env);
   const stderr = collect(child.stderr);
   const outcome: RunOutcome = { sessionId: null, acknowledged: [], finished: false, stderr: '' };
   let timer: NodeJS.Timeout | undefined;
@@ -94,7 +93,8 @@ describe('SIGKILL at random moments', () => {
       const random = seededRandom(SEED);
 
       // The reference: the same chat, never interrupted.
-      const referenceOutcome = await runOnce(home, 'new', {}, null);
+      const chat = (reference: string) => ['chat', home, reference, String(TURNS)];
+      const referenceOutcome = await runOnce(chat('new'), {}, null);
       expect(referenceOutcome.finished).toBe(true);
       const reference = await transcript(home, referenceOutcome.sessionId as string);
       expect(reference.messages).toHaveLength(TURNS + 1);
@@ -115,8 +115,7 @@ describe('SIGKILL at random moments', () => {
           for (;;) {
             const killing = kills < KILLS;
             const outcome = await runOnce(
-              home,
-              sessionId ?? 'new',
+              chat(sessionId ?? 'new'),
               env,
               killing ? { afterAcks: randomInteger(random, 0, 4), delayMs: randomInteger(random, 0, 25) } : null,
             );
@@ -147,4 +146,73 @@ describe('SIGKILL at random moments', () => {
     },
     sizedTimeout(240_000, 1_800_000),
   );
+});
+
+const CHAIN_SPEC = `name: crash-chain
+variables: { topic: "durable sessions" }
+agents:
+  researcher: { prompt: "You research {{ topic }}." }
+  writer: { prompt: "You write short reports." }
+steps:
+  - agent: researcher
+    input: "Research {{ topic }}"
+  - shell: "echo checked"
+  - agent: writer
+    input: "Write a report from:\\n{{ steps[0].response }}"
+  - agent: researcher
+    input: "Review this report:\\n{{ last_response }}"
+  - agent: writer
+    input: "Final version:\\n{{ last_response }}"
+outputs:
+  artifacts:
+    - { path: report.md, from: "{{ last_response }}" }
+`;
+
+describe('SIGKILL during real mode runs (runner, scripted provider)', () => {
+  const killsPerMode = sized(40, 200);
+  for (const mode of ['discussion', 'chain'] as const) {
+    it(
+      `${mode}: every acknowledged checkpoint kept, the transcript of an uninterrupted run, across ${killsPerMode} kills`,
+      async () => {
+        const home = temporaryDirectory();
+        const workspace = path.join(home, 'workspace');
+        mkdirSync(workspace);
+        writeFileSync(path.join(workspace, 'chain.yaml'), CHAIN_SPEC);
+        const random = seededRandom(SEED + (mode === 'chain' ? 1 : 2));
+        const run = (reference: string) => ['mode', home, reference, mode, workspace];
+        const env = { CONCLAVE_SCRIPTED_CONSENSUS_AT: '3' };
+
+        const referenceOutcome = await runOnce(run('new'), env, null);
+        expect(referenceOutcome.finished).toBe(true);
+        const reference = await transcript(home, referenceOutcome.sessionId as string);
+        expect(reference.messages.length).toBeGreaterThan(4);
+
+        let kills = 0;
+        let sessions = 0;
+        while (kills < killsPerMode) {
+          sessions += 1;
+          const acknowledged: Acknowledged[] = [];
+          let sessionId: string | null = null;
+          for (;;) {
+            const killing = kills < killsPerMode;
+            const kill = killing
+              ? { afterAcks: randomInteger(random, 0, 6), delayMs: randomInteger(random, 0, 15) }
+              : null;
+            const outcome = await runOnce(run(sessionId ?? 'new'), env, kill);
+            sessionId ??= outcome.sessionId;
+            acknowledged.push(...outcome.acknowledged);
+            if (outcome.finished) break;
+            kills += 1;
+          }
+          const after = await transcript(home, sessionId as string);
+          const checkpoints = new Map(after.state.checkpoints.map((checkpoint) => [checkpoint.seq, checkpoint.label]));
+          for (const ack of acknowledged) expect(checkpoints.get(ack.seq)).toBe(ack.label);
+          expect(after.state.status).toBe('completed');
+          expect(after.messages).toEqual(reference.messages);
+        }
+        process.stderr.write(`sigkill ${mode}: ${kills} kills over ${sessions} runs\n`);
+      },
+      sizedTimeout(240_000, 1_800_000),
+    );
+  }
 });
