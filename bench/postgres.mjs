@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createSessionId, JOURNAL_FORMAT_VERSION } from '@resume/core/spec';
+import { createSessionId } from '@resume/core/spec';
+import { messageEvent, testHeader, testSummary } from '@resume/core/testing';
 import { createFsStore } from '@resume/storage-fs';
 import { createPostgresStore } from '@resume/storage-postgres';
 import { findPostgres, startPostgresCluster } from '@resume/storage-postgres/testing';
@@ -17,44 +18,15 @@ const checkpointsPerSession = Number(process.env.CONCLAVE_BENCH_SESSION_CHECKPOI
 const payload = 'x'.repeat(1_900); // with the event's envelope, about 2 KB per batch
 
 let counter = 0;
+/** A fresh session: ids from the clock, so runs against a kept database never collide. */
 function header() {
   counter += 1;
-  return {
+  return testHeader({
     id: createSessionId(Date.now() + counter),
     title: `bench ${counter}`,
-    mode: 'custom',
     workspaceDir: null,
     createdAt: new Date().toISOString(),
-    parentId: null,
-    branchPoint: null,
-    specHash: null,
-    formatVersion: JOURNAL_FORMAT_VERSION,
-    options: {},
-    git: null,
-  };
-}
-
-function summary(sessionHeader, lastSeq) {
-  return {
-    id: sessionHeader.id,
-    title: sessionHeader.title,
-    mode: sessionHeader.mode,
-    status: 'running',
-    workspaceDir: null,
-    createdAt: sessionHeader.createdAt,
-    updatedAt: new Date().toISOString(),
-    parentId: null,
-    branchPoint: null,
-    lastSeq,
-    messageCount: lastSeq,
-    progress: null,
-    inputTokens: 0,
-    outputTokens: 0,
-    costUsd: null,
-    task: null,
-    archived: false,
-    bytes: null,
-  };
+  });
 }
 
 /** A session with a lease, appending one ~2 KB message per checkpoint. */
@@ -66,17 +38,13 @@ async function openWriter(store) {
   return {
     async checkpoint() {
       seq += 1;
-      const event = {
-        seq,
-        at: new Date().toISOString(),
-        type: 'message-added',
-        message: { role: 'assistant', content: payload, speaker: 'bench', round: null },
-      };
+      const at = new Date().toISOString();
+      const event = { ...messageEvent(seq, payload, { role: 'assistant', speaker: 'bench' }), at };
       await store.append(sessionHeader.id, {
         expectedSeq: seq - 1,
         epoch: lease.epoch,
         events: [event],
-        summary: summary(sessionHeader, seq),
+        summary: testSummary(sessionHeader, seq, { updatedAt: at }),
       });
     },
     release: () => lease.release(),

@@ -4,7 +4,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import { createSessionId, JOURNAL_FORMAT_VERSION, SessionLockedError } from '@resume/core/spec';
+import { SessionLockedError } from '@resume/core/spec';
+import { testHeader } from '@resume/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundledChild, bundleChild, exited, onLines } from './__fixtures__/child-process.js';
 import { crashEvent } from './__fixtures__/crash-events.js';
@@ -28,21 +29,9 @@ afterAll(async () => {
 });
 
 async function newSession(store: FsStore): Promise<string> {
-  const id = createSessionId(Date.now(), crypto.getRandomValues(new Uint8Array(10)));
-  await store.create({
-    id,
-    title: 'crash test',
-    mode: 'custom',
-    workspaceDir: null,
-    createdAt: '2025-01-01T00:00:00.000Z',
-    parentId: null,
-    branchPoint: null,
-    specHash: null,
-    formatVersion: JOURNAL_FORMAT_VERSION,
-    options: {},
-    git: null,
-  });
-  return id;
+  const header = testHeader();
+  await store.create(header);
+  return header.id;
 }
 
 /** Runs the writer until it has acked `acks` batches (0: right after it took the lease), waits up to `delayMs`, kills it. */

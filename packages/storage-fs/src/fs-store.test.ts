@@ -3,14 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   createSessionId,
-  JOURNAL_FORMAT_VERSION,
   JournalCorruptedError,
-  type JournalEvent,
   LeaseLostError,
   SessionLockedError,
-  type SessionSummary,
   StoreIoError,
 } from '@resume/core/spec';
+import { messageEvent, testHeader, testSummary } from '@resume/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNodeFileSystem, type FileSystem } from './file-system/file-system.js';
 import { createFsStore, type FsStore, type FsStoreOptions } from './fs-store.js';
@@ -18,7 +16,6 @@ import type { ProcessProbe } from './lease/process-probe.js';
 
 let dir: string;
 const stores: FsStore[] = [];
-let idCounter = 0;
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'conclave-fs-store-'));
@@ -34,57 +31,14 @@ function open(options: Partial<FsStoreOptions> = {}): FsStore {
   return store;
 }
 
-function summary(id: string, lastSeq: number, overrides: Partial<SessionSummary> = {}): SessionSummary {
-  return {
-    id,
-    title: 'fs test',
-    mode: 'custom',
-    status: 'running',
-    workspaceDir: null,
-    createdAt: '2025-01-01T00:00:00.000Z',
-    updatedAt: '2025-01-01T00:00:00.000Z',
-    parentId: null,
-    branchPoint: null,
-    lastSeq,
-    messageCount: lastSeq,
-    progress: null,
-    inputTokens: 0,
-    outputTokens: 0,
-    costUsd: null,
-    task: null,
-    archived: false,
-    bytes: null,
-    ...overrides,
-  };
-}
-
-const message = (seq: number): JournalEvent => ({
-  seq,
-  at: '2025-01-01T00:00:00.000Z',
-  type: 'message-added',
-  message: { role: 'user', content: `message ${seq}`, speaker: null, round: null },
-});
-
 async function sessionWith(store: FsStore, batches: number): Promise<string> {
-  idCounter += 1;
-  const id = createSessionId(1_750_000_000_000 + idCounter);
-  await store.create({
-    id,
-    title: 'fs test',
-    mode: 'custom',
-    workspaceDir: null,
-    createdAt: '2025-01-01T00:00:00.000Z',
-    parentId: null,
-    branchPoint: null,
-    specHash: null,
-    formatVersion: JOURNAL_FORMAT_VERSION,
-    options: {},
-    git: null,
-  });
+  const header = testHeader();
+  await store.create(header);
   for (let seq = 1; seq <= batches; seq += 1) {
-    await store.append(id, { expectedSeq: seq - 1, epoch: 0, events: [message(seq)], summary: summary(id, seq) });
+    const batch = { expectedSeq: seq - 1, epoch: 0, events: [messageEvent(seq)], summary: testSummary(header, seq) };
+    await store.append(header.id, batch);
   }
-  return id;
+  return header.id;
 }
 
 async function seqs(store: FsStore, id: string): Promise<number[]> {
@@ -101,14 +55,19 @@ describe('file store on disk', () => {
     const id = await sessionWith(writer, 5);
     await (await writer.acquireLease(id, { holder: { pid: process.pid, host: 'here' } })).release();
     const lease = await writer.acquireLease(id, { holder: { pid: process.pid, host: 'here' } });
-    await writer.append(id, { expectedSeq: 5, epoch: lease.epoch, events: [message(6)], summary: summary(id, 6) });
+    await writer.append(id, {
+      expectedSeq: 5,
+      epoch: lease.epoch,
+      events: [messageEvent(6)],
+      summary: testSummary(id, 6),
+    });
     await writer.putSnapshot(id, { seq: 6, formatVersion: 1, state: { at: 6 } });
     for (let seq = 7; seq <= 9; seq += 1) {
       await writer.append(id, {
         expectedSeq: seq - 1,
         epoch: lease.epoch,
-        events: [message(seq)],
-        summary: summary(id, seq),
+        events: [messageEvent(seq)],
+        summary: testSummary(id, seq),
       });
     }
     await lease.release();
@@ -123,8 +82,8 @@ describe('file store on disk', () => {
     await truncate(journalPath(id), 0);
     const rewriter = open();
     const relocked = await rewriter.acquireLease(id, { holder: { pid: process.pid, host: 'here' } });
-    const events = Array.from({ length: 8 }, (_, index) => message(index + 1));
-    await rewriter.append(id, { expectedSeq: 0, epoch: relocked.epoch, events, summary: summary(id, 8) });
+    const events = Array.from({ length: 8 }, (_, index) => messageEvent(index + 1));
+    await rewriter.append(id, { expectedSeq: 0, epoch: relocked.epoch, events, summary: testSummary(id, 8) });
     await relocked.release();
     const again: number[] = [];
     for await (const event of reader.read(id, { fromSeq: 7 })) again.push(event.seq);
@@ -197,7 +156,12 @@ describe('file store on disk', () => {
     const kept = await readFile(journalPath(id));
     const cut = await readFile(path.join(dir, 'sessions', id, aside[0] ?? ''));
     expect(Buffer.concat([kept, cut])).toEqual(full.subarray(0, full.length - 10));
-    await reopened.append(id, { expectedSeq: 2, epoch: lease.epoch, events: [message(3)], summary: summary(id, 3) });
+    await reopened.append(id, {
+      expectedSeq: 2,
+      epoch: lease.epoch,
+      events: [messageEvent(3)],
+      summary: testSummary(id, 3),
+    });
     expect(await seqs(reopened, id)).toEqual([1, 2, 3]);
     await lease.release();
   });
@@ -223,7 +187,7 @@ describe('file store on disk', () => {
     expect(await readFile(report.savedTo ?? '')).toEqual(damaged.subarray(secondLine));
     expect(await seqs(reopened, id)).toEqual([1]);
     expect((await reopened.repair(id)).removedBytes).toBe(0);
-    await reopened.append(id, { expectedSeq: 1, epoch: 0, events: [message(2)], summary: summary(id, 2) });
+    await reopened.append(id, { expectedSeq: 1, epoch: 0, events: [messageEvent(2)], summary: testSummary(id, 2) });
     expect(await seqs(reopened, id)).toEqual([1, 2]);
   });
 
@@ -241,7 +205,7 @@ describe('file store on disk', () => {
     expect(await reopened.getSnapshot(id)).toEqual({ seq: 3, formatVersion: 1, state: { done: true } });
     expect((await reopened.getSummary(id))?.archived).toBe(true);
     expect((await reopened.list())[0]).toMatchObject({ id, archived: true });
-    await reopened.append(id, { expectedSeq: 3, epoch: 0, events: [message(4)], summary: summary(id, 4) });
+    await reopened.append(id, { expectedSeq: 3, epoch: 0, events: [messageEvent(4)], summary: testSummary(id, 4) });
     expect(await readdir(path.join(dir, 'sessions', id))).toContain('journal.jsonl');
     expect(await seqs(reopened, id)).toEqual([1, 2, 3, 4]);
     expect((await reopened.getSummary(id))?.archived).toBe(false);
@@ -267,7 +231,7 @@ describe('file store on disk', () => {
     const id = await sessionWith(store, 1);
     failSync = true;
     const append = (seq: number) =>
-      store.append(id, { expectedSeq: seq - 1, epoch: 0, events: [message(seq)], summary: summary(id, seq) });
+      store.append(id, { expectedSeq: seq - 1, epoch: 0, events: [messageEvent(seq)], summary: testSummary(id, seq) });
     const first = await append(2).catch((error: unknown) => error);
     expect(StoreIoError.isInstance(first)).toBe(true);
     failSync = false;
@@ -311,12 +275,12 @@ describe('file store on disk', () => {
     const lister = open();
     const id = await sessionWith(writer, 1);
     expect((await lister.list()).map((item) => item.id)).toEqual([id]);
-    await writer.append(id, { expectedSeq: 1, epoch: 0, events: [message(2)], summary: summary(id, 2) });
+    await writer.append(id, { expectedSeq: 1, epoch: 0, events: [messageEvent(2)], summary: testSummary(id, 2) });
     expect((await lister.getSummary(id))?.lastSeq).toBe(2);
     expect((await lister.list())[0]?.lastSeq).toBe(2);
     // The other instance's cached writer notices the journal moved on.
-    await lister.append(id, { expectedSeq: 2, epoch: 0, events: [message(3)], summary: summary(id, 3) });
-    await writer.append(id, { expectedSeq: 3, epoch: 0, events: [message(4)], summary: summary(id, 4) });
+    await lister.append(id, { expectedSeq: 2, epoch: 0, events: [messageEvent(3)], summary: testSummary(id, 3) });
+    await writer.append(id, { expectedSeq: 3, epoch: 0, events: [messageEvent(4)], summary: testSummary(id, 4) });
     expect(await seqs(writer, id)).toEqual([1, 2, 3, 4]);
   });
 });
@@ -345,8 +309,8 @@ describe('file store leases', () => {
     const stale = store.append(id, {
       expectedSeq: 1,
       epoch: dead.epoch,
-      events: [message(2)],
-      summary: summary(id, 2),
+      events: [messageEvent(2)],
+      summary: testSummary(id, 2),
     });
     expect(LeaseLostError.isInstance(await stale.catch((error: unknown) => error))).toBe(true);
   });

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { type JournalEvent, LeaseLostError, SessionLockedError } from '@resume/core/spec';
+import { messageEvents, testHeader, testSummary } from '@resume/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeHeader, makeSummary, messageEvents } from './testing/fixtures.js';
 import { announceSkip } from './testing/postgres-cluster.js';
 import { postgres, useTestDatabase } from './testing/test-database.js';
 import { buildWriter, type WriterLauncher } from './testing/writer-processes.js';
@@ -40,7 +40,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL store across processes ${skippe
 
   it('lets one of two racing processes write; a killed holder is taken over after expiry and its late append refused', async () => {
     const store = database.openStore({ holderHost: 'machine-b' });
-    const header = makeHeader();
+    const header = testHeader();
     await store.create(header);
 
     const racers = [writers.start(config(store.schema, header.id)), writers.start(config(store.schema, header.id))];
@@ -81,7 +81,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL store across processes ${skippe
       expectedSeq: 6,
       epoch: acquired.epoch,
       events: messageEvents(7, 1),
-      summary: makeSummary(header, 7),
+      summary: testSummary(header, 7),
     });
     await expect(late).rejects.toSatisfy((error: unknown) => LeaseLostError.isInstance(error));
     expect(await seqsOf(store.read(header.id))).toEqual([1, 2, 3, 4, 5, 6]);
@@ -89,7 +89,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL store across processes ${skippe
 
   it('takes over at once from a holder killed on this machine', async () => {
     const store = database.openStore();
-    const header = makeHeader();
+    const header = testHeader();
     await store.create(header);
     // A lease that would live an hour: only the dead pid lets it go early.
     const holder = writers.start(config(store.schema, header.id, { leaseTtlMs: 3_600_000, heartbeatMs: 60_000 }));
@@ -105,7 +105,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL store across processes ${skippe
     'loses nothing acknowledged when the writer is killed mid-append (run %i)',
     async () => {
       const store = database.openStore();
-      const header = makeHeader();
+      const header = testHeader();
       await store.create(header);
       const writer = writers.start(config(store.schema, header.id, { batches: 0, eventsPerBatch: 3 }));
       await writer.waitFor((report) => report.kind === 'ack' && report.seq >= 60);

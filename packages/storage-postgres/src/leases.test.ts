@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { LeaseLostError, SessionLockedError } from '@resume/core/spec';
+import { messageEvents, testHeader, testSummary } from '@resume/core/testing';
 import { describe, expect, it } from 'vitest';
-import { makeHeader, makeSummary, messageEvents } from './testing/fixtures.js';
 import { announceSkip } from './testing/postgres-cluster.js';
 import { postgres, useTestDatabase } from './testing/test-database.js';
 
@@ -33,7 +33,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL leases ${skipped}`, () => {
   it('lets exactly one of two machines take a session; the other learns which machine has it', async () => {
     const machineA = database.openStore({ holderHost: 'machine-a' });
     const machineB = database.openStore({ schema: machineA.schema, holderHost: 'machine-b' });
-    const header = makeHeader();
+    const header = testHeader();
     await machineA.create(header);
 
     const results = await Promise.allSettled(
@@ -55,7 +55,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL leases ${skipped}`, () => {
   it('never takes over a live holder, however long it holds the session', async () => {
     const holder = database.openStore({ holderHost: 'machine-a', leaseTtlMs: 200, heartbeatMs: 40 });
     const other = database.openStore({ schema: holder.schema, holderHost: 'machine-b' });
-    const header = makeHeader();
+    const header = testHeader();
     await holder.create(header);
     await holder.acquireLease(header.id, { holder: { pid: process.pid, host: 'machine-a' } });
     await pause(700); // several lease lifetimes: only the heartbeat keeps it
@@ -68,14 +68,14 @@ describe.skipIf(!postgres.available)(`PostgreSQL leases ${skipped}`, () => {
     // A holder whose heartbeat never comes is a paused or dead process on another machine.
     const paused = database.openStore({ holderHost: 'machine-a', leaseTtlMs: 150, heartbeatMs: 3_600_000 });
     const other = database.openStore({ schema: paused.schema, holderHost: 'machine-b' });
-    const header = makeHeader();
+    const header = testHeader();
     await paused.create(header);
     const oldLease = await paused.acquireLease(header.id, { holder: { pid: process.pid, host: 'a' } });
     await paused.append(header.id, {
       expectedSeq: 0,
       epoch: oldLease.epoch,
       events: messageEvents(1, 2),
-      summary: makeSummary(header, 2),
+      summary: testSummary(header, 2),
     });
 
     const newLease = await acquireWhenFree(() =>
@@ -88,14 +88,14 @@ describe.skipIf(!postgres.available)(`PostgreSQL leases ${skipped}`, () => {
       expectedSeq: 2,
       epoch: oldLease.epoch,
       events: messageEvents(3, 1),
-      summary: makeSummary(header, 3),
+      summary: testSummary(header, 3),
     });
     await expect(late).rejects.toSatisfy((error: unknown) => LeaseLostError.isInstance(error));
     await other.append(header.id, {
       expectedSeq: 2,
       epoch: newLease.epoch,
       events: messageEvents(3, 1),
-      summary: makeSummary(header, 3),
+      summary: testSummary(header, 3),
     });
     expect((await other.getSummary(header.id))?.lastSeq).toBe(3);
     // The old holder releasing late must not free the new holder's lease.
@@ -105,7 +105,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL leases ${skipped}`, () => {
 
   it('takes over at once when the holder on this machine has died', async () => {
     const store = database.openStore({ holderHost: 'this-machine', leaseTtlMs: 3_600_000 });
-    const header = makeHeader();
+    const header = testHeader();
     await store.create(header);
     const pid = deadPid();
     const dead = await store.acquireLease(header.id, { holder: { pid, host: 'this-machine' } });
@@ -115,7 +115,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL leases ${skipped}`, () => {
 
     // The same pid on another machine is not ours to judge: its lease stands until it expires.
     const elsewhere = database.openStore({ schema: store.schema, holderHost: 'machine-z', leaseTtlMs: 3_600_000 });
-    const second = makeHeader();
+    const second = testHeader();
     await elsewhere.create(second);
     await elsewhere.acquireLease(second.id, { holder: { pid, host: 'machine-z' } });
     await expect(store.acquireLease(second.id, { holder: { pid: process.pid, host: 'x' } })).rejects.toSatisfy(
@@ -125,7 +125,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL leases ${skipped}`, () => {
 
   it('releases idempotently, and every new lease gets a higher epoch', async () => {
     const store = database.openStore();
-    const header = makeHeader();
+    const header = testHeader();
     await store.create(header);
     const first = await store.acquireLease(header.id, { holder: { pid: process.pid, host: 'h' } });
     await first.release();
@@ -138,7 +138,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL leases ${skipped}`, () => {
         expectedSeq: 0,
         epoch: first.epoch,
         events: messageEvents(1, 1),
-        summary: makeSummary(header, 1),
+        summary: testSummary(header, 1),
       }),
     ).rejects.toSatisfy((error: unknown) => LeaseLostError.isInstance(error));
   });
@@ -146,7 +146,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL leases ${skipped}`, () => {
   it('releases its leases when the store closes', async () => {
     const store = database.openStore();
     const observer = database.openStore({ schema: store.schema });
-    const header = makeHeader();
+    const header = testHeader();
     await store.create(header);
     await store.acquireLease(header.id, { holder: { pid: process.pid, host: 'h' } });
     await store.close();

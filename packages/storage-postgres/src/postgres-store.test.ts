@@ -7,9 +7,9 @@ import {
   type SessionSummary,
   StoreIoError,
 } from '@resume/core/spec';
+import { messageEvent, messageEvents, testHeader, testSummary } from '@resume/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore } from './postgres-store.js';
-import { makeHeader, makeSummary, messageEvent, messageEvents } from './testing/fixtures.js';
 import { announceSkip } from './testing/postgres-cluster.js';
 import { postgres, useTestDatabase } from './testing/test-database.js';
 
@@ -26,14 +26,14 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
 
   it('round-trips headers and events exactly, including text jsonb could not hold', async () => {
     const store = database.openStore();
-    const header = makeHeader({ title: 'nul \u0000 and emoji 🎉', options: { z: 1, a: [1.5, 'x'] } });
+    const header = testHeader({ title: 'nul \u0000 and emoji 🎉', options: { z: 1, a: [1.5, 'x'] } });
     await store.create(header);
     const events = [
       messageEvent(1, 'binary-ish \u0000\u0001 content'),
       messageEvent(2, 'lone surrogate \ud800 and "quotes" and \\ backslash'),
       messageEvent(3),
     ];
-    await store.append(header.id, { expectedSeq: 0, epoch: 0, events, summary: makeSummary(header, 3) });
+    await store.append(header.id, { expectedSeq: 0, epoch: 0, events, summary: testSummary(header, 3) });
 
     expect(await store.getHeader(header.id)).toEqual(header);
     expect(await collect(store.read(header.id))).toEqual(events);
@@ -44,13 +44,13 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
 
   it('streams long journals across pages in order', async () => {
     const store = database.openStore();
-    const header = makeHeader();
+    const header = testHeader();
     await store.create(header);
     await store.append(header.id, {
       expectedSeq: 0,
       epoch: 0,
       events: messageEvents(1, 1_234),
-      summary: makeSummary(header, 1_234),
+      summary: testSummary(header, 1_234),
     });
     const seqs = (await collect(store.read(header.id, { fromSeq: 3 }))).map((event) => event.seq);
     expect(seqs).toEqual(Array.from({ length: 1_232 }, (_, index) => index + 3));
@@ -59,13 +59,13 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
   it('refuses a stale expected seq and never interleaves two writers', async () => {
     const first = database.openStore();
     const second = database.openStore({ schema: first.schema });
-    const header = makeHeader();
+    const header = testHeader();
     await first.create(header);
     await first.append(header.id, {
       expectedSeq: 0,
       epoch: 0,
       events: [messageEvent(1)],
-      summary: makeSummary(header, 1),
+      summary: testSummary(header, 1),
     });
 
     const results = await Promise.allSettled(
@@ -74,7 +74,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
           expectedSeq: 1,
           epoch: 0,
           events: [messageEvent(2, `writer ${index}`), messageEvent(3, `writer ${index}`)],
-          summary: makeSummary(header, 3),
+          summary: testSummary(header, 3),
         }),
       ),
     );
@@ -87,14 +87,14 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
     expect(new Set(contents.slice(1)).size).toBe(1);
 
     await expect(
-      first.append(header.id, { expectedSeq: 1, epoch: 0, events: [messageEvent(2)], summary: makeSummary(header, 2) }),
+      first.append(header.id, { expectedSeq: 1, epoch: 0, events: [messageEvent(2)], summary: testSummary(header, 2) }),
     ).rejects.toSatisfy((error: unknown) => AppendConflictError.isInstance(error));
     await expect(
-      first.append(makeHeader().id, {
+      first.append(testHeader().id, {
         expectedSeq: 0,
         epoch: 0,
         events: [messageEvent(1)],
-        summary: makeSummary(header, 1),
+        summary: testSummary(header, 1),
       }),
     ).rejects.toSatisfy((error: unknown) => SessionNotFoundError.isInstance(error));
     expect(await collect(first.read(header.id))).toHaveLength(3);
@@ -102,10 +102,10 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
 
   it('lists in SQL honouring every query field, newest first', async () => {
     const store = database.openStore();
-    const parent = makeHeader({ mode: 'discussion' });
-    const child = makeHeader({ mode: 'chain', parentId: parent.id, workspaceDir: '/other' });
-    const third = makeHeader({ mode: 'discussion' });
-    const unsummarized = makeHeader();
+    const parent = testHeader({ mode: 'discussion' });
+    const child = testHeader({ mode: 'chain', parentId: parent.id, workspaceDir: '/other' });
+    const third = testHeader({ mode: 'discussion' });
+    const unsummarized = testHeader();
     const summaries: SessionSummary[] = [];
     for (const [header, status, updatedAt] of [
       [parent, 'completed', '2025-01-03T00:00:00.000Z'],
@@ -113,7 +113,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
       [third, 'failed', '2025-01-04T00:00:00.000Z'],
     ] as const) {
       await store.create(header);
-      const summary = makeSummary(header, 1, { status, updatedAt });
+      const summary = testSummary(header, 1, { status, updatedAt });
       summaries.push(summary);
       await store.append(header.id, { expectedSeq: 0, epoch: 0, events: [messageEvent(1)], summary });
     }
@@ -135,13 +135,13 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
 
   it('deletes a session with everything derived from it', async () => {
     const store = database.openStore();
-    const header = makeHeader();
+    const header = testHeader();
     await store.create(header);
     await store.append(header.id, {
       expectedSeq: 0,
       epoch: 0,
       events: [messageEvent(1)],
-      summary: makeSummary(header, 1),
+      summary: testSummary(header, 1),
     });
     await store.putSnapshot(header.id, { seq: 1, formatVersion: 1, state: { messages: ['a'] } });
     await store.acquireLease(header.id, { holder: { pid: process.pid, host: 'here' } });
@@ -157,7 +157,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
 
   it('keeps the latest snapshot per session, with arrays and nested state intact', async () => {
     const store = database.openStore();
-    const header = makeHeader();
+    const header = testHeader();
     await store.create(header);
     expect(await store.getSnapshot(header.id)).toBeNull();
     await store.putSnapshot(header.id, { seq: 1, formatVersion: 1, state: [1, { a: null }] });
@@ -167,7 +167,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
       formatVersion: 2,
       state: { nested: { list: [1, 2] } },
     });
-    await expect(store.putSnapshot(makeHeader().id, { seq: 1, formatVersion: 1, state: {} })).rejects.toSatisfy(
+    await expect(store.putSnapshot(testHeader().id, { seq: 1, formatVersion: 1, state: {} })).rejects.toSatisfy(
       (error: unknown) => SessionNotFoundError.isInstance(error),
     );
   });
@@ -190,13 +190,13 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
 
   it('reports a corrupted event row with its table and seq', async () => {
     const store = database.openStore();
-    const header = makeHeader();
+    const header = testHeader();
     await store.create(header);
     await store.append(header.id, {
       expectedSeq: 0,
       epoch: 0,
       events: messageEvents(1, 3),
-      summary: makeSummary(header, 3),
+      summary: testSummary(header, 3),
     });
     const pool = database.openPool();
     await pool.query(`UPDATE "${store.schema}".events SET payload = '{"type":"message-added"}' WHERE seq = 2`);
@@ -241,13 +241,13 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
     const allSeen = new Promise<void>((resolve) => {
       notify = resolve;
     });
-    const header = makeHeader();
+    const header = testHeader();
     await writer.create(header);
     await writer.append(header.id, {
       expectedSeq: 0,
       epoch: 0,
       events: messageEvents(1, 2),
-      summary: makeSummary(header, 2),
+      summary: testSummary(header, 2),
     });
     await writer.delete(header.id);
     await allSeen;

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SessionStatus, SessionSummary } from '../spec/index.js';
+import { testHeader, testSummary } from '../testing/session-fixtures.js';
 import { parseDurationDays, selectForRetention } from './select-for-retention.js';
 
 const now = new Date('2026-06-30T12:00:00.000Z');
@@ -8,26 +9,14 @@ const day = 24 * 60 * 60 * 1000;
 
 function summary(index: number, daysOld: number, status: SessionStatus = 'completed', bytes = 1000): SessionSummary {
   const updatedAt = new Date(now.getTime() - daysOld * day).toISOString();
-  return {
+  const header = testHeader({
     id: `0000000000${String(index).padStart(2, '0')}abcdefghjk`,
     title: `session ${index}`,
     mode: 'discussion',
-    status,
     workspaceDir: '/w',
     createdAt: updatedAt,
-    updatedAt,
-    parentId: null,
-    branchPoint: null,
-    lastSeq: 3,
-    messageCount: 1,
-    progress: null,
-    inputTokens: 0,
-    outputTokens: 0,
-    costUsd: null,
-    task: null,
-    archived: false,
-    bytes,
-  };
+  });
+  return testSummary(header, 3, { status, messageCount: 1, bytes });
 }
 
 describe('selectForRetention', () => {

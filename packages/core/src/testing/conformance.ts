@@ -8,17 +8,15 @@ import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   AppendConflictError,
-  createSessionId,
-  JOURNAL_FORMAT_VERSION,
   type JournalEvent,
   LeaseLostError,
   SessionExistsError,
-  type SessionHeader,
   SessionLockedError,
   SessionNotFoundError,
   type SessionStore,
   type SessionSummary,
 } from '../spec/index.js';
+import { messageEvent, messageEvents, testHeader, testSessionId, testSummary } from './session-fixtures.js';
 
 export interface ConformanceFixture {
   store: SessionStore;
@@ -26,67 +24,6 @@ export interface ConformanceFixture {
   cleanup(): Promise<void>;
   /** A second store instance over the same data (durable stores), to check what survives a reopen. */
   reopen?(): Promise<SessionStore>;
-}
-
-let idCounter = 0;
-/** Distinct, increasing ids whatever the clock does. */
-function nextId(): string {
-  idCounter += 1;
-  return createSessionId(1_700_000_000_000 + idCounter, new Uint8Array(10).fill(idCounter % 32));
-}
-
-function makeHeader(id: string, overrides: Partial<SessionHeader> = {}): SessionHeader {
-  return {
-    id,
-    title: `session ${id}`,
-    mode: 'custom',
-    workspaceDir: '/work/space',
-    createdAt: '2025-01-01T00:00:00.000Z',
-    parentId: null,
-    branchPoint: null,
-    specHash: null,
-    formatVersion: JOURNAL_FORMAT_VERSION,
-    options: { provider: 'scripted' },
-    git: null,
-    ...overrides,
-  };
-}
-
-function makeSummary(id: string, overrides: Partial<SessionSummary> = {}): SessionSummary {
-  return {
-    id,
-    title: `session ${id}`,
-    mode: 'custom',
-    status: 'running',
-    workspaceDir: '/work/space',
-    createdAt: '2025-01-01T00:00:00.000Z',
-    updatedAt: '2025-01-01T00:00:00.000Z',
-    parentId: null,
-    branchPoint: null,
-    lastSeq: 0,
-    messageCount: 0,
-    progress: null,
-    inputTokens: 0,
-    outputTokens: 0,
-    costUsd: null,
-    task: null,
-    archived: false,
-    bytes: null,
-    ...overrides,
-  };
-}
-
-function message(seq: number, content = `message ${seq}`): JournalEvent {
-  return {
-    seq,
-    at: '2025-01-01T00:00:00.000Z',
-    type: 'message-added',
-    message: { role: 'user', content, speaker: null, round: null },
-  };
-}
-
-function messages(fromSeq: number, count: number): JournalEvent[] {
-  return Array.from({ length: count }, (_, index) => message(fromSeq + index));
 }
 
 /** The summary as written, without the fields a store may fill in itself. */
@@ -127,14 +64,14 @@ export function describeStoreConformance(name: string, factory: () => Promise<Co
 
     /** Creates a session with `count` events appended in one batch; returns its id. */
     async function sessionWith(count: number, summary: Partial<SessionSummary> = {}): Promise<string> {
-      const id = nextId();
-      await store.create(makeHeader(id));
+      const id = testSessionId();
+      await store.create(testHeader({ id }));
       if (count > 0) {
         await store.append(id, {
           expectedSeq: 0,
           epoch: 0,
-          events: messages(1, count),
-          summary: makeSummary(id, { lastSeq: count, messageCount: count, ...summary }),
+          events: messageEvents(1, count),
+          summary: testSummary(id, count, summary),
         });
       }
       return id;
@@ -142,27 +79,32 @@ export function describeStoreConformance(name: string, factory: () => Promise<Co
 
     describe('create and headers', () => {
       it('returns the header written by create', async () => {
-        const id = nextId();
-        const header = makeHeader(id, { title: 'nightly report', specHash: 'abc' });
+        const id = testSessionId();
+        const header = testHeader({ id, title: 'nightly report', specHash: 'abc', options: { provider: 'scripted' } });
         await store.create(header);
         expect(await store.getHeader(id)).toEqual(header);
       });
 
       it('refuses a second create with the same id', async () => {
-        const id = nextId();
-        await store.create(makeHeader(id));
-        const error = await rejection(store.create(makeHeader(id, { title: 'other' })));
+        const id = testSessionId();
+        await store.create(testHeader({ id }));
+        const error = await rejection(store.create(testHeader({ id, title: 'other' })));
         expect(SessionExistsError.isInstance(error)).toBe(true);
         expect((await store.getHeader(id))?.title).toBe(`session ${id}`);
       });
 
       it('knows nothing of unknown sessions', async () => {
-        const id = nextId();
+        const id = testSessionId();
         expect(await store.getHeader(id)).toBeNull();
         expect(await store.getSummary(id)).toBeNull();
         expect(await store.inspectLease(id)).toBeNull();
         expect(SessionNotFoundError.isInstance(await rejection(collect(store.read(id))))).toBe(true);
-        const append = store.append(id, { expectedSeq: 0, epoch: 0, events: messages(1, 1), summary: makeSummary(id) });
+        const append = store.append(id, {
+          expectedSeq: 0,
+          epoch: 0,
+          events: messageEvents(1, 1),
+          summary: testSummary(id),
+        });
         expect(SessionNotFoundError.isInstance(await rejection(append))).toBe(true);
         expect(SessionNotFoundError.isInstance(await rejection(store.acquireLease(id, { holder })))).toBe(true);
         expect(SessionNotFoundError.isInstance(await rejection(store.getSnapshot(id)))).toBe(true);
@@ -179,15 +121,15 @@ export function describeStoreConformance(name: string, factory: () => Promise<Co
     describe('append and read', () => {
       it('reads back appended batches in seq order', async () => {
         const id = await sessionWith(3);
-        await store.append(id, { expectedSeq: 3, epoch: 0, events: messages(4, 2), summary: makeSummary(id) });
+        await store.append(id, { expectedSeq: 3, epoch: 0, events: messageEvents(4, 2), summary: testSummary(id) });
         const events = await collect(store.read(id));
         expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
-        expect(events).toEqual(messages(1, 5));
+        expect(events).toEqual(messageEvents(1, 5));
       });
 
       it('reads ranges by seq, inclusive, across batches', async () => {
         const id = await sessionWith(3);
-        await store.append(id, { expectedSeq: 3, epoch: 0, events: messages(4, 4), summary: makeSummary(id) });
+        await store.append(id, { expectedSeq: 3, epoch: 0, events: messageEvents(4, 4), summary: testSummary(id) });
         const seqs = async (fromSeq?: number, toSeq?: number) =>
           (
             await collect(
@@ -205,11 +147,11 @@ export function describeStoreConformance(name: string, factory: () => Promise<Co
       });
 
       it('keeps content exactly, including unicode and large payloads', async () => {
-        const id = nextId();
-        await store.create(makeHeader(id));
+        const id = testSessionId();
+        await store.create(testHeader({ id }));
         const content = `héllo ✓ 你好 \n"quoted"\t${'x'.repeat(100_000)}`;
-        const events = [message(1, content), message(2, '')];
-        await store.append(id, { expectedSeq: 0, epoch: 0, events, summary: makeSummary(id) });
+        const events = [messageEvent(1, content), messageEvent(2, '')];
+        await store.append(id, { expectedSeq: 0, epoch: 0, events, summary: testSummary(id) });
         expect(await collect(store.read(id))).toEqual(events);
       });
 
@@ -220,8 +162,8 @@ export function describeStoreConformance(name: string, factory: () => Promise<Co
             store.append(id, {
               expectedSeq,
               epoch: 0,
-              events: messages(expectedSeq + 1, 1),
-              summary: makeSummary(id),
+              events: messageEvents(expectedSeq + 1, 1),
+              summary: testSummary(id),
             }),
           );
           expect(AppendConflictError.isInstance(error)).toBe(true);
@@ -232,8 +174,8 @@ export function describeStoreConformance(name: string, factory: () => Promise<Co
       it('lets exactly one of two concurrent appends with the same expected seq win', async () => {
         const id = await sessionWith(1);
         const results = await Promise.allSettled([
-          store.append(id, { expectedSeq: 1, epoch: 0, events: [message(2, 'a')], summary: makeSummary(id) }),
-          store.append(id, { expectedSeq: 1, epoch: 0, events: [message(2, 'b')], summary: makeSummary(id) }),
+          store.append(id, { expectedSeq: 1, epoch: 0, events: [messageEvent(2, 'a')], summary: testSummary(id) }),
+          store.append(id, { expectedSeq: 1, epoch: 0, events: [messageEvent(2, 'b')], summary: testSummary(id) }),
         ]);
         expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
         const rejected = results.find((result) => result.status === 'rejected');
@@ -243,10 +185,10 @@ export function describeStoreConformance(name: string, factory: () => Promise<Co
 
       it('refuses events that are not numbered consecutively after the expected seq, writing none of them', async () => {
         const id = await sessionWith(2);
-        const batches = [[message(4)], [message(3), message(5)], [message(3), message(3)]];
+        const batches = [[messageEvent(4)], [messageEvent(3), messageEvent(5)], [messageEvent(3), messageEvent(3)]];
         for (const events of batches) {
           const error = await rejection(
-            store.append(id, { expectedSeq: 2, epoch: 0, events, summary: makeSummary(id) }),
+            store.append(id, { expectedSeq: 2, epoch: 0, events, summary: testSummary(id) }),
           );
           expect(AppendConflictError.isInstance(error)).toBe(true);
         }
@@ -255,8 +197,8 @@ export function describeStoreConformance(name: string, factory: () => Promise<Co
 
       it('keeps the summary handed over with the last batch', async () => {
         const id = await sessionWith(1, { title: 'first' });
-        const summary = makeSummary(id, { title: 'second', lastSeq: 2, messageCount: 2, status: 'completed' });
-        await store.append(id, { expectedSeq: 1, epoch: 0, events: [message(2)], summary });
+        const summary = testSummary(id, 2, { title: 'second', status: 'completed' });
+        await store.append(id, { expectedSeq: 1, epoch: 0, events: [messageEvent(2)], summary });
         expect(comparable(await store.getSummary(id))).toEqual(comparable(summary));
       });
 
@@ -266,13 +208,13 @@ export function describeStoreConformance(name: string, factory: () => Promise<Co
         const blob = await store.putBlob(new TextEncoder().encode('kept'));
         await store.putSnapshot(id, { seq: 3, formatVersion: 1, state: { messages: 3 } });
         const reopened = await fixture.reopen();
-        expect(await collect(reopened.read(id))).toEqual(messages(1, 3));
+        expect(await collect(reopened.read(id))).toEqual(messageEvents(1, 3));
         expect((await reopened.getHeader(id))?.id).toBe(id);
         expect((await reopened.getSummary(id))?.title).toBe('durable');
         expect((await reopened.list()).map((summary) => summary.id)).toContain(id);
         expect(await reopened.getSnapshot(id)).toEqual({ seq: 3, formatVersion: 1, state: { messages: 3 } });
         expect(new TextDecoder().decode((await reopened.getBlob(blob)) ?? new Uint8Array())).toBe('kept');
-        await reopened.append(id, { expectedSeq: 3, epoch: 0, events: messages(4, 1), summary: makeSummary(id) });
+        await reopened.append(id, { expectedSeq: 3, epoch: 0, events: messageEvents(4, 1), summary: testSummary(id) });
         await reopened.close();
       });
     });
@@ -317,8 +259,8 @@ export function describeStoreConformance(name: string, factory: () => Promise<Co
         await store.append(id, {
           expectedSeq: 1,
           epoch: 0,
-          events: [message(2)],
-          summary: makeSummary(id, { status: 'completed', lastSeq: 2 }),
+          events: [messageEvent(2)],
+          summary: testSummary(id, 2, { status: 'completed' }),
         });
         const listed = (await store.list()).find((summary) => summary.id === id);
         expect(listed?.status).toBe('completed');
@@ -341,7 +283,7 @@ export function describeStoreConformance(name: string, factory: () => Promise<Co
       it('lets the id be used again afterwards', async () => {
         const id = await sessionWith(2);
         await store.delete(id);
-        await store.create(makeHeader(id, { title: 'again' }));
+        await store.create(testHeader({ id, title: 'again' }));
         expect((await store.getHeader(id))?.title).toBe('again');
         expect(await collect(store.read(id))).toEqual([]);
       });
@@ -350,7 +292,7 @@ export function describeStoreConformance(name: string, factory: () => Promise<Co
         const kept = await sessionWith(2);
         const removed = await sessionWith(1);
         await store.delete(removed);
-        expect(await collect(store.read(kept))).toEqual(messages(1, 2));
+        expect(await collect(store.read(kept))).toEqual(messageEvents(1, 2));
       });
     });
 
@@ -389,14 +331,24 @@ export function describeStoreConformance(name: string, factory: () => Promise<Co
       it('fences writers whose lease was superseded', async () => {
         const id = await sessionWith(1);
         const first = await store.acquireLease(id, { holder });
-        await store.append(id, { expectedSeq: 1, epoch: first.epoch, events: [message(2)], summary: makeSummary(id) });
+        await store.append(id, {
+          expectedSeq: 1,
+          epoch: first.epoch,
+          events: [messageEvent(2)],
+          summary: testSummary(id),
+        });
         await first.release();
         const second = await store.acquireLease(id, { holder });
         const error = await rejection(
-          store.append(id, { expectedSeq: 2, epoch: first.epoch, events: [message(3)], summary: makeSummary(id) }),
+          store.append(id, { expectedSeq: 2, epoch: first.epoch, events: [messageEvent(3)], summary: testSummary(id) }),
         );
         expect(LeaseLostError.isInstance(error)).toBe(true);
-        await store.append(id, { expectedSeq: 2, epoch: second.epoch, events: [message(3)], summary: makeSummary(id) });
+        await store.append(id, {
+          expectedSeq: 2,
+          epoch: second.epoch,
+          events: [messageEvent(3)],
+          summary: testSummary(id),
+        });
         expect((await collect(store.read(id))).map((event) => event.seq)).toEqual([1, 2, 3]);
         await second.release();
       });

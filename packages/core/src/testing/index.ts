@@ -1,4 +1,5 @@
-// `@resume/core/testing`: the store conformance suite, an in-memory store and mock models.
+// `@resume/core/testing`: the store conformance suite, an in-memory store, mock models and
+// builders for the records a store is handed.
 
 export { type ConformanceFixture, describeStoreConformance } from './conformance.js';
 export {
@@ -17,3 +18,11 @@ export {
   type MockModelOptions,
   type MockResponse,
 } from './mock-models.js';
+export {
+  messageEvent,
+  messageEvents,
+  TEST_TIME,
+  testHeader,
+  testSessionId,
+  testSummary,
+} from './session-fixtures.js';

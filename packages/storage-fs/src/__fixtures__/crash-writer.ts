@@ -2,8 +2,9 @@
 // taken over), then appends batches forever, printing `ack <seq>` after each append
 // resolves. The parent SIGKILLs it at random moments and checks every acked batch.
 import { hostname } from 'node:os';
+import { testSummary } from '@resume/core/testing';
 import { createFsStore } from '../fs-store.js';
-import { crashEvent, crashSummary } from './crash-events.js';
+import { crashEvent } from './crash-events.js';
 
 const [dir, sessionId] = process.argv.slice(2);
 if (!dir || !sessionId) throw new Error('usage: crash-writer <dir> <session-id>');
@@ -18,7 +19,7 @@ for (;;) {
     expectedSeq: lastSeq,
     epoch: lease.epoch,
     events,
-    summary: crashSummary(sessionId, lastSeq + size),
+    summary: testSummary(sessionId, lastSeq + size),
   });
   lastSeq += size;
   process.stdout.write(`ack ${lastSeq}\n`);

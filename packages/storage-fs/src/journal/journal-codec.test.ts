@@ -1,42 +1,11 @@
-import { JournalCorruptedError, type JournalEvent, type SessionSummary } from '@resume/core/spec';
+import { JournalCorruptedError, type JournalEvent } from '@resume/core/spec';
+import { messageEvent, testSummary } from '@resume/core/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeBatch, lastRecordInTail, scanJournal } from './journal-codec.js';
 
 const sessionId = '0000000000000000000000';
 const file = '/store/sessions/x/journal.jsonl';
-
-function summary(lastSeq: number): SessionSummary {
-  return {
-    id: sessionId,
-    title: 'codec',
-    mode: 'custom',
-    status: 'running',
-    workspaceDir: null,
-    createdAt: '2025-01-01T00:00:00.000Z',
-    updatedAt: '2025-01-01T00:00:00.000Z',
-    parentId: null,
-    branchPoint: null,
-    lastSeq,
-    messageCount: lastSeq,
-    progress: null,
-    inputTokens: 0,
-    outputTokens: 0,
-    costUsd: null,
-    task: null,
-    archived: false,
-    bytes: null,
-  };
-}
-
-function message(seq: number, content: string): JournalEvent {
-  return {
-    seq,
-    at: '2025-01-01T00:00:00.000Z',
-    type: 'message-added',
-    message: { role: 'assistant', content, speaker: 'agent', round: 1 },
-  };
-}
 
 /** A journal of batches with the given message contents; returns the bytes and each batch's end offset. */
 function journal(batches: string[][]): { bytes: Buffer; ends: number[]; events: JournalEvent[][] } {
@@ -46,8 +15,8 @@ function journal(batches: string[][]): { bytes: Buffer; ends: number[]; events: 
   const events: JournalEvent[][] = [];
   let length = 0;
   for (const contents of batches) {
-    const batch = contents.map((content) => message(++seq, content));
-    const line = encodeBatch({ epoch: 1, events: batch, summary: summary(seq) });
+    const batch = contents.map((content) => messageEvent(++seq, content));
+    const line = encodeBatch({ epoch: 1, events: batch, summary: testSummary(sessionId, seq) });
     lines.push(line);
     length += line.length;
     ends.push(length);
@@ -149,8 +118,8 @@ describe('journal codec', () => {
   });
 
   it('refuses records that skip or repeat seqs', () => {
-    const first = encodeBatch({ epoch: 1, events: [message(1, 'a')], summary: summary(1) });
-    const skipped = encodeBatch({ epoch: 1, events: [message(3, 'c')], summary: summary(3) });
+    const first = encodeBatch({ epoch: 1, events: [messageEvent(1, 'a')], summary: testSummary(sessionId, 1) });
+    const skipped = encodeBatch({ epoch: 1, events: [messageEvent(3, 'c')], summary: testSummary(sessionId, 3) });
     expect(() => scan(Buffer.concat([first, skipped]))).toThrow(/3\.\.3 but 2 was next/);
     expect(() => scan(Buffer.concat([first, first]))).toThrow(JournalCorruptedError);
   });

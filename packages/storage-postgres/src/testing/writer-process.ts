@@ -4,8 +4,8 @@
 
 import { hostname } from 'node:os';
 import { LeaseLostError, SessionLockedError } from '@resume/core/spec';
+import { messageEvents, testSummary } from '@resume/core/testing';
 import { createPostgresStore } from '../postgres-store.js';
-import { makeSummary, messageEvents } from './fixtures.js';
 import { type WriterReport, writerConfigSchema } from './writer-protocol.js';
 
 const report = (line: WriterReport) => process.stdout.write(`${JSON.stringify(line)}\n`);
@@ -39,7 +39,7 @@ async function main() {
         expectedSeq: seq,
         epoch: lease.epoch,
         events,
-        summary: makeSummary(header, seq + events.length),
+        summary: testSummary(header, seq + events.length),
       });
     } catch (error) {
       if (!LeaseLostError.isInstance(error)) throw error;

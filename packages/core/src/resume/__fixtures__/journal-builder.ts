@@ -5,11 +5,11 @@ import type { SessionState } from '../../journal/state.js';
 import {
   createSessionId,
   type EventInput,
-  JOURNAL_FORMAT_VERSION,
   type JournalEvent,
   journalEventSchema,
   type SessionHeader,
 } from '../../spec/index.js';
+import { testHeader } from '../../testing/session-fixtures.js';
 
 export interface JournalBuilder {
   readonly id: string;
@@ -71,20 +71,14 @@ export function journal(header: Partial<SessionHeader> = {}): JournalBuilder {
   };
   builder.add({
     type: 'session-created',
-    header: {
+    header: testHeader({
       id,
       title: 'Evaluate my idea',
       mode: 'discussion',
       workspaceDir: null,
       createdAt: at(1),
-      parentId: null,
-      branchPoint: null,
-      specHash: null,
-      formatVersion: JOURNAL_FORMAT_VERSION,
-      options: {},
-      git: null,
       ...header,
-    },
+    }),
   });
   return builder;
 }
