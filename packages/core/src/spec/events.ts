@@ -1,7 +1,10 @@
 // The journal's event model (format version 1). The journal is the only source of
 // truth: state, summaries, indexes and snapshots are all derived from these events.
+// The schemas are built on first use (see lazy-schema.ts): a listing reads summaries,
+// never events, and should not pay for building them when the module loads.
 import { z } from 'zod';
 import { sessionIdSchema } from './ids.js';
+import { lazySchema, once } from './lazy-schema.js';
 
 /** The journal format this code writes. Older versions are migrated on read; newer ones are refused. */
 export const JOURNAL_FORMAT_VERSION = 1;
@@ -12,220 +15,276 @@ export type SessionMode = z.infer<typeof sessionModeSchema>;
 export const sessionStatusSchema = z.enum(['running', 'interrupted', 'completed', 'failed']);
 export type SessionStatus = z.infer<typeof sessionStatusSchema>;
 
-const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(jsonValueSchema),
-    z.record(z.string(), jsonValueSchema),
-  ]),
-);
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export { jsonValueSchema };
 
-export const gitStateSchema = z.object({ branch: z.string().nullable(), head: z.string().nullable() });
+const buildJsonValueSchema = once(() => {
+  const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
+    z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+  );
+  return jsonValue;
+});
+export const jsonValueSchema: z.ZodType<JsonValue> = lazySchema(buildJsonValueSchema);
+
+// Every other schema of the journal, built together the first time one of them is used.
+const buildEventSchemas = once(() => {
+  const jsonValueSchema = buildJsonValueSchema();
+
+  const gitStateSchema = z.object({ branch: z.string().nullable(), head: z.string().nullable() });
+
+  const sessionHeaderSchema = z.object({
+    id: sessionIdSchema,
+    title: z.string(),
+    mode: sessionModeSchema,
+    workspaceDir: z.string().nullable(),
+    createdAt: z.string(),
+    parentId: sessionIdSchema.nullable(),
+    /** For a branch: the parent's checkpoint seq this session starts from. */
+    branchPoint: z.number().int().nonnegative().nullable(),
+    /** Hash of the workflow spec / prompt / task the session runs, for compatibility checks. */
+    specHash: z.string().nullable(),
+    formatVersion: z.number().int().positive(),
+    /** Provider, models, script and other run options (never secrets). */
+    options: z.record(z.string(), jsonValueSchema),
+    git: gitStateSchema.nullable(),
+  });
+
+  const messageRoleSchema = z.enum(['system', 'user', 'assistant', 'tool']);
+
+  const toolCallSchema = z.object({ id: z.string(), name: z.string(), args: jsonValueSchema });
+
+  const messageSchema = z.object({
+    role: messageRoleSchema,
+    content: z.string(),
+    /** The agent that spoke (multi-agent transcripts), or the user's name. */
+    speaker: z.string().nullable().default(null),
+    round: z.number().int().nonnegative().nullable().default(null),
+    toolCalls: z.array(toolCallSchema).optional(),
+    toolCallId: z.string().optional(),
+    /** Free-form tags a mode uses to find its messages again (e.g. `judge`, `resume-message`). */
+    tags: z.array(z.string()).optional(),
+  });
+
+  const stepSafetySchema = z.enum(['idempotent', 'unsafe']);
+
+  const errorInfoSchema = z.object({
+    name: z.string(),
+    message: z.string(),
+    code: z.string().nullable().default(null),
+    retryable: z.boolean().default(false),
+  });
+
+  const base = { seq: z.number().int().positive(), at: z.string() };
+
+  const sessionCreatedEventSchema = z.object({
+    ...base,
+    type: z.literal('session-created'),
+    header: sessionHeaderSchema,
+  });
+  const messageAddedEventSchema = z.object({ ...base, type: z.literal('message-added'), message: messageSchema });
+  const stepStartedEventSchema = z.object({
+    ...base,
+    type: z.literal('step-started'),
+    key: z.string().min(1),
+    occurrence: z.number().int().positive(),
+    attempt: z.number().int().positive(),
+    safety: stepSafetySchema,
+    idempotencyKey: z.string(),
+  });
+  const stepCompletedEventSchema = z.object({
+    ...base,
+    type: z.literal('step-completed'),
+    key: z.string().min(1),
+    occurrence: z.number().int().positive(),
+    attempt: z.number().int().positive(),
+    /** The recorded output, or null when it was stored as a blob (see outputBlob). */
+    output: jsonValueSchema.optional(),
+    outputBlob: z.string().optional(),
+  });
+  const stepFailedEventSchema = z.object({
+    ...base,
+    type: z.literal('step-failed'),
+    key: z.string().min(1),
+    occurrence: z.number().int().positive(),
+    attempt: z.number().int().positive(),
+    error: errorInfoSchema,
+    /** Whether another attempt follows (the retry policy allowed it). */
+    willRetry: z.boolean(),
+  });
+  const stepSkippedEventSchema = z.object({
+    ...base,
+    type: z.literal('step-skipped'),
+    key: z.string().min(1),
+    occurrence: z.number().int().positive(),
+    reason: z.string(),
+    output: jsonValueSchema.optional(),
+  });
+  const toolCallStartedEventSchema = z.object({
+    ...base,
+    type: z.literal('tool-call-started'),
+    callId: z.string(),
+    name: z.string(),
+    args: jsonValueSchema,
+    stepKey: z.string().nullable().default(null),
+  });
+  const toolCallCompletedEventSchema = z.object({
+    ...base,
+    type: z.literal('tool-call-completed'),
+    callId: z.string(),
+    name: z.string(),
+    result: jsonValueSchema,
+    isError: z.boolean().default(false),
+  });
+  const variablesSetEventSchema = z.object({
+    ...base,
+    type: z.literal('variables-set'),
+    variables: z.record(z.string(), jsonValueSchema),
+  });
+  const fileSnapshotTakenEventSchema = z.object({
+    ...base,
+    type: z.literal('file-snapshot-taken'),
+    /** Path relative to the workspace, with forward slashes. */
+    path: z.string(),
+    /** sha256 of the content, or null when the file did not exist. */
+    hash: z.string().nullable(),
+    size: z.number().int().nonnegative(),
+    /** Blob holding the content (same as hash for content-addressed stores). */
+    blob: z.string().nullable(),
+    access: z.enum(['read', 'write']),
+  });
+  const usageRecordedEventSchema = z.object({
+    ...base,
+    type: z.literal('usage-recorded'),
+    provider: z.string(),
+    model: z.string(),
+    agent: z.string().nullable().default(null),
+    round: z.number().int().nonnegative().nullable().default(null),
+    stepKey: z.string().nullable().default(null),
+    inputTokens: z.number().int().nonnegative(),
+    outputTokens: z.number().int().nonnegative(),
+    /** Cost in USD from the price table; null when the model's price is unknown (never a guess). */
+    costUsd: z.number().nonnegative().nullable(),
+  });
+  const checkpointMarkedEventSchema = z.object({
+    ...base,
+    type: z.literal('checkpoint-marked'),
+    label: z.string().nullable(),
+  });
+  const statusChangedEventSchema = z.object({
+    ...base,
+    type: z.literal('status-changed'),
+    status: sessionStatusSchema,
+    reason: z.string().nullable().default(null),
+    error: errorInfoSchema.nullable().default(null),
+  });
+  const sessionResumedEventSchema = z.object({
+    ...base,
+    type: z.literal('session-resumed'),
+    /** How many times this session has been resumed after an interruption, this one included. */
+    recovery: z.number().int().positive(),
+    pid: z.number().int(),
+    host: z.string(),
+  });
+  const dataSetEventSchema = z.object({
+    ...base,
+    type: z.literal('data-set'),
+    /** Mode-specific state (round, chunk, notes, shared output...), last write wins per key. */
+    key: z.string().min(1),
+    value: jsonValueSchema,
+  });
+  const specRecordedEventSchema = z.object({
+    ...base,
+    type: z.literal('spec-recorded'),
+    kind: z.enum(['task', 'workflow', 'prompt', 'project']),
+    path: z.string().nullable(),
+    hash: z.string(),
+    /** Blob holding the spec's text. */
+    blob: z.string().nullable(),
+    content: z.string().optional(),
+  });
+  const titleChangedEventSchema = z.object({ ...base, type: z.literal('title-changed'), title: z.string() });
+
+  const journalEventSchema = z.discriminatedUnion('type', [
+    sessionCreatedEventSchema,
+    messageAddedEventSchema,
+    stepStartedEventSchema,
+    stepCompletedEventSchema,
+    stepFailedEventSchema,
+    stepSkippedEventSchema,
+    toolCallStartedEventSchema,
+    toolCallCompletedEventSchema,
+    variablesSetEventSchema,
+    fileSnapshotTakenEventSchema,
+    usageRecordedEventSchema,
+    checkpointMarkedEventSchema,
+    statusChangedEventSchema,
+    sessionResumedEventSchema,
+    dataSetEventSchema,
+    specRecordedEventSchema,
+    titleChangedEventSchema,
+  ]);
+  return {
+    gitStateSchema,
+    sessionHeaderSchema,
+    messageRoleSchema,
+    toolCallSchema,
+    messageSchema,
+    stepSafetySchema,
+    errorInfoSchema,
+    sessionCreatedEventSchema,
+    messageAddedEventSchema,
+    stepStartedEventSchema,
+    stepCompletedEventSchema,
+    stepFailedEventSchema,
+    stepSkippedEventSchema,
+    toolCallStartedEventSchema,
+    toolCallCompletedEventSchema,
+    variablesSetEventSchema,
+    fileSnapshotTakenEventSchema,
+    usageRecordedEventSchema,
+    checkpointMarkedEventSchema,
+    statusChangedEventSchema,
+    sessionResumedEventSchema,
+    dataSetEventSchema,
+    specRecordedEventSchema,
+    titleChangedEventSchema,
+    journalEventSchema,
+  };
+});
+
+export const gitStateSchema = lazySchema(() => buildEventSchemas().gitStateSchema);
+export const sessionHeaderSchema = lazySchema(() => buildEventSchemas().sessionHeaderSchema);
+export const messageRoleSchema = lazySchema(() => buildEventSchemas().messageRoleSchema);
+export const toolCallSchema = lazySchema(() => buildEventSchemas().toolCallSchema);
+export const messageSchema = lazySchema(() => buildEventSchemas().messageSchema);
+export const stepSafetySchema = lazySchema(() => buildEventSchemas().stepSafetySchema);
+export const errorInfoSchema = lazySchema(() => buildEventSchemas().errorInfoSchema);
+export const sessionCreatedEventSchema = lazySchema(() => buildEventSchemas().sessionCreatedEventSchema);
+export const messageAddedEventSchema = lazySchema(() => buildEventSchemas().messageAddedEventSchema);
+export const stepStartedEventSchema = lazySchema(() => buildEventSchemas().stepStartedEventSchema);
+export const stepCompletedEventSchema = lazySchema(() => buildEventSchemas().stepCompletedEventSchema);
+export const stepFailedEventSchema = lazySchema(() => buildEventSchemas().stepFailedEventSchema);
+export const stepSkippedEventSchema = lazySchema(() => buildEventSchemas().stepSkippedEventSchema);
+export const toolCallStartedEventSchema = lazySchema(() => buildEventSchemas().toolCallStartedEventSchema);
+export const toolCallCompletedEventSchema = lazySchema(() => buildEventSchemas().toolCallCompletedEventSchema);
+export const variablesSetEventSchema = lazySchema(() => buildEventSchemas().variablesSetEventSchema);
+export const fileSnapshotTakenEventSchema = lazySchema(() => buildEventSchemas().fileSnapshotTakenEventSchema);
+export const usageRecordedEventSchema = lazySchema(() => buildEventSchemas().usageRecordedEventSchema);
+export const checkpointMarkedEventSchema = lazySchema(() => buildEventSchemas().checkpointMarkedEventSchema);
+export const statusChangedEventSchema = lazySchema(() => buildEventSchemas().statusChangedEventSchema);
+export const sessionResumedEventSchema = lazySchema(() => buildEventSchemas().sessionResumedEventSchema);
+export const dataSetEventSchema = lazySchema(() => buildEventSchemas().dataSetEventSchema);
+export const specRecordedEventSchema = lazySchema(() => buildEventSchemas().specRecordedEventSchema);
+export const titleChangedEventSchema = lazySchema(() => buildEventSchemas().titleChangedEventSchema);
+export const journalEventSchema = lazySchema(() => buildEventSchemas().journalEventSchema);
+
 export type GitState = z.infer<typeof gitStateSchema>;
-
-export const sessionHeaderSchema = z.object({
-  id: sessionIdSchema,
-  title: z.string(),
-  mode: sessionModeSchema,
-  workspaceDir: z.string().nullable(),
-  createdAt: z.string(),
-  parentId: sessionIdSchema.nullable(),
-  /** For a branch: the parent's checkpoint seq this session starts from. */
-  branchPoint: z.number().int().nonnegative().nullable(),
-  /** Hash of the workflow spec / prompt / task the session runs, for compatibility checks. */
-  specHash: z.string().nullable(),
-  formatVersion: z.number().int().positive(),
-  /** Provider, models, script and other run options (never secrets). */
-  options: z.record(z.string(), jsonValueSchema),
-  git: gitStateSchema.nullable(),
-});
 export type SessionHeader = z.infer<typeof sessionHeaderSchema>;
-
-export const messageRoleSchema = z.enum(['system', 'user', 'assistant', 'tool']);
 export type MessageRole = z.infer<typeof messageRoleSchema>;
-
-export const toolCallSchema = z.object({ id: z.string(), name: z.string(), args: jsonValueSchema });
 export type ToolCall = z.infer<typeof toolCallSchema>;
-
-export const messageSchema = z.object({
-  role: messageRoleSchema,
-  content: z.string(),
-  /** The agent that spoke (multi-agent transcripts), or the user's name. */
-  speaker: z.string().nullable().default(null),
-  round: z.number().int().nonnegative().nullable().default(null),
-  toolCalls: z.array(toolCallSchema).optional(),
-  toolCallId: z.string().optional(),
-  /** Free-form tags a mode uses to find its messages again (e.g. `judge`, `resume-message`). */
-  tags: z.array(z.string()).optional(),
-});
 export type Message = z.infer<typeof messageSchema>;
 export type MessageInput = z.input<typeof messageSchema>;
-
-export const stepSafetySchema = z.enum(['idempotent', 'unsafe']);
 export type StepSafety = z.infer<typeof stepSafetySchema>;
-
-export const errorInfoSchema = z.object({
-  name: z.string(),
-  message: z.string(),
-  code: z.string().nullable().default(null),
-  retryable: z.boolean().default(false),
-});
 export type ErrorInfo = z.infer<typeof errorInfoSchema>;
-
-const base = { seq: z.number().int().positive(), at: z.string() };
-
-export const sessionCreatedEventSchema = z.object({
-  ...base,
-  type: z.literal('session-created'),
-  header: sessionHeaderSchema,
-});
-export const messageAddedEventSchema = z.object({ ...base, type: z.literal('message-added'), message: messageSchema });
-export const stepStartedEventSchema = z.object({
-  ...base,
-  type: z.literal('step-started'),
-  key: z.string().min(1),
-  occurrence: z.number().int().positive(),
-  attempt: z.number().int().positive(),
-  safety: stepSafetySchema,
-  idempotencyKey: z.string(),
-});
-export const stepCompletedEventSchema = z.object({
-  ...base,
-  type: z.literal('step-completed'),
-  key: z.string().min(1),
-  occurrence: z.number().int().positive(),
-  attempt: z.number().int().positive(),
-  /** The recorded output, or null when it was stored as a blob (see outputBlob). */
-  output: jsonValueSchema.optional(),
-  outputBlob: z.string().optional(),
-});
-export const stepFailedEventSchema = z.object({
-  ...base,
-  type: z.literal('step-failed'),
-  key: z.string().min(1),
-  occurrence: z.number().int().positive(),
-  attempt: z.number().int().positive(),
-  error: errorInfoSchema,
-  /** Whether another attempt follows (the retry policy allowed it). */
-  willRetry: z.boolean(),
-});
-export const stepSkippedEventSchema = z.object({
-  ...base,
-  type: z.literal('step-skipped'),
-  key: z.string().min(1),
-  occurrence: z.number().int().positive(),
-  reason: z.string(),
-  output: jsonValueSchema.optional(),
-});
-export const toolCallStartedEventSchema = z.object({
-  ...base,
-  type: z.literal('tool-call-started'),
-  callId: z.string(),
-  name: z.string(),
-  args: jsonValueSchema,
-  stepKey: z.string().nullable().default(null),
-});
-export const toolCallCompletedEventSchema = z.object({
-  ...base,
-  type: z.literal('tool-call-completed'),
-  callId: z.string(),
-  name: z.string(),
-  result: jsonValueSchema,
-  isError: z.boolean().default(false),
-});
-export const variablesSetEventSchema = z.object({
-  ...base,
-  type: z.literal('variables-set'),
-  variables: z.record(z.string(), jsonValueSchema),
-});
-export const fileSnapshotTakenEventSchema = z.object({
-  ...base,
-  type: z.literal('file-snapshot-taken'),
-  /** Path relative to the workspace, with forward slashes. */
-  path: z.string(),
-  /** sha256 of the content, or null when the file did not exist. */
-  hash: z.string().nullable(),
-  size: z.number().int().nonnegative(),
-  /** Blob holding the content (same as hash for content-addressed stores). */
-  blob: z.string().nullable(),
-  access: z.enum(['read', 'write']),
-});
-export const usageRecordedEventSchema = z.object({
-  ...base,
-  type: z.literal('usage-recorded'),
-  provider: z.string(),
-  model: z.string(),
-  agent: z.string().nullable().default(null),
-  round: z.number().int().nonnegative().nullable().default(null),
-  stepKey: z.string().nullable().default(null),
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  /** Cost in USD from the price table; null when the model's price is unknown (never a guess). */
-  costUsd: z.number().nonnegative().nullable(),
-});
-export const checkpointMarkedEventSchema = z.object({
-  ...base,
-  type: z.literal('checkpoint-marked'),
-  label: z.string().nullable(),
-});
-export const statusChangedEventSchema = z.object({
-  ...base,
-  type: z.literal('status-changed'),
-  status: sessionStatusSchema,
-  reason: z.string().nullable().default(null),
-  error: errorInfoSchema.nullable().default(null),
-});
-export const sessionResumedEventSchema = z.object({
-  ...base,
-  type: z.literal('session-resumed'),
-  /** How many times this session has been resumed after an interruption, this one included. */
-  recovery: z.number().int().positive(),
-  pid: z.number().int(),
-  host: z.string(),
-});
-export const dataSetEventSchema = z.object({
-  ...base,
-  type: z.literal('data-set'),
-  /** Mode-specific state (round, chunk, notes, shared output...), last write wins per key. */
-  key: z.string().min(1),
-  value: jsonValueSchema,
-});
-export const specRecordedEventSchema = z.object({
-  ...base,
-  type: z.literal('spec-recorded'),
-  kind: z.enum(['task', 'workflow', 'prompt', 'project']),
-  path: z.string().nullable(),
-  hash: z.string(),
-  /** Blob holding the spec's text. */
-  blob: z.string().nullable(),
-  content: z.string().optional(),
-});
-export const titleChangedEventSchema = z.object({ ...base, type: z.literal('title-changed'), title: z.string() });
-
-export const journalEventSchema = z.discriminatedUnion('type', [
-  sessionCreatedEventSchema,
-  messageAddedEventSchema,
-  stepStartedEventSchema,
-  stepCompletedEventSchema,
-  stepFailedEventSchema,
-  stepSkippedEventSchema,
-  toolCallStartedEventSchema,
-  toolCallCompletedEventSchema,
-  variablesSetEventSchema,
-  fileSnapshotTakenEventSchema,
-  usageRecordedEventSchema,
-  checkpointMarkedEventSchema,
-  statusChangedEventSchema,
-  sessionResumedEventSchema,
-  dataSetEventSchema,
-  specRecordedEventSchema,
-  titleChangedEventSchema,
-]);
 export type JournalEvent = z.infer<typeof journalEventSchema>;
 export type JournalEventType = JournalEvent['type'];
 export type JournalEventOf<T extends JournalEventType> = Extract<JournalEvent, { type: T }>;
