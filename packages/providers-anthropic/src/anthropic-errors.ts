@@ -1,20 +1,10 @@
 // Turns what the Anthropic SDK throws into ProviderError with a typed reason (including
-// 529 `overloaded_error`, also when it arrives as an error event inside a stream). Messages
-// are built here and scrubbed of the key.
+// 529 `overloaded_error`, also when it arrives as an error event inside a stream). Which SDK
+// error is which failure is decided here; the wording, hints and scrubbing of the key come
+// from the shared factory.
 import Anthropic from '@anthropic-ai/sdk';
-import { ProviderError, type ProviderErrorReason, retryAfterMs, scrubSecrets } from '@resume/core/spec';
+import { createProviderErrorFactory, ProviderError, type ProviderErrorReason } from '@resume/core/spec';
 import { errorBodySchema } from './anthropic-api.js';
-
-const PROVIDER = 'anthropic';
-
-function reasonForStatus(status: number): ProviderErrorReason {
-  if (status === 401 || status === 403) return 'authentication';
-  if (status === 404) return 'model-not-found';
-  if (status === 429) return 'rate-limit';
-  if (status === 503 || status === 529) return 'overloaded';
-  if (status === 400 || status === 413 || status === 422) return 'bad-request';
-  return 'unavailable';
-}
 
 const reasonsByErrorType: Record<string, ProviderErrorReason> = {
   authentication_error: 'authentication',
@@ -42,35 +32,17 @@ export interface ErrorContext {
   signal?: AbortSignal | undefined;
 }
 
+/** The factory for this provider's errors about `context.model`. */
+export function anthropicErrors(context: ErrorContext) {
+  return createProviderErrorFactory({ provider: 'anthropic', ...context, hints });
+}
+
 export function toProviderError(error: unknown, context: ErrorContext): ProviderError {
   if (ProviderError.isInstance(error)) return error;
-  const make = (
-    reason: ProviderErrorReason,
-    message: string,
-    extra: { status?: number | null; retryAfterMs?: number | null; isRetryable?: boolean } = {},
-  ) =>
-    new ProviderError(
-      {
-        reason,
-        provider: PROVIDER,
-        model: context.model,
-        status: extra.status ?? null,
-        retryAfterMs: extra.retryAfterMs ?? null,
-        ...(extra.isRetryable !== undefined ? { isRetryable: extra.isRetryable } : {}),
-        message: scrubSecrets(message, context.secrets),
-      },
-      hints[reason] ? { hint: hints[reason] } : {},
-    );
-
-  if (context.signal?.aborted || error instanceof Anthropic.APIUserAbortError) {
-    return make('aborted', `The call to ${context.model} was aborted.`);
-  }
+  const errors = anthropicErrors(context);
+  if (context.signal?.aborted || error instanceof Anthropic.APIUserAbortError) return errors.aborted();
   if (error instanceof Anthropic.APIConnectionError) {
-    const timeout = error instanceof Anthropic.APIConnectionTimeoutError;
-    return make(
-      'network',
-      `Could not reach ${context.baseURL} for model ${context.model}${timeout ? ' (timed out)' : ''}.`,
-    );
+    return errors.unreachable({ timedOut: error instanceof Anthropic.APIConnectionTimeoutError });
   }
   if (error instanceof Anthropic.APIError) {
     const body = errorBodySchema.safeParse(error.error);
@@ -79,17 +51,10 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
     if (error.status === undefined) {
       // An `error` event inside a stream that had started with 200.
       const reason = typed ?? 'unavailable';
-      return make(reason, `Model ${context.model} failed while streaming: ${detail}`, {
-        isRetryable: reason === 'overloaded' || reason === 'rate-limit' || reason === 'unavailable',
-      });
+      const isRetryable = reason === 'overloaded' || reason === 'rate-limit' || reason === 'unavailable';
+      return errors.streamFailure(detail, reason, isRetryable);
     }
-    const reason = reasonForStatus(error.status);
-    const what =
-      reason === 'model-not-found'
-        ? `Model ${context.model} was not found at ${context.baseURL}`
-        : `The request to ${context.model} failed with HTTP ${error.status}`;
-    return make(reason, `${what}: ${detail}`, { status: error.status, retryAfterMs: retryAfterMs(error.headers) });
+    return errors.httpFailure(error.status, detail, error.headers);
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return make('network', `The connection to ${context.baseURL} failed during a call to ${context.model}: ${message}`);
+  return errors.connectionFailure(error);
 }

@@ -7,13 +7,13 @@ import {
   type FinishReason,
   type GenerateRequest,
   type GenerateResult,
-  jsonValueSchema,
   MODEL_SPECIFICATION_VERSION,
   ProviderError,
+  parseToolCallArguments,
   type ToolCall,
 } from '@resume/core/spec';
 import { modelInfoSchema, streamEventSchema } from './anthropic-api.js';
-import { toProviderError } from './anthropic-errors.js';
+import { anthropicErrors, toProviderError } from './anthropic-errors.js';
 import { toAnthropicMessages, toAnthropicTools } from './anthropic-messages.js';
 
 export const ANTHROPIC_PROVIDER_NAME = 'anthropic';
@@ -167,15 +167,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
         }
         if (request.signal?.aborted) throw toProviderError(request.signal.reason, context);
         if (!stopped && stopReason === null) {
-          throw new ProviderError(
-            {
-              reason: 'network',
-              provider: ANTHROPIC_PROVIDER_NAME,
-              model: modelId,
-              message: `The stream from ${baseURL} for model ${modelId} ended before the answer was complete.`,
-            },
-            { hint: 'Resume the session; the call is made again.' },
-          );
+          throw anthropicErrors(context).streamEndedEarly();
         }
 
         const ordered = [...blocks.entries()].sort(([left], [right]) => left - right).map(([, draft]) => draft);
@@ -185,7 +177,18 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
           .join('');
         const toolCalls = ordered
           .filter((draft) => draft.kind === 'tool_use')
-          .map((draft): ToolCall => ({ id: draft.id, name: draft.name, args: parseInput(draft, modelId) }));
+          .map(
+            (draft): ToolCall => ({
+              id: draft.id,
+              name: draft.name,
+              args: parseToolCallArguments(draft.json, {
+                provider: ANTHROPIC_PROVIDER_NAME,
+                model: modelId,
+                toolName: draft.name,
+                described: 'input that is',
+              }),
+            }),
+          );
 
         return {
           message: {
@@ -224,25 +227,4 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
       }
     },
   };
-}
-
-function parseInput(draft: BlockDraft, model: string) {
-  if (draft.json.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(draft.json);
-  } catch {
-    value = undefined;
-  }
-  const parsed = jsonValueSchema.safeParse(value);
-  if (parsed.success && typeof parsed.data === 'object' && parsed.data !== null && !Array.isArray(parsed.data)) {
-    return parsed.data;
-  }
-  throw new ProviderError({
-    reason: 'unavailable',
-    provider: ANTHROPIC_PROVIDER_NAME,
-    model,
-    isRetryable: true,
-    message: `Model ${model} called tool ${draft.name || '(unnamed)'} with input that is not a JSON object.`,
-  });
 }

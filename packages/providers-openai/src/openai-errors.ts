@@ -1,18 +1,8 @@
-// Turns what the OpenAI SDK throws into ProviderError with a typed reason. Messages are built
-// here and scrubbed of the key, so neither the key nor an Authorization value reaches a user.
-import { ProviderError, type ProviderErrorReason, retryAfterMs, scrubSecrets } from '@resume/core/spec';
+// Turns what the OpenAI SDK throws into ProviderError with a typed reason. Which SDK error is
+// which failure is decided here; the wording, hints and scrubbing of the key come from the
+// shared factory, so neither the key nor an Authorization value reaches a user.
+import { createProviderErrorFactory, ProviderError, type ProviderErrorReason } from '@resume/core/spec';
 import OpenAI from 'openai';
-
-const PROVIDER = 'openai';
-
-function reasonForStatus(status: number): ProviderErrorReason {
-  if (status === 401 || status === 403) return 'authentication';
-  if (status === 404) return 'model-not-found';
-  if (status === 429) return 'rate-limit';
-  if (status === 503 || status === 529) return 'overloaded';
-  if (status === 400 || status === 413 || status === 422) return 'bad-request';
-  return 'unavailable';
-}
 
 const hints: Partial<Record<ProviderErrorReason, string>> = {
   authentication: 'Check OPENAI_API_KEY (or the key for your OpenAI-compatible server), or use --provider scripted.',
@@ -29,56 +19,27 @@ export interface ErrorContext {
   signal?: AbortSignal | undefined;
 }
 
+/** The factory for this provider's errors about `context.model`. */
+export function openAIErrors(context: ErrorContext) {
+  return createProviderErrorFactory({ provider: 'openai', ...context, hints });
+}
+
 export function toProviderError(error: unknown, context: ErrorContext): ProviderError {
   if (ProviderError.isInstance(error)) return error;
-  const scrub = (text: string) => scrubSecrets(text, context.secrets);
-  const make = (
-    reason: ProviderErrorReason,
-    message: string,
-    extra: { status?: number | null; retryAfterMs?: number | null; cause?: unknown } = {},
-  ) =>
-    new ProviderError(
-      {
-        reason,
-        provider: PROVIDER,
-        model: context.model,
-        status: extra.status ?? null,
-        retryAfterMs: extra.retryAfterMs ?? null,
-        message: scrub(message),
-      },
-      { ...(hints[reason] ? { hint: hints[reason] } : {}), ...(extra.cause ? { cause: extra.cause } : {}) },
-    );
-
-  if (context.signal?.aborted || error instanceof OpenAI.APIUserAbortError) {
-    return make('aborted', `The call to ${context.model} was aborted.`);
-  }
+  const errors = openAIErrors(context);
+  if (context.signal?.aborted || error instanceof OpenAI.APIUserAbortError) return errors.aborted();
   if (error instanceof OpenAI.APIConnectionError) {
-    const timeout = error instanceof OpenAI.APIConnectionTimeoutError;
-    return make(
-      'network',
-      `Could not reach ${context.baseURL} for model ${context.model}${timeout ? ' (timed out)' : ''}.`,
-    );
+    return errors.unreachable({ timedOut: error instanceof OpenAI.APIConnectionTimeoutError });
   }
   if (error instanceof OpenAI.APIError) {
     const detail =
       error.error && typeof error.error === 'object' && 'message' in error.error
         ? String(error.error.message)
         : error.message;
-    if (error.status === undefined) {
-      // An error event inside an otherwise successful stream.
-      return make('unavailable', `Model ${context.model} failed while streaming: ${detail}`);
-    }
-    const reason = reasonForStatus(error.status);
-    const what =
-      reason === 'model-not-found'
-        ? `Model ${context.model} was not found at ${context.baseURL}`
-        : `The request to ${context.model} failed with HTTP ${error.status}`;
-    return make(reason, `${what}: ${detail}`, {
-      status: error.status,
-      retryAfterMs: retryAfterMs(error.headers),
-    });
+    // No status: an error event inside an otherwise successful stream.
+    if (error.status === undefined) return errors.streamFailure(detail);
+    return errors.httpFailure(error.status, detail, error.headers);
   }
   // Anything else during a request is the transport failing (a stream cut mid-way, a reset).
-  const message = error instanceof Error ? error.message : String(error);
-  return make('network', `The connection to ${context.baseURL} failed during a call to ${context.model}: ${message}`);
+  return errors.connectionFailure(error);
 }

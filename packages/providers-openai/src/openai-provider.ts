@@ -7,14 +7,14 @@ import {
   type FinishReason,
   type GenerateRequest,
   type GenerateResult,
-  jsonValueSchema,
   MODEL_SPECIFICATION_VERSION,
   ProviderError,
+  parseToolCallArguments,
   type ToolCall,
 } from '@resume/core/spec';
 import OpenAI from 'openai';
 import { chatCompletionChunkSchema, modelListSchema } from './openai-api.js';
-import { toProviderError } from './openai-errors.js';
+import { openAIErrors, toProviderError } from './openai-errors.js';
 import { toOpenAIMessages, toOpenAITools } from './openai-messages.js';
 
 export const OPENAI_PROVIDER_NAME = 'openai';
@@ -172,15 +172,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
         if (request.signal?.aborted) throw toProviderError(request.signal.reason, errorContext(request.signal));
         if (finish === null) {
           // The stream ended without saying why: the connection was cut before the answer was complete.
-          throw new ProviderError(
-            {
-              reason: 'network',
-              provider: OPENAI_PROVIDER_NAME,
-              model: modelId,
-              message: `The stream from ${baseURL} for model ${modelId} ended before the answer was complete.`,
-            },
-            { hint: 'Resume the session; the call is made again.' },
-          );
+          throw openAIErrors(errorContext(request.signal)).streamEndedEarly();
         }
 
         const toolCalls = [...drafts.entries()]
@@ -189,7 +181,12 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
             ([index, draft]): ToolCall => ({
               id: draft.id || `call_${index}`,
               name: draft.name,
-              args: parseArguments(draft, modelId),
+              args: parseToolCallArguments(draft.arguments, {
+                provider: OPENAI_PROVIDER_NAME,
+                model: modelId,
+                toolName: draft.name,
+                described: 'arguments that are',
+              }),
             }),
           );
 
@@ -233,25 +230,4 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
       }
     },
   };
-}
-
-function parseArguments(draft: ToolCallDraft, model: string) {
-  if (draft.arguments.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(draft.arguments);
-  } catch {
-    value = undefined;
-  }
-  const parsed = jsonValueSchema.safeParse(value);
-  if (parsed.success && typeof parsed.data === 'object' && parsed.data !== null && !Array.isArray(parsed.data)) {
-    return parsed.data;
-  }
-  throw new ProviderError({
-    reason: 'unavailable',
-    provider: OPENAI_PROVIDER_NAME,
-    model,
-    isRetryable: true,
-    message: `Model ${model} called tool ${draft.name || '(unnamed)'} with arguments that are not a JSON object.`,
-  });
 }

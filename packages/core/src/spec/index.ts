@@ -10,6 +10,14 @@ export { InterruptedError } from './errors/interrupted-error.js';
 export { JournalCorruptedError } from './errors/journal-corrupted-error.js';
 export { LeaseLostError } from './errors/lease-lost-error.js';
 export { ProviderError, type ProviderErrorReason } from './errors/provider-error.js';
+export {
+  createProviderErrorFactory,
+  type ProviderErrorDetails,
+  type ProviderErrorFactory,
+  type ProviderErrorFactoryOptions,
+  parseToolCallArguments,
+  providerErrorReasonForStatus,
+} from './errors/provider-error-factory.js';
 export { RecoveryLimitError } from './errors/recovery-limit-error.js';
 export { SessionExistsError } from './errors/session-exists-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './errors/session-locked-error.js';
