@@ -5,7 +5,14 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, IncompatibleSessionError, UncertainStepError } from '../spec/index.js';
 import { createRunner } from './runner.js';
-import { createFakeModels, createTestStore, instantSleep, transcriptOf, until } from './test-kit.js';
+import {
+  createFakeModels,
+  createRunnerInterruptedAt,
+  createTestStore,
+  instantSleep,
+  transcriptOf,
+  until,
+} from './test-kit.js';
 
 let workspace: string;
 beforeEach(async () => {
@@ -225,15 +232,11 @@ describe('chain workflows', () => {
     await writeFile(path.join(workspace, 'flow.yaml'), flow('true'));
     const { engine } = createTestStore();
     const models = createFakeModels();
-    let runner: ReturnType<typeof createRunner> | null = null;
-    runner = createRunner({
+    const runner = createRunnerInterruptedAt('step 1 researcher', {
       engine: engine(),
       models: models.resolve,
       workspaceDir: workspace,
       sleep: instantSleep,
-      onEvent: (event) => {
-        if (event.type === 'checkpoint' && event.label === 'step 1 researcher') void runner?.interrupt();
-      },
     });
     const first = await runner.runWorkflow('flow.yaml');
     expect(first.status).toBe('interrupted');

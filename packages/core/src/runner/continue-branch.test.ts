@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../spec/index.js';
 import { createRunner } from './runner.js';
-import { createFakeModels, createTestStore } from './test-kit.js';
+import { createFakeModels, createRunnerInterruptedAt, createTestStore } from './test-kit.js';
 
 async function finishedDiscussion() {
   const { engine } = createTestStore();
@@ -77,14 +77,10 @@ describe('continue and branch', () => {
   it('asks what to do about a model the provider no longer offers, and uses the replacement', async () => {
     const { engine } = createTestStore();
     const models = createFakeModels();
-    let runner: ReturnType<typeof createRunner> | null = null;
-    runner = createRunner({
+    const runner = createRunnerInterruptedAt('round 1, agent architect', {
       engine: engine(),
       models: models.resolve,
       workspaceDir: '/workspace',
-      onEvent: (event) => {
-        if (event.type === 'checkpoint' && event.label === 'round 1, agent architect') void runner?.interrupt();
-      },
     });
     const agents = [
       { name: 'architect', model: 'old-model' },

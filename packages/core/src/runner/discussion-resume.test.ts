@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../engine/engine.js';
 import { createRunner } from './runner.js';
-import { createFakeModels, createTestStore, type FakeModelsOptions, transcriptOf, until } from './test-kit.js';
+import {
+  createFakeModels,
+  createRunnerInterruptedAt,
+  createTestStore,
+  type FakeModelsOptions,
+  transcriptOf,
+  until,
+} from './test-kit.js';
 
 const task = 'Should we split the monolith?';
 
@@ -124,14 +131,10 @@ describe('discussion mode', () => {
   it('interrupting between steps stops before the next call', async () => {
     const { engine } = createTestStore();
     const models = createFakeModels();
-    let runner: ReturnType<typeof createRunner> | null = null;
-    runner = createRunner({
+    const runner = createRunnerInterruptedAt('round 1, agent critic', {
       engine: engine(),
       models: models.resolve,
       workspaceDir: process.cwd(),
-      onEvent: (event) => {
-        if (event.type === 'checkpoint' && event.label === 'round 1, agent critic') void runner?.interrupt();
-      },
     });
     const result = await runner.start({ mode: 'discussion', task });
     expect(result.status).toBe('interrupted');
@@ -148,14 +151,10 @@ describe('discussion mode', () => {
   it('declining the resume prompt runs nothing, changes nothing and says it was cancelled', async () => {
     const { engine } = createTestStore();
     const models = createFakeModels();
-    let runner: ReturnType<typeof createRunner> | null = null;
-    runner = createRunner({
+    const runner = createRunnerInterruptedAt('round 1, agent critic', {
       engine: engine(),
       models: models.resolve,
       workspaceDir: process.cwd(),
-      onEvent: (event) => {
-        if (event.type === 'checkpoint' && event.label === 'round 1, agent critic') void runner?.interrupt();
-      },
     });
     const interrupted = await runner.start({ mode: 'discussion', task });
     const before = await engine().readSession(interrupted.sessionId);

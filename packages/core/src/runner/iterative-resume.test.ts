@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRunner } from './runner.js';
-import { createFakeModels, createTestStore, transcriptOf } from './test-kit.js';
+import { createFakeModels, createRunnerInterruptedAt, createTestStore, transcriptOf } from './test-kit.js';
 
 let workspace: string;
 beforeEach(async () => {
@@ -58,14 +58,10 @@ describe('iterative mode', () => {
 
     const { engine } = createTestStore();
     const models = createFakeModels();
-    let runner: ReturnType<typeof createRunner> | null = null;
-    runner = createRunner({
+    const runner = createRunnerInterruptedAt('chunk 1/3', {
       engine: engine(),
       models: models.resolve,
       workspaceDir: workspace,
-      onEvent: (event) => {
-        if (event.type === 'checkpoint' && event.label === 'chunk 1/3') void runner?.interrupt();
-      },
     });
     const first = await runner.start(start);
     expect(first.status).toBe('interrupted');

@@ -7,7 +7,7 @@ import { adaptWorkspaceTools } from '../modes/workspace-tool-adapter.js';
 import { UncertainStepError } from '../spec/index.js';
 import { createWorkspaceTools } from '../tools/workspace-tools.js';
 import { createRunner, type RunnerOptions } from './runner.js';
-import { createFakeModels, createTestStore, transcriptOf, until } from './test-kit.js';
+import { createFakeModels, createRunnerInterruptedAt, createTestStore, transcriptOf, until } from './test-kit.js';
 
 let workspace: string;
 beforeEach(async () => {
@@ -78,15 +78,11 @@ describe('orchestrated mode', () => {
   it('declining the resume prompt after choosing to restore a changed file leaves the file as the user left it', async () => {
     const models = createFakeModels({ leadScript });
     const plan = path.join(workspace, 'plan.md');
-    let runner: ReturnType<typeof createRunner> | null = null;
-    runner = createRunner({
+    const runner = createRunnerInterruptedAt(() => existsSync(plan), {
       engine: currentStore.engine(),
       models: models.resolve,
       workspaceDir: workspace,
       createTools: toolsWith([]),
-      onEvent: (event) => {
-        if (event.type === 'checkpoint' && existsSync(plan)) void runner?.interrupt();
-      },
     });
     const interrupted = await runner.start({ mode: 'orchestrated', task: 'Plan the shopping' });
     expect(interrupted.status).toBe('interrupted');

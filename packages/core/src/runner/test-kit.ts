@@ -15,6 +15,7 @@ import {
   type ToolCall,
 } from '../spec/index.js';
 import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
+import { createRunner, type Runner, type RunnerOptions } from './runner.js';
 
 export interface LoggedCall {
   agent: string;
@@ -144,3 +145,22 @@ export function transcriptOf(
 }
 
 export const instantSleep = async () => undefined;
+
+/**
+ * A runner that interrupts itself when it reaches the checkpoint labelled `at` (or the first
+ * checkpoint `at` accepts), as a Ctrl+C at that moment would.
+ */
+export function createRunnerInterruptedAt(
+  at: string | ((checkpoint: { seq: number; label: string | null }) => boolean),
+  options: RunnerOptions,
+): Runner {
+  const reached = typeof at === 'string' ? (checkpoint: { label: string | null }) => checkpoint.label === at : at;
+  const runner = createRunner({
+    ...options,
+    onEvent: (event) => {
+      options.onEvent?.(event);
+      if (event.type === 'checkpoint' && reached(event)) void runner.interrupt();
+    },
+  });
+  return runner;
+}
