@@ -1,28 +1,16 @@
 // `conclave tui`: the full-screen session browser. What the user picks there is run
 // like the matching command (resume in place, or continue with a follow-up).
-import { createRunner } from '@resume/core';
 import { UsageError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
 import { screenIo } from '../runs/decisions.js';
+import { openSessionBackend } from '../runs/session-backend.js';
 
 export async function openBrowserCommand(context: CliContext): Promise<number> {
   if (!context.environment.interactive)
     throw new UsageError('The session browser needs a terminal.', {
       hint: 'In scripts use: conclave sessions list --json   and   conclave sessions show <id> --json',
     });
-  const engine = await context.engine();
-  const tui = await import('@resume/tui');
-  const planner = createRunner({
-    engine,
-    models: () => {
-      throw new UsageError('Planning calls no model.');
-    },
-    workspaceDir: context.environment.cwd,
-  });
-  const backend = tui.createEngineBackend({
-    engine,
-    planResume: async (sessionId) => tui.resumePlanView(await planner.plan(sessionId)),
-  });
+  const { tui, backend } = await openSessionBackend(context);
   const picked = await tui.openSessionBrowser(backend, screenIo(context));
   if (!picked) return 0;
   const { runSessionFlow } = await import('../runs/session-flows.js');

@@ -11,6 +11,7 @@ import { resolveSession } from '../sessions/resolve-session.js';
 import { screenIo } from './decisions.js';
 import { recordOf, selectionFrom } from './models.js';
 import { configAgents, providersNamedIn, runWithHarness } from './run-harness.js';
+import { openSessionBackend } from './session-backend.js';
 
 export interface FlowInput {
   kind: 'start' | 'continue' | 'resume' | 'branch';
@@ -303,19 +304,7 @@ export async function pickFromWorkspace(context: CliContext, purpose: 'resume' |
 }
 
 async function pickInteractively(context: CliContext, heading: string): Promise<string | null> {
-  const engine = await context.engine();
-  const tui = await import('@resume/tui');
-  const planner = createRunner({
-    engine,
-    models: () => {
-      throw new UsageError('Planning calls no model.');
-    },
-    workspaceDir: context.environment.cwd,
-  });
-  const backend = tui.createEngineBackend({
-    engine,
-    planResume: async (sessionId) => tui.resumePlanView(await planner.plan(sessionId)),
-  });
+  const { tui, backend } = await openSessionBackend(context);
   const picked = await tui.pickSession(backend, { heading, ...screenIo(context) });
   if (!picked) {
     context.terminal.note('Nothing chosen.');

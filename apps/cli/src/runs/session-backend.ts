@@ -1,0 +1,24 @@
+// The sessions as the TUI's screens see them (listing, details, resume plans), for the
+// browser and the pickers the CLI opens. The TUI is imported here, on first use, so
+// commands that never show a screen never load Ink.
+import { createRunner } from '@resume/core';
+import { UsageError } from '@resume/core/spec';
+import type { CliContext } from '../context/cli-context.js';
+
+export async function openSessionBackend(context: CliContext) {
+  const engine = await context.engine();
+  const tui = await import('@resume/tui');
+  // Only plans resumes, so it is never given a model to call.
+  const planner = createRunner({
+    engine,
+    models: () => {
+      throw new UsageError('Planning calls no model.');
+    },
+    workspaceDir: context.environment.cwd,
+  });
+  const backend = tui.createEngineBackend({
+    engine,
+    planResume: async (sessionId) => tui.resumePlanView(await planner.plan(sessionId)),
+  });
+  return { tui, backend };
+}
