@@ -18,6 +18,24 @@ function iterativeSession() {
 
 const describeChunks = (state: { data: Record<string, unknown> }) => `chunk ${Number(state.data.chunk) + 1} of 15`;
 
+/** A chain journal in which the unsafe step `key` failed `count` attempts (exit code = attempt). */
+function failedAttempts(key: string, count: number, options: { givenUp: boolean }) {
+  const builder = journal({ mode: 'chain' });
+  for (let attempt = 1; attempt <= count; attempt += 1) {
+    const idempotencyKey = `${builder.id}:${key}:1`;
+    builder.add({ type: 'step-started', key, occurrence: 1, attempt, safety: 'unsafe', idempotencyKey });
+    builder.add({
+      type: 'step-failed',
+      key,
+      occurrence: 1,
+      attempt,
+      error: { name: 'ShellStepError', message: `exit code ${attempt}`, code: null, retryable: true },
+      willRetry: !(options.givenUp && attempt === count),
+    });
+  }
+  return builder;
+}
+
 describe('buildResumePlan', () => {
   it('lists completed steps as skipped and asks to resume from the next chunk', () => {
     const builder = iterativeSession();
@@ -80,27 +98,8 @@ describe('buildResumePlan', () => {
   });
 
   it('continues a retried step at the next attempt with its failure history', () => {
-    const builder = journal({ mode: 'chain' });
-    const id = builder.id;
     const key = 'npm test';
-    for (const attempt of [1, 2]) {
-      builder.add({
-        type: 'step-started',
-        key,
-        occurrence: 1,
-        attempt,
-        safety: 'unsafe',
-        idempotencyKey: `${id}:${key}:1`,
-      });
-      builder.add({
-        type: 'step-failed',
-        key,
-        occurrence: 1,
-        attempt,
-        error: { name: 'ShellStepError', message: `exit code ${attempt}`, code: null, retryable: true },
-        willRetry: true,
-      });
-    }
+    const builder = failedAttempts(key, 2, { givenUp: false });
     builder.add({ type: 'status-changed', status: 'interrupted', reason: 'SIGTERM' });
     const plan = buildResumePlan(builder.state(), { maxAttemptsOf: (step) => (step.key === key ? 5 : null) });
 
@@ -114,27 +113,8 @@ describe('buildResumePlan', () => {
   });
 
   it('gives a step that had given up a fresh retry budget, keeping the whole failure history', () => {
-    const builder = journal({ mode: 'chain' });
-    const id = builder.id;
     const key = 'npm test';
-    for (const attempt of [1, 2]) {
-      builder.add({
-        type: 'step-started',
-        key,
-        occurrence: 1,
-        attempt,
-        safety: 'unsafe',
-        idempotencyKey: `${id}:${key}:1`,
-      });
-      builder.add({
-        type: 'step-failed',
-        key,
-        occurrence: 1,
-        attempt,
-        error: { name: 'ShellStepError', message: `exit code ${attempt}`, code: null, retryable: true },
-        willRetry: attempt < 2,
-      });
-    }
+    const builder = failedAttempts(key, 2, { givenUp: true });
     builder.add({ type: 'status-changed', status: 'failed' });
     const plan = buildResumePlan(builder.state(), { maxAttemptsOf: () => 2 });
 
