@@ -85,35 +85,20 @@ function shortHead(head: string | null): string {
 
 /** Compares the git state recorded at start with the current one. */
 export function compareGitState(recorded: GitState | null, current: GitState | null): GitComparison {
-  if (recorded === null && current === null) {
-    return {
-      changed: false,
-      branchChanged: false,
-      headChanged: false,
-      recorded,
-      current,
-      message: 'not a git repository',
-    };
-  }
-  if (recorded === null) {
-    return {
-      changed: true,
-      branchChanged: true,
-      headChanged: true,
-      recorded,
-      current,
-      message: 'the workspace is a git repository now but was not when the session started',
-    };
-  }
+  // With a repository on one side only, there is no branch or HEAD to compare: all of it changed.
+  const whole = (changed: boolean, message: string): GitComparison => ({
+    changed,
+    branchChanged: changed,
+    headChanged: changed,
+    recorded,
+    current,
+    message,
+  });
+  if (recorded === null && current === null) return whole(false, 'not a git repository');
+  if (recorded === null)
+    return whole(true, 'the workspace is a git repository now but was not when the session started');
   if (current === null) {
-    return {
-      changed: true,
-      branchChanged: true,
-      headChanged: true,
-      recorded,
-      current,
-      message: `the workspace is no longer a git repository (was on ${recorded.branch ?? 'a detached HEAD'})`,
-    };
+    return whole(true, `the workspace is no longer a git repository (was on ${recorded.branch ?? 'a detached HEAD'})`);
   }
   const branchChanged = recorded.branch !== current.branch;
   const headChanged = recorded.head !== current.head;
