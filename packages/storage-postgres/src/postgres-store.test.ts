@@ -3,7 +3,9 @@ import {
   JournalCorruptedError,
   type JournalEvent,
   SessionExistsError,
+  type SessionHeader,
   SessionNotFoundError,
+  type SessionStore,
   type SessionSummary,
   StoreIoError,
 } from '@resume/core/spec';
@@ -19,6 +21,15 @@ async function collect(iterable: AsyncIterable<JournalEvent>): Promise<JournalEv
   const events: JournalEvent[] = [];
   for await (const event of iterable) events.push(event);
   return events;
+}
+
+/** Creates a session whose first batch holds `count` messages. */
+async function sessionWith(store: SessionStore, count: number): Promise<SessionHeader> {
+  const header = testHeader();
+  await store.create(header);
+  const batch = { expectedSeq: 0, epoch: 0, events: messageEvents(1, count), summary: testSummary(header, count) };
+  await store.append(header.id, batch);
+  return header;
 }
 
 describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
@@ -44,14 +55,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
 
   it('streams long journals across pages in order', async () => {
     const store = database.openStore();
-    const header = testHeader();
-    await store.create(header);
-    await store.append(header.id, {
-      expectedSeq: 0,
-      epoch: 0,
-      events: messageEvents(1, 1_234),
-      summary: testSummary(header, 1_234),
-    });
+    const header = await sessionWith(store, 1_234);
     const seqs = (await collect(store.read(header.id, { fromSeq: 3 }))).map((event) => event.seq);
     expect(seqs).toEqual(Array.from({ length: 1_232 }, (_, index) => index + 3));
   });
@@ -59,14 +63,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
   it('refuses a stale expected seq and never interleaves two writers', async () => {
     const first = database.openStore();
     const second = database.openStore({ schema: first.schema });
-    const header = testHeader();
-    await first.create(header);
-    await first.append(header.id, {
-      expectedSeq: 0,
-      epoch: 0,
-      events: [messageEvent(1)],
-      summary: testSummary(header, 1),
-    });
+    const header = await sessionWith(first, 1);
 
     const results = await Promise.allSettled(
       [first, second].map((store, index) =>
@@ -135,14 +132,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
 
   it('deletes a session with everything derived from it', async () => {
     const store = database.openStore();
-    const header = testHeader();
-    await store.create(header);
-    await store.append(header.id, {
-      expectedSeq: 0,
-      epoch: 0,
-      events: [messageEvent(1)],
-      summary: testSummary(header, 1),
-    });
+    const header = await sessionWith(store, 1);
     await store.putSnapshot(header.id, { seq: 1, formatVersion: 1, state: { messages: ['a'] } });
     await store.acquireLease(header.id, { holder: { pid: process.pid, host: 'here' } });
 
@@ -190,14 +180,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
 
   it('reports a corrupted event row with its table and seq', async () => {
     const store = database.openStore();
-    const header = testHeader();
-    await store.create(header);
-    await store.append(header.id, {
-      expectedSeq: 0,
-      epoch: 0,
-      events: messageEvents(1, 3),
-      summary: testSummary(header, 3),
-    });
+    const header = await sessionWith(store, 3);
     const pool = database.openPool();
     await pool.query(`UPDATE "${store.schema}".events SET payload = '{"type":"message-added"}' WHERE seq = 2`);
 
@@ -241,14 +224,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
     const allSeen = new Promise<void>((resolve) => {
       notify = resolve;
     });
-    const header = testHeader();
-    await writer.create(header);
-    await writer.append(header.id, {
-      expectedSeq: 0,
-      epoch: 0,
-      events: messageEvents(1, 2),
-      summary: testSummary(header, 2),
-    });
+    const header = await sessionWith(writer, 2);
     await writer.delete(header.id);
     await allSeen;
     await watch.close();
