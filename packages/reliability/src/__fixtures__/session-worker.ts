@@ -11,7 +11,7 @@
 //   hold <home> <id>                        takes the lease and keeps it until killed
 //   open <home> <id>                        takes the lease, releases it, exits
 //   load <home> <sessions> <checkpoints>    that many sessions written concurrently
-//   mode <home> <new|id> <discussion|chain> <workspace>
+//   mode <home> <new|id> <discussion|chain|iterative|orchestrated> <workspace>
 //                                           a real run of that mode through the runner (resumed in place)
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -105,7 +105,10 @@ async function load(engine: Engine, sessions: number, checkpoints: number): Prom
 
 /** A real mode run through the runner, as the CLI drives it: started, or resumed in place. */
 async function runMode(engine: Engine, reference: string, mode: string, workspace: string): Promise<void> {
-  const provider = createScriptedProvider({ env: process.env });
+  const provider = createScriptedProvider({
+    env: process.env,
+    ...(mode === 'orchestrated' ? { script: path.join(workspace, 'lead.yaml') } : {}),
+  });
   const runner = createRunner({
     engine,
     workspaceDir: workspace,
@@ -125,7 +128,15 @@ async function runMode(engine: Engine, reference: string, mode: string, workspac
   }
   if (reference !== 'new') result = await runner.resume(reference);
   else if (mode === 'chain') result = await runner.runWorkflow(path.join(workspace, 'chain.yaml'));
-  else {
+  else if (mode === 'iterative') {
+    result = await runner.start({
+      mode: 'iterative',
+      task: 'Review this design note chunk by chunk.',
+      options: { project: 'project.md', chunkSize: 300 },
+    });
+  } else if (mode === 'orchestrated') {
+    result = await runner.start({ mode: 'orchestrated', task: 'Summarise the notes into summary.md.' });
+  } else {
     result = await runner.start({
       mode: 'discussion',
       task: 'How should a team adopt durable agent sessions?',

@@ -16,7 +16,7 @@ import { sized, sizedTimeout } from '../support/stress.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
 
 const TURNS = 30;
-const KILLS = sized(250, 1_000);
+const KILLS = sized(200, 1_000);
 const PARALLEL = 2;
 const SEED = Number(process.env.CONCLAVE_CRASH_SEED ?? 20_261_122);
 
@@ -168,29 +168,61 @@ outputs:
     - { path: report.md, from: "{{ last_response }}" }
 `;
 
+const LEAD_SCRIPT = `- text: "Reading the notes first."
+  tool_calls: [{ name: read_file, args: { path: notes.txt } }]
+- text: "Listing the workspace."
+  tool_calls: [{ name: list_files, args: { path: "." } }]
+- text: "Writing the summary."
+  tool_calls: [{ name: write_file, args: { path: summary.md, content: "# Summary\\nDurable sessions.\\n" } }]
+- text: "Checking what I wrote."
+  tool_calls: [{ name: read_file, args: { path: summary.md } }]
+- text: "Done: the summary is in summary.md."
+`;
+
+/** A fresh workspace per run, so files one run writes never meet another run. */
+function workspaceFor(home: string, name: string): string {
+  const workspace = path.join(home, `workspace-${name}`);
+  mkdirSync(workspace);
+  writeFileSync(path.join(workspace, 'chain.yaml'), CHAIN_SPEC);
+  writeFileSync(path.join(workspace, 'lead.yaml'), LEAD_SCRIPT);
+  writeFileSync(path.join(workspace, 'notes.txt'), 'Durable sessions checkpoint every step.\n');
+  writeFileSync(
+    path.join(workspace, 'project.md'),
+    Array.from(
+      { length: 6 },
+      (_, index) => `## Part ${index + 1}\n${'Each step is journaled before it runs. '.repeat(6)}\n`,
+    ).join('\n'),
+  );
+  return workspace;
+}
+
 describe('SIGKILL during real mode runs (runner, scripted provider)', () => {
-  const killsPerMode = sized(40, 200);
-  for (const mode of ['discussion', 'chain'] as const) {
+  const killsPerMode = sized(30, 200);
+  for (const mode of ['discussion', 'chain', 'iterative', 'orchestrated'] as const) {
     it(
       `${mode}: every acknowledged checkpoint kept, the transcript of an uninterrupted run, across ${killsPerMode} kills`,
       async () => {
         const home = temporaryDirectory();
-        const workspace = path.join(home, 'workspace');
-        mkdirSync(workspace);
-        writeFileSync(path.join(workspace, 'chain.yaml'), CHAIN_SPEC);
-        const random = seededRandom(SEED + (mode === 'chain' ? 1 : 2));
-        const run = (reference: string) => ['mode', home, reference, mode, workspace];
+        const random = seededRandom(SEED + mode.length);
+        const run = (reference: string, workspace: string) => ['mode', home, reference, mode, workspace];
         const env = { CONCLAVE_SCRIPTED_CONSENSUS_AT: '3' };
 
-        const referenceOutcome = await runOnce(run('new'), env, null);
+        const referenceOutcome = await runOnce(run('new', workspaceFor(home, 'reference')), env, null);
         expect(referenceOutcome.finished).toBe(true);
         const reference = await transcript(home, referenceOutcome.sessionId as string);
         expect(reference.messages.length).toBeGreaterThan(4);
+        // The runs really exercise what the mode is about.
+        if (mode === 'orchestrated') {
+          expect(reference.state.messages.some((message) => message.role === 'tool')).toBe(true);
+          expect(readFileSync(path.join(home, 'workspace-reference', 'summary.md'), 'utf8')).toContain('Durable');
+        }
+        if (mode === 'iterative') expect(reference.state.checkpoints.length).toBeGreaterThan(3);
 
         let kills = 0;
         let sessions = 0;
         while (kills < killsPerMode) {
           sessions += 1;
+          const workspace = workspaceFor(home, String(sessions));
           const acknowledged: Acknowledged[] = [];
           let sessionId: string | null = null;
           for (;;) {
@@ -198,7 +230,7 @@ describe('SIGKILL during real mode runs (runner, scripted provider)', () => {
             const kill = killing
               ? { afterAcks: randomInteger(random, 0, 6), delayMs: randomInteger(random, 0, 15) }
               : null;
-            const outcome = await runOnce(run(sessionId ?? 'new'), env, kill);
+            const outcome = await runOnce(run(sessionId ?? 'new', workspace), env, kill);
             sessionId ??= outcome.sessionId;
             acknowledged.push(...outcome.acknowledged);
             if (outcome.finished) break;
