@@ -4,13 +4,16 @@
 // last record (read from the end of the file, not the whole history), so a stale
 // or lost index costs a few reads, never a wrong listing. Appends do not rewrite
 // it (that would cost fsyncs per checkpoint); it is saved when a listing found
-// stale entries, when a lease is released and when the store closes.
+// stale entries, when a lease is released and when the store closes. Its entries are
+// validated on every load: by a quick check derived from the schema when zod would return
+// them unchanged (the usual case), by zod otherwise (see exact-check.ts).
 import path from 'node:path';
 import { isSessionId, type SessionSummary, sessionSummarySchema } from '@resume/core/spec';
 import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode, type FileSystem } from '../file-system/file-system.js';
 import { frameObject, unframe } from '../journal/framing.js';
+import { compileExactCheck, type ExactCheck } from './exact-check.js';
 
 const entrySchema = z.object({
   id: z.string(),
@@ -21,6 +24,18 @@ const entrySchema = z.object({
 export type IndexEntry = z.infer<typeof entrySchema>;
 
 const indexFileSchema = z.object({ v: z.literal(1), entries: z.array(entrySchema) });
+type IndexFile = z.output<typeof indexFileSchema>;
+
+let quickIndexCheck: ExactCheck | null | undefined;
+
+/** The index file's entries, or null when the content is not a valid index. */
+function parseIndexFile(value: unknown): IndexFile | null {
+  quickIndexCheck ??= compileExactCheck(indexFileSchema);
+  // Accepted only when zod would return the value unchanged, so it is used as is.
+  if (quickIndexCheck?.(value)) return value as IndexFile;
+  const parsed = indexFileSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
 
 /** Where a session's journal is now and how big it is; null when the session does not exist. */
 export interface JournalLocation {
@@ -60,9 +75,9 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
     try {
       const content = await context.fileSystem.readFile(context.indexFile);
       const framed = unframe(content.at(-1) === 0x0a ? content.subarray(0, -1) : content);
-      const parsed = framed.ok ? indexFileSchema.safeParse(framed.value) : null;
+      const parsed = framed.ok ? parseIndexFile(framed.value) : null;
       // A damaged index is rebuilt from the journals rather than trusted.
-      if (parsed?.success) for (const entry of parsed.data.entries) loaded.set(entry.id, entry);
+      if (parsed) for (const entry of parsed.entries) loaded.set(entry.id, entry);
       else dirty = true;
     } catch (error) {
       if (errorCode(error) !== 'ENOENT') throw error;
