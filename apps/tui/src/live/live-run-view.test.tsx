@@ -37,23 +37,24 @@ describe('LiveRunView', () => {
   });
 });
 
-function collect(stream: PassThrough): () => string {
+/** A live view writing to a pipe (no terminal), and what it has written so far. */
+function plainView() {
+  const stdout = new PassThrough();
   let text = '';
-  stream.on('data', (chunk: Buffer) => {
+  stdout.on('data', (chunk: Buffer) => {
     text += chunk.toString('utf8');
   });
-  return () => text;
+  const view = createLiveRunView({
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    stdin: new PassThrough() as unknown as NodeJS.ReadStream,
+    env: {},
+  });
+  return { view, output: () => text };
 }
 
 describe('createLiveRunView without a terminal', () => {
   it('writes plain lines: turns, progress, and the resume command on interrupt', async () => {
-    const stdout = new PassThrough();
-    const output = collect(stdout);
-    const view = createLiveRunView({
-      stdout: stdout as unknown as NodeJS.WriteStream,
-      stdin: new PassThrough() as unknown as NodeJS.ReadStream,
-      env: {},
-    });
+    const { view, output } = plainView();
     for (const event of events) view.onEvent(event);
     await view.finish({ status: 'interrupted', sessionId: 's1', resumeCommand: 'conclave --resume s1' });
     const text = output();
@@ -68,13 +69,7 @@ describe('createLiveRunView without a terminal', () => {
 
 describe('createLiveRunView when a resume was declined', () => {
   it('says the session was not resumed and is unchanged, not that it was interrupted', async () => {
-    const stdout = new PassThrough();
-    const output = collect(stdout);
-    const view = createLiveRunView({
-      stdout: stdout as unknown as NodeJS.WriteStream,
-      stdin: new PassThrough() as unknown as NodeJS.ReadStream,
-      env: {},
-    });
+    const { view, output } = plainView();
     view.onEvent({ type: 'notice', text: 'Resume cancelled; nothing was changed.' });
     await view.finish({
       status: 'interrupted',
