@@ -5,7 +5,7 @@
 // 64, 65 or 66), nothing outside the store is read into any answer, and a sentinel
 // directory next to the store is left exactly as it was.
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEngine, type Engine } from '@resume/core';
 import { ConclaveError, JOURNAL_FORMAT_VERSION, type SessionSummary } from '@resume/core/spec';
@@ -299,4 +299,53 @@ describe('hostile ids and paths', () => {
     expect(readdirSync(fixture.root).sort()).toEqual(siblingsBefore);
     expect(runs).toBeGreaterThan(100);
   }, 120_000);
+
+  it('workspace tools never read or write through paths or symlinks that leave the workspace', async () => {
+    const root = temporaryDirectory();
+    const home = path.join(root, 'home');
+    const outside = path.join(root, 'outside');
+    const workspace = path.join(root, 'workspace');
+    mkdirSync(outside);
+    mkdirSync(workspace);
+    writeFileSync(path.join(outside, 'secret.txt'), SECRET);
+    writeFileSync(path.join(workspace, 'notes.txt'), 'ordinary notes');
+    symlinkSync(path.join(outside, 'secret.txt'), path.join(workspace, 'leak.txt'));
+    symlinkSync(outside, path.join(workspace, 'linked'));
+    const attempts = [
+      ['read_file', { path: 'leak.txt' }],
+      ['read_file', { path: 'linked/secret.txt' }],
+      ['read_file', { path: '../outside/secret.txt' }],
+      ['read_file', { path: path.join(outside, 'secret.txt') }],
+      ['read_file', { path: 'notes.txt/../../outside/secret.txt' }],
+      ['list_files', { path: 'linked' }],
+      ['list_files', { path: '..' }],
+      ['write_file', { path: 'linked/pwned.txt', content: 'pwned' }],
+      ['write_file', { path: '../outside/pwned.txt', content: 'pwned' }],
+      ['write_file', { path: 'leak.txt', content: 'pwned' }],
+    ] as const;
+    const script = [
+      ...attempts.map(
+        ([name, args]) => `- text: "trying ${name}"\n  tool_calls: [{ name: ${name}, args: ${JSON.stringify(args)} }]`,
+      ),
+      '- text: "done"',
+    ].join('\n');
+    writeFileSync(path.join(workspace, 'lead.yaml'), script);
+    const before = fingerprint(outside);
+    const result = await runConclave(
+      ['--provider', 'scripted', '--mode', 'orchestrated', '--script', 'lead.yaml', '--json', 'Try to escape'],
+      { home, cwd: workspace },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(fingerprint(outside)).toEqual(before);
+    expect(result.stdout + result.stderr).not.toContain(SECRET);
+    // The whole session, as stored, never saw the secret, and every attempt got an error back.
+    const engine = createEngine({ store: createFsStore({ dir: home }) });
+    const [summary] = await engine.listSessions({ limit: 1 });
+    const state = await engine.readSession(summary?.id as string);
+    await engine.close();
+    expect(JSON.stringify(state)).not.toContain(SECRET);
+    expect(state.toolCalls.length).toBe(attempts.length);
+    for (const call of state.toolCalls) expect(call.isError, JSON.stringify(call)).toBe(true);
+    expect(readFileSync(path.join(workspace, 'notes.txt'), 'utf8')).toBe('ordinary notes');
+  }, 60_000);
 });
