@@ -92,22 +92,13 @@ export class Folder {
         state.messages.push({ ...event.message, seq: event.seq, at: event.at });
         return;
       case 'step-started': {
-        const id = stepId(event.key, event.occurrence);
-        let step = this.#steps.get(id);
-        if (!step) {
-          step = {
-            key: event.key,
-            occurrence: event.occurrence,
-            safety: event.safety,
-            idempotencyKey: event.idempotencyKey,
-            status: 'started',
-            attempts: [],
-            willRetry: false,
-            completedSeq: null,
-          };
-          this.#steps.set(id, step);
-          state.steps.push(step);
-        } else if (step.status === 'completed' || step.status === 'skipped') {
+        const step = this.#namedStep(state, event.key, event.occurrence, {
+          safety: event.safety,
+          idempotencyKey: event.idempotencyKey,
+          status: 'started',
+          completedSeq: null,
+        });
+        if (step.status === 'completed' || step.status === 'skipped') {
           fail(
             sessionId,
             `step "${event.key}" #${event.occurrence} started again at seq ${event.seq} after it ${step.status}`,
@@ -150,22 +141,13 @@ export class Folder {
         return;
       }
       case 'step-skipped': {
-        const id = stepId(event.key, event.occurrence);
-        let step = this.#steps.get(id);
-        if (!step) {
-          step = {
-            key: event.key,
-            occurrence: event.occurrence,
-            safety: 'unsafe',
-            idempotencyKey: '',
-            status: 'skipped',
-            attempts: [],
-            willRetry: false,
-            completedSeq: event.seq,
-          };
-          this.#steps.set(id, step);
-          state.steps.push(step);
-        }
+        // A step skipped without ever starting has no safety or idempotency key of its own.
+        const step = this.#namedStep(state, event.key, event.occurrence, {
+          safety: 'unsafe',
+          idempotencyKey: '',
+          status: 'skipped',
+          completedSeq: event.seq,
+        });
         if (step.status === 'completed')
           fail(sessionId, `step "${event.key}" skipped at seq ${event.seq} after it completed`);
         step.status = 'skipped';
@@ -259,6 +241,31 @@ export class Folder {
         fail(sessionId, `unknown event type ${(unknown as { type: string }).type}`);
       }
     }
+  }
+
+  /** The step an event names; the first event that names it adds it to the state as `fields` say. */
+  #namedStep(
+    state: SessionState,
+    key: string,
+    occurrence: number,
+    fields: Pick<StepRecord, 'safety' | 'idempotencyKey' | 'status' | 'completedSeq'>,
+  ): StepRecord {
+    const id = stepId(key, occurrence);
+    const known = this.#steps.get(id);
+    if (known) return known;
+    const step: StepRecord = {
+      key,
+      occurrence,
+      safety: fields.safety,
+      idempotencyKey: fields.idempotencyKey,
+      status: fields.status,
+      attempts: [],
+      willRetry: false,
+      completedSeq: fields.completedSeq,
+    };
+    this.#steps.set(id, step);
+    state.steps.push(step);
+    return step;
   }
 
   #startedStep(sessionId: string, key: string, occurrence: number, attempt: number, seq: number): StepRecord {
