@@ -1,11 +1,10 @@
 // `.prompt.md` files (the dotnet-prompt format): YAML front matter plus a markdown body
 // that becomes the task of an orchestrated agent.
-import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../spec/index.js';
 import { formatIssuePath } from './issue-path.js';
 import { type TemplateLocation, templateReferences } from './template.js';
-import { describeYamlError } from './yaml-error.js';
+import { readYamlData } from './yaml-error.js';
 
 const frontMatterPattern = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
@@ -33,27 +32,15 @@ export function parsePromptFile(text: string, file: string | null): PromptFile {
   const match = frontMatterPattern.exec(text);
   let raw: unknown = {};
   if (match) {
-    const document = parseDocument(match[1] ?? '', { prettyErrors: true });
-    const yamlError = document.errors[0];
-    if (yamlError) {
-      throw new ConfigError({
-        // Front matter starts after the opening --- line: its line 1 is line 2 of the file.
-        ...describeYamlError(yamlError, file, 1),
-        key: 'front matter',
-        fix: 'Fix the YAML between the --- lines.',
-      });
-    }
-    try {
-      raw = document.toJS() ?? {};
-    } catch (error) {
-      // Aliases are resolved only here: an unknown anchor or an alias bomb is a YAML error too.
-      throw new ConfigError({
+    raw =
+      readYamlData(match[1] ?? '', {
         file,
         key: 'front matter',
-        problem: `not valid YAML (${(error as Error).message})`,
-        fix: 'Fix the YAML anchors and aliases (&name, *name) between the --- lines.',
-      });
-    }
+        // Front matter starts after the opening --- line: its line 1 is line 2 of the file.
+        lineOffset: 1,
+        syntaxFix: 'Fix the YAML between the --- lines.',
+        aliasFix: 'Fix the YAML anchors and aliases (&name, *name) between the --- lines.',
+      }) ?? {};
   }
   const result = promptFrontMatterSchema.safeParse(raw);
   if (!result.success) {

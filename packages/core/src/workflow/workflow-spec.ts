@@ -2,13 +2,12 @@
 // that name the file, the path in the document and the fix, and the checks that must
 // pass before anything runs (agent names, template references).
 import { createHash } from 'node:crypto';
-import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../spec/index.js';
 import { parseDuration } from './duration.js';
 import { formatIssuePath } from './issue-path.js';
 import { describeReference, type TemplateLocation, type TemplateReference, templateReferences } from './template.js';
-import { describeYamlError } from './yaml-error.js';
+import { readYamlData } from './yaml-error.js';
 
 const variableValueSchema = z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value));
 const agentNameSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'agent names are letters, digits, - and _');
@@ -131,27 +130,12 @@ export function hashText(text: string): string {
 
 /** Parses and validates a workflow spec's text; `file` names it in errors. */
 export function parseWorkflowSpec(text: string, file: string | null): WorkflowSpec {
-  const document = parseDocument(text, { prettyErrors: true });
-  const yamlError = document.errors[0];
-  if (yamlError) {
-    throw new ConfigError({
-      ...describeYamlError(yamlError, file),
-      key: null,
-      fix: 'Fix the YAML syntax at the line shown.',
-    });
-  }
-  let raw: unknown;
-  try {
-    raw = document.toJS();
-  } catch (error) {
-    // Aliases are resolved only here: an unknown anchor or an alias bomb is a YAML error too.
-    throw new ConfigError({
-      file,
-      key: null,
-      problem: `not valid YAML (${(error as Error).message})`,
-      fix: 'Fix the YAML anchors and aliases (&name, *name).',
-    });
-  }
+  const raw = readYamlData(text, {
+    file,
+    key: null,
+    syntaxFix: 'Fix the YAML syntax at the line shown.',
+    aliasFix: 'Fix the YAML anchors and aliases (&name, *name).',
+  });
   const result = workflowSpecSchema.safeParse(raw);
   if (!result.success) {
     const [first, ...rest] = result.error.issues;
