@@ -3,7 +3,12 @@
 // error is which failure is decided here; the wording, hints and scrubbing of the key come
 // from the shared factory.
 import Anthropic from '@anthropic-ai/sdk';
-import { createProviderErrorFactory, ProviderError, type ProviderErrorReason } from '@resume/core/spec';
+import {
+  createProviderErrorFactory,
+  type ProviderCallContext,
+  ProviderError,
+  type ProviderErrorReason,
+} from '@resume/core/spec';
 import { errorBodySchema } from './anthropic-api.js';
 
 const reasonsByErrorType: Record<string, ProviderErrorReason> = {
@@ -25,19 +30,12 @@ const hints: Partial<Record<ProviderErrorReason, string>> = {
   network: 'Check ANTHROPIC_BASE_URL and your network, then resume the session.',
 };
 
-export interface ErrorContext {
-  model: string;
-  baseURL: string;
-  secrets: Array<string | null | undefined>;
-  signal?: AbortSignal | undefined;
-}
-
 /** The factory for this provider's errors about `context.model`. */
-export function anthropicErrors(context: ErrorContext) {
+export function anthropicErrors(context: ProviderCallContext) {
   return createProviderErrorFactory({ provider: 'anthropic', ...context, hints });
 }
 
-export function toProviderError(error: unknown, context: ErrorContext): ProviderError {
+export function toProviderError(error: unknown, context: ProviderCallContext): ProviderError {
   if (ProviderError.isInstance(error)) return error;
   const errors = anthropicErrors(context);
   if (context.signal?.aborted || error instanceof Anthropic.APIUserAbortError) return errors.aborted();

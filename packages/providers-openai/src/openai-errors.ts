@@ -1,7 +1,12 @@
 // Turns what the OpenAI SDK throws into ProviderError with a typed reason. Which SDK error is
 // which failure is decided here; the wording, hints and scrubbing of the key come from the
 // shared factory, so neither the key nor an Authorization value reaches a user.
-import { createProviderErrorFactory, ProviderError, type ProviderErrorReason } from '@resume/core/spec';
+import {
+  createProviderErrorFactory,
+  type ProviderCallContext,
+  ProviderError,
+  type ProviderErrorReason,
+} from '@resume/core/spec';
 import OpenAI from 'openai';
 
 const hints: Partial<Record<ProviderErrorReason, string>> = {
@@ -12,19 +17,12 @@ const hints: Partial<Record<ProviderErrorReason, string>> = {
   network: 'Check OPENAI_BASE_URL and your network, then resume the session.',
 };
 
-export interface ErrorContext {
-  model: string;
-  baseURL: string;
-  secrets: Array<string | null | undefined>;
-  signal?: AbortSignal | undefined;
-}
-
 /** The factory for this provider's errors about `context.model`. */
-export function openAIErrors(context: ErrorContext) {
+export function openAIErrors(context: ProviderCallContext) {
   return createProviderErrorFactory({ provider: 'openai', ...context, hints });
 }
 
-export function toProviderError(error: unknown, context: ErrorContext): ProviderError {
+export function toProviderError(error: unknown, context: ProviderCallContext): ProviderError {
   if (ProviderError.isInstance(error)) return error;
   const errors = openAIErrors(context);
   if (context.signal?.aborted || error instanceof OpenAI.APIUserAbortError) return errors.aborted();

@@ -12,6 +12,7 @@ export { LeaseLostError } from './errors/lease-lost-error.js';
 export { ProviderError, type ProviderErrorReason } from './errors/provider-error.js';
 export {
   createProviderErrorFactory,
+  type ProviderCallContext,
   type ProviderErrorDetails,
   type ProviderErrorFactory,
   type ProviderErrorFactoryOptions,

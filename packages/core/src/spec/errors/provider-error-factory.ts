@@ -17,13 +17,19 @@ export function providerErrorReasonForStatus(status: number): ProviderErrorReaso
   return 'unavailable';
 }
 
-export interface ProviderErrorFactoryOptions {
-  provider: string;
+/** The call a failure happened in, as an adapter knows it. */
+export interface ProviderCallContext {
   model: string;
   /** Where the calls go; network and not-found messages name it. */
   baseURL: string;
   /** Values scrubbed from every message (the API key), besides the known secret shapes. */
   secrets: Iterable<string | null | undefined>;
+  /** The caller's signal: once it has aborted, any failure is reported as an abort. */
+  signal?: AbortSignal | undefined;
+}
+
+export interface ProviderErrorFactoryOptions extends ProviderCallContext {
+  provider: string;
   /** What to do next, by reason; a failure may bring its own instead. */
   hints: Partial<Record<ProviderErrorReason, string>>;
 }
