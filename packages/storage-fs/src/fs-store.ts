@@ -686,17 +686,20 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     return new Uint8Array(content.buffer, content.byteOffset, content.byteLength);
   };
 
-  const refuseIfHeld = async (id: string) => {
-    const { record } = await liveHolder(leaseContext, inSession(id, LEASE_DIRECTORY));
-    if (record) throw new SessionLockedError(id, { pid: record.pid, host: record.host, since: record.since });
-  };
-
-  const repair = async (id: string): Promise<RepairReport> => {
+  /** Runs `work` on a session no live process holds, alone, with any cached writer dropped first. */
+  const maintain = async <T>(id: string, work: () => Promise<T>): Promise<T> => {
     refuseIfBroken();
     await requireSession(id);
-    await refuseIfHeld(id);
+    const { record } = await liveHolder(leaseContext, inSession(id, LEASE_DIRECTORY));
+    if (record) throw new SessionLockedError(id, { pid: record.pid, host: record.host, since: record.since });
     return exclusive(id, async () => {
       await dropWriter(id);
+      return work();
+    });
+  };
+
+  const repair = (id: string): Promise<RepairReport> =>
+    maintain(id, async () => {
       await unarchiveUnlocked(id);
       const file = inSession(id, JOURNAL);
       const bytes = await base.readFile(file).catch((error: unknown) => {
@@ -722,14 +725,9 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       if (snapshot && snapshot.seq > keptSeq) await base.remove(inSession(id, SNAPSHOT)).catch(() => {});
       return { sessionId: id, keptSeq, removedBytes: bytes.length - keptLength, savedTo };
     });
-  };
 
-  const archive = async (id: string): Promise<void> => {
-    refuseIfBroken();
-    await requireSession(id);
-    await refuseIfHeld(id);
-    await exclusive(id, async () => {
-      await dropWriter(id);
+  const archive = (id: string): Promise<void> =>
+    maintain(id, async () => {
       const location = await locate(id);
       if (!location || location.archived) return;
       const journal = await base.readFile(inSession(id, JOURNAL));
@@ -749,7 +747,6 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       }
       await fileSystem.syncDirectory(sessionDirectory(id));
     });
-  };
 
   const unarchive = async (id: string): Promise<void> => {
     refuseIfBroken();
