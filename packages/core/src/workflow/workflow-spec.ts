@@ -194,30 +194,26 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
       fix: `Declare it under agents:, or use one of: ${agentNames.join(', ')}.`,
     });
   };
+  // A template may refer to what exists where it stands: variables, earlier steps, and in
+  // on_failure inputs the error.
+  const check = (
+    text: string,
+    key: string,
+    allowed: { stepsBefore: number; error: boolean; lastResponse: boolean },
+  ) => {
+    const location = { file, key };
+    checkReferences(templateReferences(text, location), location, { variables, ...allowed });
+  };
   for (const [name, agent] of Object.entries(spec.agents)) {
-    const location = { file, key: `agents.${name}.prompt` };
-    checkReferences(templateReferences(agent.prompt, location), location, {
-      variables,
-      stepsBefore: 0,
-      error: false,
-      lastResponse: false,
-    });
+    check(agent.prompt, `agents.${name}.prompt`, { stepsBefore: 0, error: false, lastResponse: false });
   }
   spec.steps.forEach((step, index) => {
     if (isShellStep(step)) {
-      const location = { file, key: `steps[${index}].shell` };
-      checkReferences(templateReferences(step.shell, location), location, {
-        variables,
-        stepsBefore: index,
-        error: false,
-        lastResponse: true,
-      });
+      check(step.shell, `steps[${index}].shell`, { stepsBefore: index, error: false, lastResponse: true });
       if (step.on_failure) {
         if (!spec.agents[step.on_failure.agent])
           unknownAgent(step.on_failure.agent, `steps[${index}].on_failure.agent`);
-        const failureLocation = { file, key: `steps[${index}].on_failure.input` };
-        checkReferences(templateReferences(step.on_failure.input, failureLocation), failureLocation, {
-          variables,
+        check(step.on_failure.input, `steps[${index}].on_failure.input`, {
           stepsBefore: index,
           error: true,
           lastResponse: true,
@@ -226,18 +222,10 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
       return;
     }
     if (!spec.agents[step.agent]) unknownAgent(step.agent, `steps[${index}].agent`);
-    const location = { file, key: `steps[${index}].input` };
-    checkReferences(templateReferences(step.input, location), location, {
-      variables,
-      stepsBefore: index,
-      error: false,
-      lastResponse: true,
-    });
+    check(step.input, `steps[${index}].input`, { stepsBefore: index, error: false, lastResponse: true });
   });
   spec.outputs.artifacts.forEach((artifact, index) => {
-    const location = { file, key: `outputs.artifacts[${index}].from` };
-    checkReferences(templateReferences(artifact.from, location), location, {
-      variables,
+    check(artifact.from, `outputs.artifacts[${index}].from`, {
       stepsBefore: spec.steps.length,
       error: false,
       lastResponse: true,
