@@ -14,6 +14,7 @@ export {
   type LoadConfigOptions,
   type LoadedConfig,
   loadConfig,
+  loadConfigOnDemand,
   parseConfigText,
   readConfigFile,
   WORKSPACE_CONFIG_FILE,

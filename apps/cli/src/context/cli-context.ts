@@ -1,7 +1,9 @@
 // What every command gets: the process's environment (injected, so tests never touch
 // the user's home or clock), the global options, the terminal, and lazily the config
-// and the engine. Nothing heavy is imported until a command asks for it.
-import { type LoadedConfig, loadConfig } from '@resume/core/config';
+// and the engine. Nothing heavy is imported until a command asks for it: the config files
+// are read before the command runs, but the YAML parser and the config schema load only
+// when one exists.
+import { type LoadedConfig, loadConfigOnDemand } from '@resume/core/config';
 import type { Engine } from '@resume/core/engine';
 import type { SessionStore } from '@resume/core/spec';
 import { createTerminal, type OutputStreams, type Terminal } from '../output/terminal.js';
@@ -32,7 +34,29 @@ export interface CliContext {
   close(): Promise<void>;
 }
 
-export function createCliContext(environment: CliEnvironment, options: GlobalOptions): CliContext {
+/**
+ * The context for one command. The config is loaded first (asynchronously, so that the YAML
+ * parser is imported only when a config file exists) and `config()` stays synchronous; an
+ * invalid config file is reported when a command asks for the config, as it always was.
+ */
+export async function openCliContext(environment: CliEnvironment, options: GlobalOptions): Promise<CliContext> {
+  let outcome: { loaded: LoadedConfig } | { error: unknown };
+  try {
+    outcome = { loaded: await loadConfigNow(environment, options) };
+  } catch (error) {
+    outcome = { error };
+  }
+  return createCliContext(environment, options, () => {
+    if ('error' in outcome) throw outcome.error;
+    return outcome.loaded;
+  });
+}
+
+export function createCliContext(
+  environment: CliEnvironment,
+  options: GlobalOptions,
+  loadConfig: () => LoadedConfig,
+): CliContext {
   const terminal = createTerminal(environment.streams, {
     color: options.color,
     quiet: options.quiet,
@@ -47,7 +71,7 @@ export function createCliContext(environment: CliEnvironment, options: GlobalOpt
     options,
     terminal,
     config() {
-      if (!loaded) loaded = loadConfigNow(environment, options);
+      loaded ??= loadConfig();
       return loaded;
     },
     store() {
@@ -80,8 +104,8 @@ export function createCliContext(environment: CliEnvironment, options: GlobalOpt
   return context;
 }
 
-function loadConfigNow(environment: CliEnvironment, options: GlobalOptions): LoadedConfig {
-  return loadConfig({
+function loadConfigNow(environment: CliEnvironment, options: GlobalOptions): Promise<LoadedConfig> {
+  return loadConfigOnDemand({
     cwd: environment.cwd,
     userHome: environment.userHome,
     env: environment.env,

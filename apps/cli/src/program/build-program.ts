@@ -86,11 +86,11 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       const command = args[args.length - 1] as Command;
       await hooks.run(command, async () => {
         // Loaded here, not at start-up: `--help` and `--version` never load zod or core.
-        const [{ createCliContext }, { parseGlobalOptions }] = await Promise.all([
+        const [{ openCliContext }, { parseGlobalOptions }] = await Promise.all([
           import('../context/cli-context.js'),
           import('../context/global-options.js'),
         ]);
-        const context = createCliContext(environment, parseGlobalOptions(globalOptionsOf(command)));
+        const context = await openCliContext(environment, parseGlobalOptions(globalOptionsOf(command)));
         try {
           return await work(context, command);
         } finally {

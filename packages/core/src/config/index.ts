@@ -1,6 +1,8 @@
 // `@resume/core/config`: loading the config files and the retention policy they
-// describe, without the engine or the runner (the same names are exported by
-// `@resume/core`).
+// describe, without the engine or the runner, and without the YAML parser: it loads
+// only when a config file exists (`loadConfigOnDemand`). The synchronous loaders
+// (`loadConfig`, `readConfigFile`, `parseConfigText`) need the parser at hand and are
+// exported by `@resume/core` only, with every name below.
 
 export {
   formatBytes,
@@ -22,8 +24,6 @@ export {
   HOME_CONFIG_FILE,
   type LoadConfigOptions,
   type LoadedConfig,
-  loadConfig,
-  parseConfigText,
-  readConfigFile,
+  loadConfigOnDemand,
   WORKSPACE_CONFIG_FILE,
-} from './load-config.js';
+} from './resolve-config.js';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../spec/index.js';
-import { loadConfig } from './load-config.js';
+import { loadConfig, loadConfigOnDemand } from './load-config.js';
 
 const userHome = '/users/ada';
 const workspace = '/projects/app';
@@ -94,6 +94,47 @@ describe('loadConfig', () => {
     const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'retention:\n  maxAgeDays: [1,\n' });
     expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: read })).toThrowError(
       /\.conclave\.yaml:\d+: not valid YAML/,
+    );
+  });
+});
+
+describe('loadConfigOnDemand', () => {
+  const countingFilesystem = (files: Record<string, string>) => {
+    const reads: string[] = [];
+    const read = (file: string) => {
+      reads.push(file);
+      return files[file] ?? null;
+    };
+    return { read, reads };
+  };
+
+  it('gives the defaults without any config file, reading each candidate once', async () => {
+    const { read, reads } = countingFilesystem({});
+    const loaded = await loadConfigOnDemand({ cwd: workspace, userHome, env: {}, readFile: read });
+    expect(loaded).toEqual(loadConfig({ cwd: workspace, userHome, env: {}, readFile: filesystem({}) }));
+    expect(reads).toEqual([`${workspace}/.conclave.yaml`, `${userHome}/.conclave/config.yaml`]);
+  });
+
+  it('gives what loadConfig gives when files exist, the data home moved by the workspace file included', async () => {
+    const files = {
+      [`${workspace}/.conclave.yaml`]: 'home: ../data\nretention:\n  maxAgeDays: 30\n',
+      '/projects/data/config.yaml': 'retention:\n  maxSessions: 500\n',
+    };
+    const { read, reads } = countingFilesystem(files);
+    const loaded = await loadConfigOnDemand({ cwd: workspace, userHome, env: {}, readFile: read });
+    expect(loaded).toEqual(loadConfig({ cwd: workspace, userHome, env: {}, readFile: filesystem(files) }));
+    expect(loaded.config.home).toBe('/projects/data');
+    expect(loaded.config.retention).toMatchObject({ maxAgeDays: 30, maxSessions: 500 });
+    expect(new Set(reads).size).toBe(reads.length);
+  });
+
+  it('refuses an invalid file with the same error as loadConfig', async () => {
+    const read = filesystem({ [`${userHome}/.conclave/config.yaml`]: 'retention:\n  maxAgeDays: soon\n' });
+    await expect(loadConfigOnDemand({ cwd: workspace, userHome, env: {}, readFile: read })).rejects.toThrowError(
+      /retention\.maxAgeDays/,
+    );
+    await expect(loadConfigOnDemand({ cwd: workspace, userHome, env: {}, readFile: read })).rejects.toBeInstanceOf(
+      ConfigError,
     );
   });
 });
