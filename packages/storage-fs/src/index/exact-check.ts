@@ -126,13 +126,17 @@ function compileObject(definition: SchemaInternals['def']): ExactCheck {
     check: compile(field),
   }));
   const known = new Set(fields.map((field) => field.key));
+  // Index loops rather than iterators and callbacks: this runs once per listing, cold, where
+  // every call and allocation costs (see the module comment).
   return (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
     const record = value as Record<string, unknown>;
     // Only plain objects (what JSON.parse returns): zod returns plain objects for anything else.
     if (Object.getPrototypeOf(record) !== Object.prototype) return false;
-    for (const key of Object.keys(record)) if (!known.has(key)) return false;
-    for (const field of fields) {
+    const keys = Object.keys(record);
+    for (let index = 0; index < keys.length; index += 1) if (!known.has(keys[index] as string)) return false;
+    for (let index = 0; index < fields.length; index += 1) {
+      const field = fields[index] as (typeof fields)[number];
       if (!Object.hasOwn(record, field.key)) {
         if (field.mayBeAbsent) continue;
         return false;
@@ -148,7 +152,14 @@ function compileObject(definition: SchemaInternals['def']): ExactCheck {
 function withChecks(base: ExactCheck, checks: CheckLike[] | undefined, type: string): ExactCheck {
   if (!checks || checks.length === 0) return base;
   const compiled = checks.map((check) => compileCheck(check, type));
-  return (value) => base(value) && compiled.every((check) => check(value));
+  const [first, second] = compiled;
+  if (compiled.length === 1 && first) return (value) => base(value) && first(value);
+  if (compiled.length === 2 && first && second) return (value) => base(value) && first(value) && second(value);
+  return (value) => {
+    if (!base(value)) return false;
+    for (let index = 0; index < compiled.length; index += 1) if (!(compiled[index] as ExactCheck)(value)) return false;
+    return true;
+  };
 }
 
 function compileCheck(check: CheckLike, type: string): ExactCheck {
