@@ -175,6 +175,11 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const ensureLayout = () => {
     layout ??= (async () => {
       await makeDirectories(fileSystem, home);
+      if (!(await base.status(home))?.isDirectory) {
+        throw new StoreIoError(`The data home ${home} is not a directory.`, home, {
+          hint: 'Point --home (or CONCLAVE_HOME) at a directory, or at a path that does not exist yet.',
+        });
+      }
       let created = false;
       for (const directory of [sessionsDirectory, blobsDirectory, indexDirectory]) {
         await base.makeDirectory(directory).then(

@@ -4,7 +4,7 @@
 // bundles given to `sessions import`. Every run ends with a documented exit code,
 // never with an "unexpected failure" (an error nobody typed), and the sessions
 // already in the home stay exactly as they were.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEngine } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
@@ -91,7 +91,7 @@ const words = [
   '--project',
   '--script',
   '--title',
-  '--store',
+  '--home',
   '--yes',
   '--transcript',
   '--list-sessions',
@@ -126,6 +126,8 @@ const words = [
   'skip',
 ];
 
+// `--store <path>` is left out: run in this process, a relative store path resolves
+// against the test process's directory (the repository), not the CLI's injected one.
 const argumentList = fc.array(
   fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...words) },
@@ -143,6 +145,8 @@ describe('the CLI under fuzzing', () => {
       const root = temporaryDirectory();
       const { home, workspace, keptId } = await prepareHome(root);
       const exits = new Map<number, number>();
+      // Nothing may appear in the directory this process runs in (the repository).
+      const besideBefore = readdirSync(process.cwd()).sort();
       await fc.assert(
         fc.asyncProperty(argumentList, async (argv) => {
           // A bare task would start a real (scripted) discussion: bound it.
@@ -162,6 +166,7 @@ describe('the CLI under fuzzing', () => {
       const messages = await keptMessages(home, keptId).catch(() => null);
       if (messages) expect(messages).toEqual(['a message to keep']);
       expect(exits.get(64) ?? 0).toBeGreaterThan(0);
+      expect(readdirSync(process.cwd()).sort()).toEqual(besideBefore);
       process.stderr.write(`argument fuzz outcomes (exit code: count): ${JSON.stringify(Object.fromEntries(exits))}\n`);
     },
     sizedTimeout(120_000, 1_800_000),
