@@ -53,7 +53,10 @@ const newDirectory = (): DirectoryNode => ({
 });
 
 export interface CrashOptions {
-  /** Returns a number in [0, 1): decides which unsynced changes survive. */
+  /**
+   * Returns a number in [0, 1): decides which unsynced changes survive (higher keeps
+   * more: a sector survives at >= 0.5, a directory keeps that share of its changes).
+   */
   random: () => number;
   /** Granularity of torn writes (default 512). */
   sectorSize?: number;
@@ -158,7 +161,7 @@ export class SimulatedFileSystem implements FileSystem {
           let start = write.offset;
           while (start < end) {
             const sectorEnd = Math.min(end, (Math.floor(start / sectorSize) + 1) * sectorSize);
-            if (options.random() < 0.5) {
+            if (options.random() >= 0.5) {
               statistics.sectorsKept += 1;
               if (data.length < sectorEnd) data = Buffer.concat([data, Buffer.alloc(sectorEnd - data.length)]);
               write.bytes.copy(data, start, start - write.offset, sectorEnd - write.offset);
@@ -175,7 +178,7 @@ export class SimulatedFileSystem implements FileSystem {
       const directory = newDirectory();
       copies.set(node, directory);
       const entries = new Map(node.durableEntries);
-      const kept = Math.floor(options.random() * (node.log.length + 1));
+      const kept = node.log.length === 0 ? 0 : Math.floor(options.random() * (node.log.length + 1));
       statistics.entryChangesKept += kept;
       statistics.entryChangesLost += node.log.length - kept;
       for (const change of node.log.slice(0, kept)) {
