@@ -2,7 +2,13 @@
 // an event out of order, a step outcome without a start, or a type it does not know
 // is an error, never a silent skip. `Folder` keeps lookup indexes beside the plain
 // state so that folding is linear and a live session can apply events one by one.
-import { JournalCorruptedError, type JournalEvent, type SessionHeader, type SessionSummary } from '../spec/index.js';
+import {
+  JournalCorruptedError,
+  type JournalEvent,
+  PARENT_HISTORY_TAG,
+  type SessionHeader,
+  type SessionSummary,
+} from '../spec/index.js';
 import type { SessionState, StepRecord, UsageTotals } from './state.js';
 
 function fail(sessionId: string | null, problem: string): never {
@@ -316,7 +322,10 @@ function isProgress(value: unknown): value is NonNullable<SessionSummary['progre
 
 /** What listing shows of a session, derived from its state. */
 export function summarize(state: SessionState): SessionSummary {
-  const task = state.messages.find((message) => message.role === 'user')?.content ?? null;
+  // A continued session's task is its follow-up, not the parent's task copied in with the history.
+  const task =
+    state.messages.find((message) => message.role === 'user' && !message.tags?.includes(PARENT_HISTORY_TAG))?.content ??
+    null;
   const progress = state.data.progress;
   return {
     id: state.header.id,

@@ -5,7 +5,7 @@
 // workflow, compacted history): what was done and must not be repeated, what was found,
 // where it stopped.
 import type { SessionState } from '../journal/state.js';
-import type { Message, MessageInput } from '../spec/index.js';
+import { type Message, type MessageInput, PARENT_HISTORY_TAG } from '../spec/index.js';
 import {
   type CompactionResult,
   type CompactionStrategy,
@@ -19,8 +19,7 @@ import {
 export const CONTINUATION_TAG = 'continuation';
 export const FOLLOW_UP_TAG = 'follow-up';
 export const RESUME_MESSAGE_TAG = 'resume-message';
-/** Marks the parent's messages copied into a child, so the child can tell them from its own. */
-export const PARENT_HISTORY_TAG = 'parent-history';
+export { PARENT_HISTORY_TAG };
 
 export interface ContinuationOptions {
   /** Budget for everything the child starts with (prompt, history, follow-up), in estimated tokens. */

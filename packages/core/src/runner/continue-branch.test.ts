@@ -34,6 +34,8 @@ describe('continue and branch', () => {
     expect(ownTurns).toHaveLength(childCalls.length);
     expect(childCalls[1]?.messageCount).toBe((childCalls[0]?.messageCount ?? 0) + 1);
     expect(child.conclusion).toBe(ownTurns.at(-1)?.content);
+    // Listings show the follow-up as the child's task.
+    expect((await engine().listSessions({ parentId: parent.sessionId }))[0]?.task).toBe('What about scale?');
     // The parent is untouched.
     expect((await engine().readSession(parent.sessionId)).status).toBe('completed');
   });

@@ -256,6 +256,9 @@ export const sessionHeaderSchema = lazySchema(() => buildEventSchemas().sessionH
 export const messageRoleSchema = lazySchema(() => buildEventSchemas().messageRoleSchema);
 export const toolCallSchema = lazySchema(() => buildEventSchemas().toolCallSchema);
 export const messageSchema = lazySchema(() => buildEventSchemas().messageSchema);
+/** Marks a parent's messages copied into a continued session, so the child can tell them from its own. */
+export const PARENT_HISTORY_TAG = 'parent-history';
+
 export const stepSafetySchema = lazySchema(() => buildEventSchemas().stepSafetySchema);
 export const errorInfoSchema = lazySchema(() => buildEventSchemas().errorInfoSchema);
 export const sessionCreatedEventSchema = lazySchema(() => buildEventSchemas().sessionCreatedEventSchema);

@@ -44,6 +44,7 @@ export {
   type MessageInput,
   type MessageRole,
   messageSchema,
+  PARENT_HISTORY_TAG,
   type SessionHeader,
   type SessionMode,
   type SessionStatus,
