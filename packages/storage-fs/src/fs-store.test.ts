@@ -223,6 +223,10 @@ describe('file store on disk', () => {
         return {
           ...file,
           write: (data: Uint8Array) => (failSync && file.durableWrites ? eio() : file.write(data)),
+          writeNow: (data: Uint8Array) => {
+            if (failSync && file.durableWrites) throw Object.assign(new Error('EIO'), { code: 'EIO' });
+            file.writeNow?.(data);
+          },
           datasync: () => (failSync ? eio() : file.datasync()),
         };
       },

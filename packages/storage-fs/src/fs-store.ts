@@ -158,6 +158,17 @@ export function createFsStore(options: FsStoreOptions): FsStore {
         ...(file.durableWrites
           ? { write: (data: Uint8Array) => file.write(data).catch((error: unknown) => fatal(error, target)) }
           : {}),
+        ...(file.writeNow && file.durableWrites
+          ? {
+              writeNow: (data: Uint8Array) => {
+                try {
+                  file.writeNow?.(data);
+                } catch (error) {
+                  fatal(error, target);
+                }
+              },
+            }
+          : { writeNow: undefined }),
       };
     },
     async createExclusive(target) {
@@ -385,11 +396,10 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const leaseSuperseded = async (id: string, epoch: number): Promise<boolean> => {
     const directory = inSession(id, LEASE_DIRECTORY);
     if (fileSystem.existsNow && epoch > 0) {
+      if (fileSystem.existsNow(path.join(directory, leaseName(epoch + 1)))) return true;
+      if (fileSystem.existsNow(path.join(directory, leaseName(epoch)))) return false;
       if (!fileSystem.existsNow(directory)) throw new SessionNotFoundError(id);
-      return (
-        fileSystem.existsNow(path.join(directory, leaseName(epoch + 1))) ||
-        !fileSystem.existsNow(path.join(directory, leaseName(epoch)))
-      );
+      return true;
     }
     const current = await currentEpoch(base, directory).catch((error: unknown) => {
       if (errorCode(error) === 'ENOENT') throw new SessionNotFoundError(id);
@@ -398,6 +408,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     return epoch < current;
   };
 
+  let pendingAppends = 0;
   const append = async (id: string, batch: AppendBatch): Promise<void> => {
     refuseIfBroken();
     const shape = batchShapeSchema.safeParse(batch);
@@ -405,33 +416,45 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       throw new UsageError(`The batch for session ${id} is not valid: ${shape.error.issues[0]?.message ?? ''}`);
     }
     if (!writers.has(id)) await requireSession(id);
-    await exclusive(id, async () => {
-      refuseIfBroken();
-      const [superseded, writer] = await Promise.all([leaseSuperseded(id, batch.epoch), currentWriter(id)]);
-      if (superseded) throw new LeaseLostError(id);
-      if (batch.expectedSeq !== writer.lastSeq) throw new AppendConflictError(id, batch.expectedSeq, writer.lastSeq);
-      shape.data.events.forEach((event, position) => {
-        if (event.seq !== batch.expectedSeq + position + 1) {
-          throw new AppendConflictError(id, batch.expectedSeq + position, event.seq - 1, {
-            hint: 'The events of a batch must be numbered consecutively after the expected seq.',
-          });
-        }
-      });
-      const line = encodeBatch({ epoch: batch.epoch, events: shape.data.events, summary: shape.data.summary });
-      try {
-        await writer.file.write(line);
-        if (!writer.file.durableWrites) await writer.file.datasync();
-      } catch (error) {
-        // What reached the file is unknown: the next append re-reads and recovers the tail.
-        await dropWriter(id);
-        throw new StoreIoError(`Could not write to the journal of session ${id}.`, inSession(id, JOURNAL), {
-          cause: error,
+    pendingAppends += 1;
+    try {
+      await exclusive(id, () => appendNow(id, shape.data));
+    } finally {
+      pendingAppends -= 1;
+    }
+  };
+
+  const appendNow = async (id: string, batch: z.infer<typeof batchShapeSchema>) => {
+    refuseIfBroken();
+    const [superseded, writer] = await Promise.all([leaseSuperseded(id, batch.epoch), currentWriter(id)]);
+    if (superseded) throw new LeaseLostError(id);
+    if (batch.expectedSeq !== writer.lastSeq) throw new AppendConflictError(id, batch.expectedSeq, writer.lastSeq);
+    batch.events.forEach((event, position) => {
+      if (event.seq !== batch.expectedSeq + position + 1) {
+        throw new AppendConflictError(id, batch.expectedSeq + position, event.seq - 1, {
+          hint: 'The events of a batch must be numbered consecutively after the expected seq.',
         });
       }
-      writer.size += line.length;
-      writer.lastSeq = shape.data.events.at(-1)?.seq ?? writer.lastSeq;
-      index.record({ id, summary: shape.data.summary, journalSize: writer.size, archived: false });
     });
+    const line = encodeBatch({ epoch: batch.epoch, events: batch.events, summary: batch.summary });
+    try {
+      // A lone append (the common case: one session writing) is written synchronously, saving a
+      // thread-pool round trip; while other appends are pending it goes through the pool so they overlap.
+      if (writer.file.writeNow && pendingAppends === 1) writer.file.writeNow(line);
+      else {
+        await writer.file.write(line);
+        if (!writer.file.durableWrites) await writer.file.datasync();
+      }
+    } catch (error) {
+      // What reached the file is unknown: the next append re-reads and recovers the tail.
+      await dropWriter(id);
+      throw new StoreIoError(`Could not write to the journal of session ${id}.`, inSession(id, JOURNAL), {
+        cause: error,
+      });
+    }
+    writer.size += line.length;
+    writer.lastSeq = batch.events.at(-1)?.seq ?? writer.lastSeq;
+    index.record({ id, summary: batch.summary, journalSize: writer.size, archived: false });
   };
 
   /** Reads from a known record boundary (a snapshot's offset) instead of the whole journal; null if it does not fit. */

@@ -2,7 +2,7 @@
 // simulated file system (one that loses unsynced data on "power loss") can be
 // plugged in for crash tests. The Node implementation never follows symlinks for
 // the files it opens (O_NOFOLLOW) and creates everything private (0700 / 0600).
-import { constants, promises as fs, fstatSync, lstatSync, type Stats } from 'node:fs';
+import { constants, promises as fs, fstatSync, lstatSync, type Stats, writeSync } from 'node:fs';
 
 export const DIRECTORY_MODE = 0o700;
 export const FILE_MODE = 0o600;
@@ -21,6 +21,11 @@ export interface WritableFile {
   readonly durableWrites?: boolean;
   /** The current size without a round trip through the thread pool (optional). */
   sizeNow?(): number;
+  /**
+   * Writes the whole buffer synchronously, without a round trip through the thread pool
+   * (optional). Durable on return when `durableWrites` is set.
+   */
+  writeNow?(data: Uint8Array): void;
 }
 
 export interface FileStatus {
@@ -82,6 +87,10 @@ function wrap(handle: fs.FileHandle, durableWrites = false): WritableFile {
   return {
     durableWrites,
     sizeNow: () => fstatSync(handle.fd).size,
+    writeNow(data) {
+      let offset = 0;
+      while (offset < data.length) offset += writeSync(handle.fd, data, offset, data.length - offset);
+    },
     async write(data) {
       let offset = 0;
       while (offset < data.length) {
