@@ -77,6 +77,10 @@ describe('file store on disk', () => {
     const after: number[] = [];
     for await (const event of reader.read(id, { fromSeq: 7 })) after.push(event.seq);
     expect(after).toEqual([7, 8, 9]);
+    // From the snapshot's own event on, so a reader can confirm the journal still holds it.
+    const including: number[] = [];
+    for await (const event of reader.read(id, { fromSeq: 6 })) including.push(event.seq);
+    expect(including).toEqual([6, 7, 8, 9]);
 
     // The journal is cut back and written again with other record boundaries: the offset is stale.
     await truncate(journalPath(id), 0);

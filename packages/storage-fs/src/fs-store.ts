@@ -50,6 +50,7 @@ import {
   encodeBatch,
   type JournalScan,
   lastRecordInTail,
+  recordEndingAt,
   scanJournal,
 } from './journal/journal-codec.js';
 import {
@@ -457,27 +458,38 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     index.record({ id, summary: batch.summary, journalSize: writer.size, archived: false });
   };
 
-  /** Reads from a known record boundary (a snapshot's offset) instead of the whole journal; null if it does not fit. */
+  /**
+   * Reads from a snapshot's recorded offset instead of the whole journal: the record ending
+   * there must be the one holding the snapshot's last event (checked against its checksum and
+   * seq range), which is also returned when asked for (`fromSeq` = the snapshot's seq) so a
+   * caller can confirm the journal still has it. Null when the offset does not fit.
+   */
   const readFromOffset = async (id: string, range: ReadRange): Promise<JournalEvent[] | null> => {
     const known = snapshotOffsets.get(id);
-    if (!known || range.fromSeq !== known.seq + 1 || known.offset === 0) return null;
+    if (!known || known.offset === 0) return null;
+    if (range.fromSeq !== known.seq && range.fromSeq !== known.seq + 1) return null;
     const location = await locate(id);
     if (!location || location.archived || location.size < known.offset) return null;
     const file = inSession(id, JOURNAL);
-    const bytes = await base.readRange(file, known.offset - 1, location.size - known.offset + 1);
-    if (bytes[0] !== 0x0a) return null;
-    try {
-      return scanJournal(bytes.subarray(1), {
-        sessionId: id,
-        file,
-        fromSeq: range.fromSeq,
-        ...(range.toSeq === undefined ? {} : { toSeq: range.toSeq }),
-        startSeq: known.seq,
-        baseOffset: known.offset,
-      }).events;
-    } catch {
+    for (let back = TAIL_CHUNK; ; back *= 4) {
+      const start = Math.max(0, known.offset - back);
+      const bytes = await base.readRange(file, start, location.size - start);
+      const record = recordEndingAt(bytes, known.offset - 1 - start, start === 0);
+      if (record === 'more') continue;
       // Not the boundary it claimed to be (the journal was repaired or replaced): read it whole.
-      return null;
+      if (record === null || record.last !== known.seq) return null;
+      try {
+        return scanJournal(bytes.subarray(record.start), {
+          sessionId: id,
+          file,
+          fromSeq: range.fromSeq,
+          ...(range.toSeq === undefined ? {} : { toSeq: range.toSeq }),
+          startSeq: record.first - 1,
+          baseOffset: start + record.start,
+        }).events;
+      } catch {
+        return null;
+      }
     }
   };
 

@@ -243,3 +243,30 @@ export function committedEndInTail(tail: Buffer, tailStart: number): CommittedTa
   }
   return tailStart === 0 && !skippedBadLine ? { end: 0, lastSeq: 0 } : tailStart === 0 ? null : 'more';
 }
+
+export interface RecordHead {
+  /** Offset (in the buffer) where the record's line starts. */
+  start: number;
+  first: number;
+  last: number;
+}
+
+/**
+ * The record whose line ends with the newline at `newlineIndex` of `buffer`: its start and
+ * seq range, after checking its checksum. `more` when the buffer does not reach back to the
+ * line's start; null when there is no valid record there.
+ */
+export function recordEndingAt(
+  buffer: Buffer,
+  newlineIndex: number,
+  startsAtFileStart: boolean,
+): RecordHead | null | 'more' {
+  if (newlineIndex < 0 || buffer[newlineIndex] !== 0x0a) return null;
+  const start = newlineIndex === 0 ? 0 : buffer.lastIndexOf(0x0a, newlineIndex - 1) + 1;
+  if (start === 0 && !startsAtFileStart) return 'more';
+  const verified = verifyFrame(buffer.subarray(start, newlineIndex));
+  if (!verified.ok) return null;
+  const head = headPattern.exec(verified.body.toString('latin1', 0, Math.min(verified.body.length, 96)));
+  if (!head) return null;
+  return { start, first: Number(head[3]), last: Number(head[4]) };
+}
