@@ -33,7 +33,8 @@ export interface SessionContext {
   fork(parent: LiveSession, options: ForkOptions): Promise<Session>;
 }
 
-export const SNAPSHOT_FORMAT_VERSION = 1;
+// 2: the state keeps `task` (older snapshots are ignored and the journal replayed).
+export const SNAPSHOT_FORMAT_VERSION = 2;
 
 const isAbort = (error: unknown, signal: AbortSignal): boolean =>
   signal.aborted ||

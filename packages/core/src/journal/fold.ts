@@ -39,6 +39,7 @@ function initialState(header: SessionHeader, seq: number, at: string): SessionSt
     createdAt: header.createdAt,
     updatedAt: at,
     messages: [],
+    task: null,
     steps: [],
     checkpoints: [],
     usage: emptyUsage(),
@@ -96,6 +97,10 @@ export class Folder {
     switch (event.type) {
       case 'message-added':
         state.messages.push({ ...event.message, seq: event.seq, at: event.at });
+        // A continued session's task is its follow-up, not the parent's task copied in with the history.
+        if (state.task === null && event.message.role === 'user' && !event.message.tags?.includes(PARENT_HISTORY_TAG)) {
+          state.task = event.message.content;
+        }
         return;
       case 'step-started': {
         const step = this.#namedStep(state, event.key, event.occurrence, {
@@ -322,10 +327,8 @@ function isProgress(value: unknown): value is NonNullable<SessionSummary['progre
 
 /** What listing shows of a session, derived from its state. */
 export function summarize(state: SessionState): SessionSummary {
-  // A continued session's task is its follow-up, not the parent's task copied in with the history.
-  const task =
-    state.messages.find((message) => message.role === 'user' && !message.tags?.includes(PARENT_HISTORY_TAG))?.content ??
-    null;
+  // Kept by the fold, so a checkpoint does not scan the messages.
+  const task = state.task;
   const progress = state.data.progress;
   return {
     id: state.header.id,

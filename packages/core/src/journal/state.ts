@@ -94,6 +94,8 @@ export interface SessionState {
   createdAt: string;
   updatedAt: string;
   messages: MessageRecord[];
+  /** The session's task: its first user message that is not copied parent history (null before one). */
+  task: string | null;
   /** In the order each (key, occurrence) first started. */
   steps: StepRecord[];
   checkpoints: CheckpointRecord[];
