@@ -81,6 +81,13 @@ function atomicRewrite(directory, events, iterations) {
 }
 
 export async function measureCheckpointCost({ sizes, iterations }) {
+  // Warm-up in a throw-away session, so the first row is not the one paying for JIT compilation.
+  const scratch = await mkdtemp(path.join(tmpdir(), 'conclave-bench-warmup-'));
+  try {
+    await engineCheckpoint(path.join(scratch, 'home'), 10, iterations);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
   const rows = [];
   for (const events of sizes) {
     const directory = await mkdtemp(path.join(tmpdir(), 'conclave-bench-'));
