@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEngine, type Engine } from '@resume/core';
-import { ConclaveError, JOURNAL_FORMAT_VERSION, type SessionSummary } from '@resume/core/spec';
+import { ConclaveError } from '@resume/core/spec';
+import { TEST_TIME, testHeader, testSessionId, testSummary } from '@resume/core/testing';
 import { createFsStore } from '@resume/storage-fs';
 import { describe, expect, it } from 'vitest';
 import { runConclave } from '../support/cli-in-process.js';
@@ -132,51 +133,13 @@ async function attempt(reference: string, operation: () => Promise<unknown>, nam
 }
 
 function batchFor(id: string) {
-  const at = '2026-01-15T12:00:00.000Z';
-  const summary: SessionSummary = {
-    id: '0000000000000000000000',
-    title: 'x',
-    mode: 'custom',
-    status: 'running',
-    workspaceDir: null,
-    createdAt: at,
-    updatedAt: at,
-    parentId: null,
-    branchPoint: null,
-    lastSeq: 1,
-    messageCount: 0,
-    progress: null,
-    inputTokens: 0,
-    outputTokens: 0,
-    costUsd: null,
-    task: null,
-    archived: false,
-    bytes: null,
-  };
+  // The hostile id goes into the header as it is: the store must refuse it, not the fixture.
+  const header = { ...testHeader(), id };
   return {
     expectedSeq: 0,
     epoch: 1,
-    summary,
-    events: [
-      {
-        type: 'session-created' as const,
-        seq: 1,
-        at,
-        header: {
-          id,
-          title: 'x',
-          mode: 'custom' as const,
-          workspaceDir: null,
-          createdAt: at,
-          parentId: null,
-          branchPoint: null,
-          specHash: null,
-          formatVersion: JOURNAL_FORMAT_VERSION,
-          options: {},
-          git: null,
-        },
-      },
-    ],
+    summary: testSummary(testSessionId(), 1, { messageCount: 0 }),
+    events: [{ type: 'session-created' as const, seq: 1, at: TEST_TIME, header }],
   };
 }
 
