@@ -43,6 +43,14 @@ describe('createEngineBackend', () => {
     expect(details.plan?.skipped).toEqual(['analyze']);
     expect((await backend.loadDetails(rootId)).plan).toBeNull();
 
+    // A planner that plans anything (as the runner does) is not asked about a completed session.
+    const planning = createEngineBackend({
+      engine,
+      planResume: async () => ({ position: 'round 3 of 4', skipped: [], uncertain: [], next: [], warnings: [] }),
+    });
+    expect((await planning.loadDetails(rootId)).plan).toBeNull();
+    expect((await planning.loadDetails(childId)).plan?.position).toBe('round 3 of 4');
+
     await backend.deleteSession(childId);
     expect((await backend.listSessions()).map((session) => session.id)).toEqual([rootId]);
     await engine.close();

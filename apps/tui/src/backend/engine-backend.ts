@@ -57,8 +57,10 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     async loadDetails(sessionId) {
       const state = await engine.readSession(sessionId);
       let plan: ResumePlanView | null = null;
-      if (planResume) plan = await planResume(sessionId).catch(() => null);
-      else if (state.status !== 'completed') plan = resumePlanView(buildResumePlan(state));
+      // A completed session is continued with a follow-up, not resumed: it has no resume plan.
+      if (state.status === 'completed') plan = null;
+      else if (planResume) plan = await planResume(sessionId).catch(() => null);
+      else plan = resumePlanView(buildResumePlan(state));
       const lineage = buildLineage(summaries, sessionId);
       const details: SessionDetails = {
         sessionId,
