@@ -60,7 +60,15 @@ function createInkLiveRunView(io: ResolvedScreenIo): LiveRunHandle {
       <ScreenEnvironmentProvider value={io.environment}>
         <ConnectedLiveRunView store={store} printed={printed} />
       </ScreenEnvironmentProvider>,
-      { stdout: io.stdout, stderr: io.stderr, stdin: io.stdin, exitOnCtrlC: false, patchConsole: false },
+      // Only mounted on a terminal (see above): drawn live even when CI is set in the environment.
+      {
+        stdout: io.stdout,
+        stderr: io.stderr,
+        stdin: io.stdin,
+        exitOnCtrlC: false,
+        patchConsole: false,
+        interactive: true,
+      },
     );
   let instance: ReturnType<typeof render> | null = mount(0);
   let finished = false;

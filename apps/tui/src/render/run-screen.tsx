@@ -40,6 +40,9 @@ async function mountScreen<T>(
       exitOnCtrlC: true,
       patchConsole: false,
       alternateScreen: options.alternateScreen ?? false,
+      // Screens open only on a terminal; Ink would otherwise go non-interactive when CI is set
+      // and the user would face a prompt that is never drawn.
+      interactive: true,
     },
   );
   unmount = () => {
