@@ -5,27 +5,16 @@
 // derived files (snapshot, index) are rebuilt from the journal without a trace,
 // and the other session in the store is never touched. Runs on the simulated file
 // system, so tens of thousands of cases stay fast.
-import { createEngine, type Engine } from '@resume/core';
+import type { Engine } from '@resume/core';
 import { ConclaveError, JournalCorruptedError, SessionNotFoundError } from '@resume/core/spec';
-import { createFsStore } from '@resume/storage-fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SimulatedFileSystem } from '../power-loss/simulated-file-system.js';
-import { bootProbe } from '../support/fake-process-probe.js';
+import { engineOnDisk, SIMULATED_HOME } from '../support/simulated-engine.js';
 import { isStress } from '../support/stress.js';
 
-const HOME = '/home';
-let boots = 0;
-
-function engineOn(disk: SimulatedFileSystem): Engine {
-  boots += 1;
-  const store = createFsStore({
-    dir: HOME,
-    fileSystem: disk.operationsView(),
-    processProbe: bootProbe(`boot-${boots}`),
-  });
-  return createEngine({ store, snapshotEvery: 6, holder: { pid: 4242, host: bootProbe('').hostname } });
-}
+const HOME = SIMULATED_HOME;
+const engineOn = (disk: SimulatedFileSystem): Engine => engineOnDisk(disk, { snapshotEvery: 6 });
 
 interface Base {
   disk: SimulatedFileSystem;

@@ -5,16 +5,15 @@
 // is refused with a typed error; a bad snapshot or index is never used (the journal
 // is replayed, the listing rebuilt); the other session in the store never notices.
 import { crc32 } from 'node:zlib';
-import { createEngine, type Engine, type SessionState } from '@resume/core';
+import type { Engine, SessionState } from '@resume/core';
 import { ConclaveError } from '@resume/core/spec';
-import { createFsStore } from '@resume/storage-fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SimulatedFileSystem } from '../power-loss/simulated-file-system.js';
-import { bootProbe } from '../support/fake-process-probe.js';
+import { engineOnDisk, SIMULATED_HOME } from '../support/simulated-engine.js';
 import { sized, sizedTimeout } from '../support/stress.js';
 
-const HOME = '/home';
+const HOME = SIMULATED_HOME;
 const RUNS = sized(500, 4_000);
 
 /** The store's framing: a JSON object per line whose first member is the crc32 of the rest. */
@@ -27,16 +26,7 @@ function frame(value: object): Buffer {
   ]);
 }
 
-let boots = 0;
-function engineOn(disk: SimulatedFileSystem): Engine {
-  boots += 1;
-  const store = createFsStore({
-    dir: HOME,
-    fileSystem: disk.operationsView(),
-    processProbe: bootProbe(`boot-${boots}`),
-  });
-  return createEngine({ store, snapshotEvery: 4, holder: { pid: 4242, host: bootProbe('').hostname } });
-}
+const engineOn = (disk: SimulatedFileSystem): Engine => engineOnDisk(disk, { snapshotEvery: 4 });
 
 interface Base {
   disk: SimulatedFileSystem;
