@@ -60,6 +60,7 @@ export { type LeaseHolderInfo, SessionLockedError } from './spec/errors/session-
 export { SessionNotFoundError } from './spec/errors/session-not-found-error.js';
 export { StepAbortedError } from './spec/errors/step-aborted-error.js';
 export { StepMismatchError } from './spec/errors/step-mismatch-error.js';
+export { StoreFullError } from './spec/errors/store-full-error.js';
 export { StoreIoError } from './spec/errors/store-io-error.js';
 export { UncertainStepError, type UncertainStepInfo } from './spec/errors/uncertain-step-error.js';
 export { UnsupportedFormatError } from './spec/errors/unsupported-format-error.js';
@@ -127,11 +128,13 @@ export {
   type AcquireLeaseOptions,
   type AppendBatch,
   type FoldSnapshot,
+  type IntegrityProblem,
   type LeaseHolder,
   type ReadRange,
   type RepairReport,
   type SessionLease,
   type SessionStore,
   STORE_SPECIFICATION_VERSION,
+  type VerifyReport,
 } from './spec/store.js';
 export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './spec/summary.js';

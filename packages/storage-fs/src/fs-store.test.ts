@@ -12,6 +12,7 @@ import { messageEvent, testHeader, testSummary } from '@resume/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNodeFileSystem, type FileSystem } from './file-system/file-system.js';
 import { createFsStore, type FsStore, type FsStoreOptions } from './fs-store.js';
+import { encodeBatch } from './journal/journal-codec.js';
 import type { ProcessProbe } from './lease/process-probe.js';
 
 let dir: string;
@@ -82,13 +83,9 @@ describe('file store on disk', () => {
     for await (const event of reader.read(id, { fromSeq: 6 })) including.push(event.seq);
     expect(including).toEqual([6, 7, 8, 9]);
 
-    // The journal is cut back and written again with other record boundaries: the offset is stale.
-    await truncate(journalPath(id), 0);
-    const rewriter = open();
-    const relocked = await rewriter.acquireLease(id, { holder: { pid: process.pid, host: 'here' } });
+    // The journal is replaced out of band with other record boundaries: the offset is stale.
     const events = Array.from({ length: 8 }, (_, index) => messageEvent(index + 1));
-    await rewriter.append(id, { expectedSeq: 0, epoch: relocked.epoch, events, summary: testSummary(id, 8) });
-    await relocked.release();
+    await writeFile(journalPath(id), encodeBatch({ epoch: lease.epoch, events, summary: testSummary(id, 8) }));
     const again: number[] = [];
     for await (const event of reader.read(id, { fromSeq: 7 })) again.push(event.seq);
     expect(again).toEqual([7, 8]);
@@ -188,10 +185,26 @@ describe('file store on disk', () => {
     }
     const report = await reopened.repair(id);
     expect(report).toMatchObject({ sessionId: id, keptSeq: 1, removedBytes: bytes.length - secondLine });
-    expect(await readFile(report.savedTo ?? '')).toEqual(damaged.subarray(secondLine));
+    // The whole journal as it was is kept aside before anything is removed.
+    expect(await readFile(report.savedTo ?? '')).toEqual(damaged);
     expect(await seqs(reopened, id)).toEqual([1]);
     expect((await reopened.repair(id)).removedBytes).toBe(0);
-    await reopened.append(id, { expectedSeq: 1, epoch: 0, events: [messageEvent(2)], summary: testSummary(id, 2) });
+    // The repair held the lease while it worked: a writer from before it is fenced off, a new one appends.
+    const stale = reopened.append(id, {
+      expectedSeq: 1,
+      epoch: 0,
+      events: [messageEvent(2)],
+      summary: testSummary(id, 2),
+    });
+    await expect(stale).rejects.toThrow(/taken over/);
+    const lease = await reopened.acquireLease(id, { holder: { pid: process.pid, host: 'here' } });
+    await reopened.append(id, {
+      expectedSeq: 1,
+      epoch: lease.epoch,
+      events: [messageEvent(2)],
+      summary: testSummary(id, 2),
+    });
+    await lease.release();
     expect(await seqs(reopened, id)).toEqual([1, 2]);
   });
 

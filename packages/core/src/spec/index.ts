@@ -25,6 +25,7 @@ export { type LeaseHolderInfo, SessionLockedError } from './errors/session-locke
 export { SessionNotFoundError } from './errors/session-not-found-error.js';
 export { StepAbortedError } from './errors/step-aborted-error.js';
 export { StepMismatchError } from './errors/step-mismatch-error.js';
+export { StoreFullError } from './errors/store-full-error.js';
 export { StoreIoError } from './errors/store-io-error.js';
 export { UncertainStepError, type UncertainStepInfo } from './errors/uncertain-step-error.js';
 export { UnsupportedFormatError } from './errors/unsupported-format-error.js';
@@ -86,11 +87,13 @@ export {
   type AcquireLeaseOptions,
   type AppendBatch,
   type FoldSnapshot,
+  type IntegrityProblem,
   type LeaseHolder,
   type ReadRange,
   type RepairReport,
   type SessionLease,
   type SessionStore,
   STORE_SPECIFICATION_VERSION,
+  type VerifyReport,
 } from './store.js';
 export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './summary.js';

@@ -61,6 +61,27 @@ export interface RepairReport {
   removedBytes: number;
   /** Where the removed data was kept, if anywhere. */
   savedTo: string | null;
+  /** True when nothing was changed: the report says what a repair would do. */
+  dryRun?: boolean;
+  /** What was (or would be) done, one sentence each; empty when the session is intact. */
+  actions?: string[];
+  /** Events that are gone after the repair (`last` null when unknown), or null when none. */
+  droppedEvents?: { first: number; last: number | null } | null;
+}
+
+export interface IntegrityProblem {
+  file: string;
+  /** Byte offset in the file, when the problem has one. */
+  offset: number | null;
+  problem: string;
+}
+
+export interface VerifyReport {
+  sessionId: string;
+  /** Last event of the journal's intact prefix. */
+  lastSeq: number;
+  /** Empty when every file of the session checks out. */
+  problems: IntegrityProblem[];
 }
 
 export interface SessionStore {
@@ -100,8 +121,13 @@ export interface SessionStore {
   putBlob(content: Uint8Array): Promise<string>;
   getBlob(hash: string): Promise<Uint8Array | null>;
 
-  /** Salvages the valid prefix of a damaged journal (optional capability). */
-  repair?(sessionId: string): Promise<RepairReport>;
+  /**
+   * Salvages the longest provable history of a damaged session (optional capability);
+   * `dryRun` reports what would be done without changing anything.
+   */
+  repair?(sessionId: string, options?: { dryRun?: boolean }): Promise<RepairReport>;
+  /** Reads every file of a session in full and reports any damage (optional capability). */
+  verify?(sessionId: string): Promise<VerifyReport>;
   /** Compresses a finished session's data; reads stay transparent (optional capability). */
   archive?(sessionId: string): Promise<void>;
 

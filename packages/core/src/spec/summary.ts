@@ -28,6 +28,11 @@ export const sessionSummarySchema = z.object({
   task: z.string().nullable(),
   archived: z.boolean().default(false),
   bytes: z.number().int().nonnegative().nullable().default(null),
+  /**
+   * Set by a store that found the session damaged (a missing or damaged file, a journal cut
+   * short of what was known to exist): listings show it as `damaged` with the repair command.
+   */
+  damage: z.object({ problem: z.string(), file: z.string() }).optional(),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 

@@ -6,15 +6,22 @@
 // is replayed, the listing rebuilt); the other session in the store never notices.
 import { crc32 } from 'node:zlib';
 import type { Engine, SessionState } from '@resume/core';
-import { ConclaveError } from '@resume/core/spec';
+import { ConclaveError, JournalCorruptedError } from '@resume/core/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { SimulatedFileSystem } from '../power-loss/simulated-file-system.js';
 import { engineOnDisk, SIMULATED_HOME } from '../support/simulated-engine.js';
 import { sized, sizedTimeout } from '../support/stress.js';
 
 const HOME = SIMULATED_HOME;
 const RUNS = sized(500, 4_000);
+/** What the store needs of a snapshot file to take it as a claim of how far the journal went. */
+const snapshotClaimSchema = z.object({
+  v: z.literal(1),
+  seq: z.number().int().nonnegative(),
+  formatVersion: z.number().int(),
+});
 
 /** The store's framing: a JSON object per line whose first member is the crc32 of the rest. */
 function frame(value: object): Buffer {
@@ -201,6 +208,15 @@ describe('store loaders under fuzzing (records with valid checksums)', () => {
       await fc.assert(
         fc.asyncProperty(snapshot, async (crafted) => {
           await withFile(base, file, frame(crafted), async (engine) => {
+            // A well-formed snapshot of more events than the journal holds is evidence the
+            // journal was cut: the session is reported damaged, never read shorter.
+            const claimed = snapshotClaimSchema.safeParse(crafted);
+            if (claimed.success && claimed.data.seq > base.state.lastSeq) {
+              const refusal = await valueOrRefusal(() => engine.readSession(base.target));
+              expect(JournalCorruptedError.isInstance(refusal)).toBe(true);
+              expect((refusal as Error).message).toContain('it was cut');
+              return;
+            }
             expect(await engine.readSession(base.target)).toEqual(base.state);
           });
         }),

@@ -248,7 +248,14 @@ describe('hostile ids and paths', () => {
       for (const argv of commands(reference)) {
         const result = await runConclave(argv, options);
         runs += 1;
-        if (![64, 65, 66].includes(result.code) && !(result.code === 1 && isSymlinkRefusal(result.stderr))) {
+        // The session whose files were all replaced by links is listed as damaged, so it can be deleted
+        // (the links go, what they point to stays: the fingerprint below checks it).
+        const deletesDamaged = argv[1] === 'delete' && reference === fixture.pointingId && result.code === 0;
+        if (
+          ![64, 65, 66].includes(result.code) &&
+          !(result.code === 1 && isSymlinkRefusal(result.stderr)) &&
+          !deletesDamaged
+        ) {
           unexpected.push(`${argv.join(' ').slice(0, 100)} -> ${result.code}: ${result.stderr.split('\n')[0]}`);
         }
         expect(result.stdout + result.stderr).not.toContain(SECRET);

@@ -2,7 +2,7 @@
 // simulated file system (one that loses unsynced data on "power loss") can be
 // plugged in for crash tests. The Node implementation never follows symlinks for
 // the files it opens (O_NOFOLLOW) and creates everything private (0700 / 0600).
-import { constants, promises as fs, fstatSync, lstatSync, type Stats, writeSync } from 'node:fs';
+import { constants, promises as fs, fstatSync, lstatSync, type Stats, statfsSync, writeSync } from 'node:fs';
 
 export const DIRECTORY_MODE = 0o700;
 export const FILE_MODE = 0o600;
@@ -62,6 +62,8 @@ export interface FileSystem {
    * thread pool cost several times what they cost done directly (optional).
    */
   statusNow?(path: string): FileStatus | null;
+  /** Bytes available to this user on the file system holding `path`, null when unknown (optional; asked only after a write failed). */
+  freeSpace?(path: string): number | null;
 }
 
 /** The error code of a failed file operation (`ENOENT`, `EEXIST`...), if it has one. */
@@ -150,6 +152,14 @@ export function createNodeFileSystem(): FileSystem {
       return stats ? toStatus(stats) : null;
     },
     readDirectory: (path) => fs.readdir(path),
+    freeSpace(path) {
+      try {
+        const stats = statfsSync(path);
+        return stats.bavail * stats.bsize;
+      } catch {
+        return null;
+      }
+    },
     existsNow(path) {
       try {
         lstatSync(path);

@@ -3,8 +3,11 @@
 // an entry whose journal size no longer matches is refreshed from the journal's
 // last record (read from the end of the file, not the whole history), so a stale
 // or lost index costs a few reads, never a wrong listing. Appends do not rewrite
-// it (that would cost fsyncs per checkpoint); it is saved when a listing found
-// stale entries, when a lease is released and when the store closes. Its entries are
+// it (that would cost fsyncs per checkpoint); it is saved, best-effort, when a listing
+// found stale entries, when a lease is released and when the store closes (a full disk
+// never fails a listing). A session whose files are damaged keeps an entry saying so,
+// and an entry that knew more events than the journal now holds is evidence of a cut:
+// both list as damaged until a repair. Its entries are
 // validated on every load: by a quick check derived from the schema when zod would return
 // them unchanged (the usual case), by zod otherwise (see exact-check.ts).
 import path from 'node:path';
@@ -15,11 +18,17 @@ import { errorCode, type FileSystem } from '../file-system/file-system.js';
 import { frameObject, unframe } from '../journal/framing.js';
 import { compileExactCheck, type ExactCheck } from './exact-check.js';
 
+const damageSchema = z.object({ problem: z.string(), file: z.string() });
+export type Damage = z.infer<typeof damageSchema>;
+
 const entrySchema = z.object({
   id: z.string(),
   summary: sessionSummarySchema.nullable(),
   journalSize: z.number().int().nonnegative(),
   archived: z.boolean(),
+  damage: damageSchema.nullable().default(null),
+  /** The file layout the entry was read at (a missing header or journal is refreshed when it comes back). */
+  missing: z.array(z.enum(['header', 'journal'])).default([]),
 });
 export type IndexEntry = z.infer<typeof entrySchema>;
 
@@ -41,6 +50,15 @@ function parseIndexFile(value: unknown): IndexFile | null {
 export interface JournalLocation {
   size: number;
   archived: boolean;
+  /** No journal file at all (plain or archived). */
+  missing: boolean;
+  headerMissing: boolean;
+}
+
+/** What the index keeps of a session after reading its journal's tail. */
+export interface InspectedSession {
+  summary: SessionSummary | null;
+  damage: Damage | null;
 }
 
 export interface SummaryIndexContext {
@@ -48,8 +66,11 @@ export interface SummaryIndexContext {
   indexFile: string;
   sessionsDirectory: string;
   locate(sessionId: string): Promise<JournalLocation | null>;
-  /** The summary in the journal's last committed record (null when nothing was appended yet). */
-  readLastSummary(sessionId: string, location: JournalLocation): Promise<SessionSummary | null>;
+  /**
+   * The summary in the journal's last committed record (null when nothing was appended yet)
+   * and any damage found, given what the index knew before.
+   */
+  inspect(sessionId: string, location: JournalLocation, known: IndexEntry | null): Promise<InspectedSession>;
 }
 
 export interface SummaryIndex {
@@ -60,8 +81,15 @@ export interface SummaryIndex {
   /** Records what an append just wrote (in memory until the next save). */
   record(entry: IndexEntry): void;
   forget(sessionId: string): void;
+  /** The entry as the index holds it, without refreshing it. */
+  known(sessionId: string): Promise<IndexEntry | null>;
   save(): Promise<void>;
 }
+
+const missingOf = (location: JournalLocation): IndexEntry['missing'] => [
+  ...(location.headerMissing ? (['header'] as const) : []),
+  ...(location.missing ? (['journal'] as const) : []),
+];
 
 export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
   let entries: Map<string, IndexEntry> | null = null;
@@ -80,7 +108,8 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
       if (parsed) for (const entry of parsed.entries) loaded.set(entry.id, entry);
       else dirty = true;
     } catch (error) {
-      if (errorCode(error) !== 'ENOENT') throw error;
+      // A missing index is built; one that cannot be read (replaced by a directory) is rebuilt in memory.
+      if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'EISDIR') throw error;
     }
     for (const entry of pending.values()) loaded.set(entry.id, entry);
     if (pending.size > 0) dirty = true;
@@ -99,12 +128,22 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
       }
       return null;
     }
-    if (known && known.journalSize === location.size && known.archived === location.archived) return known;
+    const missing = missingOf(location);
+    if (
+      known &&
+      known.journalSize === location.size &&
+      known.archived === location.archived &&
+      known.missing.join() === missing.join()
+    )
+      return known;
+    const inspected = await context.inspect(sessionId, location, known ?? null);
     const entry: IndexEntry = {
       id: sessionId,
-      summary: await context.readLastSummary(sessionId, location),
+      summary: inspected.summary,
       journalSize: location.size,
       archived: location.archived,
+      damage: inspected.damage,
+      missing,
     };
     cache.set(sessionId, entry);
     dirty = true;
@@ -123,7 +162,8 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
         }
       }
       const refreshed = await Promise.all([...ids].map((id) => refresh(cache, id)));
-      if (dirty) await this.save();
+      // Listing is a read: a failed save (a full disk, a read-only home) leaves the work for next time.
+      if (dirty) await this.save().catch(() => {});
       return refreshed.filter((entry): entry is IndexEntry => entry !== null);
     },
     async get(sessionId) {
@@ -136,6 +176,9 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
       }
       entries.set(entry.id, entry);
       dirty = true;
+    },
+    async known(sessionId) {
+      return (await load()).get(sessionId) ?? null;
     },
     forget(sessionId) {
       pending.delete(sessionId);

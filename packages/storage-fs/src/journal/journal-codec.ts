@@ -23,6 +23,31 @@ export interface JournalBatchRecord {
   summary: SessionSummary;
 }
 
+/**
+ * A record a repair wrote in place of damaged records: it keeps the seq numbering, says
+ * which events were lost and where their bytes were kept, and holds no events. Only written
+ * when a valid snapshot still holds the state after them.
+ */
+const lostRecordSchema = z.object({
+  v: z.number().int().positive(),
+  epoch: z.number().int().nonnegative(),
+  first: z.number().int().positive(),
+  last: z.number().int().positive(),
+  lost: z.object({ reason: z.string(), savedTo: z.string().nullable() }),
+});
+export type LostRecord = z.infer<typeof lostRecordSchema>;
+
+/** Encodes the record a repair writes in place of events it could not keep. */
+export function encodeLost(record: Omit<LostRecord, 'v'>): Buffer {
+  return frameObject({
+    v: JOURNAL_RECORD_VERSION,
+    epoch: record.epoch,
+    first: record.first,
+    last: record.last,
+    lost: record.lost,
+  });
+}
+
 const recordSchema = z.object({
   v: z.number().int().positive(),
   epoch: z.number().int().nonnegative(),
@@ -120,6 +145,13 @@ export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
     const verified = verifyFrame(buffer.subarray(position, end));
     if (!verified.ok) {
       if (isLast) {
+        const joined = damagedNewlineIn(buffer.subarray(position, end));
+        if (joined !== -1) {
+          throw corrupted(
+            position + joined,
+            'the newline ending a committed record is damaged (two records run together)',
+          );
+        }
         // A crash during the write of the last record can leave it full length but with
         // pages missing; it was never acknowledged, so it is cut like an incomplete one.
         torn = { offset: position, length: buffer.length - position, problem: verified.problem };
@@ -141,6 +173,13 @@ export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
     }
     if (eventsWanted && last >= fromSeq && first <= toSeq) {
       const parsed = parseBody(verified.body);
+      const lost = parsed.ok ? lostRecordSchema.safeParse(parsed.value) : null;
+      if (lost?.success) {
+        throw corrupted(
+          position,
+          `events ${first}..${last} were lost to damage (${lost.data.lost.reason}; their bytes are in ${lost.data.lost.savedTo ?? 'no file'}); the session's state after them comes from its snapshot`,
+        );
+      }
       if (!parsed.ok) throw corrupted(position, parsed.problem);
       const record = recordSchema.safeParse(parsed.value);
       if (!record.success) throw corrupted(position, `record does not match its schema`, record.error);
@@ -237,7 +276,8 @@ export function committedEndInTail(tail: Buffer, tailStart: number): CommittedTa
       if (!head) return null;
       return { end: tailStart + end + 1, lastSeq: Number(head[4]) };
     }
-    if (skippedBadLine) return null;
+    // Two records run together (a damaged newline) is damage, never a torn tail: the whole file is checked.
+    if (skippedBadLine || damagedNewlineIn(tail.subarray(start, end)) !== -1) return null;
     skippedBadLine = true;
     end = start - 1;
   }
@@ -269,4 +309,24 @@ export function recordEndingAt(
   const head = headPattern.exec(verified.body.toString('latin1', 0, Math.min(verified.body.length, 96)));
   if (!head) return null;
   return { start, first: Number(head[3]), last: Number(head[4]) };
+}
+
+const recordStart = Buffer.from('{"crc":"');
+
+/**
+ * Where a line that fails its checksum is really a committed record followed by another
+ * one whose newline between them was damaged: the index of that byte, or -1. (`{"crc":"`
+ * never occurs inside a record, JSON escapes its quotes, so it marks record starts.)
+ */
+export function damagedNewlineIn(line: Buffer): number {
+  for (let start = line.indexOf(recordStart, 1); start !== -1; start = line.indexOf(recordStart, start + 1)) {
+    if (verifyFrame(line.subarray(0, start - 1)).ok) return start - 1;
+  }
+  return -1;
+}
+
+/** Whether a record (its checksummed body) is a lost-events record a repair wrote. */
+export function isLostRecord(body: Buffer): boolean {
+  const parsed = parseBody(body);
+  return parsed.ok && lostRecordSchema.safeParse(parsed.value).success;
 }

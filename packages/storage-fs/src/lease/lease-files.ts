@@ -23,6 +23,8 @@ const leaseRecordSchema = z.object({
   bootId: z.string().nullable(),
   processStart: z.string().nullable(),
   released: z.boolean(),
+  /** The journal's last seq when the holder released the lease: evidence a later cut cannot hide. */
+  lastSeq: z.number().int().nonnegative().optional(),
 });
 export type LeaseRecord = z.infer<typeof leaseRecordSchema>;
 
@@ -90,7 +92,10 @@ export async function inspectLease(
 export interface HeldLease {
   epoch: number;
   holder: LeaseHolderInfo;
-  release(): Promise<void>;
+  /** The lease this one followed (released, or left by a holder that died), if readable. */
+  previous: LeaseRecord | null;
+  /** Marks the lease released, recording the journal's last seq at that moment when known. */
+  release(lastSeq?: number): Promise<void>;
 }
 
 /** Takes the lease or throws SessionLockedError naming the live holder. */
@@ -105,6 +110,7 @@ export async function acquireLease(
   for (let attempt = 0; attempt < 8; attempt += 1) {
     const current = await liveHolder(context, leaseDirectory);
     if (current.record) throw new SessionLockedError(sessionId, holderInfo(current.record));
+    const previous = current.epoch === 0 ? null : await readLease(fileSystem, leaseDirectory, current.epoch);
     const epoch = current.epoch + 1;
     const record: LeaseRecord = {
       v: 1,
@@ -137,11 +143,16 @@ export async function acquireLease(
     return {
       epoch,
       holder: holderInfo(record),
-      release: async () => {
+      previous,
+      release: async (lastSeq) => {
         // Only this holder's own current lease is marked released; a lease that was
         // taken over since is left alone.
         if ((await currentEpoch(fileSystem, leaseDirectory)) !== epoch) return;
-        await writeFileAtomically(fileSystem, target, frameObject({ ...record, released: true }));
+        await writeFileAtomically(
+          fileSystem,
+          target,
+          frameObject({ ...record, released: true, ...(lastSeq === undefined ? {} : { lastSeq }) }),
+        );
       },
     };
   }
@@ -156,4 +167,10 @@ async function removeOldLeases(fileSystem: FileSystem, leaseDirectory: string, e
     const match = leaseNamePattern.exec(name);
     if (match && Number(match[1]) < epoch - 1) await fileSystem.remove(path.join(leaseDirectory, name)).catch(() => {});
   }
+}
+
+/** The current lease record (released or not), null when none was ever taken or it is unreadable. */
+export async function latestLease(fileSystem: FileSystem, leaseDirectory: string): Promise<LeaseRecord | null> {
+  const epoch = await currentEpoch(fileSystem, leaseDirectory);
+  return epoch === 0 ? null : readLease(fileSystem, leaseDirectory, epoch);
 }

@@ -12,6 +12,8 @@ export const ExitCode = {
   corrupted: 65,
   notFound: 66,
   unavailable: 69,
+  /** The disk holding the store is full (or over quota); nothing acknowledged was lost (sysexits EX_IOERR). */
+  storeFull: 74,
   inUse: 75,
   interrupted: 130,
 } as const;

@@ -1,0 +1,175 @@
+// Appends: one framed line per batch, written and made durable at once (O_DSYNC), with
+// the writer's lease epoch checked first (fencing) and the expected seq compared with
+// the committed end (optimistic concurrency). Each session's open journal is cached
+// with its size, last seq and the running crc32 of its bytes (which snapshots record).
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+import {
+  type AppendBatch,
+  AppendConflictError,
+  journalEventSchema,
+  LeaseLostError,
+  SessionNotFoundError,
+  StoreIoError,
+  sessionSummarySchema,
+  UsageError,
+} from '@resume/core/spec';
+import { z } from 'zod';
+import { errorCode, type WritableFile } from '../file-system/file-system.js';
+import { isDiskFull } from '../file-system/guarded-file-system.js';
+import type { SummaryIndex } from '../index/summary-index.js';
+import { currentEpoch, leaseName } from '../lease/lease-files.js';
+import type { Layout } from '../store/layout.js';
+import type { StoreContext } from '../store/store-context.js';
+import { JOURNAL, LEASE_DIRECTORY } from '../store/store-paths.js';
+import { encodeBatch } from './journal-codec.js';
+import type { JournalFiles } from './journal-files.js';
+
+const batchShapeSchema = z.object({
+  expectedSeq: z.number().int().nonnegative(),
+  epoch: z.number().int().nonnegative(),
+  events: z.array(journalEventSchema).min(1),
+  summary: sessionSummarySchema,
+});
+type BatchShape = z.infer<typeof batchShapeSchema>;
+
+export interface JournalWriter {
+  file: WritableFile;
+  size: number;
+  lastSeq: number;
+  /** crc32 of the journal's bytes [0, size), once known (computed on the first snapshot). */
+  crc: number | null;
+}
+
+export interface JournalAppender {
+  append(sessionId: string, batch: AppendBatch): Promise<void>;
+  /** Opens the journal for appending after recovering its tail (under the session's queue). */
+  openWriter(sessionId: string): Promise<JournalWriter>;
+  writer(sessionId: string): JournalWriter | undefined;
+  drop(sessionId: string): Promise<void>;
+  closeAll(): Promise<void>;
+}
+
+export function createJournalAppender(
+  context: StoreContext,
+  journals: JournalFiles,
+  index: Pick<SummaryIndex, 'record'>,
+  layout: Layout,
+): JournalAppender {
+  const { paths, plain, durable } = context;
+  const writers = new Map<string, JournalWriter>();
+
+  const drop = async (id: string) => {
+    const writer = writers.get(id);
+    writers.delete(id);
+    await writer?.file.close().catch(() => {});
+  };
+
+  const openWriter = async (id: string): Promise<JournalWriter> => {
+    await drop(id);
+    await journals.unarchive(id);
+    const file = paths.inSession(id, JOURNAL);
+    if (!(await plain.status(file))?.isFile) throw new SessionNotFoundError(id);
+    // Only the end of the journal decides where appends go: read the tail, not the history.
+    const committed = await journals.committedEnd(id);
+    if (committed.torn) {
+      const status = await plain.status(file);
+      const size = status?.size ?? committed.end;
+      const tail = await plain.readRange(file, committed.end, size - committed.end);
+      await journals.cutTornTail(id, committed.end, tail);
+    }
+    const writer = { file: await durable.openAppend(file), size: committed.end, lastSeq: committed.lastSeq, crc: null };
+    writers.set(id, writer);
+    return writer;
+  };
+
+  const currentWriter = async (id: string): Promise<JournalWriter> => {
+    const cached = writers.get(id);
+    // Another process may have written since (it held the lease in between): start over from the file.
+    if (cached && (cached.file.sizeNow ? cached.file.sizeNow() : await cached.file.size()) === cached.size)
+      return cached;
+    return openWriter(id);
+  };
+
+  /**
+   * Fencing: whether a lease newer than `epoch` exists. Lease files are created as
+   * highest + 1 and only those below (current - 1) are removed, so a newer lease exists
+   * exactly when epoch + 1 exists or this epoch's own file is gone. Two existence checks
+   * answered at once where the file system can; a directory listing otherwise.
+   */
+  const leaseSuperseded = async (id: string, epoch: number): Promise<boolean> => {
+    const directory = paths.inSession(id, LEASE_DIRECTORY);
+    if (plain.existsNow && epoch > 0) {
+      if (plain.existsNow(path.join(directory, leaseName(epoch + 1)))) return true;
+      if (plain.existsNow(path.join(directory, leaseName(epoch)))) return false;
+      if (!plain.existsNow(directory)) throw new SessionNotFoundError(id);
+      return true;
+    }
+    const current = await currentEpoch(plain, directory).catch((error: unknown) => {
+      if (errorCode(error) === 'ENOENT') throw new SessionNotFoundError(id);
+      throw error;
+    });
+    return epoch < current;
+  };
+
+  const appendNow = async (id: string, batch: BatchShape, alone: boolean) => {
+    context.files.refuseIfBroken();
+    const [superseded, writer] = await Promise.all([leaseSuperseded(id, batch.epoch), currentWriter(id)]);
+    if (superseded) throw new LeaseLostError(id);
+    if (batch.expectedSeq !== writer.lastSeq) throw new AppendConflictError(id, batch.expectedSeq, writer.lastSeq);
+    batch.events.forEach((event, position) => {
+      if (event.seq !== batch.expectedSeq + position + 1) {
+        throw new AppendConflictError(id, batch.expectedSeq + position, event.seq - 1, {
+          hint: 'The events of a batch must be numbered consecutively after the expected seq.',
+        });
+      }
+    });
+    const line = encodeBatch({ epoch: batch.epoch, events: batch.events, summary: batch.summary });
+    try {
+      // A lone append (the common case: one session writing) is written synchronously, saving a
+      // thread-pool round trip; while other appends are pending it goes through the pool so they overlap.
+      if (writer.file.writeNow && alone) writer.file.writeNow(line);
+      else {
+        await writer.file.write(line);
+        if (!writer.file.durableWrites) await writer.file.datasync();
+      }
+    } catch (error) {
+      // What reached the file is unknown: the next append re-reads and recovers the tail.
+      await drop(id);
+      if (isDiskFull(error)) throw error;
+      throw new StoreIoError(`Could not write to the journal of session ${id}.`, paths.inSession(id, JOURNAL), {
+        cause: error,
+      });
+    }
+    if (writer.crc !== null) writer.crc = crc32(line, writer.crc);
+    writer.size += line.length;
+    writer.lastSeq = batch.events.at(-1)?.seq ?? writer.lastSeq;
+    index.record({ id, summary: batch.summary, journalSize: writer.size, archived: false, damage: null, missing: [] });
+  };
+
+  let pendingAppends = 0;
+  const append = async (id: string, batch: AppendBatch): Promise<void> => {
+    context.files.refuseIfBroken();
+    const shape = batchShapeSchema.safeParse(batch);
+    if (!shape.success) {
+      throw new UsageError(`The batch for session ${id} is not valid: ${shape.error.issues[0]?.message ?? ''}`);
+    }
+    if (!writers.has(id)) await layout.require(id);
+    pendingAppends += 1;
+    try {
+      await context.exclusive(id, () => appendNow(id, shape.data, pendingAppends === 1));
+    } finally {
+      pendingAppends -= 1;
+    }
+  };
+
+  return {
+    append,
+    openWriter,
+    writer: (id) => writers.get(id),
+    drop,
+    async closeAll() {
+      for (const id of [...writers.keys()]) await context.exclusive(id, () => drop(id));
+    },
+  };
+}

@@ -1,0 +1,169 @@
+// A session's journal file as the store sees it: where it is (plain or archived), its
+// bytes, its last summary and committed end read from the tail, its first record (the
+// session's creation, which also rebuilds a lost header), the cut of a torn tail, and
+// the unarchiving that makes it appendable again.
+import { promisify } from 'node:util';
+import { gunzip as gunzipCallback } from 'node:zlib';
+import { JournalCorruptedError, type SessionHeader, type SessionSummary, sessionHeaderSchema } from '@resume/core/spec';
+import { z } from 'zod';
+import { writeFileAtomically } from '../file-system/atomic-write.js';
+import { errorCode } from '../file-system/file-system.js';
+import type { JournalLocation } from '../index/summary-index.js';
+import type { StoreContext } from '../store/store-context.js';
+import { HEADER, JOURNAL, JOURNAL_ARCHIVED, SNAPSHOT, SNAPSHOT_ARCHIVED } from '../store/store-paths.js';
+import { parseBody, verifyFrame } from './framing.js';
+import { committedEndInTail, lastRecordInTail, scanJournal } from './journal-codec.js';
+
+export const gunzip = promisify(gunzipCallback);
+const TAIL_CHUNK = 64 * 1024;
+
+export interface CommittedEnd {
+  /** File offset just past the last committed record. */
+  end: number;
+  lastSeq: number;
+}
+
+export interface JournalFiles {
+  locate(sessionId: string): Promise<JournalLocation | null>;
+  /** The whole journal (decompressed when archived); null when there is none. */
+  readBytes(sessionId: string): Promise<{ bytes: Buffer; file: string } | null>;
+  readLastSummary(sessionId: string, location: JournalLocation): Promise<SessionSummary | null>;
+  /** Where the committed records of the plain journal end, read from its tail (the whole file when the tail is unusual). */
+  committedEnd(sessionId: string): Promise<CommittedEnd & { torn: boolean }>;
+  /** The header recorded in the journal's first record (the session's creation), null when unreadable. */
+  headerFromJournal(sessionId: string): Promise<SessionHeader | null>;
+  /** Cuts the journal back to `keptLength`, keeping the cut bytes (`cut`) in a file beside it. */
+  cutTornTail(sessionId: string, keptLength: number, cut: Buffer): Promise<string>;
+  unarchive(sessionId: string): Promise<void>;
+  /** Reads the last `length`-growing chunks of a file until `find` answers (not `more`). */
+  fromTail<T>(file: string, size: number, find: (tail: Buffer, start: number) => T | 'more'): Promise<T>;
+}
+
+const firstEventSchema = z.object({
+  events: z
+    .array(z.object({ seq: z.literal(1), type: z.literal('session-created'), header: sessionHeaderSchema }))
+    .min(1),
+});
+
+export function createJournalFiles(context: StoreContext): JournalFiles {
+  const { paths, plain, durable } = context;
+
+  // Listing calls this for every session: without a thread-pool round trip when the file system can.
+  const statusOf = plain.statusNow
+    ? async (target: string) => plain.statusNow?.(target) ?? null
+    : (target: string) => plain.status(target);
+
+  const locate = async (id: string): Promise<JournalLocation | null> => {
+    // A session directory replaced by a symlink is never listed (nor read through).
+    if (!(await statusOf(paths.session(id)))?.isDirectory) return null;
+    const headerMissing = !(await statusOf(paths.inSession(id, HEADER)))?.isFile;
+    const journal = await statusOf(paths.inSession(id, JOURNAL));
+    if (journal?.isFile) return { size: journal.size, archived: false, missing: false, headerMissing };
+    const archived = await statusOf(paths.inSession(id, JOURNAL_ARCHIVED));
+    if (archived?.isFile) return { size: archived.size, archived: true, missing: false, headerMissing };
+    return { size: 0, archived: false, missing: true, headerMissing };
+  };
+
+  const readBytes = async (id: string): Promise<{ bytes: Buffer; file: string } | null> => {
+    const location = await locate(id);
+    if (!location || location.missing) return null;
+    if (!location.archived) {
+      const file = paths.inSession(id, JOURNAL);
+      return { bytes: await plain.readFile(file), file };
+    }
+    const file = paths.inSession(id, JOURNAL_ARCHIVED);
+    try {
+      return { bytes: await gunzip(await plain.readFile(file)), file };
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return null;
+      throw new JournalCorruptedError(
+        { sessionId: id, file, offset: null, problem: 'the archive cannot be decompressed' },
+        { cause: error },
+      );
+    }
+  };
+
+  const fromTail = async <T>(file: string, size: number, find: (tail: Buffer, start: number) => T | 'more') => {
+    for (let length = TAIL_CHUNK; ; length *= 4) {
+      const start = Math.max(0, size - length);
+      const found = find(await plain.readRange(file, start, size - start), start);
+      if (found !== 'more') return found;
+    }
+  };
+
+  const readLastSummary = async (id: string, location: JournalLocation): Promise<SessionSummary | null> => {
+    if (location.missing) return null;
+    if (location.archived) {
+      const journal = await readBytes(id);
+      if (!journal) return null;
+      return scanJournal(journal.bytes, { sessionId: id, file: journal.file, eventsWanted: false, summaryWanted: true })
+        .lastSummary;
+    }
+    const found = await fromTail(paths.inSession(id, JOURNAL), location.size, (tail, start) =>
+      lastRecordInTail(tail, start === 0),
+    );
+    return found?.summary ?? null;
+  };
+
+  const committedEnd = async (id: string): Promise<CommittedEnd & { torn: boolean }> => {
+    const file = paths.inSession(id, JOURNAL);
+    const status = await plain.status(file);
+    const size = status?.isFile ? status.size : 0;
+    const found = await fromTail(file, size, (tail, start) => committedEndInTail(tail, start));
+    if (found) return { ...found, torn: found.end < size };
+    const scan = scanJournal(await plain.readFile(file), { sessionId: id, file, eventsWanted: false });
+    return { end: scan.validLength, lastSeq: scan.lastSeq, torn: scan.torn !== null };
+  };
+
+  const headerFromJournal = async (id: string): Promise<SessionHeader | null> => {
+    const location = await locate(id);
+    if (!location || location.missing) return null;
+    let head: Buffer;
+    if (location.archived) head = (await readBytes(id))?.bytes ?? Buffer.alloc(0);
+    else head = await plain.readRange(paths.inSession(id, JOURNAL), 0, Math.min(location.size, TAIL_CHUNK));
+    let end = head.indexOf(0x0a);
+    if (end === -1 && !location.archived && location.size > head.length) {
+      head = await plain.readFile(paths.inSession(id, JOURNAL));
+      end = head.indexOf(0x0a);
+    }
+    if (end === -1) return null;
+    const verified = verifyFrame(head.subarray(0, end));
+    const parsed = verified.ok ? parseBody(verified.body) : null;
+    const record = parsed?.ok ? firstEventSchema.safeParse(parsed.value) : null;
+    return record?.success ? (record.data.events[0]?.header ?? null) : null;
+  };
+
+  const cutTornTail = async (id: string, keptLength: number, cut: Buffer): Promise<string> => {
+    const aside = paths.inSession(id, context.asideName(JOURNAL, 'torn'));
+    const file = await durable.createExclusive(aside);
+    try {
+      await file.write(cut);
+      await file.datasync();
+    } finally {
+      await file.close();
+    }
+    await plain
+      .truncate(paths.inSession(id, JOURNAL), keptLength)
+      .catch((error: unknown) => context.files.fatal(error, paths.inSession(id, JOURNAL)));
+    await durable.syncDirectory(paths.session(id));
+    return aside;
+  };
+
+  const unarchive = async (id: string) => {
+    const location = await locate(id);
+    if (!location?.archived) return;
+    const journal = await readBytes(id);
+    if (!journal) return;
+    await writeFileAtomically(durable, paths.inSession(id, JOURNAL), journal.bytes);
+    await plain.remove(paths.inSession(id, JOURNAL_ARCHIVED));
+    const snapshot = await plain.status(paths.inSession(id, SNAPSHOT_ARCHIVED));
+    if (snapshot?.isFile) {
+      const content = await gunzip(await plain.readFile(paths.inSession(id, SNAPSHOT_ARCHIVED))).catch(() => null);
+      if (content) await writeFileAtomically(durable, paths.inSession(id, SNAPSHOT), content);
+      await plain.remove(paths.inSession(id, SNAPSHOT_ARCHIVED));
+    }
+    await durable.syncDirectory(paths.session(id));
+  };
+
+  return { locate, readBytes, readLastSummary, committedEnd, headerFromJournal, cutTornTail, unarchive, fromTail };
+}

@@ -1,0 +1,377 @@
+// Whole-session checks and repairs. `verify` reads every file of a session in full and
+// names each problem with its file and offset; `repair` (or its dry run) rebuilds what
+// can be rebuilt: the header from the journal's first record (or the journal's first
+// record from the header), the longest provable journal (see journal-analysis.ts), and
+// the snapshot re-pointed at it or removed. Anything removed is kept beside the journal
+// first, and everything known to have existed beyond what is kept (the snapshot, the
+// listing index, the last writer's lease) is reported as dropped, never hidden.
+// A repair holds the session's writer lease while it works.
+import { hostname } from 'node:os';
+import { crc32 } from 'node:zlib';
+import {
+  type IntegrityProblem,
+  JournalCorruptedError,
+  journalEventSchema,
+  type RepairReport,
+  type SessionHeader,
+  SessionLockedError,
+  type SessionSummary,
+  sessionHeaderSchema,
+  type VerifyReport,
+} from '@resume/core/spec';
+import { z } from 'zod';
+import { writeFileAtomically } from '../file-system/atomic-write.js';
+import type { HeaderFiles } from '../header/header-file.js';
+import type { Damage, IndexEntry, InspectedSession, JournalLocation, SummaryIndex } from '../index/summary-index.js';
+import { unframe } from '../journal/framing.js';
+import type { JournalAppender } from '../journal/journal-appender.js';
+import { encodeBatch, lastRecordInTail } from '../journal/journal-codec.js';
+import type { JournalFiles } from '../journal/journal-files.js';
+import { acquireLease, currentEpoch, inspectLease, latestLease, liveHolder } from '../lease/lease-files.js';
+import type { SnapshotFiles } from '../snapshot/snapshot-files.js';
+import type { Layout } from '../store/layout.js';
+import type { StoreContext } from '../store/store-context.js';
+import { HEADER, JOURNAL, LEASE_DIRECTORY, SNAPSHOT, SNAPSHOT_ARCHIVED } from '../store/store-paths.js';
+import { analyzeJournal, type JournalAnalysis, planJournalRepair } from './journal-analysis.js';
+import { summaryFromHeader } from './placeholder-summary.js';
+
+export interface SessionMaintenance {
+  verify(sessionId: string): Promise<VerifyReport>;
+  repair(sessionId: string, options?: { dryRun?: boolean }): Promise<RepairReport>;
+  /** What the listing index keeps of a session: its summary and any damage seen without reading its history. */
+  inspectForIndex(sessionId: string, location: JournalLocation, known: IndexEntry | null): Promise<InspectedSession>;
+}
+
+export interface MaintenanceParts {
+  layout: Layout;
+  journals: JournalFiles;
+  headers: HeaderFiles;
+  snapshots: SnapshotFiles;
+  appender: JournalAppender;
+  index: () => SummaryIndex;
+}
+
+const snapshotHeaderSchema = z.object({ header: sessionHeaderSchema });
+
+/** Evidence of how far the journal went: what other files remember of it. */
+interface Evidence {
+  seq: number;
+  source: string;
+  file: string;
+}
+
+export function createSessionMaintenance(context: StoreContext, parts: MaintenanceParts): SessionMaintenance {
+  const { paths, plain } = context;
+  const { layout, journals, headers, snapshots, appender } = parts;
+  const journalFile = (id: string) => paths.inSession(id, JOURNAL);
+  const leaseDirectory = (id: string) => paths.inSession(id, LEASE_DIRECTORY);
+
+  const evidenceOf = async (id: string): Promise<Evidence[]> => {
+    const found: Evidence[] = [];
+    const snapshot = await snapshots.readFile(id);
+    if (snapshot)
+      found.push({ seq: snapshot.snapshot.seq, source: 'its snapshot', file: paths.inSession(id, SNAPSHOT) });
+    const entry = await parts.index().known(id);
+    if (entry?.summary) found.push({ seq: entry.summary.lastSeq, source: 'the listing index', file: paths.indexFile });
+    const lease = await latestLease(plain, leaseDirectory(id)).catch(() => null);
+    if (lease?.lastSeq !== undefined) {
+      found.push({ seq: lease.lastSeq, source: 'its last writer', file: leaseDirectory(id) });
+    }
+    return found;
+  };
+
+  const journalOf = async (id: string): Promise<{ bytes: Buffer; file: string; missing: boolean }> => {
+    const journal = await journals.readBytes(id);
+    return journal ? { ...journal, missing: false } : { bytes: Buffer.alloc(0), file: journalFile(id), missing: true };
+  };
+
+  const verify = async (id: string): Promise<VerifyReport> => {
+    await layout.require(id);
+    const problems: IntegrityProblem[] = [];
+    const headerFile = await headers.readFile(id);
+    if (headerFile.kind === 'missing')
+      problems.push({ file: paths.inSession(id, HEADER), offset: null, problem: 'header.json is missing' });
+    if (headerFile.kind === 'damaged')
+      problems.push({ file: paths.inSession(id, HEADER), offset: 0, problem: headerFile.problem });
+    const fromJournal = await journals.headerFromJournal(id).catch(() => null);
+    if (headerFile.kind === 'ok' && headerFile.header.id !== id) {
+      problems.push({
+        file: paths.inSession(id, HEADER),
+        offset: 0,
+        problem: `it names session ${headerFile.header.id}`,
+      });
+    }
+    if (fromJournal && fromJournal.id !== id) {
+      problems.push({ file: journalFile(id), offset: 0, problem: `the journal belongs to session ${fromJournal.id}` });
+    }
+    const journal = await journalOf(id);
+    if (journal.missing) problems.push({ file: journal.file, offset: null, problem: 'the journal is missing' });
+    const analysis = analyzeJournal(journal.bytes);
+    for (const range of analysis.damaged) {
+      problems.push({ file: journal.file, offset: range.offset, problem: `${range.problem} (${range.length} bytes)` });
+    }
+    for (const offset of analysis.restoredNewlines) {
+      problems.push({ file: journal.file, offset, problem: 'the newline between two records is damaged' });
+    }
+    const plan = planJournalRepair(analysis, null, null);
+    const lastRecord = analysis.records.at(-1);
+    if (lastRecord && plan.keptSeq < lastRecord.last && analysis.damaged.length === 0) {
+      problems.push({
+        file: journal.file,
+        offset: null,
+        problem: `the events after ${plan.keptSeq} are not numbered in order`,
+      });
+    }
+    if (!journal.missing && analysis.records.length === 0 && analysis.damaged.length === 0) {
+      problems.push({ file: journal.file, offset: null, problem: 'the journal is empty' });
+    }
+    const snapshotContent = await plain.readFile(paths.inSession(id, SNAPSHOT)).catch(() => null);
+    if (snapshotContent && !(await snapshots.readFile(id))) {
+      problems.push({
+        file: paths.inSession(id, SNAPSHOT),
+        offset: null,
+        problem: 'the snapshot is damaged (it is ignored and written again)',
+      });
+    }
+    if (problems.length === 0) {
+      await snapshots.get(id).catch((error: unknown) => {
+        if (!JournalCorruptedError.isInstance(error)) throw error;
+        problems.push({ file: error.file, offset: error.offset, problem: error.message });
+      });
+    }
+    for (const evidence of await evidenceOf(id)) {
+      if (evidence.seq > plan.keptSeq) {
+        problems.push({
+          file: journal.file,
+          offset: null,
+          problem: `the journal ends at event ${plan.keptSeq} but ${evidence.source} knew ${evidence.seq}: it was cut`,
+        });
+      }
+    }
+    return { sessionId: id, lastSeq: plan.keptSeq, problems: dedupe(problems) };
+  };
+
+  /** The header to keep: header.json when it is sound, else rebuilt from the journal or the snapshot. */
+  const headerFor = async (
+    id: string,
+    journalBytes: Buffer,
+  ): Promise<{ header: SessionHeader | null; rewrite: string | null }> => {
+    const file = await headers.readFile(id);
+    if (file.kind === 'ok' && file.header.id === id) return { header: file.header, rewrite: null };
+    const why =
+      file.kind === 'missing'
+        ? 'it was missing'
+        : file.kind === 'damaged'
+          ? file.problem
+          : `it named session ${file.header.id}`;
+    const fromJournal = firstHeader(journalBytes);
+    if (fromJournal?.id === id)
+      return { header: fromJournal, rewrite: `rebuilt from the journal's first record (${why})` };
+    const snapshot = await snapshots.readFile(id);
+    const fromSnapshot = snapshotHeaderSchema.safeParse(snapshot?.snapshot.state);
+    if (fromSnapshot.success && fromSnapshot.data.header.id === id) {
+      return { header: fromSnapshot.data.header, rewrite: `rebuilt from the snapshot (${why})` };
+    }
+    return { header: null, rewrite: null };
+  };
+
+  const repairNow = async (id: string, dryRun: boolean): Promise<RepairReport> => {
+    await appender.drop(id);
+    snapshots.forget(id);
+    if (!dryRun) await journals.unarchive(id);
+    const journal = await journalOf(id);
+    const analysis: JournalAnalysis = analyzeJournal(journal.bytes);
+    const snapshot = await snapshots.readFile(id);
+    const savedTo = paths.inSession(id, context.asideName(JOURNAL, 'damaged'));
+    const plan = planJournalRepair(analysis, snapshot?.snapshot.seq ?? null, savedTo);
+    const { header, rewrite } = await headerFor(id, plan.bytes.length > 0 ? plan.bytes : journal.bytes);
+    const actions: string[] = [];
+    let bytes = plan.bytes;
+    let keptSeq = plan.keptSeq;
+    if (keptSeq === 0 && header) {
+      // Nothing of the journal survives: the session's creation is rebuilt from its header.
+      bytes = creationRecord(header);
+      keptSeq = 1;
+      actions.push(
+        `journal.jsonl: ${journal.missing ? 'recreated' : 'rebuilt'} with the session's creation from its header`,
+      );
+    }
+    if (rewrite) actions.push(`header.json: ${rewrite}`);
+    const journalChanged = !bytes.equals(journal.bytes);
+    const removedBytes = journalChanged ? Math.max(0, journal.bytes.length - bytesKeptOf(analysis, keptSeq)) : 0;
+    if (journalChanged) {
+      for (const offset of analysis.restoredNewlines)
+        actions.push(`journal.jsonl: restore the damaged newline at byte ${offset}`);
+      for (const range of analysis.damaged) {
+        actions.push(`journal.jsonl: drop ${range.length} damaged bytes at byte ${range.offset} (${range.problem})`);
+      }
+      if (plan.lost) {
+        actions.push(
+          `journal.jsonl: events ${plan.lost.first}..${plan.lost.last} are unreadable; they are recorded as lost and the snapshot at event ${snapshot?.snapshot.seq} keeps the state after them`,
+        );
+      }
+      if (analysis.tornTail)
+        actions.push(`journal.jsonl: cut an unfinished last write of ${analysis.tornTail.length} bytes`);
+      if (journal.bytes.length > 0) actions.push(`the journal as it was is kept in ${savedTo}`);
+    }
+    const evidence = await evidenceOf(id);
+    const knownEnd = Math.max(plan.dropped?.last ?? 0, ...evidence.map((item) => item.seq));
+    const droppedEvents =
+      knownEnd > keptSeq || plan.dropped ? { first: keptSeq + 1, last: knownEnd > keptSeq ? knownEnd : null } : null;
+    if (droppedEvents) {
+      const which = droppedEvents.last === null ? `after ${keptSeq}` : `${droppedEvents.first}..${droppedEvents.last}`;
+      const sources = evidence.filter((item) => item.seq > keptSeq).map((item) => item.source);
+      actions.push(
+        `events ${which} cannot be kept${sources.length > 0 ? ` (known from ${sources.join(', ')})` : ''}; the session continues from event ${keptSeq}`,
+      );
+    }
+    const snapshotAction = !snapshot
+      ? null
+      : snapshot.snapshot.seq > keptSeq || (journalChanged && plan.snapshotOffset === null)
+        ? 'remove'
+        : journalChanged || snapshot.archived
+          ? 'repoint'
+          : null;
+    if (snapshotAction === 'remove')
+      actions.push(`snapshot.json: remove (the journal no longer holds event ${snapshot?.snapshot.seq})`);
+    if (snapshotAction === 'repoint') actions.push('snapshot.json: point it at the repaired journal');
+    const report: RepairReport = {
+      sessionId: id,
+      keptSeq,
+      removedBytes,
+      savedTo: journalChanged && journal.bytes.length > 0 ? savedTo : null,
+      dryRun,
+      actions,
+      droppedEvents,
+    };
+    if (dryRun || actions.length === 0) return report;
+
+    if (journalChanged) {
+      if (journal.bytes.length > 0) await writeFileAtomically(context.durable, savedTo, journal.bytes);
+      await writeFileAtomically(context.durable, journalFile(id), bytes);
+    }
+    if (rewrite && header) await headers.write(id, header);
+    if (snapshot && snapshotAction === 'remove') {
+      await plain.remove(paths.inSession(id, SNAPSHOT)).catch(() => {});
+      await plain.remove(paths.inSession(id, SNAPSHOT_ARCHIVED)).catch(() => {});
+    }
+    if (snapshot && snapshotAction === 'repoint' && plan.snapshotOffset !== null) {
+      await snapshots.write(id, {
+        ...snapshot.snapshot,
+        journalOffset: plan.snapshotOffset,
+        journalCrc: crc32(bytes.subarray(0, plan.snapshotOffset)),
+      });
+    }
+    const summary = lastSummaryOf(bytes) ?? summaryFromHeader(id, header);
+    parts.index().record({ id, summary, journalSize: bytes.length, archived: false, damage: null, missing: [] });
+    await parts
+      .index()
+      .save()
+      .catch(() => {});
+    return report;
+  };
+
+  const repair = async (id: string, options: { dryRun?: boolean } = {}): Promise<RepairReport> => {
+    context.files.refuseIfBroken();
+    await layout.require(id);
+    await layout.requireDirectory(leaseDirectory(id));
+    const dryRun = options.dryRun ?? false;
+    if (dryRun) {
+      const { record } = await liveHolder(context.lease, leaseDirectory(id));
+      if (record) throw new SessionLockedError(id, { pid: record.pid, host: record.host, since: record.since });
+      return context.exclusive(id, () => repairNow(id, true));
+    }
+    // The repair is the session's writer while it works; its release records where the journal now ends.
+    const held = await acquireLease(context.lease, id, leaseDirectory(id), { pid: process.pid, host: hostname() });
+    let keptSeq: number | undefined;
+    try {
+      const report = await context.exclusive(id, () => repairNow(id, false));
+      keptSeq = report.keptSeq;
+      return report;
+    } finally {
+      await held.release(keptSeq).catch(() => {});
+    }
+  };
+
+  const inspectForIndex = async (
+    id: string,
+    location: JournalLocation,
+    known: IndexEntry | null,
+  ): Promise<InspectedSession> => {
+    let summary: SessionSummary | null = null;
+    let damage: Damage | null = null;
+    try {
+      summary = await journals.readLastSummary(id, location);
+    } catch (error) {
+      if (!JournalCorruptedError.isInstance(error)) throw error;
+      damage = { problem: error.message, file: error.file };
+    }
+    if (location.missing) damage ??= { problem: 'the journal is missing', file: journalFile(id) };
+    else if (summary === null && !damage) {
+      // A session being created has an empty journal until its creator's first append: damage
+      // only once a writer took the lease and is gone without leaving the session's creation.
+      const taken = (await currentEpoch(plain, leaseDirectory(id)).catch(() => 0)) > 0;
+      const holder = taken ? await inspectLease(context.lease, leaseDirectory(id)).catch(() => null) : null;
+      if (taken && !holder) damage = { problem: 'the journal is empty', file: journalFile(id) };
+    }
+    if (location.headerMissing) damage ??= { problem: 'header.json is missing', file: paths.inSession(id, HEADER) };
+    const knownSeq = known?.summary?.lastSeq ?? 0;
+    if (known?.summary && (summary?.lastSeq ?? 0) < knownSeq && location.size < known.journalSize) {
+      damage ??= {
+        problem: `the journal ends at event ${summary?.lastSeq ?? 0} but it was listed with ${knownSeq}: it was cut`,
+        file: journalFile(id),
+      };
+      // The last known summary stays, so the evidence outlives this listing.
+      summary = known.summary;
+    }
+    if (!summary && damage) {
+      const file = await headers.readFile(id).catch(() => null);
+      summary = summaryFromHeader(
+        id,
+        file?.kind === 'ok' ? file.header : await journals.headerFromJournal(id).catch(() => null),
+      );
+    }
+    return { summary, damage };
+  };
+
+  return { verify, repair, inspectForIndex };
+}
+
+function creationRecord(header: SessionHeader): Buffer {
+  const created = journalEventSchema.parse({ type: 'session-created', seq: 1, at: header.createdAt, header });
+  return encodeBatch({ epoch: 0, events: [created], summary: { ...summaryFromHeader(header.id, header), lastSeq: 1 } });
+}
+
+const firstRecordSchema = z.object({
+  events: z.array(z.object({ seq: z.literal(1), header: sessionHeaderSchema })).min(1),
+});
+
+function firstHeader(bytes: Buffer): SessionHeader | null {
+  const end = bytes.indexOf(0x0a);
+  if (end === -1) return null;
+  const framed = unframe(bytes.subarray(0, end));
+  const parsed = framed.ok ? firstRecordSchema.safeParse(framed.value) : null;
+  return parsed?.success ? (parsed.data.events[0]?.header ?? null) : null;
+}
+
+function lastSummaryOf(bytes: Buffer): SessionSummary | null {
+  const found = lastRecordInTail(bytes, true);
+  return found === 'more' ? null : (found?.summary ?? null);
+}
+
+/** Bytes of the original journal the repaired one still holds (its intact records up to `keptSeq`). */
+function bytesKeptOf(analysis: JournalAnalysis, keptSeq: number): number {
+  let kept = 0;
+  for (const record of analysis.records) if (record.last <= keptSeq) kept += record.bytes.length;
+  return kept;
+}
+
+function dedupe(problems: IntegrityProblem[]): IntegrityProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((problem) => {
+    const key = `${problem.file}|${problem.offset}|${problem.problem}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,223 @@
+// Fold snapshots: derived data that lets an open skip replaying the journal. Writing
+// one is best-effort (a full disk costs replay time later, never the run). Each records
+// the journal offset just past its last event and the crc32 of every journal byte before
+// it, so an open trusts it only after the journal prefix it summarizes checks out (one
+// pass of crc32 over the bytes, no parsing): damage hidden behind a snapshot is found
+// before anything is appended after it, and a journal cut short of a snapshot's event is
+// damage, never a silently shorter session.
+import { crc32 } from 'node:zlib';
+import {
+  type FoldSnapshot,
+  JournalCorruptedError,
+  type JournalEvent,
+  type ReadRange,
+  UsageError,
+} from '@resume/core/spec';
+import { z } from 'zod';
+import { writeFileAtomically } from '../file-system/atomic-write.js';
+import { errorCode } from '../file-system/file-system.js';
+import { frameObject, unframe } from '../journal/framing.js';
+import type { JournalAppender } from '../journal/journal-appender.js';
+import { recordEndingAt, scanJournal } from '../journal/journal-codec.js';
+import { gunzip, type JournalFiles } from '../journal/journal-files.js';
+import { latestLease } from '../lease/lease-files.js';
+import type { Layout } from '../store/layout.js';
+import type { StoreContext } from '../store/store-context.js';
+import { JOURNAL, LEASE_DIRECTORY, SNAPSHOT, SNAPSHOT_ARCHIVED, stripNewline } from '../store/store-paths.js';
+
+export const snapshotFileSchema = z.object({
+  v: z.literal(1),
+  seq: z.number().int().nonnegative(),
+  formatVersion: z.number().int(),
+  /** Byte offset of the journal just past event `seq`, so an open reads only what follows. */
+  journalOffset: z.number().int().nonnegative().optional(),
+  /** crc32 of the journal's bytes [0, journalOffset): the prefix this snapshot summarizes. */
+  journalCrc: z.number().int().nonnegative().optional(),
+  state: z.unknown(),
+});
+export type SnapshotFile = z.infer<typeof snapshotFileSchema>;
+
+export interface SnapshotFiles {
+  put(sessionId: string, snapshot: FoldSnapshot): Promise<void>;
+  get(sessionId: string): Promise<FoldSnapshot | null>;
+  /** The snapshot file as stored, without checking it against the journal; null when absent or damaged. */
+  readFile(sessionId: string): Promise<{ snapshot: SnapshotFile; archived: boolean } | null>;
+  /** Writes a snapshot file as given (repair re-points one at a rewritten journal). */
+  write(sessionId: string, snapshot: SnapshotFile): Promise<void>;
+  /** Events from a snapshot's recorded offset, or null when that shortcut does not apply. */
+  readFromOffset(sessionId: string, range: ReadRange): Promise<JournalEvent[] | null>;
+  forget(sessionId: string): void;
+}
+
+export function createSnapshotFiles(
+  context: StoreContext,
+  layout: Layout,
+  journals: JournalFiles,
+  appender: JournalAppender,
+): SnapshotFiles {
+  const { paths, plain } = context;
+  const offsets = new Map<string, { seq: number; offset: number }>();
+  const journalFile = (id: string) => paths.inSession(id, JOURNAL);
+
+  const write = async (id: string, snapshot: SnapshotFile) => {
+    await writeFileAtomically(plain, paths.inSession(id, SNAPSHOT), frameObject(snapshot));
+    await plain.remove(paths.inSession(id, SNAPSHOT_ARCHIVED)).catch(() => {});
+  };
+
+  const put = async (id: string, snapshot: FoldSnapshot): Promise<void> => {
+    context.files.refuseIfBroken();
+    await layout.require(id);
+    const parsed = snapshotFileSchema.omit({ v: true }).safeParse(snapshot);
+    if (!parsed.success) throw new UsageError(`The snapshot for session ${id} is not valid.`);
+    await context.exclusive(id, async () => {
+      try {
+        const writer = appender.writer(id);
+        const atEnd = writer !== undefined && writer.lastSeq === snapshot.seq;
+        if (writer && atEnd && writer.crc === null) {
+          writer.crc = crc32(await plain.readRange(journalFile(id), 0, writer.size));
+        }
+        await write(id, {
+          v: 1,
+          seq: snapshot.seq,
+          formatVersion: snapshot.formatVersion,
+          ...(writer && atEnd ? { journalOffset: writer.size, journalCrc: writer.crc ?? 0 } : {}),
+          state: snapshot.state,
+        });
+        if (writer && atEnd) offsets.set(id, { seq: snapshot.seq, offset: writer.size });
+      } catch {
+        // Best-effort: a snapshot only saves replay time; the journal holds everything.
+      }
+    });
+  };
+
+  const readFile = async (id: string): Promise<{ snapshot: SnapshotFile; archived: boolean } | null> => {
+    let content: Buffer;
+    let archived = false;
+    try {
+      content = await plain.readFile(paths.inSession(id, SNAPSHOT));
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'EISDIR') throw error;
+      try {
+        content = await gunzip(await plain.readFile(paths.inSession(id, SNAPSHOT_ARCHIVED)));
+        archived = true;
+      } catch {
+        return null;
+      }
+    }
+    const framed = unframe(stripNewline(content));
+    const parsed = framed.ok ? snapshotFileSchema.safeParse(framed.value) : null;
+    return parsed?.success ? { snapshot: parsed.data, archived } : null;
+  };
+
+  /** Throws when the journal no longer holds, intact, the prefix the snapshot summarizes. */
+  const confirmPrefix = async (id: string, snapshot: SnapshotFile, archived: boolean) => {
+    const damaged = (offset: number | null, problem: string, file = journalFile(id)) =>
+      new JournalCorruptedError({ sessionId: id, file, offset, problem });
+    const location = await journals.locate(id);
+    if (!location || location.missing) {
+      throw damaged(null, `the journal is missing although the snapshot holds ${snapshot.seq} events`);
+    }
+    if (location.archived || archived || snapshot.journalOffset === undefined) {
+      const journal = await journals.readBytes(id);
+      const lastSeq = journal
+        ? scanJournal(journal.bytes, { sessionId: id, file: journal.file, eventsWanted: false }).lastSeq
+        : 0;
+      if (lastSeq < snapshot.seq) {
+        throw damaged(null, `the journal ends at event ${lastSeq} but its snapshot holds ${snapshot.seq}: it was cut`);
+      }
+      return;
+    }
+    const offset = snapshot.journalOffset;
+    if (location.size < offset) {
+      const end = await journals.committedEnd(id);
+      throw damaged(
+        end.end,
+        `the journal ends at event ${end.lastSeq} (byte ${location.size}) but its snapshot holds ${snapshot.seq} events up to byte ${offset}: it was cut`,
+      );
+    }
+    if (snapshot.journalCrc === undefined || offset === 0) return;
+    const prefix = await plain.readRange(journalFile(id), 0, offset);
+    if (crc32(prefix) === snapshot.journalCrc) return;
+    // Something before the snapshot changed: name the first damaged record if there is one.
+    const scan = scanJournal(prefix, { sessionId: id, file: journalFile(id), eventsWanted: false });
+    const record = recordEndingAt(prefix, offset - 1, true);
+    throw damaged(
+      record === null || record === 'more' || record.last !== snapshot.seq ? scan.validLength : null,
+      `the journal before event ${snapshot.seq} differs from what its snapshot was taken from`,
+    );
+  };
+
+  /** Throws when the last writer's lease says the journal went further than it now does. */
+  const confirmLastWriter = async (id: string) => {
+    const lease = await latestLease(plain, paths.inSession(id, LEASE_DIRECTORY)).catch(() => null);
+    if (lease?.lastSeq === undefined || !lease.released) return;
+    const location = await journals.locate(id);
+    if (!location || location.archived) return;
+    const end = location.missing ? { end: 0, lastSeq: 0 } : await journals.committedEnd(id);
+    if (end.lastSeq < lease.lastSeq) {
+      throw new JournalCorruptedError({
+        sessionId: id,
+        file: journalFile(id),
+        offset: end.end,
+        problem: `the journal ends at event ${end.lastSeq} but its last writer left it at event ${lease.lastSeq}: it was cut`,
+      });
+    }
+  };
+
+  const get = async (id: string): Promise<FoldSnapshot | null> => {
+    await layout.require(id);
+    await confirmLastWriter(id);
+    const found = await readFile(id);
+    // A snapshot is derived data: a damaged one is ignored and the journal replayed instead.
+    if (!found) return null;
+    const { snapshot, archived } = found;
+    await confirmPrefix(id, snapshot, archived);
+    if (snapshot.journalOffset !== undefined && !archived) {
+      offsets.set(id, { seq: snapshot.seq, offset: snapshot.journalOffset });
+    }
+    return { seq: snapshot.seq, formatVersion: snapshot.formatVersion, state: snapshot.state };
+  };
+
+  /**
+   * Reads from a snapshot's recorded offset instead of the whole journal: the record ending
+   * there must be the one holding the snapshot's last event (checked against its checksum and
+   * seq range), which is also returned when asked for (`fromSeq` = the snapshot's seq) so a
+   * caller can confirm the journal still has it. Null when the offset does not fit.
+   */
+  const readFromOffset = async (id: string, range: ReadRange): Promise<JournalEvent[] | null> => {
+    const known = offsets.get(id);
+    if (!known || known.offset === 0) return null;
+    if (range.fromSeq !== known.seq && range.fromSeq !== known.seq + 1) return null;
+    const location = await journals.locate(id);
+    if (!location || location.missing || location.archived || location.size < known.offset) return null;
+    const file = journalFile(id);
+    return journals
+      .fromTail(file, known.offset, (before, start) => {
+        const record = recordEndingAt(before, known.offset - 1 - start, start === 0);
+        if (record === 'more') return 'more';
+        // Not the boundary it claimed to be (the journal was repaired or replaced): read it whole.
+        if (record === null || record.last !== known.seq) return null;
+        return { start: start + record.start, first: record.first };
+      })
+      .then(async (record) => {
+        if (!record) return null;
+        const bytes = await plain.readRange(file, record.start, location.size - record.start);
+        try {
+          return scanJournal(bytes, {
+            sessionId: id,
+            file,
+            fromSeq: range.fromSeq ?? 1,
+            ...(range.toSeq === undefined ? {} : { toSeq: range.toSeq }),
+            startSeq: record.first - 1,
+            baseOffset: record.start,
+          }).events;
+        } catch (error) {
+          // Damage after the snapshot is reported by the whole-journal read with its offset.
+          if (JournalCorruptedError.isInstance(error)) return null;
+          throw error;
+        }
+      });
+  };
+
+  return { put, get, readFile, write, readFromOffset, forget: (id) => offsets.delete(id) };
+}
