@@ -17,7 +17,6 @@ import {
   type RepairReport,
   type SessionLease,
   SessionLockedError,
-  SessionNotFoundError,
   type SessionQuery,
   type SessionStore,
   type SessionSummary,
@@ -118,7 +117,15 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       return;
     }
     const journal = await journals.readBytes(id);
-    if (!journal) throw new SessionNotFoundError(id);
+    // The session's folder is there (checked above): a journal that is not is damage, not absence.
+    if (!journal) {
+      throw new JournalCorruptedError({
+        sessionId: id,
+        file: paths.inSession(id, JOURNAL),
+        offset: null,
+        problem: 'the journal is missing (or is not a regular file)',
+      });
+    }
     yield* scanJournal(journal.bytes, {
       sessionId: id,
       file: journal.file,
@@ -175,6 +182,8 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     // A lease folder replaced by a symlink would take lease files (and their removal) out of the store.
     await layout.requireDirectory(leaseDirectory(id));
     const held = await acquireLease(context.lease, id, leaseDirectory(id), leaseOptions.holder);
+    // This holder checks the journal afresh (its release vouches for what it checked).
+    snapshots.forget(id);
     // The new holder is the only writer now: recover a torn tail a dead writer left behind.
     try {
       const writer = await context.exclusive(id, () => appender.openWriter(id));
@@ -200,9 +209,16 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       async release() {
         if (released) return;
         released = true;
-        const lastSeq = appender.writer(id)?.lastSeq;
+        const writer = appender.writer(id);
+        const lastSeq = writer?.lastSeq;
         await context.exclusive(id, () => appender.drop(id));
-        await held.release(lastSeq);
+        // The journal's stamp, when this writer checked it at open and wrote all of it since.
+        const status = writer && snapshots.checked(id) ? await plain.status(paths.inSession(id, JOURNAL)) : null;
+        const stamp =
+          status?.changedMs !== undefined && status.size === writer?.size
+            ? { size: status.size, changedMs: status.changedMs }
+            : undefined;
+        await held.release(lastSeq, stamp);
         await index.save().catch(() => {});
       },
     };

@@ -21,7 +21,7 @@ const listOptionsSchema = z.object({
   status: z
     .string()
     .transform((value) => value.split(',').map((status) => status.trim()))
-    .pipe(z.array(sessionStatusSchema))
+    .pipe(z.array(sessionStatusSchema.or(z.literal('damaged'))))
     .optional(),
   since: z.string().optional(),
   workspace: z.boolean().optional(),
@@ -33,7 +33,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new UsageError(`Invalid --${String(issue?.path[0] ?? 'option')}: ${issue?.message ?? 'invalid value'}.`, {
-      hint: 'Modes: discussion, iterative, orchestrated, chain, prompt, custom. Statuses: running, interrupted, completed, failed.',
+      hint: 'Modes: discussion, iterative, orchestrated, chain, prompt, custom. Statuses: running, interrupted, completed, failed, damaged.',
     });
   }
   const options = parsed.data;
@@ -45,7 +45,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
     .map((summary, index) => ({ summary, index: index + 1 }))
     .filter(({ summary }) => {
       if (options.mode && summary.mode !== options.mode) return false;
-      if (options.status && !options.status.includes(summary.status)) return false;
+      if (options.status && !options.status.includes(listedStatus(summary))) return false;
       if (since && summary.updatedAt < since) return false;
       if (options.workspace && summary.workspaceDir !== context.environment.cwd) return false;
       return true;
@@ -76,11 +76,11 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
     ),
   );
   for (const { summary, index } of shown) {
-    const status = summary.status.padEnd(11);
+    const status = listedStatus(summary).padEnd(11);
     const coloured =
-      summary.status === 'completed'
+      summary.status === 'completed' && !summary.damage
         ? terminal.green(status)
-        : summary.status === 'failed'
+        : summary.status === 'failed' || summary.damage
           ? terminal.red(status)
           : terminal.yellow(status);
     terminal.out(
@@ -91,7 +91,17 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
     terminal.note(
       terminal.dim(`… ${matching.length - shown.length} more (use --limit ${matching.length}, or --json for all)`),
     );
+  for (const { summary } of shown.filter(({ summary }) => summary.damage)) {
+    terminal.note(
+      `${terminal.red('damaged:')} ${shortId(summary.id)}: ${summary.damage?.problem}. See what a repair would do: conclave sessions repair ${summary.id} --dry-run`,
+    );
+  }
   return 0;
+}
+
+/** `damaged` when the store found the session's files damaged, else its status. */
+function listedStatus(summary: SessionSummary): SessionSummary['status'] | 'damaged' {
+  return summary.damage ? 'damaged' : summary.status;
 }
 
 function listItem(summary: SessionSummary, index: number) {
@@ -100,7 +110,8 @@ function listItem(summary: SessionSummary, index: number) {
     id: summary.id,
     title: summary.title,
     mode: summary.mode,
-    status: summary.status,
+    status: listedStatus(summary),
+    damage: summary.damage ?? null,
     createdAt: summary.createdAt,
     updatedAt: summary.updatedAt,
     parentId: summary.parentId,

@@ -1,33 +1,67 @@
-// `conclave sessions repair <id>`: keeps the valid prefix of a damaged journal.
-import { isSessionId, UsageError } from '@resume/core/spec';
+// `conclave sessions repair <id> [--dry-run]`: rebuilds what can be rebuilt of a damaged
+// session (its header, the longest provable journal, its snapshot) and says exactly what
+// it keeps and drops; `--dry-run` says it without changing anything.
+import { isSessionId, type RepairReport, type SessionStore, UsageError } from '@resume/core/spec';
+import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
+import { resolveSession } from '../sessions/resolve-session.js';
 
-export async function repairSessionCommand(context: CliContext, input: { reference: string }): Promise<number> {
+const repairOptionsSchema = z.object({ dryRun: z.boolean().default(false) });
+
+/** The store, if it can check and repair sessions (the file store can; a database keeps its own integrity). */
+export async function maintainableStore(
+  context: CliContext,
+  capability: 'repair' | 'verify',
+): Promise<Required<Pick<SessionStore, 'repair' | 'verify'>> & SessionStore> {
   const store = await context.store();
-  if (!store.repair)
-    throw new UsageError(`The ${store.kind} store at ${store.location} cannot repair sessions.`, {
-      hint: 'Repair applies to the file store; a database keeps its own integrity.',
+  if (!store.repair || !store.verify)
+    throw new UsageError(`The ${store.kind} store at ${store.location} cannot ${capability} sessions.`, {
+      hint: `${capability === 'repair' ? 'Repair' : 'Verification'} applies to the file store; a database keeps its own integrity.`,
     });
-  // A damaged session may not fold, so the id is resolved from the index, never by reading it.
-  const reference = input.reference.trim().toLowerCase();
-  let id = reference;
-  if (!isSessionId(reference)) {
-    const engine = await context.engine();
-    id = await engine.resolveSessionId(reference);
-  }
-  const report = await store.repair(id);
+  return store as Required<Pick<SessionStore, 'repair' | 'verify'>> & SessionStore;
+}
+
+/** A damaged session may not fold, so a full id is used as given and anything else resolved from the listing. */
+export async function damagedSessionId(context: CliContext, reference: string): Promise<string> {
+  const trimmed = reference.trim().toLowerCase();
+  return isSessionId(trimmed) ? trimmed : resolveSession(context, reference);
+}
+
+export async function repairSessionCommand(
+  context: CliContext,
+  input: { reference: string; options?: Record<string, unknown> },
+): Promise<number> {
+  const options = repairOptionsSchema.parse(input.options ?? {});
+  const store = await maintainableStore(context, 'repair');
+  const id = await damagedSessionId(context, input.reference);
+  const report = await store.repair(id, { dryRun: options.dryRun });
   if (context.options.json) {
     context.terminal.out(JSON.stringify(report));
     return 0;
   }
-  if (report.removedBytes === 0)
-    context.terminal.out(`Session ${id} is intact (last event ${report.keptSeq}); nothing removed.`);
-  else {
-    context.terminal.out(
-      `Repaired session ${id}: kept events 1..${report.keptSeq}, removed ${report.removedBytes} bytes.`,
-    );
-    if (report.savedTo) context.terminal.out(`The removed bytes are kept in ${report.savedTo}`);
-    context.terminal.out(`Resume it with: conclave --resume ${id}`);
-  }
+  printRepair(context, report);
   return 0;
+}
+
+function printRepair(context: CliContext, report: RepairReport): void {
+  const terminal = context.terminal;
+  const id = report.sessionId;
+  const actions = report.actions ?? [];
+  if (actions.length === 0) {
+    terminal.out(`Session ${id} is intact (last event ${report.keptSeq}); nothing to repair.`);
+    return;
+  }
+  terminal.out(
+    report.dryRun
+      ? `A repair of session ${id} would keep events 1..${report.keptSeq} and:`
+      : `Repaired session ${id}: kept events 1..${report.keptSeq}.`,
+  );
+  for (const action of actions) terminal.out(`  - ${action}`);
+  if (report.dryRun) {
+    terminal.out(`Nothing was changed. Repair it with: conclave sessions repair ${id}`);
+    return;
+  }
+  if (report.removedBytes > 0) terminal.out(`Removed ${report.removedBytes} bytes from the journal.`);
+  if (report.savedTo) terminal.out(`The journal as it was is kept in ${report.savedTo}`);
+  terminal.out(`Resume it with: conclave --resume ${id}`);
 }

@@ -296,17 +296,41 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
 
   const repair = addGlobalOptions(
     new Command('repair')
-      .description("salvage a damaged session's valid prefix (the removed bytes are kept aside)")
-      .argument('<id>', 'id or unique prefix'),
+      .description(
+        'rebuild a damaged session: its header, the longest journal that can be proven, its snapshot (the old journal is kept aside)',
+      )
+      .argument('<id>', 'id, unique prefix or list index')
+      .option('--dry-run', 'say exactly what would be kept and dropped, change nothing'),
   );
-  repair.addHelpText('after', examples(['conclave sessions repair 01jf3k']));
+  repair.addHelpText(
+    'after',
+    examples([
+      'conclave sessions repair 01jf3k --dry-run',
+      'conclave sessions repair 01jf3k',
+      'conclave sessions verify',
+    ]),
+  );
   repair.action(
     act(async (context, command) => {
       const { repairSessionCommand } = await import('../commands/sessions-repair.js');
-      return repairSessionCommand(context, { reference: command.args[0] ?? '' });
+      return repairSessionCommand(context, { reference: command.args[0] ?? '', options: command.opts() });
     }),
   );
   sessions.addCommand(repair);
+
+  const verify = addGlobalOptions(
+    new Command('verify')
+      .description('read every file of a session (or of all sessions) in full and report any damage; exit 65 if some')
+      .argument('[id]', 'id, unique prefix or list index (default: every session)'),
+  );
+  verify.addHelpText('after', examples(['conclave sessions verify', 'conclave sessions verify 01jf3k --json']));
+  verify.action(
+    act(async (context, command) => {
+      const { verifySessionsCommand } = await import('../commands/sessions-verify.js');
+      return verifySessionsCommand(context, command.args[0] === undefined ? {} : { reference: command.args[0] });
+    }),
+  );
+  sessions.addCommand(verify);
   program.addCommand(sessions);
 
   const checkpoints = new Command('checkpoints').description("a session's checkpoints");

@@ -56,6 +56,7 @@ export {
   type ToolCall,
   toolCallSchema,
 } from './events.js';
+export { formatBytes } from './format-bytes.js';
 export {
   createSessionId,
   isSessionId,

@@ -76,6 +76,8 @@ export class SimulatedFileSystem implements FileSystem {
   #operations = 0;
   #failAt = Number.POSITIVE_INFINITY;
   #dead = false;
+  #fullAt = Number.POSITIVE_INFINITY;
+  #spaceWrites = 0;
   lastCrash: CrashStatistics | null = null;
 
   constructor(root: DirectoryNode = newDirectory()) {
@@ -94,6 +96,28 @@ export class SimulatedFileSystem implements FileSystem {
   /** The power goes out when the `count`-th mutating operation from now starts: it and every later operation fail. */
   failAfter(count: number): void {
     this.#failAt = this.#operations + count;
+  }
+
+  /**
+   * The disk fills up: from the `count`-th space-taking operation on (a write, a new
+   * file, a new directory or link), each fails with ENOSPC and takes nothing, until
+   * `makeRoom`. Everything else (reads, syncs, renames, removals) goes on working.
+   */
+  fillAfter(count: number): void {
+    this.#fullAt = this.#spaceWrites + count;
+  }
+
+  makeRoom(): void {
+    this.#fullAt = Number.POSITIVE_INFINITY;
+  }
+
+  get isFull(): boolean {
+    return this.#spaceWrites + 1 >= this.#fullAt;
+  }
+
+  /** Space-taking operations performed (or refused) so far. */
+  get spaceWrites(): number {
+    return this.#spaceWrites;
   }
 
   /** An independent copy of everything as it is now (all of it durable in the copy). */
@@ -214,6 +238,7 @@ export class SimulatedFileSystem implements FileSystem {
       removeTree: (target) => this.removeTree(target),
       truncate: (target, length) => this.truncate(target, length),
       syncDirectory: (target) => this.syncDirectory(target),
+      freeSpace: () => (this.isFull ? 0 : 1 << 30),
     };
   }
 
@@ -243,6 +268,12 @@ export class SimulatedFileSystem implements FileSystem {
 
   #check(): void {
     if (this.#dead) throw new PowerLossError();
+  }
+
+  /** Counts an operation that takes space; refuses it once the disk is full. */
+  #takeSpace(operation: string, target: string): void {
+    this.#spaceWrites += 1;
+    if (this.#spaceWrites >= this.#fullAt) throw fileSystemError('ENOSPC', operation, target);
   }
 
   #mutate(): void {
@@ -297,6 +328,7 @@ export class SimulatedFileSystem implements FileSystem {
     return {
       write: async (data) => {
         usable();
+        this.#takeSpace('write', 'file');
         const offset = append ? file.data.length : position;
         const bytes = Buffer.from(data);
         const apply = () => {
@@ -338,6 +370,7 @@ export class SimulatedFileSystem implements FileSystem {
 
   async createExclusive(target: string): Promise<WritableFile> {
     this.#mutate();
+    this.#takeSpace('open', target);
     const { parent, name } = this.#parentOf(target, 'open');
     if (parent.entries.has(name)) throw fileSystemError('EEXIST', 'open', target);
     const file = newFile();
@@ -380,6 +413,7 @@ export class SimulatedFileSystem implements FileSystem {
     this.#mutate();
     const { parent, name } = this.#parentOf(target, 'mkdir');
     if (parent.entries.has(name)) throw fileSystemError('EEXIST', 'mkdir', target);
+    this.#takeSpace('mkdir', target);
     this.#setEntry(parent, name, newDirectory());
   }
 
@@ -398,6 +432,7 @@ export class SimulatedFileSystem implements FileSystem {
 
   async link(from: string, to: string): Promise<void> {
     this.#mutate();
+    this.#takeSpace('link', to);
     const node = this.#file(from, 'link');
     const destination = this.#parentOf(to, 'link');
     if (destination.parent.entries.has(destination.name)) throw fileSystemError('EEXIST', 'link', to);

@@ -1,7 +1,9 @@
 // Which sessions a retention policy removes or archives, decided from summaries alone
 // (no journal is opened). Running sessions are never selected; interrupted ones only
 // when the caller asks, because they are exactly what a user comes back to resume.
-import type { SessionStatus, SessionSummary } from '@resume/core/spec';
+import { formatBytes, type SessionStatus, type SessionSummary } from '@resume/core/spec';
+
+export { formatBytes };
 
 export interface RetentionPolicy {
   /** Remove sessions not updated for more than this many days. */
@@ -85,16 +87,4 @@ export function parseDurationDays(text: string): number | null {
   const perDay: Record<string, number> = { m: 24 * 60, min: 24 * 60, h: 24, d: 1, w: 1 / 7 };
   const divisor = perDay[unit];
   return divisor === undefined ? null : amount / divisor;
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }

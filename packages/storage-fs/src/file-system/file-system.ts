@@ -33,6 +33,8 @@ export interface FileStatus {
   isFile: boolean;
   isDirectory: boolean;
   isSymbolicLink: boolean;
+  /** When the file's content or metadata last changed (ctime, ms), where the file system tells. */
+  changedMs?: number;
 }
 
 export interface FileSystem {
@@ -82,6 +84,7 @@ function toStatus(stats: Stats): FileStatus {
     isFile: stats.isFile(),
     isDirectory: stats.isDirectory(),
     isSymbolicLink: stats.isSymbolicLink(),
+    changedMs: stats.ctimeMs,
   };
 }
 

@@ -25,6 +25,12 @@ const leaseRecordSchema = z.object({
   released: z.boolean(),
   /** The journal's last seq when the holder released the lease: evidence a later cut cannot hide. */
   lastSeq: z.number().int().nonnegative().optional(),
+  /**
+   * The journal's size and change time when the holder released the lease, after checking
+   * it at open: while both still match, nobody touched the journal since, and the next open
+   * need not check its whole prefix again.
+   */
+  journal: z.object({ size: z.number().int().nonnegative(), changedMs: z.number() }).optional(),
 });
 export type LeaseRecord = z.infer<typeof leaseRecordSchema>;
 
@@ -94,8 +100,8 @@ export interface HeldLease {
   holder: LeaseHolderInfo;
   /** The lease this one followed (released, or left by a holder that died), if readable. */
   previous: LeaseRecord | null;
-  /** Marks the lease released, recording the journal's last seq at that moment when known. */
-  release(lastSeq?: number): Promise<void>;
+  /** Marks the lease released, recording the journal's last seq (and its stamp) at that moment when known. */
+  release(lastSeq?: number, journal?: LeaseRecord['journal']): Promise<void>;
 }
 
 /** Takes the lease or throws SessionLockedError naming the live holder. */
@@ -144,14 +150,19 @@ export async function acquireLease(
       epoch,
       holder: holderInfo(record),
       previous,
-      release: async (lastSeq) => {
+      release: async (lastSeq, journal) => {
         // Only this holder's own current lease is marked released; a lease that was
         // taken over since is left alone.
         if ((await currentEpoch(fileSystem, leaseDirectory)) !== epoch) return;
         await writeFileAtomically(
           fileSystem,
           target,
-          frameObject({ ...record, released: true, ...(lastSeq === undefined ? {} : { lastSeq }) }),
+          frameObject({
+            ...record,
+            released: true,
+            ...(lastSeq === undefined ? {} : { lastSeq }),
+            ...(journal === undefined ? {} : { journal }),
+          }),
         );
       },
     };

@@ -175,6 +175,16 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     return { header: null, rewrite: null };
   };
 
+  /** The session's files that exist as something other than a regular file (a directory, a symlink). */
+  const nonFiles = async (id: string): Promise<string[]> => {
+    const found: string[] = [];
+    for (const name of [HEADER, JOURNAL, SNAPSHOT]) {
+      const status = await plain.status(paths.inSession(id, name));
+      if (status && !status.isFile) found.push(name);
+    }
+    return found;
+  };
+
   const repairNow = async (id: string, dryRun: boolean): Promise<RepairReport> => {
     await appender.drop(id);
     snapshots.forget(id);
@@ -244,7 +254,12 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       actions,
       droppedEvents,
     };
+    const misplaced = await nonFiles(id);
+    for (const name of misplaced) actions.push(`${name}: not a regular file; it is moved aside`);
     if (dryRun || actions.length === 0) return report;
+    // A directory or link where a file belongs is moved aside, never written through.
+    for (const name of misplaced)
+      await plain.rename(paths.inSession(id, name), paths.inSession(id, context.asideName(name, 'replaced')));
 
     if (journalChanged) {
       if (journal.bytes.length > 0) await writeFileAtomically(context.durable, savedTo, journal.bytes);

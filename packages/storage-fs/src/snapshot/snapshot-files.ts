@@ -47,6 +47,8 @@ export interface SnapshotFiles {
   /** Events from a snapshot's recorded offset, or null when that shortcut does not apply. */
   readFromOffset(sessionId: string, range: ReadRange): Promise<JournalEvent[] | null>;
   forget(sessionId: string): void;
+  /** Whether this store checked the session's journal prefix (or found it untouched) since it was last forgotten. */
+  checked(sessionId: string): boolean;
 }
 
 export function createSnapshotFiles(
@@ -57,6 +59,7 @@ export function createSnapshotFiles(
 ): SnapshotFiles {
   const { paths, plain } = context;
   const offsets = new Map<string, { seq: number; offset: number }>();
+  const checkedPrefixes = new Set<string>();
   const journalFile = (id: string) => paths.inSession(id, JOURNAL);
 
   const write = async (id: string, snapshot: SnapshotFile) => {
@@ -136,6 +139,18 @@ export function createSnapshotFiles(
       );
     }
     if (snapshot.journalCrc === undefined || offset === 0) return;
+    // Untouched since its last writer released it (same size, same change time): that writer checked it.
+    const lease = await latestLease(plain, paths.inSession(id, LEASE_DIRECTORY)).catch(() => null);
+    const status = await plain.status(journalFile(id));
+    if (
+      lease?.released &&
+      lease.journal &&
+      status?.changedMs !== undefined &&
+      lease.journal.size === status.size &&
+      lease.journal.changedMs === status.changedMs
+    ) {
+      return;
+    }
     const prefix = await plain.readRange(journalFile(id), 0, offset);
     if (crc32(prefix) === snapshot.journalCrc) return;
     // Something before the snapshot changed: name the first damaged record if there is one.
@@ -169,9 +184,14 @@ export function createSnapshotFiles(
     await confirmLastWriter(id);
     const found = await readFile(id);
     // A snapshot is derived data: a damaged one is ignored and the journal replayed instead.
-    if (!found) return null;
+    // (Without one the engine replays the whole journal, checking every record.)
+    if (!found) {
+      checkedPrefixes.add(id);
+      return null;
+    }
     const { snapshot, archived } = found;
     await confirmPrefix(id, snapshot, archived);
+    checkedPrefixes.add(id);
     if (snapshot.journalOffset !== undefined && !archived) {
       offsets.set(id, { seq: snapshot.seq, offset: snapshot.journalOffset });
     }
@@ -219,5 +239,16 @@ export function createSnapshotFiles(
       });
   };
 
-  return { put, get, readFile, write, readFromOffset, forget: (id) => offsets.delete(id) };
+  return {
+    put,
+    get,
+    readFile,
+    write,
+    readFromOffset,
+    forget(id) {
+      offsets.delete(id);
+      checkedPrefixes.delete(id);
+    },
+    checked: (id) => checkedPrefixes.has(id),
+  };
 }

@@ -1,3 +1,4 @@
+import { formatBytes } from '../format-bytes.js';
 import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
 
 /**
@@ -8,7 +9,7 @@ export class StoreFullError extends ConclaveError {
   static override readonly code = 'store-full';
   /** The file or directory whose write failed. */
   readonly path: string;
-  /** The store's data home. */
+  /** The store's data home (or the folder an export was written to). */
   readonly location: string;
   /** Bytes still available to this user on that file system, when known. */
   readonly freeBytes: number | null;
@@ -20,7 +21,7 @@ export class StoreFullError extends ConclaveError {
     super(
       StoreFullError.code,
       ExitCode.storeFull,
-      `The ${details.quota ? 'disk quota' : 'disk'} holding the session store at ${details.location} is full (${free}): could not write ${details.path}. Everything saved before this is kept.`,
+      `The ${details.quota ? 'disk quota' : 'disk'} for ${details.location} is full (${free}): could not write ${details.path}. Everything saved before this is kept.`,
       {
         hint: 'Free some space (or raise the quota), then run the same command again; an interrupted session resumes where it stopped.',
         ...options,
@@ -31,16 +32,4 @@ export class StoreFullError extends ConclaveError {
     this.location = details.location;
     this.freeBytes = details.freeBytes;
   }
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }

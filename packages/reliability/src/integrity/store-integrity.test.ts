@@ -1,0 +1,301 @@
+// Damage a user can meet on the file store, and what they see: early journal damage hidden
+// behind a snapshot is found before anything is appended after it, and repair keeps what
+// the snapshot proves; a damaged or missing header is rebuilt from the journal; an empty or
+// missing journal never makes a session vanish; a journal cut short of what other files
+// remember (snapshot, listing index, the last writer's lease) is damaged, never shorter; a
+// damaged newline before the last record is reported, not cut as a torn tail; a lease
+// folder replaced by a symlink is refused. Real files in a temporary home, the real CLI.
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { createEngine, type Engine } from '@resume/core';
+import { ConclaveError, JournalCorruptedError, StoreIoError } from '@resume/core/spec';
+import { createFsStore } from '@resume/storage-fs';
+import { describe, expect, it } from 'vitest';
+import { runConclave } from '../support/cli-in-process.js';
+import { temporaryDirectory } from '../support/temporary-directory.js';
+
+interface Home {
+  home: string;
+  cwd: string;
+  id: string;
+  dir: string;
+  journal: string;
+  /** Every message of the session, in order. */
+  messages: string[];
+}
+
+const engineAt = (home: string, snapshotEvery = 1000): Engine =>
+  createEngine({ store: createFsStore({ dir: home }), snapshotEvery });
+
+/** A finished session of `rounds` checkpoints (two messages each), snapshots every `snapshotEvery` events. */
+async function sessionOnDisk(rounds: number, snapshotEvery = 1000): Promise<Home> {
+  const root = temporaryDirectory();
+  const home = path.join(root, 'home');
+  const cwd = path.join(root, 'work');
+  mkdirSync(cwd);
+  const engine = engineAt(home, snapshotEvery);
+  const session = await engine.createSession({ title: 'integrity', mode: 'custom' });
+  const messages: string[] = [];
+  for (let round = 1; round <= rounds; round += 1) {
+    for (const content of [`question ${round}`, `answer ${round}`]) {
+      session.addMessage({ role: content.startsWith('q') ? 'user' : 'assistant', content });
+      messages.push(content);
+    }
+    await session.checkpoint(`round ${round}`);
+  }
+  await session.close();
+  await engine.close();
+  const dir = path.join(home, 'sessions', session.id);
+  return { home, cwd, id: session.id, dir, journal: path.join(dir, 'journal.jsonl'), messages };
+}
+
+/** Byte offset where line `index` (0-based) of a file starts. */
+function lineStart(bytes: Buffer, index: number): number {
+  let offset = 0;
+  for (let line = 0; line < index; line += 1) offset = bytes.indexOf(0x0a, offset) + 1;
+  return offset;
+}
+
+function flip(file: string, offset: number): void {
+  const bytes = readFileSync(file);
+  bytes[offset] = (bytes[offset] ?? 0) ^ 0x04;
+  writeFileSync(file, bytes);
+}
+
+const contents = async (engine: Engine, id: string) =>
+  (await engine.readSession(id)).messages.map((message) => message.content);
+
+const cli = (home: Home, ...argv: string[]) => runConclave(argv, { home: home.home, cwd: home.cwd });
+
+describe('damage before a snapshot', () => {
+  it('is found before anything is appended, reported by verify, and repair keeps what the snapshot proves', async () => {
+    const home = await sessionOnDisk(20, 8);
+    expect(existsSync(path.join(home.dir, 'snapshot.json'))).toBe(true);
+    const original = readFileSync(home.journal);
+    flip(home.journal, lineStart(original, 4) + 60);
+    const damaged = readFileSync(home.journal);
+
+    // Neither a resume nor a read goes on over it, and nothing is written after it.
+    const engine = engineAt(home.home, 8);
+    await expect(engine.openSession(home.id)).rejects.toSatisfy((error) => JournalCorruptedError.isInstance(error));
+    await expect(engine.readSession(home.id)).rejects.toSatisfy((error) => JournalCorruptedError.isInstance(error));
+    await engine.close();
+    expect(readFileSync(home.journal)).toEqual(damaged);
+    const resumed = await cli(home, '--resume', home.id, '--yes');
+    expect(resumed.code).toBe(65);
+    expect(readFileSync(home.journal)).toEqual(damaged);
+
+    const verified = await cli(home, 'sessions', 'verify', home.id);
+    expect(verified.code).toBe(65);
+    expect(verified.stdout).toContain(`at byte ${lineStart(original, 4)}`);
+
+    // The dry run says what would go and changes nothing.
+    const dryRun = await cli(home, 'sessions', 'repair', home.id, '--dry-run');
+    expect(dryRun.code).toBe(0);
+    expect(dryRun.stdout).toMatch(/events \d+\.\.\d+ are unreadable; they are recorded as lost/);
+    expect(dryRun.stdout).toContain('Nothing was changed');
+    expect(readFileSync(home.journal)).toEqual(damaged);
+
+    const lastSeqBefore = (await engineAt(home.home).store.getSummary(home.id))?.lastSeq ?? 0;
+    const repaired = await cli(home, 'sessions', 'repair', home.id, '--json');
+    expect(repaired.code).toBe(0);
+    const report = JSON.parse(repaired.stdout) as { keptSeq: number; savedTo: string };
+    // Everything after the damaged record is kept: the snapshot proves the state across it.
+    expect(report.keptSeq).toBe(lastSeqBefore);
+    expect(readFileSync(report.savedTo)).toEqual(damaged);
+    expect((await cli(home, 'sessions', 'verify', home.id)).code).toBe(0);
+
+    const after = engineAt(home.home, 8);
+    expect(await contents(after, home.id)).toEqual(home.messages);
+    const session = await after.openSession(home.id);
+    session.addMessage({ role: 'user', content: 'after the repair' });
+    await session.checkpoint();
+    await session.close();
+    expect(await contents(after, home.id)).toEqual([...home.messages, 'after the repair']);
+    await after.close();
+  });
+});
+
+describe('truncation evidence', () => {
+  it('a journal cut short of its snapshot is damaged, and repair says which events are gone', async () => {
+    const home = await sessionOnDisk(20, 8);
+    const bytes = readFileSync(home.journal);
+    truncateSync(home.journal, lineStart(bytes, 6));
+    const engine = engineAt(home.home, 8);
+    await expect(engine.readSession(home.id)).rejects.toThrow(/it was cut/);
+    await engine.close();
+    const listed = await cli(home, 'sessions', 'list', '--json');
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: home.id, status: 'damaged' })]);
+    const dryRun = await cli(home, 'sessions', 'repair', home.id, '--dry-run');
+    expect(dryRun.stdout).toMatch(/events \d+\.\.\d+ cannot be kept \(known from its snapshot/);
+    expect(dryRun.stdout).toContain('snapshot.json: remove');
+    expect((await cli(home, 'sessions', 'repair', home.id)).code).toBe(0);
+    // What is left is a prefix of what there was, said out loud above.
+    const after = engineAt(home.home);
+    const kept = await contents(after, home.id);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(home.messages.slice(0, kept.length)).toEqual(kept);
+    await after.close();
+  });
+
+  it('a journal cut without a snapshot is damaged by what its last writer and the listing knew', async () => {
+    const home = await sessionOnDisk(6);
+    expect(existsSync(path.join(home.dir, 'snapshot.json'))).toBe(false);
+    const listedBefore = await cli(home, 'sessions', 'list', '--json');
+    expect(listedBefore.code).toBe(0);
+    const bytes = readFileSync(home.journal);
+    // Cut at a record boundary: nothing torn, the journal just looks shorter.
+    truncateSync(home.journal, lineStart(bytes, 3));
+    const engine = engineAt(home.home);
+    await expect(engine.readSession(home.id)).rejects.toThrow(/last writer left it at event \d+: it was cut/);
+    await expect(engine.openSession(home.id)).rejects.toThrow(/it was cut/);
+    await engine.close();
+    const listed = JSON.parse((await cli(home, 'sessions', 'list', '--json')).stdout) as { status: string }[];
+    expect(listed[0]?.status).toBe('damaged');
+  });
+
+  it('a damaged newline before the last record is reported, and repair restores it keeping every event', async () => {
+    const home = await sessionOnDisk(4);
+    const bytes = readFileSync(home.journal);
+    const lastNewline = bytes.lastIndexOf(0x0a, bytes.length - 2);
+    writeFileSync(
+      home.journal,
+      Buffer.concat([bytes.subarray(0, lastNewline), Buffer.from(' '), bytes.subarray(lastNewline + 1)]),
+    );
+    const engine = engineAt(home.home);
+    const error = await engine.readSession(home.id).catch((caught: unknown) => caught);
+    expect(JournalCorruptedError.isInstance(error) && error.offset).toBe(lastNewline);
+    await engine.close();
+    const repaired = JSON.parse((await cli(home, 'sessions', 'repair', home.id, '--json')).stdout) as {
+      actions: string[];
+    };
+    expect(repaired.actions).toContain(`journal.jsonl: restore the damaged newline at byte ${lastNewline}`);
+    const after = engineAt(home.home);
+    expect(await contents(after, home.id)).toEqual(home.messages);
+    await after.close();
+  });
+});
+
+describe('header damage', () => {
+  it('a flipped byte in header.json is found by repair and rebuilt from the journal', async () => {
+    const home = await sessionOnDisk(2);
+    const header = path.join(home.dir, 'header.json');
+    const original = readFileSync(header);
+    flip(header, 30);
+    const verified = await cli(home, 'sessions', 'verify', home.id);
+    expect(verified.code).toBe(65);
+    expect(verified.stdout).toContain('header.json');
+    const repaired = await cli(home, 'sessions', 'repair', home.id);
+    expect(repaired.stdout).toContain("header.json: rebuilt from the journal's first record");
+    expect(readFileSync(header)).toEqual(original);
+    expect((await cli(home, 'sessions', 'verify', home.id)).code).toBe(0);
+  });
+
+  it('a deleted header.json: the session is listed as damaged, still shows, and repair rewrites it', async () => {
+    const home = await sessionOnDisk(2);
+    rmSync(path.join(home.dir, 'header.json'));
+    const listed = await cli(home, 'sessions', 'list');
+    expect(listed.stdout).toContain('damaged');
+    expect(listed.stderr).toContain(`conclave sessions repair ${home.id}`);
+    const shown = await cli(home, 'sessions', 'show', home.id, '--json');
+    expect(shown.code).toBe(0);
+    expect((await cli(home, 'sessions', 'repair', home.id)).code).toBe(0);
+    expect(existsSync(path.join(home.dir, 'header.json'))).toBe(true);
+    const relisted = JSON.parse((await cli(home, 'sessions', 'list', '--json')).stdout) as { status: string }[];
+    expect(relisted[0]?.status).not.toBe('damaged');
+  });
+
+  it("a journal that belongs to another session is refused, not read as this one's", async () => {
+    const home = await sessionOnDisk(2);
+    const engine = engineAt(home.home);
+    const other = await engine.createSession({ title: 'other', mode: 'custom' });
+    await other.close();
+    writeFileSync(home.journal, readFileSync(path.join(home.home, 'sessions', other.id, 'journal.jsonl')));
+    await expect(engine.readSession(home.id)).rejects.toThrow(`belongs to session ${other.id}`);
+    await engine.close();
+  });
+
+  for (const damage of ['empty', 'missing'] as const) {
+    it(`an ${damage} journal never makes the session vanish: listed as damaged, repair rebuilds its creation`, async () => {
+      const home = await sessionOnDisk(2);
+      if (damage === 'empty') writeFileSync(home.journal, '');
+      else rmSync(home.journal);
+      const listed = JSON.parse((await cli(home, 'sessions', 'list', '--json')).stdout) as {
+        id: string;
+        status: string;
+        title: string;
+      }[];
+      expect(listed).toEqual([expect.objectContaining({ id: home.id, status: 'damaged', title: 'integrity' })]);
+      expect((await cli(home, 'sessions', 'repair', home.id)).code).toBe(0);
+      const engine = engineAt(home.home);
+      const state = await engine.readSession(home.id);
+      expect(state.header.title).toBe('integrity');
+      await engine.close();
+    });
+  }
+});
+
+describe('lease folder', () => {
+  it('a lease folder replaced by a symlink is refused, and nothing outside is written or removed', async () => {
+    const home = await sessionOnDisk(1);
+    const outside = path.join(path.dirname(home.home), 'outside');
+    mkdirSync(outside);
+    writeFileSync(path.join(outside, 'epoch-0000000001'), 'not a lease');
+    rmSync(path.join(home.dir, 'lease'), { recursive: true });
+    symlinkSync(outside, path.join(home.dir, 'lease'));
+    const engine = engineAt(home.home);
+    await expect(engine.openSession(home.id)).rejects.toSatisfy((error) => StoreIoError.isInstance(error));
+    await expect(engine.openSession(home.id)).rejects.toThrow(/symlink/);
+    await engine.close();
+    expect(readdirSync(outside)).toEqual(['epoch-0000000001']);
+    expect(readFileSync(path.join(outside, 'epoch-0000000001'), 'utf8')).toBe('not a lease');
+  });
+});
+
+describe('every session file deleted, emptied, replaced by a directory or by a symlink', () => {
+  const files = ['header.json', 'journal.jsonl', 'snapshot.json', '../../index/summaries.json'] as const;
+  const damages = ['delete', 'empty', 'directory', 'symlink'] as const;
+  for (const name of files) {
+    for (const damage of damages) {
+      it(`${path.basename(name)} ${damage}: listed, a typed error or the session, then repair reaches a provable prefix`, async () => {
+        const home = await sessionOnDisk(9, 8);
+        const file = path.join(home.dir, name);
+        const outside = path.join(path.dirname(home.home), 'outside-file');
+        writeFileSync(outside, readFileSync(file));
+        rmSync(file, { force: true });
+        if (damage === 'empty') writeFileSync(file, '');
+        if (damage === 'directory') mkdirSync(file);
+        if (damage === 'symlink') symlinkSync(outside, file);
+
+        const engine = engineAt(home.home, 8);
+        const listed = await engine.listSessions();
+        expect(listed.map((summary) => summary.id)).toContain(home.id);
+        try {
+          expect(await contents(engine, home.id)).toEqual(home.messages);
+        } catch (error) {
+          expect(ConclaveError.isInstance(error)).toBe(true);
+          expect([65, 66]).toContain((error as ConclaveError).exitCode);
+        }
+        const report = await engine.store.repair?.(home.id);
+        await engine.close();
+        const after = engineAt(home.home, 8);
+        const kept = await contents(after, home.id);
+        expect(home.messages.slice(0, kept.length)).toEqual(kept);
+        // Only the journal's loss loses events; derived files are rebuilt without a trace.
+        if (name !== 'journal.jsonl') expect(kept).toEqual(home.messages);
+        else expect(report?.droppedEvents ?? null).not.toBeNull();
+        expect(readFileSync(outside).length).toBeGreaterThan(0);
+        await after.close();
+      });
+    }
+  }
+});
