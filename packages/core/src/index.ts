@@ -57,7 +57,7 @@ export {
 export { RecoveryLimitError } from './spec/errors/recovery-limit-error.js';
 export { SessionExistsError } from './spec/errors/session-exists-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './spec/errors/session-locked-error.js';
-export { SessionNotFoundError } from './spec/errors/session-not-found-error.js';
+export { SessionNotFoundError, type SessionNotFoundErrorOptions } from './spec/errors/session-not-found-error.js';
 export { StepAbortedError } from './spec/errors/step-aborted-error.js';
 export { StepMismatchError } from './spec/errors/step-mismatch-error.js';
 export { StoreIoError } from './spec/errors/store-io-error.js';

@@ -22,7 +22,7 @@ export {
 export { RecoveryLimitError } from './errors/recovery-limit-error.js';
 export { SessionExistsError } from './errors/session-exists-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './errors/session-locked-error.js';
-export { SessionNotFoundError } from './errors/session-not-found-error.js';
+export { SessionNotFoundError, type SessionNotFoundErrorOptions } from './errors/session-not-found-error.js';
 export { StepAbortedError } from './errors/step-aborted-error.js';
 export { StepMismatchError } from './errors/step-mismatch-error.js';
 export { StoreIoError } from './errors/store-io-error.js';

@@ -10,10 +10,7 @@ export class RecoveryLimitError extends ConclaveError {
       RecoveryLimitError.code,
       ExitCode.failed,
       `Session ${sessionId} has already been resumed ${recoveries} times after interruptions; it is not resumed again automatically.`,
-      {
-        hint: `Inspect it with: conclave sessions show ${sessionId} --transcript, then branch from a good checkpoint or raise the limit (resume.maxRecoveries).`,
-        ...options,
-      },
+      options,
     );
     this.name = 'RecoveryLimitError';
     this.sessionId = sessionId;
