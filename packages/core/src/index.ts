@@ -22,16 +22,23 @@ export {
 // ---- engine and sessions (DESIGN 4)
 export { createEngine } from './engine/engine.js';
 export { isRetryableByDefault, toErrorInfo } from './engine/error-info.js';
+export type { Jsonify } from './engine/json-output.js';
 export { SNAPSHOT_FORMAT_VERSION } from './engine/session.js';
 export type {
+  CodecStepOptions,
   CreateSessionInput,
   Engine,
   EngineOptions,
   ForkOptions,
   OpenSessionOptions,
+  ReplayPolicy,
   RetryPolicy,
+  RunOptions,
+  RunTarget,
   Session,
+  StepCodec,
   StepContext,
+  StepFunction,
   StepOptions,
   UncertainDecision,
 } from './engine/types.js';

@@ -242,6 +242,8 @@ export function createRunner(options: RunnerOptions): Runner {
     specHash?: string | null;
   }): Promise<Session> {
     return engine.createSession({
+      // Modes are resumable state machines that decide from the state what to do next (see ReplayPolicy).
+      replay: 'keyed',
       title: input.title,
       mode: input.config.mode,
       workspaceDir: options.workspaceDir,
@@ -469,7 +471,7 @@ export function createRunner(options: RunnerOptions): Runner {
       );
     }
     const changedSpec = await changedSpecText(state, config);
-    const session = await engine.openSession(id);
+    const session = await engine.openSession(id, { replay: 'keyed' });
     if (changedSpec) {
       // The workflow was edited (and the compatibility check let it through): the edited spec
       // runs from here on, and the models are told their context changed.
@@ -507,7 +509,7 @@ export function createRunner(options: RunnerOptions): Runner {
     followUp: string | null,
     config: RunConfig,
   ): Promise<RunResult> {
-    const parent = await engine.openSession(id, { countRecovery: false });
+    const parent = await engine.openSession(id, { countRecovery: false, replay: 'keyed' });
     let child: Session;
     try {
       child = await parent.fork({ at, title, options: { [RUN_OPTIONS_KEY]: runConfigAsJson(config) } });
