@@ -1,24 +1,8 @@
-// `@resume/core`: durable, resumable AI sessions. Explicit named exports only.
+// `@resume/core`: the checkpoint/resume engine. The journal and its fold, the engine with
+// durable steps, leases and forks, redaction, and the spec (interfaces, events, errors)
+// that stores and model providers implement. What Conclave builds on top (runner, modes,
+// workflows, config, pricing) is `@resume/runner`. Explicit named exports only.
 
-// Config loading and retention (used by the CLI and embedders that want the same files).
-export {
-  type AgentConfig,
-  type ConclaveConfig,
-  type ConfigFile,
-  configFileSchema,
-  type ProviderName,
-  providerNameSchema,
-} from './config/config-schema.js';
-export {
-  HOME_CONFIG_FILE,
-  type LoadConfigOptions,
-  type LoadedConfig,
-  loadConfig,
-  loadConfigOnDemand,
-  parseConfigText,
-  readConfigFile,
-  WORKSPACE_CONFIG_FILE,
-} from './config/load-config.js';
 // ---- engine and sessions (DESIGN 4)
 export { createEngine } from './engine/engine.js';
 export { isRetryableByDefault, toErrorInfo } from './engine/error-info.js';
@@ -42,38 +26,6 @@ export type {
   StepOptions,
   UncertainDecision,
 } from './engine/types.js';
-// ---- files: snapshots, conflicts, git and workspace state (files/)
-export {
-  diffFileChange,
-  type FileConflictChoice,
-  type FileResolution,
-  type ResolveFileConflictsInput,
-  resolveFileConflicts,
-  unifiedDiff,
-  writeFileAtomically,
-} from './files/file-conflicts.js';
-export {
-  type CompareWorkspaceFilesInput,
-  compareWorkspaceFiles,
-  type FileChange,
-  type FileChangeStatus,
-  type FileSnapshot,
-  fileConflicts,
-  hashContent,
-  readWorkspaceFile,
-  type SnapshotFileInput,
-  type SnapshotRecorder,
-  snapshotFile,
-} from './files/file-snapshots.js';
-export {
-  compareGitState,
-  compareWorkspaceDirectory,
-  type GitComparison,
-  readGitState,
-  type WorkspaceComparison,
-} from './files/git-state.js';
-export { WorkspaceAccessError, type WorkspaceAccessReason } from './files/workspace-access-error.js';
-export { type ResolvedWorkspacePath, resolveWorkspacePath } from './files/workspace-path.js';
 // ---- journal and fold
 export { Folder, fold, stateAt, stepId, summarize } from './journal/fold.js';
 export type {
@@ -88,154 +40,105 @@ export type {
   UsageRecord,
   UsageTotals,
 } from './journal/state.js';
+// ---- secrets (security/)
+export { createRedactor, isSecretEnvName, type Redactor, type RedactorOptions } from './security/redactor.js';
+// ---- the spec, by name (also at `@resume/core/spec`)
+export { AppendConflictError } from './spec/errors/append-conflict-error.js';
+export { ConclaveError, type ConclaveErrorOptions, ExitCode } from './spec/errors/conclave-error.js';
+export { ConfigError } from './spec/errors/config-error.js';
+export { FileNotFoundError } from './spec/errors/file-not-found-error.js';
+export { IncompatibleSessionError } from './spec/errors/incompatible-session-error.js';
+export { InterruptedError } from './spec/errors/interrupted-error.js';
+export { JournalCorruptedError } from './spec/errors/journal-corrupted-error.js';
+export { LeaseLostError } from './spec/errors/lease-lost-error.js';
+export { ProviderError, type ProviderErrorReason } from './spec/errors/provider-error.js';
 export {
-  type AgentSpec,
-  agentsForModels,
-  defaultDiscussionAgents,
-  defaultJudge,
-  defaultLead,
-} from './modes/agent-spec.js';
-export { splitIntoChunks } from './modes/chunking.js';
-export { parseVerdict, type Verdict } from './modes/discussion.js';
-export type { ModelResolver, ModeTool, ToolOutcome } from './modes/mode-context.js';
-export { ShellCommandFailedError, type ShellResult } from './modes/shell-command.js';
-export { adaptWorkspaceTools } from './modes/workspace-tool-adapter.js';
-// ---- resume planning, compatibility, continuation and lineage (resume/)
+  createProviderErrorFactory,
+  type ProviderCallContext,
+  type ProviderErrorDetails,
+  type ProviderErrorFactory,
+  type ProviderErrorFactoryOptions,
+  parseToolCallArguments,
+  providerErrorReasonForStatus,
+} from './spec/errors/provider-error-factory.js';
+export { RecoveryLimitError } from './spec/errors/recovery-limit-error.js';
+export { SessionExistsError } from './spec/errors/session-exists-error.js';
+export { type LeaseHolderInfo, SessionLockedError } from './spec/errors/session-locked-error.js';
+export { SessionNotFoundError } from './spec/errors/session-not-found-error.js';
+export { StepAbortedError } from './spec/errors/step-aborted-error.js';
+export { StepMismatchError } from './spec/errors/step-mismatch-error.js';
+export { StoreIoError } from './spec/errors/store-io-error.js';
+export { UncertainStepError, type UncertainStepInfo } from './spec/errors/uncertain-step-error.js';
+export { UnsupportedFormatError } from './spec/errors/unsupported-format-error.js';
+export { UsageError } from './spec/errors/usage-error.js';
 export {
-  CONCLUSION_TAGS,
-  type CompactionOptions,
-  type CompactionResult,
-  type CompactionStrategy,
-  createExtractiveCompaction,
-  type ExtractiveCompactionOptions,
-  estimateMessagesTokens,
-  estimateMessageTokens,
-  estimateTokens,
-  findConclusionIndex,
-  findTaskIndex,
-  firstSentence,
-  SUMMARY_TAG,
-} from './resume/compaction.js';
-export {
-  agentsThatRan,
-  type CheckCompatibilityInput,
-  type CompatibilityFinding,
-  type CompatibilityFindingKind,
-  type CompatibilityLevel,
-  type CompatibilityReport,
-  type CompatibilitySuggestion,
-  checkCompatibility,
-  type ModelChoice,
-  modelsUsedBy,
-  REWRITE_SIMILARITY,
-  readRecordedSpecText,
-  type SuggestionKind,
-} from './resume/compatibility.js';
-export {
-  buildContinuationMessages,
-  buildResumeMessage,
-  CONTINUATION_TAG,
-  type ContinuationMessages,
-  type ContinuationOptions,
-  continuationPrompt,
-  FOLLOW_UP_TAG,
+  type ErrorInfo,
+  type EventInput,
+  type GitState,
+  JOURNAL_FORMAT_VERSION,
+  type JournalEvent,
+  type JournalEventOf,
+  type JournalEventType,
+  type JsonValue,
+  journalEventSchema,
+  jsonValueSchema,
+  type Message,
+  type MessageInput,
+  type MessageRole,
+  messageSchema,
   PARENT_HISTORY_TAG,
-  RESUME_MESSAGE_TAG,
-  type ResumeMessageOptions,
-  type ResumeReason,
-} from './resume/continuation.js';
-export { type FormatResumePlanOptions, formatResumePlan } from './resume/format-resume-plan.js';
+  type SessionHeader,
+  type SessionMode,
+  type SessionStatus,
+  type StepSafety,
+  sessionHeaderSchema,
+  sessionModeSchema,
+  sessionStatusSchema,
+  type ToolCall,
+  toolCallSchema,
+} from './spec/events.js';
 export {
-  type LineageEntry,
-  type LineageUsage,
-  lineageOf,
-  lineageUsage,
-  type SessionUsage,
-} from './resume/lineage.js';
+  createSessionId,
+  isSessionId,
+  type SessionId,
+  SHORT_ID_LENGTH,
+  sessionIdPattern,
+  sessionIdSchema,
+  sessionIdTime,
+  uniqueIdPrefixes,
+} from './spec/ids.js';
+export { lazySchema, once } from './spec/lazy-schema.js';
 export {
-  type BuildResumePlanOptions,
-  buildResumePlan,
-  describeAttempt,
-  type PlannedStep,
-  type ResumePlan,
-  type ResumePlanChanges,
-  type RetryingPlannedStep,
-  type UncertainPlannedStep,
-} from './resume/resume-plan.js';
-export { hashSpec, normalizeSpecText, type SpecStructure, specSimilarity, specStructure } from './resume/spec-text.js';
+  type ChatMessage,
+  type ChatModel,
+  type ChatProvider,
+  type FinishReason,
+  type GenerateMetadata,
+  type GenerateRequest,
+  type GenerateResult,
+  JUDGE_VERDICT_PATTERN,
+  MODEL_SPECIFICATION_VERSION,
+  type ToolDefinition,
+  type Usage,
+} from './spec/model.js';
+export { matchesQuery } from './spec/query.js';
+export { retryAfterMs } from './spec/retry-after.js';
 export {
-  formatBytes,
-  parseDurationDays,
-  type RetentionPolicy,
-  type RetentionReason,
-  type RetentionSelection,
-  selectForRetention,
-} from './retention/select-for-retention.js';
-export { describeNext, findCheckpointSeq } from './runner/describe-next.js';
-export { type RunConfig, type RunMode, readRunConfig, runConfigSchema } from './runner/run-config.js';
-export type { RunEvent, RunEventListener } from './runner/run-event.js';
-// ---- runner (runner/), as the CLI and the TUI call it
+  MINIMUM_SECRET_LENGTH,
+  REDACTED,
+  SECRET_SHAPES,
+  type SecretShape,
+  scrubSecrets,
+} from './spec/secret-shapes.js';
 export {
-  type AgentInput,
-  type BranchInput,
-  type ContinueOptions,
-  createRunner,
-  type ModelDecision,
-  type ModelUnavailableFinding,
-  type ResumeOptions,
-  type RunDecisions,
-  type Runner,
-  type RunnerOptions,
-  type RunResult,
-  resumeCommandFor,
-  type StartInput,
-  type StartOptions,
-  type ToolFactoryInput,
-  type WorkflowInput,
-} from './runner/runner.js';
-// Secrets, usage and cost (security/, usage/).
-export { createRedactor, isSecretEnvName, REDACTED, type Redactor, type RedactorOptions } from './security/redactor.js';
-// ---- the spec (also at `@resume/core/spec`)
-export * from './spec/index.js';
-// ---- workspace tools of the orchestrated mode (tools/)
-export { splitCommandLine } from './tools/command-line.js';
-export type { CommandResult } from './tools/run-command.js';
-export { WorkspaceToolError, type WorkspaceToolErrorReason } from './tools/workspace-tool-error.js';
-export {
-  createWorkspaceTools,
-  type TouchedFile,
-  type WorkspaceToolExecution,
-  type WorkspaceToolName,
-  type WorkspaceTools,
-  type WorkspaceToolsOptions,
-  workspaceToolSafety,
-} from './tools/workspace-tools.js';
-export {
-  type CostOptions,
-  costOf,
-  type ModelPrice,
-  modelPriceSchema,
-  type PriceTable,
-  priceOf,
-  priceTable,
-  priceTableSchema,
-} from './usage/cost.js';
-// ---- workflow specs and prompt files (workflow/)
-export { parseDuration } from './workflow/duration.js';
-export {
-  type PromptFile,
-  type PromptFrontMatter,
-  parsePromptFile,
-  promptFrontMatterSchema,
-} from './workflow/prompt-file.js';
-export { renderTemplate, type TemplateScope, templateReferences } from './workflow/template.js';
-export {
-  checkWorkflow,
-  hashText,
-  isShellStep,
-  parseWorkflowSpec,
-  resolveVariables,
-  type WorkflowSpec,
-  type WorkflowStep,
-  workflowSpecSchema,
-} from './workflow/workflow-spec.js';
+  type AcquireLeaseOptions,
+  type AppendBatch,
+  type FoldSnapshot,
+  type LeaseHolder,
+  type ReadRange,
+  type RepairReport,
+  type SessionLease,
+  type SessionStore,
+  STORE_SPECIFICATION_VERSION,
+} from './spec/store.js';
+export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './spec/summary.js';

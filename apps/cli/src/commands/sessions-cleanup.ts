@@ -1,8 +1,9 @@
 // `conclave sessions cleanup` (and `--cleanup-sessions --older-than N`): removes old
 // sessions by age and status, or applies the config's retention and archival policy.
 // Never removes running sessions, nor interrupted ones unless --status names them.
-import { parseDurationDays, type RetentionPolicy } from '@resume/core';
+
 import { sessionStatusSchema, UsageError } from '@resume/core/spec';
+import { parseDurationDays, type RetentionPolicy } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen, truncate } from '../output/format.js';

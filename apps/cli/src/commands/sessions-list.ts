@@ -1,8 +1,9 @@
 // `conclave sessions list` (and `--list-sessions`): every session newest first, with the
 // index other commands accept. `--json` lists every match unless --limit (DESIGN 9).
 // Kept light: summaries come from the store's index, no journal is opened.
-import { parseDurationDays } from '@resume/core/config';
+
 import { type SessionSummary, sessionModeSchema, sessionStatusSchema, UsageError } from '@resume/core/spec';
+import { parseDurationDays } from '@resume/runner/config';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { formatCost, formatWhen, truncate } from '../output/format.js';

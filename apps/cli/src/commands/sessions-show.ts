@@ -1,6 +1,6 @@
 // `conclave sessions show <id>`: status, lineage, checkpoints, usage and cost (session and
 // lineage) and the transcript; `--json` for scripts (DESIGN 9 fields).
-import { resumeCommandFor } from '@resume/core';
+import { resumeCommandFor } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { capitalize, formatCost, formatTokens, formatWhen } from '../output/format.js';

@@ -3,9 +3,10 @@
 // and the engine. Nothing heavy is imported until a command asks for it: the config files
 // are read before the command runs, but the YAML parser and the config schema load only
 // when one exists.
-import { type LoadedConfig, loadConfigOnDemand } from '@resume/core/config';
+
 import type { Engine } from '@resume/core/engine';
 import type { SessionStore } from '@resume/core/spec';
+import { type LoadedConfig, loadConfigOnDemand } from '@resume/runner/config';
 import { createTerminal, type OutputStreams, type Terminal } from '../output/terminal.js';
 import type { GlobalOptions } from './global-options.js';
 

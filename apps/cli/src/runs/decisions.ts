@@ -1,14 +1,9 @@
 // The choices a run may need from the user (resume prompt, file conflicts, uncertain
 // steps). Flags decide first; with a terminal the TUI asks (imported only then); without
 // one nothing ever blocks: a missing decision is an error naming the flag (exit 64).
-import {
-  diffFileChange,
-  type FileChange,
-  type ResumePlan,
-  type RunDecisions,
-  type UncertainDecision,
-} from '@resume/core';
+import type { UncertainDecision } from '@resume/core';
 import { type UncertainStepInfo, UsageError } from '@resume/core/spec';
+import { diffFileChange, type FileChange, type ResumePlan, type RunDecisions } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
 
 export interface DecisionFlags {

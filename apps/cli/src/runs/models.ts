@@ -4,8 +4,8 @@
 // provider, which the CLI announces in one line. Secrets are read from the environment
 // here and never recorded.
 import path from 'node:path';
-import type { ConclaveConfig, ProviderName } from '@resume/core';
 import { type ChatModel, type ChatProvider, type JsonValue, ProviderError } from '@resume/core/spec';
+import type { ConclaveConfig, ProviderName } from '@resume/runner';
 
 export const SCRIPTED_NOTICE =
   'Using the offline scripted provider (no API key configured). For a real model set OPENAI_API_KEY or ANTHROPIC_API_KEY, or pass --provider openai|anthropic.';

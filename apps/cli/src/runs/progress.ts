@@ -1,7 +1,7 @@
 // How a run shows itself while it goes: the TUI's live view on a terminal, plain progress
 // lines on stderr otherwise (round / chunk / step, who is speaking, tokens and cost so
 // far). stdout stays for the result, so `--json` output pipes cleanly.
-import type { RunEvent, RunResult } from '@resume/core';
+import type { RunEvent, RunResult } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
 import { formatCost, truncate } from '../output/format.js';
 import { screenIo } from './decisions.js';

@@ -1,8 +1,9 @@
 // Everything around one run: the models, the runner, the live view, Ctrl+C, and what is
 // printed at the end. A first SIGINT/SIGTERM interrupts (the in-flight call is aborted and
 // the session journaled as interrupted); a second one leaves at once.
-import { type AgentInput, createRunner, type Runner, type RunResult } from '@resume/core';
+
 import { ConclaveError, ExitCode, type JsonValue } from '@resume/core/spec';
+import { type AgentInput, createRunner, type Runner, type RunResult } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
 import { reportError } from '../errors/report-error.js';
 import { formatCost, formatTokens } from '../output/format.js';

@@ -1,8 +1,9 @@
 // The sessions as the TUI's screens see them (listing, details, resume plans), for the
 // browser and the pickers the CLI opens. The TUI is imported here, on first use, so
 // commands that never show a screen never load Ink.
-import { createRunner } from '@resume/core';
+
 import { UsageError } from '@resume/core/spec';
+import { createRunner } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
 
 export async function openSessionBackend(context: CliContext) {

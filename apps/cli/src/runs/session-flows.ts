@@ -2,8 +2,9 @@
 // `--continue`, `--resume` (in place, or with a question on a completed session) and
 // `--branch-from`. Choosing a session never silently crosses workspaces: without an id
 // the CLI picks from this directory's sessions and says which, or opens the picker.
-import { agentsForModels, createRunner, formatResumePlan, type ProviderName } from '@resume/core';
+
 import { type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
+import { agentsForModels, createRunner, formatResumePlan, type ProviderName } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen, truncate } from '../output/format.js';

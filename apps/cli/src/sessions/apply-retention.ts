@@ -1,6 +1,7 @@
 // Runs a retention selection against the store: deletes, then archives (gzip, through
 // the store's `archive`). Shared by `sessions cleanup` and the automatic retention after runs.
-import { type Engine, type RetentionPolicy, type RetentionSelection, selectForRetention } from '@resume/core';
+import type { Engine } from '@resume/core';
+import { type RetentionPolicy, type RetentionSelection, selectForRetention } from '@resume/runner';
 
 export interface RetentionOutcome {
   selection: RetentionSelection;

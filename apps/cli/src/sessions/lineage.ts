@@ -1,8 +1,9 @@
 // A session's ancestors and the usage summed over them, for `sessions show` and exports.
 // The sums come from core's lineageUsage; a parent deleted since (retention, by hand)
 // ends the chain instead of failing the command.
-import { type Engine, lineageUsage, type SessionState } from '@resume/core';
+import type { Engine, SessionState } from '@resume/core';
 import { SessionNotFoundError } from '@resume/core/spec';
+import { lineageUsage } from '@resume/runner';
 import type { LineageEntry, UsageView } from './session-view.js';
 
 const MAX_DEPTH = 1000;

@@ -1,7 +1,8 @@
 // The TuiBackend over `@resume/core`'s Engine: summaries from the store's index,
 // content and details folded lazily, one session at a time, and cached.
-import { buildResumePlan, type Engine } from '@resume/core';
+import type { Engine } from '@resume/core';
 import type { SessionSummary } from '@resume/core/spec';
+import { buildResumePlan } from '@resume/runner';
 import { resumePlanView } from '../plan/resume-prompt-plan.js';
 import { searchContentWith } from './content-search.js';
 import type { ContentMessage, LineageEntry, ResumePlanView, SessionDetails, TuiBackend } from './tui-backend.js';

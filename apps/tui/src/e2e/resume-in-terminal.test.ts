@@ -28,9 +28,13 @@ function newestSource(directory: string): number {
 }
 
 function ensureCliBuilt(): void {
-  const sources = ['apps/cli/src', 'apps/tui/src', 'packages/core/src', 'packages/providers-scripted/src'].map((dir) =>
-    newestSource(path.join(repoRoot, dir)),
-  );
+  const sources = [
+    'apps/cli/src',
+    'apps/tui/src',
+    'packages/core/src',
+    'packages/runner/src',
+    'packages/providers-scripted/src',
+  ].map((dir) => newestSource(path.join(repoRoot, dir)));
   if (existsSync(cliBundle) && statSync(cliBundle).mtimeMs >= Math.max(...sources)) return;
   execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build-package.mjs')], {
     cwd: path.join(repoRoot, 'apps/cli'),

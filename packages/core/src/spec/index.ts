@@ -69,6 +69,7 @@ export {
   sessionIdTime,
   uniqueIdPrefixes,
 } from './ids.js';
+export { lazySchema, once } from './lazy-schema.js';
 export {
   type ChatMessage,
   type ChatModel,

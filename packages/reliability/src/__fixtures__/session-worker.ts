@@ -15,9 +15,10 @@
 //                                           a real run of that mode through the runner (resumed in place)
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { createEngine, createRunner, type Engine, type RunResult, type Session } from '@resume/core';
+import { createEngine, type Engine, type Session } from '@resume/core';
 import { ConclaveError } from '@resume/core/spec';
 import { createScriptedProvider } from '@resume/providers-scripted';
+import { createRunner, type RunResult } from '@resume/runner';
 import { createFsStore } from '@resume/storage-fs';
 
 const AGENTS = ['analyst', 'critic', 'builder'] as const;

@@ -3,6 +3,8 @@
 // JSON/YAML structures and random edits of valid documents. Every input either
 // loads or is refused with a typed ConclaveError whose message names the file;
 // no other exception ever escapes.
+
+import { ConclaveError } from '@resume/core/spec';
 import {
   checkWorkflow,
   parseConfigText,
@@ -10,8 +12,7 @@ import {
   parseWorkflowSpec,
   renderTemplate,
   resolveVariables,
-} from '@resume/core';
-import { ConclaveError } from '@resume/core/spec';
+} from '@resume/runner';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sized, sizedTimeout } from '../support/stress.js';

@@ -1,0 +1,180 @@
+// The Conclave config file format (DESIGN 11): `.conclave.yaml` in the workspace and
+// `$CONCLAVE_HOME/config.yaml`. Strict objects, so a misspelt key is an error that names
+// it instead of a setting silently ignored. Secrets never live here: keys come from the
+// environment, and a key that looks like one is refused with a message saying so.
+//
+// The schemas are built the first time a config file is validated (see lazy-schema.ts):
+// most runs find no config file and should not pay for building them.
+
+import { lazySchema, once } from '@resume/core/spec';
+import { z } from 'zod';
+
+export const providerNameSchema = z.enum(['scripted', 'openai', 'anthropic']);
+export type ProviderName = z.infer<typeof providerNameSchema>;
+
+// Built together the first time one of them is used.
+const buildConfigSchemas = once(() => {
+  const agentConfigSchema = z.strictObject({
+    name: z.string().min(1),
+    model: z.string().min(1).optional(),
+    provider: providerNameSchema.optional(),
+    /** The agent's system prompt (its role in the discussion). */
+    system: z.string().optional(),
+  });
+
+  const judgeConfigSchema = z.strictObject({
+    model: z.string().min(1).optional(),
+    provider: providerNameSchema.optional(),
+    system: z.string().optional(),
+  });
+
+  const endpointSchema = z.strictObject({
+    /** An OpenAI-compatible server (Ollama, vLLM, LM Studio, OpenRouter...) or a proxy. */
+    baseUrl: z.url().optional(),
+    /** The model used when an agent names none. */
+    model: z.string().min(1).optional(),
+  });
+
+  const providersConfigSchema = z.strictObject({
+    /** Used when neither --provider nor an API key in the environment decides. */
+    default: providerNameSchema.optional(),
+    openai: endpointSchema.optional(),
+    anthropic: endpointSchema.optional(),
+    scripted: z
+      .strictObject({
+        /** A YAML script of turns the scripted models play (see --script). */
+        script: z.string().optional(),
+      })
+      .optional(),
+  });
+
+  const checkpointConfigSchema = z.strictObject({
+    /** Write a fold snapshot every N events so opening a long session stays fast. */
+    snapshotEvery: z.number().int().positive().optional(),
+    /** Stop a session that keeps crashing after this many recoveries. */
+    maxRecoveries: z.number().int().positive().optional(),
+  });
+
+  const resumeConfigSchema = z.strictObject({
+    resetDiscussion: z.boolean().optional(),
+    forceConsensus: z.boolean().optional(),
+    /** What to do with files changed since the session touched them when nobody is asked. */
+    onConflict: z.enum(['keep', 'restore', 'cancel']).optional(),
+    /** What to do with an unsafe step that started but never finished when nobody is asked. */
+    onUncertain: z.enum(['rerun', 'skip', 'abort']).optional(),
+  });
+
+  const retentionConfigSchema = z.strictObject({
+    /** Sessions not updated for this many days are removed. */
+    maxAgeDays: z.number().positive().optional(),
+    /** Only the newest N sessions are kept. */
+    maxSessions: z.number().int().positive().optional(),
+    /** Older sessions are removed once the newest ones add up to this many bytes. */
+    maxBytes: z.number().int().positive().optional(),
+    /** The newest N sessions are never removed, whatever the other limits say. */
+    minKeep: z.number().int().nonnegative().optional(),
+    /** Also remove interrupted (resumable) sessions; running ones are never removed. */
+    includeInterrupted: z.boolean().optional(),
+    /** Apply the policy automatically after each run (otherwise only `sessions cleanup`). */
+    automatic: z.boolean().optional(),
+  });
+
+  const archiveConfigSchema = z.strictObject({
+    /** Finished sessions not updated for this many days are compressed (gzip); reads stay transparent. */
+    afterDays: z.number().positive().optional(),
+  });
+
+  const discussionConfigSchema = z.strictObject({
+    maxRounds: z.number().int().positive().optional(),
+  });
+
+  const toolsConfigSchema = z.strictObject({
+    /** First words `run_command` accepts in orchestrated runs (`npm`, `git`...); none: no shell tool. */
+    allowCommands: z.array(z.string().min(1)).optional(),
+  });
+
+  const storeConfigSchema = z.strictObject({
+    /** `postgres://...` for a shared store; otherwise the file store in the home. */
+    url: z.string().min(1).optional(),
+  });
+
+  const configFileSchema = z.strictObject({
+    /** Data home for this project (a workspace config may move it; `$CONCLAVE_HOME` wins). */
+    home: z.string().min(1).optional(),
+    store: storeConfigSchema.optional(),
+    agents: z.array(agentConfigSchema).min(1).optional(),
+    judge: judgeConfigSchema.optional(),
+    providers: providersConfigSchema.optional(),
+    checkpoint: checkpointConfigSchema.optional(),
+    resume: resumeConfigSchema.optional(),
+    retention: retentionConfigSchema.optional(),
+    archive: archiveConfigSchema.optional(),
+    discussion: discussionConfigSchema.optional(),
+    tools: toolsConfigSchema.optional(),
+  });
+  return {
+    agentConfigSchema,
+    judgeConfigSchema,
+    endpointSchema,
+    providersConfigSchema,
+    checkpointConfigSchema,
+    resumeConfigSchema,
+    retentionConfigSchema,
+    archiveConfigSchema,
+    discussionConfigSchema,
+    toolsConfigSchema,
+    storeConfigSchema,
+    configFileSchema,
+  };
+});
+
+export const agentConfigSchema = lazySchema(() => buildConfigSchemas().agentConfigSchema);
+export const judgeConfigSchema = lazySchema(() => buildConfigSchemas().judgeConfigSchema);
+type EndpointSchema = ReturnType<typeof buildConfigSchemas>['endpointSchema'];
+export const providersConfigSchema = lazySchema(() => buildConfigSchemas().providersConfigSchema);
+export const checkpointConfigSchema = lazySchema(() => buildConfigSchemas().checkpointConfigSchema);
+export const resumeConfigSchema = lazySchema(() => buildConfigSchemas().resumeConfigSchema);
+export const retentionConfigSchema = lazySchema(() => buildConfigSchemas().retentionConfigSchema);
+export const archiveConfigSchema = lazySchema(() => buildConfigSchemas().archiveConfigSchema);
+export const discussionConfigSchema = lazySchema(() => buildConfigSchemas().discussionConfigSchema);
+export const toolsConfigSchema = lazySchema(() => buildConfigSchemas().toolsConfigSchema);
+export const storeConfigSchema = lazySchema(() => buildConfigSchemas().storeConfigSchema);
+export const configFileSchema = lazySchema(() => buildConfigSchemas().configFileSchema);
+
+export type AgentConfig = z.infer<typeof agentConfigSchema>;
+export type ConfigFile = z.infer<typeof configFileSchema>;
+
+/** The effective configuration: every file merged over the defaults. */
+export interface ConclaveConfig {
+  home: string;
+  store: { url: string | null };
+  agents: AgentConfig[] | null;
+  judge: z.infer<typeof judgeConfigSchema>;
+  providers: {
+    default: ProviderName | null;
+    openai: z.infer<EndpointSchema>;
+    anthropic: z.infer<EndpointSchema>;
+    scripted: { script?: string };
+  };
+  checkpoint: { snapshotEvery: number; maxRecoveries: number };
+  resume: {
+    resetDiscussion: boolean;
+    forceConsensus: boolean;
+    onConflict: 'keep' | 'restore' | 'cancel' | null;
+    onUncertain: 'rerun' | 'skip' | 'abort' | null;
+  };
+  retention: {
+    maxAgeDays: number | null;
+    maxSessions: number | null;
+    maxBytes: number | null;
+    minKeep: number;
+    includeInterrupted: boolean;
+    automatic: boolean;
+  };
+  archive: { afterDays: number | null };
+  discussion: { maxRounds: number };
+  tools: { allowCommands: string[] };
+}
+
+/** Keys that would hold secrets: refused wherever they appear, with the variable to use instead. */
+export const SECRET_KEY_PATTERN = /^(api[-_]?key|apikey|token|secret|password|authorization|auth[-_]?token)$/i;

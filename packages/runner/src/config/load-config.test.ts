@@ -1,0 +1,140 @@
+import path from 'node:path';
+import { ConfigError } from '@resume/core/spec';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, loadConfigOnDemand } from './load-config.js';
+
+const userHome = '/users/ada';
+const workspace = '/projects/app';
+
+function filesystem(files: Record<string, string>) {
+  return (file: string) => files[file] ?? null;
+}
+
+describe('loadConfig', () => {
+  it('uses ~/.conclave and the defaults when there is no config file', () => {
+    const loaded = loadConfig({ cwd: workspace, userHome, env: {}, readFile: filesystem({}) });
+    expect(loaded.config.home).toBe(path.join(userHome, '.conclave'));
+    expect(loaded.config.retention.minKeep).toBe(10);
+    expect(loaded.sources['retention.minKeep']).toBe('default');
+    expect(loaded.files).toEqual([]);
+  });
+
+  it('lets the workspace file override the home file, and says where each value came from', () => {
+    const home = '/data/conclave';
+    const loaded = loadConfig({
+      cwd: workspace,
+      userHome,
+      env: { CONCLAVE_HOME: home },
+      readFile: filesystem({
+        [`${home}/config.yaml`]: 'retention:\n  maxAgeDays: 90\n  maxSessions: 500\ndiscussion:\n  maxRounds: 4\n',
+        [`${workspace}/.conclave.yaml`]: 'retention:\n  maxAgeDays: 30\nagents:\n  - name: critic\n    model: gpt-4o\n',
+      }),
+    });
+    expect(loaded.config.home).toBe(home);
+    expect(loaded.sources.home).toBe('$CONCLAVE_HOME');
+    expect(loaded.config.retention).toMatchObject({ maxAgeDays: 30, maxSessions: 500 });
+    expect(loaded.sources['retention.maxAgeDays']).toBe(`${workspace}/.conclave.yaml`);
+    expect(loaded.sources['retention.maxSessions']).toBe(`${home}/config.yaml`);
+    expect(loaded.config.discussion.maxRounds).toBe(4);
+    expect(loaded.config.agents).toEqual([{ name: 'critic', model: 'gpt-4o' }]);
+    expect(loaded.files).toEqual([`${home}/config.yaml`, `${workspace}/.conclave.yaml`]);
+  });
+
+  it('gives --home and --store precedence over the environment and files', () => {
+    const loaded = loadConfig({
+      cwd: workspace,
+      userHome,
+      env: { CONCLAVE_HOME: '/elsewhere', CONCLAVE_STORE_URL: 'postgres://env/db' },
+      home: '~/custom',
+      storeUrl: 'postgres://flag/db',
+      readFile: filesystem({ [`${workspace}/.conclave.yaml`]: 'home: ./.sessions\n' }),
+    });
+    expect(loaded.config.home).toBe('/users/ada/custom');
+    expect(loaded.config.store.url).toBe('postgres://flag/db');
+    expect(loaded.sources['store.url']).toBe('--store');
+  });
+
+  it('lets a workspace move the data home relative to itself', () => {
+    const loaded = loadConfig({
+      cwd: workspace,
+      userHome,
+      env: {},
+      readFile: filesystem({ [`${workspace}/.conclave.yaml`]: 'home: ./.sessions\n' }),
+    });
+    expect(loaded.config.home).toBe(`${workspace}/.sessions`);
+  });
+
+  it('names the file and the key of an invalid value', () => {
+    const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'retention:\n  maxAgeDays: soon\n' });
+    expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: read })).toThrowError(
+      /\/projects\/app\/\.conclave\.yaml at retention\.maxAgeDays/,
+    );
+  });
+
+  it('names a misspelt key instead of ignoring it', () => {
+    const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'retention:\n  maxAgeDay: 3\n' });
+    try {
+      loadConfig({ cwd: workspace, userHome, env: {}, readFile: read });
+      expect.unreachable();
+    } catch (error) {
+      expect(ConfigError.isInstance(error)).toBe(true);
+      expect((error as ConfigError).key).toBe('retention.maxAgeDay');
+      expect((error as ConfigError).exitCode).toBe(64);
+    }
+  });
+
+  it('refuses API keys in config files and points to the environment', () => {
+    const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'providers:\n  openai:\n    apiKey: sk-abc\n' });
+    expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: read })).toThrowError(
+      /providers\.openai\.apiKey: secrets do not belong/,
+    );
+  });
+
+  it('reports broken YAML with its line', () => {
+    const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'retention:\n  maxAgeDays: [1,\n' });
+    expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: read })).toThrowError(
+      /\.conclave\.yaml:\d+: not valid YAML/,
+    );
+  });
+});
+
+describe('loadConfigOnDemand', () => {
+  const countingFilesystem = (files: Record<string, string>) => {
+    const reads: string[] = [];
+    const read = (file: string) => {
+      reads.push(file);
+      return files[file] ?? null;
+    };
+    return { read, reads };
+  };
+
+  it('gives the defaults without any config file, reading each candidate once', async () => {
+    const { read, reads } = countingFilesystem({});
+    const loaded = await loadConfigOnDemand({ cwd: workspace, userHome, env: {}, readFile: read });
+    expect(loaded).toEqual(loadConfig({ cwd: workspace, userHome, env: {}, readFile: filesystem({}) }));
+    expect(reads).toEqual([`${workspace}/.conclave.yaml`, `${userHome}/.conclave/config.yaml`]);
+  });
+
+  it('gives what loadConfig gives when files exist, the data home moved by the workspace file included', async () => {
+    const files = {
+      [`${workspace}/.conclave.yaml`]: 'home: ../data\nretention:\n  maxAgeDays: 30\n',
+      '/projects/data/config.yaml': 'retention:\n  maxSessions: 500\n',
+    };
+    const { read, reads } = countingFilesystem(files);
+    const loaded = await loadConfigOnDemand({ cwd: workspace, userHome, env: {}, readFile: read });
+    expect(loaded).toEqual(loadConfig({ cwd: workspace, userHome, env: {}, readFile: filesystem(files) }));
+    expect(loaded.config.home).toBe('/projects/data');
+    expect(loaded.config.retention).toMatchObject({ maxAgeDays: 30, maxSessions: 500 });
+    expect(new Set(reads).size).toBe(reads.length);
+  });
+
+  it('refuses an invalid file with the same error as loadConfig', async () => {
+    const read = filesystem({ [`${userHome}/.conclave/config.yaml`]: 'retention:\n  maxAgeDays: soon\n' });
+    await expect(loadConfigOnDemand({ cwd: workspace, userHome, env: {}, readFile: read })).rejects.toThrowError(
+      /retention\.maxAgeDays/,
+    );
+    await expect(loadConfigOnDemand({ cwd: workspace, userHome, env: {}, readFile: read })).rejects.toBeInstanceOf(
+      ConfigError,
+    );
+  });
+});

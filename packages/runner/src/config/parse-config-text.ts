@@ -1,0 +1,73 @@
+// Parses and validates one config file's text: YAML first (errors name the file and the
+// line), then secret-looking keys, then the config schema (errors name the key). Loaded
+// only when a config file exists (see resolve-config.ts).
+
+import { ConfigError } from '@resume/core/spec';
+import type { z } from 'zod';
+import { readYamlData } from '../workflow/yaml-error.js';
+import { type ConfigFile, configFileSchema, SECRET_KEY_PATTERN } from './config-schema.js';
+
+/** Parses config YAML; errors name the file, the key and the line where YAML knows it. */
+export function parseConfigText(text: string, file: string): ConfigFile {
+  const raw =
+    readYamlData(text, {
+      file,
+      key: null,
+      syntaxFix: 'Fix the YAML syntax, or move the file away to use the defaults.',
+      aliasFix: 'Fix the YAML anchors and aliases (&name, *name), or move the file away to use the defaults.',
+      describeSyntaxError: (error) => {
+        const line = error.linePos?.[0]?.line;
+        return {
+          file: line ? `${file}:${line}` : file,
+          problem: `not valid YAML (${error.message.split(/ at line|\n/)[0]})`,
+        };
+      },
+    }) ?? {};
+  const secretKey = findSecretKey(raw, []);
+  if (secretKey)
+    throw new ConfigError({
+      file,
+      key: secretKey,
+      problem: 'secrets do not belong in config files (they could be committed or journaled)',
+      fix: 'Remove the key and set OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment instead.',
+    });
+  const result = configFileSchema.safeParse(raw);
+  if (!result.success) throw configErrorFromIssues(file, result.error.issues);
+  return result.data;
+}
+
+function configErrorFromIssues(file: string, issues: z.core.$ZodIssue[]): ConfigError {
+  const issue = issues[0];
+  if (!issue) return new ConfigError({ file, key: null, problem: 'invalid config' });
+  let key = issue.path.map(String).join('.');
+  let problem = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    key = [...issue.path.map(String), issue.keys[0] ?? ''].filter(Boolean).join('.');
+    problem = `unknown key "${issue.keys.join('", "')}"`;
+  }
+  return new ConfigError({
+    file,
+    key: key || null,
+    problem,
+    fix: 'See docs/config.md for every key and its type.',
+  });
+}
+
+// `seen`: YAML aliases can make the document cyclic (`&a [*a]`); each node is visited once.
+function findSecretKey(value: unknown, trail: string[], seen = new WeakSet<object>()): string | null {
+  if (typeof value !== 'object' || value === null || seen.has(value)) return null;
+  seen.add(value);
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = findSecretKey(item, [...trail, String(index)], seen);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (SECRET_KEY_PATTERN.test(key)) return [...trail, key].join('.');
+    const found = findSecretKey(item, [...trail, key], seen);
+    if (found) return found;
+  }
+  return null;
+}

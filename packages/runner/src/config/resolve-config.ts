@@ -1,0 +1,202 @@
+// Resolves the effective config: defaults, then `$CONCLAVE_HOME/config.yaml`, then the
+// workspace's `.conclave.yaml`, then the environment and command-line overrides (later
+// wins). Every file is validated; errors name the file and the key. The result says
+// where each value came from, so `conclave config` can show it.
+//
+// This module does not load the YAML parser or build the config schema: most runs find no
+// config file, and `loadConfigOnDemand` loads them only when one exists. `loadConfig`
+// (load-config.ts) is the synchronous loader that has them at hand.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError } from '@resume/core/spec';
+import type { ConclaveConfig, ConfigFile } from './config-schema.js';
+
+export const WORKSPACE_CONFIG_FILE = '.conclave.yaml';
+export const HOME_CONFIG_FILE = 'config.yaml';
+export const DEFAULT_SOURCE = 'default';
+
+export interface LoadConfigOptions {
+  /** The workspace directory (where `.conclave.yaml` is looked for). */
+  cwd: string;
+  /** The user's home directory, for the default data home `~/.conclave`. */
+  userHome: string;
+  /** The environment (`CONCLAVE_HOME`, `CONCLAVE_STORE_URL`). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** `--home`: wins over everything. */
+  home?: string | undefined;
+  /** `--store`: wins over everything. */
+  storeUrl?: string | undefined;
+  /** Injected for tests; returns null when the file does not exist. */
+  readFile?: (file: string) => string | null;
+}
+
+export interface LoadedConfig {
+  config: ConclaveConfig;
+  /** Dotted key → where its value came from: `default`, a file path, `$NAME` or `--flag`. */
+  sources: Record<string, string>;
+  /** The config files that were found and read, lowest precedence first. */
+  files: string[];
+}
+
+const defaults: Omit<ConclaveConfig, 'home'> = {
+  store: { url: null },
+  agents: null,
+  judge: {},
+  providers: { default: null, openai: {}, anthropic: {}, scripted: {} },
+  checkpoint: { snapshotEvery: 1000, maxRecoveries: 10 },
+  resume: { resetDiscussion: false, forceConsensus: false, onConflict: null, onUncertain: null },
+  retention: {
+    maxAgeDays: null,
+    maxSessions: null,
+    maxBytes: null,
+    minKeep: 10,
+    includeInterrupted: false,
+    automatic: false,
+  },
+  archive: { afterDays: null },
+  discussion: { maxRounds: 4 },
+  tools: { allowCommands: [] },
+};
+
+type Layer = { source: string; values: Map<string, unknown> };
+
+/** Turns a config file's text into its validated content (parse-config-text.ts). */
+export type ConfigTextParser = (text: string, file: string) => ConfigFile;
+
+/** The effective config, with `parse` for the files that exist (shared by both loaders). */
+export function resolveConfig(options: LoadConfigOptions, parse: ConfigTextParser): LoadedConfig {
+  const readFile = options.readFile ?? readOptionalFile;
+  const readConfigFile = (file: string): ConfigFile | null => {
+    const text = readFile(file);
+    return text === null ? null : parse(text, file);
+  };
+  const files: string[] = [];
+
+  const workspaceFile = path.resolve(options.cwd, WORKSPACE_CONFIG_FILE);
+  const workspace = readConfigFile(workspaceFile);
+  if (workspace) files.push(workspaceFile);
+
+  const homeLayers: Layer[] = [];
+  let home: { value: string; source: string };
+  if (options.home) home = { value: expandHome(options.home, options.userHome, options.cwd), source: '--home' };
+  else if (options.env.CONCLAVE_HOME)
+    home = { value: expandHome(options.env.CONCLAVE_HOME, options.userHome, options.cwd), source: '$CONCLAVE_HOME' };
+  else if (workspace?.home)
+    home = { value: expandHome(workspace.home, options.userHome, path.dirname(workspaceFile)), source: workspaceFile };
+  else home = { value: path.join(options.userHome, '.conclave'), source: DEFAULT_SOURCE };
+
+  const homeFile = path.join(home.value, HOME_CONFIG_FILE);
+  const homeConfig = readConfigFile(homeFile);
+  if (homeConfig) {
+    if (homeConfig.home !== undefined)
+      throw new ConfigError({
+        file: homeFile,
+        key: 'home',
+        problem: 'the data home cannot be set inside the data home',
+        fix: `Set it with --home, $CONCLAVE_HOME or in a workspace ${WORKSPACE_CONFIG_FILE}.`,
+      });
+    files.unshift(homeFile);
+    homeLayers.push({ source: homeFile, values: flatten(homeConfig) });
+  }
+  if (workspace) {
+    const { home: _home, ...rest } = workspace;
+    homeLayers.push({ source: workspaceFile, values: flatten(rest) });
+  }
+
+  const overrides = new Map<string, unknown>();
+  const overrideSources = new Map<string, string>();
+  if (options.env.CONCLAVE_STORE_URL) {
+    overrides.set('store.url', options.env.CONCLAVE_STORE_URL);
+    overrideSources.set('store.url', '$CONCLAVE_STORE_URL');
+  }
+  if (options.storeUrl) {
+    overrides.set('store.url', options.storeUrl);
+    overrideSources.set('store.url', '--store');
+  }
+
+  const sources: Record<string, string> = {};
+  const merged = structuredClone(defaults) as unknown as Record<string, unknown>;
+  for (const key of flatten(defaults as unknown as Record<string, unknown>).keys()) sources[key] = DEFAULT_SOURCE;
+  for (const layer of homeLayers) {
+    for (const [key, value] of layer.values) {
+      setPath(merged, key, value);
+      sources[key] = layer.source;
+    }
+  }
+  for (const [key, value] of overrides) {
+    setPath(merged, key, value);
+    sources[key] = overrideSources.get(key) ?? DEFAULT_SOURCE;
+  }
+  sources.home = home.source;
+  const config = { home: home.value, ...merged } as unknown as ConclaveConfig;
+  return { config, sources, files };
+}
+
+/**
+ * The same result as `loadConfig`, but the YAML parser and the config schema are loaded only
+ * when a config file exists (the command line starts faster without them).
+ */
+export async function loadConfigOnDemand(options: LoadConfigOptions): Promise<LoadedConfig> {
+  const readFile = options.readFile ?? readOptionalFile;
+  // Each file is read once, whether or not the parser turns out to be needed.
+  const texts = new Map<string, string | null>();
+  const readOnce = (file: string): string | null => {
+    if (!texts.has(file)) texts.set(file, readFile(file));
+    return texts.get(file) ?? null;
+  };
+  const reading: LoadConfigOptions = { ...options, readFile: readOnce };
+  try {
+    return resolveConfig(reading, () => {
+      throw new ParserNeeded();
+    });
+  } catch (error) {
+    if (!(error instanceof ParserNeeded)) throw error;
+  }
+  const { parseConfigText } = await import('./parse-config-text.js');
+  return resolveConfig(reading, parseConfigText);
+}
+
+/** Stops a resolution without a parser at the first config file that exists. */
+class ParserNeeded extends Error {}
+
+/** Leaf values by dotted key; arrays are leaves (a list replaces, never merges). */
+function flatten(value: Record<string, unknown>, prefix = '', into = new Map<string, unknown>()) {
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined) continue;
+    const dotted = prefix ? `${prefix}.${key}` : key;
+    if (typeof item === 'object' && item !== null && !Array.isArray(item) && Object.keys(item).length > 0)
+      flatten(item as Record<string, unknown>, dotted, into);
+    else if (typeof item === 'object' && item !== null && !Array.isArray(item)) continue;
+    else into.set(dotted, item);
+  }
+  return into;
+}
+
+function setPath(target: Record<string, unknown>, dotted: string, value: unknown) {
+  const parts = dotted.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[part] = {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[parts[parts.length - 1] as string] = value;
+}
+
+function expandHome(value: string, userHome: string, base: string): string {
+  if (value === '~') return userHome;
+  if (value.startsWith('~/')) return path.join(userHome, value.slice(2));
+  return path.resolve(base, value);
+}
+
+export function readOptionalFile(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new ConfigError(
+      { file, key: null, problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` },
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,137 @@
+// The git branch and HEAD of a workspace, read from `.git` directly (no `git` process, so
+// it works where git is not installed and costs a few file reads), and the comparison with
+// what a session recorded at start. Also the recorded workspace directory versus the current.
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { GitState } from '@resume/core/spec';
+
+async function readText(filePath: string): Promise<string | null> {
+  try {
+    return await readFile(filePath, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Finds the git directory for `dir` (walking up), following a `.git` file (worktrees, submodules). */
+async function findGitDirectory(dir: string): Promise<{ gitDir: string; commonDir: string } | null> {
+  let current = path.resolve(dir);
+  for (;;) {
+    const candidate = path.join(current, '.git');
+    const stats = await stat(candidate).catch(() => null);
+    if (stats?.isDirectory()) return { gitDir: candidate, commonDir: candidate };
+    if (stats?.isFile()) {
+      const text = await readText(candidate);
+      const match = text === null ? null : /^gitdir:\s*(.+)\s*$/m.exec(text);
+      if (match?.[1]) {
+        const gitDir = path.resolve(current, match[1].trim());
+        const common = await readText(path.join(gitDir, 'commondir'));
+        return { gitDir, commonDir: common === null ? gitDir : path.resolve(gitDir, common.trim()) };
+      }
+    }
+    const parent = path.dirname(current);
+    if (parent === current) return null;
+    current = parent;
+  }
+}
+
+async function resolveRef(commonDir: string, gitDir: string, ref: string): Promise<string | null> {
+  for (const base of [gitDir, commonDir]) {
+    const loose = await readText(path.join(base, ref));
+    if (loose !== null && /^[0-9a-f]{40,64}$/.test(loose.trim())) return loose.trim();
+  }
+  const packed = await readText(path.join(commonDir, 'packed-refs'));
+  if (packed !== null) {
+    for (const line of packed.split('\n')) {
+      const [hash, name] = line.trim().split(' ');
+      if (name === ref && hash !== undefined && /^[0-9a-f]{40,64}$/.test(hash)) return hash;
+    }
+  }
+  return null;
+}
+
+/**
+ * Branch and HEAD of the repository containing `dir`, or null when it is not in a git
+ * repository. A detached HEAD has branch null; a new repository without commits has head null.
+ */
+export async function readGitState(dir: string): Promise<GitState | null> {
+  const found = await findGitDirectory(dir);
+  if (found === null) return null;
+  const headText = await readText(path.join(found.gitDir, 'HEAD'));
+  if (headText === null) return null;
+  const head = headText.trim();
+  const symbolic = /^ref:\s*(.+)$/.exec(head);
+  if (symbolic?.[1]) {
+    const ref = symbolic[1].trim();
+    const branch = ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : ref;
+    return { branch, head: await resolveRef(found.commonDir, found.gitDir, ref) };
+  }
+  return { branch: null, head: /^[0-9a-f]{40,64}$/.test(head) ? head : null };
+}
+
+export interface GitComparison {
+  changed: boolean;
+  branchChanged: boolean;
+  headChanged: boolean;
+  recorded: GitState | null;
+  current: GitState | null;
+  /** One line for the plan, e.g. "git branch changed: main → feature (HEAD 1a2b3c4 → 5d6e7f8)". */
+  message: string;
+}
+
+function shortHead(head: string | null): string {
+  return head === null ? 'none' : head.slice(0, 7);
+}
+
+/** Compares the git state recorded at start with the current one. */
+export function compareGitState(recorded: GitState | null, current: GitState | null): GitComparison {
+  // With a repository on one side only, there is no branch or HEAD to compare: all of it changed.
+  const whole = (changed: boolean, message: string): GitComparison => ({
+    changed,
+    branchChanged: changed,
+    headChanged: changed,
+    recorded,
+    current,
+    message,
+  });
+  if (recorded === null && current === null) return whole(false, 'not a git repository');
+  if (recorded === null)
+    return whole(true, 'the workspace is a git repository now but was not when the session started');
+  if (current === null) {
+    return whole(true, `the workspace is no longer a git repository (was on ${recorded.branch ?? 'a detached HEAD'})`);
+  }
+  const branchChanged = recorded.branch !== current.branch;
+  const headChanged = recorded.head !== current.head;
+  const parts: string[] = [];
+  if (branchChanged) parts.push(`branch ${recorded.branch ?? '(detached)'} → ${current.branch ?? '(detached)'}`);
+  if (headChanged) parts.push(`HEAD ${shortHead(recorded.head)} → ${shortHead(current.head)}`);
+  const message =
+    parts.length === 0
+      ? `git unchanged (${current.branch ?? 'detached'} at ${shortHead(current.head)})`
+      : `git changed since the session started: ${parts.join(', ')}`;
+  return { changed: branchChanged || headChanged, branchChanged, headChanged, recorded, current, message };
+}
+
+export interface WorkspaceComparison {
+  same: boolean;
+  recorded: string | null;
+  current: string;
+  message: string;
+}
+
+/** Says whether the session is resumed from the directory it was recorded in. */
+export function compareWorkspaceDirectory(recorded: string | null, current: string): WorkspaceComparison {
+  const resolvedCurrent = path.resolve(current);
+  if (recorded === null) {
+    return { same: true, recorded, current: resolvedCurrent, message: 'the session recorded no workspace directory' };
+  }
+  const same = path.resolve(recorded) === resolvedCurrent;
+  return {
+    same,
+    recorded,
+    current: resolvedCurrent,
+    message: same
+      ? `workspace ${resolvedCurrent}`
+      : `the session ran in ${recorded}; resuming from ${resolvedCurrent} (files are compared in ${resolvedCurrent})`,
+  };
+}

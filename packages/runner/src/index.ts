@@ -1,0 +1,136 @@
+// `@resume/runner`: what Conclave builds on the engine of `@resume/core`. The runner and its
+// modes, workflow specs and prompt files, workspace tools, file snapshots and conflicts,
+// resume planning and lineage, config, retention and pricing. The CLI and the TUI call it;
+// it reaches the engine only through `@resume/core`'s exports. Explicit named exports only.
+
+// ---- config files (also at `@resume/runner/config`, without the YAML parser)
+export {
+  type AgentConfig,
+  type ConclaveConfig,
+  type ConfigFile,
+  configFileSchema,
+  type ProviderName,
+  providerNameSchema,
+} from './config/config-schema.js';
+export {
+  HOME_CONFIG_FILE,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  loadConfig,
+  loadConfigOnDemand,
+  parseConfigText,
+  readConfigFile,
+  WORKSPACE_CONFIG_FILE,
+} from './config/load-config.js';
+// ---- files: snapshots, conflicts, git and workspace state (files/)
+export {
+  diffFileChange,
+  type FileConflictChoice,
+  type FileResolution,
+  type ResolveFileConflictsInput,
+  resolveFileConflicts,
+  unifiedDiff,
+} from './files/file-conflicts.js';
+export { type FileChange, type FileChangeStatus, type FileSnapshot, hashContent } from './files/file-snapshots.js';
+export type { GitComparison, WorkspaceComparison } from './files/git-state.js';
+export { WorkspaceAccessError, type WorkspaceAccessReason } from './files/workspace-access-error.js';
+// ---- modes: the agents they run and the errors they raise (modes/)
+export {
+  type AgentSpec,
+  agentsForModels,
+  defaultDiscussionAgents,
+  defaultJudge,
+  defaultLead,
+} from './modes/agent-spec.js';
+export { parseVerdict, type Verdict } from './modes/discussion.js';
+export type { ModelResolver } from './modes/mode-context.js';
+export { ShellCommandFailedError, type ShellResult } from './modes/shell-command.js';
+// ---- resume planning, compatibility and lineage (resume/)
+export type {
+  CompatibilityFinding,
+  CompatibilityFindingKind,
+  CompatibilityLevel,
+  CompatibilityReport,
+  CompatibilitySuggestion,
+  SuggestionKind,
+} from './resume/compatibility.js';
+export { type FormatResumePlanOptions, formatResumePlan } from './resume/format-resume-plan.js';
+export {
+  type LineageEntry,
+  type LineageUsage,
+  lineageOf,
+  lineageUsage,
+  type SessionUsage,
+} from './resume/lineage.js';
+export {
+  type BuildResumePlanOptions,
+  buildResumePlan,
+  type PlannedStep,
+  type ResumePlan,
+  type ResumePlanChanges,
+  type RetryingPlannedStep,
+  type UncertainPlannedStep,
+} from './resume/resume-plan.js';
+// ---- retention (retention/)
+export {
+  formatBytes,
+  parseDurationDays,
+  type RetentionPolicy,
+  type RetentionReason,
+  type RetentionSelection,
+  selectForRetention,
+} from './retention/select-for-retention.js';
+// ---- the runner, as the CLI and the TUI call it (runner/)
+export { describeNext } from './runner/describe-next.js';
+export { type RunConfig, type RunMode, readRunConfig, runConfigSchema } from './runner/run-config.js';
+export type { RunEvent, RunEventListener } from './runner/run-event.js';
+export {
+  type AgentInput,
+  type BranchInput,
+  type ContinueOptions,
+  createRunner,
+  type ModelDecision,
+  type ModelUnavailableFinding,
+  type ResumeOptions,
+  type RunDecisions,
+  type Runner,
+  type RunnerOptions,
+  type RunResult,
+  resumeCommandFor,
+  type StartInput,
+  type StartOptions,
+  type ToolFactoryInput,
+  type WorkflowInput,
+} from './runner/runner.js';
+// ---- workspace tools of the orchestrated mode (tools/)
+export { WorkspaceToolError, type WorkspaceToolErrorReason } from './tools/workspace-tool-error.js';
+export {
+  createWorkspaceTools,
+  type WorkspaceToolName,
+  type WorkspaceTools,
+  type WorkspaceToolsOptions,
+} from './tools/workspace-tools.js';
+// ---- usage and cost (usage/)
+export {
+  type CostOptions,
+  costOf,
+  type ModelPrice,
+  type PriceTable,
+  priceOf,
+  priceTable,
+} from './usage/cost.js';
+// ---- workflow specs and prompt files (workflow/)
+export {
+  type PromptFile,
+  type PromptFrontMatter,
+  parsePromptFile,
+} from './workflow/prompt-file.js';
+export { renderTemplate, type TemplateScope } from './workflow/template.js';
+export {
+  checkWorkflow,
+  parseWorkflowSpec,
+  resolveVariables,
+  type WorkflowSpec,
+  type WorkflowStep,
+  workflowSpecSchema,
+} from './workflow/workflow-spec.js';

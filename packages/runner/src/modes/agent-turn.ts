@@ -1,0 +1,122 @@
+// One model call as a durable step: the call runs once, its answer is journaled, and a
+// replay returns the recorded answer without calling the model. Shared by every mode.
+
+import type { MessageRecord } from '@resume/core';
+import {
+  type ChatMessage,
+  ConclaveError,
+  type GenerateMetadata,
+  type JsonValue,
+  ProviderError,
+  type ToolDefinition,
+  toolCallSchema,
+} from '@resume/core/spec';
+import { z } from 'zod';
+import { costOf } from '../usage/cost.js';
+import type { AgentSpec } from './agent-spec.js';
+import type { ModeContext } from './mode-context.js';
+
+export const turnOutputSchema = z.object({
+  content: z.string(),
+  toolCalls: z.array(toolCallSchema),
+  model: z.string(),
+  provider: z.string(),
+  finishReason: z.string(),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+});
+export type TurnOutput = z.infer<typeof turnOutputSchema>;
+
+const turnCodec = {
+  encode: (value: TurnOutput): JsonValue => value as unknown as JsonValue,
+  // The journal is a boundary: a recorded answer is validated before a mode trusts it.
+  decode: (value: JsonValue): TurnOutput => turnOutputSchema.parse(value),
+};
+
+export interface AgentTurnInput {
+  key: string;
+  agent: AgentSpec;
+  messages: ChatMessage[];
+  system?: string;
+  tools?: ToolDefinition[];
+  round?: number | null;
+  metadata?: GenerateMetadata;
+}
+
+const retryableProviderError = (error: unknown): boolean => ProviderError.isInstance(error) && error.isRetryable;
+
+/** Runs (or replays) one model call; usage is journaled with the call it belongs to. */
+export async function runAgentTurn(context: ModeContext, input: AgentTurnInput): Promise<TurnOutput> {
+  const { session } = context;
+  context.emit({ type: 'turn-started', agent: input.agent.name, round: input.round ?? null, stepKey: input.key });
+  return session.step(
+    input.key,
+    async (step) => {
+      const model = context.models(input.agent);
+      const result = await model.generate({
+        messages: input.messages,
+        ...(input.system !== undefined ? { system: input.system } : {}),
+        ...(input.tools && input.tools.length > 0 ? { tools: input.tools } : {}),
+        signal: step.signal,
+        onDelta: (text) => context.emit({ type: 'delta', agent: input.agent.name, text }),
+        metadata: { agent: input.agent.name, ...input.metadata, idempotencyKey: step.idempotencyKey },
+      });
+      session.record({
+        type: 'usage-recorded',
+        provider: model.provider,
+        model: result.model,
+        agent: input.agent.name,
+        round: input.round ?? null,
+        stepKey: input.key,
+        inputTokens: result.usage.inputTokens,
+        outputTokens: result.usage.outputTokens,
+        costUsd: costOf(result.model, result.usage, { provider: model.provider }),
+      });
+      return {
+        content: result.message.content,
+        toolCalls: result.toolCalls,
+        model: result.model,
+        provider: model.provider,
+        finishReason: result.finishReason,
+        inputTokens: result.usage.inputTokens,
+        outputTokens: result.usage.outputTokens,
+      };
+    },
+    {
+      safety: 'idempotent',
+      retry: { attempts: 3, retryOn: retryableProviderError },
+      codec: turnCodec,
+      ...(context.sleep ? { sleep: context.sleep } : {}),
+    },
+  );
+}
+
+/** A journaled message as a model sees it. */
+export function toChatMessage(message: MessageRecord): ChatMessage {
+  return {
+    role: message.role,
+    content: message.content,
+    speaker: message.speaker,
+    ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
+    ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
+  };
+}
+
+/**
+ * The shared transcript as model input: system messages of the journal (continuation
+ * context, resume messages) go into the system prompt, the rest are turns.
+ */
+export function transcriptInput(
+  messages: MessageRecord[],
+  systemPrompt: string,
+): { system: string; messages: ChatMessage[] } {
+  const context = messages.filter((message) => message.role === 'system').map((message) => message.content);
+  return {
+    system: [systemPrompt, ...context].join('\n\n'),
+    messages: messages.filter((message) => message.role !== 'system').map(toChatMessage),
+  };
+}
+
+export function isConclaveError(error: unknown): error is ConclaveError {
+  return ConclaveError.isInstance(error);
+}

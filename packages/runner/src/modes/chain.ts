@@ -1,0 +1,231 @@
+// Chain mode: a workflow spec's steps in order. Agent steps keep a per-agent
+// conversation; shell steps are one durable unsafe step whose attempts follow the
+// spec's retry policy, with the `on_failure` agent step run between attempts.
+
+import type { StepContext } from '@resume/core';
+import { type ChatMessage, ConfigError, type JsonValue } from '@resume/core/spec';
+import { z } from 'zod';
+import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
+import { renderTemplate, type TemplateScope } from '../workflow/template.js';
+import {
+  isShellStep,
+  type WorkflowAgentStep,
+  type WorkflowShellStep,
+  type WorkflowSpec,
+} from '../workflow/workflow-spec.js';
+import { runAgentTurn, toChatMessage } from './agent-turn.js';
+import {
+  checkpoint,
+  ensureStepMessage,
+  type ModeContext,
+  type ModeResult,
+  reportProgress,
+  setData,
+} from './mode-context.js';
+import { runShellCommand, ShellCommandFailedError } from './shell-command.js';
+import { writeOutputFiles } from './workspace-output.js';
+
+export interface ChainOptions {
+  spec: WorkflowSpec;
+  /** The spec's file, for error messages. */
+  file: string | null;
+  variables: Record<string, string>;
+}
+
+const shellOutputSchema = z.object({
+  /** Null when the step was skipped (an uncertain run the user chose not to repeat). */
+  exitCode: z.number().int().nullable(),
+  stdoutTail: z.string(),
+  stderrTail: z.string(),
+  /** 0 when skipped. */
+  attempt: z.number().int().nonnegative(),
+  skipped: z.boolean().optional(),
+});
+/** What a skipped shell step returns: its command may or may not have run, so nothing is known of it. */
+const SKIPPED_SHELL_OUTPUT: ShellOutput = { exitCode: null, stdoutTail: '', stderrTail: '', attempt: 0, skipped: true };
+type ShellOutput = z.infer<typeof shellOutputSchema>;
+
+async function runAgentStep(
+  context: ModeContext,
+  options: ChainOptions,
+  key: string,
+  agentName: string,
+  input: string,
+  round: number,
+): Promise<string> {
+  const { session } = context;
+  const declared = options.spec.agents[agentName];
+  if (!declared) {
+    // checkWorkflow catches this before a run starts; kept for specs built in code.
+    throw new ConfigError({
+      file: options.file,
+      key: 'agents',
+      problem: `unknown agent "${agentName}"`,
+      fix: 'Declare it under agents:.',
+    });
+  }
+  const agent = {
+    name: agentName,
+    systemPrompt: renderTemplate(
+      declared.prompt,
+      { variables: options.variables },
+      { file: options.file, key: `agents.${agentName}.prompt` },
+    ),
+    ...(declared.model ? { model: declared.model } : {}),
+    ...(declared.provider ? { provider: declared.provider } : {}),
+  };
+  const agentTag = `agent:${agentName}`;
+  // Each agent continues its own conversation (the Strands model): its earlier inputs and answers.
+  // This step's own input is left out: a crash after it was journaled must not show it twice.
+  const ownTags = [`step:${key}/input`, `step:${key}`];
+  const history: ChatMessage[] = session.state.messages
+    .filter((message) => message.tags?.includes(agentTag) && !ownTags.some((tag) => message.tags?.includes(tag)))
+    .map(toChatMessage);
+  // Where the context is not exact (the workflow changed on resume) the resume message says so.
+  const notes = session.state.messages
+    .filter((message) => message.role === 'system' && message.tags?.includes(RESUME_MESSAGE_TAG))
+    .map((message) => message.content);
+  ensureStepMessage(context, `${key}/input`, {
+    role: 'user',
+    content: input,
+    speaker: 'workflow',
+    round,
+    tags: [agentTag],
+  });
+  const output = await runAgentTurn(context, {
+    key,
+    agent,
+    system: [agent.systemPrompt, ...notes].join('\n\n'),
+    messages: [...history, { role: 'user', content: input, speaker: 'workflow' }],
+    round,
+    metadata: { role: 'agent', round },
+  });
+  ensureStepMessage(context, key, {
+    role: 'assistant',
+    content: output.content,
+    speaker: agentName,
+    round,
+    tags: [agentTag],
+  });
+  return output.content;
+}
+
+async function runShellStep(
+  context: ModeContext,
+  options: ChainOptions,
+  index: number,
+  step: WorkflowShellStep,
+  scope: TemplateScope,
+): Promise<ShellOutput> {
+  const key = `step-${index + 1}/shell`;
+  const command = renderTemplate(step.shell, scope, { file: options.file, key: `steps[${index}].shell` });
+  const attempts = step.retry?.attempts ?? 1;
+  const backoffMs = step.retry?.backoff ?? 0;
+  const fixerKey = (number: number) => `step-${index + 1}/on-failure-${number}`;
+  const fixersCalled = new Set<number>();
+  const runFixer = async (number: number, error: string) => {
+    if (!step.on_failure) return;
+    fixersCalled.add(number);
+    const fixInput = renderTemplate(
+      step.on_failure.input,
+      { ...scope, error },
+      { file: options.file, key: `steps[${index}].on_failure.input` },
+    );
+    await runAgentStep(context, options, fixerKey(number), step.on_failure.agent, fixInput, index + 1);
+  };
+  const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
+    const lastFailure = stepContext.previousFailures.at(-1);
+    if (step.on_failure && lastFailure && stepContext.attempt > 1) {
+      // A resume can start at a later attempt: the fixer steps recorded before it are replayed
+      // first (their outputs come from the journal), so the journal's step order is kept.
+      for (let number = 1; number < stepContext.attempt - 1; number += 1) {
+        const recorded = context.session.state.steps.some((recordedStep) => recordedStep.key === fixerKey(number));
+        if (recorded && !fixersCalled.has(number)) {
+          await runFixer(number, stepContext.previousFailures[number - 1]?.message ?? lastFailure.message);
+        }
+      }
+      // Its own durable step: a resume inside this attempt does not ask the fixer twice.
+      if (!fixersCalled.has(stepContext.attempt - 1)) await runFixer(stepContext.attempt - 1, lastFailure.message);
+    }
+    // Marks "attempt 3/5 of step 2 is next": the failures before it are durable and addressable.
+    if (stepContext.attempt > 1)
+      await checkpoint(context, `step ${index + 1} shell, attempt ${stepContext.attempt}/${attempts}`);
+    context.emit({ type: 'progress', label: 'attempt', done: stepContext.attempt, total: attempts });
+    const result = await runShellCommand({
+      command,
+      cwd: context.workspaceDir,
+      env: {
+        ...context.env,
+        CONCLAVE_SESSION_ID: context.session.id,
+        CONCLAVE_STEP: step.name ?? String(index),
+        CONCLAVE_ATTEMPT: String(stepContext.attempt),
+      },
+      signal: stepContext.signal,
+    });
+    if (result.exitCode !== 0) throw new ShellCommandFailedError(command, result);
+    return { ...result, attempt: stepContext.attempt };
+  };
+  return context.session.step(key, attemptFn, {
+    safety: 'unsafe',
+    retry: {
+      attempts,
+      backoff: { initialMs: backoffMs, factor: 1, maxMs: backoffMs },
+      retryOn: (error) => ShellCommandFailedError.isInstance(error),
+    },
+    codec: { encode: (value: ShellOutput) => value as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
+    skipValue: SKIPPED_SHELL_OUTPUT,
+    ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
+    ...(context.sleep ? { sleep: context.sleep } : {}),
+  });
+}
+
+export async function runChain(context: ModeContext, options: ChainOptions): Promise<ModeResult> {
+  const { spec } = options;
+  const scope: TemplateScope & { steps: Array<{ response: string | null }> } = {
+    variables: options.variables,
+    steps: [],
+    lastResponse: null,
+  };
+  const total = spec.steps.length;
+  for (const [index, step] of spec.steps.entries()) {
+    reportProgress(context, 'steps', index, total);
+    if (isShellStep(step)) {
+      const result = await runShellStep(context, options, index, step, scope);
+      scope.steps.push({ response: result.stdoutTail });
+      await checkpoint(
+        context,
+        result.skipped
+          ? `step ${index + 1} shell, skipped`
+          : `step ${index + 1} shell, passed at attempt ${result.attempt}`,
+      );
+    } else {
+      const agentStep: WorkflowAgentStep = step;
+      const input = renderTemplate(agentStep.input, scope, { file: options.file, key: `steps[${index}].input` });
+      const response = await runAgentStep(
+        context,
+        options,
+        `step-${index + 1}/${agentStep.agent}`,
+        agentStep.agent,
+        input,
+        index + 1,
+      );
+      scope.steps.push({ response });
+      scope.lastResponse = response;
+      await checkpoint(context, `step ${index + 1} ${agentStep.agent}`);
+    }
+    setData(context, 'chain', { step: index + 1, totalSteps: total });
+    context.emit({ type: 'usage', totals: context.session.state.usage });
+  }
+  reportProgress(context, 'steps', total, total);
+  const artifacts = spec.outputs.artifacts.map((artifact, index) => ({
+    path: artifact.path,
+    content: renderTemplate(artifact.from, scope, { file: options.file, key: `outputs.artifacts[${index}].from` }),
+  }));
+  if (artifacts.length > 0) {
+    await writeOutputFiles(context, 'write-artifacts', artifacts);
+    await checkpoint(context, 'artifacts written');
+  }
+  const conclusion = scope.lastResponse ?? null;
+  if (conclusion !== null) setData(context, 'conclusion', conclusion);
+  return { conclusion };
+}

@@ -1,0 +1,105 @@
+// What every mode gets from the runner: the live session, how to reach models, where to
+// report progress, and the caller's decisions. Modes never touch the store directly.
+import type { Session, UncertainDecision } from '@resume/core';
+import type {
+  ChatModel,
+  JsonValue,
+  Message,
+  MessageInput,
+  SessionStore,
+  StepSafety,
+  ToolDefinition,
+  UncertainStepInfo,
+} from '@resume/core/spec';
+import type { RunEvent } from '../runner/run-event.js';
+import type { AgentSpec } from './agent-spec.js';
+
+export type ModelResolver = (agent: { name: string; provider?: string; model?: string }) => ChatModel;
+
+/** A tool a model may call; orchestrated and prompt runs execute each call as a durable step. */
+export interface ModeTool {
+  definition: ToolDefinition;
+  /** Reads are `idempotent`; writes and commands are `unsafe` (never re-run without a decision). */
+  safety: StepSafety;
+  execute(args: JsonValue, context: { signal: AbortSignal; idempotencyKey: string }): Promise<ToolOutcome>;
+}
+
+export interface ToolOutcome {
+  content: string;
+  isError: boolean;
+}
+
+export interface ModeContext {
+  session: Session;
+  /** For blobs (file snapshots). */
+  store: Pick<SessionStore, 'putBlob'>;
+  models: ModelResolver;
+  workspaceDir: string;
+  env: Record<string, string | undefined>;
+  emit: (event: RunEvent) => void;
+  /** Decides uncertain unsafe steps; without it the step throws UncertainStepError. */
+  onUncertain?: (step: UncertainStepInfo) => UncertainDecision | Promise<UncertainDecision>;
+  /** Waits between retry attempts (injected by tests). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export interface ModeResult {
+  conclusion: string | null;
+}
+
+/**
+ * Commits a checkpoint and tells live views. Labels name a position in the run, so a
+ * replay that passes an already-marked position only commits what is pending (a message
+ * lost to a crash) instead of marking the same place twice.
+ */
+export async function checkpoint(context: ModeContext, label: string): Promise<number> {
+  const existing = context.session.state.checkpoints.find((marked) => marked.label === label);
+  if (existing) {
+    await context.session.flush();
+    return existing.seq;
+  }
+  const seq = await context.session.checkpoint(label);
+  context.emit({ type: 'checkpoint', seq, label });
+  return seq;
+}
+
+/**
+ * Adds a message unless this step's message is already in the journal. Replayed steps
+ * return their recorded output, and a crash may fall between a step's completion and
+ * its message's commit: tagging by step key makes both cases land exactly once.
+ */
+export function ensureStepMessage(
+  context: ModeContext,
+  stepKey: string,
+  message: MessageInput,
+): { message: Message; replayed: boolean } {
+  const tag = `step:${stepKey}`;
+  const existing = context.session.state.messages.find((candidate) => candidate.tags?.includes(tag));
+  const replayed = existing !== undefined;
+  const stored = existing ?? context.session.addMessage({ ...message, tags: [...(message.tags ?? []), tag] });
+  context.emit({ type: 'turn-completed', message: stored, replayed });
+  return { message: stored, replayed };
+}
+
+/** Records mode state (`data-set`) only when it changed, so replays add nothing. */
+export function setData(context: ModeContext, key: string, value: JsonValue): void {
+  const current = context.session.state.data[key];
+  if (current !== undefined && JSON.stringify(current) === JSON.stringify(value)) return;
+  context.session.record({ type: 'data-set', key, value });
+}
+
+export type { AgentSpec };
+
+/**
+ * Tells live views how far the run is and keeps `data.progress` (what session lists show:
+ * "3/4 rounds"). Only forward: a replay passing earlier positions does not rewrite it.
+ */
+export function reportProgress(context: ModeContext, label: string, done: number, total: number | null): void {
+  context.emit({ type: 'progress', label, done, total });
+  const current = context.session.state.data.progress;
+  const currentDone =
+    typeof current === 'object' && current !== null && !Array.isArray(current) && typeof current.done === 'number'
+      ? current.done
+      : -1;
+  if (done > currentDone) setData(context, 'progress', { label, done, total });
+}

@@ -1,0 +1,102 @@
+// The resume plan as readable text: what `--dry-run` prints and what the TUI's resume
+// prompt shows under its question. Plain text (no colour codes) so it reads the same in
+// a terminal, a log and a test.
+import type { UsageTotals } from '@resume/core';
+import { describeAttempt, type PlannedStep, type ResumePlan } from './resume-plan.js';
+
+export interface FormatResumePlanOptions {
+  /** List at most this many completed steps by name (default 10); the rest are counted. */
+  maxListedSteps?: number;
+}
+
+function formatCost(usage: UsageTotals): string {
+  const tokens = `${usage.inputTokens} in / ${usage.outputTokens} out tokens, ${usage.calls} call${usage.calls === 1 ? '' : 's'}`;
+  const cost = usage.costUsd === null ? 'cost unknown' : `$${usage.costUsd.toFixed(4)}`;
+  return `${cost} (${tokens})`;
+}
+
+function listSteps(steps: readonly PlannedStep[], max: number): string[] {
+  const lines = steps.slice(0, max).map((step) => `    - ${step.label}`);
+  if (steps.length > max) lines.push(`    … and ${steps.length - max} more`);
+  return lines;
+}
+
+export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOptions = {}): string {
+  const max = options.maxListedSteps ?? 10;
+  const lines: string[] = [];
+  lines.push(`Session ${plan.sessionId} "${plan.title}" (${plan.mode}, ${plan.status})`);
+  if (plan.checkpoint !== null) {
+    const label = plan.checkpoint.label === null ? '' : ` "${plan.checkpoint.label}"`;
+    lines.push(`From checkpoint ${plan.checkpoint.seq}${label}`);
+  }
+  if (plan.recoveries > 0) lines.push(`Resumed ${plan.recoveries} time${plan.recoveries === 1 ? '' : 's'} before`);
+
+  lines.push('');
+  lines.push(
+    `Done, will be skipped: ${plan.done.length} step${plan.done.length === 1 ? '' : 's'}, ${plan.messageCount} messages`,
+  );
+  lines.push(...listSteps(plan.done, max));
+  if (plan.skipped.length > 0) {
+    lines.push(`Skipped earlier by choice: ${plan.skipped.length}`);
+    lines.push(...listSteps(plan.skipped, max));
+  }
+  if (plan.rerun.length > 0) {
+    lines.push(`After the checkpoint, will run again: ${plan.rerun.length}`);
+    lines.push(...listSteps(plan.rerun, max));
+  }
+  if (plan.uncertain.length > 0) {
+    lines.push('Uncertain (started, never finished):');
+    for (const step of plan.uncertain) {
+      const what =
+        step.action === 'rerun'
+          ? 'idempotent, will run again'
+          : 'has side effects: choose rerun, skip or abort (--on-uncertain)';
+      lines.push(`    - ${step.label}, attempt ${step.attempt}: ${what}`);
+    }
+  }
+  if (plan.retrying.length > 0) {
+    lines.push('Retrying:');
+    for (const step of plan.retrying) {
+      const state = step.willRetry
+        ? describeAttempt(step)
+        : `${describeAttempt(step)} (it had given up; a resume tries again)`;
+      lines.push(`    - ${step.label}: ${state}`);
+      step.failures.forEach((failure, index) => {
+        lines.push(`        ${index + 1}. ${failure.name}: ${failure.message}`);
+      });
+    }
+  }
+  if (plan.next !== null) lines.push(`Next: ${plan.next}`);
+
+  const changeLines: string[] = [];
+  const compatibility = plan.changes.compatibility;
+  if (compatibility !== null) {
+    for (const finding of compatibility.findings) changeLines.push(`    ${finding.level}: ${finding.message}`);
+  }
+  for (const file of plan.changes.files ?? []) {
+    if (file.status !== 'unchanged') changeLines.push(`    file ${file.status}: ${file.path}`);
+  }
+  if (plan.changes.git?.changed) changeLines.push(`    ${plan.changes.git.message}`);
+  if (plan.changes.workspace && !plan.changes.workspace.same) changeLines.push(`    ${plan.changes.workspace.message}`);
+  lines.push('');
+  if (changeLines.length === 0) {
+    lines.push('Changed since: nothing');
+  } else {
+    lines.push('Changed since:');
+    lines.push(...changeLines);
+  }
+  if (compatibility !== null && compatibility.level === 'block') {
+    lines.push('Blocked. Ways out:');
+    for (const suggestion of compatibility.suggestions) lines.push(`    - ${suggestion.message}`);
+  } else if (compatibility !== null && compatibility.suggestions.length > 0) {
+    lines.push('Options:');
+    for (const suggestion of compatibility.suggestions) lines.push(`    - ${suggestion.message}`);
+  }
+
+  lines.push('');
+  lines.push(`Cost so far: ${formatCost(plan.cost)}`);
+  if (plan.lineageCost !== null) lines.push(`Cost over the lineage: ${formatCost(plan.lineageCost)}`);
+  lines.push('');
+  lines.push(plan.question);
+  return lines.join('\n');
+}

@@ -1,0 +1,100 @@
+// Which sessions a retention policy removes or archives, decided from summaries alone
+// (no journal is opened). Running sessions are never selected; interrupted ones only
+// when the caller asks, because they are exactly what a user comes back to resume.
+import type { SessionStatus, SessionSummary } from '@resume/core/spec';
+
+export interface RetentionPolicy {
+  /** Remove sessions not updated for more than this many days. */
+  maxAgeDays?: number | null;
+  /** Keep only the newest N sessions. */
+  maxSessions?: number | null;
+  /** Remove older sessions once the newer ones add up to this many bytes. */
+  maxBytes?: number | null;
+  /** The newest N sessions are never removed (default 0). */
+  minKeep?: number | null;
+  /** Compress finished sessions not updated for more than this many days. */
+  archiveAfterDays?: number | null;
+  /** Which statuses may be removed (default completed and failed). `running` is always refused. */
+  statuses?: readonly SessionStatus[];
+}
+
+export interface RetentionReason {
+  session: SessionSummary;
+  /** Why, in words a user reads in a dry run: `older than 30 days`, `beyond the newest 500`... */
+  reason: string;
+}
+
+export interface RetentionSelection {
+  remove: RetentionReason[];
+  archive: RetentionReason[];
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const defaultStatuses: readonly SessionStatus[] = ['completed', 'failed'];
+
+/**
+ * Applies `policy` to `sessions` (any order) as of `now`. Every limit counts all sessions
+ * newest first, so a policy of "500 sessions" keeps the 500 newest whatever their status.
+ */
+export function selectForRetention(
+  sessions: readonly SessionSummary[],
+  policy: RetentionPolicy,
+  now: Date,
+): RetentionSelection {
+  const newestFirst = [...sessions].sort(
+    (left, right) => right.updatedAt.localeCompare(left.updatedAt) || right.id.localeCompare(left.id),
+  );
+  const removable = new Set<SessionStatus>(
+    (policy.statuses ?? defaultStatuses).filter((status) => status !== 'running'),
+  );
+  const minKeep = policy.minKeep ?? 0;
+  const remove: RetentionReason[] = [];
+  const archive: RetentionReason[] = [];
+  let bytesSoFar = 0;
+
+  newestFirst.forEach((session, index) => {
+    bytesSoFar += session.bytes ?? 0;
+    const ageDays = (now.getTime() - Date.parse(session.updatedAt)) / DAY_MS;
+    let reason: string | null = null;
+    if (policy.maxAgeDays != null && ageDays > policy.maxAgeDays) {
+      reason = `not updated for ${Math.floor(ageDays)} days (limit ${policy.maxAgeDays})`;
+    } else if (policy.maxSessions != null && index >= policy.maxSessions) {
+      reason = `beyond the newest ${policy.maxSessions} sessions`;
+    } else if (policy.maxBytes != null && bytesSoFar > policy.maxBytes) {
+      reason = `beyond ${formatBytes(policy.maxBytes)} of newer sessions`;
+    }
+    const protectedByMinKeep = index < minKeep;
+    if (reason && !protectedByMinKeep && removable.has(session.status)) {
+      remove.push({ session, reason });
+      return;
+    }
+    const finished = session.status === 'completed' || session.status === 'failed';
+    if (policy.archiveAfterDays != null && finished && !session.archived && ageDays > policy.archiveAfterDays) {
+      archive.push({ session, reason: `finished and not updated for ${Math.floor(ageDays)} days` });
+    }
+  });
+  return { remove, archive };
+}
+
+/** `30d`, `12h`, `2w`, `90m` or a bare number of days, as days. Null when not a duration. */
+export function parseDurationDays(text: string): number | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d|w)?\s*$/i.exec(text);
+  if (!match) return null;
+  const amount = Number(match[1]);
+  const unit = (match[2] ?? 'd').toLowerCase();
+  const perDay: Record<string, number> = { m: 24 * 60, min: 24 * 60, h: 24, d: 1, w: 1 / 7 };
+  const divisor = perDay[unit];
+  return divisor === undefined ? null : amount / divisor;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}

@@ -1,0 +1,144 @@
+// The runner's public types: what the CLI and the TUI pass in and get back.
+import type { Engine, Session, UncertainDecision, UsageTotals } from '@resume/core';
+import type { ConclaveError, JsonValue, UncertainStepInfo } from '@resume/core/spec';
+import type { FileConflictChoice } from '../files/file-conflicts.js';
+import type { FileChange } from '../files/file-snapshots.js';
+import type { AgentSpec } from '../modes/agent-spec.js';
+import type { ModelResolver, ModeTool } from '../modes/mode-context.js';
+import type { CompatibilityFinding } from '../resume/compatibility.js';
+import type { ResumePlan } from '../resume/resume-plan.js';
+import type { RunEvent } from './run-event.js';
+
+export interface RunDecisions {
+  /** An unsafe step started and never finished: run it again, skip it, or stop. */
+  uncertainStep?: (step: UncertainStepInfo) => UncertainDecision | Promise<UncertainDecision>;
+  /** Files changed since the session touched them: per path keep or restore; null cancels the resume. */
+  fileConflicts?: (
+    changes: FileChange[],
+  ) => Record<string, FileConflictChoice> | null | Promise<Record<string, FileConflictChoice> | null>;
+  /** Shown the resume plan; false cancels. */
+  confirmResume?: (plan: ResumePlan) => boolean | Promise<boolean>;
+  /** A model the session used is not offered by the provider now (see `availableModels`). */
+  modelUnavailable?: (finding: ModelUnavailableFinding) => ModelDecision | Promise<ModelDecision>;
+}
+
+export type ModelUnavailableFinding = Extract<CompatibilityFinding, { kind: 'model-unavailable' }>;
+
+export type ModelDecision =
+  | { choice: 'use-same-model' }
+  | { choice: 'use-other-model'; model: string }
+  | { choice: 'cancel' };
+
+export interface ToolFactoryInput {
+  workspaceDir: string;
+  session: Session;
+  /** The tool names the run asked for (empty: every workspace tool). */
+  names: string[];
+}
+
+export interface RunnerOptions {
+  engine: Engine;
+  models: ModelResolver;
+  workspaceDir: string;
+  /** The environment shell steps inherit (default: none beyond the CONCLAVE_* variables). */
+  env?: Record<string, string | undefined>;
+  onEvent?: (event: RunEvent) => void;
+  decisions?: RunDecisions;
+  /** Workspace tools for orchestrated and prompt runs (default: the workspace tools of tools/). */
+  createTools?: (input: ToolFactoryInput) => ModeTool[];
+  /** First words `run_command` accepts (from config); without any, `run_command` is not offered. */
+  allowCommands?: string[];
+  /** Waits between retry attempts (tests inject an instant one). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The model ids the provider offers now, for the availability check before a resume (null: unknown). */
+  availableModels?: () => Promise<readonly string[] | null>;
+  /** Reads spec, prompt and project files (default: from disk). */
+  readTextFile?: (filePath: string) => Promise<string>;
+}
+
+export type AgentInput = Partial<AgentSpec> & { name: string };
+
+export interface StartOptions {
+  maxRounds?: number;
+  forceConsensus?: boolean;
+  /** Iterative: the project file (workspace-relative or absolute). */
+  project?: string;
+  chunkSize?: number;
+  startChunk?: number;
+  maxIterations?: number;
+  tools?: string[];
+}
+
+export interface StartInput {
+  mode: 'discussion' | 'iterative' | 'orchestrated';
+  task: string;
+  title?: string;
+  agents?: AgentInput[];
+  judge?: AgentInput;
+  options?: StartOptions;
+  /** Recorded in the session for later resumes: provider, models, script... (never secrets). */
+  record?: Record<string, JsonValue>;
+}
+
+export interface ResumeOptions {
+  /** Resume from an earlier checkpoint (a seq, `round N` or a label): runs as a branch, the journal is append-only. */
+  fromCheckpoint?: number | string;
+  /** Go on although the compatibility check blocks. */
+  force?: boolean;
+  forceConsensus?: boolean;
+  maxRounds?: number;
+  startChunk?: number;
+  /** Other models for the same agents (by position). */
+  models?: string[];
+}
+
+export interface ContinueOptions {
+  /** Start fresh rounds with only the previous conclusion as context. */
+  resetDiscussion?: boolean;
+  forceConsensus?: boolean;
+  maxRounds?: number;
+  models?: string[];
+  /** Budget for the parent history handed to the child, in estimated tokens (default 8000). */
+  budgetTokens?: number;
+  title?: string;
+}
+
+export interface BranchInput {
+  /** A checkpoint seq, `round N` or a checkpoint label. */
+  at: number | string;
+  followUp?: string;
+  title?: string;
+}
+
+export interface WorkflowInput {
+  variables?: Record<string, string>;
+  title?: string;
+  record?: Record<string, JsonValue>;
+}
+
+export interface RunResult {
+  sessionId: string;
+  status: 'completed' | 'interrupted' | 'failed';
+  conclusion: string | null;
+  /** The exact command that resumes an unfinished run. */
+  resumeCommand: string | null;
+  usage: UsageTotals;
+  /** Why a failed run failed. */
+  error: ConclaveError | Error | null;
+  /**
+   * The resume was declined before anything ran (the resume prompt answered no, a file
+   * conflict or model choice cancelled): the session is unchanged and still resumable.
+   */
+  cancelled?: boolean;
+}
+
+export interface Runner {
+  start(input: StartInput): Promise<RunResult>;
+  resume(sessionId: string, options?: ResumeOptions): Promise<RunResult>;
+  continue(sessionId: string, followUp: string, options?: ContinueOptions): Promise<RunResult>;
+  branch(sessionId: string, input: BranchInput): Promise<RunResult>;
+  runWorkflow(filePath: string, input?: WorkflowInput): Promise<RunResult>;
+  plan(sessionId: string, options?: { fromCheckpoint?: number | string }): Promise<ResumePlan>;
+  /** Aborts the in-flight call and journals `interrupted`; the running method returns status `interrupted`. */
+  interrupt(reason?: string): Promise<void>;
+}

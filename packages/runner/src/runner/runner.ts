@@ -1,0 +1,595 @@
+// The runner: what the CLI and the TUI call to start, resume, continue and branch runs.
+// It turns a request into a session (recording how it runs), drives the mode, and turns
+// the outcome into a RunResult; interrupts abort the in-flight call and leave a
+// resumable journal. Choices it cannot make alone go to `decisions`, or become typed errors.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Session, SessionState } from '@resume/core';
+import {
+  ConfigError,
+  type EventInput,
+  FileNotFoundError,
+  IncompatibleSessionError,
+  InterruptedError,
+  type JsonValue,
+  type MessageInput,
+  StepAbortedError,
+  UncertainStepError,
+  UsageError,
+} from '@resume/core/spec';
+import { compareWorkspaceFiles } from '../files/file-snapshots.js';
+import { compareGitState, compareWorkspaceDirectory, readGitState } from '../files/git-state.js';
+import { defaultJudge, defaultLead } from '../modes/agent-spec.js';
+import { runChain } from '../modes/chain.js';
+import { runDiscussion } from '../modes/discussion.js';
+import { runIterative } from '../modes/iterative.js';
+import type { ModeContext, ModeResult, ModeTool } from '../modes/mode-context.js';
+import { runOrchestrated } from '../modes/orchestrated.js';
+import { adaptWorkspaceTools } from '../modes/workspace-tool-adapter.js';
+import { checkCompatibility } from '../resume/compatibility.js';
+import {
+  buildContinuationMessages,
+  buildResumeMessage,
+  CONTINUATION_TAG,
+  continuationPrompt,
+  FOLLOW_UP_TAG,
+} from '../resume/continuation.js';
+import { buildResumePlan, type ResumePlan } from '../resume/resume-plan.js';
+import { createWorkspaceTools } from '../tools/workspace-tools.js';
+import { parsePromptFile } from '../workflow/prompt-file.js';
+import { renderTemplate } from '../workflow/template.js';
+import { checkWorkflow, hashText, parseWorkflowSpec, resolveVariables } from '../workflow/workflow-spec.js';
+import { describeNext, findCheckpointSeq } from './describe-next.js';
+import { prepareResume } from './resume-checks.js';
+import { RUN_OPTIONS_KEY, type RunConfig, readRunConfig, runConfigAsJson } from './run-config.js';
+import {
+  applyOverrides,
+  checkAgentNames,
+  childConfig,
+  completeAgent,
+  DEFAULT_BUDGET_TOKENS,
+  DEFAULT_CHUNK_SIZE,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_ROUNDS,
+  discussionAgents,
+  positiveInteger,
+  replaceModels,
+} from './run-config-building.js';
+import type { RunEvent } from './run-event.js';
+import type {
+  BranchInput,
+  ContinueOptions,
+  ResumeOptions,
+  Runner,
+  RunnerOptions,
+  RunResult,
+  StartInput,
+  WorkflowInput,
+} from './runner-types.js';
+
+export type {
+  AgentInput,
+  BranchInput,
+  ContinueOptions,
+  ModelDecision,
+  ModelUnavailableFinding,
+  ResumeOptions,
+  RunDecisions,
+  Runner,
+  RunnerOptions,
+  RunResult,
+  StartInput,
+  StartOptions,
+  ToolFactoryInput,
+  WorkflowInput,
+} from './runner-types.js';
+
+export function resumeCommandFor(sessionId: string, mode: RunConfig['mode']): string {
+  return mode === 'chain' || mode === 'prompt'
+    ? `conclave run --resume ${sessionId}`
+    : `conclave --resume ${sessionId}`;
+}
+
+function taskMessage(task: string): EventInput {
+  return {
+    type: 'message-added',
+    message: { role: 'user', content: task, speaker: 'user', round: null, tags: ['task'] },
+  };
+}
+
+export function createRunner(options: RunnerOptions): Runner {
+  const { engine } = options;
+  const emit = (event: RunEvent) => options.onEvent?.(event);
+  const readTextFile = options.readTextFile ?? ((filePath: string) => readFile(filePath, 'utf8'));
+  const resolvePath = (filePath: string) => path.resolve(options.workspaceDir, filePath);
+  let current: Session | null = null;
+  let interruptRequested: string | null = null;
+
+  async function readInput(filePath: string): Promise<string> {
+    try {
+      return await readTextFile(resolvePath(filePath));
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ENOENT') {
+        throw new FileNotFoundError(filePath, `File not found: ${filePath} (looked in ${options.workspaceDir}).`, {
+          hint: 'Check the path; relative paths are read from the workspace directory.',
+        });
+      }
+      throw error;
+    }
+  }
+
+  async function recordedSpecText(state: SessionState, kind: 'workflow' | 'prompt' | 'project'): Promise<string> {
+    const spec = [...state.specs].reverse().find((entry) => entry.kind === kind);
+    if (spec?.content !== undefined) return spec.content;
+    if (spec?.blob) {
+      const content = await engine.store.getBlob(spec.blob);
+      if (content) return Buffer.from(content).toString('utf8');
+    }
+    throw new IncompatibleSessionError(state.header.id, [`its recorded ${kind} text is missing from the store`]);
+  }
+
+  async function modeContext(session: Session): Promise<ModeContext> {
+    return {
+      session,
+      store: engine.store,
+      models: options.models,
+      workspaceDir: options.workspaceDir,
+      env: options.env ?? {},
+      emit,
+      ...(options.decisions?.uncertainStep ? { onUncertain: options.decisions.uncertainStep } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    };
+  }
+
+  function tools(session: Session, names: string[]): ModeTool[] {
+    const available = options.createTools
+      ? options.createTools({ workspaceDir: options.workspaceDir, session, names })
+      : adaptWorkspaceTools(
+          createWorkspaceTools({
+            root: options.workspaceDir,
+            ...(options.allowCommands ? { allowCommands: options.allowCommands } : {}),
+          }),
+          { session, store: engine.store },
+        );
+    if (names.length === 0) return available;
+    const missing = names.filter((name) => !available.some((tool) => tool.definition.name === name));
+    if (missing.length > 0) {
+      throw new ConfigError({
+        file: null,
+        key: 'tools',
+        problem: `unknown tool${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`,
+        fix: `Available tools: ${available.map((tool) => tool.definition.name).join(', ') || '(none)'}.`,
+      });
+    }
+    return available.filter((tool) => names.includes(tool.definition.name));
+  }
+
+  async function runMode(context: ModeContext, config: RunConfig): Promise<ModeResult> {
+    const { session } = context;
+    switch (config.mode) {
+      case 'discussion':
+        return runDiscussion(context, config);
+      case 'iterative':
+        return runIterative(context, {
+          ...config,
+          projectText: await recordedSpecText(session.state, 'project'),
+          outputDir: `conclave-output/${session.id}`,
+        });
+      case 'orchestrated':
+      case 'prompt':
+        return runOrchestrated(context, {
+          lead: config.lead,
+          tools: tools(session, config.tools),
+          maxIterations: config.maxIterations,
+        });
+      case 'chain': {
+        const text = await recordedSpecText(session.state, 'workflow');
+        const spec = parseWorkflowSpec(text, config.workflowPath);
+        // An edited spec may declare new variables: their defaults apply, recorded values win.
+        const variables = { ...spec.variables, ...config.variables };
+        return runChain(context, { spec, file: config.workflowPath, variables });
+      }
+    }
+  }
+
+  /** Drives a session's mode to an outcome; always releases the session. */
+  async function drive(session: Session, config: RunConfig, resumed: boolean): Promise<RunResult> {
+    current = session;
+    interruptRequested = null;
+    const result = (
+      status: RunResult['status'],
+      conclusion: string | null,
+      error: RunResult['error'] = null,
+    ): RunResult => ({
+      sessionId: session.id,
+      status,
+      conclusion,
+      resumeCommand: status === 'completed' ? null : resumeCommandFor(session.id, config.mode),
+      usage: session.state.usage,
+      error,
+    });
+    emit({ type: 'run-started', sessionId: session.id, mode: config.mode, resumed });
+    try {
+      const outcome = await runMode(await modeContext(session), config);
+      await session.complete();
+      emit({ type: 'usage', totals: session.state.usage });
+      return result('completed', outcome.conclusion);
+    } catch (error) {
+      if (interruptRequested !== null || InterruptedError.isInstance(error) || session.signal.aborted) {
+        await session.interrupt(interruptRequested ?? 'interrupted').catch(() => undefined);
+        return result('interrupted', null);
+      }
+      if (UncertainStepError.isInstance(error) || StepAbortedError.isInstance(error)) {
+        // Waiting for a decision is not a failure: the session stays resumable as it is.
+        await session.interrupt('waiting for a decision on an uncertain step').catch(() => undefined);
+        throw error;
+      }
+      await session.fail(error).catch(() => undefined);
+      return result('failed', null, error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      current = null;
+      await session.close();
+    }
+  }
+
+  async function createRunSession(input: {
+    title: string;
+    config: RunConfig;
+    record?: Record<string, JsonValue> | undefined;
+    initialEvents: EventInput[];
+    parentId?: string;
+    specHash?: string | null;
+  }): Promise<Session> {
+    return engine.createSession({
+      // Modes are resumable state machines that decide from the state what to do next (see ReplayPolicy).
+      replay: 'keyed',
+      title: input.title,
+      mode: input.config.mode,
+      workspaceDir: options.workspaceDir,
+      parentId: input.parentId ?? null,
+      specHash: input.specHash ?? null,
+      options: { ...(input.record ?? {}), [RUN_OPTIONS_KEY]: runConfigAsJson(input.config) },
+      git: await readGitState(options.workspaceDir).catch(() => null),
+      initialEvents: input.initialEvents,
+    });
+  }
+
+  async function start(input: StartInput): Promise<RunResult> {
+    const task = input.task.trim();
+    if (task === '')
+      throw new UsageError('The task is empty.', {
+        hint: 'Say what the session should work on: conclave "Evaluate my idea"',
+      });
+    const startOptions = input.options ?? {};
+    const title = input.title ?? task.split('\n')[0]!.slice(0, 80);
+    const initialEvents: EventInput[] = [taskMessage(task)];
+    let config: RunConfig;
+    switch (input.mode) {
+      case 'discussion':
+        config = {
+          mode: 'discussion',
+          task,
+          agents: discussionAgents(input.agents),
+          judge: input.judge ? completeAgent(input.judge, defaultJudge) : defaultJudge,
+          maxRounds: positiveInteger(startOptions.maxRounds, 'maxRounds', DEFAULT_MAX_ROUNDS),
+          forceConsensus: startOptions.forceConsensus ?? false,
+        };
+        checkAgentNames(config.agents, [config.judge.name]);
+        break;
+      case 'iterative': {
+        if (!startOptions.project) {
+          throw new UsageError('Iterative mode needs a project file.', { hint: 'Pass --project <file>.' });
+        }
+        const text = await readInput(startOptions.project);
+        initialEvents.push({
+          type: 'spec-recorded',
+          kind: 'project',
+          path: startOptions.project,
+          hash: hashText(text),
+          blob: null,
+          content: text,
+        });
+        config = {
+          mode: 'iterative',
+          task,
+          agents: discussionAgents(input.agents),
+          projectPath: startOptions.project,
+          chunkSize: positiveInteger(startOptions.chunkSize, 'chunkSize', DEFAULT_CHUNK_SIZE),
+          startChunk: positiveInteger(startOptions.startChunk, 'startChunk', 1),
+        };
+        checkAgentNames(config.agents, []);
+        break;
+      }
+      case 'orchestrated':
+        config = {
+          mode: 'orchestrated',
+          task,
+          lead: input.agents?.[0] ? completeAgent(input.agents[0], defaultLead) : defaultLead,
+          tools: startOptions.tools ?? [],
+          maxIterations: positiveInteger(startOptions.maxIterations, 'maxIterations', DEFAULT_MAX_ITERATIONS),
+        };
+        break;
+    }
+    initialEvents.push({
+      type: 'spec-recorded',
+      kind: 'task',
+      path: null,
+      hash: hashText(task),
+      blob: null,
+      content: task,
+    });
+    const session = await createRunSession({
+      title,
+      config,
+      record: input.record,
+      initialEvents,
+      specHash: hashText(task),
+    });
+    return drive(session, config, false);
+  }
+
+  async function runWorkflow(filePath: string, input: WorkflowInput = {}): Promise<RunResult> {
+    const text = await readInput(filePath);
+    const overrides = input.variables ?? {};
+    const specHash = hashText(text);
+    if (filePath.endsWith('.prompt.md')) {
+      const prompt = parsePromptFile(text, filePath);
+      const variables = { ...prompt.frontMatter.variables, ...overrides };
+      const task = renderTemplate(prompt.body, { variables }, { file: filePath, key: 'body' });
+      const config: RunConfig = {
+        mode: 'prompt',
+        promptPath: filePath,
+        task,
+        lead: {
+          ...defaultLead,
+          name: prompt.frontMatter.name ?? defaultLead.name,
+          ...(prompt.frontMatter.model ? { model: prompt.frontMatter.model } : {}),
+          ...(prompt.frontMatter.provider ? { provider: prompt.frontMatter.provider } : {}),
+        },
+        tools: prompt.frontMatter.tools,
+        maxIterations: prompt.frontMatter.max_iterations ?? DEFAULT_MAX_ITERATIONS,
+      };
+      const session = await createRunSession({
+        title: input.title ?? prompt.frontMatter.name ?? path.basename(filePath),
+        config,
+        record: input.record,
+        specHash,
+        initialEvents: [
+          { type: 'spec-recorded', kind: 'prompt', path: filePath, hash: specHash, blob: null, content: text },
+          { type: 'variables-set', variables },
+          taskMessage(task),
+        ],
+      });
+      return drive(session, config, false);
+    }
+    const spec = parseWorkflowSpec(text, filePath);
+    const variables = resolveVariables(spec, filePath, overrides);
+    checkWorkflow(spec, filePath, Object.keys(variables));
+    const config: RunConfig = { mode: 'chain', workflowPath: filePath, variables };
+    const session = await createRunSession({
+      title: input.title ?? spec.name,
+      config,
+      record: input.record,
+      specHash,
+      initialEvents: [
+        { type: 'spec-recorded', kind: 'workflow', path: filePath, hash: specHash, blob: null, content: text },
+        { type: 'variables-set', variables },
+        taskMessage(spec.description ? `${spec.name}: ${spec.description}` : `Workflow ${spec.name}`),
+      ],
+    });
+    return drive(session, config, false);
+  }
+
+  async function currentSpecText(config: RunConfig): Promise<string | null> {
+    const specPath =
+      config.mode === 'chain' ? config.workflowPath : config.mode === 'prompt' ? config.promptPath : null;
+    if (!specPath) return null;
+    return readTextFile(resolvePath(specPath)).catch(() => null);
+  }
+
+  async function plan(sessionId: string, planOptions: { fromCheckpoint?: number | string } = {}): Promise<ResumePlan> {
+    const id = await engine.resolveSessionId(sessionId);
+    const state = await engine.readSession(id);
+    const config = readRunConfig(state);
+    let fromCheckpoint: number | undefined;
+    if (planOptions.fromCheckpoint !== undefined) {
+      const seq = findCheckpointSeq(state, planOptions.fromCheckpoint);
+      if (seq === null)
+        throw new UsageError(`Session ${id} has no checkpoint "${planOptions.fromCheckpoint}".`, {
+          hint: `List them: conclave checkpoints list ${id}`,
+        });
+      fromCheckpoint = seq;
+    }
+    const specText = await currentSpecText(config);
+    const availableModels = options.availableModels ? await options.availableModels().catch(() => null) : null;
+    const compatibility = checkCompatibility({
+      state,
+      ...(specText !== null ? { spec: { text: specText } } : {}),
+      availableModels,
+    });
+    const files = await compareWorkspaceFiles({ state, workspaceDir: options.workspaceDir }).catch(() => null);
+    const git = compareGitState(state.header.git, await readGitState(options.workspaceDir).catch(() => null));
+    const workspace = compareWorkspaceDirectory(state.header.workspaceDir, options.workspaceDir);
+    const checkpointState =
+      fromCheckpoint === undefined ? undefined : await engine.readSession(id, { at: fromCheckpoint });
+    return buildResumePlan(state, {
+      describeNext: (described) => describeNext(described, config),
+      ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),
+      ...(checkpointState ? { checkpointState } : {}),
+      compatibility,
+      files,
+      git,
+      workspace,
+    });
+  }
+
+  function cancelled(state: SessionState, config: RunConfig): RunResult {
+    emit({ type: 'notice', text: 'Resume cancelled; nothing was changed.' });
+    return {
+      sessionId: state.header.id,
+      status: 'interrupted',
+      conclusion: null,
+      resumeCommand: resumeCommandFor(state.header.id, config.mode),
+      usage: state.usage,
+      error: null,
+      cancelled: true,
+    };
+  }
+
+  async function resume(sessionId: string, resumeOptions: ResumeOptions = {}): Promise<RunResult> {
+    const id = await engine.resolveSessionId(sessionId);
+    const state = await engine.readSession(id);
+    if (state.status === 'completed') {
+      throw new UsageError(`Session ${id} is already completed; there is nothing to resume.`, {
+        hint: `Ask a follow-up instead: conclave --resume ${id} "your question"`,
+      });
+    }
+    let config = applyOverrides(readRunConfig(state), resumeOptions);
+    const resumePlan = await plan(
+      id,
+      resumeOptions.fromCheckpoint !== undefined ? { fromCheckpoint: resumeOptions.fromCheckpoint } : {},
+    );
+    const replacements = await prepareResume({
+      plan: resumePlan,
+      force: resumeOptions.force ?? false,
+      decisions: options.decisions,
+      emit,
+      store: engine.store,
+      workspaceDir: options.workspaceDir,
+    });
+    if (replacements === null) return cancelled(state, config);
+    config = replaceModels(config, replacements);
+    if (resumePlan.checkpoint && resumeOptions.fromCheckpoint !== undefined) {
+      // The journal is append-only: going back to an earlier checkpoint starts a branch from it.
+      return branchFrom(
+        id,
+        resumePlan.checkpoint.seq,
+        `${state.title} (from ${resumePlan.checkpoint.label ?? `seq ${resumePlan.checkpoint.seq}`})`,
+        null,
+        config,
+      );
+    }
+    const changedSpec = await changedSpecText(state, config);
+    const session = await engine.openSession(id, { replay: 'keyed' });
+    if (changedSpec) {
+      // The workflow was edited (and the compatibility check let it through): the edited spec
+      // runs from here on, and the models are told their context changed.
+      session.record({ type: 'spec-recorded', ...changedSpec });
+      session.addMessage(buildResumeMessage(session.state, 'workflow-changed'));
+      emit({
+        type: 'notice',
+        text: `${changedSpec.path} changed since the session started; resuming with the edited version.`,
+      });
+    }
+    return drive(session, config, true);
+  }
+
+  /** The spec file as it is now when it differs from the recorded one (validated), else null. */
+  async function changedSpecText(state: SessionState, config: RunConfig) {
+    if (config.mode !== 'chain' && config.mode !== 'prompt') return null;
+    const kind = config.mode === 'chain' ? 'workflow' : 'prompt';
+    const specPath = config.mode === 'chain' ? config.workflowPath : config.promptPath;
+    const recorded = [...state.specs].reverse().find((entry) => entry.kind === kind);
+    const text = await currentSpecText(config);
+    if (!specPath || !recorded || text === null || hashText(text) === recorded.hash) return null;
+    if (config.mode === 'chain') {
+      const spec = parseWorkflowSpec(text, specPath);
+      checkWorkflow(spec, specPath, Object.keys(config.variables));
+    } else {
+      parsePromptFile(text, specPath);
+    }
+    return { kind, path: specPath, hash: hashText(text), blob: null, content: text } as const;
+  }
+
+  async function branchFrom(
+    id: string,
+    at: number,
+    title: string,
+    followUp: string | null,
+    config: RunConfig,
+  ): Promise<RunResult> {
+    const parent = await engine.openSession(id, { countRecovery: false, replay: 'keyed' });
+    let child: Session;
+    try {
+      child = await parent.fork({ at, title, options: { [RUN_OPTIONS_KEY]: runConfigAsJson(config) } });
+    } finally {
+      await parent.close();
+    }
+    if (followUp !== null) {
+      // A branch's models lack the context of why it exists: say so, then ask.
+      child.addMessage(buildResumeMessage(child.state, 'branch'));
+      child.addMessage({ role: 'user', content: followUp, speaker: 'user', round: null, tags: [FOLLOW_UP_TAG] });
+      await child.checkpoint('branch follow-up');
+    }
+    return drive(child, config, false);
+  }
+
+  async function branch(sessionId: string, input: BranchInput): Promise<RunResult> {
+    const id = await engine.resolveSessionId(sessionId);
+    const state = await engine.readSession(id);
+    const config = readRunConfig(state);
+    const at = findCheckpointSeq(state, input.at);
+    if (at === null) {
+      throw new UsageError(`Session ${id} has no checkpoint "${input.at}".`, {
+        hint: `List them: conclave checkpoints list ${id}`,
+      });
+    }
+    return branchFrom(id, at, input.title ?? `${state.title} (branch)`, input.followUp ?? null, config);
+  }
+
+  async function continueSession(
+    sessionId: string,
+    followUp: string,
+    continueOptions: ContinueOptions = {},
+  ): Promise<RunResult> {
+    const question = followUp.trim();
+    if (question === '')
+      throw new UsageError('The follow-up is empty.', { hint: 'conclave --continue "your follow-up"' });
+    const id = await engine.resolveSessionId(sessionId);
+    const parent = await engine.readSession(id);
+    const parentConfig = readRunConfig(parent);
+    let messages: MessageInput[];
+    if (continueOptions.resetDiscussion) {
+      const conclusion = typeof parent.data.conclusion === 'string' ? parent.data.conclusion : null;
+      const task = parent.messages.find((message) => message.tags?.includes('task'))?.content ?? null;
+      messages = [
+        {
+          role: 'system',
+          content: continuationPrompt({
+            sessionId: id,
+            title: parent.title,
+            previousTask: task,
+            previousConclusion: conclusion,
+            followUp: question,
+          }),
+          speaker: null,
+          round: null,
+          tags: [CONTINUATION_TAG],
+        },
+        { role: 'user', content: question, speaker: 'user', round: null, tags: [FOLLOW_UP_TAG, 'task'] },
+      ];
+    } else {
+      messages = buildContinuationMessages(parent, question, {
+        budgetTokens: continueOptions.budgetTokens ?? DEFAULT_BUDGET_TOKENS,
+        speaker: 'user',
+      }).messages;
+    }
+    const config = applyOverrides(childConfig(parentConfig, question, parent), continueOptions);
+    const session = await createRunSession({
+      title: continueOptions.title ?? question.split('\n')[0]!.slice(0, 80),
+      config,
+      record: Object.fromEntries(Object.entries(parent.header.options).filter(([key]) => key !== RUN_OPTIONS_KEY)),
+      parentId: id,
+      specHash: hashText(question),
+      initialEvents: messages.map((message) => ({ type: 'message-added', message }) as EventInput),
+    });
+    return drive(session, config, false);
+  }
+
+  async function interrupt(reason = 'interrupted by a signal'): Promise<void> {
+    interruptRequested = reason;
+    if (current) await current.interrupt(reason);
+  }
+
+  return { start, resume, continue: continueSession, branch, runWorkflow, plan, interrupt };
+}

@@ -1,0 +1,100 @@
+// `{{ ... }}` templating for workflow specs and prompt files. Deliberately tiny: a
+// reference is a variable name, `steps[N].response`, `last_response` or `error`; anything
+// else is an error found before the run starts, never an empty string at run time.
+import { ConfigError } from '@resume/core/spec';
+
+const placeholderPattern = /\{\{\s*([^}]*?)\s*\}\}/g;
+const stepReferencePattern = /^steps\[(\d+)\]\.(response)$/;
+const namePattern = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+export type TemplateReference =
+  | { kind: 'variable'; name: string }
+  | { kind: 'step'; index: number; field: 'response' }
+  | { kind: 'last-response' }
+  | { kind: 'error' };
+
+export interface TemplateScope {
+  variables: Record<string, string>;
+  /** Responses of the steps run so far, by position (null for shell steps without output). */
+  steps?: Array<{ response: string | null } | undefined>;
+  lastResponse?: string | null;
+  error?: string | null;
+}
+
+/** Where a template sits, for error messages. */
+export interface TemplateLocation {
+  file: string | null;
+  key: string;
+}
+
+export function parseReference(expression: string, location: TemplateLocation): TemplateReference {
+  if (expression === 'last_response') return { kind: 'last-response' };
+  if (expression === 'error') return { kind: 'error' };
+  const step = stepReferencePattern.exec(expression);
+  if (step) return { kind: 'step', index: Number(step[1]), field: 'response' };
+  if (namePattern.test(expression)) return { kind: 'variable', name: expression };
+  throw new ConfigError({
+    file: location.file,
+    key: location.key,
+    problem: `"{{ ${expression} }}" is not a template reference`,
+    fix: 'Use a variable name ({{ topic }}), {{ steps[0].response }}, {{ last_response }} or {{ error }}.',
+  });
+}
+
+/** Every reference a template makes, in order of appearance. */
+export function templateReferences(template: string, location: TemplateLocation): TemplateReference[] {
+  return [...template.matchAll(placeholderPattern)].map((match) => parseReference(match[1] ?? '', location));
+}
+
+function describe(reference: TemplateReference): string {
+  switch (reference.kind) {
+    case 'variable':
+      return reference.name;
+    case 'step':
+      return `steps[${reference.index}].${reference.field}`;
+    case 'last-response':
+      return 'last_response';
+    case 'error':
+      return 'error';
+  }
+}
+
+function resolve(reference: TemplateReference, scope: TemplateScope, location: TemplateLocation): string {
+  const missing = (problem: string, fix: string): never => {
+    throw new ConfigError({ file: location.file, key: location.key, problem, fix });
+  };
+  switch (reference.kind) {
+    case 'variable': {
+      const value = scope.variables[reference.name];
+      return (
+        value ??
+        missing(
+          `unknown variable "${reference.name}"`,
+          `Declare it under variables: or pass --var ${reference.name}=...`,
+        )
+      );
+    }
+    case 'step': {
+      const step = scope.steps?.[reference.index];
+      if (!step)
+        return missing(
+          `{{ ${describe(reference)} }} refers to a step that has not run before this one`,
+          'Refer only to earlier steps (steps are numbered from 0).',
+        );
+      return step.response ?? '';
+    }
+    case 'last-response':
+      return scope.lastResponse ?? '';
+    case 'error':
+      return scope.error ?? missing('{{ error }} is only available in on_failure', 'Move it into an on_failure input.');
+  }
+}
+
+/** Replaces every `{{ reference }}`; throws ConfigError naming the location on an unknown one. */
+export function renderTemplate(template: string, scope: TemplateScope, location: TemplateLocation): string {
+  return template.replace(placeholderPattern, (_whole, expression: string) =>
+    resolve(parseReference(expression, location), scope, location),
+  );
+}
+
+export { describe as describeReference };
