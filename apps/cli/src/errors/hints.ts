@@ -2,7 +2,13 @@
 // the session, where the damage is, what to do about a missing model) and the next step.
 // Library errors carry a code and data; the next step is worded by `hintFor`, shared with
 // the session browser so both front ends say the same thing.
-import { type ConclaveError, JournalCorruptedError, ProviderError, SessionLockedError } from '@resume/core/spec';
+import {
+  ConclaveError,
+  JournalCorruptedError,
+  ProviderError,
+  SessionLockedError,
+  StepFailedError,
+} from '@resume/core/spec';
 import { hintFor } from '@resume/tui/error-hints';
 
 export interface ErrorWording {
@@ -13,7 +19,9 @@ export interface ErrorWording {
 }
 
 export function describeError(error: ConclaveError): ErrorWording {
-  return { details: detailsOf(error), hint: hintFor(error) };
+  // A step that failed for good wraps its last error: that error says what to do about it.
+  const reason = StepFailedError.isInstance(error) && ConclaveError.isInstance(error.cause) ? error.cause : error;
+  return { details: detailsOf(reason), hint: hintFor(error) ?? hintFor(reason) };
 }
 
 function detailsOf(error: ConclaveError): string[] {

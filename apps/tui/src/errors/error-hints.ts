@@ -7,6 +7,7 @@ import {
   IncompatibleSessionError,
   JournalCorruptedError,
   RecoveryLimitError,
+  ReplayMismatchError,
   SessionNotFoundError,
   type SessionSummary,
   StepAbortedError,
@@ -34,9 +35,13 @@ function wordedHint(error: ConclaveError): string | undefined {
       : 'The file cannot be read; restore it from a backup or export.';
   }
   if (IncompatibleSessionError.isInstance(error)) return 'Pass --force to resume anyway, or start a new session.';
+  if (ReplayMismatchError.isInstance(error)) {
+    return 'The code that resumed the session asks for different work than the journal recorded: run the version that wrote it, or branch from a checkpoint before the change.';
+  }
   if (RecoveryLimitError.isInstance(error)) {
     return [
-      `Inspect it with: conclave sessions show ${error.sessionId} --transcript`,
+      `Resume it anyway with: conclave --resume ${error.sessionId} --force (the limit is resume.maxRecoveries in the config),`,
+      `or inspect it with: conclave sessions show ${error.sessionId} --transcript`,
       `then branch from a good checkpoint: conclave --branch-from ${error.sessionId} --from-checkpoint <seq|label> "…"`,
       `(its checkpoints: conclave checkpoints list ${error.sessionId}).`,
     ].join('\n');

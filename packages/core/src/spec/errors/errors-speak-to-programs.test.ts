@@ -38,13 +38,24 @@ const instances: Record<string, () => ConclaveError> = {
     new core.JournalCorruptedError({ sessionId: null, file: 'export.json', offset: null, problem: 'bad json' }),
   LeaseLostError: () => new core.LeaseLostError(sessionId),
   ProviderError: () => new core.ProviderError({ reason: 'rate-limit', provider: 'openai', message: 'Slow down.' }),
-  RecoveryLimitError: () => new core.RecoveryLimitError(sessionId, 10),
+  RecoveryLimitError: () => new core.RecoveryLimitError({ sessionId, recoveries: 11, limit: 10, stepKey: 'charge' }),
+  ReplayMismatchError: () =>
+    new core.ReplayMismatchError({ sessionId, position: 2, expected: 'step "a" #1', requested: 'step "b" #1' }),
   SessionExistsError: () => new core.SessionExistsError(sessionId),
+  SessionFinishedError: () => new core.SessionFinishedError({ sessionId, status: 'completed', operation: 'step "a"' }),
   SessionLockedError: () =>
     new core.SessionLockedError(sessionId, { pid: 42, host: 'box', since: '2026-01-01T00:00:00.000Z' }),
   SessionNotFoundError: () => new core.SessionNotFoundError('zzzzzzzz', undefined, { recent: [] }),
   StepAbortedError: () => new core.StepAbortedError(sessionId, 'charge'),
-  StepMismatchError: () => new core.StepMismatchError({ sessionId, expectedKey: 'a', requestedKey: 'b', position: 1 }),
+  StepFailedError: () =>
+    new core.StepFailedError({
+      sessionId,
+      key: 'charge',
+      occurrence: 1,
+      attempts: [{ attempt: 1, error: { name: 'Error', message: 'declined', code: null, retryable: false } }],
+    }),
+  StepOutputError: () =>
+    new core.StepOutputError({ sessionId, key: 'charge', path: 'output.total', problem: 'is a bigint' }),
   StoreIoError: () => new core.StoreIoError('fsync failed', '/tmp/journal.jsonl'),
   UncertainStepError: () => new core.UncertainStepError(uncertainStep),
   UnsupportedFormatError: () => new core.UnsupportedFormatError(`Session ${sessionId}`, 9),
