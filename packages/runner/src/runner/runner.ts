@@ -291,6 +291,8 @@ export function createRunner(options: RunnerOptions): Runner {
     specHash?: string | null;
   }): Promise<Session> {
     return engine.createSession({
+      // Modes are resumable state machines that decide from the state what to do next (see ReplayPolicy).
+      replay: 'keyed',
       title: input.title,
       mode: input.config.mode,
       workspaceDir: options.workspaceDir,
@@ -580,7 +582,7 @@ export function createRunner(options: RunnerOptions): Runner {
         workspaceDir,
       );
     }
-    const session = await engine.openSession(id);
+    const session = await engine.openSession(id, { replay: 'keyed' });
     if (editedSpec) {
       // The edited spec runs from here on (asked for, and the compatibility check let it
       // through); the models are told their context changed.
@@ -636,7 +638,7 @@ export function createRunner(options: RunnerOptions): Runner {
     config: RunConfig,
     workspaceDir = options.workspaceDir,
   ): Promise<RunResult> {
-    const parent = await engine.openSession(id, { countRecovery: false });
+    const parent = await engine.openSession(id, { countRecovery: false, replay: 'keyed' });
     let child: Session;
     try {
       child = await parent.fork({ at, title, options: { [RUN_OPTIONS_KEY]: runConfigAsJson(config) } });
