@@ -47,6 +47,7 @@ export async function runWithHarness(
     onEvent: (event) => view.onEvent(event),
     decisions: buildDecisions(context, setup.decisions),
     allowCommands: config.tools.allowCommands,
+    maxRecoveries: config.resume.maxRecoveries,
   });
 
   let interrupting = false;

@@ -13,6 +13,7 @@ import {
   InterruptedError,
   type JsonValue,
   type MessageInput,
+  RecoveryLimitError,
   StepAbortedError,
   UncertainStepError,
   UsageError,
@@ -582,7 +583,25 @@ export function createRunner(options: RunnerOptions): Runner {
         workspaceDir,
       );
     }
-    const session = await engine.openSession(id, { replay: 'keyed' });
+    const session = await engine
+      .openSession(id, {
+        replay: 'keyed',
+        ...(options.maxRecoveries !== undefined ? { maxRecoveries: options.maxRecoveries } : {}),
+        ...(resumeOptions.force ? { force: true } : {}),
+      })
+      .catch((error: unknown) => {
+        if (!RecoveryLimitError.isInstance(error)) throw error;
+        const command = resumeCommandFor(id, config.mode);
+        throw new RecoveryLimitError(
+          { sessionId: error.sessionId, recoveries: error.recoveries, limit: error.limit, stepKey: error.stepKey },
+          {
+            hint: [
+              `Resume it anyway with: ${command} --force (the limit is resume.maxRecoveries in the config),`,
+              `or inspect it with: conclave sessions show ${id} --transcript and branch from a good checkpoint (conclave checkpoints list ${id}).`,
+            ].join('\n'),
+          },
+        );
+      });
     if (editedSpec) {
       // The edited spec runs from here on (asked for, and the compatibility check let it
       // through); the models are told their context changed.
