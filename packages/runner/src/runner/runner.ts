@@ -87,7 +87,7 @@ export type {
   WorkflowInput,
 } from './runner-types.js';
 
-export function resumeCommandFor(sessionId: string, mode: RunConfig['mode']): string {
+export function resumeCommandFor(sessionId: string, mode: string): string {
   return mode === 'chain' || mode === 'prompt'
     ? `conclave run --resume ${sessionId}`
     : `conclave --resume ${sessionId}`;
