@@ -40,7 +40,7 @@ import { parsePromptFile } from '../workflow/prompt-file.js';
 import { renderTemplate } from '../workflow/template.js';
 import { checkWorkflow, hashText, parseWorkflowSpec, resolveVariables } from '../workflow/workflow-spec.js';
 import { describeNext, findCheckpointSeq } from './describe-next.js';
-import { prepareResume } from './resume-checks.js';
+import { decideUnavailableModels, prepareResume } from './resume-checks.js';
 import { RUN_OPTIONS_KEY, type RunConfig, readRunConfig, runConfigAsJson } from './run-config.js';
 import {
   applyOverrides,
@@ -572,7 +572,19 @@ export function createRunner(options: RunnerOptions): Runner {
         speaker: 'user',
       }).messages;
     }
-    const config = applyOverrides(childConfig(parentConfig, question, parent), continueOptions);
+    let config = applyOverrides(childConfig(parentConfig, question, parent), continueOptions);
+    // The child calls the parent's models (unless --models replaced them): check they are still offered.
+    const availableModels = options.availableModels ? await options.availableModels().catch(() => null) : null;
+    if (availableModels !== null) {
+      const { findings } = checkCompatibility({
+        state: parent,
+        availableModels,
+        ...(continueOptions.models?.length ? { modelsUsed: continueOptions.models } : {}),
+      });
+      const replacements = await decideUnavailableModels(findings, options.decisions);
+      if (replacements === null) return cancelled(parent, parentConfig);
+      config = replaceModels(config, replacements);
+    }
     const session = await createRunSession({
       title: continueOptions.title ?? question.split('\n')[0]!.slice(0, 80),
       config,
