@@ -26,6 +26,13 @@ export async function runWorkflowCommand(
       throw new UsageError('Give either a file to run or --resume <id>, not both.', {
         hint: 'conclave run --resume <id>   resumes the run as it was recorded (its spec snapshot included).',
       });
+    if (options.var.length > 0)
+      throw new UsageError(
+        '--var cannot change the variables of a run being resumed; they were recorded when it started.',
+        {
+          hint: `See them with: conclave sessions show ${options.resume}. To run with other values, start a new run: conclave run <spec.yaml> --var ...`,
+        },
+      );
     return runSessionFlow(context, { kind: 'resume', task: '', options: input.options });
   }
   if (!input.file)

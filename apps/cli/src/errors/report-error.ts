@@ -1,16 +1,26 @@
 // The one place that turns an error into what the user reads and the exit code
 // (DESIGN 9). Conclave errors print their message and what to do next; anything else
 // is a bug, printed briefly; stack traces only with --debug.
-import { ConclaveError, ExitCode, JournalCorruptedError, ProviderError, SessionLockedError } from '@resume/core/spec';
+import {
+  ConclaveError,
+  ExitCode,
+  JournalCorruptedError,
+  ProviderError,
+  SessionLockedError,
+  StepFailedError,
+} from '@resume/core/spec';
 import type { Terminal } from '../output/terminal.js';
 
 export function reportError(error: unknown, terminal: Terminal, options: { debug: boolean }): number {
   if (ConclaveError.isInstance(error)) {
     terminal.warn(`${terminal.red('Error:')} ${error.message}`);
-    for (const line of detailsOf(error)) terminal.warn(line);
-    if (error.hint) {
+    // A step that failed for good wraps its last error: that error says what to do about it.
+    const reason = StepFailedError.isInstance(error) && ConclaveError.isInstance(error.cause) ? error.cause : error;
+    for (const line of detailsOf(reason)) terminal.warn(line);
+    const hint = error.hint ?? reason.hint;
+    if (hint) {
       terminal.warn();
-      terminal.warn(error.hint);
+      terminal.warn(hint);
     }
     if (options.debug && error.stack) terminal.warn(terminal.dim(error.stack));
     return error.exitCode;

@@ -39,7 +39,9 @@ function addResumeOptions(command: Command): Command {
     .option('--reset-discussion', 'keep the context but start a fresh discussion')
     .option('--force-consensus', 'the judge concludes at once')
     .option('--models <a,b>', 'models for the agents (comma-separated)')
-    .option('--force', 'resume even when the compatibility check blocks')
+    .option('--force', 'resume even when the compatibility check blocks or the recovery limit is reached')
+    .option('--workspace <dir>', "resume in this directory instead of the session's recorded workspace")
+    .option('--use-edited-spec', 'resume with the workflow or prompt file as edited (default: the recorded one)')
     .option('--dry-run', 'print the resume plan and stop')
     .option('-y, --yes', 'accept the resume prompt')
     .addOption(

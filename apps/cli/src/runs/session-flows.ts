@@ -50,6 +50,8 @@ export const runFlagsSchema = z.object({
     )
     .optional(),
   force: z.boolean().optional(),
+  workspace: z.string().optional(),
+  useEditedSpec: z.boolean().optional(),
   dryRun: z.boolean().optional(),
   yes: z.boolean().optional(),
   onConflict: z.enum(['keep', 'restore', 'cancel']).optional(),
@@ -301,7 +303,11 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
   }
   const fromCheckpoint = fromCheckpointOf(flags);
   if (flags.dryRun) {
-    const plan = await (await createPlanner(context)).plan(id, fromCheckpoint === undefined ? {} : { fromCheckpoint });
+    const plan = await (await createPlanner(context)).plan(id, {
+      ...(fromCheckpoint === undefined ? {} : { fromCheckpoint }),
+      ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}),
+      ...(flags.useEditedSpec ? { useEditedSpec: true } : {}),
+    });
     if (context.options.json) context.terminal.out(JSON.stringify(plan, null, 2));
     else context.terminal.out(formatResumePlan(plan));
     context.terminal.note('Dry run: nothing was run or changed.');
@@ -312,6 +318,8 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
     runner.resume(id, {
       ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),
       ...(flags.force ? { force: true } : {}),
+      ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}),
+      ...(flags.useEditedSpec ? { useEditedSpec: true } : {}),
       ...(flags.forceConsensus ? { forceConsensus: true } : {}),
       ...(flags.maxRounds ? { maxRounds: flags.maxRounds } : {}),
       ...(flags.startChunk ? { startChunk: flags.startChunk } : {}),

@@ -73,12 +73,26 @@ const buildEventSchemas = once(() => {
     retryable: z.boolean().default(false),
   });
 
-  const base = { seq: z.number().int().positive(), at: z.string() };
+  /** The step whose function wrote this event (it belongs to that step, not to the code around it). */
+  const stepScopeSchema = z.object({ key: z.string().min(1), occurrence: z.number().int().positive() });
+
+  const base = { seq: z.number().int().positive(), at: z.string(), within: stepScopeSchema.optional() };
 
   const sessionCreatedEventSchema = z.object({
     ...base,
     type: z.literal('session-created'),
     header: sessionHeaderSchema,
+    /**
+     * How many events after this one were written with it as the session's set-up (a task
+     * message, a recorded spec): they are not operations of the session's code, so an ordered
+     * replay does not expect the code to ask for them again. Absent in older journals: none.
+     */
+    setup: z.number().int().nonnegative().optional(),
+    /**
+     * A branch: how many events after this one are copies of the parent's journal up to the
+     * branch point (its usage is the parent's, not this session's). Absent: none.
+     */
+    copied: z.number().int().nonnegative().optional(),
   });
   const messageAddedEventSchema = z.object({ ...base, type: z.literal('message-added'), message: messageSchema });
   const stepStartedEventSchema = z.object({
@@ -183,6 +197,12 @@ const buildEventSchemas = once(() => {
     recovery: z.number().int().positive(),
     pid: z.number().int(),
     host: z.string(),
+    /**
+     * Whether the previous writer died (the journal still said `running`) rather than stopping
+     * cleanly (interrupted, failed). Only crashes count toward the recovery limit. Absent in
+     * older journals: taken as a crash.
+     */
+    crashed: z.boolean().optional(),
   });
   const dataSetEventSchema = z.object({
     ...base,
@@ -248,6 +268,7 @@ const buildEventSchemas = once(() => {
     specRecordedEventSchema,
     titleChangedEventSchema,
     journalEventSchema,
+    stepScopeSchema,
   };
 });
 
@@ -279,6 +300,7 @@ export const dataSetEventSchema = lazySchema(() => buildEventSchemas().dataSetEv
 export const specRecordedEventSchema = lazySchema(() => buildEventSchemas().specRecordedEventSchema);
 export const titleChangedEventSchema = lazySchema(() => buildEventSchemas().titleChangedEventSchema);
 export const journalEventSchema = lazySchema(() => buildEventSchemas().journalEventSchema);
+export const stepScopeSchema = lazySchema(() => buildEventSchemas().stepScopeSchema);
 
 export type GitState = z.infer<typeof gitStateSchema>;
 export type SessionHeader = z.infer<typeof sessionHeaderSchema>;
@@ -288,6 +310,8 @@ export type Message = z.infer<typeof messageSchema>;
 export type MessageInput = z.input<typeof messageSchema>;
 export type StepSafety = z.infer<typeof stepSafetySchema>;
 export type ErrorInfo = z.infer<typeof errorInfoSchema>;
+/** A step, named by key and occurrence: the scope events written by its function carry. */
+export type StepScope = z.infer<typeof stepScopeSchema>;
 export type JournalEvent = z.infer<typeof journalEventSchema>;
 export type JournalEventType = JournalEvent['type'];
 export type JournalEventOf<T extends JournalEventType> = Extract<JournalEvent, { type: T }>;
@@ -295,4 +319,4 @@ export type JournalEventOf<T extends JournalEventType> = Extract<JournalEvent, {
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** An event before the engine numbers and stamps it. */
-export type EventInput = DistributiveOmit<z.input<typeof journalEventSchema>, 'seq' | 'at'>;
+export type EventInput = DistributiveOmit<z.input<typeof journalEventSchema>, 'seq' | 'at' | 'within'>;

@@ -20,11 +20,14 @@ export {
   providerErrorReasonForStatus,
 } from './errors/provider-error-factory.js';
 export { RecoveryLimitError } from './errors/recovery-limit-error.js';
+export { ReplayMismatchError } from './errors/replay-mismatch-error.js';
 export { SessionExistsError } from './errors/session-exists-error.js';
+export { SessionFinishedError } from './errors/session-finished-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './errors/session-locked-error.js';
 export { SessionNotFoundError } from './errors/session-not-found-error.js';
 export { StepAbortedError } from './errors/step-aborted-error.js';
-export { StepMismatchError } from './errors/step-mismatch-error.js';
+export { type FailedAttempt, StepFailedError } from './errors/step-failed-error.js';
+export { StepOutputError } from './errors/step-output-error.js';
 export { StoreIoError } from './errors/store-io-error.js';
 export { UncertainStepError, type UncertainStepInfo } from './errors/uncertain-step-error.js';
 export { UnsupportedFormatError } from './errors/unsupported-format-error.js';
@@ -49,6 +52,7 @@ export {
   type SessionMode,
   type SessionStatus,
   type StepSafety,
+  type StepScope,
   sessionHeaderSchema,
   sessionModeSchema,
   sessionStatusSchema,

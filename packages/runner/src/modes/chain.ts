@@ -33,11 +33,16 @@ export interface ChainOptions {
 }
 
 const shellOutputSchema = z.object({
-  exitCode: z.number().int(),
+  /** Null when the step was skipped (an uncertain run the user chose not to repeat). */
+  exitCode: z.number().int().nullable(),
   stdoutTail: z.string(),
   stderrTail: z.string(),
-  attempt: z.number().int().positive(),
+  /** 0 when skipped. */
+  attempt: z.number().int().nonnegative(),
+  skipped: z.boolean().optional(),
 });
+/** What a skipped shell step returns: its command may or may not have run, so nothing is known of it. */
+const SKIPPED_SHELL_OUTPUT: ShellOutput = { exitCode: null, stdoutTail: '', stderrTail: '', attempt: 0, skipped: true };
 type ShellOutput = z.infer<typeof shellOutputSchema>;
 
 async function runAgentStep(
@@ -167,7 +172,8 @@ async function runShellStep(
       backoff: { initialMs: backoffMs, factor: 1, maxMs: backoffMs },
       retryOn: (error) => ShellCommandFailedError.isInstance(error),
     },
-    codec: { encode: (value) => value as unknown as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
+    codec: { encode: (value: ShellOutput) => value as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
+    skipValue: SKIPPED_SHELL_OUTPUT,
     ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
     ...(context.sleep ? { sleep: context.sleep } : {}),
   });
@@ -186,7 +192,12 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
     if (isShellStep(step)) {
       const result = await runShellStep(context, options, index, step, scope);
       scope.steps.push({ response: result.stdoutTail });
-      await checkpoint(context, `step ${index + 1} shell, passed at attempt ${result.attempt}`);
+      await checkpoint(
+        context,
+        result.skipped
+          ? `step ${index + 1} shell, skipped`
+          : `step ${index + 1} shell, passed at attempt ${result.attempt}`,
+      );
     } else {
       const agentStep: WorkflowAgentStep = step;
       const input = renderTemplate(agentStep.input, scope, { file: options.file, key: `steps[${index}].input` });

@@ -162,7 +162,7 @@ describe('lineage', () => {
     usage('critic', 0.25);
     await root.checkpoint('round 2');
 
-    const branch = await root.fork({ at: branchPoint, title: 'what if' });
+    const branch = await root.fork({ at: branchPoint, title: 'what if', replay: 'keyed' });
     branch.record({
       type: 'usage-recorded',
       provider: 'scripted',

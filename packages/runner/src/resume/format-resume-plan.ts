@@ -3,6 +3,7 @@
 // a terminal, a log and a test.
 import type { UsageTotals } from '@resume/core';
 import { describeAttempt, type PlannedStep, type ResumePlan } from './resume-plan.js';
+import { describeSpecRule } from './spec-change.js';
 
 export interface FormatResumePlanOptions {
   /** List at most this many completed steps by name (default 10); the rest are counted. */
@@ -77,7 +78,13 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
     if (file.status !== 'unchanged') changeLines.push(`    file ${file.status}: ${file.path}`);
   }
   if (plan.changes.git?.changed) changeLines.push(`    ${plan.changes.git.message}`);
-  if (plan.changes.workspace && !plan.changes.workspace.same) changeLines.push(`    ${plan.changes.workspace.message}`);
+  const workspace = plan.changes.workspace;
+  if (workspace && (!workspace.same || workspace.missing || workspace.current !== workspace.runsIn))
+    changeLines.push(`    ${workspace.message}`);
+  if (plan.spec && (plan.spec.changed || plan.spec.missing)) {
+    changeLines.push(`    ${describeSpecRule(plan.spec)}`);
+    if (plan.spec.diff) changeLines.push(...plan.spec.diff.split('\n').map((line) => `      ${line}`));
+  }
   lines.push('');
   if (changeLines.length === 0) {
     lines.push('Changed since: nothing');

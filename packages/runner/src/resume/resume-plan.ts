@@ -7,6 +7,7 @@ import type { ErrorInfo, SessionMode, SessionStatus, StepSafety } from '@resume/
 import type { FileChange } from '../files/file-snapshots.js';
 import type { GitComparison, WorkspaceComparison } from '../files/git-state.js';
 import type { CompatibilityReport } from './compatibility.js';
+import type { SpecChange } from './spec-change.js';
 
 export interface PlannedStep {
   key: string;
@@ -80,6 +81,8 @@ export interface ResumePlan {
   lineageCost: UsageTotals | null;
   /** Resumes after an interruption so far. */
   recoveries: number;
+  /** The workflow or prompt file: which version runs and how the file differs now (null: none). */
+  spec: SpecChange | null;
 }
 
 export interface BuildResumePlanOptions {
@@ -96,6 +99,7 @@ export interface BuildResumePlanOptions {
   git?: GitComparison | null;
   workspace?: WorkspaceComparison | null;
   lineageCost?: UsageTotals | null;
+  spec?: SpecChange | null;
 }
 
 function planned(step: StepRecord): PlannedStep {
@@ -212,6 +216,7 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
     cost: state.usage,
     lineageCost: options.lineageCost ?? null,
     recoveries: state.recoveries,
+    spec: options.spec ?? null,
   };
 }
 

@@ -228,7 +228,7 @@ describe('chain workflows', () => {
     expect(await engine().listSessions()).toEqual([]);
   });
 
-  it('resumes with a cosmetically edited workflow (warned, resume message) but blocks when a step that already ran changed', async () => {
+  it('with --use-edited-spec resumes a cosmetically edited workflow (warned, resume message) but blocks when a step that already ran changed', async () => {
     await writeFile(path.join(workspace, 'flow.yaml'), flow('true'));
     const { engine } = createTestStore();
     const models = createFakeModels();
@@ -253,8 +253,8 @@ describe('chain workflows', () => {
       workspaceDir: workspace,
       sleep: instantSleep,
     });
-    expect((await blocked.plan(first.sessionId)).changes.compatibility?.level).toBe('block');
-    await expect(blocked.resume(first.sessionId)).rejects.toSatisfy((error) =>
+    expect((await blocked.plan(first.sessionId, { useEditedSpec: true })).changes.compatibility?.level).toBe('block');
+    await expect(blocked.resume(first.sessionId, { useEditedSpec: true })).rejects.toSatisfy((error) =>
       IncompatibleSessionError.isInstance(error),
     );
 
@@ -272,8 +272,8 @@ describe('chain workflows', () => {
         if (event.type === 'notice') notices.push(event.text);
       },
     });
-    expect((await resumer.plan(first.sessionId)).changes.compatibility?.level).toBe('warn');
-    const resumed = await resumer.resume(first.sessionId);
+    expect((await resumer.plan(first.sessionId, { useEditedSpec: true })).changes.compatibility?.level).toBe('warn');
+    const resumed = await resumer.resume(first.sessionId, { useEditedSpec: true });
     expect(resumed.status).toBe('completed');
     expect(notices.some((text) => text.includes('flow.yaml changed'))).toBe(true);
     // The researcher's step was not asked again; the writer got the edited prompt.

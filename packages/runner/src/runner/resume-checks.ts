@@ -58,10 +58,13 @@ export async function prepareResume(input: PrepareResumeInput): Promise<Map<stri
     }
   }
   if (resumePlan.changes.git?.changed) emit({ type: 'notice', text: resumePlan.changes.git.message });
-  if (resumePlan.changes.workspace && !resumePlan.changes.workspace.same) {
+  const workspace = resumePlan.changes.workspace;
+  if (workspace && (!workspace.same || workspace.current !== workspace.runsIn)) {
     emit({
       type: 'notice',
-      text: `The session ran in ${resumePlan.changes.workspace.recorded}; resuming in ${workspaceDir}.`,
+      text: workspace.same
+        ? `Resuming in the session's workspace ${workspaceDir} (you are in ${workspace.current}).`
+        : `The session ran in ${workspace.recorded}; resuming in ${workspaceDir} (--workspace).`,
     });
   }
   const models = await decideUnavailableModels(compatibility?.findings ?? [], decisions);

@@ -52,6 +52,12 @@ export interface RunnerOptions {
   decisions?: RunDecisions;
   /** Workspace tools for orchestrated and prompt runs (default: the workspace tools of tools/). */
   createTools?: (input: ToolFactoryInput) => ModeTool[];
+  /**
+   * The tool names `createTools` offers, so the tools a prompt file asks for are checked before
+   * a session is created (default: the workspace tools; with `createTools` and without this,
+   * the check happens when the tools are built).
+   */
+  availableToolNames?: readonly string[];
   /** First words `run_command` accepts (from config); without any, `run_command` is not offered. */
   allowCommands?: string[];
   /** Waits between retry attempts (tests inject an instant one). */
@@ -86,11 +92,27 @@ export interface StartInput {
   record?: Record<string, JsonValue>;
 }
 
+export interface PlanOptions {
+  /** Plan a resume from an earlier checkpoint (a seq, `round N` or a label). */
+  fromCheckpoint?: number | string;
+  /** Run in this directory instead of the session's recorded workspace (`--workspace`). */
+  workspaceDir?: string;
+  /** Run the spec file as it is now instead of the recorded snapshot (`--use-edited-spec`). */
+  useEditedSpec?: boolean;
+}
+
 export interface ResumeOptions {
   /** Resume from an earlier checkpoint (a seq, `round N` or a label): runs as a branch, the journal is append-only. */
   fromCheckpoint?: number | string;
   /** Go on although the compatibility check blocks. */
   force?: boolean;
+  /**
+   * Shell steps, tools and file checks run in the session's recorded workspace; this runs them
+   * in another directory (relative paths from the runner's workspaceDir).
+   */
+  workspaceDir?: string;
+  /** Run the workflow or prompt file as edited since the session started (default: the recorded spec). */
+  useEditedSpec?: boolean;
   forceConsensus?: boolean;
   maxRounds?: number;
   startChunk?: number;
@@ -144,7 +166,7 @@ export interface Runner {
   continue(sessionId: string, followUp: string, options?: ContinueOptions): Promise<RunResult>;
   branch(sessionId: string, input: BranchInput): Promise<RunResult>;
   runWorkflow(filePath: string, input?: WorkflowInput): Promise<RunResult>;
-  plan(sessionId: string, options?: { fromCheckpoint?: number | string }): Promise<ResumePlan>;
+  plan(sessionId: string, options?: PlanOptions): Promise<ResumePlan>;
   /** Aborts the in-flight call and journals `interrupted`; the running method returns status `interrupted`. */
   interrupt(reason?: string): Promise<void>;
 }

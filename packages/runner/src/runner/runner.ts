@@ -2,11 +2,11 @@
 // It turns a request into a session (recording how it runs), drives the mode, and turns
 // the outcome into a RunResult; interrupts abort the in-flight call and leave a
 // resumable journal. Choices it cannot make alone go to `decisions`, or become typed errors.
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Session, SessionState } from '@resume/core';
 import {
-  ConfigError,
   type EventInput,
   FileNotFoundError,
   IncompatibleSessionError,
@@ -35,10 +35,12 @@ import {
   FOLLOW_UP_TAG,
 } from '../resume/continuation.js';
 import { buildResumePlan, type ResumePlan } from '../resume/resume-plan.js';
+import { describeSpecChange, describeSpecRule } from '../resume/spec-change.js';
 import { createWorkspaceTools } from '../tools/workspace-tools.js';
 import { parsePromptFile } from '../workflow/prompt-file.js';
 import { renderTemplate } from '../workflow/template.js';
 import { checkWorkflow, hashText, parseWorkflowSpec, resolveVariables } from '../workflow/workflow-spec.js';
+import { checkToolNames } from './check-tool-names.js';
 import { describeNext, findCheckpointSeq } from './describe-next.js';
 import { decideUnavailableModels, prepareResume } from './resume-checks.js';
 import { RUN_OPTIONS_KEY, type RunConfig, readRunConfig, runConfigAsJson } from './run-config.js';
@@ -59,6 +61,7 @@ import type { RunEvent } from './run-event.js';
 import type {
   BranchInput,
   ContinueOptions,
+  PlanOptions,
   ResumeOptions,
   Runner,
   RunnerOptions,
@@ -90,6 +93,22 @@ export function resumeCommandFor(sessionId: string, mode: RunConfig['mode']): st
     : `conclave --resume ${sessionId}`;
 }
 
+function specPathOf(config: RunConfig): string | null {
+  return config.mode === 'chain' ? config.workflowPath : config.mode === 'prompt' ? config.promptPath : null;
+}
+
+function specKindOf(config: RunConfig): 'workflow' | 'prompt' | null {
+  return config.mode === 'chain' ? 'workflow' : config.mode === 'prompt' ? 'prompt' : null;
+}
+
+function isDirectory(directory: string): boolean {
+  try {
+    return statSync(directory).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function taskMessage(task: string): EventInput {
   return {
     type: 'message-added',
@@ -101,7 +120,7 @@ export function createRunner(options: RunnerOptions): Runner {
   const { engine } = options;
   const emit = (event: RunEvent) => options.onEvent?.(event);
   const readTextFile = options.readTextFile ?? ((filePath: string) => readFile(filePath, 'utf8'));
-  const resolvePath = (filePath: string) => path.resolve(options.workspaceDir, filePath);
+  const resolvePath = (filePath: string, workspaceDir = options.workspaceDir) => path.resolve(workspaceDir, filePath);
   let current: Session | null = null;
   let interruptRequested: string | null = null;
 
@@ -128,12 +147,12 @@ export function createRunner(options: RunnerOptions): Runner {
     throw new IncompatibleSessionError(state.header.id, [`its recorded ${kind} text is missing from the store`]);
   }
 
-  async function modeContext(session: Session): Promise<ModeContext> {
+  async function modeContext(session: Session, workspaceDir: string): Promise<ModeContext> {
     return {
       session,
       store: engine.store,
       models: options.models,
-      workspaceDir: options.workspaceDir,
+      workspaceDir,
       env: options.env ?? {},
       emit,
       ...(options.decisions?.uncertainStep ? { onUncertain: options.decisions.uncertainStep } : {}),
@@ -141,30 +160,39 @@ export function createRunner(options: RunnerOptions): Runner {
     };
   }
 
-  function tools(session: Session, names: string[]): ModeTool[] {
+  function workspaceTools(workspaceDir = options.workspaceDir) {
+    return createWorkspaceTools({
+      root: workspaceDir,
+      ...(options.allowCommands ? { allowCommands: options.allowCommands } : {}),
+    });
+  }
+
+  /** Tool names a run may ask for, known before any session exists (null: the factory decides). */
+  function availableToolNames(): string[] | null {
+    if (options.availableToolNames) return [...options.availableToolNames];
+    return options.createTools ? null : workspaceTools().names;
+  }
+
+  function checkRequestedTools(names: string[], file: string | null): void {
+    const available = availableToolNames();
+    if (available !== null && names.length > 0) checkToolNames(names, available, file);
+  }
+
+  function tools(session: Session, names: string[], file: string | null, workspaceDir: string): ModeTool[] {
     const available = options.createTools
-      ? options.createTools({ workspaceDir: options.workspaceDir, session, names })
-      : adaptWorkspaceTools(
-          createWorkspaceTools({
-            root: options.workspaceDir,
-            ...(options.allowCommands ? { allowCommands: options.allowCommands } : {}),
-          }),
-          { session, store: engine.store },
-        );
+      ? options.createTools({ workspaceDir, session, names })
+      : adaptWorkspaceTools(workspaceTools(workspaceDir), { session, store: engine.store });
     if (names.length === 0) return available;
-    const missing = names.filter((name) => !available.some((tool) => tool.definition.name === name));
-    if (missing.length > 0) {
-      throw new ConfigError({
-        file: null,
-        key: 'tools',
-        problem: `unknown tool${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`,
-        fix: `Available tools: ${available.map((tool) => tool.definition.name).join(', ') || '(none)'}.`,
-      });
-    }
+    checkToolNames(
+      names,
+      available.map((tool) => tool.definition.name),
+      file,
+    );
     return available.filter((tool) => names.includes(tool.definition.name));
   }
 
   async function runMode(context: ModeContext, config: RunConfig): Promise<ModeResult> {
+    const { workspaceDir } = context;
     const { session } = context;
     switch (config.mode) {
       case 'discussion':
@@ -176,12 +204,21 @@ export function createRunner(options: RunnerOptions): Runner {
           outputDir: `conclave-output/${session.id}`,
         });
       case 'orchestrated':
-      case 'prompt':
         return runOrchestrated(context, {
           lead: config.lead,
-          tools: tools(session, config.tools),
+          tools: tools(session, config.tools, null, workspaceDir),
           maxIterations: config.maxIterations,
         });
+      case 'prompt': {
+        // The recorded prompt file decides the tools (the latest one: an edit adopted with
+        // --use-edited-spec is recorded), so the tools announced are the tools offered.
+        const prompt = parsePromptFile(await recordedSpecText(session.state, 'prompt'), config.promptPath);
+        return runOrchestrated(context, {
+          lead: config.lead,
+          tools: tools(session, prompt.frontMatter.tools, config.promptPath, workspaceDir),
+          maxIterations: prompt.frontMatter.max_iterations ?? config.maxIterations,
+        });
+      }
       case 'chain': {
         const text = await recordedSpecText(session.state, 'workflow');
         const spec = parseWorkflowSpec(text, config.workflowPath);
@@ -193,7 +230,12 @@ export function createRunner(options: RunnerOptions): Runner {
   }
 
   /** Drives a session's mode to an outcome; always releases the session. */
-  async function drive(session: Session, config: RunConfig, resumed: boolean): Promise<RunResult> {
+  async function drive(
+    session: Session,
+    config: RunConfig,
+    resumed: boolean,
+    workspaceDir = options.workspaceDir,
+  ): Promise<RunResult> {
     current = session;
     interruptRequested = null;
     const result = (
@@ -210,7 +252,7 @@ export function createRunner(options: RunnerOptions): Runner {
     });
     emit({ type: 'run-started', sessionId: session.id, mode: config.mode, resumed });
     try {
-      const outcome = await runMode(await modeContext(session), config);
+      const outcome = await runMode(await modeContext(session, workspaceDir), config);
       await session.complete();
       emit({ type: 'usage', totals: session.state.usage });
       return result('completed', outcome.conclusion);
@@ -241,6 +283,8 @@ export function createRunner(options: RunnerOptions): Runner {
     specHash?: string | null;
   }): Promise<Session> {
     return engine.createSession({
+      // Modes are resumable state machines that decide from the state what to do next (see ReplayPolicy).
+      replay: 'keyed',
       title: input.title,
       mode: input.config.mode,
       workspaceDir: options.workspaceDir,
@@ -306,6 +350,7 @@ export function createRunner(options: RunnerOptions): Runner {
           tools: startOptions.tools ?? [],
           maxIterations: positiveInteger(startOptions.maxIterations, 'maxIterations', DEFAULT_MAX_ITERATIONS),
         };
+        checkRequestedTools(config.tools, null);
         break;
     }
     initialEvents.push({
@@ -347,6 +392,7 @@ export function createRunner(options: RunnerOptions): Runner {
         tools: prompt.frontMatter.tools,
         maxIterations: prompt.frontMatter.max_iterations ?? DEFAULT_MAX_ITERATIONS,
       };
+      checkRequestedTools(config.tools, filePath);
       const session = await createRunSession({
         title: input.title ?? prompt.frontMatter.name ?? path.basename(filePath),
         config,
@@ -378,14 +424,21 @@ export function createRunner(options: RunnerOptions): Runner {
     return drive(session, config, false);
   }
 
-  async function currentSpecText(config: RunConfig): Promise<string | null> {
-    const specPath =
-      config.mode === 'chain' ? config.workflowPath : config.mode === 'prompt' ? config.promptPath : null;
+  async function currentSpecText(config: RunConfig, workspaceDir = options.workspaceDir): Promise<string | null> {
+    const specPath = specPathOf(config);
     if (!specPath) return null;
-    return readTextFile(resolvePath(specPath)).catch(() => null);
+    return readTextFile(resolvePath(specPath, workspaceDir)).catch(() => null);
   }
 
-  async function plan(sessionId: string, planOptions: { fromCheckpoint?: number | string } = {}): Promise<ResumePlan> {
+  /** Where an in-place resume runs: the recorded workspace, or the one `--workspace` names. */
+  function resumeWorkspace(state: SessionState, chosen: string | undefined) {
+    return compareWorkspaceDirectory(state.header.workspaceDir, options.workspaceDir, {
+      chosen: chosen === undefined ? null : path.resolve(options.workspaceDir, chosen),
+      exists: isDirectory,
+    });
+  }
+
+  async function plan(sessionId: string, planOptions: PlanOptions = {}): Promise<ResumePlan> {
     const id = await engine.resolveSessionId(sessionId);
     const state = await engine.readSession(id);
     const config = readRunConfig(state);
@@ -398,16 +451,26 @@ export function createRunner(options: RunnerOptions): Runner {
         });
       fromCheckpoint = seq;
     }
-    const specText = await currentSpecText(config);
+    const workspace = resumeWorkspace(state, planOptions.workspaceDir);
+    const workspaceDir = workspace.runsIn;
+    const useEditedSpec = planOptions.useEditedSpec ?? false;
+    const specText = await currentSpecText(config, workspaceDir);
+    const recordedText = await recordedSpecOf(state, config);
+    const specPath = specPathOf(config);
+    const spec =
+      specPath === null
+        ? null
+        : describeSpecChange({ path: specPath, recorded: recordedText, current: specText, useEdited: useEditedSpec });
     const availableModels = options.availableModels ? await options.availableModels().catch(() => null) : null;
     const compatibility = checkCompatibility({
       state,
-      ...(specText !== null ? { spec: { text: specText } } : {}),
+      // The recorded spec runs unless the edited one is asked for: only then can an edit block.
+      ...(specText !== null && useEditedSpec ? { spec: { text: specText } } : {}),
       availableModels,
+      ...toolAvailability(config, specText, useEditedSpec),
     });
-    const files = await compareWorkspaceFiles({ state, workspaceDir: options.workspaceDir }).catch(() => null);
-    const git = compareGitState(state.header.git, await readGitState(options.workspaceDir).catch(() => null));
-    const workspace = compareWorkspaceDirectory(state.header.workspaceDir, options.workspaceDir);
+    const files = await compareWorkspaceFiles({ state, workspaceDir }).catch(() => null);
+    const git = compareGitState(state.header.git, await readGitState(workspaceDir).catch(() => null));
     const checkpointState =
       fromCheckpoint === undefined ? undefined : await engine.readSession(id, { at: fromCheckpoint });
     return buildResumePlan(state, {
@@ -418,7 +481,35 @@ export function createRunner(options: RunnerOptions): Runner {
       files,
       git,
       workspace,
+      spec,
     });
+  }
+
+  async function recordedSpecOf(state: SessionState, config: RunConfig): Promise<string | null> {
+    const kind = specKindOf(config);
+    if (kind === null) return null;
+    return recordedSpecText(state, kind).catch(() => null);
+  }
+
+  /**
+   * The tools check (seed: tool availability validation): the tools the session called must
+   * still be offered by the tools list that will run (the edited prompt file's, when it runs).
+   */
+  function toolAvailability(config: RunConfig, specText: string | null, useEditedSpec: boolean) {
+    if (config.mode !== 'prompt' && config.mode !== 'orchestrated') return {};
+    let requested = config.tools;
+    if (config.mode === 'prompt' && useEditedSpec && specText !== null) {
+      try {
+        requested = parsePromptFile(specText, config.promptPath).frontMatter.tools;
+      } catch {
+        // An invalid edit is reported by the resume itself, with the file and key.
+      }
+    }
+    const available = availableToolNames();
+    if (available === null) return {};
+    return {
+      availableTools: requested.length === 0 ? available : requested.filter((name) => available.includes(name)),
+    };
   }
 
   function cancelled(state: SessionState, config: RunConfig): RunResult {
@@ -443,20 +534,35 @@ export function createRunner(options: RunnerOptions): Runner {
       });
     }
     let config = applyOverrides(readRunConfig(state), resumeOptions);
-    const resumePlan = await plan(
-      id,
-      resumeOptions.fromCheckpoint !== undefined ? { fromCheckpoint: resumeOptions.fromCheckpoint } : {},
-    );
+    const useEditedSpec = resumeOptions.useEditedSpec ?? false;
+    const resumePlan = await plan(id, {
+      ...(resumeOptions.fromCheckpoint !== undefined ? { fromCheckpoint: resumeOptions.fromCheckpoint } : {}),
+      ...(resumeOptions.workspaceDir !== undefined ? { workspaceDir: resumeOptions.workspaceDir } : {}),
+      useEditedSpec,
+    });
+    const workspace = resumePlan.changes.workspace;
+    const workspaceDir = workspace?.runsIn ?? options.workspaceDir;
+    // A discussion reads and writes no files; every other mode works in its workspace.
+    if (config.mode !== 'discussion' && (workspace?.missing || !isDirectory(workspaceDir))) {
+      throw new FileNotFoundError(
+        workspaceDir,
+        `Session ${id} runs in ${workspaceDir}, which no longer exists; nothing was run.`,
+        { hint: `Resume it in another directory: ${resumeCommandFor(id, config.mode)} --workspace <dir>` },
+      );
+    }
+    // Checked before anything is written: an invalid edit is a usage error, not a half-started resume.
+    const editedSpec = useEditedSpec ? await editedSpecText(state, config, workspaceDir) : null;
     const replacements = await prepareResume({
       plan: resumePlan,
       force: resumeOptions.force ?? false,
       decisions: options.decisions,
       emit,
       store: engine.store,
-      workspaceDir: options.workspaceDir,
+      workspaceDir,
     });
     if (replacements === null) return cancelled(state, config);
     config = replaceModels(config, replacements);
+    if (editedSpec?.config) config = editedSpec.config;
     if (resumePlan.checkpoint && resumeOptions.fromCheckpoint !== undefined) {
       // The journal is append-only: going back to an earlier checkpoint starts a branch from it.
       return branchFrom(
@@ -465,38 +571,55 @@ export function createRunner(options: RunnerOptions): Runner {
         `${state.title} (from ${resumePlan.checkpoint.label ?? `seq ${resumePlan.checkpoint.seq}`})`,
         null,
         config,
+        workspaceDir,
       );
     }
-    const changedSpec = await changedSpecText(state, config);
-    const session = await engine.openSession(id);
-    if (changedSpec) {
-      // The workflow was edited (and the compatibility check let it through): the edited spec
-      // runs from here on, and the models are told their context changed.
-      session.record({ type: 'spec-recorded', ...changedSpec });
+    const session = await engine.openSession(id, { replay: 'keyed' });
+    if (editedSpec) {
+      // The edited spec runs from here on (asked for, and the compatibility check let it
+      // through); the models are told their context changed.
+      session.record({ type: 'spec-recorded', ...editedSpec.record });
       session.addMessage(buildResumeMessage(session.state, 'workflow-changed'));
       emit({
         type: 'notice',
-        text: `${changedSpec.path} changed since the session started; resuming with the edited version.`,
+        text: `${editedSpec.record.path} changed since the session started; resuming with the edited version (--use-edited-spec).`,
       });
+    } else if (resumePlan.spec?.changed) {
+      emit({ type: 'notice', text: `${describeSpecRule(resumePlan.spec)}.` });
     }
-    return drive(session, config, true);
+    return drive(session, config, true, workspaceDir);
   }
 
-  /** The spec file as it is now when it differs from the recorded one (validated), else null. */
-  async function changedSpecText(state: SessionState, config: RunConfig) {
-    if (config.mode !== 'chain' && config.mode !== 'prompt') return null;
-    const kind = config.mode === 'chain' ? 'workflow' : 'prompt';
-    const specPath = config.mode === 'chain' ? config.workflowPath : config.promptPath;
-    const recorded = [...state.specs].reverse().find((entry) => entry.kind === kind);
-    const text = await currentSpecText(config);
-    if (!specPath || !recorded || text === null || hashText(text) === recorded.hash) return null;
+  /**
+   * The spec file as it is now when it differs from the recorded one, validated, with the run
+   * configuration it implies (a prompt file's tools, model and iterations); null when unchanged.
+   */
+  async function editedSpecText(state: SessionState, config: RunConfig, workspaceDir: string) {
+    const kind = specKindOf(config);
+    const specPath = specPathOf(config);
+    const recorded = kind === null ? undefined : [...state.specs].reverse().find((entry) => entry.kind === kind);
+    const text = await currentSpecText(config, workspaceDir);
+    if (!kind || !specPath || !recorded || text === null || hashText(text) === recorded.hash) return null;
+    const record = { kind, path: specPath, hash: hashText(text), blob: null, content: text } as const;
     if (config.mode === 'chain') {
       const spec = parseWorkflowSpec(text, specPath);
       checkWorkflow(spec, specPath, Object.keys(config.variables));
-    } else {
-      parsePromptFile(text, specPath);
+      return { record, config: null };
     }
-    return { kind, path: specPath, hash: hashText(text), blob: null, content: text } as const;
+    if (config.mode !== 'prompt') return { record, config: null };
+    const prompt = parsePromptFile(text, specPath);
+    checkRequestedTools(prompt.frontMatter.tools, specPath);
+    const edited: RunConfig = {
+      ...config,
+      lead: {
+        ...config.lead,
+        ...(prompt.frontMatter.model ? { model: prompt.frontMatter.model } : {}),
+        ...(prompt.frontMatter.provider ? { provider: prompt.frontMatter.provider } : {}),
+      },
+      tools: prompt.frontMatter.tools,
+      maxIterations: prompt.frontMatter.max_iterations ?? config.maxIterations,
+    };
+    return { record, config: edited };
   }
 
   async function branchFrom(
@@ -505,8 +628,9 @@ export function createRunner(options: RunnerOptions): Runner {
     title: string,
     followUp: string | null,
     config: RunConfig,
+    workspaceDir = options.workspaceDir,
   ): Promise<RunResult> {
-    const parent = await engine.openSession(id, { countRecovery: false });
+    const parent = await engine.openSession(id, { countRecovery: false, replay: 'keyed' });
     let child: Session;
     try {
       child = await parent.fork({ at, title, options: { [RUN_OPTIONS_KEY]: runConfigAsJson(config) } });
@@ -519,7 +643,7 @@ export function createRunner(options: RunnerOptions): Runner {
       child.addMessage({ role: 'user', content: followUp, speaker: 'user', round: null, tags: [FOLLOW_UP_TAG] });
       await child.checkpoint('branch follow-up');
     }
-    return drive(child, config, false);
+    return drive(child, config, false, workspaceDir);
   }
 
   async function branch(sessionId: string, input: BranchInput): Promise<RunResult> {
