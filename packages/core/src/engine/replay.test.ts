@@ -13,6 +13,7 @@ import {
   UncertainStepError,
 } from '../spec/index.js';
 import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
+import { testHeader } from '../testing/session-fixtures.js';
 import { createEngine } from './engine.js';
 import type { Engine, Session } from './types.js';
 
@@ -75,19 +76,7 @@ describe('ordered replay: re-running the same code', () => {
     const { createSessionId } = await import('../spec/ids.js');
     const id = createSessionId();
     // The first process wrote the header and took the lease, then died before the first append.
-    await store.create({
-      id,
-      title: 'job',
-      mode: 'custom',
-      workspaceDir: null,
-      createdAt: new Date().toISOString(),
-      parentId: null,
-      branchPoint: null,
-      specHash: null,
-      formatVersion: 1,
-      options: {},
-      git: null,
-    });
+    await store.create(testHeader({ id, title: 'job' }));
     await store.acquireLease(id, { holder: { pid: 1999, host: 'test' } });
     store.killHolder(id);
     expect(await nextProcess().run({ id, title: 'job' }, (session) => session.step('a', () => 'A'))).toBe('A');
