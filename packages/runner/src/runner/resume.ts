@@ -20,7 +20,7 @@ import { checkRequestedTools } from './run-tools.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { ResumeOptions, RunResult } from './runner-types.js';
 
-function cancelled(scope: RunnerScope, state: SessionState, config: RunConfig): RunResult {
+export function cancelled(scope: RunnerScope, state: SessionState, config: RunConfig): RunResult {
   scope.emit({ type: 'notice', text: 'Resume cancelled; nothing was changed.' });
   return {
     sessionId: state.header.id,

@@ -10,6 +10,12 @@ import type { ResumePlan } from '../resume/resume-plan.js';
 import type { RunEvent } from './run-event.js';
 
 export interface RunDecisions {
+  /**
+   * Called once with the whole plan before any other decision and before anything is
+   * written: a front end that cannot ask (no terminal) checks here that every decision the
+   * resume needs was given, and throws one error naming all that are missing.
+   */
+  review?: (plan: ResumePlan) => void | Promise<void>;
   /** An unsafe step started and never finished: run it again, skip it, or stop. */
   uncertainStep?: (step: UncertainStepInfo) => UncertainDecision | Promise<UncertainDecision>;
   /** Files changed since the session touched them: per path keep or restore; null cancels the resume. */
