@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 const conditions = ['@resume/source', ...defaultServerConditions];
 
 // One vitest project per workspace package, all sharing this configuration.
-const projects = ['packages', 'apps'].flatMap((group) =>
+const projects = ['packages', 'apps', 'examples'].flatMap((group) =>
   readdirSync(group).map((name) => {
     const root = `${group}/${name}`;
     const manifest = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string };
