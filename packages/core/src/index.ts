@@ -66,7 +66,7 @@ export { ReplayMismatchError } from './spec/errors/replay-mismatch-error.js';
 export { SessionExistsError } from './spec/errors/session-exists-error.js';
 export { SessionFinishedError } from './spec/errors/session-finished-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './spec/errors/session-locked-error.js';
-export { SessionNotFoundError } from './spec/errors/session-not-found-error.js';
+export { SessionNotFoundError, type SessionNotFoundErrorOptions } from './spec/errors/session-not-found-error.js';
 export { StepAbortedError } from './spec/errors/step-aborted-error.js';
 export { type FailedAttempt, StepFailedError } from './spec/errors/step-failed-error.js';
 export { StepOutputError } from './spec/errors/step-output-error.js';
@@ -90,6 +90,7 @@ export {
   type MessageRole,
   messageSchema,
   PARENT_HISTORY_TAG,
+  SESSION_MODE_PATTERN,
   type SessionHeader,
   type SessionMode,
   type SessionStatus,

@@ -1,6 +1,7 @@
 // `conclave sessions repair <id>`: keeps the valid prefix of a damaged journal.
 import { isSessionId, UsageError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
+import { resolveIdPrefix } from '../sessions/resolve-session.js';
 
 export async function repairSessionCommand(context: CliContext, input: { reference: string }): Promise<number> {
   const store = await context.store();
@@ -13,7 +14,7 @@ export async function repairSessionCommand(context: CliContext, input: { referen
   let id = reference;
   if (!isSessionId(reference)) {
     const engine = await context.engine();
-    id = await engine.resolveSessionId(reference);
+    id = await resolveIdPrefix(engine, reference);
   }
   const report = await store.repair(id);
   if (context.options.json) {

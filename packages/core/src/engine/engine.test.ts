@@ -309,7 +309,7 @@ describe('engine and sessions', () => {
     expect(await engine.resolveSessionId(session.id.slice(0, 14))).toBe(session.id);
     const error = await engine.resolveSessionId('zzzzzzzz').catch((caught: unknown) => caught);
     expect(SessionNotFoundError.isInstance(error)).toBe(true);
-    expect((error as SessionNotFoundError).hint).toContain('prefix me');
+    expect((error as SessionNotFoundError).recent?.map((summary) => summary.title)).toContain('prefix me');
     await expect(engine.resolveSessionId('abc')).rejects.toThrow(/at least 6 characters/);
   });
 

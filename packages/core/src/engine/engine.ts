@@ -103,14 +103,8 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   async function notFound(reference: string): Promise<SessionNotFoundError> {
-    const recent = await store.list({ limit: 5 }).catch(() => [] as SessionSummary[]);
-    const lines = recent.map((summary) => `  ${summary.id}  ${summary.status.padEnd(11)} ${summary.title}`);
-    return new SessionNotFoundError(reference, undefined, {
-      hint:
-        recent.length === 0
-          ? 'There are no sessions yet. Start one with: conclave "your task"'
-          : `Recent sessions:\n${lines.join('\n')}\nList all with: conclave sessions list`,
-    });
+    const recent = await store.list({ limit: 5 }).catch(() => undefined);
+    return new SessionNotFoundError(reference, undefined, recent ? { recent } : {});
   }
 
   async function createSession(
@@ -288,9 +282,6 @@ export function createEngine(options: EngineOptions): Engine {
     if (trimmed.length < MIN_PREFIX_LENGTH) {
       throw new UsageError(
         `"${reference}" is too short to name a session: give at least ${MIN_PREFIX_LENGTH} characters of its id.`,
-        {
-          hint: 'List sessions with: conclave sessions list',
-        },
       );
     }
     if (!/^[0-9a-z]+$/.test(trimmed)) throw await notFound(reference);

@@ -24,7 +24,7 @@ export { ReplayMismatchError } from './errors/replay-mismatch-error.js';
 export { SessionExistsError } from './errors/session-exists-error.js';
 export { SessionFinishedError } from './errors/session-finished-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './errors/session-locked-error.js';
-export { SessionNotFoundError } from './errors/session-not-found-error.js';
+export { SessionNotFoundError, type SessionNotFoundErrorOptions } from './errors/session-not-found-error.js';
 export { StepAbortedError } from './errors/step-aborted-error.js';
 export { type FailedAttempt, StepFailedError } from './errors/step-failed-error.js';
 export { StepOutputError } from './errors/step-output-error.js';
@@ -48,6 +48,7 @@ export {
   type MessageRole,
   messageSchema,
   PARENT_HISTORY_TAG,
+  SESSION_MODE_PATTERN,
   type SessionHeader,
   type SessionMode,
   type SessionStatus,

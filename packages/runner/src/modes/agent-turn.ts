@@ -48,7 +48,10 @@ const retryableProviderError = (error: unknown): boolean => ProviderError.isInst
 /** Runs (or replays) one model call; usage is journaled with the call it belongs to. */
 export async function runAgentTurn(context: ModeContext, input: AgentTurnInput): Promise<TurnOutput> {
   const { session } = context;
-  context.emit({ type: 'turn-started', agent: input.agent.name, round: input.round ?? null, stepKey: input.key });
+  // A replayed turn returns its recorded answer at once: nobody is speaking.
+  const replayed = session.state.steps.some((step) => step.key === input.key && step.status === 'completed');
+  if (!replayed)
+    context.emit({ type: 'turn-started', agent: input.agent.name, round: input.round ?? null, stepKey: input.key });
   return session.step(
     input.key,
     async (step) => {
