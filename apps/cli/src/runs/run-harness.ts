@@ -52,6 +52,7 @@ export async function runWithHarness(
     }),
     availableModels: resolution.availableModels,
     allowCommands: config.tools.allowCommands,
+    maxRecoveries: config.resume.maxRecoveries,
   });
 
   let interrupting = false;
