@@ -35,6 +35,8 @@ const turnCodec = {
 
 export interface AgentTurnInput {
   key: string;
+  /** The key is a stable id that may be new before recorded steps (see the engine's `inserted`). */
+  inserted?: boolean;
   agent: AgentSpec;
   messages: ChatMessage[];
   system?: string;
@@ -89,6 +91,7 @@ export async function runAgentTurn(context: ModeContext, input: AgentTurnInput):
       safety: 'idempotent',
       retry: { attempts: 3, retryOn: retryableProviderError },
       codec: turnCodec,
+      ...(input.inserted ? { inserted: true } : {}),
       ...(context.sleep ? { sleep: context.sleep } : {}),
     },
   );
