@@ -62,6 +62,7 @@ export {
   lineageUsage,
   type SessionUsage,
 } from './resume/lineage.js';
+export type { RemainingEstimate } from './runner/estimate-remaining.js';
 export {
   type BuildResumePlanOptions,
   buildResumePlan,
@@ -114,11 +115,20 @@ export {
 export {
   type CostOptions,
   costOf,
+  formatUsd,
   type ModelPrice,
   type PriceTable,
   priceOf,
   priceTable,
 } from './usage/cost.js';
+export {
+  type CallEstimateInput,
+  type CostGuard,
+  type CostLimits,
+  createCostGuard,
+  estimateCallCost,
+} from './usage/cost-guard.js';
+export { CostLimitError, type CostLimitDetails } from './usage/cost-limit-error.js';
 // ---- workflow specs and prompt files (workflow/)
 export {
   type PromptFile,

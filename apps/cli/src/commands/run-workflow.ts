@@ -4,6 +4,7 @@ import { UsageError } from '@resume/core/spec';
 import type { ProviderName } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
+import { costLimitsOf } from '../runs/cost-limits.js';
 import { recordOf, selectionFrom } from '../runs/models.js';
 import { runWithHarness } from '../runs/run-harness.js';
 import { runSessionFlow } from '../runs/session-flows.js';
@@ -14,6 +15,8 @@ const workflowOptionsSchema = z.object({
   resume: z.string().optional(),
   script: z.string().optional(),
   title: z.string().optional(),
+  maxCost: z.string().optional(),
+  maxLineageCost: z.string().optional(),
 });
 
 export async function runWorkflowCommand(
@@ -56,9 +59,11 @@ export async function runWorkflowCommand(
     onUncertain?: 'rerun' | 'skip' | 'abort';
   };
   const file = input.file;
+  const costs = costLimitsOf(options, context.config().config, null);
   return runWithHarness(
     context,
     {
+      limits: costs.limits,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: [],
@@ -72,7 +77,7 @@ export async function runWorkflowCommand(
     (runner) =>
       runner.runWorkflow(file, {
         variables,
-        record: recordOf(selection),
+        record: { ...recordOf(selection), ...costs.record },
         ...(options.title ? { title: options.title } : {}),
       }),
   );

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen, truncate } from '../output/format.js';
 import { resolveSession } from '../sessions/resolve-session.js';
+import { costLimitsOf } from './cost-limits.js';
 import { screenIo } from './decisions.js';
 import { recordOf, selectionFrom } from './models.js';
 import { configAgents, providersNamedIn, runWithHarness } from './run-harness.js';
@@ -56,6 +57,8 @@ export const runFlagsSchema = z.object({
   yes: z.boolean().optional(),
   onConflict: z.enum(['keep', 'restore', 'cancel']).optional(),
   onUncertain: z.enum(['rerun', 'skip', 'abort']).optional(),
+  maxCost: z.string().optional(),
+  maxLineageCost: z.string().optional(),
 });
 export type RunFlags = z.infer<typeof runFlagsSchema>;
 
@@ -109,9 +112,11 @@ async function startFlow(context: CliContext, task: string, flags: RunFlags): Pr
   const selection = selectionFor(context, flags, null);
   const agents = flags.models?.length ? agentsForModels(flags.models) : configAgents(context);
   const judge = config.judge;
+  const costs = costLimitsOf(flags, config, null);
   return runWithHarness(
     context,
     {
+      limits: costs.limits,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: [
@@ -142,7 +147,7 @@ async function startFlow(context: CliContext, task: string, flags: RunFlags): Pr
           ...(flags.project ? { project: flags.project } : {}),
           ...(flags.startChunk ? { startChunk: flags.startChunk } : {}),
         },
-        record: recordOf(selection),
+        record: { ...recordOf(selection), ...costs.record },
       }),
   );
 }
@@ -155,6 +160,7 @@ async function sessionSetup(context: CliContext, flags: RunFlags, id: string) {
   return {
     state,
     setup: {
+      limits: costLimitsOf(flags, context.config().config, recorded).limits,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: providersNamedIn(recorded.run),
@@ -251,6 +257,7 @@ async function resumeFlow(context: CliContext, task: string, flags: RunFlags): P
         throw new UsageError('A dry run calls no model.');
       },
       workspaceDir: context.environment.cwd,
+      limits: costLimitsOf(flags, context.config().config, state.header.options).limits,
     });
     const plan = await runner.plan(id, {
       ...(fromCheckpoint === undefined ? {} : { fromCheckpoint }),

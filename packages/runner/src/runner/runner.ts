@@ -36,12 +36,22 @@ import {
 } from '../resume/continuation.js';
 import { buildResumePlan, type ResumePlan } from '../resume/resume-plan.js';
 import { describeSpecChange, describeSpecRule } from '../resume/spec-change.js';
+import { lineageUsage } from '../resume/lineage.js';
 import { createWorkspaceTools } from '../tools/workspace-tools.js';
+import { type CostGuard, createCostGuard } from '../usage/cost-guard.js';
+import { CostLimitError } from '../usage/cost-limit-error.js';
 import { parsePromptFile } from '../workflow/prompt-file.js';
 import { renderTemplate } from '../workflow/template.js';
-import { checkWorkflow, hashText, parseWorkflowSpec, resolveVariables } from '../workflow/workflow-spec.js';
+import {
+  checkWorkflow,
+  hashText,
+  parseWorkflowSpec,
+  resolveVariables,
+  type WorkflowSpec,
+} from '../workflow/workflow-spec.js';
 import { checkToolNames } from './check-tool-names.js';
 import { describeNext, findCheckpointSeq } from './describe-next.js';
+import { estimateRemaining } from './estimate-remaining.js';
 import { prepareResume } from './resume-checks.js';
 import { RUN_OPTIONS_KEY, type RunConfig, readRunConfig, runConfigAsJson } from './run-config.js';
 import {
@@ -86,6 +96,15 @@ export type {
   ToolFactoryInput,
   WorkflowInput,
 } from './runner-types.js';
+
+/** The cost limit that stopped a run, also when it surfaced inside a step (an on_failure fix). */
+function costLimitIn(error: unknown): CostLimitError | null {
+  for (let current = error, depth = 0; current && depth < 5; depth += 1) {
+    if (CostLimitError.isInstance(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
 
 export function resumeCommandFor(sessionId: string, mode: RunConfig['mode']): string {
   return mode === 'chain' || mode === 'prompt'
@@ -147,8 +166,31 @@ export function createRunner(options: RunnerOptions): Runner {
     throw new IncompatibleSessionError(state.header.id, [`its recorded ${kind} text is missing from the store`]);
   }
 
+  /** The run's cost guard, or null without limits (ancestors' cost is fixed for the run). */
+  async function costGuardFor(session: Session): Promise<CostGuard | null> {
+    const limits = { maxCostUsd: options.limits?.maxCostUsd ?? null, maxLineageCostUsd: options.limits?.maxLineageCostUsd ?? null };
+    if (limits.maxCostUsd === null && limits.maxLineageCostUsd === null) return null;
+    let ancestorsUsd = 0;
+    if (limits.maxLineageCostUsd !== null && session.state.header.parentId !== null) {
+      const lineage = await lineageUsage(engine, session.state.header.parentId);
+      ancestorsUsd = lineage.sessions.reduce((sum, entry) => sum + (entry.usage.costUsd ?? 0), 0);
+    }
+    return createCostGuard({
+      limits,
+      state: () => session.state,
+      sessionId: session.id,
+      ancestorsUsd,
+      onUnknownPrice: (model) =>
+        emit({
+          type: 'notice',
+          text: `The price of model ${model} is unknown: its calls cannot be counted towards the cost limit.`,
+        }),
+    });
+  }
+
   async function modeContext(session: Session, workspaceDir: string): Promise<ModeContext> {
     return {
+      costGuard: await costGuardFor(session),
       session,
       store: engine.store,
       models: options.models,
@@ -257,6 +299,15 @@ export function createRunner(options: RunnerOptions): Runner {
       emit({ type: 'usage', totals: session.state.usage });
       return result('completed', outcome.conclusion);
     } catch (error) {
+      const costLimit = costLimitIn(error);
+      if (costLimit && interruptRequested === null) {
+        // A clean stop before a call that would pass the limit: what ran is checkpointed,
+        // the session is resumable (with a higher limit).
+        await session.checkpoint('cost limit').catch(() => undefined);
+        await session.interrupt('cost-limit').catch(() => undefined);
+        emit({ type: 'notice', text: costLimit.message });
+        return { ...result('interrupted', null, costLimit), stopReason: 'cost-limit' };
+      }
       if (interruptRequested !== null || InterruptedError.isInstance(error) || session.signal.aborted) {
         await session.interrupt(interruptRequested ?? 'interrupted').catch(() => undefined);
         return result('interrupted', null);
@@ -473,7 +524,19 @@ export function createRunner(options: RunnerOptions): Runner {
     const git = compareGitState(state.header.git, await readGitState(workspaceDir).catch(() => null));
     const checkpointState =
       fromCheckpoint === undefined ? undefined : await engine.readSession(id, { at: fromCheckpoint });
+    const lineage = await lineageUsage(engine, id).catch(() => null);
+    let recordedSpec: WorkflowSpec | null = null;
+    if (config.mode === 'chain' && recordedText !== null) {
+      try {
+        recordedSpec = parseWorkflowSpec(useEditedSpec && specText !== null ? specText : recordedText, specPath);
+      } catch {
+        // An invalid edit is reported by the resume itself; the estimate just has no spec.
+      }
+    }
     return buildResumePlan(state, {
+      lineageCost: lineage?.total ?? null,
+      remaining: estimateRemaining(checkpointState ?? state, config, recordedSpec),
+      warnAboveUsd: options.limits?.warnAboveUsd ?? null,
       describeNext: (described) => describeNext(described, config),
       ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),
       ...(checkpointState ? { checkpointState } : {}),
@@ -552,6 +615,7 @@ export function createRunner(options: RunnerOptions): Runner {
     }
     // Checked before anything is written: an invalid edit is a usage error, not a half-started resume.
     const editedSpec = useEditedSpec ? await editedSpecText(state, config, workspaceDir) : null;
+    if (resumePlan.costWarning !== null) emit({ type: 'notice', text: resumePlan.costWarning });
     const replacements = await prepareResume({
       plan: resumePlan,
       force: resumeOptions.force ?? false,
