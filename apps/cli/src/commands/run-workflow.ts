@@ -7,12 +7,12 @@ import type { CliContext } from '../context/cli-context.js';
 import { costLimitsOf } from '../runs/cost-limits.js';
 import { recordOf, selectionFrom } from '../runs/models.js';
 import { runWithHarness } from '../runs/run-harness.js';
-import { runSessionFlow } from '../runs/session-flows.js';
+import { pickWorkflowSession, runSessionFlow } from '../runs/session-flows.js';
 
 const workflowOptionsSchema = z.object({
   var: z.array(z.string()).default([]),
   saveSession: z.boolean().default(true),
-  resume: z.string().optional(),
+  resume: z.union([z.string(), z.boolean()]).optional(),
   script: z.string().optional(),
   title: z.string().optional(),
   maxCost: z.string().optional(),
@@ -33,10 +33,12 @@ export async function runWorkflowCommand(
       throw new UsageError(
         '--var cannot change the variables of a run being resumed; they were recorded when it started.',
         {
-          hint: `See them with: conclave sessions show ${options.resume}. To run with other values, start a new run: conclave run <spec.yaml> --var ...`,
+          hint: `See them with: conclave sessions show ${options.resume === true ? '<id>' : options.resume}. To run with other values, start a new run: conclave run <spec.yaml> --var ...`,
         },
       );
-    return runSessionFlow(context, { kind: 'resume', task: '', options: input.options });
+    const id = options.resume === true ? await pickWorkflowSession(context) : options.resume;
+    if (id === null) return 0;
+    return runSessionFlow(context, { kind: 'resume', task: '', options: { ...input.options, resume: id } });
   }
   if (!input.file)
     throw new UsageError('conclave run needs a workflow spec (.yaml) or a prompt file (.prompt.md).', {

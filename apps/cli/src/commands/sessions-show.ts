@@ -6,7 +6,7 @@ import type { CliContext } from '../context/cli-context.js';
 import { capitalize, formatCost, formatTokens, formatWhen } from '../output/format.js';
 import { lineageOf } from '../sessions/lineage.js';
 import { resolveSession } from '../sessions/resolve-session.js';
-import { renderTranscript, sessionJson, usageByAgent } from '../sessions/session-view.js';
+import { renderStepHistory, renderTranscript, sessionJson, usageByAgent } from '../sessions/session-view.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
 
 const showOptionsSchema = z.object({ transcript: z.boolean().default(false) });
@@ -66,6 +66,13 @@ export async function showSessionCommand(
   );
   const uncertain = state.steps.filter((step) => step.status === 'started');
   if (uncertain.length > 0) terminal.out(`  unfinished:  ${uncertain.map((step) => step.key).join(', ')}`);
+  const variables = Object.entries(state.variables);
+  if (variables.length > 0)
+    terminal.out(`  variables:   ${variables.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(', ')}`);
+  if (state.steps.length > 0) {
+    terminal.out(`  steps:       ${state.steps.length}`);
+    for (const line of renderStepHistory(state)) terminal.out(line);
+  }
   terminal.out();
   terminal.out(terminal.bold(`${capitalize('transcript')} (${state.messages.length} messages)`));
   for (const line of renderTranscript(state, { full: options.transcript, maxLength: 1200, style: terminal }))

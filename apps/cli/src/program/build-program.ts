@@ -165,7 +165,10 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
           [],
         )
         .option('--no-save-session', 'do not keep the session after a successful run')
-        .option('--resume <id>', 'resume an interrupted workflow run')
+        .option(
+          '--resume [id]',
+          'resume an interrupted workflow run (without id: pick one in a terminal, else the newest of this directory)',
+        )
         .option('--script <file.yaml>', 'scripted provider: turns to play, in order'),
     ),
   );
@@ -175,6 +178,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       'conclave run research.yaml --var topic="AI agents"',
       'conclave run fix-tests.prompt.md --on-uncertain rerun',
       'conclave run --resume 01jf3k --yes',
+      'conclave run --resume --yes              # the newest interrupted workflow of this directory',
       'conclave run research.yaml --json > result.json',
     ]),
   );

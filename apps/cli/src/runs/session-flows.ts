@@ -319,8 +319,44 @@ export async function pickFromWorkspace(context: CliContext, purpose: 'resume' |
   return wanted;
 }
 
-async function pickInteractively(context: CliContext, heading: string): Promise<string | null> {
-  const { tui, backend } = await openSessionBackend(context);
+const isWorkflow = (summary: Pick<SessionSummary, 'mode'>) => summary.mode === 'chain' || summary.mode === 'prompt';
+
+/**
+ * `run --resume` without an id: in a terminal the picker, showing workflow runs only;
+ * otherwise the newest interrupted or failed workflow run of this workspace, said out loud.
+ */
+export async function pickWorkflowSession(context: CliContext): Promise<string | null> {
+  if (context.environment.interactive && !context.options.json)
+    return pickInteractively(context, 'Resume which workflow run?', isWorkflow);
+  const engine = await context.engine();
+  const workspaceDir = context.environment.cwd;
+  const wanted = (await engine.listSessions({ workspaceDir })).find(
+    (summary) => isWorkflow(summary) && (summary.status === 'interrupted' || summary.status === 'failed'),
+  );
+  if (!wanted)
+    throw new SessionNotFoundError(
+      workspaceDir,
+      `No interrupted or failed workflow run in this workspace (${workspaceDir}).`,
+      {
+        hint: 'List them with: conclave sessions list --mode chain   (or pass an id: conclave run --resume <id>)',
+      },
+    );
+  context.terminal.note(
+    `→ Resuming workflow run ${wanted.id} "${truncate(wanted.title, 60)}" (${wanted.status}, ${formatWhen(wanted.updatedAt)}) from this workspace`,
+  );
+  return wanted.id;
+}
+
+async function pickInteractively(
+  context: CliContext,
+  heading: string,
+  only?: (summary: SessionSummary) => boolean,
+): Promise<string | null> {
+  const opened = await openSessionBackend(context);
+  const { tui } = opened;
+  const backend = only
+    ? { ...opened.backend, listSessions: async () => (await opened.backend.listSessions()).filter(only) }
+    : opened.backend;
   const picked = await tui.pickSession(backend, { heading, ...screenIo(context) });
   if (!picked) {
     context.terminal.note('Nothing chosen.');

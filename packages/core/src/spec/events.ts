@@ -9,7 +9,16 @@ import { lazySchema, once } from './lazy-schema.js';
 /** The journal format this code writes. Older versions are migrated on read; newer ones are refused. */
 export const JOURNAL_FORMAT_VERSION = 1;
 
-export const sessionModeSchema = z.enum(['discussion', 'iterative', 'orchestrated', 'chain', 'prompt', 'custom']);
+/**
+ * How a session runs: the name of a mode registered with the runner (`discussion`, `chain`...),
+ * or `custom` for a program's own sessions. The journal accepts any name of this shape, so a
+ * new mode needs no change here; what a name means is the runner's business.
+ */
+export const SESSION_MODE_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+export const sessionModeSchema = z
+  .string()
+  .max(64)
+  .regex(SESSION_MODE_PATTERN, 'a mode name is lower-case letters, digits and single hyphens (e.g. "code-review")');
 export type SessionMode = z.infer<typeof sessionModeSchema>;
 
 export const sessionStatusSchema = z.enum(['running', 'interrupted', 'completed', 'failed']);

@@ -48,6 +48,7 @@ export {
   type MessageRole,
   messageSchema,
   PARENT_HISTORY_TAG,
+  SESSION_MODE_PATTERN,
   type SessionHeader,
   type SessionMode,
   type SessionStatus,

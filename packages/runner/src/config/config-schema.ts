@@ -51,8 +51,6 @@ const buildConfigSchemas = once(() => {
   const checkpointConfigSchema = z.strictObject({
     /** Write a fold snapshot every N events so opening a long session stays fast. */
     snapshotEvery: z.number().int().positive().optional(),
-    /** Stop a session that keeps crashing after this many recoveries. */
-    maxRecoveries: z.number().int().positive().optional(),
   });
 
   const resumeConfigSchema = z.strictObject({
@@ -62,6 +60,11 @@ const buildConfigSchemas = once(() => {
     onConflict: z.enum(['keep', 'restore', 'cancel']).optional(),
     /** What to do with an unsafe step that started but never finished when nobody is asked. */
     onUncertain: z.enum(['rerun', 'skip', 'abort']).optional(),
+    /**
+     * Crashes in a row at the same place without progress (a poison step) after which a
+     * session is no longer resumed without --force. Clean interrupts never count.
+     */
+    maxRecoveries: z.number().int().positive().optional(),
   });
 
   const retentionConfigSchema = z.strictObject({
@@ -168,8 +171,9 @@ export interface ConclaveConfig {
     anthropic: z.infer<EndpointSchema>;
     scripted: { script?: string };
   };
-  checkpoint: { snapshotEvery: number; maxRecoveries: number };
+  checkpoint: { snapshotEvery: number };
   resume: {
+    maxRecoveries: number;
     resetDiscussion: boolean;
     forceConsensus: boolean;
     onConflict: 'keep' | 'restore' | 'cancel' | null;
@@ -188,6 +192,15 @@ export interface ConclaveConfig {
   tools: { allowCommands: string[] };
   limits: { maxCostUsd: number | null; maxLineageCostUsd: number | null; warnAboveUsd: number | null };
 }
+
+/** Keys that moved: a file that still uses one gets an error naming the new key. */
+export const MOVED_CONFIG_KEYS: ReadonlyArray<{ from: string[]; to: string; what: string }> = [
+  {
+    from: ['checkpoint', 'maxRecoveries'],
+    to: 'resume.maxRecoveries',
+    what: 'crashes in a row without progress before a session is no longer resumed without --force',
+  },
+];
 
 /** Keys that would hold secrets: refused wherever they appear, with the variable to use instead. */
 export const SECRET_KEY_PATTERN = /^(api[-_]?key|apikey|token|secret|password|authorization|auth[-_]?token)$/i;

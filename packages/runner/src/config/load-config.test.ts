@@ -40,6 +40,35 @@ describe('loadConfig', () => {
     expect(loaded.files).toEqual([`${home}/config.yaml`, `${workspace}/.conclave.yaml`]);
   });
 
+  it('reads the recovery limit from resume.maxRecoveries and names it when the old checkpoint key is used', () => {
+    const defaults = loadConfig({ cwd: workspace, userHome, env: {}, readFile: filesystem({}) });
+    expect(defaults.config.resume.maxRecoveries).toBe(10);
+    const set = loadConfig({
+      cwd: workspace,
+      userHome,
+      env: {},
+      readFile: filesystem({ [`${workspace}/.conclave.yaml`]: 'resume:\n  maxRecoveries: 3\n' }),
+    });
+    expect(set.config.resume.maxRecoveries).toBe(3);
+    expect(set.sources['resume.maxRecoveries']).toBe(`${workspace}/.conclave.yaml`);
+    let error: unknown;
+    try {
+      loadConfig({
+        cwd: workspace,
+        userHome,
+        env: {},
+        readFile: filesystem({ [`${workspace}/.conclave.yaml`]: 'checkpoint:\n  maxRecoveries: 3\n' }),
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as ConfigError).message).toContain(`${workspace}/.conclave.yaml`);
+    expect((error as ConfigError).message).toContain('checkpoint.maxRecoveries');
+    expect((error as ConfigError).message).toContain('this key is now resume.maxRecoveries');
+    expect((error as ConfigError).hint).toContain('resume: { maxRecoveries: 3 }');
+  });
+
   it('gives --home and --store precedence over the environment and files', () => {
     const loaded = loadConfig({
       cwd: workspace,

@@ -43,8 +43,8 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
   agents: null,
   judge: {},
   providers: { default: null, openai: {}, anthropic: {}, scripted: {} },
-  checkpoint: { snapshotEvery: 1000, maxRecoveries: 10 },
-  resume: { resetDiscussion: false, forceConsensus: false, onConflict: null, onUncertain: null },
+  checkpoint: { snapshotEvery: 1000 },
+  resume: { maxRecoveries: 10, resetDiscussion: false, forceConsensus: false, onConflict: null, onUncertain: null },
   retention: {
     maxAgeDays: null,
     maxSessions: null,

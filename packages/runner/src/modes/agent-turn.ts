@@ -49,9 +49,11 @@ const retryableProviderError = (error: unknown): boolean => ProviderError.isInst
 /** Runs (or replays) one model call; usage is journaled with the call it belongs to. */
 export async function runAgentTurn(context: ModeContext, input: AgentTurnInput): Promise<TurnOutput> {
   const { session } = context;
-  context.emit({ type: 'turn-started', agent: input.agent.name, round: input.round ?? null, stepKey: input.key });
   const recorded = session.state.steps.findLast((step) => step.key === input.key);
   const replayed = recorded !== undefined && (recorded.status === 'completed' || recorded.status === 'skipped');
+  // A replayed turn returns its recorded answer at once: nobody is speaking.
+  if (!replayed)
+    context.emit({ type: 'turn-started', agent: input.agent.name, round: input.round ?? null, stepKey: input.key });
   let release = () => undefined as void;
   let resolved: ReturnType<ModeContext['models']> | null = null;
   if (context.costGuard && !replayed) {

@@ -53,6 +53,14 @@ describe('checkCompatibility', () => {
     expect(report.suggestions.map((suggestion) => suggestion.kind)).toEqual(['restart', 'keep-context-restart']);
   });
 
+  it('never calls a changed spec 100% similar', () => {
+    const long = `${spec}${Array.from({ length: 60 }, (_, index) => `# note ${index} about the research chain\n`).join('')}`;
+    const state = chainSession(long).state();
+    const report = checkCompatibility({ state, spec: { text: long.replace('note 59', 'note 60') } });
+    expect(report.similarity).toBeGreaterThan(0.995);
+    expect(report.findings[0]?.message).toBe('the spec changed since the session started (99% similar)');
+  });
+
   it('blocks when an agent that already spoke was removed', () => {
     const state = chainSession().state();
     const edited = spec

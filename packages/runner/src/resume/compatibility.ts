@@ -238,7 +238,8 @@ export function checkCompatibility(input: CheckCompatibilityInput): Compatibilit
         });
       } else {
         similarity = specSimilarity(previousText, input.spec.text);
-        const percent = Math.round(similarity * 100);
+        // A changed spec is never "100% similar": round down, and keep at most 99.
+        const percent = Math.min(99, Math.floor(similarity * 100));
         const rewritten = similarity < REWRITE_SIMILARITY;
         findings.push({
           kind: 'spec-changed',

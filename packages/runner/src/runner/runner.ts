@@ -106,7 +106,7 @@ function costLimitIn(error: unknown): CostLimitError | null {
   return null;
 }
 
-export function resumeCommandFor(sessionId: string, mode: RunConfig['mode']): string {
+export function resumeCommandFor(sessionId: string, mode: string): string {
   return mode === 'chain' || mode === 'prompt'
     ? `conclave run --resume ${sessionId}`
     : `conclave --resume ${sessionId}`;
@@ -118,6 +118,14 @@ function specPathOf(config: RunConfig): string | null {
 
 function specKindOf(config: RunConfig): 'workflow' | 'prompt' | null {
   return config.mode === 'chain' ? 'workflow' : config.mode === 'prompt' ? 'prompt' : null;
+}
+
+/** Steps attempted and messages written: what tells a session that did something from one that did not. */
+function workDone(state: SessionState): number {
+  return (
+    state.messages.length +
+    state.steps.reduce((sum, step) => sum + step.attempts.length + (step.status === 'skipped' ? 1 : 0), 0)
+  );
 }
 
 function isDirectory(directory: string): boolean {
@@ -707,7 +715,17 @@ export function createRunner(options: RunnerOptions): Runner {
       child.addMessage({ role: 'user', content: followUp, speaker: 'user', round: null, tags: [FOLLOW_UP_TAG] });
       await child.checkpoint('branch follow-up');
     }
-    return drive(child, config, false, workspaceDir);
+    const startedWith = workDone(child.state);
+    try {
+      return await drive(child, config, false, workspaceDir);
+    } catch (error) {
+      // A branch that stopped before doing anything of its own (it needs a decision first) is
+      // not kept: the same command, with the decision, starts it again from the parent.
+      const stopped = await engine.readSession(child.id).catch(() => null);
+      if (stopped && workDone(stopped) === startedWith)
+        await engine.deleteSession(child.id, { force: true }).catch(() => undefined);
+      throw error;
+    }
   }
 
   async function branch(sessionId: string, input: BranchInput): Promise<RunResult> {

@@ -4,7 +4,13 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, ExitCode, FileNotFoundError, IncompatibleSessionError } from '@resume/core/spec';
+import {
+  ConfigError,
+  ExitCode,
+  FileNotFoundError,
+  IncompatibleSessionError,
+  UncertainStepError,
+} from '@resume/core/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatResumePlan } from '../resume/format-resume-plan.js';
 import type { RunEvent } from './run-event.js';
@@ -100,6 +106,22 @@ describe('resuming a workflow from another directory', () => {
     const moved = await runner.resume(sessionId, { workspaceDir: '.' });
     expect(moved.status).toBe('completed');
     expect((await readFile(path.join(elsewhere, 'where.txt'), 'utf8')).trim()).toBe(elsewhere);
+  });
+});
+
+describe('what a resume reports', () => {
+  it('does not announce a replayed agent step as speaking', async () => {
+    const { engine, models, sessionId } = await interruptedAfterFirstStep(twoSteps());
+    const events: RunEvent[] = [];
+    const result = await createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+      onEvent: (event) => events.push(event),
+    }).resume(sessionId);
+    expect(result.status).toBe('completed');
+    expect(events.flatMap((event) => (event.type === 'turn-started' ? [event.agent] : []))).toEqual(['writer']);
   });
 });
 
@@ -203,6 +225,47 @@ describe('the spec a resume runs', () => {
     const resumed = await runner.resume(first.sessionId, { useEditedSpec: true });
     expect(resumed.status).toBe('completed');
     expect(offered.slice(1).every((names) => names.join() === 'list_files,read_file,write_file')).toBe(true);
+  });
+});
+
+describe('branches', () => {
+  it('does not keep a branch that stopped for a decision before doing anything', async () => {
+    await writeFile(
+      path.join(workspace, 'flow.yaml'),
+      'name: b\nagents:\n  a: { prompt: "p" }\nsteps:\n  - agent: a\n    input: "x"\n  - shell: "true"\n  - agent: a\n    input: "y"\n',
+    );
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    const runner = createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace });
+    const first = await runner.runWorkflow('flow.yaml');
+    expect(first.status).toBe('completed');
+    // Just after the shell step started: in a branch from there it is uncertain.
+    const events = [];
+    for await (const event of engine().readEvents(first.sessionId)) events.push(event);
+    const started = events.find((event) => event.type === 'step-started' && event.key.includes('shell'));
+    await expect(runner.branch(first.sessionId, { at: started?.seq ?? 0 })).rejects.toSatisfy((error) =>
+      UncertainStepError.isInstance(error),
+    );
+    expect((await engine().listSessions()).map((summary) => summary.id)).toEqual([first.sessionId]);
+  });
+});
+
+describe('workflows without agents', () => {
+  it('runs a workflow of shell steps only, with no agent declared and no model called', async () => {
+    await writeFile(
+      path.join(workspace, 'build.yaml'),
+      'name: build\nsteps:\n  - shell: "echo built > built.txt"\n  - shell: "cat built.txt"\n',
+    );
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    const result = await createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+    }).runWorkflow('build.yaml');
+    expect(result.status).toBe('completed');
+    expect(models.calls).toEqual([]);
+    expect(await readFile(path.join(workspace, 'built.txt'), 'utf8')).toBe('built\n');
   });
 });
 

@@ -78,9 +78,8 @@ export const workflowSpecSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string().optional(),
   variables: z.record(z.string(), variableValueSchema).default({}),
-  agents: z
-    .record(agentNameSchema, workflowAgentSchema)
-    .refine((agents) => Object.keys(agents).length > 0, 'declare at least one agent'),
+  // A workflow of shell steps only needs no agent; a step naming an undeclared one is refused.
+  agents: z.record(agentNameSchema, workflowAgentSchema).default({}),
   steps: z.array(stepSchema).min(1, 'a workflow needs at least one step'),
   outputs: z
     .strictObject({
@@ -191,7 +190,10 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
       file,
       key,
       problem: `unknown agent "${name}"`,
-      fix: `Declare it under agents:, or use one of: ${agentNames.join(', ')}.`,
+      fix:
+        agentNames.length === 0
+          ? 'Declare it under agents: (e.g. agents: { name: { prompt: "..." } }).'
+          : `Declare it under agents:, or use one of: ${agentNames.join(', ')}.`,
     });
   };
   // A template may refer to what exists where it stands: variables, earlier steps, and in
