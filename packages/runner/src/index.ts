@@ -62,7 +62,6 @@ export {
   lineageUsage,
   type SessionUsage,
 } from './resume/lineage.js';
-export type { RemainingEstimate } from './runner/estimate-remaining.js';
 export {
   type BuildResumePlanOptions,
   buildResumePlan,
@@ -83,6 +82,7 @@ export {
 } from './retention/select-for-retention.js';
 // ---- the runner, as the CLI and the TUI call it (runner/)
 export { describeNext } from './runner/describe-next.js';
+export type { RemainingEstimate } from './runner/estimate-remaining.js';
 export { type RunConfig, type RunMode, readRunConfig, runConfigSchema } from './runner/run-config.js';
 export type { RunEvent, RunEventListener } from './runner/run-event.js';
 export {
@@ -128,7 +128,7 @@ export {
   createCostGuard,
   estimateCallCost,
 } from './usage/cost-guard.js';
-export { CostLimitError, type CostLimitDetails } from './usage/cost-limit-error.js';
+export { type CostLimitDetails, CostLimitError } from './usage/cost-limit-error.js';
 // ---- workflow specs and prompt files (workflow/)
 export {
   type PromptFile,

@@ -130,8 +130,7 @@ function reportResult(context: CliContext, result: RunResult, view: { announced:
   }
   if (result.status === 'interrupted' && result.stopReason === 'cost-limit') {
     terminal.warn(`${terminal.yellow('‖ Cost limit:')} ${result.error?.message ?? 'stopped before the limit.'}`);
-    if (result.resumeCommand)
-      terminal.warn(`Resume with a higher limit: ${result.resumeCommand} --max-cost <usd>`);
+    if (result.resumeCommand) terminal.warn(`Resume with a higher limit: ${result.resumeCommand} --max-cost <usd>`);
     return exitCode;
   }
   if (result.status === 'interrupted') {

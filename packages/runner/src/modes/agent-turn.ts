@@ -54,7 +54,7 @@ export async function runAgentTurn(context: ModeContext, input: AgentTurnInput):
   // A replayed turn returns its recorded answer at once: nobody is speaking.
   if (!replayed)
     context.emit({ type: 'turn-started', agent: input.agent.name, round: input.round ?? null, stepKey: input.key });
-  let release = () => undefined as void;
+  let release: () => void = () => undefined;
   let resolved: ReturnType<ModeContext['models']> | null = null;
   if (context.costGuard && !replayed) {
     // Only a call that will really be made is checked: a replayed answer costs nothing.

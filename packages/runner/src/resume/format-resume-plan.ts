@@ -20,7 +20,8 @@ function describeRemaining(remaining: NonNullable<ResumePlan['remaining']>): str
   if (remaining.calls === null) return 'an unknown number of model calls';
   const calls = `${remaining.atMost ? 'at most ' : ''}${remaining.calls} model call${remaining.calls === 1 ? '' : 's'}`;
   if (remaining.calls === 0) return 'no model calls';
-  if (remaining.costUsd === null || remaining.averageUsd === null) return `${calls} (cost not estimated: no priced call yet)`;
+  if (remaining.costUsd === null || remaining.averageUsd === null)
+    return `${calls} (cost not estimated: no priced call yet)`;
   return `${calls}, about $${remaining.costUsd.toFixed(4)} at $${remaining.averageUsd.toFixed(4)} per call so far`;
 }
 
@@ -112,7 +113,8 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
   lines.push(`Cost so far: ${formatCost(plan.cost)}`);
   if (plan.lineageCost !== null && plan.lineageCost.calls !== plan.cost.calls)
     lines.push(`Cost over the lineage: ${formatCost(plan.lineageCost)}`);
-  if (plan.remaining !== null && plan.action === 'resume') lines.push(`Still to run: ${describeRemaining(plan.remaining)}`);
+  if (plan.remaining !== null && plan.action === 'resume')
+    lines.push(`Still to run: ${describeRemaining(plan.remaining)}`);
   if (plan.costWarning !== null) lines.push(`Warning: ${plan.costWarning}`);
   lines.push('');
   lines.push(plan.question);

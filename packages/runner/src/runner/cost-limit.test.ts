@@ -120,7 +120,9 @@ describe('cost limits', () => {
     expect(formatResumePlan(plan)).toContain('Warning: This session');
     events.length = 0;
     await runner({ maxCostUsd: 1, warnAboveUsd: 0.01 }).resume(first.sessionId);
-    const noticeIndex = events.findIndex((event) => event.type === 'notice' && event.text.includes('warning threshold'));
+    const noticeIndex = events.findIndex(
+      (event) => event.type === 'notice' && event.text.includes('warning threshold'),
+    );
     const startIndex = events.findIndex((event) => event.type === 'run-started');
     expect(noticeIndex).toBeGreaterThanOrEqual(0);
     expect(noticeIndex).toBeLessThan(startIndex);

@@ -54,7 +54,11 @@ export function averageCallCost(state: SessionState): number | null {
   return priced.reduce((sum, record) => sum + (record.costUsd ?? 0), 0) / priced.length;
 }
 
-export function estimateRemaining(state: SessionState, config: RunConfig, spec: WorkflowSpec | null): RemainingEstimate {
+export function estimateRemaining(
+  state: SessionState,
+  config: RunConfig,
+  spec: WorkflowSpec | null,
+): RemainingEstimate {
   const { calls, atMost } = remainingCalls(state, config, spec);
   const averageUsd = averageCallCost(state);
   return {

@@ -34,9 +34,9 @@ import {
   continuationPrompt,
   FOLLOW_UP_TAG,
 } from '../resume/continuation.js';
+import { lineageUsage } from '../resume/lineage.js';
 import { buildResumePlan, type ResumePlan } from '../resume/resume-plan.js';
 import { describeSpecChange, describeSpecRule } from '../resume/spec-change.js';
-import { lineageUsage } from '../resume/lineage.js';
 import { createWorkspaceTools } from '../tools/workspace-tools.js';
 import { type CostGuard, createCostGuard } from '../usage/cost-guard.js';
 import { CostLimitError } from '../usage/cost-limit-error.js';
@@ -176,7 +176,10 @@ export function createRunner(options: RunnerOptions): Runner {
 
   /** The run's cost guard, or null without limits (ancestors' cost is fixed for the run). */
   async function costGuardFor(session: Session): Promise<CostGuard | null> {
-    const limits = { maxCostUsd: options.limits?.maxCostUsd ?? null, maxLineageCostUsd: options.limits?.maxLineageCostUsd ?? null };
+    const limits = {
+      maxCostUsd: options.limits?.maxCostUsd ?? null,
+      maxLineageCostUsd: options.limits?.maxLineageCostUsd ?? null,
+    };
     if (limits.maxCostUsd === null && limits.maxLineageCostUsd === null) return null;
     let ancestorsUsd = 0;
     if (limits.maxLineageCostUsd !== null && session.state.header.parentId !== null) {

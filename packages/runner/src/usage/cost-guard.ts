@@ -37,7 +37,8 @@ export function estimateCallCost(input: CallEstimateInput): number | null {
   const price = priceOf(input.model, input.table);
   if (!price) return null;
   const inputTokens =
-    estimateTokens(input.system ?? '') + input.messages.reduce((sum, message) => sum + estimateTokens(message.content) + 4, 0);
+    estimateTokens(input.system ?? '') +
+    input.messages.reduce((sum, message) => sum + estimateTokens(message.content) + 4, 0);
   const outputTokens = input.outputTokens ?? DEFAULT_OUTPUT_TOKENS_ESTIMATE;
   return (inputTokens * price.input + outputTokens * price.output) / 1_000_000;
 }
