@@ -49,6 +49,7 @@ export async function resume(
   let config = applyOverrides(readRunConfig(state), resumeOptions);
   const useEditedSpec = resumeOptions.useEditedSpec ?? false;
   const resumePlan = await plan(scope, id, {
+    ...(resumeOptions.startChunk !== undefined ? { startChunk: resumeOptions.startChunk } : {}),
     ...(resumeOptions.fromCheckpoint !== undefined ? { fromCheckpoint: resumeOptions.fromCheckpoint } : {}),
     ...(resumeOptions.workspaceDir !== undefined ? { workspaceDir: resumeOptions.workspaceDir } : {}),
     useEditedSpec,
