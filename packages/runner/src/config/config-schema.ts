@@ -30,7 +30,13 @@ const buildConfigSchemas = once(() => {
 
   const endpointSchema = z.strictObject({
     /** An OpenAI-compatible server (Ollama, vLLM, LM Studio, OpenRouter...) or a proxy. */
-    baseUrl: z.url().optional(),
+    baseUrl: z
+      .url({ protocol: /^https?$/, error: 'is not an http:// or https:// URL' })
+      .refine((value) => {
+        const url = new URL(value);
+        return url.username === '' && url.password === '';
+      }, 'must not carry a user or password (the API key comes from OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment; a proxy password belongs in its own settings)')
+      .optional(),
     /** The model used when an agent names none. */
     model: z.string().min(1).optional(),
   });

@@ -119,6 +119,21 @@ describe('loadConfig', () => {
     );
   });
 
+  it('refuses a provider base URL with credentials, naming the file and the key', () => {
+    const read = filesystem({
+      [`${workspace}/.conclave.yaml`]: 'providers:\n  openai:\n    baseUrl: https://me:hunter22@llm.internal/v1\n',
+    });
+    try {
+      loadConfig({ cwd: workspace, userHome, env: {}, readFile: read });
+      expect.unreachable();
+    } catch (error) {
+      expect(ConfigError.isInstance(error)).toBe(true);
+      expect((error as ConfigError).key).toBe('providers.openai.baseUrl');
+      expect((error as ConfigError).message).toContain('must not carry a user or password');
+      expect((error as ConfigError).message).not.toContain('hunter22');
+    }
+  });
+
   it('reports broken YAML with its line', () => {
     const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'retention:\n  maxAgeDays: [1,\n' });
     expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: read })).toThrowError(
