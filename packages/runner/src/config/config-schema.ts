@@ -15,7 +15,14 @@ export type ProviderName = z.infer<typeof providerNameSchema>;
 // Built together the first time one of them is used.
 const buildConfigSchemas = once(() => {
   const agentConfigSchema = z.strictObject({
-    name: z.string().min(1),
+    // Names become file names (iterative notes) and speaker labels: plain names only.
+    name: z
+      .string()
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9 _.-]{0,63}$/,
+        'is not a plain name: use letters, digits, spaces, "_", "-" or "." (no "/" or leading "."), at most 64 characters',
+      )
+      .refine((name) => !name.includes('..'), 'must not contain ".."'),
     model: z.string().min(1).optional(),
     provider: providerNameSchema.optional(),
     /** The agent's system prompt (its role in the discussion). */
