@@ -133,6 +133,21 @@ export function modelsUsedBy(state: SessionState): Map<string, Set<string>> {
   return models;
 }
 
+/** A step that ran is gone from the spec (`current` null) or is something else now. */
+function stepChanged(index: number, previous: string, current: string | null, where: string): CompatibilityFinding {
+  return {
+    kind: 'step-changed',
+    level: 'block',
+    index,
+    before: previous,
+    after: current,
+    message:
+      current === null
+        ? `step ${index + 1} (${previous}) already ran but is no longer in the spec`
+        : `step ${index + 1} already ran as ${previous} but the spec now has ${current} ${where}`,
+  };
+}
+
 /** Steps of an id-keyed session that ran (by id): each must still be in the spec, unchanged. */
 function compareStepsById(before: SpecStructure, after: SpecStructure, state: SessionState): CompatibilityFinding[] {
   const ranIds = new Set(state.steps.map((step) => stepIdOfKey(step.key)).filter((id) => id !== null));
@@ -142,18 +157,7 @@ function compareStepsById(before: SpecStructure, after: SpecStructure, state: Se
     const previous = before.steps[index] as string;
     const at = after.ids.indexOf(id);
     const current = at === -1 ? null : (after.steps[at] ?? null);
-    if (current === previous) return;
-    findings.push({
-      kind: 'step-changed',
-      level: 'block',
-      index,
-      before: previous,
-      after: current,
-      message:
-        current === null
-          ? `step ${index + 1} (${previous}) already ran but is no longer in the spec`
-          : `step ${index + 1} already ran as ${previous} but the spec now has ${current} for it`,
-    });
+    if (current !== previous) findings.push(stepChanged(index, previous, current, 'for it'));
   });
   return findings;
 }
@@ -185,17 +189,7 @@ function compareStructures(
     const previous = before.steps[index] as string;
     const current = after.steps[index] ?? null;
     if (current === previous) continue;
-    findings.push({
-      kind: 'step-changed',
-      level: 'block',
-      index,
-      before: previous,
-      after: current,
-      message:
-        current === null
-          ? `step ${index + 1} (${previous}) already ran but is no longer in the spec`
-          : `step ${index + 1} already ran as ${previous} but the spec now has ${current} there`,
-    });
+    findings.push(stepChanged(index, previous, current, 'there'));
     // Later steps are shifted by the same edit; one finding says it.
     break;
   }
