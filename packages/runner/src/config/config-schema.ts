@@ -109,6 +109,16 @@ const buildConfigSchemas = once(() => {
     allowCommands: z.array(z.string().min(1)).optional(),
   });
 
+  const usd = z.number().positive('an amount in US dollars greater than 0');
+  const limitsConfigSchema = z.strictObject({
+    /** A run stops at a checkpoint before a model call that would take the session past this (USD). */
+    maxCostUsd: usd.optional(),
+    /** The same over the session's lineage (its parents' cost included). */
+    maxLineageCostUsd: usd.optional(),
+    /** Resuming a session whose lineage cost is above this says so first. */
+    warnAboveUsd: usd.optional(),
+  });
+
   const storeConfigSchema = z.strictObject({
     /** `postgres://...` for a shared store; otherwise the file store in the home. */
     url: z.string().min(1).optional(),
@@ -127,8 +137,10 @@ const buildConfigSchemas = once(() => {
     archive: archiveConfigSchema.optional(),
     discussion: discussionConfigSchema.optional(),
     tools: toolsConfigSchema.optional(),
+    limits: limitsConfigSchema.optional(),
   });
   return {
+    limitsConfigSchema,
     agentConfigSchema,
     judgeConfigSchema,
     endpointSchema,
@@ -191,6 +203,7 @@ export interface ConclaveConfig {
   archive: { afterDays: number | null };
   discussion: { maxRounds: number };
   tools: { allowCommands: string[] };
+  limits: { maxCostUsd: number | null; maxLineageCostUsd: number | null; warnAboveUsd: number | null };
 }
 
 /** Keys that moved: a file that still uses one gets an error naming the new key. */
