@@ -6,16 +6,24 @@
 // ---- engine and sessions (DESIGN 4)
 export { createEngine } from './engine/engine.js';
 export { isRetryableByDefault, toErrorInfo } from './engine/error-info.js';
+export type { Jsonify } from './engine/json-output.js';
 export { SNAPSHOT_FORMAT_VERSION } from './engine/session.js';
 export type {
+  CodecStepOptions,
   CreateSessionInput,
   Engine,
   EngineOptions,
   ForkOptions,
   OpenSessionOptions,
+  ReplayPolicy,
+  RetryContext,
   RetryPolicy,
+  RunOptions,
+  RunTarget,
   Session,
+  StepCodec,
   StepContext,
+  StepFunction,
   StepOptions,
   UncertainDecision,
 } from './engine/types.js';
@@ -55,11 +63,14 @@ export {
   providerErrorReasonForStatus,
 } from './spec/errors/provider-error-factory.js';
 export { RecoveryLimitError } from './spec/errors/recovery-limit-error.js';
+export { ReplayMismatchError } from './spec/errors/replay-mismatch-error.js';
 export { SessionExistsError } from './spec/errors/session-exists-error.js';
+export { SessionFinishedError } from './spec/errors/session-finished-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './spec/errors/session-locked-error.js';
-export { SessionNotFoundError } from './spec/errors/session-not-found-error.js';
+export { SessionNotFoundError, type SessionNotFoundErrorOptions } from './spec/errors/session-not-found-error.js';
 export { StepAbortedError } from './spec/errors/step-aborted-error.js';
-export { StepMismatchError } from './spec/errors/step-mismatch-error.js';
+export { type FailedAttempt, StepFailedError } from './spec/errors/step-failed-error.js';
+export { StepOutputError } from './spec/errors/step-output-error.js';
 export { StoreFullError } from './spec/errors/store-full-error.js';
 export { StoreIoError } from './spec/errors/store-io-error.js';
 export { UncertainStepError, type UncertainStepInfo } from './spec/errors/uncertain-step-error.js';
@@ -81,10 +92,12 @@ export {
   type MessageRole,
   messageSchema,
   PARENT_HISTORY_TAG,
+  SESSION_MODE_PATTERN,
   type SessionHeader,
   type SessionMode,
   type SessionStatus,
   type StepSafety,
+  type StepScope,
   sessionHeaderSchema,
   sessionModeSchema,
   sessionStatusSchema,

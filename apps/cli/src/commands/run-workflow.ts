@@ -4,16 +4,19 @@ import { UsageError } from '@resume/core/spec';
 import type { ProviderName } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
+import { costLimitsOf } from '../runs/cost-limits.js';
 import { recordOf, selectionFrom } from '../runs/models.js';
 import { runWithHarness } from '../runs/run-harness.js';
-import { runSessionFlow } from '../runs/session-flows.js';
+import { pickWorkflowSession, runSessionFlow } from '../runs/session-flows.js';
 
 const workflowOptionsSchema = z.object({
   var: z.array(z.string()).default([]),
   saveSession: z.boolean().default(true),
-  resume: z.string().optional(),
+  resume: z.union([z.string(), z.boolean()]).optional(),
   script: z.string().optional(),
   title: z.string().optional(),
+  maxCost: z.string().optional(),
+  maxLineageCost: z.string().optional(),
 });
 
 export async function runWorkflowCommand(
@@ -26,7 +29,16 @@ export async function runWorkflowCommand(
       throw new UsageError('Give either a file to run or --resume <id>, not both.', {
         hint: 'conclave run --resume <id>   resumes the run as it was recorded (its spec snapshot included).',
       });
-    return runSessionFlow(context, { kind: 'resume', task: '', options: input.options });
+    if (options.var.length > 0)
+      throw new UsageError(
+        '--var cannot change the variables of a run being resumed; they were recorded when it started.',
+        {
+          hint: `See them with: conclave sessions show ${options.resume === true ? '<id>' : options.resume}. To run with other values, start a new run: conclave run <spec.yaml> --var ...`,
+        },
+      );
+    const id = options.resume === true ? await pickWorkflowSession(context) : options.resume;
+    if (id === null) return 0;
+    return runSessionFlow(context, { kind: 'resume', task: '', options: { ...input.options, resume: id } });
   }
   if (!input.file)
     throw new UsageError('conclave run needs a workflow spec (.yaml) or a prompt file (.prompt.md).', {
@@ -49,9 +61,11 @@ export async function runWorkflowCommand(
     onUncertain?: 'rerun' | 'skip' | 'abort';
   };
   const file = input.file;
+  const costs = costLimitsOf(options, context.config().config, null);
   return runWithHarness(
     context,
     {
+      limits: costs.limits,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: [],
@@ -65,7 +79,7 @@ export async function runWorkflowCommand(
     (runner) =>
       runner.runWorkflow(file, {
         variables,
-        record: recordOf(selection),
+        record: { ...recordOf(selection), ...costs.record },
         ...(options.title ? { title: options.title } : {}),
       }),
   );

@@ -1,12 +1,13 @@
 // `conclave sessions show <id>`: status, lineage, checkpoints, usage and cost (session and
 // lineage) and the transcript; `--json` for scripts (DESIGN 9 fields).
+import type { SessionHeader } from '@resume/core/spec';
 import { resumeCommandFor } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { capitalize, formatCost, formatTokens, formatWhen } from '../output/format.js';
 import { lineageOf } from '../sessions/lineage.js';
 import { resolveSession } from '../sessions/resolve-session.js';
-import { renderTranscript, sessionJson, usageByAgent } from '../sessions/session-view.js';
+import { renderStepHistory, renderTranscript, sessionJson, usageByAgent } from '../sessions/session-view.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
 
 const showOptionsSchema = z.object({ transcript: z.boolean().default(false) });
@@ -66,15 +67,29 @@ export async function showSessionCommand(
   );
   const uncertain = state.steps.filter((step) => step.status === 'started');
   if (uncertain.length > 0) terminal.out(`  unfinished:  ${uncertain.map((step) => step.key).join(', ')}`);
+  const variables = Object.entries(state.variables);
+  if (variables.length > 0)
+    terminal.out(`  variables:   ${variables.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(', ')}`);
+  if (state.steps.length > 0) {
+    terminal.out(`  steps:       ${state.steps.length}`);
+    for (const line of renderStepHistory(state)) terminal.out(line);
+  }
   terminal.out();
   terminal.out(terminal.bold(`${capitalize('transcript')} (${state.messages.length} messages)`));
   for (const line of renderTranscript(state, { full: options.transcript, maxLength: 1200, style: terminal }))
     terminal.out(line);
   if (state.status === 'interrupted' || state.status === 'failed') {
     terminal.out();
-    terminal.out(
-      `Resume with: ${state.header.mode === 'custom' ? `conclave --resume ${id}` : resumeCommandFor(id, state.header.mode)}`,
-    );
+    terminal.out(resumeAdvice(id, state.header));
   }
   return 0;
+}
+
+/** How to pick an unfinished session up again: a LangGraph thread continues in the app that runs the graph. */
+function resumeAdvice(id: string, header: SessionHeader): string {
+  if (header.mode === 'langgraph') {
+    const threadId = typeof header.options.threadId === 'string' ? header.options.threadId : null;
+    return `Continue it from your app: run the graph again with thread_id ${JSON.stringify(threadId ?? id)} and the same checkpointer store.`;
+  }
+  return `Resume with: ${header.mode === 'custom' ? `conclave --resume ${id}` : resumeCommandFor(id, header.mode)}`;
 }

@@ -1,16 +1,19 @@
 // The one place that turns an error into what the user reads and the exit code
-// (DESIGN 9). Conclave errors print their message and what to do next; anything else
-// is a bug, printed briefly; stack traces only with --debug.
-import { ConclaveError, ExitCode, JournalCorruptedError, ProviderError, SessionLockedError } from '@resume/core/spec';
+// (DESIGN 9). Conclave errors print their message, their details and what to do next
+// (worded in hints.ts from the error's code and data); anything else is a bug, printed
+// briefly; stack traces only with --debug.
+import { ConclaveError, ExitCode } from '@resume/core/spec';
 import type { Terminal } from '../output/terminal.js';
+import { describeError } from './hints.js';
 
 export function reportError(error: unknown, terminal: Terminal, options: { debug: boolean }): number {
   if (ConclaveError.isInstance(error)) {
+    const wording = describeError(error);
     terminal.warn(`${terminal.red('Error:')} ${error.message}`);
-    for (const line of detailsOf(error)) terminal.warn(line);
-    if (error.hint) {
+    for (const line of wording.details) terminal.warn(line);
+    if (wording.hint) {
       terminal.warn();
-      terminal.warn(error.hint);
+      terminal.warn(wording.hint);
     }
     if (options.debug && error.stack) terminal.warn(terminal.dim(error.stack));
     return error.exitCode;
@@ -20,28 +23,4 @@ export function reportError(error: unknown, terminal: Terminal, options: { debug
   if (options.debug && error instanceof Error && error.stack) terminal.warn(terminal.dim(error.stack));
   else terminal.warn('Run again with --debug to see where it happened, and please report it.');
   return ExitCode.failed;
-}
-
-function detailsOf(error: ConclaveError): string[] {
-  if (SessionLockedError.isInstance(error)) {
-    const holder = error.holder;
-    return ['', `  held by: pid ${holder.pid} on ${holder.host}`, `  since:   ${holder.since}`];
-  }
-  if (JournalCorruptedError.isInstance(error)) {
-    return ['', `  file:   ${error.file}`, ...(error.offset === null ? [] : [`  offset: byte ${error.offset}`])];
-  }
-  if (ProviderError.isInstance(error) && error.reason === 'model-not-found') {
-    const model = error.model ?? 'the model';
-    return [
-      '',
-      'Options:',
-      `  1. Continue with '${model}' anyway if the provider serves it under that name: --force`,
-      '  2. Use other models: --models <a,b> (or --model <id>)',
-      '  3. Use another provider: --provider openai|anthropic|scripted',
-    ];
-  }
-  if (ProviderError.isInstance(error) && error.reason === 'authentication') {
-    return ['', `The ${error.provider} API key was refused. Check the key in the environment (it is never stored).`];
-  }
-  return [];
 }

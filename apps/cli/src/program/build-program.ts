@@ -34,12 +34,16 @@ function addGlobalOptions(command: Command): Command {
 
 function addResumeOptions(command: Command): Command {
   return command
+    .option('--max-cost <usd>', 'stop at a checkpoint before a model call would take the session past this cost')
+    .option('--max-lineage-cost <usd>', 'the same for the cost summed over the session and its parents')
     .option('--from-checkpoint <seq|label>', 'resume or branch from this checkpoint instead of the last one')
     .option('--start-chunk <n>', 'iterative mode: start at chunk N')
     .option('--reset-discussion', 'keep the context but start a fresh discussion')
     .option('--force-consensus', 'the judge concludes at once')
     .option('--models <a,b>', 'models for the agents (comma-separated)')
-    .option('--force', 'resume even when the compatibility check blocks')
+    .option('--force', 'resume even when the compatibility check blocks or the recovery limit is reached')
+    .option('--workspace <dir>', "resume in this directory instead of the session's recorded workspace")
+    .option('--use-edited-spec', 'resume with the workflow or prompt file as edited (default: the recorded one)')
     .option('--dry-run', 'print the resume plan and stop')
     .option('-y, --yes', 'accept the resume prompt')
     .addOption(
@@ -161,7 +165,10 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
           [],
         )
         .option('--no-save-session', 'do not keep the session after a successful run')
-        .option('--resume <id>', 'resume an interrupted workflow run')
+        .option(
+          '--resume [id]',
+          'resume an interrupted workflow run (without id: pick one in a terminal, else the newest of this directory)',
+        )
         .option('--script <file.yaml>', 'scripted provider: turns to play, in order'),
     ),
   );
@@ -171,6 +178,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       'conclave run research.yaml --var topic="AI agents"',
       'conclave run fix-tests.prompt.md --on-uncertain rerun',
       'conclave run --resume 01jf3k --yes',
+      'conclave run --resume --yes              # the newest interrupted workflow of this directory',
       'conclave run research.yaml --json > result.json',
     ]),
   );
@@ -229,7 +237,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       .alias('rm')
       .description('delete a session and everything derived from it')
       .argument('<id>', 'id, unique prefix, list index or exported file')
-      .option('--force', 'also delete a session another process is running'),
+      .option('--force', 'do not ask first (a terminal asks [y/N]); also delete a session another process is running'),
   );
   remove.addHelpText('after', examples(['conclave sessions delete 01jf3k', 'conclave sessions delete 3 --force']));
   remove.action(

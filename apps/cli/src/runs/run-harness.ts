@@ -8,6 +8,7 @@ import type { CliContext } from '../context/cli-context.js';
 import { reportError } from '../errors/report-error.js';
 import { formatCost, formatTokens } from '../output/format.js';
 import { applyRetention } from '../sessions/apply-retention.js';
+import type { RunLimits } from './cost-limits.js';
 import { buildDecisions, type DecisionFlags } from './decisions.js';
 import { createModelResolver, type ProviderSelection, SCRIPTED_NOTICE } from './models.js';
 import { createRunView } from './progress.js';
@@ -21,6 +22,8 @@ export interface HarnessSetup {
   decisions: DecisionFlags;
   /** Delete the session after a successful run (`run --no-save-session`). */
   discardOnSuccess?: boolean;
+  /** Cost limits and the resume warning threshold (see cost-limits.ts). */
+  limits?: RunLimits;
 }
 
 export async function runWithHarness(
@@ -31,7 +34,7 @@ export async function runWithHarness(
   const { config } = context.config();
   const environment = context.environment;
   const engine = await context.engine();
-  const models = await createModelResolver(setup.selection, {
+  const resolution = await createModelResolver(setup.selection, {
     config,
     env: environment.env,
     agentProviders: setup.agentProviders,
@@ -41,12 +44,19 @@ export async function runWithHarness(
   const view = await createRunView(context);
   const runner = createRunner({
     engine,
-    models,
+    models: resolution.resolve,
     workspaceDir: environment.cwd,
     env: { ...environment.env },
     onEvent: (event) => view.onEvent(event),
-    decisions: buildDecisions(context, setup.decisions),
+    decisions: buildDecisions(context, setup.decisions, {
+      availableModels: resolution.availableModels,
+      provider: setup.selection.provider,
+      replace: resolution.replace,
+    }),
+    availableModels: resolution.availableModels,
     allowCommands: config.tools.allowCommands,
+    limits: setup.limits ?? config.limits,
+    maxRecoveries: config.resume.maxRecoveries,
   });
 
   let interrupting = false;
@@ -93,6 +103,7 @@ function reportResult(context: CliContext, result: RunResult, view: { announced:
         conclusion: result.conclusion,
         resumeCommand: result.resumeCommand,
         cancelled: result.cancelled === true,
+        stopReason: result.stopReason ?? null,
         usage: {
           inputTokens: result.usage.inputTokens,
           outputTokens: result.usage.outputTokens,
@@ -116,11 +127,16 @@ function reportResult(context: CliContext, result: RunResult, view: { announced:
     return exitCode;
   }
   // The live view has just said this, with the resume command; saying it twice is noise.
-  if (result.status === 'interrupted' && view.announced) return exitCode;
+  if (result.status === 'interrupted' && view.announced && result.stopReason !== 'cost-limit') return exitCode;
   if (result.status === 'interrupted' && result.cancelled) {
     // Declining is not an interruption: nothing ran and nothing was saved.
     terminal.warn(`${terminal.yellow('‖ Not resumed;')} session ${result.sessionId} is unchanged.`);
     if (result.resumeCommand) terminal.warn(`Resume it later with: ${result.resumeCommand}`);
+    return exitCode;
+  }
+  if (result.status === 'interrupted' && result.stopReason === 'cost-limit') {
+    terminal.warn(`${terminal.yellow('‖ Cost limit:')} ${result.error?.message ?? 'stopped before the limit.'}`);
+    if (result.resumeCommand) terminal.warn(`Resume with a higher limit: ${result.resumeCommand} --max-cost <usd>`);
     return exitCode;
   }
   if (result.status === 'interrupted') {

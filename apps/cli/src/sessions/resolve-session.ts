@@ -4,7 +4,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { SessionNotFoundError } from '@resume/core/spec';
+import type { Engine } from '@resume/core';
+import { SessionNotFoundError, UsageError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
 import { importExportFile, parseExportFile } from './export-file.js';
 
@@ -30,7 +31,22 @@ export async function resolveSession(context: CliContext, reference: string): Pr
     // Only a file can be an export; a directory falls through to the id lookup (not found).
     if (statSync(file, { throwIfNoEntry: false })?.isFile()) return sessionFromExport(context, file);
   }
-  return engine.resolveSessionId(trimmed);
+  return resolveIdPrefix(engine, trimmed);
+}
+
+/**
+ * A full id or a unique prefix, through the engine. The engine's refusal of a reference
+ * (too short, ambiguous) says what is wrong; this adds where to find the ids.
+ */
+export async function resolveIdPrefix(engine: Pick<Engine, 'resolveSessionId'>, reference: string): Promise<string> {
+  try {
+    return await engine.resolveSessionId(reference);
+  } catch (error) {
+    if (UsageError.isInstance(error) && error.hint === undefined) {
+      throw new UsageError(error.message, { hint: 'List sessions with: conclave sessions list', cause: error });
+    }
+    throw error;
+  }
 }
 
 function looksLikePath(reference: string): boolean {

@@ -49,12 +49,18 @@ export function sessionJson(state: SessionState, lineage: LineageEntry[], lineag
       label: checkpoint.label,
       at: checkpoint.at,
     })),
+    variables: state.variables,
     steps: state.steps.map((step) => ({
       key: step.key,
       occurrence: step.occurrence,
       status: step.status,
       safety: step.safety,
       attempts: step.attempts.length,
+      attemptHistory: step.attempts.map((attempt) => ({
+        attempt: attempt.attempt,
+        startedAt: attempt.startedAt,
+        error: attempt.error?.message ?? null,
+      })),
     })),
     usage: {
       inputTokens: state.usage.inputTokens,
@@ -65,6 +71,34 @@ export function sessionJson(state: SessionState, lineage: LineageEntry[], lineag
     usageByAgent: usageByAgent(state),
     files: Object.values(state.files).map((file) => ({ path: file.path, hash: file.hash, access: file.access })),
   };
+}
+
+/**
+ * Each step with its attempts, for `sessions show`: "step[tests]/shell  completed at attempt 3"
+ * and one line per failed attempt with the first line of its error.
+ */
+export function renderStepHistory(state: SessionState, options: { maxSteps?: number } = {}): string[] {
+  const max = options.maxSteps ?? 40;
+  const lines: string[] = [];
+  for (const step of state.steps.slice(-max)) {
+    const label = step.occurrence > 1 ? `${step.key} (#${step.occurrence})` : step.key;
+    const last = step.attempts.at(-1);
+    const outcome =
+      step.status === 'completed'
+        ? `completed${step.attempts.length > 1 ? ` at attempt ${last?.attempt}` : ''}`
+        : step.status === 'failed'
+          ? `failed at attempt ${last?.attempt}${step.willRetry ? ' (will retry)' : ''}`
+          : step.status === 'started'
+            ? `unfinished: attempt ${last?.attempt} started and never finished`
+            : 'skipped by choice';
+    lines.push(`    ${label.padEnd(28)} ${outcome}`);
+    for (const attempt of step.attempts) {
+      if (attempt.error === null) continue;
+      lines.push(`      attempt ${attempt.attempt}: ${attempt.error.message.split('\n')[0]}`);
+    }
+  }
+  if (state.steps.length > max) lines.unshift(`    … ${state.steps.length - max} earlier steps`);
+  return lines;
 }
 
 export function usageByAgent(state: SessionState): Record<string, UsageView> {

@@ -11,7 +11,8 @@ async function seed() {
   root.addMessage({ role: 'assistant', speaker: 'critic', content: 'It will not scale past one kubernetes cluster.' });
   const checkpoint = await root.checkpoint('round 1');
   await root.complete();
-  const child = await root.fork({ at: checkpoint, title: 'What about cost?' });
+  // The branch appends its own work after the copied history (the runner's keyed model).
+  const child = await root.fork({ at: checkpoint, title: 'What about cost?', replay: 'keyed' });
   await child.step('analyze', async () => 'done');
   await child.checkpoint('step analyze');
   await child.interrupt('test');

@@ -27,8 +27,9 @@ export interface ResumePromptPlan {
     compatibility: { level: 'ok' | 'warn' | 'block'; findings: readonly { message: string }[] } | null;
     files: readonly { path: string; status: string }[] | null;
     git: { changed: boolean; message: string } | null;
-    workspace?: { same: boolean; message: string } | null;
+    workspace?: { same: boolean; missing?: boolean; current?: string; runsIn?: string; message: string } | null;
   };
+  spec?: { path: string; changed: boolean; runs: 'recorded' | 'edited' } | null;
 }
 
 /** Lists up to `limit` labels: "a, b, c and 4 more". */
@@ -98,7 +99,15 @@ export function planWarnings(plan: ResumePromptPlan): string[] {
   }
   for (const finding of plan.changes.compatibility?.findings ?? []) warnings.push(finding.message);
   if (plan.changes.git?.changed) warnings.push(plan.changes.git.message);
-  if (plan.changes.workspace && !plan.changes.workspace.same) warnings.push(plan.changes.workspace.message);
+  const workspace = plan.changes.workspace;
+  if (workspace && (!workspace.same || workspace.missing || workspace.current !== workspace.runsIn))
+    warnings.push(workspace.message);
+  if (plan.spec?.changed)
+    warnings.push(
+      plan.spec.runs === 'edited'
+        ? `${plan.spec.path} changed; the edited version runs`
+        : `${plan.spec.path} changed; the recorded version runs (--use-edited-spec for the edited one)`,
+    );
   return warnings;
 }
 

@@ -2,15 +2,15 @@ import { describe, expect, it } from 'vitest';
 import {
   InterruptedError,
   RecoveryLimitError,
+  ReplayMismatchError,
   SessionLockedError,
   SessionNotFoundError,
   StepAbortedError,
-  StepMismatchError,
   UncertainStepError,
 } from '../spec/index.js';
 import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
 import { createEngine } from './engine.js';
-import type { Engine } from './types.js';
+import type { Engine, Session } from './types.js';
 
 const noSleep = async () => {};
 
@@ -30,22 +30,23 @@ describe('engine and sessions', () => {
   it('restores messages and returns recorded step output without calling the function after a crash', async () => {
     const store = createMemoryStore();
     const { first, second } = processes(store);
-    const session = await first.createSession({ title: 'nightly report', mode: 'custom' });
     let calls = 0;
-    const data = await session.step('fetch', async () => {
-      calls += 1;
-      return { rows: [1, 2, 3] };
-    });
-    session.addMessage({ role: 'user', content: 'Summarize this' });
-    const seq = await session.checkpoint('fetched');
+    const job = async (session: Session) => {
+      const data = await session.step('fetch', async () => {
+        calls += 1;
+        return { rows: [1, 2, 3] };
+      });
+      session.addMessage({ role: 'user', content: 'Summarize this' });
+      return { data, seq: await session.checkpoint('fetched') };
+    };
+    const session = await first.createSession({ title: 'nightly report', mode: 'custom' });
+    const { data, seq } = await job(session);
     expect(data).toEqual({ rows: [1, 2, 3] });
     store.killHolder(session.id); // the process dies here
 
+    // The same code run again replays: the recorded output, no new message, the same checkpoint.
     const again = await second().openSession(session.id);
-    const replayed = await again.step('fetch', async () => {
-      throw new Error('not called');
-    });
-    expect(replayed).toEqual({ rows: [1, 2, 3] });
+    expect(await job(again)).toEqual({ data: { rows: [1, 2, 3] }, seq });
     expect(calls).toBe(1);
     expect(again.state.messages.map((message) => message.content)).toEqual(['Summarize this']);
     expect(again.state.checkpoints.map((checkpoint) => [checkpoint.seq, checkpoint.label])).toEqual([[seq, 'fetched']]);
@@ -198,6 +199,54 @@ describe('engine and sessions', () => {
     expect(seen).toEqual([1, 2, 3, 3, 4]);
   });
 
+  it('runs beforeRetry between attempts, before the next start, and again when a reopened session goes on', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const session = await first.createSession({ title: 't', mode: 'custom' });
+    const hooks: string[] = [];
+    let die: () => void = () => {};
+    const died = new Promise<void>((resolve) => {
+      die = resolve;
+    });
+    void session
+      .step(
+        'tests',
+        async ({ attempt }) => {
+          throw new Error(`failed attempt ${attempt}`);
+        },
+        {
+          retry: { attempts: 3 },
+          sleep: noSleep,
+          beforeRetry: async ({ attempt, attemptInBudget, maxAttempts, previousFailures }) => {
+            hooks.push(`${attempt} ${attemptInBudget}/${maxAttempts} after ${previousFailures.at(-1)?.message}`);
+            await session.checkpoint(`before attempt ${attempt}`);
+            if (attempt === 2) {
+              die();
+              await new Promise<never>(() => {}); // the process dies while fixing
+            }
+          },
+        },
+      )
+      .catch(() => {});
+    await died;
+    store.killHolder(session.id);
+    expect(hooks).toEqual(['2 2/3 after failed attempt 1']);
+
+    const reopened = await second().openSession(session.id, { replay: 'keyed' });
+    // The process died between attempts: attempt 2 never started, nothing is uncertain.
+    expect(reopened.state.steps[0]?.status).toBe('failed');
+    expect(reopened.state.steps[0]?.attempts.map((attempt) => attempt.attempt)).toEqual([1]);
+    const passed = await reopened.step('tests', async ({ attempt }) => ({ passedAt: attempt }), {
+      retry: { attempts: 3 },
+      sleep: noSleep,
+      beforeRetry: ({ attempt, attemptInBudget }) => {
+        hooks.push(`${attempt} ${attemptInBudget}/3 on reopen`);
+      },
+    });
+    expect(passed).toEqual({ passedAt: 2 });
+    expect(hooks).toEqual(['2 2/3 after failed attempt 1', '2 2/3 on reopen']);
+  });
+
   it('gives up after the last attempt with the failure history recorded', async () => {
     const engine = createEngine({ store: createMemoryStore() });
     const session = await engine.createSession({ title: 't', mode: 'custom' });
@@ -227,9 +276,27 @@ describe('engine and sessions', () => {
     store.killHolder(session.id);
     const reopened = await second().openSession(session.id);
     const error = await reopened.step('summarize', async () => 'x').catch((caught: unknown) => caught);
-    expect(StepMismatchError.isInstance(error)).toBe(true);
-    expect((error as StepMismatchError).expectedKey).toBe('analyze');
-    expect((error as StepMismatchError).exitCode).toBe(65);
+    expect(ReplayMismatchError.isInstance(error)).toBe(true);
+    expect((error as ReplayMismatchError).expectedKey).toBe('analyze');
+    expect((error as ReplayMismatchError).exitCode).toBe(65);
+  });
+
+  it('keyed replay runs a step marked inserted before recorded ones, which keep their outputs', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const session = await first.createSession({ title: 't', mode: 'custom', replay: 'keyed' });
+    await session.step('analyze', async () => 'analysis');
+    store.killHolder(session.id);
+    const plain = await second().openSession(session.id, { replay: 'keyed' });
+    const refused = await plain.step('lint', async () => 'clean').catch((caught: unknown) => caught);
+    expect(ReplayMismatchError.isInstance(refused)).toBe(true);
+    store.killHolder(session.id);
+
+    const reopened = await second().openSession(session.id, { replay: 'keyed' });
+    expect(await reopened.step('lint', async () => 'clean', { inserted: true })).toBe('clean');
+    expect(await reopened.step('analyze', async () => 'again')).toBe('analysis');
+    expect(await reopened.step('write', async () => 'report')).toBe('report');
+    expect(reopened.state.steps.map((step) => step.key)).toEqual(['analyze', 'lint', 'write']);
   });
 
   it('aborts the in-flight step on interrupt and journals the interruption', async () => {
@@ -276,7 +343,7 @@ describe('engine and sessions', () => {
       .openSession(session.id, { maxRecoveries: 2 })
       .catch((caught: unknown) => caught);
     expect(RecoveryLimitError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toMatch(/resumed 2 times/);
+    expect((error as Error).message).toMatch(/3 times in a row without progress/);
   });
 
   it('branches from a checkpoint without changing the parent', async () => {
@@ -289,6 +356,9 @@ describe('engine and sessions', () => {
     const child = await parent.fork({ at, title: 'what if' });
     expect(child.state.header).toMatchObject({ parentId: parent.id, branchPoint: at, mode: 'discussion' });
     expect(child.state.messages.map((message) => message.content)).toEqual(['task']);
+    // The child replays the parent's operations up to the branch point, then goes its own way.
+    child.addMessage({ role: 'user', content: 'task' });
+    expect(await child.checkpoint('round 1')).toBe(at);
     child.addMessage({ role: 'user', content: 'other direction' });
     await child.checkpoint();
     const parentState = await engine.readSession(parent.id);
@@ -305,7 +375,7 @@ describe('engine and sessions', () => {
     expect(await engine.resolveSessionId(session.id.slice(0, 14))).toBe(session.id);
     const error = await engine.resolveSessionId('zzzzzzzz').catch((caught: unknown) => caught);
     expect(SessionNotFoundError.isInstance(error)).toBe(true);
-    expect((error as SessionNotFoundError).hint).toContain('prefix me');
+    expect((error as SessionNotFoundError).recent?.map((summary) => summary.title)).toContain('prefix me');
     await expect(engine.resolveSessionId('abc')).rejects.toThrow(/at least 6 characters/);
   });
 

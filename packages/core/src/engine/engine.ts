@@ -7,20 +7,36 @@ import type { SessionState } from '../journal/state.js';
 import {
   createSessionId,
   type EventInput,
+  InterruptedError,
   isSessionId,
   JOURNAL_FORMAT_VERSION,
+  type JournalEvent,
   journalEventSchema,
   RecoveryLimitError,
+  ReplayMismatchError,
+  SessionExistsError,
   type SessionHeader,
   SessionLockedError,
   SessionNotFoundError,
   type SessionQuery,
   type SessionSummary,
+  StepAbortedError,
+  UncertainStepError,
   UnsupportedFormatError,
   UsageError,
 } from '../spec/index.js';
+import { ReplayLog } from './replay-log.js';
 import { LiveSession, type SessionContext, SNAPSHOT_FORMAT_VERSION } from './session.js';
-import type { CreateSessionInput, Engine, EngineOptions, ForkOptions, OpenSessionOptions, Session } from './types.js';
+import type {
+  CreateSessionInput,
+  Engine,
+  EngineOptions,
+  ForkOptions,
+  OpenSessionOptions,
+  RunOptions,
+  RunTarget,
+  Session,
+} from './types.js';
 
 const DEFAULT_MAX_RECOVERIES = 10;
 const MIN_PREFIX_LENGTH = 6;
@@ -37,7 +53,8 @@ export function createEngine(options: EngineOptions): Engine {
     now,
     snapshotEvery: options.snapshotEvery ?? 1000,
     blobThreshold: options.blobThreshold ?? 64 * 1024,
-    fork: (parent, forkOptions) => forkSession(parent.id, parent.committedSeq, forkOptions),
+    fork: (parent, forkOptions) =>
+      forkSession(parent.id, parent.committedSeq, { replay: parent.replayPolicy, ...forkOptions }),
   };
 
   async function loadFolder(id: string, upTo?: number): Promise<{ folder: Folder; snapshotSeq: number }> {
@@ -86,23 +103,26 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   async function notFound(reference: string): Promise<SessionNotFoundError> {
-    const recent = await store.list({ limit: 5 }).catch(() => [] as SessionSummary[]);
-    const lines = recent.map((summary) => `  ${summary.id}  ${summary.status.padEnd(11)} ${summary.title}`);
-    return new SessionNotFoundError(reference, undefined, {
-      hint:
-        recent.length === 0
-          ? 'There are no sessions yet. Start one with: conclave "your task"'
-          : `Recent sessions:\n${lines.join('\n')}\nList all with: conclave sessions list`,
-    });
+    const recent = await store.list({ limit: 5 }).catch(() => undefined);
+    return new SessionNotFoundError(reference, undefined, recent ? { recent } : {});
   }
 
-  async function createSession(input: CreateSessionInput): Promise<Session> {
+  async function createSession(
+    input: CreateSessionInput,
+    replayed: { events: EventInput[]; setup: number } = { events: [], setup: 0 },
+  ): Promise<Session> {
     const createdAt = now();
-    const id = createSessionId(createdAt.getTime());
+    if (input.id !== undefined && !isSessionId(input.id)) {
+      throw new UsageError(
+        `"${input.id}" is not a session id: ids are 22 lowercase base32 characters (make one with createSessionId()).`,
+      );
+    }
+    const id = input.id ?? createSessionId(createdAt.getTime());
+    if (input.id !== undefined && (await store.getHeader(id))) throw new SessionExistsError(id);
     const header: SessionHeader = context.redact({
       id,
       title: input.title,
-      mode: input.mode,
+      mode: input.mode ?? 'custom',
       workspaceDir: input.workspaceDir ?? null,
       createdAt: createdAt.toISOString(),
       parentId: input.parentId ?? null,
@@ -112,16 +132,33 @@ export function createEngine(options: EngineOptions): Engine {
       options: input.options ?? {},
       git: input.git ?? null,
     });
+    const setupEvents = input.initialEvents ?? [];
     await store.create(header);
     const lease = await store.acquireLease(id, { holder });
-    const created = journalEventSchema.parse({ type: 'session-created', seq: 1, at: header.createdAt, header });
+    const created = journalEventSchema.parse({
+      type: 'session-created',
+      seq: 1,
+      at: header.createdAt,
+      header,
+      ...(setupEvents.length + replayed.setup > 0 ? { setup: setupEvents.length + replayed.setup } : {}),
+      ...(replayed.events.length > 0 ? { copied: replayed.events.length } : {}),
+    });
     const folder = new Folder();
     folder.apply(created);
     // session-created, the initial events and the first summary go in one durable append.
-    const session = new LiveSession(context, folder, lease, 0, [created]);
+    const session = new LiveSession(context, folder, lease, 0, {
+      pending: [created],
+      policy: input.replay ?? 'ordered',
+    });
     try {
-      for (const event of input.initialEvents ?? []) session.record(event);
+      const written = session.writeInitial([
+        ...replayed.events.slice(0, replayed.setup),
+        ...setupEvents,
+        ...replayed.events.slice(replayed.setup),
+      ]);
       await session.flush();
+      // A fork's copied operations replay in the child exactly as they did in the parent.
+      if (replayed.events.length > replayed.setup) session.replayFrom(ReplayLog.fromEvents([created, ...written]));
     } catch (error) {
       await lease.release();
       throw error;
@@ -135,23 +172,39 @@ export function createEngine(options: EngineOptions): Engine {
     const lease = await store.acquireLease(id, { holder });
     try {
       const { folder, snapshotSeq } = await loadFolder(id);
-      const session = new LiveSession(context, folder, lease, snapshotSeq);
+      const policy = openOptions.replay ?? 'ordered';
+      const session = new LiveSession(context, folder, lease, snapshotSeq, {
+        policy,
+        ...(policy === 'ordered' ? { log: await replayLogOf(id) } : {}),
+      });
       const state = folder.state;
       if (state.status !== 'completed' && openOptions.countRecovery !== false) {
-        const recovery = state.recoveries + 1;
+        // The journal still says running while nobody holds the lease: the last writer died.
+        const crashed = state.status === 'running';
+        const stalled = crashed ? (state.progressSeq > state.lastResumeSeq ? 1 : state.stalledRecoveries + 1) : 0;
         const limit = openOptions.maxRecoveries ?? DEFAULT_MAX_RECOVERIES;
-        if (recovery > limit) throw new RecoveryLimitError(id, state.recoveries);
-        session.record({ type: 'session-resumed', recovery, pid: holder.pid, host: holder.host });
-        if (state.status !== 'running') {
-          session.record({ type: 'status-changed', status: 'running', reason: 'resumed', error: null });
+        if (stalled > limit && !openOptions.force) {
+          const lastStep = state.steps.at(-1);
+          throw new RecoveryLimitError({
+            sessionId: id,
+            recoveries: stalled,
+            limit,
+            stepKey: lastStep?.status === 'started' ? lastStep.key : null,
+          });
         }
-        await session.flush();
+        await session.resumed({ recovery: state.recoveries + 1, pid: holder.pid, host: holder.host, crashed });
       }
       return session;
     } catch (error) {
       await lease.release();
       throw error;
     }
+  }
+
+  async function replayLogOf(id: string): Promise<ReplayLog> {
+    const events: JournalEvent[] = [];
+    for await (const event of store.read(id)) events.push(event);
+    return ReplayLog.fromEvents(events);
   }
 
   async function forkSession(parentId: string, lastSeq: number, forkOptions: ForkOptions): Promise<Session> {
@@ -164,22 +217,32 @@ export function createEngine(options: EngineOptions): Engine {
     }
     const parentHeader = parent.folder.state.header;
     const copied: EventInput[] = [];
-    for await (const event of store.read(parentId, { fromSeq: 2, toSeq: at })) {
-      const { seq: _seq, at: _at, ...rest } = event;
+    let parentSetup = 0;
+    let setup = 0;
+    for await (const event of store.read(parentId, { toSeq: at })) {
+      if (event.type === 'session-created') {
+        parentSetup = event.setup ?? 0;
+        continue;
+      }
+      if (event.type === 'status-changed' || event.type === 'session-resumed') continue;
+      const { seq, at: _at, ...rest } = event;
+      if (seq <= 1 + parentSetup) setup += 1;
       copied.push(rest as EventInput);
     }
-    const child = await createSession({
-      title: forkOptions.title,
-      mode: forkOptions.mode ?? parentHeader.mode,
-      workspaceDir: parentHeader.workspaceDir,
-      parentId,
-      branchPoint: at,
-      specHash: parentHeader.specHash,
-      options: { ...parentHeader.options, ...(forkOptions.options ?? {}) },
-      git: parentHeader.git,
-      initialEvents: copied.filter((event) => event.type !== 'status-changed' && event.type !== 'session-resumed'),
-    });
-    return child;
+    return createSession(
+      {
+        title: forkOptions.title,
+        mode: forkOptions.mode ?? parentHeader.mode,
+        workspaceDir: parentHeader.workspaceDir,
+        parentId,
+        branchPoint: at,
+        specHash: parentHeader.specHash,
+        options: { ...parentHeader.options, ...(forkOptions.options ?? {}) },
+        git: parentHeader.git,
+        replay: forkOptions.replay ?? 'ordered',
+      },
+      { events: copied, setup },
+    );
   }
 
   async function withLiveStatus(summaries: SessionSummary[]): Promise<SessionSummary[]> {
@@ -219,9 +282,6 @@ export function createEngine(options: EngineOptions): Engine {
     if (trimmed.length < MIN_PREFIX_LENGTH) {
       throw new UsageError(
         `"${reference}" is too short to name a session: give at least ${MIN_PREFIX_LENGTH} characters of its id.`,
-        {
-          hint: 'List sessions with: conclave sessions list',
-        },
       );
     }
     if (!/^[0-9a-z]+$/.test(trimmed)) throw await notFound(reference);
@@ -236,10 +296,61 @@ export function createEngine(options: EngineOptions): Engine {
     );
   }
 
+  /**
+   * A session whose creation was cut short (the process died between writing its header and
+   * its first event): nothing of it was ever durable, so `run` creates it again. Only when no
+   * live process holds it (its creator may still be writing the first event).
+   */
+  async function halfCreated(id: string): Promise<boolean> {
+    for await (const _event of store.read(id, { toSeq: 1 })) return false;
+    if (await store.inspectLease(id)) return false;
+    await store.delete(id);
+    return true;
+  }
+
+  async function run<R>(
+    target: RunTarget,
+    job: (session: Session) => R | Promise<R>,
+    runOptions: RunOptions = {},
+  ): Promise<R> {
+    const existing =
+      typeof target === 'string'
+        ? target
+        : target.id !== undefined && (await store.getHeader(target.id)) && !(await halfCreated(target.id))
+          ? target.id
+          : null;
+    const session =
+      existing !== null
+        ? await openSession(existing, { ...runOptions, replay: 'ordered' })
+        : await createSession({ ...(target as CreateSessionInput), replay: 'ordered' });
+    try {
+      const result = await job(session);
+      await session.complete();
+      return result;
+    } catch (error) {
+      if (InterruptedError.isInstance(error) || session.signal.aborted) {
+        await session.interrupt().catch(() => undefined);
+      } else if (
+        UncertainStepError.isInstance(error) ||
+        StepAbortedError.isInstance(error) ||
+        ReplayMismatchError.isInstance(error)
+      ) {
+        // Waiting for a decision, or for code that matches the journal: not a failure, not a crash.
+        await session.interrupt('waiting for a decision').catch(() => undefined);
+      } else if (session.state.status === 'running') {
+        await session.fail(error).catch(() => undefined);
+      }
+      throw error;
+    } finally {
+      await session.close();
+    }
+  }
+
   return {
     store,
-    createSession,
+    createSession: (input) => createSession(input),
     openSession,
+    run,
     async readSession(id, readOptions = {}) {
       if (!isSessionId(id)) throw await notFound(id);
       const { folder } = await loadFolder(id, readOptions.at);

@@ -24,16 +24,24 @@ export {
 } from '../security/redactor.js';
 export { createEngine } from './engine.js';
 export { isRetryableByDefault, toErrorInfo } from './error-info.js';
+export type { Jsonify } from './json-output.js';
 export { SNAPSHOT_FORMAT_VERSION } from './session.js';
 export type {
+  CodecStepOptions,
   CreateSessionInput,
   Engine,
   EngineOptions,
   ForkOptions,
   OpenSessionOptions,
+  ReplayPolicy,
+  RetryContext,
   RetryPolicy,
+  RunOptions,
+  RunTarget,
   Session,
+  StepCodec,
   StepContext,
+  StepFunction,
   StepOptions,
   UncertainDecision,
 } from './types.js';

@@ -1,28 +1,48 @@
 // A live session: one writer holding the lease, folding its own events as it appends
 // them. Owns the durable step protocol (DESIGN 3): start record durable before the
 // function runs, completed steps replayed without calling it, uncertain steps decided
-// by their declared safety, attempts journaled, replay order checked.
+// by their declared safety, attempts journaled; and the replay policy (types.ts): in
+// `ordered` replay every operation the code asks for is matched against the journal's
+// recorded operations, in order, until the code passes the recorded end.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Folder, summarize } from '../journal/fold.js';
 import type { CheckpointRecord, SessionState, StepRecord } from '../journal/state.js';
 import {
+  type ErrorInfo,
   type EventInput,
+  type FailedAttempt,
   InterruptedError,
   type JournalEvent,
   type JsonValue,
   journalEventSchema,
   type Message,
   type MessageInput,
+  ReplayMismatchError,
+  SessionFinishedError,
   type SessionLease,
   type SessionStore,
   StepAbortedError,
-  StepMismatchError,
+  StepFailedError,
+  StepOutputError,
+  type StepSafety,
+  type StepScope,
   UncertainStepError,
   type UncertainStepInfo,
   UsageError,
 } from '../spec/index.js';
 import { isRetryableByDefault, toErrorInfo } from './error-info.js';
+import { type Jsonify, toJournalJson } from './json-output.js';
+import { describeOperation, ReplayLog, sameJson } from './replay-log.js';
 import { backoffDelay, sleep as defaultSleep } from './retry.js';
-import type { ForkOptions, Session, StepContext, StepOptions } from './types.js';
+import type {
+  CodecStepOptions,
+  ForkOptions,
+  ReplayPolicy,
+  Session,
+  StepCodec,
+  StepFunction,
+  StepOptions,
+} from './types.js';
 
 export interface SessionContext {
   store: SessionStore;
@@ -33,19 +53,33 @@ export interface SessionContext {
   fork(parent: LiveSession, options: ForkOptions): Promise<Session>;
 }
 
-// 2: the state keeps `task` (older snapshots are ignored and the journal replayed).
-export const SNAPSHOT_FORMAT_VERSION = 2;
+// 3: the state keeps the recovery streak (older snapshots are ignored and the journal replayed).
+export const SNAPSHOT_FORMAT_VERSION = 3;
+
+const LIFECYCLE_TYPES = new Set<string>(['session-created', 'session-resumed', 'status-changed']);
+
+/** Which step's function is running (writes inside it belong to that step). */
+const stepScopes = new AsyncLocalStorage<{ session: LiveSession; scope: StepScope }>();
 
 const isAbort = (error: unknown, signal: AbortSignal): boolean =>
   signal.aborted ||
   (error instanceof Error && (error.name === 'AbortError' || (error as { reason?: unknown }).reason === 'aborted'));
 
+/** Errors that end a replay before the code reached the recorded end: the session rewinds. */
+const endsReplay = (error: unknown): boolean =>
+  UncertainStepError.isInstance(error) || StepAbortedError.isInstance(error) || ReplayMismatchError.isInstance(error);
+
+type AnyStepOptions<T> = StepOptions<T> | CodecStepOptions<T>;
+
 export class LiveSession implements Session {
   readonly id: string;
+  readonly replayPolicy: ReplayPolicy;
   readonly #context: SessionContext;
   readonly #folder: Folder;
   readonly #lease: SessionLease;
   readonly #abort = new AbortController();
+  /** Ordered replay only: the recorded operations and how far the code has come. */
+  #log: ReplayLog | null;
   #pending: JournalEvent[] = [];
   #committedSeq: number;
   #snapshotSeq: number;
@@ -53,7 +87,7 @@ export class LiveSession implements Session {
   #broken: unknown = null;
   #closed = false;
   readonly #occurrences = new Map<string, number>();
-  /** Index in state.steps of the next recorded step replay expects. */
+  /** Keyed replay: index in state.steps of the next recorded step replay expects. */
   #replayCursor = 0;
   readonly #consumed = new Set<StepRecord>();
   /** Position of each step in state.steps (steps are only ever appended), so replay stays linear. */
@@ -65,15 +99,38 @@ export class LiveSession implements Session {
     folder: Folder,
     lease: SessionLease,
     snapshotSeq: number,
-    pending: JournalEvent[] = [],
+    options: { pending?: JournalEvent[]; policy: ReplayPolicy; log?: ReplayLog },
   ) {
     this.#context = context;
     this.#folder = folder;
     this.#lease = lease;
     this.id = folder.state.header.id;
-    this.#pending = [...pending];
-    this.#committedSeq = folder.state.lastSeq - pending.length;
+    this.#pending = [...(options.pending ?? [])];
+    this.#committedSeq = folder.state.lastSeq - this.#pending.length;
     this.#snapshotSeq = snapshotSeq;
+    this.replayPolicy = options.policy;
+    this.#log = options.policy === 'ordered' ? (options.log ?? new ReplayLog()) : null;
+  }
+
+  /**
+   * Engine only: writes a new session's first events (set-up, or a fork's copied journal)
+   * outside of any replay, then lets an ordered session replay the copied operations.
+   */
+  writeInitial(events: EventInput[]): JournalEvent[] {
+    return events.map((input) => this.#append(input, null));
+  }
+
+  replayFrom(log: ReplayLog): void {
+    if (this.#log) this.#log = log;
+  }
+
+  /** Engine only: journals a resume of an unfinished session (and its return to running). */
+  async resumed(details: { recovery: number; pid: number; host: string; crashed: boolean }): Promise<void> {
+    this.#append({ type: 'session-resumed', ...details }, null);
+    if (this.state.status !== 'running') {
+      this.#append({ type: 'status-changed', status: 'running', reason: 'resumed', error: null }, null);
+    }
+    await this.flush();
   }
 
   get state(): SessionState {
@@ -86,6 +143,10 @@ export class LiveSession implements Session {
 
   get signal(): AbortSignal {
     return this.#abort.signal;
+  }
+
+  get replaying(): boolean {
+    return this.#log?.replaying ?? false;
   }
 
   /** Seq of the last event known durable. */
@@ -102,14 +163,84 @@ export class LiveSession implements Session {
     if (this.#broken) throw this.#broken;
   }
 
-  record(input: EventInput): JournalEvent {
-    this.#assertWritable();
+  /** New operations are refused once the session completed or failed (replays are not new). */
+  #assertUnfinished(operation: string): void {
+    const status = this.state.status;
+    if (status === 'completed' || status === 'failed') {
+      throw new SessionFinishedError({ sessionId: this.id, status, operation });
+    }
+  }
+
+  /** The step whose function is running this code, if it is one of this session's. */
+  #scope(): StepScope | null {
+    const current = stepScopes.getStore();
+    return current && current.session === this ? current.scope : null;
+  }
+
+  /** The ordered log when this call is an operation of the code (not inside a step's function). */
+  #orderedLog(): ReplayLog | null {
+    return this.#log && this.#scope() === null ? this.#log : null;
+  }
+
+  #mismatch(log: ReplayLog, requested: string, requestedKey: string | null = null): ReplayMismatchError {
+    const next = log.peek();
+    const error = new ReplayMismatchError({
+      sessionId: this.id,
+      position: log.position,
+      expected: next ? describeOperation(next) : null,
+      requested,
+      expectedKey:
+        next && 'key' in next && typeof next.key === 'string' && next.type.startsWith('step-') ? next.key : null,
+      requestedKey,
+    });
+    this.#rewind();
+    return error;
+  }
+
+  /** A failed replay leaves the session as it was opened: the next call replays from the start. */
+  #rewind(): void {
+    this.#log?.rewind();
+    this.#occurrences.clear();
+  }
+
+  /** Appends an event to the pending batch (numbered, stamped, scrubbed and validated). */
+  #append(input: EventInput, scope: StepScope | null): JournalEvent {
     const event = journalEventSchema.parse(
-      this.#context.redact({ ...input, seq: this.state.lastSeq + 1, at: this.#context.now().toISOString() }),
+      this.#context.redact({
+        ...input,
+        seq: this.state.lastSeq + 1,
+        at: this.#context.now().toISOString(),
+        ...(scope ? { within: scope } : {}),
+      }),
     );
     this.#folder.apply(event);
     this.#pending.push(event);
     return event;
+  }
+
+  record(input: EventInput): JournalEvent {
+    this.#assertWritable();
+    if (LIFECYCLE_TYPES.has(input.type)) {
+      throw new UsageError(
+        `"${input.type}" events are written by the engine itself; use complete(), fail() or interrupt().`,
+      );
+    }
+    const log = this.#orderedLog();
+    if (log?.replaying) return this.#replayRecord(log, input);
+    this.#assertUnfinished(`a ${input.type} event`);
+    const event = this.#append(input, this.#scope());
+    if (log) log.append(event);
+    return event;
+  }
+
+  /** Ordered replay of a write: the recorded event when it is the same, else a mismatch. */
+  #replayRecord(log: ReplayLog, input: EventInput): JournalEvent {
+    const recorded = log.peek() as JournalEvent;
+    // Invalid input fails as it would live (a ZodError), and the replay position does not move.
+    const candidate = journalEventSchema.parse(this.#context.redact({ ...input, seq: recorded.seq, at: recorded.at }));
+    if (!sameJson(candidate, recorded)) throw this.#mismatch(log, describeOperation(candidate));
+    log.advance();
+    return recorded;
   }
 
   addMessage(message: MessageInput): Message {
@@ -125,11 +256,28 @@ export class LiveSession implements Session {
 
   async checkpoint(label?: string): Promise<number> {
     this.#assertWritable();
+    const log = this.#orderedLog();
+    if (log?.replaying) {
+      const next = log.peek();
+      if (next?.type === 'checkpoint-marked' && next.label === (label ?? null)) {
+        log.advance();
+        await this.flush();
+        return next.seq;
+      }
+      // An unlabelled checkpoint with nothing pending recorded nothing: nothing to match.
+      if (label === undefined) {
+        await this.flush();
+        return log.passedSeq || this.#committedSeq;
+      }
+      throw this.#mismatch(log, `checkpoint "${label}"`);
+    }
     if (this.#pending.length === 0 && label === undefined) {
       await this.flush();
       return this.#committedSeq;
     }
-    const marker = this.record({ type: 'checkpoint-marked', label: label ?? null });
+    this.#assertUnfinished(label === undefined ? 'a checkpoint' : `checkpoint "${label}"`);
+    const marker = this.#append({ type: 'checkpoint-marked', label: label ?? null }, this.#scope());
+    if (log) log.append(marker);
     await this.flush();
     return marker.seq;
   }
@@ -154,28 +302,78 @@ export class LiveSession implements Session {
     this.#committedSeq = events.at(-1)?.seq ?? this.#committedSeq;
     if (this.#committedSeq - this.#snapshotSeq >= this.#context.snapshotEvery && this.#pending.length === 0) {
       this.#snapshotSeq = this.#committedSeq;
-      await this.#context.store.putSnapshot(this.id, {
-        seq: this.#committedSeq,
-        formatVersion: SNAPSHOT_FORMAT_VERSION,
-        state: this.state,
-      });
+      // A snapshot is derived data that only makes opening faster: failing to write one
+      // (a full disk, say) must not fail the append the journal already holds.
+      await this.#context.store
+        .putSnapshot(this.id, { seq: this.#committedSeq, formatVersion: SNAPSHOT_FORMAT_VERSION, state: this.state })
+        .catch(() => undefined);
     }
     return this.#committedSeq;
   }
 
   // ---- durable steps -------------------------------------------------------
 
-  async step<T>(key: string, fn: (context: StepContext) => Promise<T>, options: StepOptions<T> = {}): Promise<T> {
+  step<T>(key: string, fn: StepFunction<T>, options: CodecStepOptions<T>): Promise<T>;
+  step<T>(key: string, fn: StepFunction<T>, options?: StepOptions<T>): Promise<Jsonify<T>>;
+  async step<T>(key: string, fn: StepFunction<T>, options: AnyStepOptions<T> = {}): Promise<unknown> {
     this.#assertWritable();
     if (key.length === 0) throw new UsageError('A step key must not be empty.');
+    const scope = this.#scope();
     const occurrence = (this.#occurrences.get(key) ?? 0) + 1;
     this.#occurrences.set(key, occurrence);
     const recorded = this.#folder.step(key, occurrence);
-    this.#checkReplayOrder(key, recorded);
+    const log = this.#orderedLog();
+    let replayedFailure = false;
+    try {
+      if (log?.replaying) {
+        const next = log.peek();
+        const matches =
+          next !== undefined &&
+          (next.type === 'step-started' || next.type === 'step-skipped') &&
+          next.key === key &&
+          next.occurrence === occurrence;
+        if (!matches) throw this.#mismatch(log, `step "${key}" #${occurrence}`, key);
+        log.advance();
+        // A failure the code went on from (more was recorded after it) replays as that failure.
+        replayedFailure = recorded?.status === 'failed' && !recorded.willRetry && log.replaying;
+      } else if (!log && scope === null) {
+        this.#checkKeyedOrder(key, recorded, options.inserted === true);
+      }
+      if (!recorded) this.#assertUnfinished(`step "${key}"`);
+      return await this.#runStep(key, occurrence, scope, recorded, replayedFailure, fn, options);
+    } catch (error) {
+      if (endsReplay(error)) {
+        if (log) this.#rewind();
+        else if (this.#occurrences.get(key) === occurrence) this.#occurrences.set(key, occurrence - 1);
+      }
+      throw error;
+    }
+  }
 
-    if (recorded?.status === 'completed') return this.#decode(recorded, options);
+  async #runStep<T>(
+    key: string,
+    occurrence: number,
+    scope: StepScope | null,
+    recorded: StepRecord | undefined,
+    replayedFailure: boolean,
+    fn: StepFunction<T>,
+    options: AnyStepOptions<T>,
+  ): Promise<unknown> {
+    if (recorded?.status === 'completed') return this.#decodeRecorded(recorded, options);
     if (recorded?.status === 'skipped') {
-      return recorded.output === undefined ? ((options.skipValue ?? null) as T) : this.#decode(recorded, options);
+      if (recorded.output !== undefined) return this.#decode(recorded.output, options);
+      return options.skipValue === undefined
+        ? undefined
+        : this.#decode(this.#encode(key, options.skipValue, options), options);
+    }
+    if (replayedFailure && recorded) {
+      throw new StepFailedError({
+        sessionId: this.id,
+        key,
+        occurrence,
+        attempts: failedAttempts(recorded),
+        replayed: true,
+      });
     }
 
     const safety = options.safety ?? recorded?.safety ?? 'idempotent';
@@ -191,26 +389,78 @@ export class LiveSession implements Session {
           const decision = options.onUncertain ? await options.onUncertain(info) : null;
           if (decision === null) throw new UncertainStepError(info);
           if (decision === 'abort') throw new StepAbortedError(this.id, key);
-          if (decision === 'skip') {
-            const output = this.#encode((options.skipValue ?? null) as T, options);
-            this.record({ type: 'step-skipped', key, occurrence, reason: 'uncertain step skipped by choice', output });
-            await this.flush();
-            return this.#decodeValue(output, options);
-          }
+          if (decision === 'skip') return this.#skip(key, occurrence, scope, options);
         }
         roundStart = this.#roundStart(recorded);
       } else if (recorded.status === 'failed' && last) {
         attempt = last.attempt + 1;
-        // A final failure being resumed gets a fresh retry budget; a pending retry continues its count.
+        // A final failure being resumed gets a fresh retry budget; a pending retry continues its count
+        // after what is left of its backoff.
         roundStart = recorded.willRetry ? this.#roundStart(recorded) : attempt;
-        if (recorded.willRetry && options.retry) {
-          await (options.sleep ?? defaultSleep)(backoffDelay(options.retry, last.attempt), this.signal).catch(() => {
-            throw new InterruptedError(this.id);
-          });
-        }
+        await this.#betweenAttempts(options, {
+          attempt,
+          roundStart,
+          previousFailures: failuresOf(recorded),
+          failedAt: last.failedAt ? Date.parse(last.failedAt) : null,
+          backoff: recorded.willRetry,
+        });
       }
     }
-    return this.#runAttempts(key, occurrence, safety, attempt, roundStart, fn, options);
+    return this.#runAttempts(key, occurrence, scope, safety, attempt, roundStart, fn, options);
+  }
+
+  async #skip<T>(key: string, occurrence: number, scope: StepScope | null, options: AnyStepOptions<T>) {
+    if (options.skipValue === undefined) {
+      throw new UsageError(`Step "${key}" was skipped but has no skipValue to return; give the step one.`);
+    }
+    const output = this.#encode(key, options.skipValue, options);
+    this.#append(
+      {
+        type: 'step-skipped',
+        key,
+        occurrence,
+        reason: 'uncertain step skipped by choice',
+        ...(output === undefined ? {} : { output }),
+      },
+      scope,
+    );
+    await this.flush();
+    return this.#decode(output, options);
+  }
+
+  /** The `beforeRetry` hook, then what is left of the backoff since the failure. */
+  async #betweenAttempts<T>(
+    options: AnyStepOptions<T>,
+    next: {
+      attempt: number;
+      roundStart: number;
+      previousFailures: ErrorInfo[];
+      failedAt: number | null;
+      backoff: boolean;
+    },
+  ): Promise<void> {
+    if (options.beforeRetry) {
+      if (this.signal.aborted) throw new InterruptedError(this.id);
+      try {
+        await options.beforeRetry({
+          attempt: next.attempt,
+          attemptInBudget: next.attempt - next.roundStart + 1,
+          maxAttempts: Math.max(1, options.retry?.attempts ?? 1),
+          previousFailures: next.previousFailures,
+          signal: this.signal,
+        });
+      } catch (error) {
+        if (isAbort(error, this.signal))
+          throw new InterruptedError(this.id, 'Interrupted between attempts.', { cause: error });
+        throw error;
+      }
+    }
+    if (!next.backoff || !options.retry) return;
+    const elapsed = next.failedAt === null ? 0 : Math.max(0, this.#context.now().getTime() - next.failedAt);
+    const remaining = Math.max(0, backoffDelay(options.retry, next.attempt - 1) - elapsed);
+    await (options.sleep ?? defaultSleep)(remaining, this.signal).catch(() => {
+      throw new InterruptedError(this.id);
+    });
   }
 
   /** The attempt number that opened the current retry round (after the last final failure). */
@@ -222,7 +472,8 @@ export class LiveSession implements Session {
     return start;
   }
 
-  #checkReplayOrder(key: string, recorded: StepRecord | undefined): void {
+  /** Keyed replay: recorded steps must still be asked for in their recorded order. */
+  #checkKeyedOrder(key: string, recorded: StepRecord | undefined, inserted: boolean): void {
     const steps = this.state.steps;
     if (recorded) {
       this.#consumed.add(recorded);
@@ -230,15 +481,18 @@ export class LiveSession implements Session {
       if (index >= this.#replayCursor) this.#replayCursor = index + 1;
       return;
     }
+    if (inserted) return;
     // A new step while the journal still holds steps this run has not reached: the code diverged.
     for (let index = this.#replayCursor; index < steps.length; index += 1) {
       const pending = steps[index];
       if (pending && !this.#consumed.has(pending)) {
-        throw new StepMismatchError({
+        throw new ReplayMismatchError({
           sessionId: this.id,
+          position: index + 1,
+          expected: `step "${pending.key}" #${pending.occurrence}`,
+          requested: `step "${key}"`,
           expectedKey: pending.key,
           requestedKey: key,
-          position: index + 1,
         });
       }
     }
@@ -262,91 +516,113 @@ export class LiveSession implements Session {
       safety: step.safety,
       idempotencyKey: step.idempotencyKey,
       startedAt,
-      previousFailures: step.attempts.flatMap((entry) => (entry.error ? [entry.error] : [])),
+      previousFailures: failuresOf(step),
     };
   }
 
   async #runAttempts<T>(
     key: string,
     occurrence: number,
-    safety: 'idempotent' | 'unsafe',
+    scope: StepScope | null,
+    safety: StepSafety,
     firstAttempt: number,
     roundStart: number,
-    fn: (context: StepContext) => Promise<T>,
-    options: StepOptions<T>,
-  ): Promise<T> {
+    fn: StepFunction<T>,
+    options: AnyStepOptions<T>,
+  ): Promise<unknown> {
     const idempotencyKey = `${this.id}:${key}:${occurrence}`;
     const maxAttempts = Math.max(1, options.retry?.attempts ?? 1);
     const retryOn = options.retry?.retryOn ?? isRetryableByDefault;
-    const wait = options.sleep ?? defaultSleep;
+    const log = scope === null ? this.#log : null;
     for (let attempt = firstAttempt; ; attempt += 1) {
       if (this.signal.aborted) throw new InterruptedError(this.id);
-      this.record({ type: 'step-started', key, occurrence, attempt, safety, idempotencyKey });
-      const started = this.#folder.step(key, occurrence);
-      if (started && !this.#consumed.has(started)) {
-        this.#consumed.add(started);
-        this.#replayCursor = Math.max(this.#replayCursor, this.#positionOf(started) + 1);
+      const started = this.#append({ type: 'step-started', key, occurrence, attempt, safety, idempotencyKey }, scope);
+      if (log) log.append(started);
+      const record = this.#folder.step(key, occurrence);
+      if (record && !this.#consumed.has(record)) {
+        this.#consumed.add(record);
+        this.#replayCursor = Math.max(this.#replayCursor, this.#positionOf(record) + 1);
       }
       await this.flush();
-      const previousFailures = (this.#folder.step(key, occurrence)?.attempts ?? []).flatMap((entry) =>
-        entry.error ? [entry.error] : [],
-      );
-      let value: T;
+      const previousFailures = record ? failuresOf(record) : [];
+      let output: JsonValue | undefined;
       try {
-        value = await fn({ attempt, idempotencyKey, signal: this.signal, previousFailures });
+        const value = await stepScopes.run({ session: this, scope: { key, occurrence } }, () =>
+          fn({ attempt, idempotencyKey, signal: this.signal, previousFailures }),
+        );
+        output = this.#encode(key, value, options);
       } catch (error) {
         if (isAbort(error, this.signal))
           throw new InterruptedError(this.id, 'Interrupted during a step.', { cause: error });
-        const attemptsUsed = attempt - roundStart + 1;
-        const willRetry = attemptsUsed < maxAttempts && retryOn(error);
-        this.record({ type: 'step-failed', key, occurrence, attempt, error: toErrorInfo(error), willRetry });
+        const retryable = !StepOutputError.isInstance(error) && retryOn(error);
+        const willRetry = retryable && attempt - roundStart + 1 < maxAttempts;
+        this.#append(
+          { type: 'step-failed', key, occurrence, attempt, error: toErrorInfo(error, retryable), willRetry },
+          scope,
+        );
         await this.flush();
-        if (!willRetry) throw error;
-        try {
-          await wait(backoffDelay(options.retry ?? { attempts: 1 }, attempt), this.signal);
-        } catch {
-          throw new InterruptedError(this.id);
+        if (!willRetry) {
+          const failed = this.#folder.step(key, occurrence);
+          throw new StepFailedError(
+            { sessionId: this.id, key, occurrence, attempts: failed ? failedAttempts(failed) : [] },
+            { cause: error },
+          );
         }
+        const failed = this.#folder.step(key, occurrence);
+        await this.#betweenAttempts(options, {
+          attempt: attempt + 1,
+          roundStart,
+          previousFailures: failed ? failuresOf(failed) : [],
+          failedAt: this.#context.now().getTime(),
+          backoff: true,
+        });
         continue;
       }
-      const output = this.#encode(value, options);
-      const size = JSON.stringify(output).length;
-      if (size > this.#context.blobThreshold) {
-        // Blobs bypass record(), so they are scrubbed here like every journaled event.
-        const blob = await this.#context.store.putBlob(
-          Buffer.from(JSON.stringify(this.#context.redact(output)), 'utf8'),
-        );
-        this.record({ type: 'step-completed', key, occurrence, attempt, outputBlob: blob });
-      } else {
-        this.record({ type: 'step-completed', key, occurrence, attempt, output });
+      const size = output === undefined ? 0 : JSON.stringify(output).length;
+      if (output !== undefined && size > this.#context.blobThreshold) {
+        // Blobs bypass the event's own scrubbing, so they are scrubbed here like every journaled event.
+        const scrubbed = this.#context.redact(output);
+        const blob = await this.#context.store.putBlob(Buffer.from(JSON.stringify(scrubbed), 'utf8'));
+        this.#append({ type: 'step-completed', key, occurrence, attempt, outputBlob: blob }, scope);
+        await this.flush();
+        return this.#decode(scrubbed, options);
       }
+      const completed = this.#append(
+        { type: 'step-completed', key, occurrence, attempt, ...(output === undefined ? {} : { output }) },
+        scope,
+      );
       await this.flush();
-      return this.#decodeValue(output, options);
+      // What the journal holds (scrubbed of secrets) is what every replay returns: so does this run.
+      return this.#decode((completed as Extract<JournalEvent, { type: 'step-completed' }>).output, options);
     }
   }
 
-  #encode<T>(value: T, options: StepOptions<T>): JsonValue {
-    const encoded = options.codec ? options.codec.encode(value) : (value as unknown);
-    // Round-trip through JSON so a replay returns exactly what a first run returns.
-    const text = JSON.stringify(encoded === undefined ? null : encoded);
-    return JSON.parse(text) as JsonValue;
+  /** The output as the journal keeps it; a StepOutputError when JSON would change its shape. */
+  #encode<T>(key: string, value: T, options: AnyStepOptions<T>): JsonValue | undefined {
+    const encoded = options.codec ? options.codec.encode(value) : value;
+    const result = toJournalJson(encoded);
+    if ('problem' in result) {
+      throw new StepOutputError({ sessionId: this.id, key, ...result.problem });
+    }
+    return result.json;
   }
 
-  #decodeValue<T>(value: JsonValue, options: StepOptions<T>): T {
-    return options.codec ? options.codec.decode(value) : (value as T);
+  #decode<T>(value: JsonValue | undefined, options: AnyStepOptions<T>): unknown {
+    const codec = options.codec as StepCodec<T> | undefined;
+    return codec ? codec.decode(value === undefined ? null : value) : value;
   }
 
-  async #decode<T>(step: StepRecord, options: StepOptions<T>): Promise<T> {
-    if (step.output !== undefined) return this.#decodeValue(structuredClone(step.output), options);
+  async #decodeRecorded<T>(step: StepRecord, options: AnyStepOptions<T>): Promise<unknown> {
+    if (step.output !== undefined) return this.#decode(structuredClone(step.output), options);
     if (step.outputBlob !== undefined) {
       const content = await this.#context.store.getBlob(step.outputBlob);
       if (!content)
         throw new UsageError(
           `The recorded output of step "${step.key}" (blob ${step.outputBlob}) is missing from the store.`,
         );
-      return this.#decodeValue(JSON.parse(Buffer.from(content).toString('utf8')) as JsonValue, options);
+      return this.#decode(JSON.parse(Buffer.from(content).toString('utf8')) as JsonValue, options);
     }
-    return this.#decodeValue(null, options);
+    return this.#decode(undefined, options);
   }
 
   // ---- lifecycle -------------------------------------------------------------
@@ -357,12 +633,21 @@ export class LiveSession implements Session {
   }
 
   async complete(): Promise<void> {
-    this.record({ type: 'status-changed', status: 'completed', reason: null, error: null });
+    this.#assertWritable();
+    const log = this.#orderedLog();
+    // Finishing while recorded operations are still ahead: the code no longer does what it did.
+    if (log?.replaying) throw this.#mismatch(log, 'nothing more (the code completed the session)');
+    if (this.state.status === 'completed') return;
+    this.#append({ type: 'status-changed', status: 'completed', reason: null, error: null }, null);
     await this.flush();
   }
 
   async fail(error: unknown): Promise<void> {
-    this.record({ type: 'status-changed', status: 'failed', reason: 'the run failed', error: toErrorInfo(error) });
+    this.#assertWritable();
+    this.#append(
+      { type: 'status-changed', status: 'failed', reason: 'the run failed', error: toErrorInfo(error) },
+      null,
+    );
     await this.flush();
   }
 
@@ -370,7 +655,7 @@ export class LiveSession implements Session {
     this.#abort.abort(new InterruptedError(this.id));
     if (this.#closed || this.#broken) return;
     if (this.state.status === 'running') {
-      this.record({ type: 'status-changed', status: 'interrupted', reason, error: null });
+      this.#append({ type: 'status-changed', status: 'interrupted', reason, error: null }, null);
     }
     await this.flush();
   }
@@ -384,4 +669,12 @@ export class LiveSession implements Session {
       await this.#lease.release();
     }
   }
+}
+
+function failuresOf(step: StepRecord): ErrorInfo[] {
+  return step.attempts.flatMap((entry) => (entry.error ? [entry.error] : []));
+}
+
+function failedAttempts(step: StepRecord): FailedAttempt[] {
+  return step.attempts.flatMap((entry) => (entry.error ? [{ attempt: entry.attempt, error: entry.error }] : []));
 }

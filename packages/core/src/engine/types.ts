@@ -16,15 +16,30 @@ import type {
   StepSafety,
   UncertainStepInfo,
 } from '../spec/index.js';
+import type { Jsonify } from './json-output.js';
 
 export type UncertainDecision = 'rerun' | 'skip' | 'abort';
+
+/**
+ * How a reopened session matches what the code asks for against what its journal recorded.
+ * - `ordered` (the default): every journaled operation (steps, messages, records, labelled
+ *   checkpoints) replays in code order from the journal, returning what was recorded and
+ *   appending nothing, until the code passes the recorded end; then it runs live. Asking for
+ *   something else than what was recorded at that point is a `ReplayMismatchError`. This is
+ *   the durable-execution model of DBOS, Inngest and Temporal: re-run the same function.
+ * - `keyed`: steps are memoized by key and occurrence (recorded ones in recorded order); every
+ *   other write appends. For resumable state machines that look at `session.state` to decide
+ *   what to do next (Conclave's own modes), which may legitimately take another course on
+ *   resume (start at another chunk, add a resume message).
+ */
+export type ReplayPolicy = 'ordered' | 'keyed';
 
 export interface RetryPolicy {
   /** Total attempts, the first one included (default 1: no retry). */
   attempts: number;
   /** Delay before attempt n+1: initialMs * factor^(n-1), capped at maxMs (default 1000, 2, 30000). */
   backoff?: { initialMs?: number; factor?: number; maxMs?: number };
-  /** Whether an error is worth another attempt (default: every error except ConclaveErrors that are not retryable). */
+  /** Whether an error is worth another attempt (default: `isRetryableByDefault`). */
   retryOn?: (error: unknown) => boolean;
 }
 
@@ -39,38 +54,106 @@ export interface StepContext {
   previousFailures: ErrorInfo[];
 }
 
-export interface StepOptions<T> {
+/** What `beforeRetry` is told about the attempt about to run. */
+export interface RetryContext {
+  /** The attempt about to run (1-based, counted over the whole step like `StepContext.attempt`). */
+  attempt: number;
+  /** Its place in the current retry budget: 3 of `maxAttempts` (a failure resumed later starts a new budget at 1). */
+  attemptInBudget: number;
+  /** `retry.attempts` (1 without a retry policy). */
+  maxAttempts: number;
+  /** Errors of the earlier attempts of this step, oldest first; the last one is why this retry happens. */
+  previousFailures: ErrorInfo[];
+  /** Aborted when the session is interrupted. */
+  signal: AbortSignal;
+}
+
+/** A step's function: may be sync or async. */
+export type StepFunction<T> = (context: StepContext) => T | Promise<T>;
+
+/** Turns a step's output into JSON for the journal and back; the step then returns `T` itself. */
+export interface StepCodec<T> {
+  encode(value: T): JsonValue;
+  decode(value: JsonValue): T;
+}
+
+interface BaseStepOptions {
   /** `idempotent` (default; LLM calls, reads) re-runs when uncertain; `unsafe` asks first. */
   safety?: StepSafety;
   retry?: RetryPolicy;
-  /** Decides what happens to an uncertain unsafe step; without it an UncertainStepError is thrown. */
-  onUncertain?: (step: UncertainStepInfo) => UncertainDecision | Promise<UncertainDecision>;
-  /** The value a skipped step returns (default null). */
-  skipValue?: T;
-  /** Turns the output into JSON for the journal and back (default: the value must be JSON). */
-  codec?: { encode(value: T): JsonValue; decode(value: JsonValue): T };
+  /**
+   * Runs between a failed attempt and the next one, before the backoff wait: in this process
+   * right after the failure is journaled, and when a reopened session goes on with a failed
+   * step. What it journals (a fixing step, a checkpoint) comes before the next attempt's start,
+   * so an interrupt while it runs never leaves that attempt uncertain; the backoff counts from
+   * the failure, so its time is not waited twice. An error it throws ends the step as it is
+   * (the failure stays journaled and a resume calls it again).
+   */
+  beforeRetry?: (context: RetryContext) => void | Promise<void>;
+  /**
+   * Keyed replay only: the step is new in a plan edited since the journal was written (a
+   * workflow step inserted before steps that already ran). It runs although recorded steps
+   * that come after its place are still to be asked for; without it that is a
+   * `ReplayMismatchError`. Only for callers whose keys are stable ids.
+   */
+  inserted?: boolean;
   /** Injected for tests: how to wait between attempts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
+/**
+ * What happens to an unsafe step that started but never finished. Without `onUncertain` an
+ * `UncertainStepError` is thrown. A handler may answer `skip`, so it comes with the value the
+ * skipped step returns (`skipValue`, required, of the step's own type).
+ */
+type UncertainHandling<T> =
+  | { onUncertain?: undefined; skipValue?: T }
+  | {
+      onUncertain: (step: UncertainStepInfo) => NeverSkip | Promise<NeverSkip>;
+      skipValue?: T;
+    }
+  | {
+      onUncertain: (step: UncertainStepInfo) => UncertainDecision | Promise<UncertainDecision>;
+      skipValue: T;
+    };
+type NeverSkip = Exclude<UncertainDecision, 'skip'>;
+
+export type StepOptions<T> = BaseStepOptions & UncertainHandling<T> & { codec?: undefined };
+export type CodecStepOptions<T> = BaseStepOptions & UncertainHandling<T> & { codec: StepCodec<T> };
+
 export interface CreateSessionInput {
   title: string;
-  mode: SessionMode;
+  /** Free-form kind of work, shown in listings (default `custom`). */
+  mode?: SessionMode;
+  /** A session id chosen by the caller (`createSessionId()`); default: a new one. */
+  id?: string;
   workspaceDir?: string | null;
   parentId?: string | null;
   branchPoint?: number | null;
   specHash?: string | null;
   options?: Record<string, JsonValue>;
   git?: SessionHeader['git'];
-  /** Events written in the same first batch as `session-created` (e.g. the task message). */
+  /**
+   * Set-up events written in the same first batch as `session-created` (e.g. the task
+   * message). They are not operations of the session's code: a replay does not expect them.
+   */
   initialEvents?: EventInput[];
+  /** How the session replays when reopened in this process (default `ordered`). */
+  replay?: ReplayPolicy;
 }
 
 export interface OpenSessionOptions {
-  /** Stop after this many resumes of an unfinished session (default 10). */
+  /**
+   * Crashes in a row without progress after which the session is not opened again (default
+   * 10). Clean interrupts and failures never count; a completed step or a checkpoint resets it.
+   */
   maxRecoveries?: number;
-  /** Open without counting a recovery or changing the status (e.g. to complete a follow-up). */
+  /** Open even past `maxRecoveries`. */
+  force?: boolean;
+  /** Open without counting a recovery or changing the status (e.g. to fork from it). */
   countRecovery?: boolean;
+  /** Default `ordered`. */
+  replay?: ReplayPolicy;
 }
 
 export interface ForkOptions {
@@ -79,19 +162,35 @@ export interface ForkOptions {
   title: string;
   mode?: SessionMode;
   options?: Record<string, JsonValue>;
+  /** Default: the parent session's policy. */
+  replay?: ReplayPolicy;
 }
+
+/** `engine.run`: the session to resume (its id) or to create (with an optional caller-chosen id). */
+export type RunTarget = string | CreateSessionInput;
+
+export interface RunOptions extends Omit<OpenSessionOptions, 'replay' | 'countRecovery'> {}
 
 export interface Session {
   readonly id: string;
-  /** The folded state, including events not yet committed. */
+  /** The folded state of the whole journal, including events not yet committed. */
   readonly state: SessionState;
   /** The lease epoch this writer holds. */
   readonly epoch: number;
   /** Aborted by `interrupt()`; steps receive it. */
   readonly signal: AbortSignal;
+  readonly replayPolicy: ReplayPolicy;
+  /** Whether recorded operations are still ahead of the code (ordered replay). */
+  readonly replaying: boolean;
 
-  step<T>(key: string, fn: (context: StepContext) => Promise<T>, options?: StepOptions<T>): Promise<T>;
-  /** Joins the current batch; durable at the next checkpoint or step. */
+  /**
+   * A durable step: runs `fn` once and journals its output; a replay returns the recorded
+   * output without calling `fn`. Returns the output as the journal keeps it (`Jsonify<T>`),
+   * or with a `codec`, the decoded `T`.
+   */
+  step<T>(key: string, fn: StepFunction<T>, options: CodecStepOptions<T>): Promise<T>;
+  step<T>(key: string, fn: StepFunction<T>, options?: StepOptions<T>): Promise<Jsonify<T>>;
+  /** Joins the current batch; durable at the next checkpoint or step. Replays return the recorded message. */
   addMessage(message: MessageInput): Message;
   /** Joins the current batch any other event (data-set, usage-recorded, file-snapshot-taken...). */
   record(event: EventInput): JournalEvent;
@@ -101,7 +200,9 @@ export interface Session {
   flush(): Promise<number>;
   /** A new session whose journal is this one's up to `at`, with parentId/branchPoint set. */
   fork(options: ForkOptions): Promise<Session>;
+  /** Marks the session completed; later writes are refused (`SessionFinishedError`). */
   complete(): Promise<void>;
+  /** Marks the session failed; later writes are refused until it is opened again. */
   fail(error: unknown): Promise<void>;
   /** Aborts in-flight steps, journals `interrupted` and commits. */
   interrupt(reason?: string): Promise<void>;
@@ -128,6 +229,13 @@ export interface EngineOptions {
 export interface Engine {
   readonly store: SessionStore;
   createSession(input: CreateSessionInput): Promise<Session>;
+  /**
+   * Create-or-resume in one call: opens the session `target` names (an id, or a create input
+   * whose `id` exists already; else creates it), runs `job` with it while holding the lease,
+   * completes it when `job` returns, records an interruption or a failure when it throws, and
+   * closes it. Re-running the same `job` after a crash replays what was recorded (ordered).
+   */
+  run<R>(target: RunTarget, job: (session: Session) => R | Promise<R>, options?: RunOptions): Promise<R>;
   /** Takes the writer lease and folds the journal (from the latest snapshot). */
   openSession(id: string, options?: OpenSessionOptions): Promise<Session>;
   /** Folds a session without taking the lease (show, export, planning). */

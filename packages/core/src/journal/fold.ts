@@ -5,6 +5,7 @@
 import {
   JournalCorruptedError,
   type JournalEvent,
+  type JsonValue,
   PARENT_HISTORY_TAG,
   type SessionHeader,
   type SessionSummary,
@@ -28,7 +29,7 @@ function emptyUsage(): UsageTotals {
   return { inputTokens: 0, outputTokens: 0, costUsd: 0, calls: 0 };
 }
 
-function initialState(header: SessionHeader, seq: number, at: string): SessionState {
+function initialState(header: SessionHeader, seq: number, at: string, copied: number): SessionState {
   return {
     header,
     title: header.title,
@@ -44,12 +45,16 @@ function initialState(header: SessionHeader, seq: number, at: string): SessionSt
     checkpoints: [],
     usage: emptyUsage(),
     usageRecords: [],
+    inheritedThrough: copied === 0 ? 0 : seq + copied,
     variables: {},
     files: {},
     toolCalls: [],
     data: {},
     specs: [],
     recoveries: 0,
+    stalledRecoveries: 0,
+    progressSeq: 0,
+    lastResumeSeq: 0,
   };
 }
 
@@ -82,7 +87,7 @@ export class Folder {
   apply(event: JournalEvent): void {
     if (event.type === 'session-created') {
       if (this.#state !== null || event.seq !== 1) fail(event.header.id, `session-created at seq ${event.seq}`);
-      this.#state = initialState(event.header, event.seq, event.at);
+      this.#state = initialState(event.header, event.seq, event.at, event.copied ?? 0);
       return;
     }
     const state =
@@ -133,6 +138,7 @@ export class Folder {
       }
       case 'step-completed': {
         const step = this.#startedStep(sessionId, event.key, event.occurrence, event.attempt, event.seq);
+        state.progressSeq = event.seq;
         step.status = 'completed';
         step.willRetry = false;
         step.completedSeq = event.seq;
@@ -142,12 +148,14 @@ export class Folder {
       }
       case 'step-failed': {
         const step = this.#startedStep(sessionId, event.key, event.occurrence, event.attempt, event.seq);
+        state.progressSeq = event.seq;
         step.status = 'failed';
         step.willRetry = event.willRetry;
         const attempt = step.attempts.at(-1);
         if (attempt) {
           attempt.error = event.error;
           attempt.willRetry = event.willRetry;
+          attempt.failedAt = event.at;
         }
         return;
       }
@@ -161,6 +169,7 @@ export class Folder {
         });
         if (step.status === 'completed')
           fail(sessionId, `step "${event.key}" skipped at seq ${event.seq} after it completed`);
+        state.progressSeq = event.seq;
         step.status = 'skipped';
         step.completedSeq = event.seq;
         if (event.output !== undefined) step.output = event.output;
@@ -200,7 +209,9 @@ export class Folder {
         };
         return;
       case 'usage-recorded': {
+        const inherited = event.seq <= state.inheritedThrough;
         const record = {
+          inherited,
           provider: event.provider,
           model: event.model,
           agent: event.agent,
@@ -213,6 +224,7 @@ export class Folder {
           seq: event.seq,
         };
         state.usageRecords.push(record);
+        if (inherited) return;
         state.usage.inputTokens += event.inputTokens;
         state.usage.outputTokens += event.outputTokens;
         state.usage.calls += 1;
@@ -222,15 +234,22 @@ export class Folder {
       }
       case 'checkpoint-marked':
         state.checkpoints.push({ seq: event.seq, label: event.label, at: event.at });
+        state.progressSeq = event.seq;
         return;
       case 'status-changed':
         state.status = event.status;
         state.statusReason = event.reason;
         state.error = event.error;
         return;
-      case 'session-resumed':
+      case 'session-resumed': {
         state.recoveries = event.recovery;
+        // Journals from before `crashed` was recorded counted every resume: take them as crashes.
+        const crashed = event.crashed ?? true;
+        const madeProgress = state.progressSeq > state.lastResumeSeq;
+        state.stalledRecoveries = !crashed ? 0 : madeProgress ? 1 : state.stalledRecoveries + 1;
+        state.lastResumeSeq = event.seq;
         return;
+      }
       case 'data-set':
         state.data[event.key] = event.value;
         return;
@@ -246,6 +265,13 @@ export class Folder {
         return;
       case 'title-changed':
         state.title = event.title;
+        return;
+      case 'graph-checkpoint-saved':
+        state.graphCheckpoints = (state.graphCheckpoints ?? 0) + 1;
+        state.progressSeq = event.seq;
+        return;
+      case 'graph-writes-saved':
+        state.progressSeq = event.seq;
         return;
       default: {
         const unknown: never = event;
@@ -325,11 +351,17 @@ function isProgress(value: unknown): value is NonNullable<SessionSummary['progre
   return typeof candidate.label === 'string' && typeof candidate.done === 'number';
 }
 
+/** A graph thread's progress: the checkpoints it saved. */
+function graphProgress(state: SessionState): JsonValue | undefined {
+  const done = state.graphCheckpoints ?? 0;
+  return done > 0 ? { label: 'checkpoints', done, total: null } : undefined;
+}
+
 /** What listing shows of a session, derived from its state. */
 export function summarize(state: SessionState): SessionSummary {
   // Kept by the fold, so a checkpoint does not scan the messages.
   const task = state.task;
-  const progress = state.data.progress;
+  const progress = state.data.progress ?? graphProgress(state);
   return {
     id: state.header.id,
     title: state.title,

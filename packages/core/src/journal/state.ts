@@ -8,6 +8,8 @@ export interface StepAttempt {
   startedAt: string;
   /** Set when this attempt failed. */
   error: ErrorInfo | null;
+  /** When it failed (ISO time), so a resume waits only what is left of the backoff. */
+  failedAt?: string;
   /** Whether the retry policy allowed another attempt after this failure. */
   willRetry: boolean;
 }
@@ -42,6 +44,8 @@ export interface UsageTotals {
 }
 
 export interface UsageRecord extends UsageTotals {
+  /** Copied from the parent at a branch point: the parent's call, not counted in this session's usage. */
+  inherited: boolean;
   provider: string;
   model: string;
   agent: string | null;
@@ -99,8 +103,11 @@ export interface SessionState {
   /** In the order each (key, occurrence) first started. */
   steps: StepRecord[];
   checkpoints: CheckpointRecord[];
+  /** This session's own usage (a branch's copies of its parent's calls excluded). */
   usage: UsageTotals;
   usageRecords: UsageRecord[];
+  /** A branch: the last seq that is a copy of the parent's journal (0: none). */
+  inheritedThrough: number;
   variables: Record<string, JsonValue>;
   /** Latest snapshot per workspace-relative path. */
   files: Record<string, FileSnapshotRecord>;
@@ -108,6 +115,14 @@ export interface SessionState {
   /** Mode-specific state written with `data-set` (last write wins). */
   data: Record<string, JsonValue>;
   specs: SpecRecord[];
-  /** How many times the session was resumed after an interruption. */
+  /** How many times the session was resumed after an interruption or a crash. */
   recoveries: number;
+  /** Crashes in a row without progress (a completed, failed or skipped step, a checkpoint) in between. */
+  stalledRecoveries: number;
+  /** Seq of the last progress event (0: none yet). */
+  progressSeq: number;
+  /** Seq of the last `session-resumed` (0: never resumed). */
+  lastResumeSeq: number;
+  /** Graph checkpoints saved (`graph-checkpoint-saved`); absent until the first one. */
+  graphCheckpoints?: number;
 }

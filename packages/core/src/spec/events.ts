@@ -9,7 +9,16 @@ import { lazySchema, once } from './lazy-schema.js';
 /** The journal format this code writes. Older versions are migrated on read; newer ones are refused. */
 export const JOURNAL_FORMAT_VERSION = 1;
 
-export const sessionModeSchema = z.enum(['discussion', 'iterative', 'orchestrated', 'chain', 'prompt', 'custom']);
+/**
+ * How a session runs: the name of a mode registered with the runner (`discussion`, `chain`...),
+ * or `custom` for a program's own sessions. The journal accepts any name of this shape, so a
+ * new mode needs no change here; what a name means is the runner's business.
+ */
+export const SESSION_MODE_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+export const sessionModeSchema = z
+  .string()
+  .max(64)
+  .regex(SESSION_MODE_PATTERN, 'a mode name is lower-case letters, digits and single hyphens (e.g. "code-review")');
 export type SessionMode = z.infer<typeof sessionModeSchema>;
 
 export const sessionStatusSchema = z.enum(['running', 'interrupted', 'completed', 'failed']);
@@ -73,12 +82,26 @@ const buildEventSchemas = once(() => {
     retryable: z.boolean().default(false),
   });
 
-  const base = { seq: z.number().int().positive(), at: z.string() };
+  /** The step whose function wrote this event (it belongs to that step, not to the code around it). */
+  const stepScopeSchema = z.object({ key: z.string().min(1), occurrence: z.number().int().positive() });
+
+  const base = { seq: z.number().int().positive(), at: z.string(), within: stepScopeSchema.optional() };
 
   const sessionCreatedEventSchema = z.object({
     ...base,
     type: z.literal('session-created'),
     header: sessionHeaderSchema,
+    /**
+     * How many events after this one were written with it as the session's set-up (a task
+     * message, a recorded spec): they are not operations of the session's code, so an ordered
+     * replay does not expect the code to ask for them again. Absent in older journals: none.
+     */
+    setup: z.number().int().nonnegative().optional(),
+    /**
+     * A branch: how many events after this one are copies of the parent's journal up to the
+     * branch point (its usage is the parent's, not this session's). Absent: none.
+     */
+    copied: z.number().int().nonnegative().optional(),
   });
   const messageAddedEventSchema = z.object({ ...base, type: z.literal('message-added'), message: messageSchema });
   const stepStartedEventSchema = z.object({
@@ -183,6 +206,12 @@ const buildEventSchemas = once(() => {
     recovery: z.number().int().positive(),
     pid: z.number().int(),
     host: z.string(),
+    /**
+     * Whether the previous writer died (the journal still said `running`) rather than stopping
+     * cleanly (interrupted, failed). Only crashes count toward the recovery limit. Absent in
+     * older journals: taken as a crash.
+     */
+    crashed: z.boolean().optional(),
   });
   const dataSetEventSchema = z.object({
     ...base,
@@ -202,6 +231,31 @@ const buildEventSchemas = once(() => {
     content: z.string().optional(),
   });
   const titleChangedEventSchema = z.object({ ...base, type: z.literal('title-changed'), title: z.string() });
+  /**
+   * A graph framework's checkpoint (a LangGraph.js checkpoint saved by `@resume/langgraph`).
+   * The engine reads only the identifying fields; `data` belongs to the integration that wrote
+   * it (its own versioned format: the checkpoint, its metadata and the channel values that
+   * changed). The fold counts it as progress.
+   */
+  const graphCheckpointSavedEventSchema = z.object({
+    ...base,
+    type: z.literal('graph-checkpoint-saved'),
+    /** The checkpoint namespace ('' for the root graph, a subgraph's path otherwise). */
+    namespace: z.string(),
+    checkpointId: z.string().min(1),
+    /** The checkpoint this one follows, or null for a thread's first one. */
+    parentCheckpointId: z.string().min(1).nullable(),
+    data: jsonValueSchema,
+  });
+  /** Writes a graph task made after a checkpoint (its pending writes), `data` as above. */
+  const graphWritesSavedEventSchema = z.object({
+    ...base,
+    type: z.literal('graph-writes-saved'),
+    namespace: z.string(),
+    checkpointId: z.string().min(1),
+    taskId: z.string(),
+    data: jsonValueSchema,
+  });
 
   const journalEventSchema = z.discriminatedUnion('type', [
     sessionCreatedEventSchema,
@@ -221,6 +275,8 @@ const buildEventSchemas = once(() => {
     dataSetEventSchema,
     specRecordedEventSchema,
     titleChangedEventSchema,
+    graphCheckpointSavedEventSchema,
+    graphWritesSavedEventSchema,
   ]);
   return {
     gitStateSchema,
@@ -247,7 +303,10 @@ const buildEventSchemas = once(() => {
     dataSetEventSchema,
     specRecordedEventSchema,
     titleChangedEventSchema,
+    graphCheckpointSavedEventSchema,
+    graphWritesSavedEventSchema,
     journalEventSchema,
+    stepScopeSchema,
   };
 });
 
@@ -278,7 +337,10 @@ export const sessionResumedEventSchema = lazySchema(() => buildEventSchemas().se
 export const dataSetEventSchema = lazySchema(() => buildEventSchemas().dataSetEventSchema);
 export const specRecordedEventSchema = lazySchema(() => buildEventSchemas().specRecordedEventSchema);
 export const titleChangedEventSchema = lazySchema(() => buildEventSchemas().titleChangedEventSchema);
+export const graphCheckpointSavedEventSchema = lazySchema(() => buildEventSchemas().graphCheckpointSavedEventSchema);
+export const graphWritesSavedEventSchema = lazySchema(() => buildEventSchemas().graphWritesSavedEventSchema);
 export const journalEventSchema = lazySchema(() => buildEventSchemas().journalEventSchema);
+export const stepScopeSchema = lazySchema(() => buildEventSchemas().stepScopeSchema);
 
 export type GitState = z.infer<typeof gitStateSchema>;
 export type SessionHeader = z.infer<typeof sessionHeaderSchema>;
@@ -288,6 +350,8 @@ export type Message = z.infer<typeof messageSchema>;
 export type MessageInput = z.input<typeof messageSchema>;
 export type StepSafety = z.infer<typeof stepSafetySchema>;
 export type ErrorInfo = z.infer<typeof errorInfoSchema>;
+/** A step, named by key and occurrence: the scope events written by its function carry. */
+export type StepScope = z.infer<typeof stepScopeSchema>;
 export type JournalEvent = z.infer<typeof journalEventSchema>;
 export type JournalEventType = JournalEvent['type'];
 export type JournalEventOf<T extends JournalEventType> = Extract<JournalEvent, { type: T }>;
@@ -295,4 +359,4 @@ export type JournalEventOf<T extends JournalEventType> = Extract<JournalEvent, {
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** An event before the engine numbers and stamps it. */
-export type EventInput = DistributiveOmit<z.input<typeof journalEventSchema>, 'seq' | 'at'>;
+export type EventInput = DistributiveOmit<z.input<typeof journalEventSchema>, 'seq' | 'at' | 'within'>;

@@ -20,11 +20,14 @@ export {
   providerErrorReasonForStatus,
 } from './errors/provider-error-factory.js';
 export { RecoveryLimitError } from './errors/recovery-limit-error.js';
+export { ReplayMismatchError } from './errors/replay-mismatch-error.js';
 export { SessionExistsError } from './errors/session-exists-error.js';
+export { SessionFinishedError } from './errors/session-finished-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './errors/session-locked-error.js';
-export { SessionNotFoundError } from './errors/session-not-found-error.js';
+export { SessionNotFoundError, type SessionNotFoundErrorOptions } from './errors/session-not-found-error.js';
 export { StepAbortedError } from './errors/step-aborted-error.js';
-export { StepMismatchError } from './errors/step-mismatch-error.js';
+export { type FailedAttempt, StepFailedError } from './errors/step-failed-error.js';
+export { StepOutputError } from './errors/step-output-error.js';
 export { StoreFullError } from './errors/store-full-error.js';
 export { StoreIoError } from './errors/store-io-error.js';
 export { UncertainStepError, type UncertainStepInfo } from './errors/uncertain-step-error.js';
@@ -46,10 +49,12 @@ export {
   type MessageRole,
   messageSchema,
   PARENT_HISTORY_TAG,
+  SESSION_MODE_PATTERN,
   type SessionHeader,
   type SessionMode,
   type SessionStatus,
   type StepSafety,
+  type StepScope,
   sessionHeaderSchema,
   sessionModeSchema,
   sessionStatusSchema,

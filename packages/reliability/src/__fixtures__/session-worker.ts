@@ -27,7 +27,10 @@ function report(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-/** The chat workload: resumable because progress is derived from the journal, never from a counter. */
+/**
+ * The chat workload, written as a resumable state machine (keyed replay): progress is derived
+ * from the journal, never from a counter.
+ */
 async function chat(engine: Engine, reference: string, turns: number): Promise<void> {
   const provider = createScriptedProvider({ env: process.env });
   let session: Session;
@@ -35,6 +38,7 @@ async function chat(engine: Engine, reference: string, turns: number): Promise<v
     session = await engine.createSession({
       title: 'crash chat',
       mode: 'custom',
+      replay: 'keyed',
       initialEvents: [
         {
           type: 'message-added',
@@ -44,7 +48,7 @@ async function chat(engine: Engine, reference: string, turns: number): Promise<v
     });
     await session.checkpoint('task');
   } else {
-    session = await engine.openSession(reference, { maxRecoveries: 1_000_000 });
+    session = await engine.openSession(reference, { maxRecoveries: 1_000_000, replay: 'keyed' });
   }
   report(`session ${session.id}`);
   // Steps replay in order from the start (completed ones return their recorded output

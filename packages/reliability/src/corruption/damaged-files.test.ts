@@ -164,8 +164,8 @@ describe('every cut and byte change of every store file', () => {
           }
         }
         expect(committedPrefixes).toContainEqual(messages);
-        // Whatever was recovered takes new writes.
-        const session = await engine.openSession(base.target);
+        // Whatever was recovered takes new writes (appended after it, not replayed against it).
+        const session = await engine.openSession(base.target, { replay: 'keyed' });
         session.addMessage({ role: 'user', content: 'after the damage' });
         await session.checkpoint();
         await session.close();

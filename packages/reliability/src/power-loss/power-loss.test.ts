@@ -94,7 +94,7 @@ async function runUntilPowerLoss(engine: Engine, commands: Command[], tracked: T
     ];
     if (!entry?.id) continue;
     if (command.kind === 'checkpoint') {
-      entry.open ??= await engine.openSession(entry.id);
+      entry.open ??= await engine.openSession(entry.id, { replay: 'keyed' });
       const batch: string[] = [];
       for (let index = 0; index < command.messages; index += 1) {
         counter += 1;
@@ -142,8 +142,9 @@ async function checkRecovered(engine: Engine, tracked: Tracked[]): Promise<void>
     expect(allowed).toContainEqual(messages);
     expect(listed.get(entry.id)?.messageCount).toBe(messages.length);
 
-    // The session takes new writes after recovery (a torn tail was cut, the dead lease taken over).
-    const reopened = await engine.openSession(entry.id);
+    // The session takes new writes after recovery (a torn tail was cut, the dead lease taken over),
+    // appended after what survived rather than replayed against it.
+    const reopened = await engine.openSession(entry.id, { replay: 'keyed' });
     reopened.addMessage({ role: 'user', content: 'after the reboot' });
     await reopened.checkpoint('after reboot');
     await reopened.close();

@@ -40,6 +40,35 @@ describe('loadConfig', () => {
     expect(loaded.files).toEqual([`${home}/config.yaml`, `${workspace}/.conclave.yaml`]);
   });
 
+  it('reads the recovery limit from resume.maxRecoveries and names it when the old checkpoint key is used', () => {
+    const defaults = loadConfig({ cwd: workspace, userHome, env: {}, readFile: filesystem({}) });
+    expect(defaults.config.resume.maxRecoveries).toBe(10);
+    const set = loadConfig({
+      cwd: workspace,
+      userHome,
+      env: {},
+      readFile: filesystem({ [`${workspace}/.conclave.yaml`]: 'resume:\n  maxRecoveries: 3\n' }),
+    });
+    expect(set.config.resume.maxRecoveries).toBe(3);
+    expect(set.sources['resume.maxRecoveries']).toBe(`${workspace}/.conclave.yaml`);
+    let error: unknown;
+    try {
+      loadConfig({
+        cwd: workspace,
+        userHome,
+        env: {},
+        readFile: filesystem({ [`${workspace}/.conclave.yaml`]: 'checkpoint:\n  maxRecoveries: 3\n' }),
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as ConfigError).message).toContain(`${workspace}/.conclave.yaml`);
+    expect((error as ConfigError).message).toContain('checkpoint.maxRecoveries');
+    expect((error as ConfigError).message).toContain('this key is now resume.maxRecoveries');
+    expect((error as ConfigError).hint).toContain('resume: { maxRecoveries: 3 }');
+  });
+
   it('gives --home and --store precedence over the environment and files', () => {
     const loaded = loadConfig({
       cwd: workspace,
@@ -87,6 +116,38 @@ describe('loadConfig', () => {
     const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'providers:\n  openai:\n    apiKey: sk-abc\n' });
     expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: read })).toThrowError(
       /providers\.openai\.apiKey: secrets do not belong/,
+    );
+  });
+
+  it('refuses a provider base URL with credentials, naming the file and the key', () => {
+    const read = filesystem({
+      [`${workspace}/.conclave.yaml`]: 'providers:\n  openai:\n    baseUrl: https://me:hunter22@llm.internal/v1\n',
+    });
+    try {
+      loadConfig({ cwd: workspace, userHome, env: {}, readFile: read });
+      expect.unreachable();
+    } catch (error) {
+      expect(ConfigError.isInstance(error)).toBe(true);
+      expect((error as ConfigError).key).toBe('providers.openai.baseUrl');
+      expect((error as ConfigError).message).toContain('must not carry a user or password');
+      expect((error as ConfigError).message).not.toContain('hunter22');
+    }
+  });
+
+  it('refuses agent names that are not plain names', () => {
+    for (const name of ['../../x', '.hidden', 'a/b', '']) {
+      const read = filesystem({ [`${workspace}/.conclave.yaml`]: `agents:\n  - name: ${JSON.stringify(name)}\n` });
+      try {
+        loadConfig({ cwd: workspace, userHome, env: {}, readFile: read });
+        expect.unreachable(name);
+      } catch (error) {
+        expect(ConfigError.isInstance(error), name).toBe(true);
+        expect((error as ConfigError).key).toBe('agents.0.name');
+      }
+    }
+    const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'agents:\n  - name: Code Reviewer 2\n' });
+    expect(loadConfig({ cwd: workspace, userHome, env: {}, readFile: read }).config.agents?.[0]?.name).toBe(
+      'Code Reviewer 2',
     );
   });
 

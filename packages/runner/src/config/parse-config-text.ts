@@ -5,7 +5,7 @@
 import { ConfigError } from '@resume/core/spec';
 import type { z } from 'zod';
 import { readYamlData } from '../workflow/yaml-error.js';
-import { type ConfigFile, configFileSchema, SECRET_KEY_PATTERN } from './config-schema.js';
+import { type ConfigFile, configFileSchema, MOVED_CONFIG_KEYS, SECRET_KEY_PATTERN } from './config-schema.js';
 
 /** Parses config YAML; errors name the file, the key and the line where YAML knows it. */
 export function parseConfigText(text: string, file: string): ConfigFile {
@@ -31,6 +31,16 @@ export function parseConfigText(text: string, file: string): ConfigFile {
       problem: 'secrets do not belong in config files (they could be committed or journaled)',
       fix: 'Remove the key and set OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment instead.',
     });
+  for (const moved of MOVED_CONFIG_KEYS) {
+    if (valueAt(raw, moved.from) === undefined) continue;
+    const [section, ...rest] = moved.to.split('.');
+    throw new ConfigError({
+      file,
+      key: moved.from.join('.'),
+      problem: `this key is now ${moved.to} (${moved.what})`,
+      fix: `Write it as ${section}: { ${rest.join('.')}: ${JSON.stringify(valueAt(raw, moved.from))} } and remove ${moved.from.join('.')}.`,
+    });
+  }
   const result = configFileSchema.safeParse(raw);
   if (!result.success) throw configErrorFromIssues(file, result.error.issues);
   return result.data;
@@ -51,6 +61,15 @@ function configErrorFromIssues(file: string, issues: z.core.$ZodIssue[]): Config
     problem,
     fix: 'See docs/config.md for every key and its type.',
   });
+}
+
+function valueAt(value: unknown, keys: readonly string[]): unknown {
+  let node = value;
+  for (const key of keys) {
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
 }
 
 // `seen`: YAML aliases can make the document cyclic (`&a [*a]`); each node is visited once.

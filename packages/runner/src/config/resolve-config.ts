@@ -43,8 +43,8 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
   agents: null,
   judge: {},
   providers: { default: null, openai: {}, anthropic: {}, scripted: {} },
-  checkpoint: { snapshotEvery: 1000, maxRecoveries: 10 },
-  resume: { resetDiscussion: false, forceConsensus: false, onConflict: null, onUncertain: null },
+  checkpoint: { snapshotEvery: 1000 },
+  resume: { maxRecoveries: 10, resetDiscussion: false, forceConsensus: false, onConflict: null, onUncertain: null },
   retention: {
     maxAgeDays: null,
     maxSessions: null,
@@ -56,6 +56,7 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
   archive: { afterDays: null },
   discussion: { maxRounds: 4 },
   tools: { allowCommands: [] },
+  limits: { maxCostUsd: null, maxLineageCostUsd: null, warnAboveUsd: null },
 };
 
 type Layer = { source: string; values: Map<string, unknown> };

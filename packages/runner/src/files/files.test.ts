@@ -255,11 +255,15 @@ describe('git and workspace state', () => {
     if (state === null) expect(compareGitState(null, null).changed).toBe(false);
     expect(compareGitState({ branch: 'main', head: null }, null).changed).toBe(true);
 
-    const moved = compareWorkspaceDirectory('/home/ana/project', workspace);
-    expect(moved.same).toBe(false);
-    expect(moved.message).toBe(
-      `the session ran in /home/ana/project; resuming from ${workspace} (files are compared in ${workspace})`,
-    );
+    // A resume runs in the recorded workspace wherever it is started from, unless --workspace moves it.
+    const elsewhere = compareWorkspaceDirectory(workspace, '/home/ana', { exists: () => true });
+    expect(elsewhere).toMatchObject({ same: true, runsIn: workspace, missing: false });
+    expect(elsewhere.message).toBe(`the session runs in its workspace ${workspace} (you are in /home/ana)`);
+    const gone = compareWorkspaceDirectory('/home/ana/project', workspace, { exists: () => false });
+    expect(gone).toMatchObject({ missing: true, runsIn: '/home/ana/project' });
+    const moved = compareWorkspaceDirectory('/home/ana/project', '/home/ana', { chosen: workspace });
+    expect(moved).toMatchObject({ same: false, runsIn: workspace });
+    expect(moved.message).toBe(`the session ran in /home/ana/project; resuming in ${workspace} (--workspace)`);
     expect(compareWorkspaceDirectory(workspace, workspace).same).toBe(true);
   });
 });

@@ -113,25 +113,50 @@ export function compareGitState(recorded: GitState | null, current: GitState | n
 }
 
 export interface WorkspaceComparison {
+  /** Whether the resume runs in the directory the session recorded. */
   same: boolean;
   recorded: string | null;
+  /** Where the command was given (the current directory). */
   current: string;
+  /** Where the resume runs: shell steps, tools and file comparisons use this directory. */
+  runsIn: string;
+  /** The recorded directory no longer exists (a resume there is refused; `--workspace` moves it). */
+  missing: boolean;
   message: string;
 }
 
-/** Says whether the session is resumed from the directory it was recorded in. */
-export function compareWorkspaceDirectory(recorded: string | null, current: string): WorkspaceComparison {
+/**
+ * Where a resume runs and how that relates to the recorded workspace: the recorded one unless
+ * `chosen` (`--workspace`) names another, whatever the current directory is.
+ */
+export function compareWorkspaceDirectory(
+  recorded: string | null,
+  current: string,
+  options: { chosen?: string | null; exists?: (directory: string) => boolean } = {},
+): WorkspaceComparison {
   const resolvedCurrent = path.resolve(current);
+  const chosen = options.chosen ? path.resolve(options.chosen) : null;
   if (recorded === null) {
-    return { same: true, recorded, current: resolvedCurrent, message: 'the session recorded no workspace directory' };
+    const runsIn = chosen ?? resolvedCurrent;
+    return {
+      same: true,
+      recorded,
+      current: resolvedCurrent,
+      runsIn,
+      missing: false,
+      message: `the session recorded no workspace directory; it runs in ${runsIn}`,
+    };
   }
-  const same = path.resolve(recorded) === resolvedCurrent;
-  return {
-    same,
-    recorded,
-    current: resolvedCurrent,
-    message: same
-      ? `workspace ${resolvedCurrent}`
-      : `the session ran in ${recorded}; resuming from ${resolvedCurrent} (files are compared in ${resolvedCurrent})`,
-  };
+  const resolvedRecorded = path.resolve(recorded);
+  const runsIn = chosen ?? resolvedRecorded;
+  const missing = chosen === null && options.exists !== undefined && !options.exists(resolvedRecorded);
+  const same = runsIn === resolvedRecorded;
+  let message: string;
+  if (missing)
+    message = `the session's workspace ${resolvedRecorded} no longer exists (choose one with --workspace <dir>)`;
+  else if (!same) message = `the session ran in ${resolvedRecorded}; resuming in ${runsIn} (--workspace)`;
+  else if (resolvedCurrent !== resolvedRecorded)
+    message = `the session runs in its workspace ${resolvedRecorded} (you are in ${resolvedCurrent})`;
+  else message = `workspace ${resolvedRecorded}`;
+  return { same, recorded, current: resolvedCurrent, runsIn, missing, message };
 }

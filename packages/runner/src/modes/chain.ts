@@ -2,10 +2,11 @@
 // conversation; shell steps are one durable unsafe step whose attempts follow the
 // spec's retry policy, with the `on_failure` agent step run between attempts.
 
-import type { StepContext } from '@resume/core';
+import type { RetryContext, StepContext, StepRecord } from '@resume/core';
 import { type ChatMessage, ConfigError, type JsonValue } from '@resume/core/spec';
 import { z } from 'zod';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
+import { type StepKeyScheme, stepKeyPrefix, workflowStepIds } from '../workflow/step-ids.js';
 import { renderTemplate, type TemplateScope } from '../workflow/template.js';
 import {
   isShellStep,
@@ -30,14 +31,21 @@ export interface ChainOptions {
   /** The spec's file, for error messages. */
   file: string | null;
   variables: Record<string, string>;
+  /** How the session keys its steps (recorded at its start; by position before step ids). */
+  stepKeys: StepKeyScheme;
 }
 
 const shellOutputSchema = z.object({
-  exitCode: z.number().int(),
+  /** Null when the step was skipped (an uncertain run the user chose not to repeat). */
+  exitCode: z.number().int().nullable(),
   stdoutTail: z.string(),
   stderrTail: z.string(),
-  attempt: z.number().int().positive(),
+  /** 0 when skipped. */
+  attempt: z.number().int().nonnegative(),
+  skipped: z.boolean().optional(),
 });
+/** What a skipped shell step returns: its command may or may not have run, so nothing is known of it. */
+const SKIPPED_SHELL_OUTPUT: ShellOutput = { exitCode: null, stdoutTail: '', stderrTail: '', attempt: 0, skipped: true };
 type ShellOutput = z.infer<typeof shellOutputSchema>;
 
 async function runAgentStep(
@@ -94,6 +102,8 @@ async function runAgentStep(
     messages: [...history, { role: 'user', content: input, speaker: 'workflow' }],
     round,
     metadata: { role: 'agent', round },
+    // Keyed by stable id: a step inserted by an edit runs before the recorded ones after it.
+    inserted: options.stepKeys === 'id',
   });
   ensureStepMessage(context, key, {
     role: 'assistant',
@@ -105,18 +115,28 @@ async function runAgentStep(
   return output.content;
 }
 
+/** The running attempt's place in its retry budget: a failure resumed later starts a new budget. */
+function attemptInBudget(step: StepRecord): number {
+  let start = step.attempts[0]?.attempt ?? 1;
+  for (const attempt of step.attempts) {
+    if (attempt.error !== null && !attempt.willRetry) start = attempt.attempt + 1;
+  }
+  return (step.attempts.at(-1)?.attempt ?? start) - start + 1;
+}
+
 async function runShellStep(
   context: ModeContext,
   options: ChainOptions,
   index: number,
+  prefix: string,
   step: WorkflowShellStep,
   scope: TemplateScope,
 ): Promise<ShellOutput> {
-  const key = `step-${index + 1}/shell`;
+  const key = `${prefix}/shell`;
   const command = renderTemplate(step.shell, scope, { file: options.file, key: `steps[${index}].shell` });
   const attempts = step.retry?.attempts ?? 1;
   const backoffMs = step.retry?.backoff ?? 0;
-  const fixerKey = (number: number) => `step-${index + 1}/on-failure-${number}`;
+  const fixerKey = (number: number) => `${prefix}/on-failure-${number}`;
   const fixersCalled = new Set<number>();
   const runFixer = async (number: number, error: string) => {
     if (!step.on_failure) return;
@@ -128,24 +148,30 @@ async function runShellStep(
     );
     await runAgentStep(context, options, fixerKey(number), step.on_failure.agent, fixInput, index + 1);
   };
-  const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
-    const lastFailure = stepContext.previousFailures.at(-1);
-    if (step.on_failure && lastFailure && stepContext.attempt > 1) {
+  // Between a failed attempt and the next one, before the next attempt is journaled as
+  // started: an interrupt during the fixer or the wait leaves the step failed-and-retrying,
+  // never an uncertain attempt that did not run, and the checkpoint is a clean place to resume
+  // or branch from.
+  const beforeRetry = async (retry: RetryContext) => {
+    const lastFailure = retry.previousFailures.at(-1);
+    if (step.on_failure && lastFailure) {
       // A resume can start at a later attempt: the fixer steps recorded before it are replayed
       // first (their outputs come from the journal), so the journal's step order is kept.
-      for (let number = 1; number < stepContext.attempt - 1; number += 1) {
+      for (let number = 1; number < retry.attempt - 1; number += 1) {
         const recorded = context.session.state.steps.some((recordedStep) => recordedStep.key === fixerKey(number));
         if (recorded && !fixersCalled.has(number)) {
-          await runFixer(number, stepContext.previousFailures[number - 1]?.message ?? lastFailure.message);
+          await runFixer(number, retry.previousFailures[number - 1]?.message ?? lastFailure.message);
         }
       }
-      // Its own durable step: a resume inside this attempt does not ask the fixer twice.
-      if (!fixersCalled.has(stepContext.attempt - 1)) await runFixer(stepContext.attempt - 1, lastFailure.message);
+      // Its own durable step: a resume after it does not ask the fixer twice.
+      if (!fixersCalled.has(retry.attempt - 1)) await runFixer(retry.attempt - 1, lastFailure.message);
     }
     // Marks "attempt 3/5 of step 2 is next": the failures before it are durable and addressable.
-    if (stepContext.attempt > 1)
-      await checkpoint(context, `step ${index + 1} shell, attempt ${stepContext.attempt}/${attempts}`);
-    context.emit({ type: 'progress', label: 'attempt', done: stepContext.attempt, total: attempts });
+    await checkpoint(context, `step ${index + 1} shell, attempt ${retry.attemptInBudget}/${retry.maxAttempts}`);
+  };
+  const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
+    const record = context.session.state.steps.find((recorded) => recorded.key === key);
+    context.emit({ type: 'progress', label: 'attempt', done: record ? attemptInBudget(record) : 1, total: attempts });
     const result = await runShellCommand({
       command,
       cwd: context.workspaceDir,
@@ -167,7 +193,10 @@ async function runShellStep(
       backoff: { initialMs: backoffMs, factor: 1, maxMs: backoffMs },
       retryOn: (error) => ShellCommandFailedError.isInstance(error),
     },
-    codec: { encode: (value) => value as unknown as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
+    codec: { encode: (value: ShellOutput) => value as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
+    skipValue: SKIPPED_SHELL_OUTPUT,
+    beforeRetry,
+    inserted: options.stepKeys === 'id',
     ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
     ...(context.sleep ? { sleep: context.sleep } : {}),
   });
@@ -181,19 +210,27 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
     lastResponse: null,
   };
   const total = spec.steps.length;
+  // Steps are found in the journal by their stable id (position only in sessions recorded before ids).
+  const ids = workflowStepIds(spec.steps);
   for (const [index, step] of spec.steps.entries()) {
     reportProgress(context, 'steps', index, total);
+    const prefix = stepKeyPrefix(options.stepKeys, index, ids[index] ?? String(index));
     if (isShellStep(step)) {
-      const result = await runShellStep(context, options, index, step, scope);
+      const result = await runShellStep(context, options, index, prefix, step, scope);
       scope.steps.push({ response: result.stdoutTail });
-      await checkpoint(context, `step ${index + 1} shell, passed at attempt ${result.attempt}`);
+      await checkpoint(
+        context,
+        result.skipped
+          ? `step ${index + 1} shell, skipped`
+          : `step ${index + 1} shell, passed at attempt ${result.attempt}`,
+      );
     } else {
       const agentStep: WorkflowAgentStep = step;
       const input = renderTemplate(agentStep.input, scope, { file: options.file, key: `steps[${index}].input` });
       const response = await runAgentStep(
         context,
         options,
-        `step-${index + 1}/${agentStep.agent}`,
+        `${prefix}/${agentStep.agent}`,
         agentStep.agent,
         input,
         index + 1,

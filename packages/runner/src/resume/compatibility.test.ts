@@ -53,6 +53,14 @@ describe('checkCompatibility', () => {
     expect(report.suggestions.map((suggestion) => suggestion.kind)).toEqual(['restart', 'keep-context-restart']);
   });
 
+  it('never calls a changed spec 100% similar', () => {
+    const long = `${spec}${Array.from({ length: 60 }, (_, index) => `# note ${index} about the research chain\n`).join('')}`;
+    const state = chainSession(long).state();
+    const report = checkCompatibility({ state, spec: { text: long.replace('note 59', 'note 60') } });
+    expect(report.similarity).toBeGreaterThan(0.995);
+    expect(report.findings[0]?.message).toBe('the spec changed since the session started (99% similar)');
+  });
+
   it('blocks when an agent that already spoke was removed', () => {
     const state = chainSession().state();
     const edited = spec
@@ -118,6 +126,16 @@ describe('checkCompatibility', () => {
     expect(report.suggestions.map((suggestion) => suggestion.kind)).toEqual(['use-other-model']);
   });
 
+  it('judges a dated snapshot the provider answered with by the model id it belongs to', () => {
+    const builder = chainSession();
+    builder.usage('gpt-4o-2024-08-06', 'researcher', 100, 200, 0.002);
+    expect(checkCompatibility({ state: builder.state(), availableModels: ['gpt-4o', 'o3'] }).level).toBe('ok');
+    const gone = checkCompatibility({ state: builder.state(), availableModels: ['gpt-4.1'] });
+    expect(gone.findings.map((finding) => (finding.kind === 'model-unavailable' ? finding.model : null))).toEqual([
+      'gpt-4o',
+    ]);
+  });
+
   it('skips the model check when the provider cannot list its models', () => {
     expect(checkCompatibility({ state: chainSession().state(), availableModels: null }).level).toBe('ok');
   });
@@ -164,6 +182,10 @@ describe('spec text', () => {
     expect(specStructure(spec)).toEqual({
       agents: ['researcher', 'writer'],
       steps: ['agent:researcher', 'agent:writer'],
+      ids: [
+        expect.stringMatching(/^agent-researcher-[0-9a-f]{8}$/),
+        expect.stringMatching(/^agent-writer-[0-9a-f]{8}$/),
+      ],
     });
     expect(specStructure('Evaluate my idea: a brain for AI agents.')).toBeNull();
   });

@@ -3,6 +3,7 @@
 // a terminal, a log and a test.
 import type { UsageTotals } from '@resume/core';
 import { describeAttempt, type PlannedStep, type ResumePlan } from './resume-plan.js';
+import { describeSpecRule } from './spec-change.js';
 
 export interface FormatResumePlanOptions {
   /** List at most this many completed steps by name (default 10); the rest are counted. */
@@ -13,6 +14,15 @@ function formatCost(usage: UsageTotals): string {
   const tokens = `${usage.inputTokens} in / ${usage.outputTokens} out tokens, ${usage.calls} call${usage.calls === 1 ? '' : 's'}`;
   const cost = usage.costUsd === null ? 'cost unknown' : `$${usage.costUsd.toFixed(4)}`;
   return `${cost} (${tokens})`;
+}
+
+function describeRemaining(remaining: NonNullable<ResumePlan['remaining']>): string {
+  if (remaining.calls === null) return 'an unknown number of model calls';
+  const calls = `${remaining.atMost ? 'at most ' : ''}${remaining.calls} model call${remaining.calls === 1 ? '' : 's'}`;
+  if (remaining.calls === 0) return 'no model calls';
+  if (remaining.costUsd === null || remaining.averageUsd === null)
+    return `${calls} (cost not estimated: no priced call yet)`;
+  return `${calls}, about $${remaining.costUsd.toFixed(4)} at $${remaining.averageUsd.toFixed(4)} per call so far`;
 }
 
 function listSteps(steps: readonly PlannedStep[], max: number): string[] {
@@ -77,7 +87,13 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
     if (file.status !== 'unchanged') changeLines.push(`    file ${file.status}: ${file.path}`);
   }
   if (plan.changes.git?.changed) changeLines.push(`    ${plan.changes.git.message}`);
-  if (plan.changes.workspace && !plan.changes.workspace.same) changeLines.push(`    ${plan.changes.workspace.message}`);
+  const workspace = plan.changes.workspace;
+  if (workspace && (!workspace.same || workspace.missing || workspace.current !== workspace.runsIn))
+    changeLines.push(`    ${workspace.message}`);
+  if (plan.spec && (plan.spec.changed || plan.spec.missing)) {
+    changeLines.push(`    ${describeSpecRule(plan.spec)}`);
+    if (plan.spec.diff) changeLines.push(...plan.spec.diff.split('\n').map((line) => `      ${line}`));
+  }
   lines.push('');
   if (changeLines.length === 0) {
     lines.push('Changed since: nothing');
@@ -95,7 +111,11 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
 
   lines.push('');
   lines.push(`Cost so far: ${formatCost(plan.cost)}`);
-  if (plan.lineageCost !== null) lines.push(`Cost over the lineage: ${formatCost(plan.lineageCost)}`);
+  if (plan.lineageCost !== null && plan.lineageCost.calls !== plan.cost.calls)
+    lines.push(`Cost over the lineage: ${formatCost(plan.lineageCost)}`);
+  if (plan.remaining !== null && plan.action === 'resume')
+    lines.push(`Still to run: ${describeRemaining(plan.remaining)}`);
+  if (plan.costWarning !== null) lines.push(`Warning: ${plan.costWarning}`);
   lines.push('');
   lines.push(plan.question);
   return lines.join('\n');

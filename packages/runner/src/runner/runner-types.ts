@@ -10,6 +10,12 @@ import type { ResumePlan } from '../resume/resume-plan.js';
 import type { RunEvent } from './run-event.js';
 
 export interface RunDecisions {
+  /**
+   * Called once with the whole plan before any other decision and before anything is
+   * written: a front end that cannot ask (no terminal) checks here that every decision the
+   * resume needs was given, and throws one error naming all that are missing.
+   */
+  review?: (plan: ResumePlan) => void | Promise<void>;
   /** An unsafe step started and never finished: run it again, skip it, or stop. */
   uncertainStep?: (step: UncertainStepInfo) => UncertainDecision | Promise<UncertainDecision>;
   /** Files changed since the session touched them: per path keep or restore; null cancels the resume. */
@@ -46,14 +52,31 @@ export interface RunnerOptions {
   decisions?: RunDecisions;
   /** Workspace tools for orchestrated and prompt runs (default: the workspace tools of tools/). */
   createTools?: (input: ToolFactoryInput) => ModeTool[];
+  /**
+   * The tool names `createTools` offers, so the tools a prompt file asks for are checked before
+   * a session is created (default: the workspace tools; with `createTools` and without this,
+   * the check happens when the tools are built).
+   */
+  availableToolNames?: readonly string[];
   /** First words `run_command` accepts (from config); without any, `run_command` is not offered. */
   allowCommands?: string[];
+  /**
+   * Crashes in a row without progress after which a resume is refused unless forced
+   * (`resume.maxRecoveries` in the config; default: the engine's, 10).
+   */
+  maxRecoveries?: number;
   /** Waits between retry attempts (tests inject an instant one). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** The model ids the provider offers now, for the availability check before a resume (null: unknown). */
   availableModels?: () => Promise<readonly string[] | null>;
   /** Reads spec, prompt and project files (default: from disk). */
   readTextFile?: (filePath: string) => Promise<string>;
+  /**
+   * Cost limits (USD): a new model call whose estimate would pass one is not made and the run
+   * stops at a checkpoint (interrupted, `stopReason: 'cost-limit'`). `warnAboveUsd`: a resume
+   * of a session whose lineage cost is above it says so in the plan and in a notice.
+   */
+  limits?: { maxCostUsd?: number | null; maxLineageCostUsd?: number | null; warnAboveUsd?: number | null };
 }
 
 export type AgentInput = Partial<AgentSpec> & { name: string };
@@ -80,11 +103,29 @@ export interface StartInput {
   record?: Record<string, JsonValue>;
 }
 
+export interface PlanOptions {
+  /** Plan a resume from an earlier checkpoint (a seq, `round N` or a label). */
+  fromCheckpoint?: number | string;
+  /** Run in this directory instead of the session's recorded workspace (`--workspace`). */
+  workspaceDir?: string;
+  /** Run the spec file as it is now instead of the recorded snapshot (`--use-edited-spec`). */
+  useEditedSpec?: boolean;
+  /** Iterative sessions: go on at this chunk (`--start-chunk`); checked like the resume checks it. */
+  startChunk?: number;
+}
+
 export interface ResumeOptions {
   /** Resume from an earlier checkpoint (a seq, `round N` or a label): runs as a branch, the journal is append-only. */
   fromCheckpoint?: number | string;
-  /** Go on although the compatibility check blocks. */
+  /** Go on although the compatibility check blocks or the recovery limit is reached. */
   force?: boolean;
+  /**
+   * Shell steps, tools and file checks run in the session's recorded workspace; this runs them
+   * in another directory (relative paths from the runner's workspaceDir).
+   */
+  workspaceDir?: string;
+  /** Run the workflow or prompt file as edited since the session started (default: the recorded spec). */
+  useEditedSpec?: boolean;
   forceConsensus?: boolean;
   maxRounds?: number;
   startChunk?: number;
@@ -123,8 +164,10 @@ export interface RunResult {
   /** The exact command that resumes an unfinished run. */
   resumeCommand: string | null;
   usage: UsageTotals;
-  /** Why a failed run failed. */
+  /** Why a failed run failed (or, with `stopReason`, why it stopped). */
   error: ConclaveError | Error | null;
+  /** Why an interrupted run stopped on its own: a model call would have passed the cost limit. */
+  stopReason?: 'cost-limit';
   /**
    * The resume was declined before anything ran (the resume prompt answered no, a file
    * conflict or model choice cancelled): the session is unchanged and still resumable.
@@ -138,7 +181,7 @@ export interface Runner {
   continue(sessionId: string, followUp: string, options?: ContinueOptions): Promise<RunResult>;
   branch(sessionId: string, input: BranchInput): Promise<RunResult>;
   runWorkflow(filePath: string, input?: WorkflowInput): Promise<RunResult>;
-  plan(sessionId: string, options?: { fromCheckpoint?: number | string }): Promise<ResumePlan>;
+  plan(sessionId: string, options?: PlanOptions): Promise<ResumePlan>;
   /** Aborts the in-flight call and journals `interrupted`; the running method returns status `interrupted`. */
   interrupt(reason?: string): Promise<void>;
 }

@@ -135,7 +135,7 @@ describe('no secret reaches the store', () => {
     );
     await session.step('large', async () => ({ text: `${'x'.repeat(1000)} ${OPENAI_KEY} ${'y'.repeat(1000)}` }));
     const checkpoint = await session.checkpoint(`after ${CONFIG_SECRET}`);
-    const child = await session.fork({ at: checkpoint, title: `branch ${GITHUB_TOKEN}` });
+    const child = await session.fork({ at: checkpoint, title: `branch ${GITHUB_TOKEN}`, replay: 'keyed' });
     child.addMessage({ role: 'assistant', content: `child sees ${OPENAI_KEY}`, speaker: 'a' });
     await child.complete();
     await child.close();

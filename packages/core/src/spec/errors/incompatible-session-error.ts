@@ -10,7 +10,7 @@ export class IncompatibleSessionError extends ConclaveError {
       IncompatibleSessionError.code,
       ExitCode.corrupted,
       `Session ${sessionId} cannot be resumed as it is: ${reasons.join('; ')}.`,
-      { hint: 'Pass --force to resume anyway, or start a new session.', ...options },
+      options,
     );
     this.name = 'IncompatibleSessionError';
     this.sessionId = sessionId;

@@ -1,6 +1,9 @@
 import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
 
-/** A journal (or snapshot, index, export) failed its checksum or schema at a known place. */
+/**
+ * A journal (or snapshot, index, export) failed its checksum or schema at a known place.
+ * With a `sessionId`, the store's `repair` can keep the valid prefix before `offset`.
+ */
 export class JournalCorruptedError extends ConclaveError {
   static override readonly code = 'journal-corrupted';
   readonly sessionId: string | null;
@@ -11,12 +14,12 @@ export class JournalCorruptedError extends ConclaveError {
     options: ConclaveErrorOptions = {},
   ) {
     const where = details.offset === null ? details.file : `${details.file} at byte ${details.offset}`;
-    super(JournalCorruptedError.code, ExitCode.corrupted, `Session data is corrupted: ${details.problem} (${where}).`, {
-      hint: details.sessionId
-        ? `Salvage the valid prefix with: conclave sessions repair ${details.sessionId}`
-        : 'The file cannot be read; restore it from a backup or export.',
-      ...options,
-    });
+    super(
+      JournalCorruptedError.code,
+      ExitCode.corrupted,
+      `Session data is corrupted: ${details.problem} (${where}).`,
+      options,
+    );
     this.name = 'JournalCorruptedError';
     this.sessionId = details.sessionId;
     this.file = details.file;

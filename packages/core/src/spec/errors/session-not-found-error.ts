@@ -1,14 +1,30 @@
+import type { SessionSummary } from '../summary.js';
 import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
 
+export interface SessionNotFoundErrorOptions extends ConclaveErrorOptions {
+  /** The most recent sessions, when the thrower looked them up (the engine does). */
+  recent?: SessionSummary[];
+}
+
+/** No session matches a reference (an id, a prefix, an index). */
 export class SessionNotFoundError extends ConclaveError {
   static override readonly code = 'session-not-found';
+  /** What the caller asked for, as given. */
+  readonly reference: string;
+  /** @deprecated The same as `reference`. */
   readonly sessionRef: string;
-  constructor(sessionRef: string, message = `No session matches "${sessionRef}".`, options: ConclaveErrorOptions = {}) {
-    super(SessionNotFoundError.code, ExitCode.notFound, message, {
-      hint: 'List sessions with: conclave sessions list',
-      ...options,
-    });
+  /** The most recent sessions (newest first), or null when the thrower did not look them up. */
+  readonly recent: SessionSummary[] | null;
+  constructor(
+    reference: string,
+    message = `No session matches "${reference}".`,
+    options: SessionNotFoundErrorOptions = {},
+  ) {
+    const { recent, ...rest } = options;
+    super(SessionNotFoundError.code, ExitCode.notFound, message, rest);
     this.name = 'SessionNotFoundError';
-    this.sessionRef = sessionRef;
+    this.reference = reference;
+    this.sessionRef = reference;
+    this.recent = recent ?? null;
   }
 }

@@ -6,10 +6,12 @@ export class StepAbortedError extends ConclaveError {
   readonly sessionId: string;
   readonly key: string;
   constructor(sessionId: string, key: string, options: ConclaveErrorOptions = {}) {
-    super(StepAbortedError.code, ExitCode.failed, `Stopped before re-running step "${key}" of session ${sessionId}.`, {
-      hint: `Resume again and choose rerun or skip: conclave --resume ${sessionId} --on-uncertain rerun|skip`,
-      ...options,
-    });
+    super(
+      StepAbortedError.code,
+      ExitCode.failed,
+      `Stopped before re-running step "${key}" of session ${sessionId}.`,
+      options,
+    );
     this.name = 'StepAbortedError';
     this.sessionId = sessionId;
     this.key = key;

@@ -15,7 +15,8 @@ export interface UncertainStepInfo {
 
 /**
  * An unsafe step started but never recorded an outcome (the process died during it).
- * It may or may not have had its effect; front ends ask the user: rerun, skip or abort.
+ * It may or may not have had its effect; front ends ask the user: rerun, skip or abort, and
+ * pass the answer as the engine's uncertain-step decision.
  */
 export class UncertainStepError extends ConclaveError {
   static override readonly code = 'step-uncertain';
@@ -25,7 +26,7 @@ export class UncertainStepError extends ConclaveError {
       UncertainStepError.code,
       ExitCode.usage,
       `Step "${step.key}" (attempt ${step.attempt}) of session ${step.sessionId} started at ${step.startedAt} but never finished; it has side effects, so it is not re-run without a decision.`,
-      { hint: 'Choose with --on-uncertain rerun|skip|abort.', ...options },
+      options,
     );
     this.name = 'UncertainStepError';
     this.step = step;

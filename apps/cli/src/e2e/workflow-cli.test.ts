@@ -1,0 +1,131 @@
+// End-to-end: workflow runs through the built `conclave` (run, run --resume, sessions show)
+// as a user at a script would drive them, without a terminal.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+
+beforeAll(() => assertBuilt());
+
+let sandbox: Sandbox;
+beforeEach(async () => {
+  sandbox = await createSandbox();
+});
+afterEach(() => sandbox.remove());
+
+const flakyFlow = [
+  'name: flaky',
+  'variables: { target: "unit" }',
+  'agents:',
+  '  fixer: { prompt: "You fix tests." }',
+  'steps:',
+  '  - shell: "echo x >> tries; [ $(wc -l < tries) -ge 3 ] || { echo broken >&2; exit 1; }"',
+  '    retry: { attempts: 3 }',
+  '  - agent: fixer',
+  '    input: "Summarize {{ target }}"',
+  '',
+].join('\n');
+
+interface ShowJson {
+  variables: Record<string, string>;
+  steps: { key: string; status: string; attemptHistory: { attempt: number; error: string | null }[] }[];
+}
+
+describe('conclave run: workflows from the command line', () => {
+  it('sessions show lists the variables and each step with its attempts', async () => {
+    await writeFile(path.join(sandbox.workspace, 'flaky.yaml'), flakyFlow);
+    const run = await sandbox.run(['run', 'flaky.yaml', '--var', 'target=integration', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const { sessionId } = JSON.parse(run.stdout) as { sessionId: string };
+    const shown = await sandbox.run(['sessions', 'show', sessionId]);
+    expect(shown.stdout).toContain('variables:   target="integration"');
+    expect(shown.stdout).toMatch(/step\[shell-[0-9a-f]{8}\]\/shell\s+completed at attempt 3/);
+    expect(shown.stdout).toMatch(/attempt 1: Command `.*` exited with code 1\./);
+    expect(shown.stdout).toMatch(/attempt 2: Command `.*` exited with code 1\./);
+    const json = await sandbox.json<ShowJson>(['sessions', 'show', sessionId]);
+    expect(json.variables).toEqual({ target: 'integration' });
+    expect(json.steps[0]?.attemptHistory.map((attempt) => attempt.error === null)).toEqual([false, false, true]);
+  });
+
+  it('run --resume without an id resumes the newest interrupted workflow of this directory and says which', async () => {
+    await writeFile(
+      path.join(sandbox.workspace, 'flaky.yaml'),
+      flakyFlow.replace('retry: { attempts: 3 }', 'retry: { attempts: 1 }'),
+    );
+    const failed = await sandbox.run(['run', 'flaky.yaml', '--json']);
+    expect(failed.code).toBe(1);
+    const { sessionId } = JSON.parse(failed.stdout) as { sessionId: string };
+    // A discussion in the same directory is newer, but it is not a workflow run.
+    await sandbox.run(['An unrelated discussion', '--max-rounds', '1']);
+
+    const withVariables = await sandbox.run(['run', '--resume', sessionId, '--var', 'target=e2e', '--yes']);
+    expect(withVariables.code).toBe(64);
+    expect(withVariables.stderr).toContain('--var cannot change the variables of a run being resumed');
+
+    const resumed = await sandbox.run(['run', '--resume', '--yes']);
+    expect(resumed.stderr).toContain(`→ Resuming workflow run ${sessionId} "flaky"`);
+    // The failed step gets a fresh budget: its second try fails too, the third passes.
+    expect(resumed.code).toBe(1);
+    const again = await sandbox.run(['run', '--resume', '--yes']);
+    expect(again.code, again.stderr).toBe(0);
+
+    const none = await sandbox.run(['run', '--resume', '--yes']);
+    expect(none.code).toBe(66);
+    expect(none.stderr).toContain('No interrupted or failed workflow run in this workspace');
+  });
+
+  it('ten clean interrupts (Ctrl+C, SIGTERM) of the same step never lock the session', async () => {
+    await writeFile(path.join(sandbox.workspace, 'slow.yaml'), slowFlow);
+    const slow = { CONCLAVE_SCRIPTED_LATENCY_MS: '5000' };
+    const first = sandbox.start(['run', 'slow.yaml'], { env: slow });
+    await first.waitFor(/is speaking/);
+    first.child.kill('SIGINT');
+    const stopped = await first.done;
+    expect(stopped.code).toBe(130);
+    const id = /conclave run --resume ([0-9a-z]{22})/.exec(stopped.stderr)?.[1] ?? '';
+    for (let round = 0; round < 10; round += 1) {
+      const resumed = sandbox.start(['run', '--resume', id, '--yes'], { env: slow });
+      await resumed.waitFor(/is speaking/);
+      resumed.child.kill(round % 2 === 0 ? 'SIGTERM' : 'SIGINT');
+      const outcome = await resumed.done;
+      expect(outcome.code, outcome.stderr).toBe(130);
+    }
+    const finished = await sandbox.run(['run', '--resume', id, '--yes']);
+    expect(finished.code, finished.stderr).toBe(0);
+  }, 120_000);
+
+  it('a poison step that kills the process at the same place hits resume.maxRecoveries, and --force gets past it', async () => {
+    await writeFile(path.join(sandbox.workspace, 'slow.yaml'), slowFlow);
+    await writeFile(path.join(sandbox.workspace, '.conclave.yaml'), 'resume:\n  maxRecoveries: 2\n');
+    const slow = { CONCLAVE_SCRIPTED_LATENCY_MS: '5000' };
+    const killedAt = async (args: string[]) => {
+      const running = sandbox.start(args, { env: slow });
+      await running.waitFor(/is speaking/);
+      running.child.kill('SIGKILL');
+      await running.done;
+    };
+    await killedAt(['run', 'slow.yaml']);
+    const id = (await sandbox.json<Array<{ id: string }>>(['sessions', 'list']))[0]?.id ?? '';
+    await killedAt(['run', '--resume', id, '--yes']);
+    await killedAt(['run', '--resume', id, '--yes']);
+    const refused = await sandbox.run(['run', '--resume', id, '--yes']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('3 times in a row without progress');
+    expect(refused.stderr).toContain(`conclave run --resume ${id} --force`);
+    expect(refused.stderr).toContain('resume.maxRecoveries');
+    const forced = await sandbox.run(['run', '--resume', id, '--yes', '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+  }, 120_000);
+});
+
+const slowFlow = [
+  'name: slow',
+  'agents:',
+  '  thinker: { prompt: "You think." }',
+  'steps:',
+  '  - agent: thinker',
+  '    input: "Think"',
+  '  - agent: thinker',
+  '    input: "Think again"',
+  '',
+].join('\n');

@@ -1,0 +1,47 @@
+import { ProviderError, StepFailedError } from '@resume/core/spec';
+import { describe, expect, it } from 'vitest';
+import { createTerminal } from '../output/terminal.js';
+import { reportError } from './report-error.js';
+
+function capture() {
+  let stderr = '';
+  const terminal = createTerminal(
+    { stdout: { write: () => true }, stderr: { write: (text: string) => (stderr += text) } },
+    { color: false, quiet: false, env: {} },
+  );
+  return { terminal, stderr: () => stderr };
+}
+
+describe('reportError', () => {
+  it('shows what to do about the error a step failed with after its retries', () => {
+    const missing = new ProviderError({
+      reason: 'model-not-found',
+      provider: 'openai',
+      model: 'gpt-4o',
+      status: 404,
+      message: 'The model gpt-4o does not exist.',
+    });
+    const failed = new StepFailedError(
+      {
+        sessionId: '0001abc',
+        key: 'call:critic:1',
+        occurrence: 1,
+        attempts: [
+          {
+            attempt: 1,
+            error: { name: 'ProviderError', message: missing.message, code: 'provider-error', retryable: false },
+          },
+        ],
+      },
+      { cause: missing },
+    );
+    const { terminal, stderr } = capture();
+    const exitCode = reportError(failed, terminal, { debug: false });
+    expect(exitCode).toBe(missing.exitCode);
+    expect(stderr()).toContain(
+      'Step "call:critic:1" of session 0001abc failed after 1 attempt: The model gpt-4o does not exist.',
+    );
+    expect(stderr()).toContain("Continue with 'gpt-4o' anyway");
+    expect(stderr()).toContain('--models <a,b>');
+  });
+});

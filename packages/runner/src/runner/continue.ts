@@ -1,0 +1,83 @@
+// `runner.continue`: a follow-up on a finished session starts a child session whose models
+// see the parent's history (compacted to a budget) or, with resetDiscussion, only its conclusion.
+import { type EventInput, type MessageInput, UsageError } from '@resume/core/spec';
+import { checkCompatibility } from '../resume/compatibility.js';
+import {
+  buildContinuationMessages,
+  CONTINUATION_TAG,
+  continuationPrompt,
+  FOLLOW_UP_TAG,
+} from '../resume/continuation.js';
+import { hashText } from '../workflow/workflow-spec.js';
+import { drive } from './drive.js';
+import { cancelled } from './resume.js';
+import { decideUnavailableModels } from './resume-checks.js';
+import { RUN_OPTIONS_KEY, readRunConfig } from './run-config.js';
+import { applyOverrides, childConfig, DEFAULT_BUDGET_TOKENS, replaceModels } from './run-config-building.js';
+import type { RunnerScope } from './runner-scope.js';
+import type { ContinueOptions, RunResult } from './runner-types.js';
+import { createRunSession } from './session-setup.js';
+
+export async function continueSession(
+  scope: RunnerScope,
+  sessionId: string,
+  followUp: string,
+  continueOptions: ContinueOptions = {},
+): Promise<RunResult> {
+  const { engine } = scope;
+  const question = followUp.trim();
+  if (question === '')
+    throw new UsageError('The follow-up is empty.', { hint: 'conclave --continue "your follow-up"' });
+  const id = await engine.resolveSessionId(sessionId);
+  const parent = await engine.readSession(id);
+  const parentConfig = readRunConfig(parent);
+  let messages: MessageInput[];
+  if (continueOptions.resetDiscussion) {
+    const conclusion = typeof parent.data.conclusion === 'string' ? parent.data.conclusion : null;
+    const task = parent.messages.find((message) => message.tags?.includes('task'))?.content ?? null;
+    messages = [
+      {
+        role: 'system',
+        content: continuationPrompt({
+          sessionId: id,
+          title: parent.title,
+          previousTask: task,
+          previousConclusion: conclusion,
+          followUp: question,
+        }),
+        speaker: null,
+        round: null,
+        tags: [CONTINUATION_TAG],
+      },
+      { role: 'user', content: question, speaker: 'user', round: null, tags: [FOLLOW_UP_TAG, 'task'] },
+    ];
+  } else {
+    messages = buildContinuationMessages(parent, question, {
+      budgetTokens: continueOptions.budgetTokens ?? DEFAULT_BUDGET_TOKENS,
+      speaker: 'user',
+    }).messages;
+  }
+  let config = applyOverrides(childConfig(parentConfig, question, parent), continueOptions);
+  // The child calls the parent's models (unless --models replaced them): check they are still offered.
+  const { options } = scope;
+  const availableModels = options.availableModels ? await options.availableModels().catch(() => null) : null;
+  if (availableModels !== null) {
+    const { findings } = checkCompatibility({
+      state: parent,
+      availableModels,
+      ...(continueOptions.models?.length ? { modelsUsed: continueOptions.models } : {}),
+    });
+    const replacements = await decideUnavailableModels(findings, options.decisions);
+    if (replacements === null) return cancelled(scope, parent, parentConfig);
+    config = replaceModels(config, replacements);
+  }
+  const session = await createRunSession(scope, {
+    title: continueOptions.title ?? question.split('\n')[0]!.slice(0, 80),
+    config,
+    record: Object.fromEntries(Object.entries(parent.header.options).filter(([key]) => key !== RUN_OPTIONS_KEY)),
+    parentId: id,
+    specHash: hashText(question),
+    initialEvents: messages.map((message) => ({ type: 'message-added', message }) as EventInput),
+  });
+  return drive(scope, session, config, false);
+}

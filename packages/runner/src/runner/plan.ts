@@ -1,0 +1,110 @@
+// `runner.plan`: the resume plan shown before a resume (and by --dry-run and the TUI):
+// what runs next, what changed since the session stopped (spec, files, git, workspace,
+// models, tools) and whether that blocks.
+import type { SessionState } from '@resume/core';
+import { UsageError } from '@resume/core/spec';
+import { compareWorkspaceFiles } from '../files/file-snapshots.js';
+import { compareGitState, readGitState } from '../files/git-state.js';
+import { checkCompatibility } from '../resume/compatibility.js';
+import { lineageUsage } from '../resume/lineage.js';
+import { buildResumePlan, type ResumePlan } from '../resume/resume-plan.js';
+import { describeSpecChange } from '../resume/spec-change.js';
+import { parsePromptFile } from '../workflow/prompt-file.js';
+import { parseWorkflowSpec, type WorkflowSpec } from '../workflow/workflow-spec.js';
+import { describeNext, findCheckpointSeq } from './describe-next.js';
+import { estimateRemaining } from './estimate-remaining.js';
+import { specPathOf } from './resume-command.js';
+import { resumeWorkspace } from './resume-workspace.js';
+import { type RunConfig, readRunConfig } from './run-config.js';
+import { applyOverrides, checkStartChunk } from './run-config-building.js';
+import { currentSpecText, recordedSpecOf } from './run-spec.js';
+import { availableToolNames } from './run-tools.js';
+import type { RunnerScope } from './runner-scope.js';
+import type { PlanOptions } from './runner-types.js';
+
+export async function plan(scope: RunnerScope, sessionId: string, planOptions: PlanOptions = {}): Promise<ResumePlan> {
+  const { engine, options } = scope;
+  const id = await engine.resolveSessionId(sessionId);
+  const state = await engine.readSession(id);
+  const recordedConfig = readRunConfig(state);
+  checkStartChunk(state, recordedConfig, planOptions.startChunk);
+  const config =
+    planOptions.startChunk === undefined
+      ? recordedConfig
+      : applyOverrides(recordedConfig, { startChunk: planOptions.startChunk });
+  let fromCheckpoint: number | undefined;
+  if (planOptions.fromCheckpoint !== undefined) {
+    const seq = findCheckpointSeq(state, planOptions.fromCheckpoint);
+    if (seq === null)
+      throw new UsageError(`Session ${id} has no checkpoint "${planOptions.fromCheckpoint}".`, {
+        hint: `List them: conclave checkpoints list ${id}`,
+      });
+    fromCheckpoint = seq;
+  }
+  const workspace = resumeWorkspace(scope, state, planOptions.workspaceDir);
+  const workspaceDir = workspace.runsIn;
+  const useEditedSpec = planOptions.useEditedSpec ?? false;
+  const specText = await currentSpecText(scope, config, workspaceDir);
+  const recordedText = await recordedSpecOf(scope, state, config);
+  const specPath = specPathOf(config);
+  const spec =
+    specPath === null
+      ? null
+      : describeSpecChange({ path: specPath, recorded: recordedText, current: specText, useEdited: useEditedSpec });
+  const availableModels = options.availableModels ? await options.availableModels().catch(() => null) : null;
+  const compatibility = checkCompatibility({
+    state,
+    // The recorded spec runs unless the edited one is asked for: only then can an edit block.
+    ...(specText !== null && useEditedSpec ? { spec: { text: specText } } : {}),
+    availableModels,
+    ...(config.mode === 'chain' ? { stepKeys: config.stepKeys ?? 'position' } : {}),
+    ...toolAvailability(scope, config, specText, useEditedSpec),
+  });
+  const files = await compareWorkspaceFiles({ state, workspaceDir }).catch(() => null);
+  const git = compareGitState(state.header.git, await readGitState(workspaceDir).catch(() => null));
+  const checkpointState: SessionState | undefined =
+    fromCheckpoint === undefined ? undefined : await engine.readSession(id, { at: fromCheckpoint });
+  const lineage = await lineageUsage(engine, id).catch(() => null);
+  let recordedSpec: WorkflowSpec | null = null;
+  if (config.mode === 'chain' && recordedText !== null) {
+    try {
+      recordedSpec = parseWorkflowSpec(useEditedSpec && specText !== null ? specText : recordedText, specPath);
+    } catch {
+      // An invalid edit is reported by the resume itself; the estimate just has no spec.
+    }
+  }
+  return buildResumePlan(state, {
+    lineageCost: lineage?.total ?? null,
+    remaining: estimateRemaining(checkpointState ?? state, config, recordedSpec),
+    warnAboveUsd: options.limits?.warnAboveUsd ?? null,
+    describeNext: (described) => describeNext(described, config),
+    ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),
+    ...(checkpointState ? { checkpointState } : {}),
+    compatibility,
+    files,
+    git,
+    workspace,
+    spec,
+  });
+}
+
+/**
+ * The tools check (seed: tool availability validation): the tools the session called must
+ * still be offered by the tools list that will run (the edited prompt file's, when it runs).
+ */
+function toolAvailability(scope: RunnerScope, config: RunConfig, specText: string | null, useEditedSpec: boolean) {
+  if (config.mode !== 'prompt' && config.mode !== 'orchestrated') return {};
+  let requested = config.tools;
+  if (config.mode === 'prompt' && useEditedSpec && specText !== null) {
+    try {
+      requested = parsePromptFile(specText, config.promptPath).frontMatter.tools;
+    } catch {
+      // An invalid edit is reported by the resume itself, with the file and key.
+    }
+  }
+  const available = availableToolNames(scope);
+  if (available === null) return {};
+  return {
+    availableTools: requested.length === 0 ? available : requested.filter((name) => available.includes(name)),
+  };
+}

@@ -1,0 +1,59 @@
+// What every part of the runner shares: the caller's options, the engine, where run events
+// go, how spec files are read, and the session being driven (so `interrupt` can reach it).
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Engine, Session, SessionState } from '@resume/core';
+import { FileNotFoundError, IncompatibleSessionError } from '@resume/core/spec';
+import type { RunEvent } from './run-event.js';
+import type { RunnerOptions } from './runner-types.js';
+
+export interface RunnerScope {
+  options: RunnerOptions;
+  engine: Engine;
+  emit: (event: RunEvent) => void;
+  readTextFile: (filePath: string) => Promise<string>;
+  /** A path as the workspace sees it (relative paths from `workspaceDir`, default the runner's). */
+  resolvePath: (filePath: string, workspaceDir?: string) => string;
+  /** The session being driven now and an interrupt asked for before it could be reached. */
+  live: { current: Session | null; interruptRequested: string | null };
+}
+
+export function createRunnerScope(options: RunnerOptions): RunnerScope {
+  return {
+    options,
+    engine: options.engine,
+    emit: (event) => options.onEvent?.(event),
+    readTextFile: options.readTextFile ?? ((filePath: string) => readFile(filePath, 'utf8')),
+    resolvePath: (filePath, workspaceDir = options.workspaceDir) => path.resolve(workspaceDir, filePath),
+    live: { current: null, interruptRequested: null },
+  };
+}
+
+/** Reads a file a run starts from; a missing one is a typed error naming where it was looked for. */
+export async function readInput(scope: RunnerScope, filePath: string): Promise<string> {
+  try {
+    return await scope.readTextFile(scope.resolvePath(filePath));
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') {
+      throw new FileNotFoundError(filePath, `File not found: ${filePath} (looked in ${scope.options.workspaceDir}).`, {
+        hint: 'Check the path; relative paths are read from the workspace directory.',
+      });
+    }
+    throw error;
+  }
+}
+
+/** The latest text a session recorded for a spec kind (inline or as a blob). */
+export async function recordedSpecText(
+  scope: RunnerScope,
+  state: SessionState,
+  kind: 'workflow' | 'prompt' | 'project',
+): Promise<string> {
+  const spec = [...state.specs].reverse().find((entry) => entry.kind === kind);
+  if (spec?.content !== undefined) return spec.content;
+  if (spec?.blob) {
+    const content = await scope.engine.store.getBlob(spec.blob);
+    if (content) return Buffer.from(content).toString('utf8');
+  }
+  throw new IncompatibleSessionError(state.header.id, [`its recorded ${kind} text is missing from the store`]);
+}

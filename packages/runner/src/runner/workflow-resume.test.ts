@@ -1,0 +1,400 @@
+// Resuming workflow runs (`conclave run`): where shell steps run, which spec runs, what is
+// validated before a session exists.
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  ConfigError,
+  ExitCode,
+  FileNotFoundError,
+  IncompatibleSessionError,
+  UncertainStepError,
+} from '@resume/core/spec';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { formatResumePlan } from '../resume/format-resume-plan.js';
+import type { RunEvent } from './run-event.js';
+import { createRunner } from './runner.js';
+import { createFakeModels, createRunnerInterruptedAt, createTestStore, instantSleep } from './test-kit.js';
+
+let root: string;
+let workspace: string;
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'conclave-workflow-'));
+  workspace = path.join(root, 'project');
+  await mkdir(workspace);
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const twoSteps = (writerPrompt = 'You write short reports.') => `
+name: where
+agents:
+  researcher: { prompt: "You research." }
+  writer: { prompt: "${writerPrompt}" }
+steps:
+  - agent: researcher
+    input: "Research"
+  - shell: "pwd > where.txt"
+  - agent: writer
+    input: "Write"
+`;
+
+async function interruptedAfterFirstStep(spec: string) {
+  await writeFile(path.join(workspace, 'flow.yaml'), spec);
+  const { engine } = createTestStore();
+  const models = createFakeModels();
+  const runner = createRunnerInterruptedAt('step 1 researcher', {
+    engine: engine(),
+    models: models.resolve,
+    workspaceDir: workspace,
+    sleep: instantSleep,
+  });
+  const first = await runner.runWorkflow('flow.yaml');
+  expect(first.status).toBe('interrupted');
+  return { engine, models, sessionId: first.sessionId };
+}
+
+describe('resuming a workflow from another directory', () => {
+  it('runs shell steps in the recorded workspace, not in the current directory', async () => {
+    const { engine, models, sessionId } = await interruptedAfterFirstStep(twoSteps());
+    const elsewhere = path.join(root, 'elsewhere');
+    await mkdir(elsewhere);
+    const notices: string[] = [];
+    const resumer = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: elsewhere,
+      sleep: instantSleep,
+      onEvent: (event) => {
+        if (event.type === 'notice') notices.push(event.text);
+      },
+    });
+    const plan = await resumer.plan(sessionId);
+    expect(plan.changes.workspace?.runsIn).toBe(workspace);
+    expect(formatResumePlan(plan)).toContain(
+      `the session runs in its workspace ${workspace} (you are in ${elsewhere})`,
+    );
+    const result = await resumer.resume(sessionId);
+    expect(result.status).toBe('completed');
+    expect((await readFile(path.join(workspace, 'where.txt'), 'utf8')).trim()).toBe(workspace);
+    expect(existsSync(path.join(elsewhere, 'where.txt'))).toBe(false);
+    expect(notices).toContain(`Resuming in the session's workspace ${workspace} (you are in ${elsewhere}).`);
+  });
+
+  it('refuses with 66 when the recorded workspace is gone, and --workspace moves the run', async () => {
+    const { engine, models, sessionId } = await interruptedAfterFirstStep(twoSteps());
+    const elsewhere = path.join(root, 'elsewhere');
+    await mkdir(elsewhere);
+    await rm(workspace, { recursive: true });
+    const runner = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: elsewhere,
+      sleep: instantSleep,
+    });
+    const error = await runner.resume(sessionId).catch((caught: unknown) => caught);
+    expect(FileNotFoundError.isInstance(error)).toBe(true);
+    expect((error as FileNotFoundError).exitCode).toBe(ExitCode.notFound);
+    expect((error as FileNotFoundError).message).toContain(`runs in ${workspace}, which no longer exists`);
+    expect((error as FileNotFoundError).hint).toContain(`conclave run --resume ${sessionId} --workspace <dir>`);
+    const state = await engine().readSession(sessionId);
+    expect(state.status).toBe('interrupted');
+    expect(state.recoveries).toBe(0);
+
+    const moved = await runner.resume(sessionId, { workspaceDir: '.' });
+    expect(moved.status).toBe('completed');
+    expect((await readFile(path.join(elsewhere, 'where.txt'), 'utf8')).trim()).toBe(elsewhere);
+  });
+});
+
+describe('what a resume reports', () => {
+  it('does not announce a replayed agent step as speaking', async () => {
+    const { engine, models, sessionId } = await interruptedAfterFirstStep(twoSteps());
+    const events: RunEvent[] = [];
+    const result = await createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+      onEvent: (event) => events.push(event),
+    }).resume(sessionId);
+    expect(result.status).toBe('completed');
+    expect(events.flatMap((event) => (event.type === 'turn-started' ? [event.agent] : []))).toEqual(['writer']);
+  });
+});
+
+describe('the spec a resume runs', () => {
+  it('runs the recorded spec when the file was edited, shows the diff, and runs the edit only when asked', async () => {
+    const { engine, models, sessionId } = await interruptedAfterFirstStep(twoSteps());
+    await writeFile(path.join(workspace, 'flow.yaml'), twoSteps('You write long, careful reports.'));
+    const events: RunEvent[] = [];
+    const runner = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+      onEvent: (event) => events.push(event),
+    });
+    const plan = await runner.plan(sessionId);
+    expect(plan.spec).toMatchObject({ path: 'flow.yaml', changed: true, runs: 'recorded' });
+    const text = formatResumePlan(plan);
+    expect(text).toContain('flow.yaml changed since the session started; the recorded version runs');
+    expect(text).toContain('-  writer: { prompt: "You write short reports." }');
+    expect(text).toContain('+  writer: { prompt: "You write long, careful reports." }');
+    expect((await runner.plan(sessionId, { useEditedSpec: true })).spec?.runs).toBe('edited');
+
+    const result = await runner.resume(sessionId);
+    expect(result.status).toBe('completed');
+    const state = await engine().readSession(sessionId);
+    // The writer ran with the recorded prompt, and the journal holds one spec.
+    expect(state.specs.filter((spec) => spec.kind === 'workflow')).toHaveLength(1);
+    expect(state.messages.some((message) => message.tags?.includes('resume-message'))).toBe(false);
+    expect(events).toContainEqual({
+      type: 'notice',
+      text: 'flow.yaml changed since the session started; the recorded version runs (add --use-edited-spec to run the edited one).',
+    });
+  });
+
+  it('with --use-edited-spec runs the edit, records it and tells the models; an edit of a step that ran blocks', async () => {
+    const { engine, models, sessionId } = await interruptedAfterFirstStep(twoSteps());
+    await writeFile(path.join(workspace, 'flow.yaml'), twoSteps().replace('input: "Research"', 'input: "Dig"'));
+    const runner = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+    });
+    // Not asked for: the edit does not matter, the recorded spec runs.
+    expect((await runner.plan(sessionId)).changes.compatibility?.level).toBe('ok');
+    await writeFile(
+      path.join(workspace, 'flow.yaml'),
+      twoSteps().replace('- agent: researcher\n', '- agent: writer\n'),
+    );
+    await expect(runner.resume(sessionId, { useEditedSpec: true })).rejects.toSatisfy((error) =>
+      IncompatibleSessionError.isInstance(error),
+    );
+    await writeFile(path.join(workspace, 'flow.yaml'), twoSteps('You write long, careful reports.'));
+    const result = await runner.resume(sessionId, { useEditedSpec: true });
+    expect(result.status).toBe('completed');
+    const state = await engine().readSession(sessionId);
+    expect(state.specs.filter((spec) => spec.kind === 'workflow')).toHaveLength(2);
+    expect(state.messages.some((message) => message.tags?.includes('resume-message'))).toBe(true);
+  });
+
+  it("a prompt file's edited tools list is the one offered when the edit is used, and a tool the session used must stay", async () => {
+    const prompt = (tools: string) => `---\nname: tidy\ntools: [${tools}]\n---\nTidy the notes.\n`;
+    await writeFile(path.join(workspace, 'tidy.prompt.md'), prompt('read_file, list_files'));
+    await writeFile(path.join(workspace, 'notes.md'), 'notes\n');
+    const { engine } = createTestStore();
+    const offered: string[][] = [];
+    const leadScript = [
+      { text: 'Reading.', toolCalls: [{ id: 'call-1', name: 'read_file', args: { path: 'notes.md' } }] },
+      { text: 'Listing.', toolCalls: [{ id: 'call-2', name: 'list_files', args: {} }] },
+    ];
+    const models = createFakeModels({ leadScript });
+    const resolve: typeof models.resolve = (agent) => {
+      const model = models.resolve(agent);
+      return {
+        ...model,
+        generate: (request) => {
+          offered.push((request.tools ?? []).map((tool) => tool.name).sort());
+          return model.generate(request);
+        },
+      };
+    };
+    const first = await createRunnerInterruptedAt((checkpoint) => checkpoint.label?.startsWith('turn 1') ?? false, {
+      engine: engine(),
+      models: resolve,
+      workspaceDir: workspace,
+    }).runWorkflow('tidy.prompt.md');
+    expect(first.status).toBe('interrupted');
+    expect(offered).toEqual([['list_files', 'read_file']]);
+
+    // read_file was used: an edit that drops it blocks when the edit is to run.
+    await writeFile(path.join(workspace, 'tidy.prompt.md'), prompt('list_files'));
+    const runner = createRunner({ engine: engine(), models: resolve, workspaceDir: workspace });
+    const blocked = await runner.plan(first.sessionId, { useEditedSpec: true });
+    expect(blocked.changes.compatibility?.findings).toContainEqual(
+      expect.objectContaining({ kind: 'tool-missing', tool: 'read_file', level: 'block' }),
+    );
+    expect((await runner.plan(first.sessionId)).changes.compatibility?.level).toBe('ok');
+
+    await writeFile(path.join(workspace, 'tidy.prompt.md'), prompt('read_file, list_files, write_file'));
+    const resumed = await runner.resume(first.sessionId, { useEditedSpec: true });
+    expect(resumed.status).toBe('completed');
+    expect(offered.slice(1).every((names) => names.join() === 'list_files,read_file,write_file')).toBe(true);
+  });
+});
+
+const fixFlow = (attempts: number) => `
+name: fix
+agents:
+  fixer: { prompt: "You fix things." }
+steps:
+  - shell: 'echo "$CONCLAVE_ATTEMPT" >> attempts.log; [ "$CONCLAVE_ATTEMPT" -ge 3 ]'
+    retry: { attempts: ${attempts} }
+    on_failure: { agent: fixer, input: "Failed: {{ error }}" }
+`;
+
+const attemptsRun = async () => (await readFile(path.join(workspace, 'attempts.log'), 'utf8')).trim().split('\n');
+
+describe('retries with an on_failure fixer', () => {
+  it('an interrupt during the fixer leaves no uncertain attempt: the resume runs the next attempt without asking', async () => {
+    await writeFile(path.join(workspace, 'flow.yaml'), fixFlow(3));
+    const { engine } = createTestStore();
+    let runner: ReturnType<typeof createRunner> | null = null;
+    const hanging = createFakeModels({
+      intercept: (_call, index) => (index === 0 ? 'interrupt' : undefined),
+      onHang: () => void runner?.interrupt(),
+    });
+    runner = createRunner({ engine: engine(), models: hanging.resolve, workspaceDir: workspace, sleep: instantSleep });
+    const first = await runner.runWorkflow('flow.yaml');
+    expect(first.status).toBe('interrupted');
+    expect(await attemptsRun()).toEqual(['1']);
+
+    const models = createFakeModels();
+    const resumer = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+    });
+    const plan = await resumer.plan(first.sessionId);
+    // Only the fixer's model call was cut off (idempotent: it runs again); the shell step is not uncertain.
+    expect(plan.uncertain.map((step) => [step.key, step.action])).toEqual([
+      [expect.stringMatching(/^step\[shell-[0-9a-f]{8}\]\/on-failure-1$/), 'rerun'],
+    ]);
+    expect(plan.retrying.map((step) => step.nextAttempt)).toEqual([2]);
+    // No uncertainStep decision is given: none is needed.
+    const resumed = await resumer.resume(first.sessionId);
+    expect(resumed.status).toBe('completed');
+    expect(await attemptsRun()).toEqual(['1', '2', '3']);
+    expect(models.calls.map((call) => call.agent)).toEqual(['fixer', 'fixer']);
+  });
+
+  it('a checkpoint taken between attempts is a clean point to resume from', async () => {
+    await writeFile(path.join(workspace, 'flow.yaml'), fixFlow(5));
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    const runner = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+    });
+    const first = await runner.runWorkflow('flow.yaml');
+    expect(first.status).toBe('completed');
+    const state = await engine().readSession(first.sessionId);
+    const midRetry = state.checkpoints.find((checkpoint) => checkpoint.label === 'step 1 shell, attempt 3/5');
+    expect(midRetry).toBeDefined();
+    // Branching from it needs no decision: attempt 3 had not started at that checkpoint.
+    const branch = await runner.branch(first.sessionId, { at: midRetry?.seq ?? 0 });
+    expect(branch.status).toBe('completed');
+    const branched = await engine().readSession(branch.sessionId);
+    expect(
+      branched.steps.find((step) => step.key.endsWith('/shell'))?.attempts.map((attempt) => attempt.attempt),
+    ).toEqual([1, 2, 3]);
+  });
+
+  it('reports the attempt within the retry budget after a resume gives a fresh one', async () => {
+    await writeFile(path.join(workspace, 'flow.yaml'), fixFlow(2));
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    const runner = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+    });
+    const failed = await runner.runWorkflow('flow.yaml');
+    expect(failed.status).toBe('failed');
+    const events: RunEvent[] = [];
+    const resumed = await createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+      onEvent: (event) => events.push(event),
+    }).resume(failed.sessionId);
+    expect(resumed.status).toBe('completed');
+    const progress = events.flatMap((event) =>
+      event.type === 'progress' && event.label === 'attempt' ? [`${event.done}/${event.total}`] : [],
+    );
+    expect(progress).toEqual(['1/2']);
+    const labels = (await engine().readSession(failed.sessionId)).checkpoints.map((checkpoint) => checkpoint.label);
+    expect(labels).toContain('step 1 shell, attempt 1/2');
+    expect(
+      labels.filter(
+        (label) => /attempt (\d+)\/2/.test(label ?? '') && Number(/attempt (\d+)/.exec(label ?? '')?.[1]) > 2,
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe('branches', () => {
+  it('does not keep a branch that stopped for a decision before doing anything', async () => {
+    await writeFile(
+      path.join(workspace, 'flow.yaml'),
+      'name: b\nagents:\n  a: { prompt: "p" }\nsteps:\n  - agent: a\n    input: "x"\n  - shell: "true"\n  - agent: a\n    input: "y"\n',
+    );
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    const runner = createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace });
+    const first = await runner.runWorkflow('flow.yaml');
+    expect(first.status).toBe('completed');
+    // Just after the shell step started: in a branch from there it is uncertain.
+    const events = [];
+    for await (const event of engine().readEvents(first.sessionId)) events.push(event);
+    const started = events.find((event) => event.type === 'step-started' && event.key.includes('shell'));
+    await expect(runner.branch(first.sessionId, { at: started?.seq ?? 0 })).rejects.toSatisfy((error) =>
+      UncertainStepError.isInstance(error),
+    );
+    expect((await engine().listSessions()).map((summary) => summary.id)).toEqual([first.sessionId]);
+  });
+});
+
+describe('workflows without agents', () => {
+  it('runs a workflow of shell steps only, with no agent declared and no model called', async () => {
+    await writeFile(
+      path.join(workspace, 'build.yaml'),
+      'name: build\nsteps:\n  - shell: "echo built > built.txt"\n  - shell: "cat built.txt"\n',
+    );
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    const result = await createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+    }).runWorkflow('build.yaml');
+    expect(result.status).toBe('completed');
+    expect(models.calls).toEqual([]);
+    expect(await readFile(path.join(workspace, 'built.txt'), 'utf8')).toBe('built\n');
+  });
+});
+
+describe('validation before a session exists', () => {
+  it('refuses a prompt file that asks for an unknown tool without creating a session', async () => {
+    await writeFile(path.join(workspace, 'tidy.prompt.md'), '---\ntools: [read_file, read_minds]\n---\nTidy.\n');
+    const { engine } = createTestStore();
+    const runner = createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    const error = await runner.runWorkflow('tidy.prompt.md').catch((caught: unknown) => caught);
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as ConfigError).message).toContain('tidy.prompt.md');
+    expect((error as ConfigError).message).toContain('unknown tool: read_minds');
+    expect(await engine().listSessions()).toEqual([]);
+  });
+
+  it('refuses an orchestrated run that asks for an unknown tool without creating a session', async () => {
+    const { engine } = createTestStore();
+    const runner = createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    const error = await runner
+      .start({ mode: 'orchestrated', task: 'Tidy', options: { tools: ['run_command'] } })
+      .catch((caught: unknown) => caught);
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as ConfigError).message).toContain('unknown tool: run_command');
+    expect((error as ConfigError).hint).toContain('tools.allowCommands');
+    expect(await engine().listSessions()).toEqual([]);
+  });
+});
