@@ -164,7 +164,13 @@ describe('every cut and byte change of every store file', () => {
           }
         }
         expect(committedPrefixes).toContainEqual(messages);
-        // Whatever was recovered takes new writes (appended after it, not replayed against it).
+        // Whatever was recovered takes new writes (appended after it, not replayed against it);
+        // a repair that recovered the whole session (a final record whose newline alone was cut)
+        // finds it completed, which takes no more writes.
+        if ((await engine.readSession(base.target)).status === 'completed') {
+          expect(messages).toEqual(committedPrefixes.at(-1));
+          return;
+        }
         const session = await engine.openSession(base.target, { replay: 'keyed' });
         session.addMessage({ role: 'user', content: 'after the damage' });
         await session.checkpoint();

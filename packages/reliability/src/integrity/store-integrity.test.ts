@@ -87,6 +87,10 @@ describe('damage before a snapshot', () => {
     // Neither a resume nor a read goes on over it, and nothing is written after it.
     const engine = engineAt(home.home, 8);
     await expect(engine.openSession(home.id)).rejects.toSatisfy((error) => JournalCorruptedError.isInstance(error));
+    // Keyed replay reads only what follows the snapshot: the snapshot's proof of its prefix still finds it.
+    await expect(engine.openSession(home.id, { replay: 'keyed' })).rejects.toSatisfy((error) =>
+      JournalCorruptedError.isInstance(error),
+    );
     await expect(engine.readSession(home.id)).rejects.toSatisfy((error) => JournalCorruptedError.isInstance(error));
     await engine.close();
     expect(readFileSync(home.journal)).toEqual(damaged);
@@ -116,7 +120,9 @@ describe('damage before a snapshot', () => {
 
     const after = engineAt(home.home, 8);
     expect(await contents(after, home.id)).toEqual(home.messages);
-    const session = await after.openSession(home.id);
+    // Replaying the code in order needs the lost records themselves: that is refused, typed, never guessed.
+    await expect(after.openSession(home.id)).rejects.toThrow(/were lost to damage/);
+    const session = await after.openSession(home.id, { replay: 'keyed' });
     session.addMessage({ role: 'user', content: 'after the repair' });
     await session.checkpoint();
     await session.close();
