@@ -73,11 +73,17 @@ for (const [name, budget] of Object.entries(budgets)) {
   );
 }
 
+const { measurePerformanceBudgets, performanceRows, formatPerformanceRows } = await import(
+  './src/performance-budgets.mjs'
+);
+const performanceBudgets = performanceRows(await measurePerformanceBudgets({ quick }), { checkpoints, open });
+process.stdout.write(`\n${formatPerformanceRows(performanceBudgets)}`);
+
 const results = path.join(benchDirectory, 'results');
 await mkdir(results, { recursive: true });
 await writeFile(
   path.join(results, 'latest.json'),
-  `${JSON.stringify({ at: new Date().toISOString(), node: process.version, checkpoints, open, budgets }, null, 2)}\n`,
+  `${JSON.stringify({ at: new Date().toISOString(), node: process.version, checkpoints, open, budgets, performance: performanceBudgets }, null, 2)}\n`,
 );
 process.stdout.write(`\nwritten to ${path.relative(process.cwd(), path.join(results, 'latest.json'))}\n`);
 

@@ -35,9 +35,11 @@ ensure_node() {
   if [ -x "$local_node" ] && node_is_recent "$local_node"; then
     export PATH="$CONCLAVE_TOOLS/node/bin:$PATH"
     export npm_config_nodedir="$CONCLAVE_TOOLS/node"
+    remember_node "$local_node"
     return 0
   fi
   if command -v node >/dev/null 2>&1 && node_is_recent "$(command -v node)"; then
+    remember_node "$(command -v node)"
     return 0
   fi
   if ! command -v npm >/dev/null 2>&1; then
@@ -51,6 +53,15 @@ ensure_node() {
   export PATH="$CONCLAVE_TOOLS/node/bin:$PATH"
   export npm_config_nodedir="$CONCLAVE_TOOLS/node"
   toolchain_log "using Node $("$local_node" --version)"
+  remember_node "$local_node"
+}
+
+# bin/conclave starts the Node recorded here directly, without probing versions on every call.
+remember_node() {
+  mkdir -p "$CONCLAVE_TOOLS"
+  if [ "$(cat "$CONCLAVE_TOOLS/node-path" 2>/dev/null)" != "$1" ]; then
+    printf '%s\n' "$1" >"$CONCLAVE_TOOLS/node-path.tmp" && mv "$CONCLAVE_TOOLS/node-path.tmp" "$CONCLAVE_TOOLS/node-path"
+  fi
 }
 
 ensure_pnpm() {

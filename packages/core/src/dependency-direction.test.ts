@@ -88,4 +88,15 @@ describe('dependency direction of @resume/core', () => {
     );
     expect(listed.filter((name) => forbiddenPackage.test(name))).toEqual([]);
   });
+
+  it('needs no test framework outside its own tests: the test kits take the test functions as a parameter', () => {
+    const testFramework = /^(vitest|jest|@jest\/globals|mocha|@vitest\/)/;
+    const shipped = sourceFiles(sourceRoot).filter((file) => !/\.test\.tsx?$/.test(file));
+    const offending = shipped.flatMap((file) =>
+      importedSpecifiers(readFileSync(file, 'utf8'))
+        .filter((specifier) => testFramework.test(specifier))
+        .map((specifier) => `${path.relative(packageRoot, file)}: ${specifier}`),
+    );
+    expect(offending).toEqual([]);
+  });
 });

@@ -2,7 +2,6 @@
 // into runCli and exits with its code. The only place the CLI leaves the process.
 import module from 'node:module';
 import { homedir } from 'node:os';
-import { runCli } from '../cli.js';
 
 declare const __CONCLAVE_VERSION__: string;
 
@@ -20,26 +19,37 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const exitCode = await runCli(process.argv.slice(2), {
-  env: process.env,
-  cwd: process.cwd(),
-  userHome: homedir(),
-  streams: { stdout: process.stdout, stderr: process.stderr },
-  interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
-  now: () => new Date(),
-  version,
-  onSignal(handler) {
-    const onInterrupt = () => handler('SIGINT');
-    const onTerminate = () => handler('SIGTERM');
-    process.on('SIGINT', onInterrupt);
-    process.on('SIGTERM', onTerminate);
-    return () => {
-      process.off('SIGINT', onInterrupt);
-      process.off('SIGTERM', onTerminate);
-    };
-  },
-  exitNow(code) {
-    process.exit(code);
-  },
-});
-process.exitCode = exitCode;
+const args = process.argv.slice(2);
+// `conclave --version` needs nothing but the version: answer before loading the command line.
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  process.stdout.write(`${version}\n`);
+} else {
+  await run(args);
+}
+
+async function run(args: string[]): Promise<void> {
+  const { runCli } = await import('../cli.js');
+  const exitCode = await runCli(args, {
+    env: process.env,
+    cwd: process.cwd(),
+    userHome: homedir(),
+    streams: { stdout: process.stdout, stderr: process.stderr },
+    interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+    now: () => new Date(),
+    version,
+    onSignal(handler) {
+      const onInterrupt = () => handler('SIGINT');
+      const onTerminate = () => handler('SIGTERM');
+      process.on('SIGINT', onInterrupt);
+      process.on('SIGTERM', onTerminate);
+      return () => {
+        process.off('SIGINT', onInterrupt);
+        process.off('SIGTERM', onTerminate);
+      };
+    },
+    exitNow(code) {
+      process.exit(code);
+    },
+  });
+  process.exitCode = exitCode;
+}

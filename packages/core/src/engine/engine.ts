@@ -296,6 +296,18 @@ export function createEngine(options: EngineOptions): Engine {
     );
   }
 
+  /**
+   * A session whose creation was cut short (the process died between writing its header and
+   * its first event): nothing of it was ever durable, so `run` creates it again. Only when no
+   * live process holds it (its creator may still be writing the first event).
+   */
+  async function halfCreated(id: string): Promise<boolean> {
+    for await (const _event of store.read(id, { toSeq: 1 })) return false;
+    if (await store.inspectLease(id)) return false;
+    await store.delete(id);
+    return true;
+  }
+
   async function run<R>(
     target: RunTarget,
     job: (session: Session) => R | Promise<R>,
@@ -304,7 +316,7 @@ export function createEngine(options: EngineOptions): Engine {
     const existing =
       typeof target === 'string'
         ? target
-        : target.id !== undefined && (await store.getHeader(target.id))
+        : target.id !== undefined && (await store.getHeader(target.id)) && !(await halfCreated(target.id))
           ? target.id
           : null;
     const session =

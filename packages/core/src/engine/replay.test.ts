@@ -13,6 +13,7 @@ import {
   UncertainStepError,
 } from '../spec/index.js';
 import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
+import { testHeader } from '../testing/session-fixtures.js';
 import { createEngine } from './engine.js';
 import type { Engine, Session } from './types.js';
 
@@ -67,6 +68,21 @@ describe('ordered replay: re-running the same code', () => {
     expect(state.status).toBe('completed');
     const types = (await events(store, session.id)).map((event) => event.type);
     expect(types.filter((type) => type === 'message-added')).toHaveLength(1);
+  });
+
+  it('engine.run creates again a session whose creation died before its first event', async () => {
+    const store = createMemoryStore();
+    const nextProcess = processes(store);
+    const { createSessionId } = await import('../spec/ids.js');
+    const id = createSessionId();
+    // The first process wrote the header and took the lease, then died before the first append.
+    await store.create(testHeader({ id, title: 'job' }));
+    await store.acquireLease(id, { holder: { pid: 1999, host: 'test' } });
+    store.killHolder(id);
+    expect(await nextProcess().run({ id, title: 'job' }, (session) => session.step('a', () => 'A'))).toBe('A');
+    const state = await nextProcess().readSession(id);
+    expect(state.status).toBe('completed');
+    expect(state.steps.map((step) => step.key)).toEqual(['a']);
   });
 
   it('engine.run creates a session under a chosen id, then resumes it with the same call', async () => {

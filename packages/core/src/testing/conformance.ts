@@ -1,11 +1,12 @@
 // The store conformance suite: the semantics of `SessionStore` (spec/store.ts) as
-// tests. Every store runs it from its own test file:
-//   describeStoreConformance('fs', async () => ({ store, cleanup, reopen }));
-// It uses vitest (a peer dependency for tests only). Lease holders are this process
-// on this host, because stores that check liveness must see them as alive.
+// tests. Every store runs it from its own test file, handing over its test framework's
+// functions (the suite depends on none):
+//   describeStoreConformance('fs', async () => ({ store, cleanup, reopen }), { describe, it, beforeEach, afterEach });
+// with `describe`, `it`, `beforeEach` and `afterEach` of vitest, jest, mocha or node:test.
+// Lease holders are this process on this host, because stores that check liveness must
+// see them as alive.
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   AppendConflictError,
   type JournalEvent,
@@ -15,7 +16,9 @@ import {
   SessionNotFoundError,
   type SessionStore,
   type SessionSummary,
+  UsageError,
 } from '../spec/index.js';
+import { expect, type TestFunctions } from './assertions.js';
 import { messageEvent, messageEvents, testHeader, testSessionId, testSummary } from './session-fixtures.js';
 
 export interface ConformanceFixture {
@@ -48,7 +51,29 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected the operation to fail, but it succeeded');
 }
 
-export function describeStoreConformance(name: string, factory: () => Promise<ConformanceFixture>): void {
+const testFunctionNames = ['describe', 'it', 'beforeEach', 'afterEach'] as const;
+
+/**
+ * Registers the conformance cases for the store `factory` makes, with `test`: the
+ * `describe`, `it`, `beforeEach` and `afterEach` of the test framework running them.
+ */
+export function describeStoreConformance(
+  name: string,
+  factory: () => Promise<ConformanceFixture>,
+  test: TestFunctions,
+): void {
+  const missing = testFunctionNames.filter(
+    (key) => typeof (test as Partial<TestFunctions> | undefined)?.[key] !== 'function',
+  );
+  if (missing.length > 0) {
+    throw new UsageError(
+      `describeStoreConformance('${name}', factory, test) needs your test framework's functions; missing: ${missing.join(', ')}.`,
+      {
+        hint: 'Import describe, it, beforeEach and afterEach from the framework that runs the suite (vitest, jest, mocha or node:test) and call describeStoreConformance(name, factory, { describe, it, beforeEach, afterEach }).',
+      },
+    );
+  }
+  const { describe, it, beforeEach, afterEach } = test;
   describe(`SessionStore conformance: ${name}`, () => {
     let fixture: ConformanceFixture;
     let store: SessionStore;

@@ -1,6 +1,7 @@
 // `@resume/core/testing`: the store conformance suite, an in-memory store, mock models and
 // builders for the records a store is handed.
 
+export type { TestFunctions } from './assertions.js';
 export { type ConformanceFixture, describeStoreConformance } from './conformance.js';
 export {
   type FakeHandler,

@@ -1,0 +1,248 @@
+// The user-facing performance budgets (docs/benchmarks.md, "Performance budgets"): start-up,
+// listing, resume, workflow step overhead, checkpoint cost, open + fold and the picker's first
+// frame. Every row is measured side by side in this one run: the CLI rows interleave each
+// command with a bare `node -e 0` so load on the machine hits both alike, and each row is printed
+// against its budget. Uses the built CLI (apps/cli/dist/conclave.mjs).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createSessions, defaultCliPath } from './cli-startup.mjs';
+
+export function median(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Only PATH and the data home: no user config, no API keys, the same for every command. */
+function cliEnvironment(home) {
+  return { PATH: process.env.PATH ?? '', CONCLAVE_HOME: home, NO_COLOR: '1' };
+}
+
+function timeProcess(args, options = {}) {
+  const start = performance.now();
+  const result = spawnSync(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  const elapsed = performance.now() - start;
+  if (result.status !== 0 && !options.allowFailure) {
+    throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr?.toString('utf8').slice(-800)}`);
+  }
+  return elapsed;
+}
+
+/** A command against `node -e 0`, interleaved; the first run of each warms the compile and file caches. */
+function versusBareNode(args, runs, env) {
+  timeProcess(['-e', '0'], { env });
+  timeProcess(args, { env });
+  const bare = [];
+  const command = [];
+  for (let index = 0; index < runs; index += 1) {
+    bare.push(timeProcess(['-e', '0'], { env }));
+    command.push(timeProcess(args, { env }));
+  }
+  return { bareMs: median(bare), commandMs: median(command), ratio: median(command) / median(bare) };
+}
+
+/** A workflow of `steps` trivial shell steps, then one that fails until `go` exists and then stamps its start. */
+function writeResumeFlow(directory, steps) {
+  const lines = ['name: resume-bench', 'agents: { helper: { prompt: "You help." } }', 'steps:'];
+  for (let index = 0; index < steps; index += 1) lines.push('  - shell: "true"');
+  lines.push('  - shell: "test -f go && date +%s%N > started"');
+  lines.push('    name: first-new-step');
+  writeFileSync(path.join(directory, 'flow.yaml'), `${lines.join('\n')}\n`);
+}
+
+function newestSessionId(cli, env) {
+  const listed = JSON.parse(execFileSync(process.execPath, [cli, 'sessions', 'list', '--json'], { env }).toString());
+  return listed[0].id;
+}
+
+/**
+ * `run --resume` of a workflow whose first `steps` steps completed: from spawning the CLI to the
+ * moment the first new step's command starts (its own clock stamp), median of `repeats` fresh sessions.
+ */
+async function measureResume(cli, steps, repeats) {
+  const samples = [];
+  for (let repeat = 0; repeat < repeats; repeat += 1) {
+    const directory = await mkdtemp(path.join(tmpdir(), 'conclave-bench-resume-'));
+    try {
+      const home = path.join(directory, 'home');
+      const env = cliEnvironment(home);
+      writeResumeFlow(directory, steps);
+      timeProcess([cli, 'run', 'flow.yaml', '--quiet'], { cwd: directory, env, allowFailure: true });
+      const id = newestSessionId(cli, env);
+      writeFileSync(path.join(directory, 'go'), '');
+      // The step stamps wall-clock time (`date +%s%N`): the spawn moment is taken on the same clock.
+      const wallStartNs = BigInt(Date.now()) * 1_000_000n;
+      timeProcess([cli, 'run', '--resume', id, '--yes', '--quiet'], { cwd: directory, env });
+      const stamped = BigInt(readFileSync(path.join(directory, 'started'), 'utf8').trim());
+      samples.push(Number(stamped - wallStartNs) / 1e6);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  }
+  return { steps, firstNewStepMs: median(samples), samples };
+}
+
+/**
+ * Per-step cost of a workflow shell step beyond the command itself: (run of `many` steps minus run
+ * of 1 step) / (many - 1), minus the median cost of starting the same command with `sh -c` directly.
+ */
+async function measureShellStepOverhead(cli, many, repeats) {
+  const directory = await mkdtemp(path.join(tmpdir(), 'conclave-bench-steps-'));
+  try {
+    const home = path.join(directory, 'home');
+    const env = cliEnvironment(home);
+    const flow = (count) => {
+      const lines = ['name: step-bench', 'agents: { helper: { prompt: "You help." } }', 'steps:'];
+      for (let index = 0; index < count; index += 1) lines.push('  - shell: "true"');
+      return `${lines.join('\n')}\n`;
+    };
+    writeFileSync(path.join(directory, 'one.yaml'), flow(1));
+    writeFileSync(path.join(directory, 'many.yaml'), flow(many));
+    const one = [];
+    const all = [];
+    for (let repeat = 0; repeat < repeats; repeat += 1) {
+      one.push(timeProcess([cli, 'run', 'one.yaml', '--quiet'], { cwd: directory, env }));
+      all.push(timeProcess([cli, 'run', 'many.yaml', '--quiet'], { cwd: directory, env }));
+    }
+    const raw = [];
+    for (let index = 0; index < 200; index += 1) {
+      const start = performance.now();
+      spawnSync('sh', ['-c', 'true'], { cwd: directory, stdio: 'ignore' });
+      raw.push(performance.now() - start);
+    }
+    const perStepMs = (median(all) - median(one)) / (many - 1);
+    return { steps: many, perStepMs, rawCommandMs: median(raw), overheadMs: perStepMs - median(raw) };
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The picker's first frame: `conclave tui` in a pseudo-terminal (`script`) over `sessions` sessions,
+ * from spawn until the first row of the list is on the screen.
+ */
+async function measurePickerFirstFrame(cli, home, repeats) {
+  if (!existsSync('/usr/bin/script') && spawnSync('script', ['--version']).status !== 0) return null;
+  const samples = [];
+  for (let repeat = 0; repeat < repeats; repeat += 1) {
+    samples.push(
+      await new Promise((resolve, reject) => {
+        const start = performance.now();
+        const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(cli)} tui`;
+        const child = spawn('script', ['-qfec', command, '/dev/null'], {
+          env: { ...cliEnvironment(home), TERM: 'xterm-256color', COLUMNS: '120', LINES: '40' },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        let screen = '';
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`the picker showed no session row within 20 s:\n${screen.slice(-2000)}`));
+        }, 20_000);
+        child.stdout.on('data', (chunk) => {
+          screen += chunk.toString('utf8');
+          if (/session \d+/.test(screen.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''))) {
+            clearTimeout(timer);
+            const elapsed = performance.now() - start;
+            child.kill('SIGKILL');
+            resolve(elapsed);
+          }
+        });
+        child.on('error', reject);
+      }),
+    );
+  }
+  return { firstFrameMs: median(samples), samples };
+}
+
+export async function measurePerformanceBudgets({ quick = false, cli = defaultCliPath } = {}) {
+  if (!existsSync(cli)) throw new Error(`${cli} does not exist: build the CLI first (./bin/pnpm build).`);
+  const runs = quick ? 7 : 21;
+  const directory = await mkdtemp(path.join(tmpdir(), 'conclave-bench-budgets-'));
+  try {
+    const listHome = path.join(directory, 'list-home');
+    await mkdir(listHome, { recursive: true });
+    await createSessions(listHome, 1_000);
+    const version = versusBareNode([cli, '--version'], runs, cliEnvironment(listHome));
+    const list = versusBareNode([cli, 'sessions', 'list', '--json'], runs, cliEnvironment(listHome));
+    const resume5 = await measureResume(cli, 5, quick ? 3 : 7);
+    const resume100 = await measureResume(cli, 100, quick ? 3 : 7);
+    const steps = await measureShellStepOverhead(cli, quick ? 50 : 200, quick ? 2 : 5);
+    const pickerHome = path.join(directory, 'picker-home');
+    await createSessions(pickerHome, quick ? 2_000 : 10_000);
+    const picker = await measurePickerFirstFrame(cli, pickerHome, quick ? 2 : 5);
+    return { version, list, resume5, resume100, steps, picker, pickerSessions: quick ? 2_000 : 10_000 };
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+/** Rows against budgets; `storage` brings the checkpoint and open rows measured by run.mjs in the same run. */
+export function performanceRows(result, storage) {
+  const rows = [
+    [
+      'conclave --version vs node -e 0',
+      result.version.ratio,
+      1.5,
+      'x',
+      `${result.version.commandMs.toFixed(0)} vs ${result.version.bareMs.toFixed(0)} ms`,
+    ],
+    [
+      'sessions list --json (1,000) vs node -e 0',
+      result.list.ratio,
+      2,
+      'x',
+      `${result.list.commandMs.toFixed(0)} vs ${result.list.bareMs.toFixed(0)} ms`,
+    ],
+    ['run --resume, 100 steps, to first new step', result.resume100.firstNewStepMs, 150, ' ms', ''],
+    ['run --resume, 5 steps, to first new step', result.resume5.firstNewStepMs, 120, ' ms', ''],
+    [
+      'shell step overhead beyond the command',
+      result.steps.overheadMs,
+      1,
+      ' ms',
+      `${result.steps.perStepMs.toFixed(2)} ms per step, sh -c true ${result.steps.rawCommandMs.toFixed(2)} ms`,
+    ],
+  ];
+  for (const row of storage.checkpoints) {
+    rows.push([
+      `checkpoint vs raw writeSync+fdatasync, ${row.events} events`,
+      row.engine.median / row.raw.median,
+      1.3,
+      'x',
+      `${row.engine.median.toFixed(0)} vs ${row.raw.median.toFixed(0)} us`,
+    ]);
+  }
+  rows.push(['open + fold of 10,000 messages', storage.open.openMedianMs, 50, ' ms', '']);
+  rows.push([
+    '  heap growth vs journal size',
+    storage.open.heapDeltaBytes / storage.open.journalBytes,
+    3,
+    'x',
+    `${(storage.open.heapDeltaBytes / 1e6).toFixed(1)} MB vs ${(storage.open.journalBytes / 1e6).toFixed(1)} MB`,
+  ]);
+  if (result.picker) {
+    rows.push([
+      `TUI picker first frame, ${result.pickerSessions.toLocaleString('en')} sessions`,
+      result.picker.firstFrameMs,
+      300,
+      ' ms',
+      '',
+    ]);
+  }
+  return rows.map(([what, value, limit, unit, detail]) => ({ what, value, limit, unit, detail, ok: value <= limit }));
+}
+
+export function formatPerformanceRows(rows) {
+  const lines = ['performance budgets (side by side in this run)'];
+  for (const row of rows) {
+    const value = `${row.value.toFixed(row.unit === 'x' ? 2 : 1)}${row.unit}`;
+    lines.push(
+      `  ${row.what.padEnd(52)} ${value.padStart(10)}  ${row.ok ? 'ok    ' : 'MISSED'} (budget ${row.limit}${row.unit})${row.detail ? `  ${row.detail}` : ''}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
