@@ -16,6 +16,7 @@ export type {
   ForkOptions,
   OpenSessionOptions,
   ReplayPolicy,
+  RetryContext,
   RetryPolicy,
   RunOptions,
   RunTarget,

@@ -34,6 +34,7 @@ export type {
   ForkOptions,
   OpenSessionOptions,
   ReplayPolicy,
+  RetryContext,
   RetryPolicy,
   RunOptions,
   RunTarget,

@@ -1,6 +1,7 @@
 // `runner.continue`: a follow-up on a finished session starts a child session whose models
 // see the parent's history (compacted to a budget) or, with resetDiscussion, only its conclusion.
 import { type EventInput, type MessageInput, UsageError } from '@resume/core/spec';
+import { checkCompatibility } from '../resume/compatibility.js';
 import {
   buildContinuationMessages,
   CONTINUATION_TAG,
@@ -9,7 +10,8 @@ import {
 } from '../resume/continuation.js';
 import { hashText } from '../workflow/spec-hash.js';
 import { drive } from './drive.js';
-import { applyOverrides } from './resume.js';
+import { applyOverrides, cancelled, replaceModels } from './resume.js';
+import { decideUnavailableModels } from './resume-checks.js';
 import { RUN_OPTIONS_KEY, readRunConfig } from './run-config.js';
 import { DEFAULT_BUDGET_TOKENS } from './run-config-building.js';
 import type { RunnerScope } from './runner-scope.js';
@@ -58,7 +60,20 @@ export async function continueSession(
   // The parent's mode says what a follow-up runs as (itself, or e.g. a discussion of a workflow).
   const followUpConfig = parentRun.mode.followUp(parentRun.config, question, parent);
   const mode = scope.modes.get(followUpConfig.mode);
-  const config = applyOverrides(mode, mode.configSchema.parse(followUpConfig), continueOptions);
+  let config = applyOverrides(mode, mode.configSchema.parse(followUpConfig), continueOptions);
+  // The child calls the parent's models (unless --models replaced them): check they are still offered.
+  const { options } = scope;
+  const availableModels = options.availableModels ? await options.availableModels().catch(() => null) : null;
+  if (availableModels !== null) {
+    const { findings } = checkCompatibility({
+      state: parent,
+      availableModels,
+      ...(continueOptions.models?.length ? { modelsUsed: continueOptions.models } : {}),
+    });
+    const replacements = await decideUnavailableModels(findings, options.decisions);
+    if (replacements === null) return cancelled(scope, parent, parentRun.config);
+    config = replaceModels(mode, config, replacements);
+  }
   const session = await createRunSession(scope, {
     title: continueOptions.title ?? question.split('\n')[0]!.slice(0, 80),
     config,
