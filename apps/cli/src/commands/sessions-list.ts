@@ -2,10 +2,11 @@
 // index other commands accept. `--json` lists every match unless --limit (DESIGN 9).
 // Kept light: summaries come from the store's index, no journal is opened.
 
-import { type SessionSummary, sessionModeSchema, sessionStatusSchema, UsageError } from '@resume/core/spec';
+import { type SessionSummary, sessionStatusSchema, UsageError } from '@resume/core/spec';
 import { parseDurationDays } from '@resume/runner/config';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
+import { listableModes, parseModeName } from '../modes/mode-names.js';
 import { formatCost, formatWhen, truncate } from '../output/format.js';
 import { describeProgress } from '../sessions/session-view.js';
 import { shortIdsAmong } from '../sessions/short-ids.js';
@@ -15,8 +16,7 @@ const HUMAN_DEFAULT_LIMIT = 50;
 const listOptionsSchema = z.object({
   mode: z
     .string()
-    .transform((value) => (value === 'consensus' ? 'discussion' : value))
-    .pipe(sessionModeSchema)
+    .transform((value) => parseModeName(value, { listing: true }))
     .optional(),
   status: z
     .string()
@@ -33,7 +33,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new UsageError(`Invalid --${String(issue?.path[0] ?? 'option')}: ${issue?.message ?? 'invalid value'}.`, {
-      hint: 'Modes: discussion, iterative, orchestrated, chain, prompt, custom. Statuses: running, interrupted, completed, failed.',
+      hint: `Modes: ${listableModes().join(', ')}. Statuses: running, interrupted, completed, failed.`,
     });
   }
   const options = parsed.data;

@@ -79,9 +79,7 @@ export async function showSessionCommand(
     terminal.out(line);
   if (state.status === 'interrupted' || state.status === 'failed') {
     terminal.out();
-    terminal.out(
-      `Resume with: ${state.header.mode === 'custom' ? `conclave --resume ${id}` : resumeCommandFor(id, state.header.mode)}`,
-    );
+    terminal.out(`Resume with: ${resumeCommandFor(id, state.header.mode)}`);
   }
   return 0;
 }

@@ -4,9 +4,10 @@
 // the CLI picks from this directory's sessions and says which, or opens the picker.
 
 import { type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
-import { agentsForModels, formatResumePlan, type ProviderName, readRunConfig, resumeCommandFor } from '@resume/runner';
+import { agentsForModels, formatResumePlan, type ProviderName, resumeCommandFor } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
+import { parseModeName } from '../modes/mode-names.js';
 import { formatWhen, truncate } from '../output/format.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 import { screenIo } from './decisions.js';
@@ -31,7 +32,10 @@ export const runFlagsSchema = z.object({
   resume: z.union([z.string(), z.boolean()]).optional(),
   branchFrom: z.string().optional(),
   atRound: positiveInteger('--at-round').optional(),
-  mode: z.enum(['discussion', 'iterative', 'orchestrated']).optional(),
+  mode: z
+    .string()
+    .transform((value) => parseModeName(value, { listing: false }))
+    .optional(),
   project: z.string().optional(),
   maxRounds: positiveInteger('--max-rounds').optional(),
   script: z.string().optional(),
@@ -240,7 +244,7 @@ async function continueChecked(context: CliContext, id: string, question: string
   const engine = await context.engine();
   const state = await engine.readSession(id);
   if (state.status === 'completed') return continueSession(context, id, question, flags);
-  const resumeCommand = resumeCommandFor(id, readRunConfig(state).mode);
+  const resumeCommand = resumeCommandFor(id, state.header.mode);
   if (!context.environment.interactive || context.options.json)
     throw new UsageError(
       `Session ${id} "${truncate(state.title, 50)}" is ${state.status}: it stopped before reaching a conclusion, so there is nothing to follow up on yet.`,

@@ -3,6 +3,7 @@
 // schema: the header is a boundary like any file.
 import type { SessionState } from '@resume/core';
 import { IncompatibleSessionError, type JsonValue } from '@resume/core/spec';
+import { builtinModes } from '../modes/builtin-modes.js';
 import type { Mode, ModeConfig } from '../modes/mode.js';
 import type { ModeRegistry } from '../modes/mode-registry.js';
 
@@ -15,7 +16,10 @@ export const RUN_OPTIONS_KEY = 'run';
  * The run config a session recorded, with its mode. A session without one was not started
  * by the runner; a mode this registry lacks is an UnknownModeError naming the registered ones.
  */
-export function readRunConfig(state: SessionState, modes: ModeRegistry): { mode: Mode; config: RunConfig } {
+export function readRunConfig(
+  state: SessionState,
+  modes: ModeRegistry = builtinModes,
+): { mode: Mode; config: RunConfig } {
   const recorded = state.header.options[RUN_OPTIONS_KEY];
   const name =
     typeof recorded === 'object' && recorded !== null && !Array.isArray(recorded) && typeof recorded.mode === 'string'

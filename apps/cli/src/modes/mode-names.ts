@@ -1,0 +1,29 @@
+// The one mode vocabulary of the command line: the runner's registered modes (plus `custom`,
+// the mode of sessions a program runs itself, when listing). `--mode` on a run, `sessions
+// list --mode` and `--list-sessions --mode` all accept these names, and the help lists them.
+import { UsageError } from '@resume/core/spec';
+import { builtinModes } from '@resume/runner/modes';
+
+/** Older names still accepted (the source documents call the discussion "consensus"). */
+const MODE_ALIASES: Readonly<Record<string, string>> = { consensus: 'discussion' };
+
+/** Modes a session may record: the registered ones and `custom`. */
+export function listableModes(): string[] {
+  return [...builtinModes.names(), 'custom'];
+}
+
+/** `--mode` help for a run: every registered mode, the ones that run files marked as such. */
+export function runModeHelp(): string {
+  const described = builtinModes
+    .list()
+    .map((mode) => (mode.startsFrom.kind === 'file' ? `${mode.name} (conclave run <file>)` : mode.name));
+  return `how the agents work: ${described.join(', ')} (default: discussion)`;
+}
+
+/** The registered mode a `--mode` value names (an alias resolved); anything else is a usage error. */
+export function parseModeName(value: string, options: { listing: boolean }): string {
+  const name = MODE_ALIASES[value] ?? value;
+  const known = options.listing ? listableModes() : builtinModes.names();
+  if (known.includes(name)) return name;
+  throw new UsageError(`Unknown mode "${value}".`, { hint: `Modes: ${known.join(', ')}.` });
+}
