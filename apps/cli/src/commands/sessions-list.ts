@@ -14,10 +14,7 @@ import { shortIdsAmong } from '../sessions/short-ids.js';
 const HUMAN_DEFAULT_LIMIT = 50;
 
 const listOptionsSchema = z.object({
-  mode: z
-    .string()
-    .transform((value) => parseModeName(value, { listing: true }))
-    .optional(),
+  mode: z.string().optional(),
   status: z
     .string()
     .transform((value) => value.split(',').map((status) => status.trim()))
@@ -41,10 +38,14 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   const engine = await context.engine();
   // Indexes are positions in the whole list, so they stay valid whatever the filters.
   const all = await engine.listSessions();
+  const mode =
+    options.mode === undefined
+      ? undefined
+      : parseModeName(options.mode, { listing: true, stored: all.map((summary) => summary.mode) });
   const matching = all
     .map((summary, index) => ({ summary, index: index + 1 }))
     .filter(({ summary }) => {
-      if (options.mode && summary.mode !== options.mode) return false;
+      if (mode && summary.mode !== mode) return false;
       if (options.status && !options.status.includes(summary.status)) return false;
       if (since && summary.updatedAt < since) return false;
       if (options.workspace && summary.workspaceDir !== context.environment.cwd) return false;

@@ -1,5 +1,7 @@
 // End-to-end: one mode vocabulary on the command line: runs and listings accept the
 // registered modes, the help lists them, and a mode that runs files says how to run it.
+import { createEngine } from '@resume/core';
+import { createFsStore } from '@resume/storage-fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
 
@@ -31,8 +33,18 @@ describe('conclave: modes by their registered names', () => {
     expect(alias.code).toBe(0);
     const unknown = await sandbox.run(['sessions', 'list', '--mode', 'debate']);
     expect(unknown.code).toBe(64);
+    expect(unknown.stderr).not.toContain('code-review');
     expect(unknown.stderr).toContain('Unknown mode "debate"');
     expect(unknown.stderr).toContain('discussion, iterative, orchestrated, prompt, chain, custom');
+  });
+
+  it('filters by the mode a program recorded for its own sessions', async () => {
+    const engine = createEngine({ store: createFsStore({ dir: sandbox.home }) });
+    const session = await engine.createSession({ title: 'reviewed by a program', mode: 'code-review' });
+    await session.complete();
+    await session.close();
+    const listed = await sandbox.json<Array<{ id: string; mode: string }>>(['sessions', 'list', '--mode', 'code-review']);
+    expect(listed.map((item) => [item.id, item.mode])).toEqual([[session.id, 'code-review']]);
   });
 
   it('a run in a mode that starts from a file says to run the file (64), an unknown mode names the modes', async () => {

@@ -20,10 +20,14 @@ export function runModeHelp(): string {
   return `how the agents work: ${described.join(', ')} (default: discussion)`;
 }
 
-/** The registered mode a `--mode` value names (an alias resolved); anything else is a usage error. */
-export function parseModeName(value: string, options: { listing: boolean }): string {
+/**
+ * The mode a `--mode` value names (an alias resolved). A run needs a registered mode; a
+ * listing also accepts `custom` and any mode a stored session has (sessions written by a
+ * program or an integration); anything else is a usage error naming the modes.
+ */
+export function parseModeName(value: string, options: { listing: boolean; stored?: readonly string[] }): string {
   const name = MODE_ALIASES[value] ?? value;
-  const known = options.listing ? listableModes() : builtinModes.names();
+  const known = options.listing ? [...new Set([...listableModes(), ...(options.stored ?? [])])] : builtinModes.names();
   if (known.includes(name)) return name;
   throw new UsageError(`Unknown mode "${value}".`, { hint: `Modes: ${known.join(', ')}.` });
 }

@@ -231,6 +231,31 @@ const buildEventSchemas = once(() => {
     content: z.string().optional(),
   });
   const titleChangedEventSchema = z.object({ ...base, type: z.literal('title-changed'), title: z.string() });
+  /**
+   * A graph framework's checkpoint (a LangGraph.js checkpoint saved by `@resume/langgraph`).
+   * The engine reads only the identifying fields; `data` belongs to the integration that wrote
+   * it (its own versioned format: the checkpoint, its metadata and the channel values that
+   * changed). The fold counts it as progress.
+   */
+  const graphCheckpointSavedEventSchema = z.object({
+    ...base,
+    type: z.literal('graph-checkpoint-saved'),
+    /** The checkpoint namespace ('' for the root graph, a subgraph's path otherwise). */
+    namespace: z.string(),
+    checkpointId: z.string().min(1),
+    /** The checkpoint this one follows, or null for a thread's first one. */
+    parentCheckpointId: z.string().min(1).nullable(),
+    data: jsonValueSchema,
+  });
+  /** Writes a graph task made after a checkpoint (its pending writes), `data` as above. */
+  const graphWritesSavedEventSchema = z.object({
+    ...base,
+    type: z.literal('graph-writes-saved'),
+    namespace: z.string(),
+    checkpointId: z.string().min(1),
+    taskId: z.string(),
+    data: jsonValueSchema,
+  });
 
   const journalEventSchema = z.discriminatedUnion('type', [
     sessionCreatedEventSchema,
@@ -250,6 +275,8 @@ const buildEventSchemas = once(() => {
     dataSetEventSchema,
     specRecordedEventSchema,
     titleChangedEventSchema,
+    graphCheckpointSavedEventSchema,
+    graphWritesSavedEventSchema,
   ]);
   return {
     gitStateSchema,
@@ -276,6 +303,8 @@ const buildEventSchemas = once(() => {
     dataSetEventSchema,
     specRecordedEventSchema,
     titleChangedEventSchema,
+    graphCheckpointSavedEventSchema,
+    graphWritesSavedEventSchema,
     journalEventSchema,
     stepScopeSchema,
   };
@@ -308,6 +337,8 @@ export const sessionResumedEventSchema = lazySchema(() => buildEventSchemas().se
 export const dataSetEventSchema = lazySchema(() => buildEventSchemas().dataSetEventSchema);
 export const specRecordedEventSchema = lazySchema(() => buildEventSchemas().specRecordedEventSchema);
 export const titleChangedEventSchema = lazySchema(() => buildEventSchemas().titleChangedEventSchema);
+export const graphCheckpointSavedEventSchema = lazySchema(() => buildEventSchemas().graphCheckpointSavedEventSchema);
+export const graphWritesSavedEventSchema = lazySchema(() => buildEventSchemas().graphWritesSavedEventSchema);
 export const journalEventSchema = lazySchema(() => buildEventSchemas().journalEventSchema);
 export const stepScopeSchema = lazySchema(() => buildEventSchemas().stepScopeSchema);
 
