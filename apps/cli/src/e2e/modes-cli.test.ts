@@ -43,7 +43,12 @@ describe('conclave: modes by their registered names', () => {
     const session = await engine.createSession({ title: 'reviewed by a program', mode: 'code-review' });
     await session.complete();
     await session.close();
-    const listed = await sandbox.json<Array<{ id: string; mode: string }>>(['sessions', 'list', '--mode', 'code-review']);
+    const listed = await sandbox.json<Array<{ id: string; mode: string }>>([
+      'sessions',
+      'list',
+      '--mode',
+      'code-review',
+    ]);
     expect(listed.map((item) => [item.id, item.mode])).toEqual([[session.id, 'code-review']]);
   });
 
