@@ -3,6 +3,7 @@
 // when chosen, so the file-store path never loads the PostgreSQL driver.
 import type { SessionStore } from '@resume/core/spec';
 import { UsageError } from '@resume/core/spec';
+import { maskUrlCredentials } from '../output/mask-credentials.js';
 
 export async function openStore(options: { url: string | null; home: string }): Promise<SessionStore> {
   const url = options.url;
@@ -11,15 +12,11 @@ export async function openStore(options: { url: string | null; home: string }): 
     return createPostgresStore({ connectionString: url });
   }
   if (url && !url.startsWith('file:') && /^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
-    throw new UsageError(`The store URL scheme of "${redact(url)}" is not supported.`, {
+    throw new UsageError(`The store URL scheme of "${maskUrlCredentials(url)}" is not supported.`, {
       hint: 'Use a postgres:// URL for a shared store, or leave --store unset for the file store in the data home.',
     });
   }
   const dir = url ? (url.startsWith('file://') ? new URL(url).pathname : url.replace(/^file:/, '')) : options.home;
   const { createFsStore } = await import('@resume/storage-fs');
   return createFsStore({ dir });
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
 }

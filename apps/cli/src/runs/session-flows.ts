@@ -112,6 +112,10 @@ function selectionFor(context: CliContext, flags: RunFlags, recorded: Record<str
 async function startFlow(context: CliContext, task: string, flags: RunFlags): Promise<number> {
   const { config } = context.config();
   const mode = flags.mode ?? 'discussion';
+  if (flags.startChunk !== undefined && mode !== 'iterative')
+    throw new UsageError(`--start-chunk applies to iterative mode; this is a ${mode} run.`, {
+      hint: 'conclave --mode iterative --project <file> --start-chunk N "task"',
+    });
   const selection = selectionFor(context, flags, null);
   const agents = flags.models?.length ? agentsForModels(flags.models) : configAgents(context);
   const judge = config.judge;
@@ -311,6 +315,7 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
       ...(fromCheckpoint === undefined ? {} : { fromCheckpoint }),
       ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}),
       ...(flags.useEditedSpec ? { useEditedSpec: true } : {}),
+      ...(flags.startChunk !== undefined ? { startChunk: flags.startChunk } : {}),
     });
     if (context.options.json) context.terminal.out(JSON.stringify(plan, null, 2));
     else context.terminal.out(formatResumePlan(plan));

@@ -81,7 +81,33 @@ export const iterativeMode = defineMode<IterativeConfig>({
     const done = typeof progress?.chunk === 'number' ? progress.chunk : Math.max(0, config.startChunk - 1);
     const total = typeof progress?.totalChunks === 'number' ? progress.totalChunks : null;
     if (total !== null && done >= total) return 'writing the outputs';
-    return total === null ? `chunk ${done + 1}` : `chunk ${done + 1} of ${total}`;
+    const next = Math.max(done + 1, config.startChunk);
+    const of = total === null ? '' : ` of ${total}`;
+    if (next === done + 1) return `chunk ${next}${of}`;
+    const skipped = next - 1 === done + 1 ? `chunk ${done + 1}` : `chunks ${done + 1}–${next - 1}`;
+    return `chunk ${next}${of} (${skipped} skipped by --start-chunk)`;
+  },
+  // A chunk that already ran cannot be redone in place (the journal is append-only: branch
+  // from before it); a chunk past the end does not exist. Chunks between are skipped.
+  checkStartChunk(state, _config, startChunk) {
+    const id = state.header.id;
+    const progress = state.data.iterative as { chunk?: number; totalChunks?: number } | undefined;
+    const done = typeof progress?.chunk === 'number' ? progress.chunk : 0;
+    const total = typeof progress?.totalChunks === 'number' ? progress.totalChunks : null;
+    if (total !== null && startChunk > total)
+      throw new UsageError(`--start-chunk ${startChunk}: session ${id} has ${total} chunks.`, {
+        hint: `Pick a chunk from ${done + 1} to ${total}.`,
+      });
+    if (startChunk <= done)
+      throw new UsageError(
+        `--start-chunk ${startChunk}: chunk${done > 1 ? `s 1–${done} are` : ' 1 is'} already done in session ${id}, and a resume never redoes them in place.`,
+        {
+          hint:
+            startChunk === 1
+              ? `Start a new session, or resume without --start-chunk to go on at chunk ${done + 1}.`
+              : `Redo from chunk ${startChunk} as a branch: conclave --resume ${id} --from-checkpoint "chunk ${startChunk - 1}/${total ?? '?'}"`,
+        },
+      );
   },
   applyOverrides(config, overrides) {
     return {

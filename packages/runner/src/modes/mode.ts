@@ -113,6 +113,11 @@ export interface Mode<Config extends ModeConfig = ModeConfig> {
   describeNext(state: SessionState, config: Config): string;
   /** The config a resume or a continue runs with (default: unchanged). */
   applyOverrides?(config: Config, overrides: RunOverrides): Config;
+  /**
+   * Modes that work in chunks: refuses `--start-chunk` for a chunk that already ran or does not
+   * exist (typed usage errors). Without it, the mode refuses `--start-chunk` altogether.
+   */
+  checkStartChunk?(state: SessionState, config: Config, startChunk: number): void;
   /** Swaps every agent (a model no longer offered, replaced in the resume prompt). */
   mapAgents?(config: Config, swap: (agent: AgentSpec) => AgentSpec): Config;
   /** The tools a resume will offer, for the availability check (edited: the edited spec's text). */

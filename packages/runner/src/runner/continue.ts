@@ -10,7 +10,8 @@ import {
 } from '../resume/continuation.js';
 import { hashText } from '../workflow/spec-hash.js';
 import { drive } from './drive.js';
-import { applyOverrides, cancelled, replaceModels } from './resume.js';
+import { applyOverrides, replaceModels } from './mode-overrides.js';
+import { cancelled } from './resume.js';
 import { decideUnavailableModels } from './resume-checks.js';
 import { RUN_OPTIONS_KEY, readRunConfig } from './run-config.js';
 import { DEFAULT_BUDGET_TOKENS } from './run-config-building.js';

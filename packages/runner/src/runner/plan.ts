@@ -10,6 +10,7 @@ import { checkCompatibility } from '../resume/compatibility.js';
 import { buildResumePlan, type ResumePlan } from '../resume/resume-plan.js';
 import { describeSpecChange } from '../resume/spec-change.js';
 import { findCheckpointSeq } from './describe-next.js';
+import { applyOverrides, checkStartChunk } from './mode-overrides.js';
 import { resumeWorkspace } from './resume-workspace.js';
 import { type RunConfig, readRunConfig } from './run-config.js';
 import { currentSpecText, recordedSpecOf, specPathOf } from './run-spec.js';
@@ -21,7 +22,12 @@ export async function plan(scope: RunnerScope, sessionId: string, planOptions: P
   const { engine, options } = scope;
   const id = await engine.resolveSessionId(sessionId);
   const state = await engine.readSession(id);
-  const { mode, config } = readRunConfig(state, scope.modes);
+  const { mode, config: recordedConfig } = readRunConfig(state, scope.modes);
+  checkStartChunk(state, mode, recordedConfig, planOptions.startChunk);
+  const config =
+    planOptions.startChunk === undefined
+      ? recordedConfig
+      : applyOverrides(mode, recordedConfig, { startChunk: planOptions.startChunk });
   let fromCheckpoint: number | undefined;
   if (planOptions.fromCheckpoint !== undefined) {
     const seq = findCheckpointSeq(state, planOptions.fromCheckpoint);

@@ -3,12 +3,13 @@
 // checkpoint it runs as a branch. Nothing is written before every check passed.
 import type { SessionState } from '@resume/core';
 import { FileNotFoundError, RecoveryLimitError, UsageError } from '@resume/core/spec';
-import type { Mode, RunOverrides } from '../modes/mode.js';
+import type { Mode } from '../modes/mode.js';
 import { buildResumeMessage } from '../resume/continuation.js';
 import { describeSpecRule } from '../resume/spec-change.js';
 import { hashText } from '../workflow/spec-hash.js';
 import { branchFrom } from './branch.js';
 import { drive } from './drive.js';
+import { applyOverrides, replaceModels } from './mode-overrides.js';
 import { modeSetup } from './mode-setup.js';
 import { plan } from './plan.js';
 import { prepareResume } from './resume-checks.js';
@@ -50,6 +51,7 @@ export async function resume(
   let config = applyOverrides(mode, recorded.config, resumeOptions);
   const useEditedSpec = resumeOptions.useEditedSpec ?? false;
   const resumePlan = await plan(scope, id, {
+    ...(resumeOptions.startChunk !== undefined ? { startChunk: resumeOptions.startChunk } : {}),
     ...(resumeOptions.fromCheckpoint !== undefined ? { fromCheckpoint: resumeOptions.fromCheckpoint } : {}),
     ...(resumeOptions.workspaceDir !== undefined ? { workspaceDir: resumeOptions.workspaceDir } : {}),
     useEditedSpec,
@@ -142,18 +144,4 @@ async function editedSpecText(
   if (!specFile || !specPath || !recorded || text === null || hashText(text) === recorded.hash) return null;
   const record = { kind: specFile.kind, path: specPath, hash: hashText(text), blob: null, content: text } as const;
   return { record, config: await specFile.adoptEdited(text, config, modeSetup(scope)) };
-}
-
-/** The config a resume or a continue runs with: the mode applies `--models`, `--max-rounds`... */
-export function applyOverrides(mode: Mode, config: RunConfig, overrides: RunOverrides): RunConfig {
-  return mode.applyOverrides ? mode.applyOverrides(config, overrides) : config;
-}
-
-/** Models the resume prompt replaced (no longer offered) swapped in every agent of the run. */
-export function replaceModels(mode: Mode, config: RunConfig, replacements: Map<string, string>): RunConfig {
-  if (replacements.size === 0 || !mode.mapAgents) return config;
-  return mode.mapAgents(config, (agent) => {
-    const replacement = agent.model ? replacements.get(agent.model) : undefined;
-    return replacement ? { ...agent, model: replacement } : agent;
-  });
 }

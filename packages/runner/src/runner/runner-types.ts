@@ -110,6 +110,8 @@ export interface PlanOptions {
   workspaceDir?: string;
   /** Run the spec file as it is now instead of the recorded snapshot (`--use-edited-spec`). */
   useEditedSpec?: boolean;
+  /** Iterative sessions: go on at this chunk (`--start-chunk`); checked like the resume checks it. */
+  startChunk?: number;
 }
 
 export interface ResumeOptions {
