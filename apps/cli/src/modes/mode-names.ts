@@ -31,3 +31,22 @@ export function parseModeName(value: string, options: { listing: boolean; stored
   if (known.includes(name)) return name;
   throw new UsageError(`Unknown mode "${value}".`, { hint: `Modes: ${known.join(', ')}.` });
 }
+
+/** Whether a session of this mode runs from a file (resumed with `conclave run --resume`). */
+export function startsFromFile(mode: string): boolean {
+  return builtinModes.has(mode) && builtinModes.get(mode).startsFrom.kind === 'file';
+}
+
+/** The start options a registered mode declares (the keys of its options schema). */
+function optionNames(mode: string): string[] {
+  const schema = builtinModes.has(mode) ? builtinModes.get(mode).optionsSchema : undefined;
+  const shape = (schema as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+/** Refuses a start option the chosen mode does not read, naming the modes that do. */
+export function checkModeOption(mode: string, option: string, flag: string, hint: string): void {
+  if (optionNames(mode).includes(option)) return;
+  const readers = builtinModes.names().filter((name) => optionNames(name).includes(option));
+  throw new UsageError(`${flag} applies to ${readers.join(', ')} mode; this is a ${mode} run.`, { hint });
+}

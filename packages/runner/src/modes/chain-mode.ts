@@ -75,6 +75,21 @@ export const chainMode = defineMode<ChainConfig>({
       ? `step ${done + 1}${total}, attempt ${attempts + (last?.status === 'started' ? 0 : 1)}`
       : `step ${done + 1}${total}`;
   },
+  async remainingCalls(state, config, specText) {
+    if (specText === null) return { calls: null, atMost: false };
+    const { parseWorkflowSpec } = await workflowSpecs();
+    let spec: ReturnType<typeof parseWorkflowSpec>;
+    try {
+      spec = parseWorkflowSpec(specText, config.workflowPath);
+    } catch {
+      // An invalid edit is reported by the resume itself; the estimate just has no spec.
+      return { calls: null, atMost: false };
+    }
+    const progress = state.data.chain as { step?: number } | undefined;
+    const done = typeof progress?.step === 'number' ? progress.step : 0;
+    // on_failure fixes run only when a shell step fails: not counted.
+    return { calls: spec.steps.slice(done).filter((step) => 'agent' in step).length, atMost: false };
+  },
   // A follow-up on a workflow is discussed by the agents that spoke in it.
   followUp(_config, task, parent) {
     const speakers = [

@@ -10,7 +10,7 @@ import {
   withModels,
 } from '../runner/run-config-building.js';
 import { agentSpecSchema, defaultJudge } from './agent-spec.js';
-import { defineMode } from './mode.js';
+import { completedStepCount, defineMode } from './mode.js';
 import { parseModeOptions, positiveIntegerOption } from './mode-options.js';
 
 const schemas = once(() => ({
@@ -66,6 +66,13 @@ export const discussionMode = defineMode<DiscussionConfig>({
     const index = speakers.indexOf(speaker);
     const next = speakers[index + 1];
     return next === undefined ? at(round + 1, speakers[0]) : at(round, next);
+  },
+  remainingCalls(state, config) {
+    const speakers = config.agents.length + 1;
+    return {
+      calls: Math.max(0, config.maxRounds * speakers - completedStepCount(state, /^round-\d+\//)),
+      atMost: true,
+    };
   },
   applyOverrides(config, overrides) {
     return {

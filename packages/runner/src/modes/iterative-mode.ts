@@ -109,6 +109,12 @@ export const iterativeMode = defineMode<IterativeConfig>({
         },
       );
   },
+  remainingCalls(state, config) {
+    const progress = state.data.iterative as { chunk?: number; totalChunks?: number } | undefined;
+    if (typeof progress?.totalChunks !== 'number') return { calls: null, atMost: false };
+    const done = typeof progress.chunk === 'number' ? progress.chunk : 0;
+    return { calls: Math.max(0, progress.totalChunks - done) * config.agents.length, atMost: false };
+  },
   applyOverrides(config, overrides) {
     return {
       ...config,

@@ -77,6 +77,19 @@ export interface RunOverrides {
   startChunk?: number;
 }
 
+/** Model calls a resume can still make, as the mode counts them (for the cost estimate). */
+export interface RemainingCalls {
+  /** Calls still to make, or null when the mode cannot tell. */
+  calls: number | null;
+  /** Whether `calls` is an upper bound (a discussion may reach consensus sooner). */
+  atMost: boolean;
+}
+
+/** How many of a session's steps whose key matches `pattern` completed. */
+export function completedStepCount(state: SessionState, pattern: RegExp): number {
+  return state.steps.filter((step) => step.status === 'completed' && pattern.test(step.key)).length;
+}
+
 /** A mode that runs a spec file the user may edit between a stop and a resume. */
 export interface ModeSpecFile<Config extends ModeConfig> {
   kind: 'workflow' | 'prompt';
@@ -120,6 +133,8 @@ export interface Mode<Config extends ModeConfig = ModeConfig> {
   checkStartChunk?(state: SessionState, config: Config, startChunk: number): void;
   /** Swaps every agent (a model no longer offered, replaced in the resume prompt). */
   mapAgents?(config: Config, swap: (agent: AgentSpec) => AgentSpec): Config;
+  /** The model calls left from `state` (spec: the spec text that will run, if the mode has one). */
+  remainingCalls?(state: SessionState, config: Config, spec: string | null): RemainingCalls | Promise<RemainingCalls>;
   /** The tools a resume will offer, for the availability check (edited: the edited spec's text). */
   requestedTools?(config: Config, edited: string | null): string[] | Promise<string[]>;
   /** What a follow-up (`--continue`) runs as: this mode or another registered one. */

@@ -3,7 +3,7 @@ import { lazySchema, once } from '@resume/core/spec';
 import { z } from 'zod';
 import { completeAgent, DEFAULT_MAX_ITERATIONS, withModels } from '../runner/run-config-building.js';
 import { agentSpecSchema, defaultLead } from './agent-spec.js';
-import { defineMode, type Mode, type ModeConfig } from './mode.js';
+import { completedStepCount, defineMode, type Mode, type ModeConfig, type RemainingCalls } from './mode.js';
 import { parseModeOptions, positiveIntegerOption } from './mode-options.js';
 
 const schemas = once(() => ({
@@ -32,6 +32,10 @@ export const leadModeParts = {
     if (!last || !match) return 'turn 1';
     const turn = Number(match[1]);
     return last.status === 'completed' ? `turn ${turn} (after ${match[2]})` : `turn ${turn}, ${match[2]}`;
+  },
+  remainingCalls(state: Parameters<Mode['describeNext']>[0], config: LeadConfig): RemainingCalls {
+    const turns = completedStepCount(state, /^turn-\d+\/[^/]+$/);
+    return { calls: Math.max(0, config.maxIterations - turns), atMost: true };
   },
   applyOverrides<Config extends LeadConfig>(config: Config, overrides: { models?: string[] }): Config {
     return { ...config, lead: withModels([config.lead], overrides.models)[0] ?? config.lead };
@@ -74,6 +78,7 @@ export const orchestratedMode = defineMode<OrchestratedConfig>({
     });
   },
   describeNext: (state) => leadModeParts.describeNext(state),
+  remainingCalls: (state, config) => leadModeParts.remainingCalls(state, config),
   applyOverrides: (config, overrides) => leadModeParts.applyOverrides(config, overrides),
   mapAgents: (config, swap) => leadModeParts.mapAgents(config, swap),
   requestedTools: (config) => config.tools,

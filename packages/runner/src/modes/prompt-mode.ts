@@ -102,6 +102,7 @@ export const promptMode = defineMode<PromptConfig>({
     });
   },
   describeNext: (state) => leadModeParts.describeNext(state),
+  remainingCalls: (state, config) => leadModeParts.remainingCalls(state, config),
   applyOverrides: (config, overrides) => leadModeParts.applyOverrides(config, overrides),
   mapAgents: (config, swap) => leadModeParts.mapAgents(config, swap),
   async requestedTools(config, edited) {

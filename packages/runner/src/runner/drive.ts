@@ -4,11 +4,49 @@
 import type { Session } from '@resume/core';
 import { InterruptedError, StepAbortedError, UncertainStepError } from '@resume/core/spec';
 import type { Mode } from '../modes/mode.js';
+import { lineageUsage } from '../resume/lineage.js';
+import { type CostGuard, createCostGuard } from '../usage/cost-guard.js';
+import { CostLimitError } from '../usage/cost-limit-error.js';
 import { modeRunContext } from './mode-setup.js';
 import { resumeCommandFor } from './resume-command.js';
 import type { RunConfig } from './run-config.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { RunResult } from './runner-types.js';
+
+/** The run's cost guard, or null without limits (the ancestors' cost is fixed for the run). */
+async function costGuardFor(scope: RunnerScope, session: Session): Promise<CostGuard | null> {
+  const { options } = scope;
+  const limits = {
+    maxCostUsd: options.limits?.maxCostUsd ?? null,
+    maxLineageCostUsd: options.limits?.maxLineageCostUsd ?? null,
+  };
+  if (limits.maxCostUsd === null && limits.maxLineageCostUsd === null) return null;
+  let ancestorsUsd = 0;
+  if (limits.maxLineageCostUsd !== null && session.state.header.parentId !== null) {
+    const lineage = await lineageUsage(scope.engine, session.state.header.parentId);
+    ancestorsUsd = lineage.sessions.reduce((sum, entry) => sum + (entry.usage.costUsd ?? 0), 0);
+  }
+  return createCostGuard({
+    limits,
+    state: () => session.state,
+    sessionId: session.id,
+    ancestorsUsd,
+    onUnknownPrice: (model) =>
+      scope.emit({
+        type: 'notice',
+        text: `The price of model ${model} is unknown: its calls cannot be counted towards the cost limit.`,
+      }),
+  });
+}
+
+/** The cost limit that stopped a run, also when it surfaced inside a step (an on_failure fix). */
+function costLimitIn(error: unknown): CostLimitError | null {
+  for (let current = error, depth = 0; current && depth < 5; depth += 1) {
+    if (CostLimitError.isInstance(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
 
 /** Drives a session's mode to an outcome; always releases the session. */
 export async function drive(
@@ -36,11 +74,21 @@ export async function drive(
   });
   emit({ type: 'run-started', sessionId: session.id, mode: config.mode, resumed });
   try {
-    const outcome = await mode.run(modeRunContext(scope, session, workspaceDir), config);
+    const context = modeRunContext(scope, session, workspaceDir, await costGuardFor(scope, session));
+    const outcome = await mode.run(context, config);
     await session.complete();
     emit({ type: 'usage', totals: session.state.usage });
     return result('completed', outcome.conclusion);
   } catch (error) {
+    const costLimit = costLimitIn(error);
+    if (costLimit && live.interruptRequested === null) {
+      // A clean stop before a call that would pass the limit: what ran is checkpointed,
+      // the session is resumable (with a higher limit).
+      await session.checkpoint('cost limit').catch(() => undefined);
+      await session.interrupt('cost-limit').catch(() => undefined);
+      emit({ type: 'notice', text: costLimit.message });
+      return { ...result('interrupted', null, costLimit), stopReason: 'cost-limit' };
+    }
     if (live.interruptRequested !== null || InterruptedError.isInstance(error) || session.signal.aborted) {
       await session.interrupt(live.interruptRequested ?? 'interrupted').catch(() => undefined);
       return result('interrupted', null);

@@ -2,6 +2,7 @@
 // session exists) and the run context while it runs.
 import type { Session } from '@resume/core';
 import type { ModeRunContext, ModeSetup } from '../modes/mode.js';
+import type { CostGuard } from '../usage/cost-guard.js';
 import { hashText } from '../workflow/spec-hash.js';
 import { checkRequestedTools, toolsFor } from './run-tools.js';
 import { type RunnerScope, readInput, recordedSpecText } from './runner-scope.js';
@@ -14,9 +15,15 @@ export function modeSetup(scope: RunnerScope): ModeSetup {
   };
 }
 
-export function modeRunContext(scope: RunnerScope, session: Session, workspaceDir: string): ModeRunContext {
+export function modeRunContext(
+  scope: RunnerScope,
+  session: Session,
+  workspaceDir: string,
+  costGuard: CostGuard | null = null,
+): ModeRunContext {
   const { options } = scope;
   return {
+    costGuard,
     session,
     store: scope.engine.store,
     models: options.models,

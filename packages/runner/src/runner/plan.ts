@@ -7,9 +7,11 @@ import { compareWorkspaceFiles } from '../files/file-snapshots.js';
 import { compareGitState, readGitState } from '../files/git-state.js';
 import type { Mode } from '../modes/mode.js';
 import { checkCompatibility } from '../resume/compatibility.js';
+import { lineageUsage } from '../resume/lineage.js';
 import { buildResumePlan, type ResumePlan } from '../resume/resume-plan.js';
 import { describeSpecChange } from '../resume/spec-change.js';
 import { findCheckpointSeq } from './describe-next.js';
+import { estimateRemaining } from './estimate-remaining.js';
 import { applyOverrides, checkStartChunk } from './mode-overrides.js';
 import { resumeWorkspace } from './resume-workspace.js';
 import { type RunConfig, readRunConfig } from './run-config.js';
@@ -59,7 +61,16 @@ export async function plan(scope: RunnerScope, sessionId: string, planOptions: P
   const git = compareGitState(state.header.git, await readGitState(workspaceDir).catch(() => null));
   const checkpointState: SessionState | undefined =
     fromCheckpoint === undefined ? undefined : await engine.readSession(id, { at: fromCheckpoint });
+  const lineage = await lineageUsage(engine, id).catch(() => null);
+  // The spec that will run (the edited one only when asked for) bounds what is left.
+  const runningSpec = useEditedSpec && specText !== null ? specText : recordedText;
+  const remaining = mode.remainingCalls
+    ? await mode.remainingCalls(checkpointState ?? state, config, runningSpec)
+    : { calls: null, atMost: false };
   return buildResumePlan(state, {
+    lineageCost: lineage?.total ?? null,
+    remaining: estimateRemaining(checkpointState ?? state, remaining),
+    warnAboveUsd: options.limits?.warnAboveUsd ?? null,
     describeNext: (described) => mode.describeNext(described, config),
     ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),
     ...(checkpointState ? { checkpointState } : {}),

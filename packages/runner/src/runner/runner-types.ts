@@ -74,6 +74,12 @@ export interface RunnerOptions {
   readTextFile?: (filePath: string) => Promise<string>;
   /** The modes runs can use, by name (default: the built-in modes; add yours with `builtinModes.with(mode)`). */
   modes?: ModeRegistry;
+  /**
+   * Cost limits (USD): a new model call whose estimate would pass one is not made and the run
+   * stops at a checkpoint (interrupted, `stopReason: 'cost-limit'`). `warnAboveUsd`: a resume
+   * of a session whose lineage cost is above it says so in the plan and in a notice.
+   */
+  limits?: { maxCostUsd?: number | null; maxLineageCostUsd?: number | null; warnAboveUsd?: number | null };
 }
 
 export type { AgentInput };
@@ -164,8 +170,10 @@ export interface RunResult {
   /** The exact command that resumes an unfinished run. */
   resumeCommand: string | null;
   usage: UsageTotals;
-  /** Why a failed run failed. */
+  /** Why a failed run failed (or, with `stopReason`, why it stopped). */
   error: ConclaveError | Error | null;
+  /** Why an interrupted run stopped on its own: a model call would have passed the cost limit. */
+  stopReason?: 'cost-limit';
   /**
    * The resume was declined before anything ran (the resume prompt answered no, a file
    * conflict or model choice cancelled): the session is unchanged and still resumable.
