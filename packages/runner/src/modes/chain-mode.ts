@@ -4,6 +4,7 @@
 import { lazySchema, once } from '@resume/core/spec';
 import { z } from 'zod';
 import { completeAgent, DEFAULT_MAX_ROUNDS } from '../runner/run-config-building.js';
+import { CURRENT_STEP_KEY_SCHEME } from '../workflow/step-ids.js';
 import { defaultDiscussionAgents, defaultJudge } from './agent-spec.js';
 import { defineMode } from './mode.js';
 
@@ -12,6 +13,8 @@ const schemas = once(() => ({
     mode: z.literal('chain'),
     workflowPath: z.string().nullable(),
     variables: z.record(z.string(), z.string()),
+    /** How steps are keyed in the journal; sessions recorded before step ids have none (by position). */
+    stepKeys: z.enum(['position', 'id']).optional(),
   }),
 }));
 export const chainConfigSchema = lazySchema(() => schemas().config);
@@ -46,7 +49,7 @@ export const chainMode = defineMode<ChainConfig>({
     const hash = setup.hashText(text);
     const task = spec.description ? `${spec.name}: ${spec.description}` : `Workflow ${spec.name}`;
     return {
-      config: { mode: 'chain', workflowPath: filePath, variables },
+      config: { mode: 'chain', workflowPath: filePath, variables, stepKeys: CURRENT_STEP_KEY_SCHEME },
       title: spec.name,
       events: [
         { type: 'spec-recorded', kind: 'workflow', path: filePath, hash, blob: null, content: text },
@@ -63,18 +66,25 @@ export const chainMode = defineMode<ChainConfig>({
     const spec = parseWorkflowSpec(await context.recordedSpec('workflow'), config.workflowPath);
     // An edited spec may declare new variables: their defaults apply, recorded values win.
     const variables = { ...spec.variables, ...config.variables };
-    return runChain(context, { spec, file: config.workflowPath, variables });
+    return runChain(context, {
+      spec,
+      file: config.workflowPath,
+      variables,
+      stepKeys: config.stepKeys ?? 'position',
+    });
   },
   describeNext(state) {
     const last = state.steps.at(-1);
     const progress = state.data.chain as { step?: number; totalSteps?: number } | undefined;
     const done = typeof progress?.step === 'number' ? progress.step : 0;
     const total = typeof progress?.totalSteps === 'number' ? ` of ${progress.totalSteps}` : '';
-    const attempts = last && last.key === `step-${done + 1}/shell` ? last.attempts.length : 0;
+    // A shell step still going (keys are `step-N/shell`, or `step[<id>]/shell` since step ids).
+    const attempts = last?.key.endsWith('/shell') && last.status !== 'completed' ? last.attempts.length : 0;
     return attempts > 0
       ? `step ${done + 1}${total}, attempt ${attempts + (last?.status === 'started' ? 0 : 1)}`
       : `step ${done + 1}${total}`;
   },
+  compatibility: (config) => ({ stepKeys: config.stepKeys ?? 'position' }),
   async remainingCalls(state, config, specText) {
     if (specText === null) return { calls: null, atMost: false };
     const { parseWorkflowSpec } = await workflowSpecs();

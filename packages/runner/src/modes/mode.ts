@@ -4,6 +4,7 @@
 import type { SessionState } from '@resume/core';
 import type { EventInput, JsonValue } from '@resume/core/spec';
 import type { z } from 'zod';
+import type { CheckCompatibilityInput } from '../resume/compatibility.js';
 import type { AgentSpec } from './agent-spec.js';
 import type { ModeContext, ModeResult, ModeTool } from './mode-context.js';
 
@@ -135,6 +136,8 @@ export interface Mode<Config extends ModeConfig = ModeConfig> {
   mapAgents?(config: Config, swap: (agent: AgentSpec) => AgentSpec): Config;
   /** The model calls left from `state` (spec: the spec text that will run, if the mode has one). */
   remainingCalls?(state: SessionState, config: Config, spec: string | null): RemainingCalls | Promise<RemainingCalls>;
+  /** What the compatibility check needs to know about how this run keys its steps. */
+  compatibility?(config: Config): Pick<CheckCompatibilityInput, 'stepKeys'>;
   /** The tools a resume will offer, for the availability check (edited: the edited spec's text). */
   requestedTools?(config: Config, edited: string | null): string[] | Promise<string[]>;
   /** What a follow-up (`--continue`) runs as: this mode or another registered one. */

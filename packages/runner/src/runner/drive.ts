@@ -102,7 +102,14 @@ export async function drive(
     return result('failed', null, error instanceof Error ? error : new Error(String(error)));
   } finally {
     live.current = null;
-    await session.close();
+    // Everything the run did is already durable; a lease that cannot be released (the store went
+    // away) expires on its own. The run's own outcome or error is what the user needs to see.
+    await session.close().catch((closeError: unknown) =>
+      emit({
+        type: 'notice',
+        text: `The session's lease could not be released (${closeError instanceof Error ? closeError.message : String(closeError)}); another process can take it over once it expires.`,
+      }),
+    );
   }
 }
 

@@ -55,6 +55,7 @@ export async function plan(scope: RunnerScope, sessionId: string, planOptions: P
     // The recorded spec runs unless the edited one is asked for: only then can an edit block.
     ...(specText !== null && useEditedSpec ? { spec: { text: specText } } : {}),
     availableModels,
+    ...(mode.compatibility?.(config) ?? {}),
     ...(await toolAvailability(scope, mode, config, useEditedSpec ? specText : null)),
   });
   const files = await compareWorkspaceFiles({ state, workspaceDir }).catch(() => null);
