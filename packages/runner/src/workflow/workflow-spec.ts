@@ -155,7 +155,14 @@ export function parseWorkflowSpec(text: string, file: string | null): WorkflowSp
 function checkReferences(
   references: TemplateReference[],
   location: TemplateLocation,
-  allowed: { variables: Set<string> | null; stepsBefore: number; error: boolean; lastResponse: boolean },
+  allowed: {
+    variables: Set<string> | null;
+    stepsBefore: number;
+    error: boolean;
+    lastResponse: boolean;
+    /** Which steps are shell steps (only those have an exit code), by index. */
+    shellSteps?: readonly boolean[];
+  },
 ): void {
   for (const reference of references) {
     const fail = (problem: string, fix: string): never => {
@@ -173,6 +180,16 @@ function checkReferences(
         `Steps are numbered from 0; this one may refer to steps[0] to steps[${Math.max(0, allowed.stepsBefore - 1)}].`,
       );
     }
+    if (
+      reference.kind === 'step' &&
+      reference.field === 'exit_code' &&
+      allowed.shellSteps?.[reference.index] === false
+    ) {
+      fail(
+        `{{ ${describeReference(reference)} }} refers to an agent step, which has no exit code`,
+        `Use {{ steps[${reference.index}].response }} for an agent step's answer.`,
+      );
+    }
     if (reference.kind === 'error' && !allowed.error)
       fail('{{ error }} is only available in on_failure inputs', 'Use it inside on_failure.input.');
     if (reference.kind === 'last-response' && !allowed.lastResponse) {
@@ -188,6 +205,7 @@ function checkReferences(
 export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVariables: Iterable<string> = []): void {
   const agentNames = Object.keys(spec.agents);
   const variables = new Set([...Object.keys(spec.variables), ...extraVariables]);
+  const shellSteps = spec.steps.map((step) => isShellStep(step));
   const unknownAgent = (name: string, key: string): never => {
     throw new ConfigError({
       file,
@@ -207,7 +225,7 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
     allowed: { stepsBefore: number; error: boolean; lastResponse: boolean },
   ) => {
     const location = { file, key };
-    checkReferences(templateReferences(text, location), location, { variables, ...allowed });
+    checkReferences(templateReferences(text, location), location, { variables, shellSteps, ...allowed });
   };
   for (const [name, agent] of Object.entries(spec.agents)) {
     check(agent.prompt, `agents.${name}.prompt`, { stepsBefore: 0, error: false, lastResponse: false });
