@@ -4,11 +4,13 @@
 // the CLI picks from this directory's sessions and says which, or opens the picker.
 
 import { type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
-import { agentsForModels, formatResumePlan, type ProviderName, readRunConfig, resumeCommandFor } from '@resume/runner';
+import { agentsForModels, formatResumePlan, type ProviderName, resumeCommandFor } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
+import { checkModeOption, parseModeName, startsFromFile } from '../modes/mode-names.js';
 import { formatWhen, truncate } from '../output/format.js';
 import { resolveSession } from '../sessions/resolve-session.js';
+import { costLimitsOf } from './cost-limits.js';
 import { screenIo } from './decisions.js';
 import { recordOf, selectionFrom } from './models.js';
 import { configAgents, providersNamedIn, runWithHarness } from './run-harness.js';
@@ -31,7 +33,10 @@ export const runFlagsSchema = z.object({
   resume: z.union([z.string(), z.boolean()]).optional(),
   branchFrom: z.string().optional(),
   atRound: positiveInteger('--at-round').optional(),
-  mode: z.enum(['discussion', 'iterative', 'orchestrated']).optional(),
+  mode: z
+    .string()
+    .transform((value) => parseModeName(value, { listing: false }))
+    .optional(),
   project: z.string().optional(),
   maxRounds: positiveInteger('--max-rounds').optional(),
   script: z.string().optional(),
@@ -56,6 +61,8 @@ export const runFlagsSchema = z.object({
   yes: z.boolean().optional(),
   onConflict: z.enum(['keep', 'restore', 'cancel']).optional(),
   onUncertain: z.enum(['rerun', 'skip', 'abort']).optional(),
+  maxCost: z.string().optional(),
+  maxLineageCost: z.string().optional(),
 });
 export type RunFlags = z.infer<typeof runFlagsSchema>;
 
@@ -108,16 +115,21 @@ function selectionFor(context: CliContext, flags: RunFlags, recorded: Record<str
 async function startFlow(context: CliContext, task: string, flags: RunFlags): Promise<number> {
   const { config } = context.config();
   const mode = flags.mode ?? 'discussion';
-  if (flags.startChunk !== undefined && mode !== 'iterative')
-    throw new UsageError(`--start-chunk applies to iterative mode; this is a ${mode} run.`, {
-      hint: 'conclave --mode iterative --project <file> --start-chunk N "task"',
-    });
+  if (flags.startChunk !== undefined)
+    checkModeOption(
+      mode,
+      'startChunk',
+      '--start-chunk',
+      'conclave --mode iterative --project <file> --start-chunk N "task"',
+    );
   const selection = selectionFor(context, flags, null);
   const agents = flags.models?.length ? agentsForModels(flags.models) : configAgents(context);
   const judge = config.judge;
+  const costs = costLimitsOf(flags, config, null);
   return runWithHarness(
     context,
     {
+      limits: costs.limits,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: [
@@ -148,7 +160,7 @@ async function startFlow(context: CliContext, task: string, flags: RunFlags): Pr
           ...(flags.project ? { project: flags.project } : {}),
           ...(flags.startChunk ? { startChunk: flags.startChunk } : {}),
         },
-        record: recordOf(selection),
+        record: { ...recordOf(selection), ...costs.record },
       }),
   );
 }
@@ -161,6 +173,7 @@ async function sessionSetup(context: CliContext, flags: RunFlags, id: string) {
   return {
     state,
     setup: {
+      limits: costLimitsOf(flags, context.config().config, recorded).limits,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: providersNamedIn(recorded.run),
@@ -244,7 +257,7 @@ async function continueChecked(context: CliContext, id: string, question: string
   const engine = await context.engine();
   const state = await engine.readSession(id);
   if (state.status === 'completed') return continueSession(context, id, question, flags);
-  const resumeCommand = resumeCommandFor(id, readRunConfig(state).mode);
+  const resumeCommand = resumeCommandFor(id, state.header.mode);
   if (!context.environment.interactive || context.options.json)
     throw new UsageError(
       `Session ${id} "${truncate(state.title, 50)}" is ${state.status}: it stopped before reaching a conclusion, so there is nothing to follow up on yet.`,
@@ -307,7 +320,9 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
   }
   const fromCheckpoint = fromCheckpointOf(flags);
   if (flags.dryRun) {
-    const plan = await (await createPlanner(context)).plan(id, {
+    const plan = await (
+      await createPlanner(context, costLimitsOf(flags, context.config().config, state.header.options).limits)
+    ).plan(id, {
       ...(fromCheckpoint === undefined ? {} : { fromCheckpoint }),
       ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}),
       ...(flags.useEditedSpec ? { useEditedSpec: true } : {}),
@@ -368,7 +383,7 @@ export async function pickFromWorkspace(context: CliContext, purpose: 'resume' |
   return wanted;
 }
 
-const isWorkflow = (summary: Pick<SessionSummary, 'mode'>) => summary.mode === 'chain' || summary.mode === 'prompt';
+const isWorkflow = (summary: Pick<SessionSummary, 'mode'>) => startsFromFile(summary.mode);
 
 /**
  * `run --resume` without an id: in a terminal the picker, showing workflow runs only;

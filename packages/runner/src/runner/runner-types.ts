@@ -3,8 +3,9 @@ import type { Engine, Session, UncertainDecision, UsageTotals } from '@resume/co
 import type { ConclaveError, JsonValue, UncertainStepInfo } from '@resume/core/spec';
 import type { FileConflictChoice } from '../files/file-conflicts.js';
 import type { FileChange } from '../files/file-snapshots.js';
-import type { AgentSpec } from '../modes/agent-spec.js';
+import type { AgentInput } from '../modes/mode.js';
 import type { ModelResolver, ModeTool } from '../modes/mode-context.js';
+import type { ModeRegistry } from '../modes/mode-registry.js';
 import type { CompatibilityFinding } from '../resume/compatibility.js';
 import type { ResumePlan } from '../resume/resume-plan.js';
 import type { RunEvent } from './run-event.js';
@@ -71,11 +72,21 @@ export interface RunnerOptions {
   availableModels?: () => Promise<readonly string[] | null>;
   /** Reads spec, prompt and project files (default: from disk). */
   readTextFile?: (filePath: string) => Promise<string>;
+  /** The modes runs can use, by name (default: the built-in modes; add yours with `builtinModes.with(mode)`). */
+  modes?: ModeRegistry;
+  /**
+   * Cost limits (USD): a new model call whose estimate would pass one is not made and the run
+   * stops at a checkpoint (interrupted, `stopReason: 'cost-limit'`). `warnAboveUsd`: a resume
+   * of a session whose lineage cost is above it says so in the plan and in a notice.
+   */
+  limits?: { maxCostUsd?: number | null; maxLineageCostUsd?: number | null; warnAboveUsd?: number | null };
 }
 
-export type AgentInput = Partial<AgentSpec> & { name: string };
+export type { AgentInput };
 
+/** Start options: each mode reads the ones its options schema declares (these are the built-in modes'). */
 export interface StartOptions {
+  [option: string]: unknown;
   maxRounds?: number;
   forceConsensus?: boolean;
   /** Iterative: the project file (workspace-relative or absolute). */
@@ -87,7 +98,8 @@ export interface StartOptions {
 }
 
 export interface StartInput {
-  mode: 'discussion' | 'iterative' | 'orchestrated';
+  /** A registered mode that starts from a task (built in: discussion, iterative, orchestrated). */
+  mode: string;
   task: string;
   title?: string;
   agents?: AgentInput[];
@@ -158,8 +170,10 @@ export interface RunResult {
   /** The exact command that resumes an unfinished run. */
   resumeCommand: string | null;
   usage: UsageTotals;
-  /** Why a failed run failed. */
+  /** Why a failed run failed (or, with `stopReason`, why it stopped). */
   error: ConclaveError | Error | null;
+  /** Why an interrupted run stopped on its own: a model call would have passed the cost limit. */
+  stopReason?: 'cost-limit';
   /**
    * The resume was declined before anything ran (the resume prompt answered no, a file
    * conflict or model choice cancelled): the session is unchanged and still resumable.
