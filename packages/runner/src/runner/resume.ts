@@ -10,7 +10,7 @@ import { checkWorkflow, hashText, parseWorkflowSpec } from '../workflow/workflow
 import { branchFrom } from './branch.js';
 import { drive } from './drive.js';
 import { plan } from './plan.js';
-import { prepareResume } from './resume-checks.js';
+import { keepReplacedFiles, prepareResume } from './resume-checks.js';
 import { resumeCommandFor, specKindOf, specPathOf } from './resume-command.js';
 import { isDirectory } from './resume-workspace.js';
 import { type RunConfig, readRunConfig } from './run-config.js';
@@ -66,7 +66,7 @@ export async function resume(
   }
   // Checked before anything is written: an invalid edit is a usage error, not a half-started resume.
   const editedSpec = useEditedSpec ? await editedSpecText(scope, state, config, workspaceDir) : null;
-  const replacements = await prepareResume({
+  const prepared = await prepareResume({
     plan: resumePlan,
     force: resumeOptions.force ?? false,
     decisions: options.decisions,
@@ -74,8 +74,8 @@ export async function resume(
     store: engine.store,
     workspaceDir,
   });
-  if (replacements === null) return cancelled(scope, state, config);
-  config = replaceModels(config, replacements);
+  if (prepared === null) return cancelled(scope, state, config);
+  config = replaceModels(config, prepared.replacements);
   if (editedSpec?.config) config = editedSpec.config;
   if (resumePlan.checkpoint && resumeOptions.fromCheckpoint !== undefined) {
     // The journal is append-only: going back to an earlier checkpoint starts a branch from it.
@@ -87,6 +87,7 @@ export async function resume(
       null,
       config,
       workspaceDir,
+      (child) => keepReplacedFiles(child, prepared.replacedFiles, emit),
     );
   }
   const session = await engine
@@ -107,6 +108,7 @@ export async function resume(
         },
       );
     });
+  await keepReplacedFiles(session, prepared.replacedFiles, emit);
   if (editedSpec) {
     // The edited spec runs from here on (asked for, and the compatibility check let it
     // through); the models are told their context changed.
