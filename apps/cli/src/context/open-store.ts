@@ -7,6 +7,11 @@ import { maskUrlCredentials } from '../output/mask-credentials.js';
 
 export async function openStore(options: { url: string | null; home: string }): Promise<SessionStore> {
   const url = options.url;
+  if (url && /^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !URL.canParse(url)) {
+    throw new UsageError(`The store URL "${maskUrlCredentials(url)}" is not a valid URL.`, {
+      hint: 'Write it as postgres://user@host:5432/database (an IPv6 host in brackets: postgres://user@[::1]:5432/database; a password with @, : or / percent-encoded).',
+    });
+  }
   if (url && /^postgres(ql)?:\/\//i.test(url)) {
     const { createPostgresStore } = await import('@resume/storage-postgres');
     return createPostgresStore({ connectionString: url });

@@ -496,6 +496,14 @@ describe('conclave: workflows, admin commands and errors', () => {
     expect(flag.stderr).not.toContain('\u001b[');
   });
 
+  it('refuses a malformed store URL with 64 and how to write it', async () => {
+    const result = await sandbox.run(['sessions', 'list', '--store', 'postgres://me:pw-secret-1@[::1']);
+    expect(result.code).toBe(64);
+    expect(result.stderr).toContain('is not a valid URL');
+    expect(result.stderr).toContain('postgres://user@[::1]:5432/database');
+    expect(result.stderr).not.toContain('pw-secret-1');
+  });
+
   it('db migrate needs a PostgreSQL store and tui needs a terminal', async () => {
     const migrate = await sandbox.run(['db', 'migrate']);
     expect(migrate.code).toBe(64);
