@@ -102,7 +102,12 @@ async function runMode(scope: RunnerScope, context: ModeContext, config: RunConf
       const spec = parseWorkflowSpec(text, config.workflowPath);
       // An edited spec may declare new variables: their defaults apply, recorded values win.
       const variables = { ...spec.variables, ...config.variables };
-      return runChain(context, { spec, file: config.workflowPath, variables });
+      return runChain(context, {
+        spec,
+        file: config.workflowPath,
+        variables,
+        stepKeys: config.stepKeys ?? 'position',
+      });
     }
   }
 }
