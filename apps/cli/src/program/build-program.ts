@@ -3,6 +3,7 @@
 // never Ink, React or a provider SDK.
 import { Command, Option } from 'commander';
 import type { CliContext, CliEnvironment } from '../context/cli-context.js';
+import { listableModes, runModeHelp } from '../modes/mode-names.js';
 
 export interface ProgramHooks {
   /** Called by the chosen action with the work to do; the caller runs it and keeps the exit code. */
@@ -117,7 +118,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
     )
     .option('--branch-from <id>', 'start a new session from a checkpoint of another one')
     .option('--at-round <n>', 'with --branch-from: the round to branch after')
-    .addOption(new Option('--mode <mode>', 'how the agents work').choices(['discussion', 'iterative', 'orchestrated']))
+    .option('--mode <mode>', runModeHelp())
     .option('--project <file>', 'iterative mode: the file to work through chunk by chunk')
     .option('--max-rounds <n>', 'discussion: stop after N rounds')
     .option('--script <file.yaml>', 'scripted provider: turns to play, in order')
@@ -195,7 +196,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
     new Command('list')
       .alias('ls')
       .description('list sessions, newest first')
-      .option('--mode <mode>', 'only this mode (discussion, iterative, orchestrated, chain, prompt, custom)')
+      .option('--mode <mode>', `only this mode (${listableModes().join(', ')})`)
       .option('--status <status>', 'only this status (running, interrupted, completed, failed)')
       .option('--since <date>', 'only sessions updated since this date (2026-06-01, or an age like 7d)')
       .option('--workspace', 'only sessions of the current directory')
