@@ -56,6 +56,8 @@ const instances: Record<string, () => ConclaveError> = {
     }),
   StepOutputError: () =>
     new core.StepOutputError({ sessionId, key: 'charge', path: 'output.total', problem: 'is a bigint' }),
+  StoreFullError: () =>
+    new core.StoreFullError({ path: '/tmp/home/sessions/x/journal.jsonl', location: '/tmp/home', freeBytes: 0 }),
   StoreIoError: () => new core.StoreIoError('fsync failed', '/tmp/journal.jsonl'),
   UncertainStepError: () => new core.UncertainStepError(uncertainStep),
   UnsupportedFormatError: () => new core.UnsupportedFormatError(`Session ${sessionId}`, 9),
