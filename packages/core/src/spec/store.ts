@@ -63,6 +63,14 @@ export interface RepairReport {
   savedTo: string | null;
 }
 
+/** A change a store's `watch` reports. */
+export interface StoreChange {
+  sessionId: string;
+  change: 'created' | 'updated' | 'deleted';
+  /** The journal's last seq after the change (null for a deletion). */
+  lastSeq: number | null;
+}
+
 export interface SessionStore {
   readonly specificationVersion: typeof STORE_SPECIFICATION_VERSION;
   /** `fs`, `postgres`, `memory`... */
@@ -95,6 +103,13 @@ export interface SessionStore {
 
   putSnapshot(sessionId: string, snapshot: FoldSnapshot): Promise<void>;
   getSnapshot(sessionId: string): Promise<FoldSnapshot | null>;
+
+  /**
+   * Optional: calls `listener` whenever a session is created, appended to or deleted, by any
+   * process on any machine (the PostgreSQL store LISTENs for it). A runner waiting for an answer
+   * (`waitFor` with `wait`) is woken by it; without it, it polls.
+   */
+  watch?(listener: (change: StoreChange) => void): Promise<{ close(): Promise<void> }>;
 
   /** Stores content by its sha256 (hex) and returns the hash. Idempotent. */
   putBlob(content: Uint8Array): Promise<string>;
