@@ -5,11 +5,16 @@ import { defineConfig } from 'vitest/config';
 const conditions = ['@resume/source', ...defaultServerConditions];
 
 // One vitest project per workspace package, all sharing this configuration.
-const projects = ['packages', 'apps'].flatMap((group) =>
+const projects = ['packages', 'apps', 'examples'].flatMap((group) =>
   readdirSync(group).map((name) => {
     const root = `${group}/${name}`;
     const manifest = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string };
-    return { extends: true as const, test: { name: manifest.name, root, include: ['src/**/*.test.{ts,tsx}'] } };
+    // LangGraph's checkpointer validation suite is written for Jest-style globals (describe, it, expect).
+    const globals = manifest.name === '@resume/langgraph';
+    return {
+      extends: true as const,
+      test: { name: manifest.name, root, include: ['src/**/*.test.{ts,tsx}'], globals },
+    };
   }),
 );
 

@@ -17,6 +17,7 @@ export type {
   OpenSessionOptions,
   ReplayPolicy,
   RespondOptions,
+  RetryContext,
   RetryPolicy,
   RunOptions,
   RunTarget,

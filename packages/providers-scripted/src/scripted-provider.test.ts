@@ -330,4 +330,9 @@ describe('scripted provider: scripts', () => {
     expect(await createScriptedProvider({ env: {} }).listModels()).toEqual(['scripted']);
     expect(await createScriptedProvider({ env: {}, models: ['a', 'b'] }).listModels()).toEqual(['a', 'b']);
   });
+
+  it('lists the models named in CONCLAVE_SCRIPTED_MODELS', async () => {
+    const provider = createScriptedProvider({ env: { CONCLAVE_SCRIPTED_MODELS: 'gpt-4o-mini, gpt-4.1' } });
+    expect(await provider.listModels()).toEqual(['gpt-4o-mini', 'gpt-4.1']);
+  });
 });

@@ -41,7 +41,11 @@ export interface ScriptedProviderOptions {
   latencyMs?: number;
   /** The judge's round of consensus (default `CONCLAVE_SCRIPTED_CONSENSUS_AT`, else 2). */
   consensusAt?: number;
-  /** Model ids `listModels()` reports (default `['scripted']`); `chatModel()` accepts any id. */
+  /**
+   * Model ids `listModels()` reports (default `CONCLAVE_SCRIPTED_MODELS`, comma-separated, else
+   * `['scripted']`); `chatModel()` accepts any id. Demos and tests use it to play a provider
+   * that no longer offers a model.
+   */
   models?: string[];
   /** Injected for tests: how to wait. */
   sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
@@ -154,7 +158,11 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): C
         ? loadScript(scriptSource)
         : parseScript(scriptSource, null);
   const sleep = options.sleep ?? defaultSleep;
-  const models = options.models ?? [SCRIPTED_PROVIDER_NAME];
+  const listedInEnv = (env.CONCLAVE_SCRIPTED_MODELS ?? '')
+    .split(',')
+    .map((model) => model.trim())
+    .filter(Boolean);
+  const models = options.models ?? (listedInEnv.length > 0 ? listedInEnv : [SCRIPTED_PROVIDER_NAME]);
 
   const scriptTurnFor = (request: GenerateRequest) => {
     const agent = request.metadata?.agent ?? null;

@@ -1,6 +1,7 @@
 // `conclave sessions show <id>`: status, lineage, checkpoints, usage and cost (session and
 // lineage) and the transcript; `--json` for scripts (DESIGN 9 fields).
 import { pendingInput } from '@resume/core/engine';
+import type { SessionHeader } from '@resume/core/spec';
 import { resumeCommandFor } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
@@ -86,9 +87,16 @@ export async function showSessionCommand(
   }
   if (state.status === 'interrupted' || state.status === 'failed') {
     terminal.out();
-    terminal.out(
-      `Resume with: ${state.header.mode === 'custom' ? `conclave --resume ${id}` : resumeCommandFor(id, state.header.mode)}`,
-    );
+    terminal.out(resumeAdvice(id, state.header));
   }
   return 0;
+}
+
+/** How to pick an unfinished session up again: a LangGraph thread continues in the app that runs the graph. */
+function resumeAdvice(id: string, header: SessionHeader): string {
+  if (header.mode === 'langgraph') {
+    const threadId = typeof header.options.threadId === 'string' ? header.options.threadId : null;
+    return `Continue it from your app: run the graph again with thread_id ${JSON.stringify(threadId ?? id)} and the same checkpointer store.`;
+  }
+  return `Resume with: ${header.mode === 'custom' ? `conclave --resume ${id}` : resumeCommandFor(id, header.mode)}`;
 }

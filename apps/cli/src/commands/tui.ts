@@ -1,5 +1,5 @@
 // `conclave tui`: the full-screen session browser. What the user picks there is run
-// like the matching command (resume in place, or continue with a follow-up).
+// like the matching command: resumed in place, or continued with a follow-up typed in the TUI.
 import { UsageError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
 import { screenIo } from '../runs/decisions.js';
@@ -13,9 +13,6 @@ export async function openBrowserCommand(context: CliContext): Promise<number> {
   const { tui, backend } = await openSessionBackend(context);
   const picked = await tui.openSessionBrowser(backend, screenIo(context));
   if (!picked) return 0;
-  const { runSessionFlow } = await import('../runs/session-flows.js');
-  if (picked.action === 'resume')
-    return runSessionFlow(context, { kind: 'resume', task: '', options: { resume: picked.sessionId } });
-  context.terminal.note(`Continue it with: ${tui.commandFor(picked)}`);
-  return runSessionFlow(context, { kind: 'resume', task: '', options: { resume: picked.sessionId } });
+  const { parseRunFlags, runPicked } = await import('../runs/session-flows.js');
+  return runPicked(context, picked, parseRunFlags({}));
 }

@@ -73,4 +73,59 @@ describe('conclave run: workflows from the command line', () => {
     expect(none.code).toBe(66);
     expect(none.stderr).toContain('No interrupted or failed workflow run in this workspace');
   });
+
+  it('ten clean interrupts (Ctrl+C, SIGTERM) of the same step never lock the session', async () => {
+    await writeFile(path.join(sandbox.workspace, 'slow.yaml'), slowFlow);
+    const slow = { CONCLAVE_SCRIPTED_LATENCY_MS: '5000' };
+    const first = sandbox.start(['run', 'slow.yaml'], { env: slow });
+    await first.waitFor(/is speaking/);
+    first.child.kill('SIGINT');
+    const stopped = await first.done;
+    expect(stopped.code).toBe(130);
+    const id = /conclave run --resume ([0-9a-z]{22})/.exec(stopped.stderr)?.[1] ?? '';
+    for (let round = 0; round < 10; round += 1) {
+      const resumed = sandbox.start(['run', '--resume', id, '--yes'], { env: slow });
+      await resumed.waitFor(/is speaking/);
+      resumed.child.kill(round % 2 === 0 ? 'SIGTERM' : 'SIGINT');
+      const outcome = await resumed.done;
+      expect(outcome.code, outcome.stderr).toBe(130);
+    }
+    const finished = await sandbox.run(['run', '--resume', id, '--yes']);
+    expect(finished.code, finished.stderr).toBe(0);
+  }, 120_000);
+
+  it('a poison step that kills the process at the same place hits resume.maxRecoveries, and --force gets past it', async () => {
+    await writeFile(path.join(sandbox.workspace, 'slow.yaml'), slowFlow);
+    await writeFile(path.join(sandbox.workspace, '.conclave.yaml'), 'resume:\n  maxRecoveries: 2\n');
+    const slow = { CONCLAVE_SCRIPTED_LATENCY_MS: '5000' };
+    const killedAt = async (args: string[]) => {
+      const running = sandbox.start(args, { env: slow });
+      await running.waitFor(/is speaking/);
+      running.child.kill('SIGKILL');
+      await running.done;
+    };
+    await killedAt(['run', 'slow.yaml']);
+    const id = (await sandbox.json<Array<{ id: string }>>(['sessions', 'list']))[0]?.id ?? '';
+    await killedAt(['run', '--resume', id, '--yes']);
+    await killedAt(['run', '--resume', id, '--yes']);
+    const refused = await sandbox.run(['run', '--resume', id, '--yes']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('3 times in a row without progress');
+    expect(refused.stderr).toContain(`conclave run --resume ${id} --force`);
+    expect(refused.stderr).toContain('resume.maxRecoveries');
+    const forced = await sandbox.run(['run', '--resume', id, '--yes', '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+  }, 120_000);
 });
+
+const slowFlow = [
+  'name: slow',
+  'agents:',
+  '  thinker: { prompt: "You think." }',
+  'steps:',
+  '  - agent: thinker',
+  '    input: "Think"',
+  '  - agent: thinker',
+  '    input: "Think again"',
+  '',
+].join('\n');

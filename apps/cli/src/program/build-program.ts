@@ -235,7 +235,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       .alias('rm')
       .description('delete a session and everything derived from it')
       .argument('<id>', 'id, unique prefix, list index or exported file')
-      .option('--force', 'also delete a session another process is running'),
+      .option('--force', 'do not ask first (a terminal asks [y/N]); also delete a session another process is running'),
   );
   remove.addHelpText('after', examples(['conclave sessions delete 01jf3k', 'conclave sessions delete 3 --force']));
   remove.action(

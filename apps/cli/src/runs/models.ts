@@ -77,6 +77,18 @@ export function selectionFrom(input: {
 
 export type ModelResolverFunction = (agent: { name: string; provider?: string; model?: string }) => ChatModel;
 
+export interface ModelResolution {
+  resolve: ModelResolverFunction;
+  /**
+   * The model ids the run's providers offer now (their `/models`), asked once and kept;
+   * null when unknown: a provider could not list them, or it is the scripted provider
+   * without `CONCLAVE_SCRIPTED_MODELS` (it answers to any model id).
+   */
+  availableModels: () => Promise<readonly string[] | null>;
+  /** Calls to `from` (or to a dated snapshot of it) go to `to` from now on: the model-unavailable choice. */
+  replace(from: string, to: string): void;
+}
+
 /**
  * Loads the providers a run needs and returns the resolver the runner calls per agent.
  * Only the chosen provider's SDK is imported; agents that name another provider load it too.
@@ -91,14 +103,19 @@ export async function createModelResolver(
     /** --provider given: it wins over what agents recorded. */
     providerForced: boolean;
   },
-): Promise<ModelResolverFunction> {
+): Promise<ModelResolution> {
   const wanted = new Set<ProviderName>([selection.provider]);
   if (!options.providerForced)
     for (const name of options.agentProviders ?? [])
       if (name === 'scripted' || name === 'openai' || name === 'anthropic') wanted.add(name);
   const providers = new Map<string, ChatProvider>();
   for (const name of wanted) providers.set(name, await loadProvider(name, selection, options.config, options.env));
-  return (agent) => {
+  let listed: Promise<readonly string[] | null> | null = null;
+  const availableModels = () => {
+    listed ??= listAvailableModels(providers, options.env);
+    return listed;
+  };
+  const resolve: ModelResolverFunction = (agent) => {
     const name = options.providerForced ? selection.provider : (agent.provider ?? selection.provider);
     const provider = providers.get(name);
     if (!provider)
@@ -118,8 +135,42 @@ export async function createModelResolver(
       (options.providerForced ? undefined : agent.model) ??
       configured ??
       DEFAULT_MODELS[name as ProviderName];
-    return provider.chatModel(model);
+    return provider.chatModel(replacementFor(model) ?? model);
   };
+  const replacements = new Map<string, string>();
+  const replacementFor = (model: string) =>
+    replacements.get(model) ??
+    [...replacements].find(([from]) => from.startsWith(`${model}-`) || model.startsWith(`${from}-`))?.[1];
+  return { resolve, availableModels, replace: (from, to) => replacements.set(from, to) };
+}
+
+async function listAvailableModels(
+  providers: ReadonlyMap<string, ChatProvider>,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<readonly string[] | null> {
+  const all = new Set<string>();
+  for (const [name, provider] of providers) {
+    if (name === 'scripted' && !env.CONCLAVE_SCRIPTED_MODELS) return null;
+    try {
+      for (const id of await provider.listModels()) all.add(id);
+    } catch {
+      // Unknown is not "unavailable": a provider that cannot list its models is not second-guessed.
+      return null;
+    }
+  }
+  return [...all];
+}
+
+/** The listed models most like `missing` first (longest common prefix), for the model-unavailable screen. */
+export function rankAlternatives(missing: string, available: readonly string[]): string[] {
+  const shared = (model: string) => {
+    let length = 0;
+    while (length < Math.min(model.length, missing.length) && model[length] === missing[length]) length++;
+    return length;
+  };
+  return [...available]
+    .filter((model) => model !== missing)
+    .sort((left, right) => shared(right) - shared(left) || left.localeCompare(right));
 }
 
 async function loadProvider(

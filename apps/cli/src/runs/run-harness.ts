@@ -33,7 +33,7 @@ export async function runWithHarness(
   const { config } = context.config();
   const environment = context.environment;
   const engine = await context.engine();
-  const models = await createModelResolver(setup.selection, {
+  const resolution = await createModelResolver(setup.selection, {
     config,
     env: environment.env,
     agentProviders: setup.agentProviders,
@@ -43,12 +43,18 @@ export async function runWithHarness(
   const view = await createRunView(context);
   const runner = createRunner({
     engine,
-    models,
+    models: resolution.resolve,
     workspaceDir: environment.cwd,
     env: { ...environment.env },
     onEvent: (event) => view.onEvent(event),
-    decisions: buildDecisions(context, setup.decisions),
+    decisions: buildDecisions(context, setup.decisions, {
+      availableModels: resolution.availableModels,
+      provider: setup.selection.provider,
+      replace: resolution.replace,
+    }),
+    availableModels: resolution.availableModels,
     allowCommands: config.tools.allowCommands,
+    maxRecoveries: config.resume.maxRecoveries,
   });
 
   let interrupting = false;

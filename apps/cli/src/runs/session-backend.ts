@@ -6,17 +6,21 @@ import { UsageError } from '@resume/core/spec';
 import { createRunner } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
 
-export async function openSessionBackend(context: CliContext) {
-  const engine = await context.engine();
-  const tui = await import('@resume/tui');
-  // Only plans resumes, so it is never given a model to call.
-  const planner = createRunner({
-    engine,
+/** A runner that only plans resumes (dry runs, the details pane), so it is never given a model to call. */
+export async function createPlanner(context: CliContext) {
+  return createRunner({
+    engine: await context.engine(),
     models: () => {
       throw new UsageError('Planning calls no model.');
     },
     workspaceDir: context.environment.cwd,
   });
+}
+
+export async function openSessionBackend(context: CliContext) {
+  const engine = await context.engine();
+  const tui = await import('@resume/tui');
+  const planner = await createPlanner(context);
   const backend = tui.createEngineBackend({
     engine,
     planResume: async (sessionId) => tui.resumePlanView(await planner.plan(sessionId)),

@@ -4,7 +4,7 @@
 // the CLI picks from this directory's sessions and says which, or opens the picker.
 
 import { type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
-import { agentsForModels, createRunner, formatResumePlan, type ProviderName } from '@resume/runner';
+import { agentsForModels, formatResumePlan, type ProviderName, readRunConfig, resumeCommandFor } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen, truncate } from '../output/format.js';
@@ -12,7 +12,7 @@ import { resolveSession } from '../sessions/resolve-session.js';
 import { screenIo } from './decisions.js';
 import { recordOf, selectionFrom } from './models.js';
 import { configAgents, providersNamedIn, runWithHarness } from './run-harness.js';
-import { openSessionBackend } from './session-backend.js';
+import { createPlanner, openSessionBackend } from './session-backend.js';
 
 export interface FlowInput {
   kind: 'start' | 'continue' | 'resume' | 'branch';
@@ -88,6 +88,8 @@ function decisionFlags(context: CliContext, flags: RunFlags) {
     yes: flags.yes ?? false,
     onConflict: flags.onConflict ?? defaults.onConflict,
     onUncertain: flags.onUncertain ?? defaults.onUncertain,
+    modelsGiven: (flags.models?.length ?? 0) > 0,
+    force: flags.force ?? false,
   };
 }
 
@@ -106,6 +108,10 @@ function selectionFor(context: CliContext, flags: RunFlags, recorded: Record<str
 async function startFlow(context: CliContext, task: string, flags: RunFlags): Promise<number> {
   const { config } = context.config();
   const mode = flags.mode ?? 'discussion';
+  if (flags.startChunk !== undefined && mode !== 'iterative')
+    throw new UsageError(`--start-chunk applies to iterative mode; this is a ${mode} run.`, {
+      hint: 'conclave --mode iterative --project <file> --start-chunk N "task"',
+    });
   const selection = selectionFor(context, flags, null);
   const agents = flags.models?.length ? agentsForModels(flags.models) : configAgents(context);
   const judge = config.judge;
@@ -187,8 +193,6 @@ async function branchFlow(context: CliContext, question: string, flags: RunFlags
 
 async function continueFlow(context: CliContext, task: string, flags: RunFlags): Promise<number> {
   const followUp = (typeof flags.continue === 'string' ? flags.continue : task).trim();
-  let id: string;
-  let question = followUp;
   if (!followUp) {
     if (!context.environment.interactive)
       throw new UsageError('--continue needs a follow-up question when there is no terminal to ask.', {
@@ -196,13 +200,69 @@ async function continueFlow(context: CliContext, task: string, flags: RunFlags):
       });
     const picked = await pickInteractively(context, 'Continue which session?');
     if (!picked) return 0;
-    id = picked;
-    question = await askLine('Follow-up question: ');
-    if (!question) throw new UsageError('No follow-up given; nothing was started.');
-  } else {
-    const summary = await pickFromWorkspace(context, 'continue');
-    id = summary.id;
+    return runPicked(context, picked, flags);
   }
+  const summary = await pickFromWorkspace(context, 'continue');
+  return continueChecked(context, summary.id, followUp, flags);
+}
+
+/** What the user picked in a picker or the browser: resume it in place, or ask the follow-up (in the TUI). */
+export async function runPicked(
+  context: CliContext,
+  picked: { sessionId: string; action: 'resume' | 'continue' },
+  flags: RunFlags,
+): Promise<number> {
+  if (picked.action === 'resume') return resumeInPlace(context, picked.sessionId, flags);
+  const question = await askFollowUpFor(context, picked.sessionId);
+  if (question === null) return 0;
+  return continueSession(context, picked.sessionId, question, flags);
+}
+
+/** The follow-up, typed in the TUI's text box; null (with a note) when the user left it. */
+async function askFollowUpFor(context: CliContext, id: string): Promise<string | null> {
+  const engine = await context.engine();
+  const state = await engine.readSession(id);
+  const tui = await import('@resume/tui');
+  const question = await tui.askFollowUp(
+    {
+      sessionId: id,
+      title: state.title,
+      conclusion: typeof state.data.conclusion === 'string' ? state.data.conclusion : null,
+    },
+    screenIo(context),
+  );
+  if (question === null) context.terminal.note('No follow-up given; nothing was started.');
+  return question;
+}
+
+/**
+ * A follow-up for a session that never finished has no conclusion to build on: in a
+ * terminal the user chooses (resume it first, ask anyway, cancel); without one it is
+ * refused with the command that finishes it.
+ */
+async function continueChecked(context: CliContext, id: string, question: string, flags: RunFlags) {
+  const engine = await context.engine();
+  const state = await engine.readSession(id);
+  if (state.status === 'completed') return continueSession(context, id, question, flags);
+  const resumeCommand = resumeCommandFor(id, readRunConfig(state).mode);
+  if (!context.environment.interactive || context.options.json)
+    throw new UsageError(
+      `Session ${id} "${truncate(state.title, 50)}" is ${state.status}: it stopped before reaching a conclusion, so there is nothing to follow up on yet.`,
+      { hint: `Finish it first: ${resumeCommand}\nthen ask: conclave --resume ${id} "${truncate(question, 40)}"` },
+    );
+  const tui = await import('@resume/tui');
+  const plan = await (await createPlanner(context)).plan(id).catch(() => null);
+  const answer = await tui.askUnfinishedContinue(
+    { sessionId: id, title: state.title, status: state.status, followUp: question, stoppedAt: plan?.next ?? null },
+    screenIo(context),
+  );
+  if (answer === 'cancel') {
+    context.terminal.note(`Nothing was started. Resume it later with: ${resumeCommand}`);
+    return 0;
+  }
+  if (answer === 'continue-anyway') return continueSession(context, id, question, flags);
+  const resumed = await resumeInPlace(context, id, flags);
+  if (resumed !== 0) return resumed;
   return continueSession(context, id, question, flags);
 }
 
@@ -221,41 +281,37 @@ async function continueSession(context: CliContext, id: string, question: string
 
 async function resumeFlow(context: CliContext, task: string, flags: RunFlags): Promise<number> {
   const reference = typeof flags.resume === 'string' ? flags.resume : null;
-  let id: string;
-  let question = task;
-  if (reference) id = await resolveSession(context, reference);
-  else if (context.environment.interactive && !context.options.json) {
+  if (!reference && context.environment.interactive && !context.options.json) {
     const picked = await pickInteractively(context, 'Resume which session?');
     if (!picked) return 0;
-    id = picked;
-  } else {
-    id = (await pickFromWorkspace(context, 'resume')).id;
+    if (task) return continueChecked(context, picked.sessionId, task, flags);
+    return runPicked(context, picked, flags);
   }
-  if (question) return continueSession(context, id, question, flags);
+  const id = reference ? await resolveSession(context, reference) : (await pickFromWorkspace(context, 'resume')).id;
+  if (task) return continueChecked(context, id, task, flags);
+  return resumeInPlace(context, id, flags);
+}
+
+/** `--resume <id>` without a question: in place, or for a completed session the follow-up is asked. */
+async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): Promise<number> {
   const engine = await context.engine();
   const state = await engine.readSession(id);
   if (state.status === 'completed') {
-    if (!context.environment.interactive)
+    if (!context.environment.interactive || context.options.json)
       throw new UsageError(`Session ${id} is completed; there is nothing to resume.`, {
         hint: `Ask a follow-up instead: conclave --resume ${id} "your question"`,
       });
-    question = await askLine(`"${truncate(state.title, 50)}" is completed. Follow-up question: `);
-    if (!question) throw new UsageError('No follow-up given; nothing was started.');
+    const question = await askFollowUpFor(context, id);
+    if (question === null) return 0;
     return continueSession(context, id, question, flags);
   }
   const fromCheckpoint = fromCheckpointOf(flags);
   if (flags.dryRun) {
-    const runner = createRunner({
-      engine,
-      models: () => {
-        throw new UsageError('A dry run calls no model.');
-      },
-      workspaceDir: context.environment.cwd,
-    });
-    const plan = await runner.plan(id, {
+    const plan = await (await createPlanner(context)).plan(id, {
       ...(fromCheckpoint === undefined ? {} : { fromCheckpoint }),
       ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}),
       ...(flags.useEditedSpec ? { useEditedSpec: true } : {}),
+      ...(flags.startChunk !== undefined ? { startChunk: flags.startChunk } : {}),
     });
     if (context.options.json) context.terminal.out(JSON.stringify(plan, null, 2));
     else context.terminal.out(formatResumePlan(plan));
@@ -320,7 +376,7 @@ const isWorkflow = (summary: Pick<SessionSummary, 'mode'>) => summary.mode === '
  */
 export async function pickWorkflowSession(context: CliContext): Promise<string | null> {
   if (context.environment.interactive && !context.options.json)
-    return pickInteractively(context, 'Resume which workflow run?', isWorkflow);
+    return (await pickInteractively(context, 'Resume which workflow run?', isWorkflow))?.sessionId ?? null;
   const engine = await context.engine();
   const workspaceDir = context.environment.cwd;
   const wanted = (await engine.listSessions({ workspaceDir })).find(
@@ -340,30 +396,13 @@ export async function pickWorkflowSession(context: CliContext): Promise<string |
   return wanted.id;
 }
 
-async function pickInteractively(
-  context: CliContext,
-  heading: string,
-  only?: (summary: SessionSummary) => boolean,
-): Promise<string | null> {
+async function pickInteractively(context: CliContext, heading: string, only?: (summary: SessionSummary) => boolean) {
   const opened = await openSessionBackend(context);
   const { tui } = opened;
   const backend = only
     ? { ...opened.backend, listSessions: async () => (await opened.backend.listSessions()).filter(only) }
     : opened.backend;
   const picked = await tui.pickSession(backend, { heading, ...screenIo(context) });
-  if (!picked) {
-    context.terminal.note('Nothing chosen.');
-    return null;
-  }
-  return picked.sessionId;
-}
-
-async function askLine(question: string): Promise<string> {
-  const { createInterface } = await import('node:readline/promises');
-  const readline = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return (await readline.question(question)).trim();
-  } finally {
-    readline.close();
-  }
+  if (!picked) context.terminal.note('Nothing chosen.');
+  return picked;
 }

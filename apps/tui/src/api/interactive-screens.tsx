@@ -10,6 +10,8 @@ import { ConflictScreen } from '../conflicts/conflict-screen.js';
 import type { ConflictAnswer, DiffSource } from '../conflicts/use-conflict-screen.js';
 import { type PickedSession, SessionPicker } from '../picker/index.js';
 import { type ResumePromptPlan, resumePlanLines } from '../plan/resume-prompt-plan.js';
+import { type DeleteInfo, DeletePrompt } from '../prompts/delete-prompt.js';
+import { type FollowUpInfo, FollowUpPrompt } from '../prompts/follow-up-prompt.js';
 import {
   type ModelUnavailableAnswer,
   type ModelUnavailableInfo,
@@ -18,6 +20,12 @@ import {
 } from '../prompts/model-unavailable-prompt.js';
 import { ResumePrompt } from '../prompts/resume-prompt.js';
 import { type UncertainStepAnswer, UncertainStepPrompt } from '../prompts/uncertain-step-prompt.js';
+import {
+  type UnfinishedContinueAnswer,
+  type UnfinishedContinueInfo,
+  UnfinishedContinuePrompt,
+  unfinishedContinueChoices,
+} from '../prompts/unfinished-continue-prompt.js';
 import { askLine } from '../render/plain-prompt.js';
 import { runScreen } from '../render/run-screen.js';
 import { resolveScreenIo, type ScreenIo } from '../render/screen-io.js';
@@ -132,4 +140,49 @@ export async function askModelUnavailable(
   return runScreen<ModelUnavailableAnswer>(io, (done) => <ModelUnavailablePrompt info={info} onAnswer={done} />, {
     choice: 'cancel',
   });
+}
+
+/**
+ * The follow-up question for continuing a session, typed in an Ink text box; null when
+ * the user left (Esc, Ctrl+C) or, without a terminal, gave no line.
+ */
+export async function askFollowUp(info: FollowUpInfo, options: ScreenIo = {}): Promise<string | null> {
+  const io = resolveScreenIo(options);
+  if (!io.interactive) {
+    const answer = await askLine(io.stdin, io.stdout, `Follow-up question for "${info.title}": `);
+    return answer ? answer : null;
+  }
+  return runScreen<string | null>(io, (done) => <FollowUpPrompt info={info} onAnswer={done} />, null);
+}
+
+/** A follow-up for a session that never finished: resume it first, ask anyway, or cancel. */
+export async function askUnfinishedContinue(
+  info: UnfinishedContinueInfo,
+  options: ScreenIo = {},
+): Promise<UnfinishedContinueAnswer> {
+  const io = resolveScreenIo(options);
+  if (!io.interactive) {
+    io.stdout.write(`Session ${info.sessionId} "${info.title}" is ${info.status}: it has no conclusion yet.\n`);
+    for (const choice of unfinishedContinueChoices()) io.stdout.write(`  [${choice.shortcut}] ${choice.label}\n`);
+    const answer = await askLine(io.stdin, io.stdout, 'Choice (q): ');
+    const picked = unfinishedContinueChoices().find((choice) => choice.shortcut === answer?.toLowerCase());
+    return picked?.value ?? 'cancel';
+  }
+  return runScreen<UnfinishedContinueAnswer>(
+    io,
+    (done) => <UnfinishedContinuePrompt info={info} onAnswer={done} />,
+    'cancel',
+  );
+}
+
+/** "Delete …? [y/N]" before a session is deleted; no unless the user says yes. */
+export async function confirmDelete(info: DeleteInfo, options: ScreenIo = {}): Promise<boolean> {
+  const io = resolveScreenIo(options);
+  if (!io.interactive) {
+    io.stdout.write(`Session ${info.sessionId} "${info.title}" (${info.details})\n`);
+    for (const child of info.children) io.stdout.write(`  continued by ${child}\n`);
+    const answer = await askLine(io.stdin, io.stdout, 'Delete it? [y/N] ');
+    return answer !== null && /^y(es)?$/i.test(answer);
+  }
+  return runScreen<boolean>(io, (done) => <DeletePrompt info={info} onAnswer={done} />, false);
 }

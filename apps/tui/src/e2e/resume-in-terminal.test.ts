@@ -58,9 +58,24 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
     throw new Error(`Timed out waiting for ${what}. Screen:\n${screen()}`);
   };
   const type = (...keys: string[]) => tmux('send-keys', '-t', 'e2e', ...keys);
-  const conclave = (latencyMs: number, args: string) =>
-    `env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY CONCLAVE_HOME=${home} CONCLAVE_SCRIPTED_LATENCY_MS=${latencyMs} ` +
-    `${process.execPath} ${cliBundle} --provider scripted ${args}; echo "EXIT=$?"`;
+  // Without an API key the scripted provider is the default; `--provider scripted` would also
+  // make every agent call the provider's default model instead of the one it recorded.
+  const conclave = (latencyMs: number, args: string, env = '') =>
+    `env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY CONCLAVE_HOME=${home} CONCLAVE_SCRIPTED_LATENCY_MS=${latencyMs} ${env} ` +
+    `${process.execPath} ${cliBundle} ${args}; echo "EXIT=$?"`;
+  const listSessions = () =>
+    JSON.parse(
+      execFileSync(process.execPath, [cliBundle, 'sessions', 'list', '--json'], {
+        cwd: workspace,
+        env: { PATH: process.env.PATH ?? '', CONCLAVE_HOME: home, HOME: root },
+        encoding: 'utf8',
+      }),
+    ) as { id: string; title: string; status: string; parentId: string | null }[];
+  const freshPane = () => {
+    type('C-c');
+    tmux('clear-history', '-t', 'e2e');
+    type('clear', 'Enter');
+  };
 
   beforeAll(() => {
     ensureCliBuilt();
@@ -155,5 +170,91 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
     // An interrupted session is never resumed in a terminal without the resume prompt.
     expect(accepted).toBe(true);
     expect(readFileSync(notes, 'utf8')).toBe('original notes\n');
+  });
+
+  it('continues a completed session from the picker with the follow-up typed in the TUI', {
+    timeout: 120_000,
+    retry: 2,
+  }, async () => {
+    freshPane();
+    type(conclave(0, '"Evaluate the caching idea"'), 'Enter');
+    expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the first run')).toContain('EXIT=0');
+    const parent = listSessions().find((session) => session.title === 'Evaluate the caching idea');
+    expect(parent?.status).toBe('completed');
+    freshPane();
+
+    type(conclave(0, '--continue'), 'Enter');
+    await waitForScreen(
+      (text) => text.includes('Continue which session?') && text.includes('Evaluate the caching idea'),
+      'the picker',
+    );
+    type('/', 'caching');
+    await waitForScreen((text) => text.includes('/ caching'), 'the search box');
+    type('Enter');
+    await waitForScreen((text) => text.includes('Enter select'), 'the search to be kept');
+    type('Enter');
+    await waitForScreen((text) => text.includes('Follow-up question:'), 'the follow-up text box');
+    type('-l', 'What about cache invalidation?');
+    await waitForScreen((text) => text.includes('What about cache invalidation?'), 'the typed question');
+    type('Enter');
+    const finished = await waitForScreen((text) => /EXIT=\d+/.test(text), 'the continued run');
+    expect(finished).toContain('EXIT=0');
+    expect(finished).not.toContain('unsettled top-level await');
+    const child = listSessions().find((session) => session.parentId === parent?.id);
+    expect(child?.title).toBe('What about cache invalidation?');
+    expect(child?.status).toBe('completed');
+  });
+
+  it('offers the models the provider lists when a recorded model is gone', { timeout: 120_000, retry: 2 }, async () => {
+    freshPane();
+    type(conclave(0, '--models gpt-4o "Pick the database"'), 'Enter');
+    expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the first run')).toContain('EXIT=0');
+    const parent = listSessions().find((session) => session.title === 'Pick the database');
+    freshPane();
+
+    type(
+      conclave(0, `--resume ${parent?.id} "What about backups?"`, 'CONCLAVE_SCRIPTED_MODELS=scripted,gpt-4.1,o3-mini'),
+      'Enter',
+    );
+    const prompt = await waitForScreen(
+      (text) => text.includes("Model 'gpt-4o' is not available"),
+      'the model-unavailable screen',
+    );
+    expect(prompt).toContain("Use 'gpt-4.1' instead");
+    expect(prompt).toContain("Use 'o3-mini' instead");
+    type('1');
+    const finished = await waitForScreen((text) => /EXIT=\d+/.test(text), 'the continued run');
+    expect(finished).toContain('EXIT=0');
+    expect(listSessions().some((session) => session.parentId === parent?.id)).toBe(true);
+  });
+
+  it('asks before deleting a session in a terminal, naming the sessions that continue from it', {
+    timeout: 120_000,
+    retry: 2,
+  }, async () => {
+    freshPane();
+    type(conclave(0, '"Delete me later"'), 'Enter');
+    expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the run')).toContain('EXIT=0');
+    const parent = listSessions().find((session) => session.title === 'Delete me later');
+    freshPane();
+    type(conclave(0, `--resume ${parent?.id} "And then?"`), 'Enter');
+    expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the continued run')).toContain('EXIT=0');
+    freshPane();
+
+    type(conclave(0, `sessions delete ${parent?.id}`), 'Enter');
+    const asked = await waitForScreen((text) => text.includes('[y/N]'), 'the delete question');
+    expect(asked).toContain('Delete "Delete me later"?');
+    expect(asked).toContain('will show its parent as deleted');
+    expect(asked).toContain('And then?');
+    type('Enter');
+    expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the declined delete')).toContain('Not deleted');
+    expect(listSessions().some((session) => session.id === parent?.id)).toBe(true);
+    freshPane();
+
+    type(conclave(0, `sessions delete ${parent?.id}`), 'Enter');
+    await waitForScreen((text) => text.includes('[y/N]'), 'the delete question');
+    type('y');
+    expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the delete')).toContain('EXIT=0');
+    expect(listSessions().some((session) => session.id === parent?.id)).toBe(false);
   });
 });

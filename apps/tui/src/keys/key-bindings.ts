@@ -119,3 +119,32 @@ export function choiceCommand({ input, key }: KeyPress): ChoiceCommand | null {
 }
 
 export const choiceHelp = '↑↓ move  Enter choose  letter shortcut  Esc cancel';
+
+export type TextInputCommand =
+  | { type: 'type'; text: string }
+  | { type: 'erase-back' }
+  | { type: 'erase-forward' }
+  | { type: 'move'; by: number }
+  | { type: 'move-to'; position: 'start' | 'end' }
+  | { type: 'clear' }
+  | { type: 'submit' }
+  | { type: 'cancel' };
+
+/** A one-line text box (the follow-up question): letters are text, readline-style editing keys. */
+export function textInputCommand({ input, key }: KeyPress): TextInputCommand | null {
+  if (key.return) return { type: 'submit' };
+  if (key.escape) return { type: 'cancel' };
+  // Terminals send Backspace as DEL, which Ink reports as `delete`; the forward delete is Ctrl+D.
+  if (key.backspace || key.delete) return { type: 'erase-back' };
+  if (key.leftArrow) return { type: 'move', by: -1 };
+  if (key.rightArrow) return { type: 'move', by: 1 };
+  if (key.home || (key.ctrl && input === 'a')) return { type: 'move-to', position: 'start' };
+  if (key.end || (key.ctrl && input === 'e')) return { type: 'move-to', position: 'end' };
+  if (key.ctrl && input === 'd') return { type: 'erase-forward' };
+  if (key.ctrl && input === 'u') return { type: 'clear' };
+  if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow) return null;
+  if (input.length > 0) return { type: 'type', text: input };
+  return null;
+}
+
+export const textInputHelp = 'Enter start  ←→ move  Ctrl+U clear  Esc cancel';

@@ -199,6 +199,54 @@ describe('engine and sessions', () => {
     expect(seen).toEqual([1, 2, 3, 3, 4]);
   });
 
+  it('runs beforeRetry between attempts, before the next start, and again when a reopened session goes on', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const session = await first.createSession({ title: 't', mode: 'custom' });
+    const hooks: string[] = [];
+    let die: () => void = () => {};
+    const died = new Promise<void>((resolve) => {
+      die = resolve;
+    });
+    void session
+      .step(
+        'tests',
+        async ({ attempt }) => {
+          throw new Error(`failed attempt ${attempt}`);
+        },
+        {
+          retry: { attempts: 3 },
+          sleep: noSleep,
+          beforeRetry: async ({ attempt, attemptInBudget, maxAttempts, previousFailures }) => {
+            hooks.push(`${attempt} ${attemptInBudget}/${maxAttempts} after ${previousFailures.at(-1)?.message}`);
+            await session.checkpoint(`before attempt ${attempt}`);
+            if (attempt === 2) {
+              die();
+              await new Promise<never>(() => {}); // the process dies while fixing
+            }
+          },
+        },
+      )
+      .catch(() => {});
+    await died;
+    store.killHolder(session.id);
+    expect(hooks).toEqual(['2 2/3 after failed attempt 1']);
+
+    const reopened = await second().openSession(session.id, { replay: 'keyed' });
+    // The process died between attempts: attempt 2 never started, nothing is uncertain.
+    expect(reopened.state.steps[0]?.status).toBe('failed');
+    expect(reopened.state.steps[0]?.attempts.map((attempt) => attempt.attempt)).toEqual([1]);
+    const passed = await reopened.step('tests', async ({ attempt }) => ({ passedAt: attempt }), {
+      retry: { attempts: 3 },
+      sleep: noSleep,
+      beforeRetry: ({ attempt, attemptInBudget }) => {
+        hooks.push(`${attempt} ${attemptInBudget}/3 on reopen`);
+      },
+    });
+    expect(passed).toEqual({ passedAt: 2 });
+    expect(hooks).toEqual(['2 2/3 after failed attempt 1', '2 2/3 on reopen']);
+  });
+
   it('gives up after the last attempt with the failure history recorded', async () => {
     const engine = createEngine({ store: createMemoryStore() });
     const session = await engine.createSession({ title: 't', mode: 'custom' });

@@ -36,6 +36,7 @@ export type {
   OpenSessionOptions,
   ReplayPolicy,
   RespondOptions,
+  RetryContext,
   RetryPolicy,
   RunOptions,
   RunTarget,

@@ -8,6 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Folder, summarize } from '../journal/fold.js';
 import type { CheckpointRecord, SessionState, StepRecord } from '../journal/state.js';
 import {
+  type ErrorInfo,
   type EventInput,
   type FailedAttempt,
   InputRejectedError,
@@ -405,13 +406,13 @@ export class LiveSession implements Session {
         // A final failure being resumed gets a fresh retry budget; a pending retry continues its count
         // after what is left of its backoff.
         roundStart = recorded.willRetry ? this.#roundStart(recorded) : attempt;
-        if (recorded.willRetry && options.retry) {
-          const elapsed = last.failedAt ? this.#context.now().getTime() - Date.parse(last.failedAt) : 0;
-          const remaining = Math.max(0, backoffDelay(options.retry, last.attempt) - Math.max(0, elapsed));
-          await (options.sleep ?? defaultSleep)(remaining, this.signal).catch(() => {
-            throw new InterruptedError(this.id);
-          });
-        }
+        await this.#betweenAttempts(options, {
+          attempt,
+          roundStart,
+          previousFailures: failuresOf(recorded),
+          failedAt: last.failedAt ? Date.parse(last.failedAt) : null,
+          backoff: recorded.willRetry,
+        });
       }
     }
     return this.#runAttempts(key, occurrence, scope, safety, attempt, roundStart, fn, options);
@@ -434,6 +435,41 @@ export class LiveSession implements Session {
     );
     await this.flush();
     return this.#decode(output, options);
+  }
+
+  /** The `beforeRetry` hook, then what is left of the backoff since the failure. */
+  async #betweenAttempts<T>(
+    options: AnyStepOptions<T>,
+    next: {
+      attempt: number;
+      roundStart: number;
+      previousFailures: ErrorInfo[];
+      failedAt: number | null;
+      backoff: boolean;
+    },
+  ): Promise<void> {
+    if (options.beforeRetry) {
+      if (this.signal.aborted) throw new InterruptedError(this.id);
+      try {
+        await options.beforeRetry({
+          attempt: next.attempt,
+          attemptInBudget: next.attempt - next.roundStart + 1,
+          maxAttempts: Math.max(1, options.retry?.attempts ?? 1),
+          previousFailures: next.previousFailures,
+          signal: this.signal,
+        });
+      } catch (error) {
+        if (isAbort(error, this.signal))
+          throw new InterruptedError(this.id, 'Interrupted between attempts.', { cause: error });
+        throw error;
+      }
+    }
+    if (!next.backoff || !options.retry) return;
+    const elapsed = next.failedAt === null ? 0 : Math.max(0, this.#context.now().getTime() - next.failedAt);
+    const remaining = Math.max(0, backoffDelay(options.retry, next.attempt - 1) - elapsed);
+    await (options.sleep ?? defaultSleep)(remaining, this.signal).catch(() => {
+      throw new InterruptedError(this.id);
+    });
   }
 
   /** The attempt number that opened the current retry round (after the last final failure). */
@@ -488,7 +524,7 @@ export class LiveSession implements Session {
       safety: step.safety,
       idempotencyKey: step.idempotencyKey,
       startedAt,
-      previousFailures: step.attempts.flatMap((entry) => (entry.error ? [entry.error] : [])),
+      previousFailures: failuresOf(step),
     };
   }
 
@@ -505,7 +541,6 @@ export class LiveSession implements Session {
     const idempotencyKey = `${this.id}:${key}:${occurrence}`;
     const maxAttempts = Math.max(1, options.retry?.attempts ?? 1);
     const retryOn = options.retry?.retryOn ?? isRetryableByDefault;
-    const wait = options.sleep ?? defaultSleep;
     const log = scope === null ? this.#log : null;
     for (let attempt = firstAttempt; ; attempt += 1) {
       if (this.signal.aborted) throw new InterruptedError(this.id);
@@ -517,7 +552,7 @@ export class LiveSession implements Session {
         this.#replayCursor = Math.max(this.#replayCursor, this.#positionOf(record) + 1);
       }
       await this.flush();
-      const previousFailures = (record?.attempts ?? []).flatMap((entry) => (entry.error ? [entry.error] : []));
+      const previousFailures = record ? failuresOf(record) : [];
       let output: JsonValue | undefined;
       try {
         const value = await stepScopes.run({ session: this, scope: { key, occurrence } }, () =>
@@ -541,11 +576,14 @@ export class LiveSession implements Session {
             { cause: error },
           );
         }
-        try {
-          await wait(backoffDelay(options.retry ?? { attempts: 1 }, attempt), this.signal);
-        } catch {
-          throw new InterruptedError(this.id);
-        }
+        const failed = this.#folder.step(key, occurrence);
+        await this.#betweenAttempts(options, {
+          attempt: attempt + 1,
+          roundStart,
+          previousFailures: failed ? failuresOf(failed) : [],
+          failedAt: this.#context.now().getTime(),
+          backoff: true,
+        });
         continue;
       }
       const size = output === undefined ? 0 : JSON.stringify(output).length;
@@ -716,6 +754,10 @@ export class LiveSession implements Session {
       await this.#lease.release();
     }
   }
+}
+
+function failuresOf(step: StepRecord): ErrorInfo[] {
+  return step.attempts.flatMap((entry) => (entry.error ? [entry.error] : []));
 }
 
 function failedAttempts(step: StepRecord): FailedAttempt[] {

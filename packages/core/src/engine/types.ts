@@ -80,6 +80,20 @@ export interface StepContext {
   previousFailures: ErrorInfo[];
 }
 
+/** What `beforeRetry` is told about the attempt about to run. */
+export interface RetryContext {
+  /** The attempt about to run (1-based, counted over the whole step like `StepContext.attempt`). */
+  attempt: number;
+  /** Its place in the current retry budget: 3 of `maxAttempts` (a failure resumed later starts a new budget at 1). */
+  attemptInBudget: number;
+  /** `retry.attempts` (1 without a retry policy). */
+  maxAttempts: number;
+  /** Errors of the earlier attempts of this step, oldest first; the last one is why this retry happens. */
+  previousFailures: ErrorInfo[];
+  /** Aborted when the session is interrupted. */
+  signal: AbortSignal;
+}
+
 /** A step's function: may be sync or async. */
 export type StepFunction<T> = (context: StepContext) => T | Promise<T>;
 
@@ -93,6 +107,15 @@ interface BaseStepOptions {
   /** `idempotent` (default; LLM calls, reads) re-runs when uncertain; `unsafe` asks first. */
   safety?: StepSafety;
   retry?: RetryPolicy;
+  /**
+   * Runs between a failed attempt and the next one, before the backoff wait: in this process
+   * right after the failure is journaled, and when a reopened session goes on with a failed
+   * step. What it journals (a fixing step, a checkpoint) comes before the next attempt's start,
+   * so an interrupt while it runs never leaves that attempt uncertain; the backoff counts from
+   * the failure, so its time is not waited twice. An error it throws ends the step as it is
+   * (the failure stays journaled and a resume calls it again).
+   */
+  beforeRetry?: (context: RetryContext) => void | Promise<void>;
   /** Injected for tests: how to wait between attempts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }

@@ -67,6 +67,27 @@ async function journalOf(operations: Operation[]): Promise<JournalEvent[]> {
 }
 
 describe('fold', () => {
+  it('counts graph checkpoints as progress, shown in the summary and ending a crash streak', async () => {
+    const engine = createEngine({ store: createMemoryStore(), now: () => new Date('2026-01-01T00:00:00Z') });
+    const session = await engine.createSession({ title: 'thread', mode: 'langgraph', replay: 'keyed' });
+    for (const checkpointId of ['c1', 'c2']) {
+      session.record({
+        type: 'graph-checkpoint-saved',
+        namespace: '',
+        checkpointId,
+        parentCheckpointId: checkpointId === 'c1' ? null : 'c1',
+        data: { format: 1 },
+      });
+    }
+    session.record({ type: 'graph-writes-saved', namespace: '', checkpointId: 'c2', taskId: 't', data: { format: 1 } });
+    await session.flush();
+    const state = session.state;
+    expect(summarize(state).progress).toEqual({ label: 'checkpoints', done: 2, total: null });
+    expect(state.progressSeq).toBe(state.lastSeq);
+    expect(summarize(state).mode).toBe('langgraph');
+    await session.close();
+  });
+
   it('folds incrementally, from any snapshot and at any seq to the same state', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(operation, { maxLength: 30 }), fc.nat(), async (operations, cut) => {

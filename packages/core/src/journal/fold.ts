@@ -5,6 +5,7 @@
 import {
   JournalCorruptedError,
   type JournalEvent,
+  type JsonValue,
   PARENT_HISTORY_TAG,
   type SessionHeader,
   type SessionSummary,
@@ -299,6 +300,13 @@ export class Folder {
         state.progressSeq = event.seq;
         return;
       }
+      case 'graph-checkpoint-saved':
+        state.graphCheckpoints = (state.graphCheckpoints ?? 0) + 1;
+        state.progressSeq = event.seq;
+        return;
+      case 'graph-writes-saved':
+        state.progressSeq = event.seq;
+        return;
       default: {
         const unknown: never = event;
         fail(sessionId, `unknown event type ${(unknown as { type: string }).type}`);
@@ -377,11 +385,17 @@ function isProgress(value: unknown): value is NonNullable<SessionSummary['progre
   return typeof candidate.label === 'string' && typeof candidate.done === 'number';
 }
 
+/** A graph thread's progress: the checkpoints it saved. */
+function graphProgress(state: SessionState): JsonValue | undefined {
+  const done = state.graphCheckpoints ?? 0;
+  return done > 0 ? { label: 'checkpoints', done, total: null } : undefined;
+}
+
 /** What listing shows of a session, derived from its state. */
 export function summarize(state: SessionState): SessionSummary {
   // Kept by the fold, so a checkpoint does not scan the messages.
   const task = state.task;
-  const progress = state.data.progress;
+  const progress = state.data.progress ?? graphProgress(state);
   return {
     id: state.header.id,
     title: state.title,

@@ -138,4 +138,6 @@ export interface SessionState {
   progressSeq: number;
   /** Seq of the last `session-resumed` (0: never resumed). */
   lastResumeSeq: number;
+  /** Graph checkpoints saved (`graph-checkpoint-saved`); absent until the first one. */
+  graphCheckpoints?: number;
 }

@@ -252,6 +252,31 @@ const buildEventSchemas = once(() => {
     value: jsonValueSchema,
     answeredBy: z.string().nullable().default(null),
   });
+  /**
+   * A graph framework's checkpoint (a LangGraph.js checkpoint saved by `@resume/langgraph`).
+   * The engine reads only the identifying fields; `data` belongs to the integration that wrote
+   * it (its own versioned format: the checkpoint, its metadata and the channel values that
+   * changed). The fold counts it as progress.
+   */
+  const graphCheckpointSavedEventSchema = z.object({
+    ...base,
+    type: z.literal('graph-checkpoint-saved'),
+    /** The checkpoint namespace ('' for the root graph, a subgraph's path otherwise). */
+    namespace: z.string(),
+    checkpointId: z.string().min(1),
+    /** The checkpoint this one follows, or null for a thread's first one. */
+    parentCheckpointId: z.string().min(1).nullable(),
+    data: jsonValueSchema,
+  });
+  /** Writes a graph task made after a checkpoint (its pending writes), `data` as above. */
+  const graphWritesSavedEventSchema = z.object({
+    ...base,
+    type: z.literal('graph-writes-saved'),
+    namespace: z.string(),
+    checkpointId: z.string().min(1),
+    taskId: z.string(),
+    data: jsonValueSchema,
+  });
 
   const journalEventSchema = z.discriminatedUnion('type', [
     sessionCreatedEventSchema,
@@ -273,6 +298,8 @@ const buildEventSchemas = once(() => {
     titleChangedEventSchema,
     inputRequestedEventSchema,
     inputReceivedEventSchema,
+    graphCheckpointSavedEventSchema,
+    graphWritesSavedEventSchema,
   ]);
   return {
     gitStateSchema,
@@ -301,6 +328,8 @@ const buildEventSchemas = once(() => {
     titleChangedEventSchema,
     inputRequestedEventSchema,
     inputReceivedEventSchema,
+    graphCheckpointSavedEventSchema,
+    graphWritesSavedEventSchema,
     journalEventSchema,
     stepScopeSchema,
   };
@@ -335,6 +364,8 @@ export const specRecordedEventSchema = lazySchema(() => buildEventSchemas().spec
 export const titleChangedEventSchema = lazySchema(() => buildEventSchemas().titleChangedEventSchema);
 export const inputRequestedEventSchema = lazySchema(() => buildEventSchemas().inputRequestedEventSchema);
 export const inputReceivedEventSchema = lazySchema(() => buildEventSchemas().inputReceivedEventSchema);
+export const graphCheckpointSavedEventSchema = lazySchema(() => buildEventSchemas().graphCheckpointSavedEventSchema);
+export const graphWritesSavedEventSchema = lazySchema(() => buildEventSchemas().graphWritesSavedEventSchema);
 export const journalEventSchema = lazySchema(() => buildEventSchemas().journalEventSchema);
 export const stepScopeSchema = lazySchema(() => buildEventSchemas().stepScopeSchema);
 

@@ -2,7 +2,7 @@
 // conversation; shell steps are one durable unsafe step whose attempts follow the
 // spec's retry policy, with the `on_failure` agent step run between attempts.
 
-import type { StepContext } from '@resume/core';
+import type { RetryContext, StepContext, StepRecord } from '@resume/core';
 import { type ChatMessage, ConfigError, type JsonValue } from '@resume/core/spec';
 import { z } from 'zod';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
@@ -110,6 +110,15 @@ async function runAgentStep(
   return output.content;
 }
 
+/** The running attempt's place in its retry budget: a failure resumed later starts a new budget. */
+function attemptInBudget(step: StepRecord): number {
+  let start = step.attempts[0]?.attempt ?? 1;
+  for (const attempt of step.attempts) {
+    if (attempt.error !== null && !attempt.willRetry) start = attempt.attempt + 1;
+  }
+  return (step.attempts.at(-1)?.attempt ?? start) - start + 1;
+}
+
 async function runShellStep(
   context: ModeContext,
   options: ChainOptions,
@@ -133,24 +142,30 @@ async function runShellStep(
     );
     await runAgentStep(context, options, fixerKey(number), step.on_failure.agent, fixInput, index + 1);
   };
-  const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
-    const lastFailure = stepContext.previousFailures.at(-1);
-    if (step.on_failure && lastFailure && stepContext.attempt > 1) {
+  // Between a failed attempt and the next one, before the next attempt is journaled as
+  // started: an interrupt during the fixer or the wait leaves the step failed-and-retrying,
+  // never an uncertain attempt that did not run, and the checkpoint is a clean place to resume
+  // or branch from.
+  const beforeRetry = async (retry: RetryContext) => {
+    const lastFailure = retry.previousFailures.at(-1);
+    if (step.on_failure && lastFailure) {
       // A resume can start at a later attempt: the fixer steps recorded before it are replayed
       // first (their outputs come from the journal), so the journal's step order is kept.
-      for (let number = 1; number < stepContext.attempt - 1; number += 1) {
+      for (let number = 1; number < retry.attempt - 1; number += 1) {
         const recorded = context.session.state.steps.some((recordedStep) => recordedStep.key === fixerKey(number));
         if (recorded && !fixersCalled.has(number)) {
-          await runFixer(number, stepContext.previousFailures[number - 1]?.message ?? lastFailure.message);
+          await runFixer(number, retry.previousFailures[number - 1]?.message ?? lastFailure.message);
         }
       }
-      // Its own durable step: a resume inside this attempt does not ask the fixer twice.
-      if (!fixersCalled.has(stepContext.attempt - 1)) await runFixer(stepContext.attempt - 1, lastFailure.message);
+      // Its own durable step: a resume after it does not ask the fixer twice.
+      if (!fixersCalled.has(retry.attempt - 1)) await runFixer(retry.attempt - 1, lastFailure.message);
     }
     // Marks "attempt 3/5 of step 2 is next": the failures before it are durable and addressable.
-    if (stepContext.attempt > 1)
-      await checkpoint(context, `step ${index + 1} shell, attempt ${stepContext.attempt}/${attempts}`);
-    context.emit({ type: 'progress', label: 'attempt', done: stepContext.attempt, total: attempts });
+    await checkpoint(context, `step ${index + 1} shell, attempt ${retry.attemptInBudget}/${retry.maxAttempts}`);
+  };
+  const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
+    const record = context.session.state.steps.find((recorded) => recorded.key === key);
+    context.emit({ type: 'progress', label: 'attempt', done: record ? attemptInBudget(record) : 1, total: attempts });
     const result = await runShellCommand({
       command,
       cwd: context.workspaceDir,
@@ -174,6 +189,7 @@ async function runShellStep(
     },
     codec: { encode: (value: ShellOutput) => value as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
     skipValue: SKIPPED_SHELL_OUTPUT,
+    beforeRetry,
     ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
     ...(context.sleep ? { sleep: context.sleep } : {}),
   });

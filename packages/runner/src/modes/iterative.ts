@@ -27,6 +27,9 @@ export interface IterativeOptions {
   outputDir: string;
 }
 
+/** Session data key: the chunks `--start-chunk` skipped. */
+const SKIPPED_CHUNKS_KEY = 'iterativeSkipped';
+
 /** Only the tail of a growing text goes into a prompt, so late chunks cost what early ones do. */
 const contextTail = (text: string, max = 4000) => (text.length <= max ? text : `…${text.slice(-max)}`);
 
@@ -37,9 +40,23 @@ export async function runIterative(context: ModeContext, options: IterativeOptio
   const notes: Record<string, string> = Object.fromEntries(options.agents.map((agent) => [agent.name, '']));
   let sharedOutput = '';
   const hasRun = (index: number) => session.state.steps.some((step) => step.key.startsWith(`chunk-${index}/`));
+  const recordedSkips = session.state.data[SKIPPED_CHUNKS_KEY];
+  const skipped = new Set<number>(
+    Array.isArray(recordedSkips) ? recordedSkips.filter((chunk): chunk is number => typeof chunk === 'number') : [],
+  );
 
   for (let index = 1; index <= total; index += 1) {
-    if (index < options.startChunk && !hasRun(index)) continue;
+    if (skipped.has(index)) continue;
+    if (index < options.startChunk && !hasRun(index)) {
+      // Never silent, and never undone: the skip is journaled (a later resume keeps it) and said.
+      skipped.add(index);
+      setData(context, SKIPPED_CHUNKS_KEY, [...skipped]);
+      context.emit({
+        type: 'notice',
+        text: `chunk ${index} of ${total} skipped (--start-chunk ${options.startChunk})`,
+      });
+      continue;
+    }
     const chunk = chunks[index - 1] ?? '';
     reportProgress(context, 'chunks', index - 1, total);
     const contributions: ChatMessage[] = [];

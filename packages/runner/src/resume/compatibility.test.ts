@@ -126,6 +126,16 @@ describe('checkCompatibility', () => {
     expect(report.suggestions.map((suggestion) => suggestion.kind)).toEqual(['use-other-model']);
   });
 
+  it('judges a dated snapshot the provider answered with by the model id it belongs to', () => {
+    const builder = chainSession();
+    builder.usage('gpt-4o-2024-08-06', 'researcher', 100, 200, 0.002);
+    expect(checkCompatibility({ state: builder.state(), availableModels: ['gpt-4o', 'o3'] }).level).toBe('ok');
+    const gone = checkCompatibility({ state: builder.state(), availableModels: ['gpt-4.1'] });
+    expect(gone.findings.map((finding) => (finding.kind === 'model-unavailable' ? finding.model : null))).toEqual([
+      'gpt-4o',
+    ]);
+  });
+
   it('skips the model check when the provider cannot list its models', () => {
     expect(checkCompatibility({ state: chainSession().state(), availableModels: null }).level).toBe('ok');
   });

@@ -283,8 +283,13 @@ export function checkCompatibility(input: CheckCompatibilityInput): Compatibilit
     const available = new Set(input.availableModels);
     const used = modelsUsedBy(state);
     const models = input.modelsUsed ?? [...used.keys()];
-    for (const model of [...new Set(models)].sort()) {
-      if (available.has(model)) continue;
+    // Providers answer with dated snapshots ("gpt-4o-2024-08-06") of the id that was asked for
+    // ("gpt-4o"): a snapshot is judged by the id it belongs to, and never reported twice.
+    const snapshotOf = (model: string, ids: Iterable<string>) =>
+      [...ids].some((id) => id !== model && model.startsWith(`${id}-`) && /^\d{4}/.test(model.slice(id.length + 1)));
+    const requested = [...new Set(models)].filter((model) => !snapshotOf(model, models));
+    for (const model of requested.sort()) {
+      if (available.has(model) || snapshotOf(model, available)) continue;
       const agents = [...(used.get(model) ?? [])].sort();
       findings.push({
         kind: 'model-unavailable',

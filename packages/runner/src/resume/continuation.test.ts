@@ -103,6 +103,22 @@ describe('buildContinuationMessages', () => {
     expect(compaction.compacted).toBe(true);
     expect(total(messages as Message[])).toBeLessThanOrEqual(1500);
   });
+
+  it('never passes a mid-round turn of an interrupted session off as its conclusion', () => {
+    const builder = journal();
+    builder.message('user', 'Evaluate my idea: a shared memory for AI agents.');
+    builder.message('assistant', 'architect in round 1: half a thought about caching', {
+      speaker: 'architect',
+      round: 1,
+    });
+    builder.add({ type: 'status-changed', status: 'interrupted' });
+    const { messages, previousConclusion } = buildContinuationMessages(builder.state(), 'What about scale?', {
+      budgetTokens: 8000,
+    });
+    expect(previousConclusion).toBeNull();
+    expect(messages[0]?.content).not.toContain('You reached this conclusion');
+    expect(messages[0]?.content).toContain('interrupted before it reached a conclusion');
+  });
 });
 
 describe('buildResumeMessage', () => {

@@ -54,13 +54,17 @@ export function continuationPrompt(input: {
   previousTask: string | null;
   previousConclusion: string | null;
   followUp: string;
+  /** The parent stopped before concluding (interrupted or failed): said so, never a turn passed off as a conclusion. */
+  unfinished?: 'interrupted' | 'failed' | 'running' | 'waiting';
 }): string {
   return [
     `This is a continuation of session ${input.sessionId} ("${input.title}").`,
     '',
     `Previously you discussed: ${input.previousTask ?? '(no task was recorded)'}`,
     '',
-    `You reached this conclusion: ${input.previousConclusion ?? '(no conclusion was recorded)'}`,
+    input.unfinished
+      ? `The discussion was ${input.unfinished === 'failed' ? 'stopped by a failure' : input.unfinished === 'waiting' ? 'waiting for an answer from the user' : 'interrupted'} before it reached a conclusion; the messages below end where it stopped.`
+      : `You reached this conclusion: ${input.previousConclusion ?? '(no conclusion was recorded)'}`,
     '',
     `NEW FOLLOW-UP: ${input.followUp}`,
     '',
@@ -91,7 +95,9 @@ export function buildContinuationMessages(
   const strategy = options.strategy ?? createExtractiveCompaction();
   const history = parentState.messages.map(strip);
   const previousTask = previousTaskOf(history);
-  const previousConclusion = previousConclusionOf(history);
+  // Only a completed session has a conclusion; the last turn of an interrupted one is not one.
+  const unfinished = parentState.status === 'completed' ? undefined : parentState.status;
+  const previousConclusion = unfinished ? null : previousConclusionOf(history);
   const prompt: Message = {
     role: 'system',
     content: continuationPrompt({
@@ -100,6 +106,7 @@ export function buildContinuationMessages(
       previousTask,
       previousConclusion,
       followUp,
+      ...(unfinished ? { unfinished } : {}),
     }),
     speaker: null,
     round: null,

@@ -1,6 +1,7 @@
 // `runner.continue`: a follow-up on a finished session starts a child session whose models
 // see the parent's history (compacted to a budget) or, with resetDiscussion, only its conclusion.
 import { type EventInput, type MessageInput, UsageError } from '@resume/core/spec';
+import { checkCompatibility } from '../resume/compatibility.js';
 import {
   buildContinuationMessages,
   CONTINUATION_TAG,
@@ -9,8 +10,10 @@ import {
 } from '../resume/continuation.js';
 import { hashText } from '../workflow/workflow-spec.js';
 import { drive } from './drive.js';
+import { cancelled } from './resume.js';
+import { decideUnavailableModels } from './resume-checks.js';
 import { RUN_OPTIONS_KEY, readRunConfig } from './run-config.js';
-import { applyOverrides, childConfig, DEFAULT_BUDGET_TOKENS } from './run-config-building.js';
+import { applyOverrides, childConfig, DEFAULT_BUDGET_TOKENS, replaceModels } from './run-config-building.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { ContinueOptions, RunResult } from './runner-types.js';
 import { createRunSession } from './session-setup.js';
@@ -54,7 +57,20 @@ export async function continueSession(
       speaker: 'user',
     }).messages;
   }
-  const config = applyOverrides(childConfig(parentConfig, question, parent), continueOptions);
+  let config = applyOverrides(childConfig(parentConfig, question, parent), continueOptions);
+  // The child calls the parent's models (unless --models replaced them): check they are still offered.
+  const { options } = scope;
+  const availableModels = options.availableModels ? await options.availableModels().catch(() => null) : null;
+  if (availableModels !== null) {
+    const { findings } = checkCompatibility({
+      state: parent,
+      availableModels,
+      ...(continueOptions.models?.length ? { modelsUsed: continueOptions.models } : {}),
+    });
+    const replacements = await decideUnavailableModels(findings, options.decisions);
+    if (replacements === null) return cancelled(scope, parent, parentConfig);
+    config = replaceModels(config, replacements);
+  }
   const session = await createRunSession(scope, {
     title: continueOptions.title ?? question.split('\n')[0]!.slice(0, 80),
     config,

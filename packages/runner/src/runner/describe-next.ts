@@ -29,7 +29,11 @@ export function describeNext(state: SessionState, config: RunConfig): string {
       const done = typeof progress?.chunk === 'number' ? progress.chunk : Math.max(0, config.startChunk - 1);
       const total = typeof progress?.totalChunks === 'number' ? progress.totalChunks : null;
       if (total !== null && done >= total) return 'writing the outputs';
-      return total === null ? `chunk ${done + 1}` : `chunk ${done + 1} of ${total}`;
+      const next = Math.max(done + 1, config.startChunk);
+      const of = total === null ? '' : ` of ${total}`;
+      if (next === done + 1) return `chunk ${next}${of}`;
+      const skipped = next - 1 === done + 1 ? `chunk ${done + 1}` : `chunks ${done + 1}–${next - 1}`;
+      return `chunk ${next}${of} (${skipped} skipped by --start-chunk)`;
     }
     case 'chain': {
       const progress = state.data.chain as { step?: number; totalSteps?: number } | undefined;

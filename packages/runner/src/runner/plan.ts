@@ -13,6 +13,7 @@ import { describeNext, findCheckpointSeq } from './describe-next.js';
 import { specPathOf } from './resume-command.js';
 import { resumeWorkspace } from './resume-workspace.js';
 import { type RunConfig, readRunConfig } from './run-config.js';
+import { applyOverrides, checkStartChunk } from './run-config-building.js';
 import { currentSpecText, recordedSpecOf } from './run-spec.js';
 import { availableToolNames } from './run-tools.js';
 import type { RunnerScope } from './runner-scope.js';
@@ -22,7 +23,12 @@ export async function plan(scope: RunnerScope, sessionId: string, planOptions: P
   const { engine, options } = scope;
   const id = await engine.resolveSessionId(sessionId);
   const state = await engine.readSession(id);
-  const config = readRunConfig(state);
+  const recordedConfig = readRunConfig(state);
+  checkStartChunk(state, recordedConfig, planOptions.startChunk);
+  const config =
+    planOptions.startChunk === undefined
+      ? recordedConfig
+      : applyOverrides(recordedConfig, { startChunk: planOptions.startChunk });
   let fromCheckpoint: number | undefined;
   if (planOptions.fromCheckpoint !== undefined) {
     const seq = findCheckpointSeq(state, planOptions.fromCheckpoint);

@@ -4,9 +4,28 @@
 import { IncompatibleSessionError, type SessionStore } from '@resume/core/spec';
 import { type FileResolution, resolveFileConflicts } from '../files/file-conflicts.js';
 import { fileConflicts } from '../files/file-snapshots.js';
+import type { CompatibilityFinding } from '../resume/compatibility.js';
 import type { ResumePlan } from '../resume/resume-plan.js';
 import type { RunEvent } from './run-event.js';
 import type { RunDecisions } from './runner-types.js';
+
+/**
+ * Asks about every model the provider no longer lists (before the first call of a resume
+ * or a continue). Returns the replacements chosen (old id -> new id), or null when cancelled.
+ */
+export async function decideUnavailableModels(
+  findings: readonly CompatibilityFinding[],
+  decisions: RunDecisions | undefined,
+): Promise<Map<string, string> | null> {
+  const replacements = new Map<string, string>();
+  for (const finding of findings) {
+    if (finding.kind !== 'model-unavailable' || !decisions?.modelUnavailable) continue;
+    const decision = await decisions.modelUnavailable(finding);
+    if (decision.choice === 'cancel') return null;
+    if (decision.choice === 'use-other-model') replacements.set(finding.model, decision.model);
+  }
+  return replacements;
+}
 
 export interface PrepareResumeInput {
   plan: ResumePlan;
@@ -32,6 +51,7 @@ export async function prepareResume(input: PrepareResumeInput): Promise<Map<stri
       compatibility.findings.map((finding) => finding.message),
     );
   }
+  await decisions?.review?.(resumePlan);
   if (compatibility?.level === 'warn' || (compatibility?.level === 'block' && force)) {
     for (const finding of compatibility.findings) {
       emit({ type: 'notice', text: finding.message });
@@ -47,12 +67,9 @@ export async function prepareResume(input: PrepareResumeInput): Promise<Map<stri
         : `The session ran in ${workspace.recorded}; resuming in ${workspaceDir} (--workspace).`,
     });
   }
-  for (const finding of compatibility?.findings ?? []) {
-    if (finding.kind !== 'model-unavailable' || !decisions?.modelUnavailable) continue;
-    const decision = await decisions.modelUnavailable(finding);
-    if (decision.choice === 'cancel') return null;
-    if (decision.choice === 'use-other-model') replacements.set(finding.model, decision.model);
-  }
+  const models = await decideUnavailableModels(compatibility?.findings ?? [], decisions);
+  if (models === null) return null;
+  for (const [from, to] of models) replacements.set(from, to);
   const conflicts = fileConflicts(resumePlan.changes.files ?? []);
   const choices = conflicts.length > 0 && decisions?.fileConflicts ? await decisions.fileConflicts(conflicts) : {};
   if (choices === null) return null;

@@ -2,7 +2,7 @@
 // was shown and its decisions taken (files, models, the edited spec); from an earlier
 // checkpoint it runs as a branch. Nothing is written before every check passed.
 import type { SessionState } from '@resume/core';
-import { FileNotFoundError, UsageError } from '@resume/core/spec';
+import { FileNotFoundError, RecoveryLimitError, UsageError } from '@resume/core/spec';
 import { buildResumeMessage } from '../resume/continuation.js';
 import { describeSpecRule } from '../resume/spec-change.js';
 import { parsePromptFile } from '../workflow/prompt-file.js';
@@ -20,7 +20,7 @@ import { checkRequestedTools } from './run-tools.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { ResumeOptions, RunResult } from './runner-types.js';
 
-function cancelled(scope: RunnerScope, state: SessionState, config: RunConfig): RunResult {
+export function cancelled(scope: RunnerScope, state: SessionState, config: RunConfig): RunResult {
   scope.emit({ type: 'notice', text: 'Resume cancelled; nothing was changed.' });
   return {
     sessionId: state.header.id,
@@ -49,6 +49,7 @@ export async function resume(
   let config = applyOverrides(readRunConfig(state), resumeOptions);
   const useEditedSpec = resumeOptions.useEditedSpec ?? false;
   const resumePlan = await plan(scope, id, {
+    ...(resumeOptions.startChunk !== undefined ? { startChunk: resumeOptions.startChunk } : {}),
     ...(resumeOptions.fromCheckpoint !== undefined ? { fromCheckpoint: resumeOptions.fromCheckpoint } : {}),
     ...(resumeOptions.workspaceDir !== undefined ? { workspaceDir: resumeOptions.workspaceDir } : {}),
     useEditedSpec,
@@ -88,7 +89,24 @@ export async function resume(
       workspaceDir,
     );
   }
-  const session = await engine.openSession(id, { replay: 'keyed' });
+  const session = await engine
+    .openSession(id, {
+      replay: 'keyed',
+      ...(scope.options.maxRecoveries !== undefined ? { maxRecoveries: scope.options.maxRecoveries } : {}),
+      ...(resumeOptions.force ? { force: true } : {}),
+    })
+    .catch((error: unknown) => {
+      if (!RecoveryLimitError.isInstance(error)) throw error;
+      throw new RecoveryLimitError(
+        { sessionId: error.sessionId, recoveries: error.recoveries, limit: error.limit, stepKey: error.stepKey },
+        {
+          hint: [
+            `Resume it anyway with: ${resumeCommandFor(id, config.mode)} --force (the limit is resume.maxRecoveries in the config),`,
+            `or inspect it with: conclave sessions show ${id} --transcript and branch from a good checkpoint (conclave checkpoints list ${id}).`,
+          ].join('\n'),
+        },
+      );
+    });
   if (editedSpec) {
     // The edited spec runs from here on (asked for, and the compatibility check let it
     // through); the models are told their context changed.

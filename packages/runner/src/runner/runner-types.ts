@@ -10,6 +10,12 @@ import type { ResumePlan } from '../resume/resume-plan.js';
 import type { RunEvent } from './run-event.js';
 
 export interface RunDecisions {
+  /**
+   * Called once with the whole plan before any other decision and before anything is
+   * written: a front end that cannot ask (no terminal) checks here that every decision the
+   * resume needs was given, and throws one error naming all that are missing.
+   */
+  review?: (plan: ResumePlan) => void | Promise<void>;
   /** An unsafe step started and never finished: run it again, skip it, or stop. */
   uncertainStep?: (step: UncertainStepInfo) => UncertainDecision | Promise<UncertainDecision>;
   /** Files changed since the session touched them: per path keep or restore; null cancels the resume. */
@@ -54,6 +60,11 @@ export interface RunnerOptions {
   availableToolNames?: readonly string[];
   /** First words `run_command` accepts (from config); without any, `run_command` is not offered. */
   allowCommands?: string[];
+  /**
+   * Crashes in a row without progress after which a resume is refused unless forced
+   * (`resume.maxRecoveries` in the config; default: the engine's, 10).
+   */
+  maxRecoveries?: number;
   /** Waits between retry attempts (tests inject an instant one). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** The model ids the provider offers now, for the availability check before a resume (null: unknown). */
@@ -93,12 +104,14 @@ export interface PlanOptions {
   workspaceDir?: string;
   /** Run the spec file as it is now instead of the recorded snapshot (`--use-edited-spec`). */
   useEditedSpec?: boolean;
+  /** Iterative sessions: go on at this chunk (`--start-chunk`); checked like the resume checks it. */
+  startChunk?: number;
 }
 
 export interface ResumeOptions {
   /** Resume from an earlier checkpoint (a seq, `round N` or a label): runs as a branch, the journal is append-only. */
   fromCheckpoint?: number | string;
-  /** Go on although the compatibility check blocks. */
+  /** Go on although the compatibility check blocks or the recovery limit is reached. */
   force?: boolean;
   /**
    * Shell steps, tools and file checks run in the session's recorded workspace; this runs them

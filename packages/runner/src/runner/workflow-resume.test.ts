@@ -228,6 +228,109 @@ describe('the spec a resume runs', () => {
   });
 });
 
+const fixFlow = (attempts: number) => `
+name: fix
+agents:
+  fixer: { prompt: "You fix things." }
+steps:
+  - shell: 'echo "$CONCLAVE_ATTEMPT" >> attempts.log; [ "$CONCLAVE_ATTEMPT" -ge 3 ]'
+    retry: { attempts: ${attempts} }
+    on_failure: { agent: fixer, input: "Failed: {{ error }}" }
+`;
+
+const attemptsRun = async () => (await readFile(path.join(workspace, 'attempts.log'), 'utf8')).trim().split('\n');
+
+describe('retries with an on_failure fixer', () => {
+  it('an interrupt during the fixer leaves no uncertain attempt: the resume runs the next attempt without asking', async () => {
+    await writeFile(path.join(workspace, 'flow.yaml'), fixFlow(3));
+    const { engine } = createTestStore();
+    let runner: ReturnType<typeof createRunner> | null = null;
+    const hanging = createFakeModels({
+      intercept: (_call, index) => (index === 0 ? 'interrupt' : undefined),
+      onHang: () => void runner?.interrupt(),
+    });
+    runner = createRunner({ engine: engine(), models: hanging.resolve, workspaceDir: workspace, sleep: instantSleep });
+    const first = await runner.runWorkflow('flow.yaml');
+    expect(first.status).toBe('interrupted');
+    expect(await attemptsRun()).toEqual(['1']);
+
+    const models = createFakeModels();
+    const resumer = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+    });
+    const plan = await resumer.plan(first.sessionId);
+    // Only the fixer's model call was cut off (idempotent: it runs again); the shell step is not uncertain.
+    expect(plan.uncertain.map((step) => [step.key, step.action])).toEqual([['step-1/on-failure-1', 'rerun']]);
+    expect(plan.retrying.map((step) => step.nextAttempt)).toEqual([2]);
+    // No uncertainStep decision is given: none is needed.
+    const resumed = await resumer.resume(first.sessionId);
+    expect(resumed.status).toBe('completed');
+    expect(await attemptsRun()).toEqual(['1', '2', '3']);
+    expect(models.calls.map((call) => call.agent)).toEqual(['fixer', 'fixer']);
+  });
+
+  it('a checkpoint taken between attempts is a clean point to resume from', async () => {
+    await writeFile(path.join(workspace, 'flow.yaml'), fixFlow(5));
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    const runner = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+    });
+    const first = await runner.runWorkflow('flow.yaml');
+    expect(first.status).toBe('completed');
+    const state = await engine().readSession(first.sessionId);
+    const midRetry = state.checkpoints.find((checkpoint) => checkpoint.label === 'step 1 shell, attempt 3/5');
+    expect(midRetry).toBeDefined();
+    // Branching from it needs no decision: attempt 3 had not started at that checkpoint.
+    const branch = await runner.branch(first.sessionId, { at: midRetry?.seq ?? 0 });
+    expect(branch.status).toBe('completed');
+    const branched = await engine().readSession(branch.sessionId);
+    expect(
+      branched.steps.find((step) => step.key === 'step-1/shell')?.attempts.map((attempt) => attempt.attempt),
+    ).toEqual([1, 2, 3]);
+  });
+
+  it('reports the attempt within the retry budget after a resume gives a fresh one', async () => {
+    await writeFile(path.join(workspace, 'flow.yaml'), fixFlow(2));
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    const runner = createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+    });
+    const failed = await runner.runWorkflow('flow.yaml');
+    expect(failed.status).toBe('failed');
+    const events: RunEvent[] = [];
+    const resumed = await createRunner({
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+      onEvent: (event) => events.push(event),
+    }).resume(failed.sessionId);
+    expect(resumed.status).toBe('completed');
+    const progress = events.flatMap((event) =>
+      event.type === 'progress' && event.label === 'attempt' ? [`${event.done}/${event.total}`] : [],
+    );
+    expect(progress).toEqual(['1/2']);
+    const labels = (await engine().readSession(failed.sessionId)).checkpoints.map((checkpoint) => checkpoint.label);
+    expect(labels).toContain('step 1 shell, attempt 1/2');
+    expect(
+      labels.filter(
+        (label) => /attempt (\d+)\/2/.test(label ?? '') && Number(/attempt (\d+)/.exec(label ?? '')?.[1]) > 2,
+      ),
+    ).toEqual([]);
+  });
+});
+
 describe('branches', () => {
   it('does not keep a branch that stopped for a decision before doing anything', async () => {
     await writeFile(

@@ -1,0 +1,73 @@
+// The follow-up question for a session being continued, typed in a text box: Enter
+// starts the continued run, Esc leaves without starting anything. An empty question is
+// never submitted.
+import { Text, useInput } from 'ink';
+import { useReducer, useState } from 'react';
+import { textInputCommand, textInputHelp } from '../keys/key-bindings.js';
+import { fitText } from '../theme/format.js';
+import { useScreenSize, useTheme } from '../theme/theme-context.js';
+import { PromptFrame } from './prompt-frame.js';
+import { emptyTextInput, type TextInputAction, textInputReducer } from './text-input-reducer.js';
+
+export interface FollowUpInfo {
+  sessionId: string;
+  title: string;
+  /** The session's conclusion (first line shown), when it has one. */
+  conclusion?: string | null;
+}
+
+export function FollowUpPrompt(props: { info: FollowUpInfo; onAnswer: (question: string | null) => void }) {
+  const theme = useTheme();
+  const { columns } = useScreenSize();
+  const [input, dispatch] = useReducer(textInputReducer, emptyTextInput);
+  const [emptyTried, setEmptyTried] = useState(false);
+  const { info, onAnswer } = props;
+  useInput((typed, key) => {
+    const command = textInputCommand({ input: typed, key });
+    if (!command) return;
+    if (command.type === 'cancel') return onAnswer(null);
+    if (command.type === 'submit') {
+      if (input.text.trim() === '') return setEmptyTried(true);
+      return onAnswer(input.text.trim());
+    }
+    setEmptyTried(false);
+    dispatch(actionFor(command));
+  });
+  const width = Math.min(columns, 100) - 4;
+  const before = input.text.slice(0, input.cursor);
+  const atCursor = input.text.slice(input.cursor, input.cursor + 1) || ' ';
+  const after = input.text.slice(input.cursor + 1);
+  const conclusion = info.conclusion?.trim().split('\n')[0];
+  return (
+    <PromptFrame title={fitText(`Continue "${info.title}" · ${info.sessionId}`, width)} help={textInputHelp}>
+      {conclusion ? <Text color={theme.muted}>{fitText(`Concluded: ${conclusion}`, width)}</Text> : null}
+      <Text>The agents see the earlier discussion and your question; a new linked session is started.</Text>
+      <Text>
+        <Text bold>Follow-up question: </Text>
+        {before}
+        <Text inverse>{atCursor}</Text>
+        {after}
+      </Text>
+      {emptyTried ? <Text color={theme.warning}>Type a question first (Esc leaves without starting).</Text> : null}
+    </PromptFrame>
+  );
+}
+
+function actionFor(
+  command: Exclude<ReturnType<typeof textInputCommand>, null | { type: 'submit' } | { type: 'cancel' }>,
+): TextInputAction {
+  switch (command.type) {
+    case 'type':
+      return { type: 'typed', text: command.text };
+    case 'erase-back':
+      return { type: 'erased-back' };
+    case 'erase-forward':
+      return { type: 'erased-forward' };
+    case 'move':
+      return { type: 'moved', by: command.by };
+    case 'move-to':
+      return { type: 'moved-to', position: command.position };
+    case 'clear':
+      return { type: 'cleared' };
+  }
+}

@@ -1,0 +1,78 @@
+// One value through the saver's serde and back: inline JSON, base64, or a content-addressed
+// blob when the serialized bytes exceed the threshold. `key` identifies the serialized
+// content, so a list can be compared with an earlier version item by item.
+import { createHash } from 'node:crypto';
+import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
+import type { SessionStore } from '@resume/core/spec';
+import type { StoredItem } from './graph-records.js';
+
+export interface ItemCodec {
+  serde: SerializerProtocol;
+  store: SessionStore;
+  blobThreshold: number;
+}
+
+/** An item as the saver holds it: what is journaled, and its comparison key once known. */
+export interface ItemRecord {
+  stored: StoredItem;
+  key?: string;
+}
+
+export interface EncodedItem extends ItemRecord {
+  key: string;
+  /** Bytes still to be written to the blob store, for a blob item. */
+  blobBytes?: Uint8Array;
+}
+
+const decoder = new TextDecoder();
+
+export async function encodeItem(codec: ItemCodec, value: unknown): Promise<EncodedItem> {
+  const [type, bytes] = await codec.serde.dumpsTyped(value);
+  if (bytes.byteLength > codec.blobThreshold) {
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    return { stored: { type, blob: hash }, key: `#${type}:${hash}`, blobBytes: bytes };
+  }
+  if (type === 'json') {
+    const text = decoder.decode(bytes);
+    return { stored: { type, json: JSON.parse(text) }, key: text };
+  }
+  const base64 = Buffer.from(bytes).toString('base64');
+  return { stored: { type, base64 }, key: `${type}:${base64}` };
+}
+
+/** The comparison key of an item read back from the journal (computed once). */
+export function itemKey(item: ItemRecord): string {
+  if (item.key !== undefined) return item.key;
+  const { stored } = item;
+  item.key =
+    'json' in stored
+      ? JSON.stringify(stored.json)
+      : 'blob' in stored
+        ? `#${stored.type}:${stored.blob}`
+        : `${stored.type}:${stored.base64}`;
+  return item.key;
+}
+
+/** Writes the blobs of freshly encoded items (before the event that names them). */
+export async function storeBlobs(codec: ItemCodec, items: Iterable<EncodedItem>): Promise<void> {
+  for (const item of items) {
+    if (item.blobBytes) {
+      await codec.store.putBlob(item.blobBytes);
+      delete item.blobBytes;
+    }
+  }
+}
+
+/** The value back; null when a blob is missing (the caller names the thread in its error). */
+export async function decodeItem(codec: ItemCodec, item: ItemRecord): Promise<{ value: unknown } | null> {
+  const { stored } = item;
+  if ('json' in stored) {
+    return { value: await codec.serde.loadsTyped(stored.type, item.key ?? JSON.stringify(stored.json)) };
+  }
+  if ('base64' in stored) {
+    return { value: await codec.serde.loadsTyped(stored.type, new Uint8Array(Buffer.from(stored.base64, 'base64'))) };
+  }
+  const bytes = await codec.store.getBlob(stored.blob);
+  if (!bytes) return null;
+  return { value: await codec.serde.loadsTyped(stored.type, bytes) };
+}

@@ -1,0 +1,497 @@
+// ResumeCheckpointSaver: LangGraph.js's BaseCheckpointSaver over any Conclave SessionStore.
+// A thread is a session (mode `langgraph`, id derived from the thread_id), every namespace
+// of the thread lives in it; `put` and `putWrites` are journal events appended durably
+// (fsync'd, or committed, before they resolve). A checkpoint stores only the channels whose
+// version changed, and a list that grew stores only its new items, so a thread's bytes grow
+// with what changed rather than with its history at every step.
+import type { RunnableConfig } from '@langchain/core/runnables';
+import {
+  BaseCheckpointSaver,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointPendingWrite,
+  type CheckpointTuple,
+  compareWritesSortKeys,
+  maxChannelVersion,
+  type PendingWrite,
+  type SerializerProtocol,
+  TASKS,
+  WRITES_IDX_MAP,
+  writesSortKey,
+} from '@langchain/langgraph-checkpoint';
+import { createEngine, type Engine, type Session } from '@resume/core';
+import { type JournalEvent, type JsonValue, SessionExistsError, type SessionStore } from '@resume/core/spec';
+import { CheckpointDataError } from '../errors/checkpoint-data-error.js';
+import { ThreadConfigError } from '../errors/thread-config-error.js';
+import { GRAPH_DATA_FORMAT, type StoredChannelValue, type StoredWrite } from './graph-records.js';
+import { decodeItem, type EncodedItem, encodeItem, type ItemCodec, itemKey, storeBlobs } from './item-codec.js';
+import {
+  type CheckpointRecord,
+  listItems,
+  type NamespaceIndex,
+  ThreadDataProblem,
+  ThreadIndex,
+  type ValueRecord,
+  writeKey,
+} from './thread-index.js';
+import { threadSessionId } from './thread-session-id.js';
+
+export interface ResumeCheckpointSaverOptions {
+  /** Where threads are kept: `createFsStore(...)`, `createPostgresStore(...)`, any SessionStore. */
+  store: SessionStore;
+  /** LangGraph's serializer (default: its JsonPlusSerializer). */
+  serde?: SerializerProtocol;
+  /** Serialized values larger than this many bytes go to the store's blob API (default 16 KiB). */
+  blobThreshold?: number;
+  /** Title of a new thread's session (default `LangGraph thread <thread_id>`). */
+  title?: (threadId: string) => string;
+  /** Recorded with new threads, for `conclave sessions list --workspace`-style filters. */
+  workspaceDir?: string;
+  /** Crashes in a row without progress before a thread refuses to reopen (the engine's maxRecoveries). */
+  maxRecoveries?: number;
+}
+
+interface Thread {
+  readonly threadId: string;
+  readonly sessionId: string;
+  readonly index: ThreadIndex;
+  /** This saver's writer session once it wrote to the thread (it holds the lease until close). */
+  session: Session | null;
+  /** Writes to one thread run one after another, each durable before the next starts. */
+  queue: Promise<unknown>;
+}
+
+const DEFAULT_BLOB_THRESHOLD = 16 * 1024;
+
+function threadIdOf(config: RunnableConfig, operation: string): string {
+  const threadId = config.configurable?.thread_id;
+  if (typeof threadId === 'number') return String(threadId);
+  if (typeof threadId !== 'string' || threadId.length === 0) throw new ThreadConfigError(operation, 'thread_id');
+  return threadId;
+}
+
+function namespaceOf(config: RunnableConfig): string {
+  const namespace = config.configurable?.checkpoint_ns;
+  return typeof namespace === 'string' ? namespace : '';
+}
+
+export class ResumeCheckpointSaver extends BaseCheckpointSaver {
+  readonly store: SessionStore;
+  readonly #engine: Engine;
+  readonly #codec: ItemCodec;
+  readonly #threads = new Map<string, Thread>();
+  readonly #options: ResumeCheckpointSaverOptions;
+  #closed = false;
+
+  constructor(options: ResumeCheckpointSaverOptions) {
+    super(options.serde);
+    this.store = options.store;
+    this.#options = options;
+    this.#engine = createEngine({ store: options.store });
+    this.#codec = {
+      serde: this.serde,
+      store: options.store,
+      blobThreshold: options.blobThreshold ?? DEFAULT_BLOB_THRESHOLD,
+    };
+  }
+
+  /** The session that holds a thread (for `conclave sessions show <id>`). */
+  sessionIdOf(threadId: string): string {
+    return threadSessionId(threadId);
+  }
+
+  // ---- reads ---------------------------------------------------------------
+
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    // LangGraph asks without a thread to learn there is nothing to resume.
+    if (config.configurable?.thread_id === undefined) return undefined;
+    const threadId = threadIdOf(config, 'getTuple');
+    const thread = await this.#readable(threadId);
+    if (!thread) return undefined;
+    const namespace = thread.index.namespaces.get(namespaceOf(config));
+    if (!namespace) return undefined;
+    const wanted = config.configurable?.checkpoint_id;
+    const id = typeof wanted === 'string' && wanted.length > 0 ? wanted : namespace.idsNewestFirst()[0];
+    const record = id === undefined ? undefined : namespace.checkpoints.get(id);
+    if (!record) return undefined;
+    return this.#tuple(thread, namespace, record, await this.#decode(thread, record.metadata));
+  }
+
+  async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
+    const { filter, before } = options;
+    let limit = options.limit;
+    const threadIds =
+      config.configurable?.thread_id !== undefined ? [threadIdOf(config, 'list')] : await this.#allThreadIds();
+    const wantedNamespace = config.configurable?.checkpoint_ns;
+    const wantedId = config.configurable?.checkpoint_id;
+    const beforeId = before?.configurable?.checkpoint_id;
+    for (const threadId of threadIds) {
+      const thread = await this.#readable(threadId);
+      if (!thread) continue;
+      for (const [name, namespace] of thread.index.namespaces) {
+        if (typeof wantedNamespace === 'string' && name !== wantedNamespace) continue;
+        for (const id of namespace.idsNewestFirst()) {
+          if (typeof wantedId === 'string' && wantedId.length > 0 && id !== wantedId) continue;
+          if (typeof beforeId === 'string' && id >= beforeId) continue;
+          const record = namespace.checkpoints.get(id);
+          if (!record) continue;
+          const metadata = (await this.#decode(thread, record.metadata)) as CheckpointMetadata;
+          if (
+            filter &&
+            !Object.entries(filter).every(([key, value]) => (metadata as Record<string, unknown>)[key] === value)
+          ) {
+            continue;
+          }
+          if (limit !== undefined) {
+            if (limit <= 0) return;
+            limit -= 1;
+          }
+          yield await this.#tuple(thread, namespace, record, metadata);
+        }
+      }
+    }
+  }
+
+  // ---- writes --------------------------------------------------------------
+
+  async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
+    const threadId = threadIdOf(config, 'put');
+    const namespaceName = namespaceOf(config);
+    const parentId = typeof config.configurable?.checkpoint_id === 'string' ? config.configurable.checkpoint_id : null;
+    await this.#write(threadId, async (thread, session) => {
+      const namespace = thread.index.namespace(namespaceName);
+      const parent = parentId ? namespace.checkpoints.get(parentId) : undefined;
+      const { channel_values: channelValues, ...rest } = checkpoint;
+      const encoded: EncodedItem[] = [];
+      const values: StoredChannelValue[] = [];
+      for (const [channel, version] of Object.entries(newVersions)) {
+        if (!Object.hasOwn(channelValues, channel)) {
+          values.push({ channel, version, empty: true });
+          continue;
+        }
+        const base = parent ? thread.index.resolve(namespace, parent, channel) : null;
+        values.push(await this.#encodeValue(channel, version, channelValues[channel], base, encoded));
+      }
+      const checkpointItem = await encodeItem(this.#codec, { ...rest, channel_values: {} });
+      const metadataItem = await encodeItem(this.#codec, metadata);
+      encoded.push(checkpointItem, metadataItem);
+      await storeBlobs(this.#codec, encoded);
+      const data = {
+        format: GRAPH_DATA_FORMAT,
+        checkpoint: checkpointItem.stored,
+        metadata: metadataItem.stored,
+        values,
+      };
+      return session.record({
+        type: 'graph-checkpoint-saved',
+        namespace: namespaceName,
+        checkpointId: checkpoint.id,
+        parentCheckpointId: parentId,
+        data: data as unknown as JsonValue,
+      });
+    });
+    return { configurable: { thread_id: threadId, checkpoint_ns: namespaceName, checkpoint_id: checkpoint.id } };
+  }
+
+  async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ''): Promise<void> {
+    const threadId = threadIdOf(config, 'putWrites');
+    const checkpointId = config.configurable?.checkpoint_id;
+    if (typeof checkpointId !== 'string' || checkpointId.length === 0) {
+      throw new ThreadConfigError('putWrites', 'checkpoint_id');
+    }
+    const namespaceName = namespaceOf(config);
+    await this.#write(threadId, async (thread, session) => {
+      const existing = thread.index.namespace(namespaceName).writes.get(checkpointId);
+      const stored: StoredWrite[] = [];
+      const encoded: EncodedItem[] = [];
+      for (const [position, [channel, value]] of writes.entries()) {
+        const index = WRITES_IDX_MAP[channel] || position;
+        // A regular write is kept once per (task, index): a retried task does not overwrite it.
+        if (index >= 0 && existing?.has(writeKey(taskId, index))) continue;
+        const item = await encodeItem(this.#codec, value);
+        encoded.push(item);
+        stored.push({ index, channel, value: item.stored });
+      }
+      if (stored.length === 0) return null;
+      await storeBlobs(this.#codec, encoded);
+      return session.record({
+        type: 'graph-writes-saved',
+        namespace: namespaceName,
+        checkpointId,
+        taskId,
+        data: { format: GRAPH_DATA_FORMAT, taskPath, writes: stored } as unknown as JsonValue,
+      });
+    });
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    const thread = this.#threads.get(threadId);
+    if (thread) {
+      await thread.queue.catch(() => undefined);
+      this.#threads.delete(threadId);
+      await thread.session?.close();
+    }
+    const sessionId = threadSessionId(threadId);
+    const header = await this.store.getHeader(sessionId);
+    if (header && this.#ownsHeader(header.options, threadId)) await this.#engine.deleteSession(sessionId);
+  }
+
+  /**
+   * Releases every thread this saver wrote to (each is journaled as stopped cleanly, so a
+   * later run does not count it as a crash). The store stays open: close it yourself.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const threads = [...this.#threads.values()];
+    this.#threads.clear();
+    for (const thread of threads) {
+      await thread.queue.catch(() => undefined);
+      if (!thread.session) continue;
+      await thread.session
+        .interrupt('the checkpointer closed; the thread continues with its thread_id')
+        .catch(() => undefined);
+      await thread.session.close();
+    }
+  }
+
+  // ---- internals -----------------------------------------------------------
+
+  async #encodeValue(
+    channel: string,
+    version: Checkpoint['channel_versions'][string],
+    value: unknown,
+    base: ValueRecord | null,
+    encoded: EncodedItem[],
+  ): Promise<StoredChannelValue> {
+    if (!Array.isArray(value)) {
+      const item = await encodeItem(this.#codec, value);
+      encoded.push(item);
+      return { channel, version, item: item.stored };
+    }
+    const items: EncodedItem[] = [];
+    for (const element of value) items.push(await encodeItem(this.#codec, element));
+    if (base?.kind === 'list' && base.length <= items.length) {
+      const before = listItems(base);
+      if (before.every((item, position) => itemKey(item) === items[position]?.key)) {
+        const appended = items.slice(before.length);
+        encoded.push(...appended);
+        return { channel, version, items: appended.map((item) => item.stored), base: base.version };
+      }
+    }
+    encoded.push(...items);
+    return { channel, version, items: items.map((item) => item.stored) };
+  }
+
+  async #tuple(
+    thread: Thread,
+    namespace: NamespaceIndex,
+    record: CheckpointRecord,
+    metadata: unknown,
+  ): Promise<CheckpointTuple> {
+    const checkpoint = (await this.#decode(thread, record.checkpoint)) as Checkpoint;
+    const channelValues: Record<string, unknown> = {};
+    for (const [channel, version] of Object.entries(checkpoint.channel_versions ?? {})) {
+      const value = thread.index.valueAt(namespace, record, channel, version);
+      if (!value || value.kind === 'empty') continue;
+      channelValues[channel] = await this.#decodeValue(thread, value);
+    }
+    checkpoint.channel_values = channelValues;
+    if (checkpoint.v < 4 && record.parentId)
+      await this.#migratePendingSends(thread, namespace, record.parentId, checkpoint);
+    const tuple: CheckpointTuple = {
+      config: {
+        configurable: { thread_id: thread.threadId, checkpoint_ns: record.namespace, checkpoint_id: record.id },
+      },
+      checkpoint,
+      metadata: metadata as CheckpointMetadata,
+      pendingWrites: await this.#pendingWrites(thread, namespace, record.id),
+    };
+    if (record.parentId) {
+      tuple.parentConfig = {
+        configurable: { thread_id: thread.threadId, checkpoint_ns: record.namespace, checkpoint_id: record.parentId },
+      };
+    }
+    return tuple;
+  }
+
+  /** Checkpoints from before format 4 kept pending sends as writes of their parent. */
+  async #migratePendingSends(thread: Thread, namespace: NamespaceIndex, parentId: string, checkpoint: Checkpoint) {
+    const sends = (await this.#pendingWrites(thread, namespace, parentId))
+      .filter(([, channel]) => channel === TASKS)
+      .map(([, , value]) => value);
+    checkpoint.channel_values[TASKS] = sends;
+    const versions = Object.values(checkpoint.channel_versions);
+    checkpoint.channel_versions[TASKS] =
+      versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
+  }
+
+  async #pendingWrites(
+    thread: Thread,
+    namespace: NamespaceIndex,
+    checkpointId: string,
+  ): Promise<CheckpointPendingWrite[]> {
+    const writes = [...(namespace.writes.get(checkpointId)?.values() ?? [])];
+    writes.sort((left, right) =>
+      compareWritesSortKeys(
+        writesSortKey(left.taskPath, left.taskId, left.index),
+        writesSortKey(right.taskPath, right.taskId, right.index),
+      ),
+    );
+    const pending: CheckpointPendingWrite[] = [];
+    for (const write of writes) pending.push([write.taskId, write.channel, await this.#decode(thread, write.value)]);
+    return pending;
+  }
+
+  async #decodeValue(thread: Thread, record: Exclude<ValueRecord, { kind: 'empty' }>): Promise<unknown> {
+    if (record.kind === 'item') return this.#decode(thread, record.item);
+    const values: unknown[] = [];
+    for (const item of listItems(record)) values.push(await this.#decode(thread, item));
+    return values;
+  }
+
+  async #decode(thread: Thread, item: Parameters<typeof decodeItem>[1]): Promise<unknown> {
+    const decoded = await decodeItem(this.#codec, item);
+    if (!decoded) {
+      const hash = 'blob' in item.stored ? item.stored.blob : '?';
+      throw new CheckpointDataError({
+        sessionId: thread.sessionId,
+        threadId: thread.threadId,
+        problem: `blob ${hash} is missing from ${this.store.location}`,
+      });
+    }
+    return decoded.value;
+  }
+
+  #ownsHeader(options: Record<string, unknown>, threadId: string): boolean {
+    return options.threadId === threadId;
+  }
+
+  #thread(threadId: string): Thread {
+    let thread = this.#threads.get(threadId);
+    if (!thread) {
+      thread = {
+        threadId,
+        sessionId: threadSessionId(threadId),
+        index: new ThreadIndex(),
+        session: null,
+        queue: Promise.resolve(),
+      };
+      this.#threads.set(threadId, thread);
+    }
+    return thread;
+  }
+
+  /** The thread brought up to date with the journal, or null when it has no session. */
+  async #readable(threadId: string): Promise<Thread | null> {
+    const thread = this.#thread(threadId);
+    // The writer's index is the journal: it appended every event itself.
+    if (thread.session) return thread;
+    const header = await this.store.getHeader(thread.sessionId);
+    if (!header) {
+      if (thread.index.lastSeq > 0) this.#threads.delete(threadId);
+      return null;
+    }
+    this.#checkOwner(thread, header.options);
+    await this.#catchUp(thread);
+    return thread;
+  }
+
+  #checkOwner(thread: Thread, options: Record<string, unknown>): void {
+    if (!this.#ownsHeader(options, thread.threadId)) {
+      throw new CheckpointDataError({
+        sessionId: thread.sessionId,
+        threadId: thread.threadId,
+        problem: `the session holds thread ${JSON.stringify(options.threadId ?? null)}, not this one`,
+      });
+    }
+  }
+
+  async #catchUp(thread: Thread): Promise<void> {
+    const events: JournalEvent[] = [];
+    for await (const event of this.store.read(thread.sessionId, { fromSeq: thread.index.lastSeq + 1 }))
+      events.push(event);
+    this.#applyAll(thread, events);
+  }
+
+  #applyAll(thread: Thread, events: Iterable<JournalEvent>): void {
+    try {
+      for (const event of events) thread.index.apply(event);
+    } catch (error) {
+      if (!(error instanceof ThreadDataProblem)) throw error;
+      throw new CheckpointDataError({ sessionId: thread.sessionId, threadId: thread.threadId, problem: error.message });
+    }
+  }
+
+  /** Runs `write` on the thread's writer session after the thread's earlier writes, then commits it. */
+  async #write(
+    threadId: string,
+    write: (thread: Thread, session: Session) => Promise<JournalEvent | null>,
+  ): Promise<void> {
+    if (this.#closed)
+      throw new ThreadConfigError('put', 'thread_id', { hint: 'This checkpointer was closed; create a new one.' });
+    const thread = this.#thread(threadId);
+    const run = thread.queue.then(async () => {
+      const session = await this.#writer(thread);
+      const event = await write(thread, session);
+      if (!event) return;
+      await session.flush();
+      this.#applyAll(thread, [event]);
+    });
+    thread.queue = run.catch(() => undefined);
+    await run;
+  }
+
+  async #writer(thread: Thread): Promise<Session> {
+    if (thread.session) return thread.session;
+    const header = await this.store.getHeader(thread.sessionId);
+    let session: Session;
+    if (header) {
+      this.#checkOwner(thread, header.options);
+      session = await this.#open(thread);
+    } else {
+      try {
+        session = await this.#engine.createSession({
+          id: thread.sessionId,
+          title: this.#options.title?.(thread.threadId) ?? `LangGraph thread ${thread.threadId}`,
+          mode: 'langgraph',
+          options: { threadId: thread.threadId },
+          replay: 'keyed',
+          ...(this.#options.workspaceDir === undefined ? {} : { workspaceDir: this.#options.workspaceDir }),
+        });
+      } catch (error) {
+        // Another process created it first: open it like any existing thread.
+        if (!SessionExistsError.isInstance(error)) throw error;
+        session = await this.#open(thread);
+      }
+    }
+    // With the lease held, the journal cannot move under us: read what we have not seen yet.
+    await this.#catchUp(thread);
+    thread.session = session;
+    return session;
+  }
+
+  #open(thread: Thread): Promise<Session> {
+    return this.#engine.openSession(thread.sessionId, {
+      replay: 'keyed',
+      ...(this.#options.maxRecoveries === undefined ? {} : { maxRecoveries: this.#options.maxRecoveries }),
+    });
+  }
+
+  async #allThreadIds(): Promise<string[]> {
+    const summaries = await this.#engine.listSessions({ mode: ['langgraph'] });
+    const threadIds: string[] = [];
+    for (const summary of summaries) {
+      const header = await this.store.getHeader(summary.id);
+      const threadId = header?.options.threadId;
+      if (typeof threadId === 'string') threadIds.push(threadId);
+    }
+    return threadIds;
+  }
+}
