@@ -1,7 +1,9 @@
 // `conclave sessions delete <id>` (and `--delete-session`). In a terminal it asks first
 // (`--force` skips the question), since a list index or a short prefix easily names the
 // wrong session; sessions that continue from the deleted one are named, because they will
-// show their parent as deleted.
+// show their parent as deleted. A session a live process is running is never deleted (75):
+// its files would vanish under the writer.
+import { SessionLockedError } from '@resume/core/spec';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen, truncate } from '../output/format.js';
@@ -16,6 +18,9 @@ export async function deleteSessionCommand(
   const engine = await context.engine();
   const id = await resolveSession(context, input.reference);
   const summary = await engine.store.getSummary(id);
+  // Refused before asking: the question would be pointless while the session runs.
+  const holder = await engine.store.inspectLease(id);
+  if (holder) throw new SessionLockedError(id, holder);
   const children = (await engine.listSessions({})).filter((session) => session.parentId === id);
   const childLines = children.map((child) => `${child.id} "${truncate(child.title, 50)}"`);
   if (!options.force && context.environment.interactive && !context.options.json) {
@@ -36,7 +41,7 @@ export async function deleteSessionCommand(
       return 0;
     }
   }
-  await engine.deleteSession(id, { force: options.force });
+  await engine.deleteSession(id);
   if (context.options.json)
     context.terminal.out(JSON.stringify({ deleted: [id], orphaned: children.map((c) => c.id) }));
   else context.terminal.out(`Deleted session ${id}${summary ? ` "${summary.title}"` : ''}.`);

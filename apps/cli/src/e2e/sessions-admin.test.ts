@@ -3,6 +3,8 @@
 import { readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { createEngine } from '@resume/core';
+import { createFsStore } from '@resume/storage-fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
 
@@ -75,5 +77,28 @@ describe('conclave sessions delete', () => {
     expect(deleted.stderr).toContain(`1 session continues from it and now shows its parent as deleted: ${child}`);
     const json = await sandbox.json<{ deleted: string[]; orphaned: string[] }>(['sessions', 'delete', child]);
     expect(json).toEqual({ deleted: [child], orphaned: [] });
+  });
+
+  it('never deletes a session a live process is running, --force or not (75), and keeps it whole', async () => {
+    const id = sessionIdFrom((await sandbox.run(['Evaluate my idea again'])).stdout) ?? '';
+    // This test process takes the writer lease, as a running conclave would.
+    const engine = createEngine({ store: createFsStore({ dir: sandbox.home }) });
+    const running = await engine.openSession(id, { replay: 'keyed', countRecovery: false });
+    try {
+      for (const args of [
+        ['sessions', 'delete', id, '--force'],
+        ['sessions', 'delete', id],
+      ]) {
+        const refused = await sandbox.run(args);
+        expect(refused.code).toBe(75);
+        expect(refused.stderr).toContain(`in use by pid ${process.pid}`);
+      }
+    } finally {
+      await running.close();
+      await engine.close();
+    }
+    const shown = await sandbox.run(['sessions', 'show', id, '--transcript']);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('Evaluate my idea again');
   });
 });

@@ -47,6 +47,19 @@ describe('iterative mode', () => {
     expect(notes).toContain('## Chunk 3');
   });
 
+  it('refuses an agent name that would write outside the workspace before any model call', async () => {
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    const runner = createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace });
+    const outcome = await runner
+      .start({ ...start, agents: [{ name: 'reader' }, { name: '../../../../x' }] })
+      .then((result) => ({ result, error: null }))
+      .catch((error: unknown) => ({ result: null, error }));
+    expect(models.calls).toEqual([]);
+    const failed = outcome.error ?? outcome.result;
+    expect(JSON.stringify(failed instanceof Error ? failed.message : failed)).toMatch(/outside|\.\./);
+  });
+
   it('resumes at the next chunk after an interrupt with the same transcript', async () => {
     const reference = createTestStore();
     const referenceResult = await createRunner({

@@ -6,10 +6,13 @@ import { UsageError } from '@resume/core/spec';
 import { compareWorkspaceFiles } from '../files/file-snapshots.js';
 import { compareGitState, readGitState } from '../files/git-state.js';
 import { checkCompatibility } from '../resume/compatibility.js';
+import { lineageUsage } from '../resume/lineage.js';
 import { buildResumePlan, type ResumePlan } from '../resume/resume-plan.js';
 import { describeSpecChange } from '../resume/spec-change.js';
 import { parsePromptFile } from '../workflow/prompt-file.js';
+import { parseWorkflowSpec, type WorkflowSpec } from '../workflow/workflow-spec.js';
 import { describeNext, findCheckpointSeq } from './describe-next.js';
+import { estimateRemaining } from './estimate-remaining.js';
 import { specPathOf } from './resume-command.js';
 import { resumeWorkspace } from './resume-workspace.js';
 import { type RunConfig, readRunConfig } from './run-config.js';
@@ -60,7 +63,19 @@ export async function plan(scope: RunnerScope, sessionId: string, planOptions: P
   const git = compareGitState(state.header.git, await readGitState(workspaceDir).catch(() => null));
   const checkpointState: SessionState | undefined =
     fromCheckpoint === undefined ? undefined : await engine.readSession(id, { at: fromCheckpoint });
+  const lineage = await lineageUsage(engine, id).catch(() => null);
+  let recordedSpec: WorkflowSpec | null = null;
+  if (config.mode === 'chain' && recordedText !== null) {
+    try {
+      recordedSpec = parseWorkflowSpec(useEditedSpec && specText !== null ? specText : recordedText, specPath);
+    } catch {
+      // An invalid edit is reported by the resume itself; the estimate just has no spec.
+    }
+  }
   return buildResumePlan(state, {
+    lineageCost: lineage?.total ?? null,
+    remaining: estimateRemaining(checkpointState ?? state, config, recordedSpec),
+    warnAboveUsd: options.limits?.warnAboveUsd ?? null,
     describeNext: (described) => describeNext(described, config),
     ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),
     ...(checkpointState ? { checkpointState } : {}),

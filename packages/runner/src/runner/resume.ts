@@ -66,6 +66,7 @@ export async function resume(
   }
   // Checked before anything is written: an invalid edit is a usage error, not a half-started resume.
   const editedSpec = useEditedSpec ? await editedSpecText(scope, state, config, workspaceDir) : null;
+  if (resumePlan.costWarning !== null) scope.emit({ type: 'notice', text: resumePlan.costWarning });
   const replacements = await prepareResume({
     plan: resumePlan,
     force: resumeOptions.force ?? false,
