@@ -7,6 +7,8 @@ import {
   SessionNotFoundError,
   StepAbortedError,
   UncertainStepError,
+  UsageError,
+  uniqueIdPrefixes,
 } from '../spec/index.js';
 import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
 import { createEngine } from './engine.js';
@@ -281,6 +283,24 @@ describe('engine and sessions', () => {
     expect((error as ReplayMismatchError).exitCode).toBe(65);
   });
 
+  it('keyed replay runs a step marked inserted before recorded ones, which keep their outputs', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const session = await first.createSession({ title: 't', mode: 'custom', replay: 'keyed' });
+    await session.step('analyze', async () => 'analysis');
+    store.killHolder(session.id);
+    const plain = await second().openSession(session.id, { replay: 'keyed' });
+    const refused = await plain.step('lint', async () => 'clean').catch((caught: unknown) => caught);
+    expect(ReplayMismatchError.isInstance(refused)).toBe(true);
+    store.killHolder(session.id);
+
+    const reopened = await second().openSession(session.id, { replay: 'keyed' });
+    expect(await reopened.step('lint', async () => 'clean', { inserted: true })).toBe('clean');
+    expect(await reopened.step('analyze', async () => 'again')).toBe('analysis');
+    expect(await reopened.step('write', async () => 'report')).toBe('report');
+    expect(reopened.state.steps.map((step) => step.key)).toEqual(['analyze', 'lint', 'write']);
+  });
+
   it('aborts the in-flight step on interrupt and journals the interruption', async () => {
     const engine = createEngine({ store: createMemoryStore() });
     const session = await engine.createSession({ title: 't', mode: 'custom' });
@@ -359,6 +379,25 @@ describe('engine and sessions', () => {
     expect(SessionNotFoundError.isInstance(error)).toBe(true);
     expect((error as SessionNotFoundError).recent?.map((summary) => summary.title)).toContain('prefix me');
     await expect(engine.resolveSessionId('abc')).rejects.toThrow(/at least 6 characters/);
+  });
+
+  it('resolves the printed short ids of sessions created in the same millisecond, and refuses their shared prefix', async () => {
+    const sameMoment = new Date('2026-06-01T10:00:00.000Z');
+    const engine = createEngine({ store: createMemoryStore(), now: () => sameMoment });
+    const sessions = [];
+    for (const title of ['one', 'two', 'three']) sessions.push(await engine.createSession({ title, mode: 'custom' }));
+    for (const session of sessions) await session.checkpoint('started');
+    const ids = sessions.map((session) => session.id);
+    expect(new Set(ids.map((id) => id.slice(0, 12))).size).toBe(1);
+    const printed = uniqueIdPrefixes(ids);
+    for (const id of ids) {
+      const short = printed.get(id) ?? '';
+      expect(short.length).toBeGreaterThan(12);
+      expect(await engine.resolveSessionId(short)).toBe(id);
+    }
+    const shared = await engine.resolveSessionId(ids[0]!.slice(0, 10)).catch((caught: unknown) => caught);
+    expect(UsageError.isInstance(shared)).toBe(true);
+    expect((shared as Error).message).toMatch(/matches 3 sessions/);
   });
 
   it('opens from a snapshot and reaches the same state as a full replay', async () => {

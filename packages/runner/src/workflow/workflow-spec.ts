@@ -1,7 +1,6 @@
 // The workflow spec format (DESIGN 7, binding keys): parsing, zod validation with errors
 // that name the file, the path in the document and the fix, and the checks that must
 // pass before anything runs (agent names, template references).
-import { createHash } from 'node:crypto';
 import { ConfigError } from '@resume/core/spec';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
@@ -32,7 +31,12 @@ export const retrySchema = z.strictObject({
   backoff: durationSchema.optional(),
 });
 
+const stepIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a step id is letters, digits, ., - and _ (starting with a letter or digit)');
+
 export const agentStepSchema = z.strictObject({
+  id: stepIdSchema.optional(),
   name: z.string().min(1).optional(),
   agent: agentNameSchema,
   input: z.string().default('{{ last_response }}'),
@@ -41,6 +45,7 @@ export const agentStepSchema = z.strictObject({
 export const onFailureSchema = z.strictObject({ agent: agentNameSchema, input: z.string().min(1) });
 
 export const shellStepSchema = z.strictObject({
+  id: stepIdSchema.optional(),
   name: z.string().min(1).optional(),
   shell: z.string().min(1, 'a shell step needs a command'),
   retry: retrySchema.optional(),
@@ -123,9 +128,7 @@ function fixFor(key: string): string {
   return fixes.find(([pattern]) => pattern.test(key))?.[1] ?? 'See docs/workflow-spec.md for the format.';
 }
 
-export function hashText(text: string): string {
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
-}
+export { hashText } from './spec-hash.js';
 
 /** Parses and validates a workflow spec's text; `file` names it in errors. */
 export function parseWorkflowSpec(text: string, file: string | null): WorkflowSpec {
@@ -152,7 +155,14 @@ export function parseWorkflowSpec(text: string, file: string | null): WorkflowSp
 function checkReferences(
   references: TemplateReference[],
   location: TemplateLocation,
-  allowed: { variables: Set<string> | null; stepsBefore: number; error: boolean; lastResponse: boolean },
+  allowed: {
+    variables: Set<string> | null;
+    stepsBefore: number;
+    error: boolean;
+    lastResponse: boolean;
+    /** Which steps are shell steps (only those have an exit code), by index. */
+    shellSteps?: readonly boolean[];
+  },
 ): void {
   for (const reference of references) {
     const fail = (problem: string, fix: string): never => {
@@ -170,6 +180,16 @@ function checkReferences(
         `Steps are numbered from 0; this one may refer to steps[0] to steps[${Math.max(0, allowed.stepsBefore - 1)}].`,
       );
     }
+    if (
+      reference.kind === 'step' &&
+      reference.field === 'exit_code' &&
+      allowed.shellSteps?.[reference.index] === false
+    ) {
+      fail(
+        `{{ ${describeReference(reference)} }} refers to an agent step, which has no exit code`,
+        `Use {{ steps[${reference.index}].response }} for an agent step's answer.`,
+      );
+    }
     if (reference.kind === 'error' && !allowed.error)
       fail('{{ error }} is only available in on_failure inputs', 'Use it inside on_failure.input.');
     if (reference.kind === 'last-response' && !allowed.lastResponse) {
@@ -185,6 +205,7 @@ function checkReferences(
 export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVariables: Iterable<string> = []): void {
   const agentNames = Object.keys(spec.agents);
   const variables = new Set([...Object.keys(spec.variables), ...extraVariables]);
+  const shellSteps = spec.steps.map((step) => isShellStep(step));
   const unknownAgent = (name: string, key: string): never => {
     throw new ConfigError({
       file,
@@ -204,12 +225,25 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
     allowed: { stepsBefore: number; error: boolean; lastResponse: boolean },
   ) => {
     const location = { file, key };
-    checkReferences(templateReferences(text, location), location, { variables, ...allowed });
+    checkReferences(templateReferences(text, location), location, { variables, shellSteps, ...allowed });
   };
   for (const [name, agent] of Object.entries(spec.agents)) {
     check(agent.prompt, `agents.${name}.prompt`, { stepsBefore: 0, error: false, lastResponse: false });
   }
+  const ids = new Map<string, number>();
   spec.steps.forEach((step, index) => {
+    if (step.id !== undefined) {
+      const first = ids.get(step.id);
+      if (first !== undefined) {
+        throw new ConfigError({
+          file,
+          key: `steps[${index}].id`,
+          problem: `step id "${step.id}" is already used by steps[${first}]`,
+          fix: 'Give each step its own id: the id is how a resume finds what the step already did.',
+        });
+      }
+      ids.set(step.id, index);
+    }
     if (isShellStep(step)) {
       check(step.shell, `steps[${index}].shell`, { stepsBefore: index, error: false, lastResponse: true });
       if (step.on_failure) {
