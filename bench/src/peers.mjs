@@ -27,15 +27,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
-import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { createEngine } from '@resume/core';
 import { createMemoryStore } from '@resume/core/testing';
 import { createScriptedProvider } from '@resume/providers-scripted';
 import { createFsStore } from '@resume/storage-fs';
+import { sqliteSaverOnNodeSqlite } from './sqlite-saver.mjs';
 
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -111,35 +110,11 @@ async function rewriteWriter(directory) {
   };
 }
 
-/**
- * LangGraph's own `SqliteSaver` over Node's built-in SQLite (`node:sqlite`) instead of
- * better-sqlite3: better-sqlite3 12.10 aborts the process under Node 24 here (a native
- * assertion in its Statement destructor during garbage collection, reproducible with
- * `SqliteSaver` alone). Both are SQLite with the saver's own pragmas (WAL) and the
- * default `synchronous=FULL`, so every `put` is a durable commit, as a checkpoint is.
- */
-function sqliteSaverOnNodeSqlite(file) {
-  const database = new DatabaseSync(file);
-  // better-sqlite3 binds `undefined` as NULL; node:sqlite refuses it.
-  const bindable = (values) => values.map((value) => (value === undefined ? null : value));
-  const connection = {
-    pragma: (text) => database.prepare(`PRAGMA ${text}`).all(),
-    exec: (sql) => database.exec(sql),
-    prepare: (sql) => {
-      const statement = database.prepare(sql);
-      return {
-        run: (...values) => statement.run(...bindable(values)),
-        get: (...values) => statement.get(...bindable(values)),
-        all: (...values) => statement.all(...bindable(values)),
-      };
-    },
-  };
-  return { saver: new SqliteSaver(connection), database };
-}
-
 /** LangGraph: a checkpoint holding the whole, growing message list (LangGraph's message state). */
 async function langGraphWriter(directory) {
-  const { saver, database } = sqliteSaverOnNodeSqlite(path.join(directory, 'checkpoints.sqlite'));
+  const { saver, database } = sqliteSaverOnNodeSqlite(path.join(directory, 'checkpoints.sqlite'), {
+    synchronous: 'FULL',
+  });
   let config = { configurable: { thread_id: 'peers', checkpoint_ns: '' } };
   const history = [];
   return {
