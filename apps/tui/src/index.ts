@@ -6,6 +6,7 @@ export {
   askModelUnavailable,
   askUncertainStep,
   askUnfinishedContinue,
+  confirmDelete,
   confirmResume,
   type PickSessionOptions,
   pickSession,
@@ -35,6 +36,7 @@ export { createLiveRunView, type LiveRunHandle } from './live/create-live-run-vi
 export type { LiveRunEvent, LiveRunResult } from './live/live-run-reducer.js';
 export { defaultAction, type PickedAction, type PickedSession } from './picker/index.js';
 export { type ResumePromptPlan, resumePlanView } from './plan/resume-prompt-plan.js';
+export type { DeleteInfo } from './prompts/delete-prompt.js';
 export type { FollowUpInfo } from './prompts/follow-up-prompt.js';
 export type { ModelUnavailableAnswer, ModelUnavailableInfo } from './prompts/model-unavailable-prompt.js';
 export type { UncertainStepAnswer } from './prompts/uncertain-step-prompt.js';

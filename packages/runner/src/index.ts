@@ -82,6 +82,7 @@ export {
 } from './retention/select-for-retention.js';
 // ---- the runner, as the CLI and the TUI call it (runner/)
 export { describeNext } from './runner/describe-next.js';
+export type { RemainingEstimate } from './runner/estimate-remaining.js';
 export { type RunConfig, type RunMode, readRunConfig, runConfigSchema } from './runner/run-config.js';
 export type { RunEvent, RunEventListener } from './runner/run-event.js';
 export {
@@ -114,11 +115,20 @@ export {
 export {
   type CostOptions,
   costOf,
+  formatUsd,
   type ModelPrice,
   type PriceTable,
   priceOf,
   priceTable,
 } from './usage/cost.js';
+export {
+  type CallEstimateInput,
+  type CostGuard,
+  type CostLimits,
+  createCostGuard,
+  estimateCallCost,
+} from './usage/cost-guard.js';
+export { type CostLimitDetails, CostLimitError } from './usage/cost-limit-error.js';
 // ---- workflow specs and prompt files (workflow/)
 export {
   type PromptFile,

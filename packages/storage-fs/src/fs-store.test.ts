@@ -184,7 +184,7 @@ describe('file store on disk', () => {
     if (JournalCorruptedError.isInstance(error)) {
       expect(error.file).toBe(journalPath(id));
       expect(error.offset).toBe(secondLine);
-      expect(error.hint).toContain(`sessions repair ${id}`);
+      expect(error.sessionId).toBe(id);
     }
     const report = await reopened.repair(id);
     expect(report).toMatchObject({ sessionId: id, keptSeq: 1, removedBytes: bytes.length - secondLine });

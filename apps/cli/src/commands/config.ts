@@ -1,8 +1,11 @@
 // `conclave config`: the effective configuration and where each value came from.
 import type { CliContext } from '../context/cli-context.js';
+import { maskCredentialsIn } from '../output/mask-credentials.js';
 
 export async function showConfigCommand(context: CliContext): Promise<number> {
-  const { config, sources, files } = context.config();
+  // A store URL's password (from --store, CONCLAVE_STORE_URL or a file) is shown as ***.
+  const effective = context.config();
+  const { config, sources, files } = maskCredentialsIn(effective);
   if (context.options.json) {
     context.terminal.out(JSON.stringify({ config, sources, files }, null, 2));
     return 0;

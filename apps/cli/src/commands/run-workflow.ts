@@ -4,6 +4,7 @@ import { UsageError } from '@resume/core/spec';
 import type { ProviderName } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
+import { costLimitsOf } from '../runs/cost-limits.js';
 import { recordOf, selectionFrom } from '../runs/models.js';
 import { runWithHarness } from '../runs/run-harness.js';
 import { pickWorkflowSession, runSessionFlow } from '../runs/session-flows.js';
@@ -14,6 +15,8 @@ const workflowOptionsSchema = z.object({
   resume: z.union([z.string(), z.boolean()]).optional(),
   script: z.string().optional(),
   title: z.string().optional(),
+  maxCost: z.string().optional(),
+  maxLineageCost: z.string().optional(),
 });
 
 export async function runWorkflowCommand(
@@ -58,9 +61,11 @@ export async function runWorkflowCommand(
     onUncertain?: 'rerun' | 'skip' | 'abort';
   };
   const file = input.file;
+  const costs = costLimitsOf(options, context.config().config, null);
   return runWithHarness(
     context,
     {
+      limits: costs.limits,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: [],
@@ -74,7 +79,7 @@ export async function runWorkflowCommand(
     (runner) =>
       runner.runWorkflow(file, {
         variables,
-        record: recordOf(selection),
+        record: { ...recordOf(selection), ...costs.record },
         ...(options.title ? { title: options.title } : {}),
       }),
   );

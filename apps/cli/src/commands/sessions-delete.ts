@@ -1,6 +1,13 @@
-// `conclave sessions delete <id>` (and `--delete-session`).
+// `conclave sessions delete <id>` (and `--delete-session`). In a terminal it asks first
+// (`--force` skips the question), since a list index or a short prefix easily names the
+// wrong session; sessions that continue from the deleted one are named, because they will
+// show their parent as deleted. A session a live process is running is never deleted (75):
+// its files would vanish under the writer.
+import { SessionLockedError } from '@resume/core/spec';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
+import { formatWhen, truncate } from '../output/format.js';
+import { screenIo } from '../runs/decisions.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 
 export async function deleteSessionCommand(
@@ -11,8 +18,36 @@ export async function deleteSessionCommand(
   const engine = await context.engine();
   const id = await resolveSession(context, input.reference);
   const summary = await engine.store.getSummary(id);
-  await engine.deleteSession(id, { force: options.force });
-  if (context.options.json) context.terminal.out(JSON.stringify({ deleted: [id] }));
+  // Refused before asking: the question would be pointless while the session runs.
+  const holder = await engine.store.inspectLease(id);
+  if (holder) throw new SessionLockedError(id, holder);
+  const children = (await engine.listSessions({})).filter((session) => session.parentId === id);
+  const childLines = children.map((child) => `${child.id} "${truncate(child.title, 50)}"`);
+  if (!options.force && context.environment.interactive && !context.options.json) {
+    const tui = await import('@resume/tui');
+    const yes = await tui.confirmDelete(
+      {
+        sessionId: id,
+        title: summary?.title ?? id,
+        details: summary
+          ? `${summary.status} · ${summary.mode} · updated ${formatWhen(summary.updatedAt)}`
+          : 'no summary',
+        children: childLines,
+      },
+      screenIo(context),
+    );
+    if (!yes) {
+      context.terminal.note(`Not deleted; session ${id} is unchanged.`);
+      return 0;
+    }
+  }
+  await engine.deleteSession(id);
+  if (context.options.json)
+    context.terminal.out(JSON.stringify({ deleted: [id], orphaned: children.map((c) => c.id) }));
   else context.terminal.out(`Deleted session ${id}${summary ? ` "${summary.title}"` : ''}.`);
+  if (children.length > 0)
+    context.terminal.warn(
+      `${children.length === 1 ? '1 session continues' : `${children.length} sessions continue`} from it and now show${children.length === 1 ? 's' : ''} its parent as deleted: ${childLines.join(', ')}`,
+    );
   return 0;
 }

@@ -3,23 +3,25 @@
 // when chosen, so the file-store path never loads the PostgreSQL driver.
 import type { SessionStore } from '@resume/core/spec';
 import { UsageError } from '@resume/core/spec';
+import { maskUrlCredentials } from '../output/mask-credentials.js';
 
 export async function openStore(options: { url: string | null; home: string }): Promise<SessionStore> {
   const url = options.url;
+  if (url && /^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !URL.canParse(url)) {
+    throw new UsageError(`The store URL "${maskUrlCredentials(url)}" is not a valid URL.`, {
+      hint: 'Write it as postgres://user@host:5432/database (an IPv6 host in brackets: postgres://user@[::1]:5432/database; a password with @, : or / percent-encoded).',
+    });
+  }
   if (url && /^postgres(ql)?:\/\//i.test(url)) {
     const { createPostgresStore } = await import('@resume/storage-postgres');
     return createPostgresStore({ connectionString: url });
   }
   if (url && !url.startsWith('file:') && /^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
-    throw new UsageError(`The store URL scheme of "${redact(url)}" is not supported.`, {
+    throw new UsageError(`The store URL scheme of "${maskUrlCredentials(url)}" is not supported.`, {
       hint: 'Use a postgres:// URL for a shared store, or leave --store unset for the file store in the data home.',
     });
   }
   const dir = url ? (url.startsWith('file://') ? new URL(url).pathname : url.replace(/^file:/, '')) : options.home;
   const { createFsStore } = await import('@resume/storage-fs');
   return createFsStore({ dir });
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
 }

@@ -399,6 +399,21 @@ describe('conclave: workflows, admin commands and errors', () => {
     await writeFile(path.join(sandbox.workspace, '.conclave.yaml'), '');
   });
 
+  it('never prints a store password: config shows it as *** from --store and CONCLAVE_STORE_URL', async () => {
+    const url = 'postgres://conclave:s3cret-pass-word@db.internal:5432/conclave';
+    for (const run of [
+      () => sandbox.run(['config', '--store', url]),
+      () => sandbox.run(['config', '--json', '--store', url]),
+      () => sandbox.run(['config'], { env: { CONCLAVE_STORE_URL: url } }),
+      () => sandbox.run(['config', '--json'], { env: { CONCLAVE_STORE_URL: url } }),
+    ]) {
+      const result = await run();
+      expect(result.code).toBe(0);
+      expect(result.stdout + result.stderr).not.toContain('s3cret-pass-word');
+      expect(result.stdout).toContain('postgres://conclave:***@db.internal:5432/conclave');
+    }
+  });
+
   it('has --help with examples on every command, and respects NO_COLOR', async () => {
     const commands = [
       [],
@@ -430,6 +445,14 @@ describe('conclave: workflows, admin commands and errors', () => {
       env: { NO_COLOR: undefined, FORCE_COLOR: '1' },
     });
     expect(flag.stderr).not.toContain('\u001b[');
+  });
+
+  it('refuses a malformed store URL with 64 and how to write it', async () => {
+    const result = await sandbox.run(['sessions', 'list', '--store', 'postgres://me:pw-secret-1@[::1']);
+    expect(result.code).toBe(64);
+    expect(result.stderr).toContain('is not a valid URL');
+    expect(result.stderr).toContain('postgres://user@[::1]:5432/database');
+    expect(result.stderr).not.toContain('pw-secret-1');
   });
 
   it('db migrate needs a PostgreSQL store and tui needs a terminal', async () => {

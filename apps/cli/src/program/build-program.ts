@@ -34,6 +34,8 @@ function addGlobalOptions(command: Command): Command {
 
 function addResumeOptions(command: Command): Command {
   return command
+    .option('--max-cost <usd>', 'stop at a checkpoint before a model call would take the session past this cost')
+    .option('--max-lineage-cost <usd>', 'the same for the cost summed over the session and its parents')
     .option('--from-checkpoint <seq|label>', 'resume or branch from this checkpoint instead of the last one')
     .option('--start-chunk <n>', 'iterative mode: start at chunk N')
     .option('--reset-discussion', 'keep the context but start a fresh discussion')
@@ -235,7 +237,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       .alias('rm')
       .description('delete a session and everything derived from it')
       .argument('<id>', 'id, unique prefix, list index or exported file')
-      .option('--force', 'also delete a session another process is running'),
+      .option('--force', 'do not ask first (a terminal asks [y/N]); also delete a session another process is running'),
   );
   remove.addHelpText('after', examples(['conclave sessions delete 01jf3k', 'conclave sessions delete 3 --force']));
   remove.action(

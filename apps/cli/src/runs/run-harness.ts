@@ -8,6 +8,7 @@ import type { CliContext } from '../context/cli-context.js';
 import { reportError } from '../errors/report-error.js';
 import { formatCost, formatTokens } from '../output/format.js';
 import { applyRetention } from '../sessions/apply-retention.js';
+import type { RunLimits } from './cost-limits.js';
 import { buildDecisions, type DecisionFlags } from './decisions.js';
 import { createModelResolver, type ProviderSelection, SCRIPTED_NOTICE } from './models.js';
 import { createRunView } from './progress.js';
@@ -21,6 +22,8 @@ export interface HarnessSetup {
   decisions: DecisionFlags;
   /** Delete the session after a successful run (`run --no-save-session`). */
   discardOnSuccess?: boolean;
+  /** Cost limits and the resume warning threshold (see cost-limits.ts). */
+  limits?: RunLimits;
 }
 
 export async function runWithHarness(
@@ -52,6 +55,7 @@ export async function runWithHarness(
     }),
     availableModels: resolution.availableModels,
     allowCommands: config.tools.allowCommands,
+    limits: setup.limits ?? config.limits,
     maxRecoveries: config.resume.maxRecoveries,
   });
 
@@ -99,6 +103,7 @@ function reportResult(context: CliContext, result: RunResult, view: { announced:
         conclusion: result.conclusion,
         resumeCommand: result.resumeCommand,
         cancelled: result.cancelled === true,
+        stopReason: result.stopReason ?? null,
         usage: {
           inputTokens: result.usage.inputTokens,
           outputTokens: result.usage.outputTokens,
@@ -122,11 +127,16 @@ function reportResult(context: CliContext, result: RunResult, view: { announced:
     return exitCode;
   }
   // The live view has just said this, with the resume command; saying it twice is noise.
-  if (result.status === 'interrupted' && view.announced) return exitCode;
+  if (result.status === 'interrupted' && view.announced && result.stopReason !== 'cost-limit') return exitCode;
   if (result.status === 'interrupted' && result.cancelled) {
     // Declining is not an interruption: nothing ran and nothing was saved.
     terminal.warn(`${terminal.yellow('‖ Not resumed;')} session ${result.sessionId} is unchanged.`);
     if (result.resumeCommand) terminal.warn(`Resume it later with: ${result.resumeCommand}`);
+    return exitCode;
+  }
+  if (result.status === 'interrupted' && result.stopReason === 'cost-limit') {
+    terminal.warn(`${terminal.yellow('‖ Cost limit:')} ${result.error?.message ?? 'stopped before the limit.'}`);
+    if (result.resumeCommand) terminal.warn(`Resume with a higher limit: ${result.resumeCommand} --max-cost <usd>`);
     return exitCode;
   }
   if (result.status === 'interrupted') {

@@ -5,15 +5,17 @@
 import { UsageError } from '@resume/core/spec';
 import { createRunner } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
+import type { RunLimits } from './cost-limits.js';
 
 /** A runner that only plans resumes (dry runs, the details pane), so it is never given a model to call. */
-export async function createPlanner(context: CliContext) {
+export async function createPlanner(context: CliContext, limits: RunLimits = context.config().config.limits) {
   return createRunner({
     engine: await context.engine(),
     models: () => {
       throw new UsageError('Planning calls no model.');
     },
     workspaceDir: context.environment.cwd,
+    limits,
   });
 }
 

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen, truncate } from '../output/format.js';
 import { resolveSession } from '../sessions/resolve-session.js';
+import { costLimitsOf } from './cost-limits.js';
 import { screenIo } from './decisions.js';
 import { recordOf, selectionFrom } from './models.js';
 import { configAgents, providersNamedIn, runWithHarness } from './run-harness.js';
@@ -56,6 +57,8 @@ export const runFlagsSchema = z.object({
   yes: z.boolean().optional(),
   onConflict: z.enum(['keep', 'restore', 'cancel']).optional(),
   onUncertain: z.enum(['rerun', 'skip', 'abort']).optional(),
+  maxCost: z.string().optional(),
+  maxLineageCost: z.string().optional(),
 });
 export type RunFlags = z.infer<typeof runFlagsSchema>;
 
@@ -108,12 +111,18 @@ function selectionFor(context: CliContext, flags: RunFlags, recorded: Record<str
 async function startFlow(context: CliContext, task: string, flags: RunFlags): Promise<number> {
   const { config } = context.config();
   const mode = flags.mode ?? 'discussion';
+  if (flags.startChunk !== undefined && mode !== 'iterative')
+    throw new UsageError(`--start-chunk applies to iterative mode; this is a ${mode} run.`, {
+      hint: 'conclave --mode iterative --project <file> --start-chunk N "task"',
+    });
   const selection = selectionFor(context, flags, null);
   const agents = flags.models?.length ? agentsForModels(flags.models) : configAgents(context);
   const judge = config.judge;
+  const costs = costLimitsOf(flags, config, null);
   return runWithHarness(
     context,
     {
+      limits: costs.limits,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: [
@@ -144,7 +153,7 @@ async function startFlow(context: CliContext, task: string, flags: RunFlags): Pr
           ...(flags.project ? { project: flags.project } : {}),
           ...(flags.startChunk ? { startChunk: flags.startChunk } : {}),
         },
-        record: recordOf(selection),
+        record: { ...recordOf(selection), ...costs.record },
       }),
   );
 }
@@ -157,6 +166,7 @@ async function sessionSetup(context: CliContext, flags: RunFlags, id: string) {
   return {
     state,
     setup: {
+      limits: costLimitsOf(flags, context.config().config, recorded).limits,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: providersNamedIn(recorded.run),
@@ -303,10 +313,13 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
   }
   const fromCheckpoint = fromCheckpointOf(flags);
   if (flags.dryRun) {
-    const plan = await (await createPlanner(context)).plan(id, {
+    const plan = await (
+      await createPlanner(context, costLimitsOf(flags, context.config().config, state.header.options).limits)
+    ).plan(id, {
       ...(fromCheckpoint === undefined ? {} : { fromCheckpoint }),
       ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}),
       ...(flags.useEditedSpec ? { useEditedSpec: true } : {}),
+      ...(flags.startChunk !== undefined ? { startChunk: flags.startChunk } : {}),
     });
     if (context.options.json) context.terminal.out(JSON.stringify(plan, null, 2));
     else context.terminal.out(formatResumePlan(plan));

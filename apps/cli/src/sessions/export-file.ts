@@ -1,9 +1,13 @@
 // The exported-session file (`sessions export --format json`): the whole journal plus
 // the blobs it references, so `sessions import` recreates a session that shows the same
-// transcript. Validated with zod on the way in; a newer format is refused.
+// transcript. Validated with zod on the way in; a newer format is refused. Since format 2
+// the file carries a sha256 of its events, and every blob is named by the sha256 of its
+// content: an export changed after it was written is refused before anything is stored.
+import { createHash } from 'node:crypto';
 import { fold, summarize } from '@resume/core';
 import {
   JOURNAL_FORMAT_VERSION,
+  JournalCorruptedError,
   type JournalEvent,
   journalEventSchema,
   type SessionStore,
@@ -13,7 +17,9 @@ import {
 import { z } from 'zod';
 
 export const EXPORT_FORMAT = 'conclave-session';
-export const EXPORT_FORMAT_VERSION = 1;
+export const EXPORT_FORMAT_VERSION = 2;
+/** Format 1 had no checksum of its events; such files are still imported (blobs are verified). */
+const FIRST_CHECKSUMMED_VERSION = 2;
 
 const exportHeadSchema = z.object({
   format: z.literal(EXPORT_FORMAT),
@@ -22,7 +28,7 @@ const exportHeadSchema = z.object({
 
 export const exportFileSchema = z.object({
   format: z.literal(EXPORT_FORMAT),
-  formatVersion: z.literal(EXPORT_FORMAT_VERSION),
+  formatVersion: z.union([z.literal(1), z.literal(EXPORT_FORMAT_VERSION)]),
   exportedAt: z.string(),
   exportedBy: z.string(),
   sessionId: sessionIdSchema,
@@ -30,6 +36,8 @@ export const exportFileSchema = z.object({
   events: z.array(journalEventSchema).min(1),
   /** Referenced blobs (file snapshots, large step outputs, specs): sha256 → base64. */
   blobs: z.record(z.string().regex(/^[0-9a-f]{64}$/), z.string()),
+  /** sha256 of the JSON of `events` as written (format 2 on). */
+  checksum: z.object({ algorithm: z.literal('sha256'), events: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
 });
 export type ExportFile = z.infer<typeof exportFileSchema>;
 
@@ -53,7 +61,34 @@ export async function buildExportFile(
     journalFormatVersion: JOURNAL_FORMAT_VERSION,
     events,
     blobs,
+    checksum: { algorithm: 'sha256', events: sha256(JSON.stringify(events)) },
   };
+}
+
+function sha256(content: string | Buffer): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+function tampered(file: string, problem: string): JournalCorruptedError {
+  return new JournalCorruptedError(
+    { sessionId: null, file, offset: null, problem: `${problem}; the export was changed after it was written` },
+    { hint: 'Nothing was imported. Export the session again from the store that holds it.' },
+  );
+}
+
+/** The events' checksum and every blob's hash, checked before anything is stored. */
+function verifyChecksums(raw: unknown, data: ExportFile, file: string): void {
+  if (data.formatVersion >= FIRST_CHECKSUMMED_VERSION) {
+    if (!data.checksum) throw tampered(file, 'its checksum is missing');
+    // Hashed as they stand in the file: the parsed (schema-ordered) copy could differ in key order.
+    const events = (raw as { events: unknown }).events;
+    if (sha256(JSON.stringify(events)) !== data.checksum.events)
+      throw tampered(file, 'its events do not match their checksum');
+  }
+  for (const [hash, content] of Object.entries(data.blobs)) {
+    if (sha256(Buffer.from(content, 'base64')) !== hash)
+      throw tampered(file, `blob ${hash.slice(0, 12)} does not match its content`);
+  }
 }
 
 /** Validates an export file's content; errors say what is wrong with which file. */
@@ -93,6 +128,7 @@ export function parseExportFile(text: string, file: string): ExportFile {
   });
   if (first.header.formatVersion > JOURNAL_FORMAT_VERSION)
     throw new UnsupportedFormatError(`Session ${data.sessionId} in ${file}`, first.header.formatVersion);
+  verifyChecksums(raw, data, file);
   return data;
 }
 

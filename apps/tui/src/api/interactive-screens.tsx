@@ -10,6 +10,7 @@ import { ConflictScreen } from '../conflicts/conflict-screen.js';
 import type { ConflictAnswer, DiffSource } from '../conflicts/use-conflict-screen.js';
 import { type PickedSession, SessionPicker } from '../picker/index.js';
 import { type ResumePromptPlan, resumePlanLines } from '../plan/resume-prompt-plan.js';
+import { type DeleteInfo, DeletePrompt } from '../prompts/delete-prompt.js';
 import { type FollowUpInfo, FollowUpPrompt } from '../prompts/follow-up-prompt.js';
 import {
   type ModelUnavailableAnswer,
@@ -172,4 +173,16 @@ export async function askUnfinishedContinue(
     (done) => <UnfinishedContinuePrompt info={info} onAnswer={done} />,
     'cancel',
   );
+}
+
+/** "Delete …? [y/N]" before a session is deleted; no unless the user says yes. */
+export async function confirmDelete(info: DeleteInfo, options: ScreenIo = {}): Promise<boolean> {
+  const io = resolveScreenIo(options);
+  if (!io.interactive) {
+    io.stdout.write(`Session ${info.sessionId} "${info.title}" (${info.details})\n`);
+    for (const child of info.children) io.stdout.write(`  continued by ${child}\n`);
+    const answer = await askLine(io.stdin, io.stdout, 'Delete it? [y/N] ');
+    return answer !== null && /^y(es)?$/i.test(answer);
+  }
+  return runScreen<boolean>(io, (done) => <DeletePrompt info={info} onAnswer={done} />, false);
 }

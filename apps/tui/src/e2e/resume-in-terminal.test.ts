@@ -227,4 +227,34 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
     expect(finished).toContain('EXIT=0');
     expect(listSessions().some((session) => session.parentId === parent?.id)).toBe(true);
   });
+
+  it('asks before deleting a session in a terminal, naming the sessions that continue from it', {
+    timeout: 120_000,
+    retry: 2,
+  }, async () => {
+    freshPane();
+    type(conclave(0, '"Delete me later"'), 'Enter');
+    expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the run')).toContain('EXIT=0');
+    const parent = listSessions().find((session) => session.title === 'Delete me later');
+    freshPane();
+    type(conclave(0, `--resume ${parent?.id} "And then?"`), 'Enter');
+    expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the continued run')).toContain('EXIT=0');
+    freshPane();
+
+    type(conclave(0, `sessions delete ${parent?.id}`), 'Enter');
+    const asked = await waitForScreen((text) => text.includes('[y/N]'), 'the delete question');
+    expect(asked).toContain('Delete "Delete me later"?');
+    expect(asked).toContain('will show its parent as deleted');
+    expect(asked).toContain('And then?');
+    type('Enter');
+    expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the declined delete')).toContain('Not deleted');
+    expect(listSessions().some((session) => session.id === parent?.id)).toBe(true);
+    freshPane();
+
+    type(conclave(0, `sessions delete ${parent?.id}`), 'Enter');
+    await waitForScreen((text) => text.includes('[y/N]'), 'the delete question');
+    type('y');
+    expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the delete')).toContain('EXIT=0');
+    expect(listSessions().some((session) => session.id === parent?.id)).toBe(false);
+  });
 });

@@ -103,4 +103,46 @@ describe('createRedactor', () => {
       { numRuns: 200 },
     );
   });
+
+  describe('secrets in other encodings', () => {
+    const key = 'sk-test-SECRETVALUE0123456789';
+    const { redact, redactText } = createRedactor({ secrets: [key, 'p@ss word/with+chars'] });
+
+    it('scrubs the base64 and base64url forms of a known secret, wherever it sits in encoded data', () => {
+      for (const prefix of ['', 'u:', 'us:', 'user:']) {
+        const basic = Buffer.from(`${prefix}${key}`).toString('base64');
+        const url = Buffer.from(`${prefix}${key}`).toString('base64url');
+        const text = redactText(`Authorization header was ${basic} / token=${url}`);
+        expect(text).toContain(REDACTED);
+        // What is left of the encoded text no longer decodes to the key, nor to most of it.
+        for (const leftover of text.match(/[A-Za-z0-9+/_-]{12,}={0,2}/g) ?? []) {
+          const decoded = Buffer.from(
+            leftover,
+            leftover.includes('-') || leftover.includes('_') ? 'base64url' : 'base64',
+          ).toString('latin1');
+          expect(decoded).not.toContain(key.slice(4, 16));
+        }
+      }
+    });
+
+    it('scrubs URL-encoded forms', () => {
+      const text = redactText(
+        `GET /login?password=${encodeURIComponent('p@ss word/with+chars')}&x=${'p%40ss+word%2Fwith%2Bchars'}`,
+      );
+      expect(text).not.toContain('p%40ss');
+      expect(text).toContain(REDACTED);
+    });
+
+    it('scrubs masked forms of a known secret and of key shapes, as servers print them', () => {
+      const body = {
+        error: { message: `Incorrect API key provided: sk-test-SE****6789. Also seen: sk-proj-…abcd and AKIA...WXYZ` },
+      };
+      const text = JSON.stringify(redact(body));
+      expect(text).not.toContain('SE****6789');
+      expect(text).not.toContain('…abcd');
+      expect(text).not.toContain('AKIA...WXYZ');
+      // Masks that are not a secret's head and tail stay as written.
+      expect(redactText('rating: good****better, path a...b')).toBe('rating: good****better, path a...b');
+    });
+  });
 });

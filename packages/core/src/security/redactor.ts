@@ -2,7 +2,7 @@
 // environment variables and configured secrets, and the shapes of common tokens, wherever
 // they occur in a JSON value. The engine runs every event through it before it is journaled.
 
-import { MINIMUM_SECRET_LENGTH, REDACTED, scrubSecrets } from '../spec/secret-shapes.js';
+import { expandSecrets, MINIMUM_SECRET_LENGTH, REDACTED, scrubSecrets } from '../spec/secret-shapes.js';
 
 export { REDACTED };
 
@@ -44,10 +44,10 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   };
   for (const secret of options.secrets ?? []) addSecret(secret);
   for (const [name, value] of Object.entries(options.env ?? {})) if (isSecretEnvName(name)) addSecret(value);
-  // Longest first, so a secret that contains another is replaced whole.
-  const secrets = [...known].sort((left, right) => right.length - left.length);
+  // With their URL and base64 forms, longest first, so a secret that contains another is replaced whole.
+  const secrets = expandSecrets(known);
 
-  const redactText = (text: string): string => scrubSecrets(text, secrets);
+  const redactText = (text: string): string => scrubSecrets(text, secrets, { expanded: true });
 
   const redactValue = (value: unknown, key: string | null, seen: WeakSet<object>): unknown => {
     if (typeof value === 'string') {
@@ -77,6 +77,6 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   return {
     redact: <T>(value: T): T => redactValue(value, null, new WeakSet()) as T,
     redactText,
-    knownSecretCount: secrets.length,
+    knownSecretCount: known.size,
   };
 }

@@ -5,7 +5,7 @@
 // a local server that speaks their streaming wire formats and echoes the API key
 // it was sent into every answer (a model leaking its key). Every byte of the data
 // home is scanned, archived files decompressed, for each secret in plain text,
-// base64 and JSON-escaped form.
+// base64, base64url, URL-encoded, masked and JSON-escaped form.
 
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -27,7 +27,17 @@ const SECRETS = {
 
 /** What the fake model says: it leaks the key it was called with, and the other secrets it somehow saw. */
 function leakyAnswer(key: string): string {
-  return `VERDICT: CONSENSUS\nMy key is ${key}; also ${SECRETS.GITHUB_TOKEN} and ${SECRETS.MY_SERVICE_SECRET}.`;
+  return (
+    `VERDICT: CONSENSUS\nMy key is ${key}; also ${SECRETS.GITHUB_TOKEN} and ${SECRETS.MY_SERVICE_SECRET}. ` +
+    `Encoded: ${Buffer.from(key).toString('base64')}, Basic ${Buffer.from(`user:${key}`).toString('base64')}, ` +
+    `${Buffer.from(SECRETS.MY_SERVICE_SECRET).toString('base64url')}, ?k=${encodeURIComponent(`${key}/x`)}; ` +
+    `masked: ${masked(key)}.`
+  );
+}
+
+/** A key as servers print it in errors: a head, a mask and a tail. */
+function masked(secret: string): string {
+  return `${secret.slice(0, 10)}****${secret.slice(-4)}`;
 }
 
 function sendEvents(response: ServerResponse, events: string[]): void {
@@ -92,7 +102,7 @@ const requests: string[] = [];
 
 beforeAll(async () => {
   server = createServer(async (request, response) => {
-    await body(request);
+    const text = await body(request);
     const url = request.url ?? '';
     requests.push(`${request.method} ${url}`);
     const bearer = (request.headers.authorization ?? '').replace(/^Bearer /, '');
@@ -100,7 +110,16 @@ beforeAll(async () => {
     if (url.endsWith('/models')) {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(
-        JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o', object: 'model', created: 1, owned_by: 'x' }] }),
+        JSON.stringify({
+          object: 'list',
+          data: ['gpt-4o', 'gpt-4o-failing'].map((id) => ({ id, object: 'model', created: 1, owned_by: 'x' })),
+        }),
+      );
+    } else if (url.includes('/chat/completions') && text.includes('gpt-4o-failing')) {
+      // A server error whose body quotes the key it received, in every form servers use.
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ error: { message: `Internal error for ${leakyAnswer(bearer)}`, type: 'server_error' } }),
       );
     } else if (url.includes('/chat/completions')) openAiStream(response, bearer);
     else if (url.includes('/messages')) anthropicStream(response, anthropicKey);
@@ -209,6 +228,13 @@ describe('secrets never reach the store', () => {
       const result = await runConclave(run.argv, { ...options, env: { ...env, ...run.env } });
       expect(result.code, `${run.argv.join(' ')}\n${result.stderr}`).toBe(0);
     }
+    // A provider that fails with 500s whose bodies quote the key: the errors are journaled.
+    const failing = await runConclave(
+      ['--provider', 'openai', '--model', 'gpt-4o-failing', '--max-rounds', '1', 'Is the key safe here?'],
+      { ...options, env: { ...env, OPENAI_BASE_URL: `${baseUrl}/v1` } },
+    );
+    expect(failing.code).not.toBe(0);
+    for (const secret of Object.values(SECRETS)) expect(failing.stderr).not.toContain(secret);
     // The fake servers were really called (the keys really went out and came back).
     expect(requests.some((request) => request.includes('/chat/completions'))).toBe(true);
     expect(requests.some((request) => request.includes('/messages'))).toBe(true);
@@ -226,7 +252,15 @@ describe('secrets never reach the store', () => {
     expect([...files.keys()].some((file) => file.endsWith('journal.jsonl.gz (decompressed)'))).toBe(true);
     const leaks: string[] = [];
     for (const [name, secret] of Object.entries(SECRETS)) {
-      const forms = [secret, Buffer.from(secret).toString('base64'), JSON.stringify(secret).slice(1, -1)];
+      const forms = [
+        secret,
+        Buffer.from(secret).toString('base64'),
+        Buffer.from(secret).toString('base64url'),
+        Buffer.from(`user:${secret}`).toString('base64'),
+        encodeURIComponent(`${secret}/x`),
+        masked(secret),
+        JSON.stringify(secret).slice(1, -1),
+      ];
       for (const [file, content] of files) {
         for (const form of forms) if (content.includes(form)) leaks.push(`${name} in ${path.relative(home, file)}`);
       }

@@ -15,7 +15,14 @@ export type ProviderName = z.infer<typeof providerNameSchema>;
 // Built together the first time one of them is used.
 const buildConfigSchemas = once(() => {
   const agentConfigSchema = z.strictObject({
-    name: z.string().min(1),
+    // Names become file names (iterative notes) and speaker labels: plain names only.
+    name: z
+      .string()
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9 _.-]{0,63}$/,
+        'is not a plain name: use letters, digits, spaces, "_", "-" or "." (no "/" or leading "."), at most 64 characters',
+      )
+      .refine((name) => !name.includes('..'), 'must not contain ".."'),
     model: z.string().min(1).optional(),
     provider: providerNameSchema.optional(),
     /** The agent's system prompt (its role in the discussion). */
@@ -30,7 +37,13 @@ const buildConfigSchemas = once(() => {
 
   const endpointSchema = z.strictObject({
     /** An OpenAI-compatible server (Ollama, vLLM, LM Studio, OpenRouter...) or a proxy. */
-    baseUrl: z.url().optional(),
+    baseUrl: z
+      .url({ protocol: /^https?$/, error: 'is not an http:// or https:// URL' })
+      .refine((value) => {
+        const url = new URL(value);
+        return url.username === '' && url.password === '';
+      }, 'must not carry a user or password (the API key comes from OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment; a proxy password belongs in its own settings)')
+      .optional(),
     /** The model used when an agent names none. */
     model: z.string().min(1).optional(),
   });
@@ -96,6 +109,16 @@ const buildConfigSchemas = once(() => {
     allowCommands: z.array(z.string().min(1)).optional(),
   });
 
+  const usd = z.number().positive('an amount in US dollars greater than 0');
+  const limitsConfigSchema = z.strictObject({
+    /** A run stops at a checkpoint before a model call that would take the session past this (USD). */
+    maxCostUsd: usd.optional(),
+    /** The same over the session's lineage (its parents' cost included). */
+    maxLineageCostUsd: usd.optional(),
+    /** Resuming a session whose lineage cost is above this says so first. */
+    warnAboveUsd: usd.optional(),
+  });
+
   const storeConfigSchema = z.strictObject({
     /** `postgres://...` for a shared store; otherwise the file store in the home. */
     url: z.string().min(1).optional(),
@@ -114,8 +137,10 @@ const buildConfigSchemas = once(() => {
     archive: archiveConfigSchema.optional(),
     discussion: discussionConfigSchema.optional(),
     tools: toolsConfigSchema.optional(),
+    limits: limitsConfigSchema.optional(),
   });
   return {
+    limitsConfigSchema,
     agentConfigSchema,
     judgeConfigSchema,
     endpointSchema,
@@ -178,6 +203,7 @@ export interface ConclaveConfig {
   archive: { afterDays: number | null };
   discussion: { maxRounds: number };
   tools: { allowCommands: string[] };
+  limits: { maxCostUsd: number | null; maxLineageCostUsd: number | null; warnAboveUsd: number | null };
 }
 
 /** Keys that moved: a file that still uses one gets an error naming the new key. */

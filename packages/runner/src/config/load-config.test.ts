@@ -119,6 +119,38 @@ describe('loadConfig', () => {
     );
   });
 
+  it('refuses a provider base URL with credentials, naming the file and the key', () => {
+    const read = filesystem({
+      [`${workspace}/.conclave.yaml`]: 'providers:\n  openai:\n    baseUrl: https://me:hunter22@llm.internal/v1\n',
+    });
+    try {
+      loadConfig({ cwd: workspace, userHome, env: {}, readFile: read });
+      expect.unreachable();
+    } catch (error) {
+      expect(ConfigError.isInstance(error)).toBe(true);
+      expect((error as ConfigError).key).toBe('providers.openai.baseUrl');
+      expect((error as ConfigError).message).toContain('must not carry a user or password');
+      expect((error as ConfigError).message).not.toContain('hunter22');
+    }
+  });
+
+  it('refuses agent names that are not plain names', () => {
+    for (const name of ['../../x', '.hidden', 'a/b', '']) {
+      const read = filesystem({ [`${workspace}/.conclave.yaml`]: `agents:\n  - name: ${JSON.stringify(name)}\n` });
+      try {
+        loadConfig({ cwd: workspace, userHome, env: {}, readFile: read });
+        expect.unreachable(name);
+      } catch (error) {
+        expect(ConfigError.isInstance(error), name).toBe(true);
+        expect((error as ConfigError).key).toBe('agents.0.name');
+      }
+    }
+    const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'agents:\n  - name: Code Reviewer 2\n' });
+    expect(loadConfig({ cwd: workspace, userHome, env: {}, readFile: read }).config.agents?.[0]?.name).toBe(
+      'Code Reviewer 2',
+    );
+  });
+
   it('reports broken YAML with its line', () => {
     const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'retention:\n  maxAgeDays: [1,\n' });
     expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: read })).toThrowError(

@@ -56,6 +56,7 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
   archive: { afterDays: null },
   discussion: { maxRounds: 4 },
   tools: { allowCommands: [] },
+  limits: { maxCostUsd: null, maxLineageCostUsd: null, warnAboveUsd: null },
 };
 
 type Layer = { source: string; values: Map<string, unknown> };

@@ -13,6 +13,7 @@ import {
 } from '@resume/core/spec';
 import { z } from 'zod';
 import { costOf } from '../usage/cost.js';
+import { averageOutputTokens, estimateCallCost } from '../usage/cost-guard.js';
 import type { AgentSpec } from './agent-spec.js';
 import type { ModeContext } from './mode-context.js';
 
@@ -35,6 +36,8 @@ const turnCodec = {
 
 export interface AgentTurnInput {
   key: string;
+  /** The key is a stable id that may be new before recorded steps (see the engine's `inserted`). */
+  inserted?: boolean;
   agent: AgentSpec;
   messages: ChatMessage[];
   system?: string;
@@ -48,14 +51,45 @@ const retryableProviderError = (error: unknown): boolean => ProviderError.isInst
 /** Runs (or replays) one model call; usage is journaled with the call it belongs to. */
 export async function runAgentTurn(context: ModeContext, input: AgentTurnInput): Promise<TurnOutput> {
   const { session } = context;
+  const recorded = session.state.steps.findLast((step) => step.key === input.key);
+  const replayed = recorded !== undefined && (recorded.status === 'completed' || recorded.status === 'skipped');
   // A replayed turn returns its recorded answer at once: nobody is speaking.
-  const replayed = session.state.steps.some((step) => step.key === input.key && step.status === 'completed');
   if (!replayed)
     context.emit({ type: 'turn-started', agent: input.agent.name, round: input.round ?? null, stepKey: input.key });
+  let release: () => void = () => undefined;
+  let resolved: ReturnType<ModeContext['models']> | null = null;
+  if (context.costGuard && !replayed) {
+    // Only a call that will really be made is checked: a replayed answer costs nothing.
+    resolved = context.models(input.agent);
+    release = context.costGuard.admit({
+      stepKey: input.key,
+      model: resolved.modelId,
+      estimateUsd: estimateCallCost({
+        model: resolved.modelId,
+        provider: resolved.provider,
+        ...(input.system !== undefined ? { system: input.system } : {}),
+        messages: input.messages,
+        outputTokens: averageOutputTokens(session.state),
+      }),
+    });
+  }
+  try {
+    return await callModel(context, input, resolved);
+  } finally {
+    release();
+  }
+}
+
+function callModel(
+  context: ModeContext,
+  input: AgentTurnInput,
+  resolved: ReturnType<ModeContext['models']> | null,
+): Promise<TurnOutput> {
+  const { session } = context;
   return session.step(
     input.key,
     async (step) => {
-      const model = context.models(input.agent);
+      const model = resolved ?? context.models(input.agent);
       const result = await model.generate({
         messages: input.messages,
         ...(input.system !== undefined ? { system: input.system } : {}),
@@ -89,6 +123,7 @@ export async function runAgentTurn(context: ModeContext, input: AgentTurnInput):
       safety: 'idempotent',
       retry: { attempts: 3, retryOn: retryableProviderError },
       codec: turnCodec,
+      ...(input.inserted ? { inserted: true } : {}),
       ...(context.sleep ? { sleep: context.sleep } : {}),
     },
   );

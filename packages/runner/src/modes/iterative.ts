@@ -2,6 +2,7 @@
 // turn, keeping its own notes, and the last agent's answer extends the shared output.
 // Notes and output are session state (`data-set`), so a resume continues at the next chunk.
 import type { ChatMessage } from '@resume/core/spec';
+import { resolveWorkspacePath } from '../files/workspace-path.js';
 import type { AgentSpec } from './agent-spec.js';
 import { runAgentTurn } from './agent-turn.js';
 import { splitIntoChunks } from './chunking.js';
@@ -13,7 +14,7 @@ import {
   reportProgress,
   setData,
 } from './mode-context.js';
-import { writeOutputFiles } from './workspace-output.js';
+import { type OutputFile, writeOutputFiles } from './workspace-output.js';
 
 export interface IterativeOptions {
   task: string;
@@ -27,6 +28,9 @@ export interface IterativeOptions {
   outputDir: string;
 }
 
+/** Session data key: the chunks `--start-chunk` skipped. */
+const SKIPPED_CHUNKS_KEY = 'iterativeSkipped';
+
 /** Only the tail of a growing text goes into a prompt, so late chunks cost what early ones do. */
 const contextTail = (text: string, max = 4000) => (text.length <= max ? text : `…${text.slice(-max)}`);
 
@@ -37,9 +41,26 @@ export async function runIterative(context: ModeContext, options: IterativeOptio
   const notes: Record<string, string> = Object.fromEntries(options.agents.map((agent) => [agent.name, '']));
   let sharedOutput = '';
   const hasRun = (index: number) => session.state.steps.some((step) => step.key.startsWith(`chunk-${index}/`));
+  const recordedSkips = session.state.data[SKIPPED_CHUNKS_KEY];
+  const skipped = new Set<number>(
+    Array.isArray(recordedSkips) ? recordedSkips.filter((chunk): chunk is number => typeof chunk === 'number') : [],
+  );
+
+  // Every file the run will write is checked before the first model call, never after the last.
+  for (const file of outputFiles(options, '', {})) await resolveWorkspacePath(context.workspaceDir, file.path);
 
   for (let index = 1; index <= total; index += 1) {
-    if (index < options.startChunk && !hasRun(index)) continue;
+    if (skipped.has(index)) continue;
+    if (index < options.startChunk && !hasRun(index)) {
+      // Never silent, and never undone: the skip is journaled (a later resume keeps it) and said.
+      skipped.add(index);
+      setData(context, SKIPPED_CHUNKS_KEY, [...skipped]);
+      context.emit({
+        type: 'notice',
+        text: `chunk ${index} of ${total} skipped (--start-chunk ${options.startChunk})`,
+      });
+      continue;
+    }
     const chunk = chunks[index - 1] ?? '';
     reportProgress(context, 'chunks', index - 1, total);
     const contributions: ChatMessage[] = [];
@@ -79,14 +100,19 @@ export async function runIterative(context: ModeContext, options: IterativeOptio
   }
 
   const conclusion = sharedOutput.trim();
-  await writeOutputFiles(context, 'write-outputs', [
+  await writeOutputFiles(context, 'write-outputs', outputFiles(options, conclusion, notes));
+  setData(context, 'conclusion', conclusion);
+  await checkpoint(context, 'outputs written');
+  return { conclusion };
+}
+
+/** The shared output and one notes file per agent, under the output directory. */
+function outputFiles(options: IterativeOptions, conclusion: string, notes: Record<string, string>): OutputFile[] {
+  return [
     { path: `${options.outputDir}/shared-output.md`, content: `${conclusion}\n` },
     ...options.agents.map((agent) => ({
       path: `${options.outputDir}/notes/${agent.name}.md`,
       content: notes[agent.name] ?? '',
     })),
-  ]);
-  setData(context, 'conclusion', conclusion);
-  await checkpoint(context, 'outputs written');
-  return { conclusion };
+  ];
 }

@@ -12,6 +12,7 @@ import type {
   UncertainStepInfo,
 } from '@resume/core/spec';
 import type { RunEvent } from '../runner/run-event.js';
+import type { CostGuard } from '../usage/cost-guard.js';
 import type { AgentSpec } from './agent-spec.js';
 
 export type ModelResolver = (agent: { name: string; provider?: string; model?: string }) => ChatModel;
@@ -41,6 +42,8 @@ export interface ModeContext {
   onUncertain?: (step: UncertainStepInfo) => UncertainDecision | Promise<UncertainDecision>;
   /** Waits between retry attempts (injected by tests). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Refuses a new model call that would pass the run's cost limit (none: no limit). */
+  costGuard?: CostGuard | null;
 }
 
 export interface ModeResult {

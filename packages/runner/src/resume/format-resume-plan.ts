@@ -16,6 +16,15 @@ function formatCost(usage: UsageTotals): string {
   return `${cost} (${tokens})`;
 }
 
+function describeRemaining(remaining: NonNullable<ResumePlan['remaining']>): string {
+  if (remaining.calls === null) return 'an unknown number of model calls';
+  const calls = `${remaining.atMost ? 'at most ' : ''}${remaining.calls} model call${remaining.calls === 1 ? '' : 's'}`;
+  if (remaining.calls === 0) return 'no model calls';
+  if (remaining.costUsd === null || remaining.averageUsd === null)
+    return `${calls} (cost not estimated: no priced call yet)`;
+  return `${calls}, about $${remaining.costUsd.toFixed(4)} at $${remaining.averageUsd.toFixed(4)} per call so far`;
+}
+
 function listSteps(steps: readonly PlannedStep[], max: number): string[] {
   const lines = steps.slice(0, max).map((step) => `    - ${step.label}`);
   if (steps.length > max) lines.push(`    … and ${steps.length - max} more`);
@@ -102,7 +111,11 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
 
   lines.push('');
   lines.push(`Cost so far: ${formatCost(plan.cost)}`);
-  if (plan.lineageCost !== null) lines.push(`Cost over the lineage: ${formatCost(plan.lineageCost)}`);
+  if (plan.lineageCost !== null && plan.lineageCost.calls !== plan.cost.calls)
+    lines.push(`Cost over the lineage: ${formatCost(plan.lineageCost)}`);
+  if (plan.remaining !== null && plan.action === 'resume')
+    lines.push(`Still to run: ${describeRemaining(plan.remaining)}`);
+  if (plan.costWarning !== null) lines.push(`Warning: ${plan.costWarning}`);
   lines.push('');
   lines.push(plan.question);
   return lines.join('\n');

@@ -6,6 +6,8 @@ import type { CheckpointRecord, SessionState, StepRecord, UsageTotals } from '@r
 import type { ErrorInfo, SessionMode, SessionStatus, StepSafety } from '@resume/core/spec';
 import type { FileChange } from '../files/file-snapshots.js';
 import type { GitComparison, WorkspaceComparison } from '../files/git-state.js';
+import type { RemainingEstimate } from '../runner/estimate-remaining.js';
+import { formatUsd } from '../usage/cost.js';
 import type { CompatibilityReport } from './compatibility.js';
 import type { SpecChange } from './spec-change.js';
 
@@ -79,6 +81,10 @@ export interface ResumePlan {
   cost: UsageTotals;
   /** Usage over the whole lineage when the caller summed it (see lineageUsage). */
   lineageCost: UsageTotals | null;
+  /** The model calls a resume may still make and their estimated cost (null: not estimated). */
+  remaining: RemainingEstimate | null;
+  /** Said before resuming an expensive lineage (above the configured `limits.warnAboveUsd`). */
+  costWarning: string | null;
   /** Resumes after an interruption so far. */
   recoveries: number;
   /** The workflow or prompt file: which version runs and how the file differs now (null: none). */
@@ -99,6 +105,9 @@ export interface BuildResumePlanOptions {
   git?: GitComparison | null;
   workspace?: WorkspaceComparison | null;
   lineageCost?: UsageTotals | null;
+  remaining?: RemainingEstimate | null;
+  /** Warn when the lineage cost is above this (USD). */
+  warnAboveUsd?: number | null;
   spec?: SpecChange | null;
 }
 
@@ -215,9 +224,16 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
     },
     cost: state.usage,
     lineageCost: options.lineageCost ?? null,
+    remaining: options.remaining ?? null,
+    costWarning: costWarningOf(options.lineageCost ?? state.usage, options.warnAboveUsd ?? null),
     recoveries: state.recoveries,
     spec: options.spec ?? null,
   };
+}
+
+function costWarningOf(usage: UsageTotals, warnAboveUsd: number | null): string | null {
+  if (warnAboveUsd === null || usage.costUsd === null || usage.costUsd <= warnAboveUsd) return null;
+  return `This session's lineage has cost ${formatUsd(usage.costUsd)} so far, above the ${formatUsd(warnAboveUsd)} warning threshold (limits.warnAboveUsd).`;
 }
 
 /** "attempt 3 of 5, 2 failures" (or "attempt 3, 2 failures" without a known limit). */

@@ -29,13 +29,18 @@ export function describeNext(state: SessionState, config: RunConfig): string {
       const done = typeof progress?.chunk === 'number' ? progress.chunk : Math.max(0, config.startChunk - 1);
       const total = typeof progress?.totalChunks === 'number' ? progress.totalChunks : null;
       if (total !== null && done >= total) return 'writing the outputs';
-      return total === null ? `chunk ${done + 1}` : `chunk ${done + 1} of ${total}`;
+      const next = Math.max(done + 1, config.startChunk);
+      const of = total === null ? '' : ` of ${total}`;
+      if (next === done + 1) return `chunk ${next}${of}`;
+      const skipped = next - 1 === done + 1 ? `chunk ${done + 1}` : `chunks ${done + 1}–${next - 1}`;
+      return `chunk ${next}${of} (${skipped} skipped by --start-chunk)`;
     }
     case 'chain': {
       const progress = state.data.chain as { step?: number; totalSteps?: number } | undefined;
       const done = typeof progress?.step === 'number' ? progress.step : 0;
       const total = typeof progress?.totalSteps === 'number' ? ` of ${progress.totalSteps}` : '';
-      const attempts = last && last.key === `step-${done + 1}/shell` ? last.attempts.length : 0;
+      // A shell step still going (keys are `step-N/shell`, or `step[<id>]/shell` since step ids).
+      const attempts = last?.key.endsWith('/shell') && last.status !== 'completed' ? last.attempts.length : 0;
       return attempts > 0
         ? `step ${done + 1}${total}, attempt ${attempts + (last?.status === 'started' ? 0 : 1)}`
         : `step ${done + 1}${total}`;

@@ -8,6 +8,9 @@ import { runDiscussion } from '../modes/discussion.js';
 import { runIterative } from '../modes/iterative.js';
 import type { ModeContext, ModeResult } from '../modes/mode-context.js';
 import { runOrchestrated } from '../modes/orchestrated.js';
+import { lineageUsage } from '../resume/lineage.js';
+import { type CostGuard, createCostGuard } from '../usage/cost-guard.js';
+import { CostLimitError } from '../usage/cost-limit-error.js';
 import { parsePromptFile } from '../workflow/prompt-file.js';
 import { parseWorkflowSpec } from '../workflow/workflow-spec.js';
 import { resumeCommandFor } from './resume-command.js';
@@ -16,9 +19,45 @@ import { toolsFor } from './run-tools.js';
 import { type RunnerScope, recordedSpecText } from './runner-scope.js';
 import type { RunResult } from './runner-types.js';
 
-function modeContext(scope: RunnerScope, session: Session, workspaceDir: string): ModeContext {
+/** The run's cost guard, or null without limits (the ancestors' cost is fixed for the run). */
+async function costGuardFor(scope: RunnerScope, session: Session): Promise<CostGuard | null> {
+  const { options } = scope;
+  const limits = {
+    maxCostUsd: options.limits?.maxCostUsd ?? null,
+    maxLineageCostUsd: options.limits?.maxLineageCostUsd ?? null,
+  };
+  if (limits.maxCostUsd === null && limits.maxLineageCostUsd === null) return null;
+  let ancestorsUsd = 0;
+  if (limits.maxLineageCostUsd !== null && session.state.header.parentId !== null) {
+    const lineage = await lineageUsage(scope.engine, session.state.header.parentId);
+    ancestorsUsd = lineage.sessions.reduce((sum, entry) => sum + (entry.usage.costUsd ?? 0), 0);
+  }
+  return createCostGuard({
+    limits,
+    state: () => session.state,
+    sessionId: session.id,
+    ancestorsUsd,
+    onUnknownPrice: (model) =>
+      scope.emit({
+        type: 'notice',
+        text: `The price of model ${model} is unknown: its calls cannot be counted towards the cost limit.`,
+      }),
+  });
+}
+
+/** The cost limit that stopped a run, also when it surfaced inside a step (an on_failure fix). */
+function costLimitIn(error: unknown): CostLimitError | null {
+  for (let current = error, depth = 0; current && depth < 5; depth += 1) {
+    if (CostLimitError.isInstance(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+async function modeContext(scope: RunnerScope, session: Session, workspaceDir: string): Promise<ModeContext> {
   const { options } = scope;
   return {
+    costGuard: await costGuardFor(scope, session),
     session,
     store: scope.engine.store,
     models: options.models,
@@ -63,7 +102,12 @@ async function runMode(scope: RunnerScope, context: ModeContext, config: RunConf
       const spec = parseWorkflowSpec(text, config.workflowPath);
       // An edited spec may declare new variables: their defaults apply, recorded values win.
       const variables = { ...spec.variables, ...config.variables };
-      return runChain(context, { spec, file: config.workflowPath, variables });
+      return runChain(context, {
+        spec,
+        file: config.workflowPath,
+        variables,
+        stepKeys: config.stepKeys ?? 'position',
+      });
     }
   }
 }
@@ -93,11 +137,20 @@ export async function drive(
   });
   emit({ type: 'run-started', sessionId: session.id, mode: config.mode, resumed });
   try {
-    const outcome = await runMode(scope, modeContext(scope, session, workspaceDir), config);
+    const outcome = await runMode(scope, await modeContext(scope, session, workspaceDir), config);
     await session.complete();
     emit({ type: 'usage', totals: session.state.usage });
     return result('completed', outcome.conclusion);
   } catch (error) {
+    const costLimit = costLimitIn(error);
+    if (costLimit && live.interruptRequested === null) {
+      // A clean stop before a call that would pass the limit: what ran is checkpointed,
+      // the session is resumable (with a higher limit).
+      await session.checkpoint('cost limit').catch(() => undefined);
+      await session.interrupt('cost-limit').catch(() => undefined);
+      emit({ type: 'notice', text: costLimit.message });
+      return { ...result('interrupted', null, costLimit), stopReason: 'cost-limit' };
+    }
     if (live.interruptRequested !== null || InterruptedError.isInstance(error) || session.signal.aborted) {
       await session.interrupt(live.interruptRequested ?? 'interrupted').catch(() => undefined);
       return result('interrupted', null);
@@ -111,7 +164,14 @@ export async function drive(
     return result('failed', null, error instanceof Error ? error : new Error(String(error)));
   } finally {
     live.current = null;
-    await session.close();
+    // Everything the run did is already durable; a lease that cannot be released (the store went
+    // away) expires on its own. The run's own outcome or error is what the user needs to see.
+    await session.close().catch((closeError: unknown) =>
+      emit({
+        type: 'notice',
+        text: `The session's lease could not be released (${closeError instanceof Error ? closeError.message : String(closeError)}); another process can take it over once it expires.`,
+      }),
+    );
   }
 }
 

@@ -47,6 +47,19 @@ describe('iterative mode', () => {
     expect(notes).toContain('## Chunk 3');
   });
 
+  it('refuses an agent name that would write outside the workspace before any model call', async () => {
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    const runner = createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace });
+    const outcome = await runner
+      .start({ ...start, agents: [{ name: 'reader' }, { name: '../../../../x' }] })
+      .then((result) => ({ result, error: null }))
+      .catch((error: unknown) => ({ result: null, error }));
+    expect(models.calls).toEqual([]);
+    const failed = outcome.error ?? outcome.result;
+    expect(JSON.stringify(failed instanceof Error ? failed.message : failed)).toMatch(/outside|\.\./);
+  });
+
   it('resumes at the next chunk after an interrupt with the same transcript', async () => {
     const reference = createTestStore();
     const referenceResult = await createRunner({
@@ -90,5 +103,57 @@ describe('iterative mode', () => {
       options: { ...start.options, startChunk: 3 },
     });
     expect(models.calls.map((call) => call.round)).toEqual([3, 3]);
+  });
+
+  it('honours --start-chunk on a resume: the plan and the run say which chunks are skipped, and a later resume keeps the skip', async () => {
+    await writeFile(
+      path.join(workspace, 'book.txt'),
+      'Chapter one.\n\nChapter two.\n\nChapter three.\n\nChapter four.\n',
+    );
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    const notices: string[] = [];
+    const runner = createRunnerInterruptedAt('chunk 1/4', {
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+      onEvent: (event) => {
+        if (event.type === 'notice') notices.push(event.text);
+      },
+    });
+    const first = await runner.start(start);
+    expect(first.status).toBe('interrupted');
+    const plan = await runner.plan(first.sessionId, { startChunk: 4 });
+    expect(plan.next).toBe('chunk 4 of 4 (chunks 2–3 skipped by --start-chunk)');
+    const resumed = await runner.resume(first.sessionId, { startChunk: 4 });
+    expect(resumed.status).toBe('completed');
+    expect(models.calls.map((call) => call.round)).toEqual([1, 1, 4, 4]);
+    expect(notices).toEqual(
+      expect.arrayContaining(['chunk 2 of 4 skipped (--start-chunk 4)', 'chunk 3 of 4 skipped (--start-chunk 4)']),
+    );
+    const state = await engine().readSession(first.sessionId);
+    expect(state.data.iterativeSkipped).toEqual([2, 3]);
+  });
+
+  it('refuses a --start-chunk that would redo a finished chunk, or any in a discussion', async () => {
+    const { engine } = createTestStore();
+    const models = createFakeModels();
+    const runner = createRunnerInterruptedAt('chunk 2/3', {
+      engine: engine(),
+      models: models.resolve,
+      workspaceDir: workspace,
+    });
+    const first = await runner.start(start);
+    await expect(runner.resume(first.sessionId, { startChunk: 2 })).rejects.toThrow(/chunks 1–2 are already done/);
+    await expect(runner.plan(first.sessionId, { startChunk: 9 })).rejects.toThrow(/has 3 chunks/);
+    const discussion = await createRunnerInterruptedAt('round 1, judge', {
+      engine: engine(),
+      models: createFakeModels().resolve,
+      workspaceDir: workspace,
+    }).start({ mode: 'discussion', task: 'Evaluate my idea' });
+    await expect(runner.resume(discussion.sessionId, { startChunk: 2 })).rejects.toMatchObject({
+      exitCode: 64,
+      message: expect.stringContaining('--start-chunk applies to iterative sessions'),
+    });
   });
 });

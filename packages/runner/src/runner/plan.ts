@@ -6,13 +6,17 @@ import { UsageError } from '@resume/core/spec';
 import { compareWorkspaceFiles } from '../files/file-snapshots.js';
 import { compareGitState, readGitState } from '../files/git-state.js';
 import { checkCompatibility } from '../resume/compatibility.js';
+import { lineageUsage } from '../resume/lineage.js';
 import { buildResumePlan, type ResumePlan } from '../resume/resume-plan.js';
 import { describeSpecChange } from '../resume/spec-change.js';
 import { parsePromptFile } from '../workflow/prompt-file.js';
+import { parseWorkflowSpec, type WorkflowSpec } from '../workflow/workflow-spec.js';
 import { describeNext, findCheckpointSeq } from './describe-next.js';
+import { estimateRemaining } from './estimate-remaining.js';
 import { specPathOf } from './resume-command.js';
 import { resumeWorkspace } from './resume-workspace.js';
 import { type RunConfig, readRunConfig } from './run-config.js';
+import { applyOverrides, checkStartChunk } from './run-config-building.js';
 import { currentSpecText, recordedSpecOf } from './run-spec.js';
 import { availableToolNames } from './run-tools.js';
 import type { RunnerScope } from './runner-scope.js';
@@ -22,7 +26,12 @@ export async function plan(scope: RunnerScope, sessionId: string, planOptions: P
   const { engine, options } = scope;
   const id = await engine.resolveSessionId(sessionId);
   const state = await engine.readSession(id);
-  const config = readRunConfig(state);
+  const recordedConfig = readRunConfig(state);
+  checkStartChunk(state, recordedConfig, planOptions.startChunk);
+  const config =
+    planOptions.startChunk === undefined
+      ? recordedConfig
+      : applyOverrides(recordedConfig, { startChunk: planOptions.startChunk });
   let fromCheckpoint: number | undefined;
   if (planOptions.fromCheckpoint !== undefined) {
     const seq = findCheckpointSeq(state, planOptions.fromCheckpoint);
@@ -48,13 +57,26 @@ export async function plan(scope: RunnerScope, sessionId: string, planOptions: P
     // The recorded spec runs unless the edited one is asked for: only then can an edit block.
     ...(specText !== null && useEditedSpec ? { spec: { text: specText } } : {}),
     availableModels,
+    ...(config.mode === 'chain' ? { stepKeys: config.stepKeys ?? 'position' } : {}),
     ...toolAvailability(scope, config, specText, useEditedSpec),
   });
   const files = await compareWorkspaceFiles({ state, workspaceDir }).catch(() => null);
   const git = compareGitState(state.header.git, await readGitState(workspaceDir).catch(() => null));
   const checkpointState: SessionState | undefined =
     fromCheckpoint === undefined ? undefined : await engine.readSession(id, { at: fromCheckpoint });
+  const lineage = await lineageUsage(engine, id).catch(() => null);
+  let recordedSpec: WorkflowSpec | null = null;
+  if (config.mode === 'chain' && recordedText !== null) {
+    try {
+      recordedSpec = parseWorkflowSpec(useEditedSpec && specText !== null ? specText : recordedText, specPath);
+    } catch {
+      // An invalid edit is reported by the resume itself; the estimate just has no spec.
+    }
+  }
   return buildResumePlan(state, {
+    lineageCost: lineage?.total ?? null,
+    remaining: estimateRemaining(checkpointState ?? state, config, recordedSpec),
+    warnAboveUsd: options.limits?.warnAboveUsd ?? null,
     describeNext: (described) => describeNext(described, config),
     ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),
     ...(checkpointState ? { checkpointState } : {}),

@@ -49,6 +49,7 @@ export async function resume(
   let config = applyOverrides(readRunConfig(state), resumeOptions);
   const useEditedSpec = resumeOptions.useEditedSpec ?? false;
   const resumePlan = await plan(scope, id, {
+    ...(resumeOptions.startChunk !== undefined ? { startChunk: resumeOptions.startChunk } : {}),
     ...(resumeOptions.fromCheckpoint !== undefined ? { fromCheckpoint: resumeOptions.fromCheckpoint } : {}),
     ...(resumeOptions.workspaceDir !== undefined ? { workspaceDir: resumeOptions.workspaceDir } : {}),
     useEditedSpec,
@@ -65,6 +66,7 @@ export async function resume(
   }
   // Checked before anything is written: an invalid edit is a usage error, not a half-started resume.
   const editedSpec = useEditedSpec ? await editedSpecText(scope, state, config, workspaceDir) : null;
+  if (resumePlan.costWarning !== null) scope.emit({ type: 'notice', text: resumePlan.costWarning });
   const replacements = await prepareResume({
     plan: resumePlan,
     force: resumeOptions.force ?? false,

@@ -140,3 +140,38 @@ export function childConfig(config: RunConfig, task: string, parent: SessionStat
     }
   }
 }
+
+/**
+ * `--start-chunk N` on a resume: only iterative sessions have chunks; a chunk that already
+ * ran cannot be redone in place (the journal is append-only: branch from before it); a chunk
+ * past the end does not exist. Chunks between the next one and N are skipped, and the plan
+ * and the run both say so.
+ */
+export function checkStartChunk(state: SessionState, config: RunConfig, startChunk: number | undefined): void {
+  if (startChunk === undefined) return;
+  const id = state.header.id;
+  if (config.mode !== 'iterative')
+    throw new UsageError(`--start-chunk applies to iterative sessions; session ${id} is a ${config.mode} session.`, {
+      hint:
+        config.mode === 'discussion'
+          ? `Resume it without --start-chunk, or go back to a round: conclave --resume ${id} --from-checkpoint "round N"`
+          : 'Resume it without --start-chunk (see: conclave checkpoints list <id> for --from-checkpoint).',
+    });
+  const progress = state.data.iterative as { chunk?: number; totalChunks?: number } | undefined;
+  const done = typeof progress?.chunk === 'number' ? progress.chunk : 0;
+  const total = typeof progress?.totalChunks === 'number' ? progress.totalChunks : null;
+  if (total !== null && startChunk > total)
+    throw new UsageError(`--start-chunk ${startChunk}: session ${id} has ${total} chunks.`, {
+      hint: `Pick a chunk from ${done + 1} to ${total}.`,
+    });
+  if (startChunk <= done)
+    throw new UsageError(
+      `--start-chunk ${startChunk}: chunk${done > 1 ? `s 1–${done} are` : ' 1 is'} already done in session ${id}, and a resume never redoes them in place.`,
+      {
+        hint:
+          startChunk === 1
+            ? `Start a new session, or resume without --start-chunk to go on at chunk ${done + 1}.`
+            : `Redo from chunk ${startChunk} as a branch: conclave --resume ${id} --from-checkpoint "chunk ${startChunk - 1}/${total ?? '?'}"`,
+      },
+    );
+}

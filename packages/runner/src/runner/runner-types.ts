@@ -71,6 +71,12 @@ export interface RunnerOptions {
   availableModels?: () => Promise<readonly string[] | null>;
   /** Reads spec, prompt and project files (default: from disk). */
   readTextFile?: (filePath: string) => Promise<string>;
+  /**
+   * Cost limits (USD): a new model call whose estimate would pass one is not made and the run
+   * stops at a checkpoint (interrupted, `stopReason: 'cost-limit'`). `warnAboveUsd`: a resume
+   * of a session whose lineage cost is above it says so in the plan and in a notice.
+   */
+  limits?: { maxCostUsd?: number | null; maxLineageCostUsd?: number | null; warnAboveUsd?: number | null };
 }
 
 export type AgentInput = Partial<AgentSpec> & { name: string };
@@ -104,6 +110,8 @@ export interface PlanOptions {
   workspaceDir?: string;
   /** Run the spec file as it is now instead of the recorded snapshot (`--use-edited-spec`). */
   useEditedSpec?: boolean;
+  /** Iterative sessions: go on at this chunk (`--start-chunk`); checked like the resume checks it. */
+  startChunk?: number;
 }
 
 export interface ResumeOptions {
@@ -156,8 +164,10 @@ export interface RunResult {
   /** The exact command that resumes an unfinished run. */
   resumeCommand: string | null;
   usage: UsageTotals;
-  /** Why a failed run failed. */
+  /** Why a failed run failed (or, with `stopReason`, why it stopped). */
   error: ConclaveError | Error | null;
+  /** Why an interrupted run stopped on its own: a model call would have passed the cost limit. */
+  stopReason?: 'cost-limit';
   /**
    * The resume was declined before anything ran (the resume prompt answered no, a file
    * conflict or model choice cancelled): the session is unchanged and still resumable.

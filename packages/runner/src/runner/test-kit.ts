@@ -38,6 +38,8 @@ export interface FakeModelsOptions {
   intercept?: (call: LoggedCall, index: number) => CallInterception;
   /** Called when a call starts hanging (tests interrupt or abandon the run then). */
   onHang?: (call: LoggedCall, kind: 'interrupt' | 'crash') => void;
+  /** The usage every call reports (default 10 in / 5 out tokens). */
+  usage?: { inputTokens: number; outputTokens: number };
 }
 
 export interface FakeModels {
@@ -112,7 +114,7 @@ export function createFakeModels(options: FakeModelsOptions = {}): FakeModels {
       return {
         message: { role: 'assistant', content: text, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
         toolCalls,
-        usage: { inputTokens: 10, outputTokens: 5 },
+        usage: options.usage ?? { inputTokens: 10, outputTokens: 5 },
         model: modelId,
         finishReason: toolCalls.length > 0 ? 'tool-calls' : 'stop',
       };

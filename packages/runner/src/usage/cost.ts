@@ -57,3 +57,8 @@ export function costOf(model: string, usage: Usage, options: CostOptions = {}): 
   // Sums of many calls are shown to the cent; trimming float noise keeps journals stable across platforms.
   return Math.round(cost * 1e10) / 1e10;
 }
+
+/** Dollars as people read them: cents from $1 up, tenths of a cent below ($0.0150). */
+export function formatUsd(amount: number): string {
+  return `$${amount.toFixed(Math.abs(amount) >= 1 ? 2 : 4)}`;
+}

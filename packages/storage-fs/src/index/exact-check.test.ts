@@ -152,7 +152,8 @@ describe('compileExactCheck on the listing index schema', () => {
     expect(check?.(withSummary({ lastSeq: -1 }))).toBe(false);
     expect(check?.(withSummary({ lastSeq: 1.5 }))).toBe(false);
     expect(check?.(withSummary({ costUsd: -0.01 }))).toBe(false);
-    expect(check?.(withSummary({ mode: 'consensus' }))).toBe(false);
+    expect(check?.(withSummary({ mode: 'Not a mode!' }))).toBe(false);
+    expect(check?.(withSummary({ mode: 'code-review' }))).toBe(true);
     const { bytes: _bytes, ...withoutDefault } = valid.entries[0]?.summary ?? ({} as SessionSummary);
     expect(check?.({ ...valid, entries: [{ ...valid.entries[0], summary: withoutDefault }] })).toBe(false);
     expect(

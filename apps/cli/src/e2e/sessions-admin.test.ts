@@ -1,0 +1,104 @@
+// End-to-end: the session administration commands a user can hurt themselves with:
+// importing an export that was changed after it was written, deleting without asking.
+import { readdirSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createEngine } from '@resume/core';
+import { createFsStore } from '@resume/storage-fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+
+const sessionIdFrom = (text: string) => /Session saved: ([0-9a-z]{22})/.exec(text)?.[1] ?? null;
+
+beforeAll(() => assertBuilt());
+
+describe('conclave sessions import: checksums', () => {
+  let sandbox: Sandbox;
+  let other: Sandbox;
+  let file: string;
+  beforeAll(async () => {
+    sandbox = await createSandbox();
+    other = await createSandbox();
+    const started = await sandbox.run(['Evaluate my idea: durable agent sessions']);
+    file = path.join(sandbox.root, 'export.json');
+    const exported = await sandbox.run(['sessions', 'export', sessionIdFrom(started.stdout) ?? '', '-o', file]);
+    expect(exported.code, exported.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    await sandbox.remove();
+    await other.remove();
+  });
+
+  it('refuses an export whose events were edited, and stores nothing', async () => {
+    const data = JSON.parse(await readFile(file, 'utf8')) as {
+      checksum: { events: string };
+      events: { type: string; message?: { content: string } }[];
+    };
+    expect(data.checksum.events).toMatch(/^[0-9a-f]{64}$/);
+    const turn = data.events.find((event) => event.type === 'message-added' && event.message);
+    if (turn?.message) turn.message.content = 'A conclusion nobody reached.';
+    const tampered = path.join(sandbox.root, 'tampered.json');
+    await writeFile(tampered, JSON.stringify(data, null, 2));
+
+    const refused = await other.run(['sessions', 'import', tampered]);
+    expect(refused.code).toBe(65);
+    expect(refused.stderr).toContain('its events do not match their checksum');
+    expect(refused.stderr).toContain(tampered);
+    expect(refused.stderr).toContain('Export the session again');
+    expect(await other.json<unknown[]>(['sessions', 'list'])).toEqual([]);
+    const stored = readdirSync(other.home, { recursive: true, withFileTypes: true }).filter((entry) =>
+      entry.parentPath.includes('blobs'),
+    );
+    expect(stored.filter((entry) => entry.isFile())).toEqual([]);
+
+    const withoutChecksum = { ...data, checksum: undefined };
+    await writeFile(tampered, JSON.stringify(withoutChecksum));
+    const stripped = await other.run(['sessions', 'import', tampered]);
+    expect(stripped.code).toBe(65);
+    expect(stripped.stderr).toContain('its checksum is missing');
+
+    const intact = await other.run(['sessions', 'import', file]);
+    expect(intact.code, intact.stderr).toBe(0);
+  });
+});
+
+describe('conclave sessions delete', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await createSandbox();
+  });
+  afterAll(() => sandbox.remove());
+
+  it('names the sessions that continue from the deleted one', async () => {
+    const parent = sessionIdFrom((await sandbox.run(['Evaluate my idea'])).stdout) ?? '';
+    const child = sessionIdFrom((await sandbox.run(['--resume', parent, 'What about scale?'])).stdout) ?? '';
+    const deleted = await sandbox.run(['sessions', 'delete', parent]);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stderr).toContain(`1 session continues from it and now shows its parent as deleted: ${child}`);
+    const json = await sandbox.json<{ deleted: string[]; orphaned: string[] }>(['sessions', 'delete', child]);
+    expect(json).toEqual({ deleted: [child], orphaned: [] });
+  });
+
+  it('never deletes a session a live process is running, --force or not (75), and keeps it whole', async () => {
+    const id = sessionIdFrom((await sandbox.run(['Evaluate my idea again'])).stdout) ?? '';
+    // This test process takes the writer lease, as a running conclave would.
+    const engine = createEngine({ store: createFsStore({ dir: sandbox.home }) });
+    const running = await engine.openSession(id, { replay: 'keyed', countRecovery: false });
+    try {
+      for (const args of [
+        ['sessions', 'delete', id, '--force'],
+        ['sessions', 'delete', id],
+      ]) {
+        const refused = await sandbox.run(args);
+        expect(refused.code).toBe(75);
+        expect(refused.stderr).toContain(`in use by pid ${process.pid}`);
+      }
+    } finally {
+      await running.close();
+      await engine.close();
+    }
+    const shown = await sandbox.run(['sessions', 'show', id, '--transcript']);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('Evaluate my idea again');
+  });
+});

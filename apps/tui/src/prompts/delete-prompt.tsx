@@ -1,0 +1,51 @@
+// "Delete session …? [y/N]" before `sessions delete` removes a session in a terminal: what
+// it is, and which sessions continue or branch from it (they will show their parent as
+// deleted). No is the default: Enter and Esc keep the session.
+import { Text, useInput } from 'ink';
+import { confirmCommand } from '../keys/key-bindings.js';
+import { fitText } from '../theme/format.js';
+import { useScreenSize, useTheme } from '../theme/theme-context.js';
+import { PromptFrame } from './prompt-frame.js';
+
+export interface DeleteInfo {
+  sessionId: string;
+  title: string;
+  /** e.g. "completed · discussion · updated 2026-06-01 10:00". */
+  details: string;
+  /** Sessions whose parent this one is: "<id> <title>". */
+  children: readonly string[];
+}
+
+export function DeletePrompt(props: { info: DeleteInfo; onAnswer: (yes: boolean) => void }) {
+  const theme = useTheme();
+  const { columns } = useScreenSize();
+  const { info, onAnswer } = props;
+  useInput((input, key) => {
+    const command = confirmCommand({ input, key });
+    if (!command) return;
+    onAnswer(command.type === 'answer' ? command.yes : false);
+  });
+  const width = Math.min(columns, 100) - 4;
+  return (
+    <PromptFrame title={fitText(`Delete "${info.title}"?`, width)} tone="danger" help="y delete  n/Enter/Esc keep">
+      <Text>{fitText(`${info.sessionId} · ${info.details}`, width)}</Text>
+      {info.children.length > 0 ? (
+        <>
+          <Text color={theme.warning}>
+            {info.children.length === 1 ? '1 session continues' : `${info.children.length} sessions continue`} from it
+            and will show its parent as deleted:
+          </Text>
+          {info.children.slice(0, 5).map((child) => (
+            <Text key={child} color={theme.muted}>
+              {fitText(`  ${child}`, width)}
+            </Text>
+          ))}
+          {info.children.length > 5 ? <Text color={theme.muted}> and {info.children.length - 5} more</Text> : null}
+        </>
+      ) : null}
+      <Text bold>
+        Delete it and everything derived from it? <Text color={theme.accent}>[y/N]</Text>
+      </Text>
+    </PromptFrame>
+  );
+}

@@ -1,0 +1,29 @@
+// node dist/run-order.js <home> <session-id> <marker-dir>
+// Creates the session the first time and resumes it on every later call with the same id:
+// the crash-and-rerun pattern is this one call to `engine.run`.
+import { createEngine, isSessionId } from '@resume/core';
+import { createFsStore } from '@resume/storage-fs';
+import { orderJob } from './order-job.js';
+import { markerFiles } from './side-effects.js';
+
+const [home, sessionId, markers] = process.argv.slice(2);
+if (!home || !sessionId || !isSessionId(sessionId) || !markers) {
+  process.stderr.write('usage: node dist/run-order.js <home> <session-id> <marker-dir>\n');
+  process.exit(64);
+}
+
+const engine = createEngine({ store: createFsStore({ dir: home }) });
+try {
+  const result = await engine.run({ id: sessionId, title: 'order A-17' }, (session) => {
+    process.stdout.write('job-started\n');
+    return orderJob(session, markerFiles(markers));
+  });
+  process.stdout.write(`result ${JSON.stringify(result)}\n`);
+} catch (error) {
+  const code =
+    typeof (error as { exitCode?: unknown }).exitCode === 'number' ? (error as { exitCode: number }).exitCode : 1;
+  process.stderr.write(`${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`);
+  process.exitCode = code;
+} finally {
+  await engine.close();
+}

@@ -1,0 +1,121 @@
+// Cost limits (per session and per lineage): before each new model call the guard
+// estimates the call's cost from the price table and refuses it, with a CostLimitError,
+// when the known cost so far plus the estimates of calls still in flight plus this one
+// would pass a limit. Replayed calls cost nothing and are never checked.
+
+import type { SessionState } from '@resume/core';
+import type { ChatMessage } from '@resume/core/spec';
+import { estimateTokens } from '../resume/compaction.js';
+import { type PriceTable, priceOf } from './cost.js';
+import { CostLimitError } from './cost-limit-error.js';
+
+export interface CostLimits {
+  /** This session's own cost at most (USD); null: no limit. */
+  maxCostUsd: number | null;
+  /** The cost summed over the session's lineage (its parents included) at most; null: no limit. */
+  maxLineageCostUsd: number | null;
+}
+
+/** Output tokens assumed for a call before the session has any to average (a medium answer). */
+export const DEFAULT_OUTPUT_TOKENS_ESTIMATE = 500;
+
+export interface CallEstimateInput {
+  model: string;
+  provider?: string;
+  system?: string;
+  messages: readonly Pick<ChatMessage, 'content'>[];
+  /** Output tokens to assume (default: the session's average, else 500). */
+  outputTokens?: number;
+  table?: PriceTable;
+}
+
+const freeProviders = new Set(['scripted', 'mock']);
+
+/** Estimated USD of one call, or null when the model's price is unknown. */
+export function estimateCallCost(input: CallEstimateInput): number | null {
+  if (input.provider !== undefined && freeProviders.has(input.provider)) return 0;
+  const price = priceOf(input.model, input.table);
+  if (!price) return null;
+  const inputTokens =
+    estimateTokens(input.system ?? '') +
+    input.messages.reduce((sum, message) => sum + estimateTokens(message.content) + 4, 0);
+  const outputTokens = input.outputTokens ?? DEFAULT_OUTPUT_TOKENS_ESTIMATE;
+  return (inputTokens * price.input + outputTokens * price.output) / 1_000_000;
+}
+
+/** The session's average output tokens per call (its own calls), or the default when it has none. */
+export function averageOutputTokens(state: SessionState): number {
+  const own = state.usageRecords.filter((record) => !record.inherited);
+  if (own.length === 0) return DEFAULT_OUTPUT_TOKENS_ESTIMATE;
+  return Math.ceil(own.reduce((sum, record) => sum + record.outputTokens, 0) / own.length);
+}
+
+/** The known cost of the session's own calls (calls of unknown price count 0). */
+export function knownCost(state: SessionState): number {
+  return state.usageRecords.reduce(
+    (sum, record) => (record.inherited || record.costUsd === null ? sum : sum + record.costUsd),
+    0,
+  );
+}
+
+export interface CostGuard {
+  /**
+   * Reserves the call's estimate, or throws CostLimitError when it would pass a limit.
+   * Returns the release to call once the call finished (its real cost is then journaled).
+   */
+  admit(call: { stepKey: string; estimateUsd: number | null; model: string }): () => void;
+}
+
+export interface CostGuardInput {
+  limits: CostLimits;
+  state: () => SessionState;
+  sessionId: string;
+  /** The known cost of the lineage's other sessions (the parents), fixed for this run. */
+  ancestorsUsd: number;
+  /** Told once per model whose price is unknown (its calls cannot be counted). */
+  onUnknownPrice?: (model: string) => void;
+}
+
+export function createCostGuard(input: CostGuardInput): CostGuard | null {
+  const { limits } = input;
+  if (limits.maxCostUsd === null && limits.maxLineageCostUsd === null) return null;
+  const inFlight = new Map<number, number>();
+  const unknown = new Set<string>();
+  let next = 0;
+  return {
+    admit(call) {
+      if (call.estimateUsd === null) {
+        if (!unknown.has(call.model)) {
+          unknown.add(call.model);
+          input.onUnknownPrice?.(call.model);
+        }
+        return () => undefined;
+      }
+      const own = knownCost(input.state());
+      const reserved = [...inFlight.values()].reduce((sum, value) => sum + value, 0);
+      const checks: Array<{ scope: 'session' | 'lineage'; limit: number | null; spent: number }> = [
+        { scope: 'session', limit: limits.maxCostUsd, spent: own },
+        { scope: 'lineage', limit: limits.maxLineageCostUsd, spent: own + input.ancestorsUsd },
+      ];
+      for (const check of checks) {
+        if (check.limit === null) continue;
+        if (check.spent + reserved + call.estimateUsd > check.limit) {
+          throw new CostLimitError({
+            sessionId: input.sessionId,
+            scope: check.scope,
+            limitUsd: check.limit,
+            spentUsd: check.spent,
+            reservedUsd: reserved,
+            estimateUsd: call.estimateUsd,
+            stepKey: call.stepKey,
+          });
+        }
+      }
+      const id = next++;
+      inFlight.set(id, call.estimateUsd);
+      return () => {
+        inFlight.delete(id);
+      };
+    },
+  };
+}
