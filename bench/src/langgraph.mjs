@@ -8,17 +8,16 @@
 // Reported: time per step over the first and the last 10% of the run, bytes on disk, and the
 // latency of getTuple for the latest checkpoint (warm, and cold from a new saver instance).
 // Runs from `pnpm bench` or alone: `node bench/src/langgraph.mjs [--quick]`.
-import { readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { MemorySaver } from '@langchain/langgraph-checkpoint';
 import { ResumeCheckpointSaver } from '@resume/langgraph';
 import { createFsStore } from '@resume/storage-fs';
+import { benchSection, bytesUnder, median } from './measure.mjs';
 import { sqliteSaverOnNodeSqlite } from './sqlite-saver.mjs';
 
 const messageText = (index) =>
@@ -26,20 +25,6 @@ const messageText = (index) =>
     0,
     1024,
   );
-
-function median(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-function bytesUnder(directory) {
-  let total = 0;
-  for (const entry of readdirSync(directory, { withFileTypes: true })) {
-    const full = path.join(directory, entry.name);
-    total += entry.isDirectory() ? bytesUnder(full) : statSync(full).size;
-  }
-  return total;
-}
 
 /** Runs the graph for `steps` steps on `saver`; returns the time between consecutive steps (us). */
 async function runGraph(saver, steps) {
@@ -161,12 +146,5 @@ export function formatLangGraph(result) {
   return `${lines.join('\n')}\n`;
 }
 
-export async function runLangGraphSection({ quick = false, write = (text) => process.stdout.write(text) } = {}) {
-  const result = await measureLangGraph({ quick });
-  write(`\n${formatLangGraph(result)}`);
-  return result;
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  await runLangGraphSection({ quick: process.argv.includes('--quick') });
-}
+/** The section `pnpm bench` runs: measures, prints, returns the figures. */
+export const runLangGraphSection = benchSection(import.meta.url, measureLangGraph, formatLangGraph);

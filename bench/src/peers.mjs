@@ -11,18 +11,7 @@
 // in-memory store) and `conclave sessions list` over 1,000 sessions vs `node -e 0`.
 // Runs from `pnpm bench` (bench/run.mjs) or alone: `node bench/src/peers.mjs [--quick]`.
 import { execFileSync } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -34,6 +23,7 @@ import { createEngine } from '@resume/core';
 import { createMemoryStore } from '@resume/core/testing';
 import { createScriptedProvider } from '@resume/providers-scripted';
 import { createFsStore } from '@resume/storage-fs';
+import { benchSection, bytesUnder, median } from './measure.mjs';
 import { sqliteSaverOnNodeSqlite } from './sqlite-saver.mjs';
 
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -44,24 +34,10 @@ function messageText(index, bytes) {
   return seed.repeat(Math.ceil(bytes / seed.length)).slice(0, bytes);
 }
 
-function median(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
 /** Median per-checkpoint time (microseconds) over the first and the last 10% of the run. */
 function phases(samples) {
   const tenth = Math.max(1, Math.floor(samples.length / 10));
   return { firstUs: median(samples.slice(0, tenth)), lastUs: median(samples.slice(-tenth)) };
-}
-
-function bytesUnder(directory) {
-  let total = 0;
-  for (const entry of readdirSync(directory, { withFileTypes: true })) {
-    const full = path.join(directory, entry.name);
-    total += entry.isDirectory() ? bytesUnder(full) : statSync(full).size;
-  }
-  return total;
 }
 
 async function timed(operation) {
@@ -329,12 +305,4 @@ export function formatPeers(result) {
 }
 
 /** The section `pnpm bench` runs: measures, prints, returns the figures. */
-export async function runPeersSection({ quick = false, write = (text) => process.stdout.write(text) } = {}) {
-  const result = await measurePeers({ quick });
-  write(`\n${formatPeers(result)}`);
-  return result;
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  await runPeersSection({ quick: process.argv.includes('--quick') });
-}
+export const runPeersSection = benchSection(import.meta.url, measurePeers, formatPeers);
