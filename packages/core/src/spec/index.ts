@@ -95,7 +95,10 @@ export {
   type ReadRange,
   type RepairReport,
   type SessionLease,
+  type SessionRequest,
+  type SessionRequestInput,
   type SessionStore,
   STORE_SPECIFICATION_VERSION,
+  sessionRequestSchema,
 } from './store.js';
 export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './summary.js';

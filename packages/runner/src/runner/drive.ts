@@ -13,6 +13,7 @@ import { type CostGuard, createCostGuard } from '../usage/cost-guard.js';
 import { CostLimitError } from '../usage/cost-limit-error.js';
 import { parsePromptFile } from '../workflow/prompt-file.js';
 import { parseWorkflowSpec } from '../workflow/workflow-spec.js';
+import { watchRequests } from './checkpoint-requests.js';
 import { resumeCommandFor } from './resume-command.js';
 import type { RunConfig } from './run-config.js';
 import { toolsFor } from './run-tools.js';
@@ -58,6 +59,8 @@ async function modeContext(scope: RunnerScope, session: Session, workspaceDir: s
   const { options } = scope;
   return {
     costGuard: await costGuardFor(scope, session),
+    requests: watchRequests(scope.engine, session, options.requestPollMs ?? 500),
+    checkpointInterval: options.checkpointInterval ?? 1,
     session,
     store: scope.engine.store,
     models: options.models,
@@ -131,8 +134,10 @@ export async function drive(
     error,
   });
   emit({ type: 'run-started', sessionId: session.id, mode: config.mode, resumed });
+  let context: ModeContext | null = null;
   try {
-    const outcome = await runMode(scope, await modeContext(scope, session, workspaceDir), config);
+    context = await modeContext(scope, session, workspaceDir);
+    const outcome = await runMode(scope, context, config);
     await session.complete();
     emit({ type: 'usage', totals: session.state.usage });
     return result('completed', outcome.conclusion);
@@ -158,6 +163,7 @@ export async function drive(
     await session.fail(error).catch(() => undefined);
     return result('failed', null, error instanceof Error ? error : new Error(String(error)));
   } finally {
+    context?.requests?.stop();
     live.current = null;
     await session.close();
   }
