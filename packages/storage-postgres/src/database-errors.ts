@@ -25,13 +25,15 @@ export function translateDatabaseError(error: unknown, location: string, action:
       : String(error);
   const unreachable =
     (code !== null && connectionCodes.has(code)) ||
+    (code !== null && /^(08|57P0)/.test(code)) || // connection exceptions, server shutting down
+    /Connection terminated|server closed the connection|terminating connection/i.test(detail) ||
     code === '28P01' || // invalid password
     code === '28000' || // invalid authorization
     code === '3D000'; // database does not exist
   return new StoreIoError(`The PostgreSQL store at ${location} could not ${action}: ${detail}`, location, {
     cause: error,
     hint: unreachable
-      ? 'Check that the server is running and the store URL (--store or CONCLAVE_STORE_URL) is right.'
+      ? 'Check that the server is running and the store URL is right; what was saved before this is kept, and the session can be resumed once the server is back.'
       : 'Retry; if it keeps failing, check the server log.',
   });
 }

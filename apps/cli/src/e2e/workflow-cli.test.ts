@@ -39,7 +39,7 @@ describe('conclave run: workflows from the command line', () => {
     const { sessionId } = JSON.parse(run.stdout) as { sessionId: string };
     const shown = await sandbox.run(['sessions', 'show', sessionId]);
     expect(shown.stdout).toContain('variables:   target="integration"');
-    expect(shown.stdout).toMatch(/step-1\/shell\s+completed at attempt 3/);
+    expect(shown.stdout).toMatch(/step\[shell-[0-9a-f]{8}\]\/shell\s+completed at attempt 3/);
     expect(shown.stdout).toMatch(/attempt 1: Command `.*` exited with code 1\./);
     expect(shown.stdout).toMatch(/attempt 2: Command `.*` exited with code 1\./);
     const json = await sandbox.json<ShowJson>(['sessions', 'show', sessionId]);

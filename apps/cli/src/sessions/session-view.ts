@@ -74,7 +74,7 @@ export function sessionJson(state: SessionState, lineage: LineageEntry[], lineag
 }
 
 /**
- * Each step with its attempts, for `sessions show`: "step-2/shell  completed at attempt 3"
+ * Each step with its attempts, for `sessions show`: "step[tests]/shell  completed at attempt 3"
  * and one line per failed attempt with the first line of its error.
  */
 export function renderStepHistory(state: SessionState, options: { maxSteps?: number } = {}): string[] {

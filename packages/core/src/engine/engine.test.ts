@@ -281,6 +281,24 @@ describe('engine and sessions', () => {
     expect((error as ReplayMismatchError).exitCode).toBe(65);
   });
 
+  it('keyed replay runs a step marked inserted before recorded ones, which keep their outputs', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const session = await first.createSession({ title: 't', mode: 'custom', replay: 'keyed' });
+    await session.step('analyze', async () => 'analysis');
+    store.killHolder(session.id);
+    const plain = await second().openSession(session.id, { replay: 'keyed' });
+    const refused = await plain.step('lint', async () => 'clean').catch((caught: unknown) => caught);
+    expect(ReplayMismatchError.isInstance(refused)).toBe(true);
+    store.killHolder(session.id);
+
+    const reopened = await second().openSession(session.id, { replay: 'keyed' });
+    expect(await reopened.step('lint', async () => 'clean', { inserted: true })).toBe('clean');
+    expect(await reopened.step('analyze', async () => 'again')).toBe('analysis');
+    expect(await reopened.step('write', async () => 'report')).toBe('report');
+    expect(reopened.state.steps.map((step) => step.key)).toEqual(['analyze', 'lint', 'write']);
+  });
+
   it('aborts the in-flight step on interrupt and journals the interruption', async () => {
     const engine = createEngine({ store: createMemoryStore() });
     const session = await engine.createSession({ title: 't', mode: 'custom' });

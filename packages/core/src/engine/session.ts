@@ -337,7 +337,7 @@ export class LiveSession implements Session {
         // A failure the code went on from (more was recorded after it) replays as that failure.
         replayedFailure = recorded?.status === 'failed' && !recorded.willRetry && log.replaying;
       } else if (!log && scope === null) {
-        this.#checkKeyedOrder(key, recorded);
+        this.#checkKeyedOrder(key, recorded, options.inserted === true);
       }
       if (!recorded) this.#assertUnfinished(`step "${key}"`);
       return await this.#runStep(key, occurrence, scope, recorded, replayedFailure, fn, options);
@@ -473,7 +473,7 @@ export class LiveSession implements Session {
   }
 
   /** Keyed replay: recorded steps must still be asked for in their recorded order. */
-  #checkKeyedOrder(key: string, recorded: StepRecord | undefined): void {
+  #checkKeyedOrder(key: string, recorded: StepRecord | undefined, inserted: boolean): void {
     const steps = this.state.steps;
     if (recorded) {
       this.#consumed.add(recorded);
@@ -481,6 +481,7 @@ export class LiveSession implements Session {
       if (index >= this.#replayCursor) this.#replayCursor = index + 1;
       return;
     }
+    if (inserted) return;
     // A new step while the journal still holds steps this run has not reached: the code diverged.
     for (let index = this.#replayCursor; index < steps.length; index += 1) {
       const pending = steps[index];

@@ -90,6 +90,13 @@ interface BaseStepOptions {
    * (the failure stays journaled and a resume calls it again).
    */
   beforeRetry?: (context: RetryContext) => void | Promise<void>;
+  /**
+   * Keyed replay only: the step is new in a plan edited since the journal was written (a
+   * workflow step inserted before steps that already ran). It runs although recorded steps
+   * that come after its place are still to be asked for; without it that is a
+   * `ReplayMismatchError`. Only for callers whose keys are stable ids.
+   */
+  inserted?: boolean;
   /** Injected for tests: how to wait between attempts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }

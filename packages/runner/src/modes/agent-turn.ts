@@ -36,6 +36,8 @@ const turnCodec = {
 
 export interface AgentTurnInput {
   key: string;
+  /** The key is a stable id that may be new before recorded steps (see the engine's `inserted`). */
+  inserted?: boolean;
   agent: AgentSpec;
   messages: ChatMessage[];
   system?: string;
@@ -121,6 +123,7 @@ function callModel(
       safety: 'idempotent',
       retry: { attempts: 3, retryOn: retryableProviderError },
       codec: turnCodec,
+      ...(input.inserted ? { inserted: true } : {}),
       ...(context.sleep ? { sleep: context.sleep } : {}),
     },
   );

@@ -6,6 +6,7 @@ import type { RetryContext, StepContext, StepRecord } from '@resume/core';
 import { type ChatMessage, ConfigError, type JsonValue } from '@resume/core/spec';
 import { z } from 'zod';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
+import { type StepKeyScheme, stepKeyPrefix, workflowStepIds } from '../workflow/step-ids.js';
 import { renderTemplate, type TemplateScope } from '../workflow/template.js';
 import {
   isShellStep,
@@ -30,6 +31,8 @@ export interface ChainOptions {
   /** The spec's file, for error messages. */
   file: string | null;
   variables: Record<string, string>;
+  /** How the session keys its steps (recorded at its start; by position before step ids). */
+  stepKeys: StepKeyScheme;
 }
 
 const shellOutputSchema = z.object({
@@ -99,6 +102,8 @@ async function runAgentStep(
     messages: [...history, { role: 'user', content: input, speaker: 'workflow' }],
     round,
     metadata: { role: 'agent', round },
+    // Keyed by stable id: a step inserted by an edit runs before the recorded ones after it.
+    inserted: options.stepKeys === 'id',
   });
   ensureStepMessage(context, key, {
     role: 'assistant',
@@ -123,14 +128,15 @@ async function runShellStep(
   context: ModeContext,
   options: ChainOptions,
   index: number,
+  prefix: string,
   step: WorkflowShellStep,
   scope: TemplateScope,
 ): Promise<ShellOutput> {
-  const key = `step-${index + 1}/shell`;
+  const key = `${prefix}/shell`;
   const command = renderTemplate(step.shell, scope, { file: options.file, key: `steps[${index}].shell` });
   const attempts = step.retry?.attempts ?? 1;
   const backoffMs = step.retry?.backoff ?? 0;
-  const fixerKey = (number: number) => `step-${index + 1}/on-failure-${number}`;
+  const fixerKey = (number: number) => `${prefix}/on-failure-${number}`;
   const fixersCalled = new Set<number>();
   const runFixer = async (number: number, error: string) => {
     if (!step.on_failure) return;
@@ -190,6 +196,7 @@ async function runShellStep(
     codec: { encode: (value: ShellOutput) => value as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
     skipValue: SKIPPED_SHELL_OUTPUT,
     beforeRetry,
+    inserted: options.stepKeys === 'id',
     ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
     ...(context.sleep ? { sleep: context.sleep } : {}),
   });
@@ -203,10 +210,13 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
     lastResponse: null,
   };
   const total = spec.steps.length;
+  // Steps are found in the journal by their stable id (position only in sessions recorded before ids).
+  const ids = workflowStepIds(spec.steps);
   for (const [index, step] of spec.steps.entries()) {
     reportProgress(context, 'steps', index, total);
+    const prefix = stepKeyPrefix(options.stepKeys, index, ids[index] ?? String(index));
     if (isShellStep(step)) {
-      const result = await runShellStep(context, options, index, step, scope);
+      const result = await runShellStep(context, options, index, prefix, step, scope);
       scope.steps.push({ response: result.stdoutTail });
       await checkpoint(
         context,
@@ -220,7 +230,7 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
       const response = await runAgentStep(
         context,
         options,
-        `step-${index + 1}/${agentStep.agent}`,
+        `${prefix}/${agentStep.agent}`,
         agentStep.agent,
         input,
         index + 1,

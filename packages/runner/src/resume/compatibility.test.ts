@@ -182,6 +182,10 @@ describe('spec text', () => {
     expect(specStructure(spec)).toEqual({
       agents: ['researcher', 'writer'],
       steps: ['agent:researcher', 'agent:writer'],
+      ids: [
+        expect.stringMatching(/^agent-researcher-[0-9a-f]{8}$/),
+        expect.stringMatching(/^agent-writer-[0-9a-f]{8}$/),
+      ],
     });
     expect(specStructure('Evaluate my idea: a brain for AI agents.')).toBeNull();
   });

@@ -4,6 +4,7 @@
 // (go on, print the findings) or `block` (stop unless forced), with ways out.
 import type { SessionState } from '@resume/core';
 import { JOURNAL_FORMAT_VERSION, type SessionStore } from '@resume/core/spec';
+import { type StepKeyScheme, stepIdOfKey } from '../workflow/step-ids.js';
 import {
   hashSpec,
   normalizeSpecText,
@@ -61,6 +62,12 @@ export interface CheckCompatibilityInput {
    * it every recorded step is treated as possibly run (the safe assumption).
    */
   completedSpecSteps?: number;
+  /**
+   * How the session keys its chain steps: with `id` a step that ran is found by its id, so
+   * steps inserted, deleted or moved around it do not block; with `position` (the default,
+   * sessions recorded before step ids) every step that ran must keep its place.
+   */
+  stepKeys?: StepKeyScheme;
   /** Tools available now; null or omitted skips the check. */
   availableTools?: readonly string[] | null;
   /** Tools the session used (default: every tool called in the journal). */
@@ -126,11 +133,41 @@ export function modelsUsedBy(state: SessionState): Map<string, Set<string>> {
   return models;
 }
 
+/** A step that ran is gone from the spec (`current` null) or is something else now. */
+function stepChanged(index: number, previous: string, current: string | null, where: string): CompatibilityFinding {
+  return {
+    kind: 'step-changed',
+    level: 'block',
+    index,
+    before: previous,
+    after: current,
+    message:
+      current === null
+        ? `step ${index + 1} (${previous}) already ran but is no longer in the spec`
+        : `step ${index + 1} already ran as ${previous} but the spec now has ${current} ${where}`,
+  };
+}
+
+/** Steps of an id-keyed session that ran (by id): each must still be in the spec, unchanged. */
+function compareStepsById(before: SpecStructure, after: SpecStructure, state: SessionState): CompatibilityFinding[] {
+  const ranIds = new Set(state.steps.map((step) => stepIdOfKey(step.key)).filter((id) => id !== null));
+  const findings: CompatibilityFinding[] = [];
+  before.ids.forEach((id, index) => {
+    if (!ranIds.has(id)) return;
+    const previous = before.steps[index] as string;
+    const at = after.ids.indexOf(id);
+    const current = at === -1 ? null : (after.steps[at] ?? null);
+    if (current !== previous) findings.push(stepChanged(index, previous, current, 'for it'));
+  });
+  return findings;
+}
+
 function compareStructures(
   before: SpecStructure,
   after: SpecStructure,
   ran: Set<string>,
   completedSteps: number,
+  byId: SessionState | null,
 ): CompatibilityFinding[] {
   const findings: CompatibilityFinding[] = [];
   for (const agent of before.agents) {
@@ -146,22 +183,13 @@ function compareStructures(
         : `agent "${agent}" was removed from the spec (it had not run yet)`,
     });
   }
+  if (byId !== null) return [...findings, ...compareStepsById(before, after, byId)];
   const checked = Math.min(completedSteps, before.steps.length);
   for (let index = 0; index < checked; index += 1) {
     const previous = before.steps[index] as string;
     const current = after.steps[index] ?? null;
     if (current === previous) continue;
-    findings.push({
-      kind: 'step-changed',
-      level: 'block',
-      index,
-      before: previous,
-      after: current,
-      message:
-        current === null
-          ? `step ${index + 1} (${previous}) already ran but is no longer in the spec`
-          : `step ${index + 1} already ran as ${previous} but the spec now has ${current} there`,
-    });
+    findings.push(stepChanged(index, previous, current, 'there'));
     // Later steps are shifted by the same edit; one finding says it.
     break;
   }
@@ -258,6 +286,7 @@ export function checkCompatibility(input: CheckCompatibilityInput): Compatibilit
               after,
               agentsThatRan(state),
               input.completedSpecSteps ?? Number.POSITIVE_INFINITY,
+              input.stepKeys === 'id' ? state : null,
             ),
           );
         }

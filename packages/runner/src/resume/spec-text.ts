@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { diffArrays } from 'diff';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { workflowStepIds } from '../workflow/step-ids.js';
 
 /** Line endings, trailing spaces, a BOM and surrounding blank lines do not change a spec's meaning. */
 export function normalizeSpecText(text: string): string {
@@ -76,6 +77,8 @@ export interface SpecStructure {
   agents: string[];
   /** One descriptor per step, in order (`agent:writer`, `shell:npm test`, or the step's `name`). */
   steps: string[];
+  /** Each step's stable id, in order (see workflowStepIds). */
+  ids: string[];
 }
 
 const workflowShapeSchema = z.object({
@@ -86,6 +89,7 @@ const workflowShapeSchema = z.object({
         name: z.string().optional(),
         id: z.string().optional(),
         agent: z.string().optional(),
+        input: z.string().optional(),
         shell: z.string().optional(),
       }),
     )
@@ -105,9 +109,11 @@ export function specStructure(text: string): SpecStructure | null {
   }
   const parsed = workflowShapeSchema.safeParse(document);
   if (!parsed.success || (parsed.data.agents === undefined && parsed.data.steps === undefined)) return null;
+  const steps = parsed.data.steps ?? [];
   return {
     agents: Object.keys(parsed.data.agents ?? {}),
-    steps: (parsed.data.steps ?? []).map((step) => {
+    ids: workflowStepIds(steps),
+    steps: steps.map((step) => {
       if (step.name !== undefined) return step.name;
       if (step.id !== undefined) return step.id;
       if (step.agent !== undefined) return `agent:${step.agent}`;

@@ -39,7 +39,8 @@ export function describeNext(state: SessionState, config: RunConfig): string {
       const progress = state.data.chain as { step?: number; totalSteps?: number } | undefined;
       const done = typeof progress?.step === 'number' ? progress.step : 0;
       const total = typeof progress?.totalSteps === 'number' ? ` of ${progress.totalSteps}` : '';
-      const attempts = last && last.key === `step-${done + 1}/shell` ? last.attempts.length : 0;
+      // A shell step still going (keys are `step-N/shell`, or `step[<id>]/shell` since step ids).
+      const attempts = last?.key.endsWith('/shell') && last.status !== 'completed' ? last.attempts.length : 0;
       return attempts > 0
         ? `step ${done + 1}${total}, attempt ${attempts + (last?.status === 'started' ? 0 : 1)}`
         : `step ${done + 1}${total}`;

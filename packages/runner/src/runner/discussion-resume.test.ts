@@ -37,6 +37,41 @@ describe('discussion mode', () => {
     expect(state.usage.calls).toBe(8);
   });
 
+  it('reports the run as it ended when the lease cannot be released afterwards (the store went away)', async () => {
+    const { store } = createTestStore();
+    // A store whose connection is gone by the time the lease is released.
+    const unreachable = new Proxy(store, {
+      get(target, property, receiver) {
+        if (property !== 'acquireLease') return Reflect.get(target, property, receiver);
+        return async (...args: Parameters<typeof store.acquireLease>) => {
+          const lease = await target.acquireLease(...args);
+          return {
+            sessionId: lease.sessionId,
+            epoch: lease.epoch,
+            holder: lease.holder,
+            release: async () => {
+              throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+            },
+          };
+        };
+      },
+    });
+    const models = createFakeModels();
+    const notices: string[] = [];
+    const runner = createRunner({
+      engine: createEngine({ store: unreachable }),
+      models: models.resolve,
+      workspaceDir: process.cwd(),
+      onEvent: (event) => {
+        if (event.type === 'notice') notices.push(event.text);
+      },
+    });
+    const result = await runner.start({ mode: 'discussion', task });
+    expect(result.status).toBe('completed');
+    expect(result.conclusion).toMatch(/^Final solution/);
+    expect(notices.join('\n')).toContain("The session's lease could not be released (connect ECONNREFUSED");
+  });
+
   it('refuses participants with the same name (their turns would be confused)', async () => {
     const { engine } = createTestStore();
     const runner = createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: process.cwd() });

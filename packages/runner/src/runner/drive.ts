@@ -105,7 +105,12 @@ async function runMode(scope: RunnerScope, context: ModeContext, config: RunConf
       const spec = parseWorkflowSpec(text, config.workflowPath);
       // An edited spec may declare new variables: their defaults apply, recorded values win.
       const variables = { ...spec.variables, ...config.variables };
-      return runChain(context, { spec, file: config.workflowPath, variables });
+      return runChain(context, {
+        spec,
+        file: config.workflowPath,
+        variables,
+        stepKeys: config.stepKeys ?? 'position',
+      });
     }
   }
 }
@@ -165,7 +170,14 @@ export async function drive(
   } finally {
     context?.requests?.stop();
     live.current = null;
-    await session.close();
+    // Everything the run did is already durable; a lease that cannot be released (the store went
+    // away) expires on its own. The run's own outcome or error is what the user needs to see.
+    await session.close().catch((closeError: unknown) =>
+      emit({
+        type: 'notice',
+        text: `The session's lease could not be released (${closeError instanceof Error ? closeError.message : String(closeError)}); another process can take it over once it expires.`,
+      }),
+    );
   }
 }
 

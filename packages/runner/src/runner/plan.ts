@@ -57,6 +57,7 @@ export async function plan(scope: RunnerScope, sessionId: string, planOptions: P
     // The recorded spec runs unless the edited one is asked for: only then can an edit block.
     ...(specText !== null && useEditedSpec ? { spec: { text: specText } } : {}),
     availableModels,
+    ...(config.mode === 'chain' ? { stepKeys: config.stepKeys ?? 'position' } : {}),
     ...toolAvailability(scope, config, specText, useEditedSpec),
   });
   const files = await compareWorkspaceFiles({ state, workspaceDir }).catch(() => null);

@@ -39,6 +39,8 @@ export const chainConfigSchema = z.object({
   mode: z.literal('chain'),
   workflowPath: z.string().nullable(),
   variables: variablesSchema,
+  /** How steps are keyed in the journal; sessions recorded before step ids have none (by position). */
+  stepKeys: z.enum(['position', 'id']).optional(),
 });
 
 export const promptConfigSchema = z.object({

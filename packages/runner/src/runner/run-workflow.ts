@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { defaultLead } from '../modes/agent-spec.js';
 import { parsePromptFile } from '../workflow/prompt-file.js';
+import { CURRENT_STEP_KEY_SCHEME } from '../workflow/step-ids.js';
 import { renderTemplate } from '../workflow/template.js';
 import { checkWorkflow, hashText, parseWorkflowSpec, resolveVariables } from '../workflow/workflow-spec.js';
 import { drive } from './drive.js';
@@ -51,7 +52,7 @@ export async function runWorkflow(scope: RunnerScope, filePath: string, input: W
   const spec = parseWorkflowSpec(text, filePath);
   const variables = resolveVariables(spec, filePath, overrides);
   checkWorkflow(spec, filePath, Object.keys(variables));
-  const config: RunConfig = { mode: 'chain', workflowPath: filePath, variables };
+  const config: RunConfig = { mode: 'chain', workflowPath: filePath, variables, stepKeys: CURRENT_STEP_KEY_SCHEME };
   const session = await createRunSession(scope, {
     title: input.title ?? spec.name,
     config,

@@ -32,7 +32,12 @@ export const retrySchema = z.strictObject({
   backoff: durationSchema.optional(),
 });
 
+const stepIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a step id is letters, digits, ., - and _ (starting with a letter or digit)');
+
 export const agentStepSchema = z.strictObject({
+  id: stepIdSchema.optional(),
   name: z.string().min(1).optional(),
   agent: agentNameSchema,
   input: z.string().default('{{ last_response }}'),
@@ -41,6 +46,7 @@ export const agentStepSchema = z.strictObject({
 export const onFailureSchema = z.strictObject({ agent: agentNameSchema, input: z.string().min(1) });
 
 export const shellStepSchema = z.strictObject({
+  id: stepIdSchema.optional(),
   name: z.string().min(1).optional(),
   shell: z.string().min(1, 'a shell step needs a command'),
   retry: retrySchema.optional(),
@@ -209,7 +215,20 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
   for (const [name, agent] of Object.entries(spec.agents)) {
     check(agent.prompt, `agents.${name}.prompt`, { stepsBefore: 0, error: false, lastResponse: false });
   }
+  const ids = new Map<string, number>();
   spec.steps.forEach((step, index) => {
+    if (step.id !== undefined) {
+      const first = ids.get(step.id);
+      if (first !== undefined) {
+        throw new ConfigError({
+          file,
+          key: `steps[${index}].id`,
+          problem: `step id "${step.id}" is already used by steps[${first}]`,
+          fix: 'Give each step its own id: the id is how a resume finds what the step already did.',
+        });
+      }
+      ids.set(step.id, index);
+    }
     if (isShellStep(step)) {
       check(step.shell, `steps[${index}].shell`, { stepsBefore: index, error: false, lastResponse: true });
       if (step.on_failure) {

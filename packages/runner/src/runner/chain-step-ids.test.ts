@@ -1,0 +1,141 @@
+// Chain steps are found in the journal by their stable id, not their position: a resume of
+// an edited workflow never takes one step's recorded result for another's.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConfigError } from '@resume/core/spec';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hashText } from '../workflow/workflow-spec.js';
+import { RUN_OPTIONS_KEY } from './run-config.js';
+import { createRunner } from './runner.js';
+import { createFakeModels, createRunnerInterruptedAt, createTestStore, instantSleep } from './test-kit.js';
+
+let workspace: string;
+beforeEach(async () => {
+  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-step-ids-'));
+});
+afterEach(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+
+const shellFlow = (...commands: string[]) =>
+  `name: ids\nsteps:\n${commands.map((command) => `  - shell: ${JSON.stringify(command)}\n`).join('')}`;
+const logs = (word: string) => `echo ${word} >> ran.log`;
+const ran = async () => (await readFile(path.join(workspace, 'ran.log'), 'utf8')).trim().split('\n');
+
+async function interruptedAt(label: string, spec: string) {
+  await writeFile(path.join(workspace, 'flow.yaml'), spec);
+  const { engine } = createTestStore();
+  const runner = createRunnerInterruptedAt(label, {
+    engine: engine(),
+    models: createFakeModels().resolve,
+    workspaceDir: workspace,
+    sleep: instantSleep,
+  });
+  const first = await runner.runWorkflow('flow.yaml');
+  expect(first.status).toBe('interrupted');
+  const resumer = () =>
+    createRunner({
+      engine: engine(),
+      models: createFakeModels().resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+    });
+  return { engine, sessionId: first.sessionId, resumer };
+}
+
+describe('steps matched by id on resume', () => {
+  it('after a finished step is deleted (--force), the step that moved into its place still runs', async () => {
+    const { sessionId, resumer } = await interruptedAt(
+      'step 2 shell, passed at attempt 1',
+      shellFlow(logs('one'), logs('two'), logs('three')),
+    );
+    expect(await ran()).toEqual(['one', 'two']);
+    await writeFile(path.join(workspace, 'flow.yaml'), shellFlow(logs('two'), logs('three')));
+    // Deleting a step that ran blocks without --force: its result would be lost from the run.
+    const plan = await resumer().plan(sessionId, { useEditedSpec: true });
+    expect(plan.changes.compatibility?.findings).toContainEqual(
+      expect.objectContaining({ kind: 'step-changed', level: 'block', after: null }),
+    );
+    const result = await resumer().resume(sessionId, { useEditedSpec: true, force: true });
+    expect(result.status).toBe('completed');
+    expect(await ran()).toEqual(['one', 'two', 'three']);
+  });
+
+  it('a step inserted before finished ones runs, and the finished ones keep their results without running again', async () => {
+    const spec = `name: ids
+agents:
+  writer: { prompt: "You write." }
+steps:
+  - shell: "${logs('one')}; echo first-output"
+  - agent: writer
+    name: summary
+    input: "Summarize {{ steps[0].response }}"
+  - shell: "${logs('three')}"
+`;
+    const { engine, sessionId, resumer } = await interruptedAt('step 2 writer', spec);
+    expect(await ran()).toEqual(['one']);
+    const edited = spec.replace('steps:\n', `steps:\n  - shell: "${logs('zero')}; echo zero-output"\n`);
+    await writeFile(path.join(workspace, 'flow.yaml'), edited.replaceAll('steps[0]', 'steps[1]'));
+    // The named step keeps its id although its template's index moved with the insertion.
+    const plan = await resumer().plan(sessionId, { useEditedSpec: true });
+    expect(plan.changes.compatibility?.level).toBe('warn');
+    const result = await resumer().resume(sessionId, { useEditedSpec: true });
+    expect(result.status).toBe('completed');
+    expect(await ran()).toEqual(['one', 'zero', 'three']);
+    const state = await engine().readSession(sessionId);
+    // The writer was asked once, with the first step's recorded output.
+    const writerInputs = state.messages.filter(
+      (message) => message.role === 'user' && message.tags?.includes('agent:writer'),
+    );
+    expect(writerInputs.map((message) => message.content)).toEqual(['Summarize first-output\n']);
+  });
+
+  it('sessions recorded before step ids keep resuming with position keys', async () => {
+    const spec = shellFlow(logs('one'), logs('two'));
+    await writeFile(path.join(workspace, 'flow.yaml'), spec);
+    const { engine } = createTestStore();
+    // A session as earlier versions wrote it: no key scheme in its run config, steps keyed step-N.
+    const session = await engine().createSession({
+      replay: 'keyed',
+      title: 'ids',
+      mode: 'chain',
+      workspaceDir: workspace,
+      options: { [RUN_OPTIONS_KEY]: { mode: 'chain', workflowPath: 'flow.yaml', variables: {} } },
+      specHash: hashText(spec),
+      initialEvents: [
+        { type: 'spec-recorded', kind: 'workflow', path: 'flow.yaml', hash: hashText(spec), blob: null, content: spec },
+        { type: 'variables-set', variables: {} },
+      ],
+    });
+    await session.step('step-1/shell', async () => ({ exitCode: 0, stdoutTail: 'one', stderrTail: '', attempt: 1 }), {
+      safety: 'unsafe',
+    });
+    await session.checkpoint('step 1 shell, passed at attempt 1');
+    await session.interrupt();
+    await session.close();
+    const runner = createRunner({
+      engine: engine(),
+      models: createFakeModels().resolve,
+      workspaceDir: workspace,
+      sleep: instantSleep,
+    });
+    expect((await runner.resume(session.id)).status).toBe('completed');
+    // Step 1 was recorded under its position: it did not run again; step 2 ran.
+    expect(await ran()).toEqual(['two']);
+    const keys = (await engine().readSession(session.id)).steps.map((step) => step.key);
+    expect(keys).toEqual(['step-1/shell', 'step-2/shell']);
+  });
+
+  it('refuses two steps with the same id, naming the second', async () => {
+    await writeFile(
+      path.join(workspace, 'flow.yaml'),
+      'name: ids\nsteps:\n  - { id: build, shell: "true" }\n  - { id: build, shell: "true" }\n',
+    );
+    const { engine } = createTestStore();
+    const runner = createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    await expect(runner.runWorkflow('flow.yaml')).rejects.toSatisfy(
+      (error) => ConfigError.isInstance(error) && error.message.includes('steps[1].id'),
+    );
+  });
+});

@@ -1,0 +1,62 @@
+// Stable step ids: what a workflow step's journal keys are made of, so a resume finds a
+// step's recorded result however the spec's steps were reordered, inserted or deleted.
+// A step's id is its `id:`, else its `name:`, else derived from its kind and content
+// (`shell-1a2b3c4d`, `agent-researcher-5e6f7a8b`); equal ids get `~2`, `~3` in spec order.
+import { createHash } from 'node:crypto';
+
+/** The fields of a step that decide its id (a parsed step, or a loosely read one). */
+export interface StepIdentity {
+  id?: string | undefined;
+  name?: string | undefined;
+  agent?: string | undefined;
+  input?: string | undefined;
+  shell?: string | undefined;
+}
+
+/** How a session's chain steps are keyed in its journal: by position (before step ids) or by id. */
+export type StepKeyScheme = 'position' | 'id';
+
+/** The scheme new sessions use; sessions recorded without one keep position keys. */
+export const CURRENT_STEP_KEY_SCHEME: StepKeyScheme = 'id';
+
+const DEFAULT_AGENT_INPUT = '{{ last_response }}';
+
+function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 8);
+}
+
+/** The id a step would have on its own, before equal ids are told apart. */
+function ownId(step: StepIdentity): string {
+  if (step.id !== undefined) return step.id;
+  if (step.name !== undefined) return step.name;
+  if (step.shell !== undefined) return `shell-${shortHash(`shell\n${step.shell.trim()}`)}`;
+  if (step.agent !== undefined) {
+    return `agent-${step.agent}-${shortHash(`agent\n${step.agent}\n${(step.input ?? DEFAULT_AGENT_INPUT).trim()}`)}`;
+  }
+  return 'step';
+}
+
+/** Each step's stable id, in spec order. */
+export function workflowStepIds(steps: readonly StepIdentity[]): string[] {
+  const seen = new Map<string, number>();
+  return steps.map((step) => {
+    const id = ownId(step);
+    const count = (seen.get(id) ?? 0) + 1;
+    seen.set(id, count);
+    return count === 1 ? id : `${id}~${count}`;
+  });
+}
+
+/**
+ * The journal key prefix of a chain step: `step[<id>]` for sessions keyed by id, `step-<N>`
+ * (1-based position) for sessions recorded before step ids.
+ */
+export function stepKeyPrefix(scheme: StepKeyScheme, index: number, id: string): string {
+  return scheme === 'id' ? `step[${id}]` : `step-${index + 1}`;
+}
+
+/** The step id in a key written under the id scheme (`step[tests]/shell` → `tests`), or null. */
+export function stepIdOfKey(key: string): string | null {
+  const match = /^step\[(.+)\]\/[^\]]*$/.exec(key);
+  return match ? (match[1] ?? null) : null;
+}
