@@ -22,6 +22,7 @@ import {
   journalEventSchema,
   LeaseLostError,
   matchesQuery,
+  newSessionRequest,
   type ReadRange,
   type RepairReport,
   SessionExistsError,
@@ -798,13 +799,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const postRequest = async (id: string, input: SessionRequestInput): Promise<SessionRequest> => {
     refuseIfBroken();
     await requireSession(id);
-    const request = sessionRequestSchema.parse({
-      id: `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`,
-      kind: input.kind,
-      label: input.label,
-      requestedAt: new Date().toISOString(),
-      requestedBy: input.requestedBy,
-    });
+    const request = newSessionRequest(input);
     const line = Buffer.from(`${JSON.stringify(request)}\n`, 'utf8');
     let file: WritableFile;
     try {

@@ -1,7 +1,7 @@
 // The PostgreSQL SessionStore: sessions shared by many machines. Appends are one
 // transaction (session row locked, epoch and expected seq checked, events inserted under
 // the (session_id, seq) key, summary columns updated); listing and filtering run in SQL.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   type AcquireLeaseOptions,
@@ -11,6 +11,7 @@ import {
   JournalCorruptedError,
   type JournalEvent,
   LeaseLostError,
+  newSessionRequest,
   type ReadRange,
   SessionExistsError,
   type SessionHeader,
@@ -400,13 +401,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
 
     async postRequest(sessionId: string, input: SessionRequestInput): Promise<SessionRequest> {
-      const request = sessionRequestSchema.parse({
-        id: `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`,
-        kind: input.kind,
-        label: input.label,
-        requestedAt: new Date().toISOString(),
-        requestedBy: input.requestedBy,
-      });
+      const request = newSessionRequest(input);
       const result = await query(
         `post a request to session ${sessionId}`,
         `INSERT INTO ${schema}.requests (session_id, id, payload)

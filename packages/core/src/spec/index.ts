@@ -92,6 +92,7 @@ export {
   type AppendBatch,
   type FoldSnapshot,
   type LeaseHolder,
+  newSessionRequest,
   type ReadRange,
   type RepairReport,
   type SessionLease,

@@ -81,6 +81,18 @@ export const sessionRequestSchema = z.object({
 export type SessionRequest = z.infer<typeof sessionRequestSchema>;
 export type SessionRequestInput = Pick<SessionRequest, 'kind' | 'label' | 'requestedBy'>;
 
+/** A request as a store keeps it: the input with a new unique id and the time it was posted. */
+export function newSessionRequest(input: SessionRequestInput, now: Date = new Date()): SessionRequest {
+  const random = Array.from(crypto.getRandomValues(new Uint8Array(6)), (byte) => byte.toString(16).padStart(2, '0'));
+  return sessionRequestSchema.parse({
+    id: `${now.getTime().toString(36)}-${random.join('')}`,
+    kind: input.kind,
+    label: input.label,
+    requestedAt: now.toISOString(),
+    requestedBy: input.requestedBy,
+  });
+}
+
 export interface SessionStore {
   readonly specificationVersion: typeof STORE_SPECIFICATION_VERSION;
   /** `fs`, `postgres`, `memory`... */
