@@ -7,7 +7,7 @@ import { type ChatMessage, ConfigError, type JsonValue } from '@resume/core/spec
 import { z } from 'zod';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
 import { type StepKeyScheme, stepKeyPrefix, workflowStepIds } from '../workflow/step-ids.js';
-import { renderTemplate, type TemplateScope } from '../workflow/template.js';
+import { renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
 import {
   isShellStep,
   type WorkflowAgentStep,
@@ -204,7 +204,7 @@ async function runShellStep(
 
 export async function runChain(context: ModeContext, options: ChainOptions): Promise<ModeResult> {
   const { spec } = options;
-  const scope: TemplateScope & { steps: Array<{ response: string | null }> } = {
+  const scope: TemplateScope & { steps: StepResult[] } = {
     variables: options.variables,
     steps: [],
     lastResponse: null,
@@ -217,7 +217,7 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
     const prefix = stepKeyPrefix(options.stepKeys, index, ids[index] ?? String(index));
     if (isShellStep(step)) {
       const result = await runShellStep(context, options, index, prefix, step, scope);
-      scope.steps.push({ response: result.stdoutTail });
+      scope.steps.push({ response: result.stdoutTail, exitCode: result.exitCode, skipped: result.skipped === true });
       await checkpoint(
         context,
         result.skipped

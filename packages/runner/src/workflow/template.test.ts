@@ -17,6 +17,18 @@ describe('renderTemplate', () => {
     ).toBe('agents / first / latest / exit 1');
   });
 
+  it("renders a shell step's exit code and whether it was skipped", () => {
+    const scope = {
+      variables: {},
+      steps: [
+        { response: 'ok', exitCode: 0, skipped: false },
+        { response: '', exitCode: null, skipped: true },
+      ],
+    };
+    const text = '{{ steps[0].exit_code }}/{{ steps[0].skipped }} {{ steps[1].exit_code }}/{{ steps[1].skipped }}';
+    expect(renderTemplate(text, scope, location)).toBe('0/false /true');
+  });
+
   it('fails with the location on an unknown variable instead of rendering nothing', () => {
     expect(() => renderTemplate('{{ nope }}', { variables: {} }, location)).toThrow(/flow.yaml at steps\[1\].input/);
   });

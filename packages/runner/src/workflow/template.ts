@@ -1,22 +1,36 @@
 // `{{ ... }}` templating for workflow specs and prompt files. Deliberately tiny: a
-// reference is a variable name, `steps[N].response`, `last_response` or `error`; anything
+// reference is a variable name, `steps[N].response` (`.exit_code`, `.skipped`), `last_response`
+// or `error`; anything
 // else is an error found before the run starts, never an empty string at run time.
 import { ConfigError } from '@resume/core/spec';
 
 const placeholderPattern = /\{\{\s*([^}]*?)\s*\}\}/g;
-const stepReferencePattern = /^steps\[(\d+)\]\.(response)$/;
+const stepReferencePattern = /^steps\[(\d+)\]\.(response|exit_code|skipped)$/;
 const namePattern = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 export type TemplateReference =
   | { kind: 'variable'; name: string }
-  | { kind: 'step'; index: number; field: 'response' }
+  | { kind: 'step'; index: number; field: StepField }
   | { kind: 'last-response' }
   | { kind: 'error' };
 
+/** What a template may read of an earlier step. */
+export type StepField = 'response' | 'exit_code' | 'skipped';
+
+/** What a step left for later templates. */
+export interface StepResult {
+  /** The agent's answer, or a shell step's stdout tail (null: no output). */
+  response: string | null;
+  /** A shell step's exit code; null when it was skipped (whether it ran is unknown). Agent steps: undefined. */
+  exitCode?: number | null;
+  /** True for a shell step whose uncertain run was skipped on resume (`--on-uncertain skip`). */
+  skipped?: boolean;
+}
+
 export interface TemplateScope {
   variables: Record<string, string>;
-  /** Responses of the steps run so far, by position (null for shell steps without output). */
-  steps?: Array<{ response: string | null } | undefined>;
+  /** The steps run so far, by position (`steps[0]` is the first). */
+  steps?: Array<StepResult | undefined>;
   lastResponse?: string | null;
   error?: string | null;
 }
@@ -31,13 +45,13 @@ export function parseReference(expression: string, location: TemplateLocation): 
   if (expression === 'last_response') return { kind: 'last-response' };
   if (expression === 'error') return { kind: 'error' };
   const step = stepReferencePattern.exec(expression);
-  if (step) return { kind: 'step', index: Number(step[1]), field: 'response' };
+  if (step) return { kind: 'step', index: Number(step[1]), field: step[2] as StepField };
   if (namePattern.test(expression)) return { kind: 'variable', name: expression };
   throw new ConfigError({
     file: location.file,
     key: location.key,
     problem: `"{{ ${expression} }}" is not a template reference`,
-    fix: 'Use a variable name ({{ topic }}), {{ steps[0].response }}, {{ last_response }} or {{ error }}.',
+    fix: 'Use a variable name ({{ topic }}), {{ steps[0].response }} (or .exit_code, .skipped), {{ last_response }} or {{ error }}.',
   });
 }
 
@@ -81,7 +95,16 @@ function resolve(reference: TemplateReference, scope: TemplateScope, location: T
           `{{ ${describe(reference)} }} refers to a step that has not run before this one`,
           'Refer only to earlier steps (steps are numbered from 0).',
         );
-      return step.response ?? '';
+      if (reference.field === 'response') return step.response ?? '';
+      if (reference.field === 'skipped') return String(step.skipped === true);
+      if (step.exitCode === undefined) {
+        return missing(
+          `{{ ${describe(reference)} }} refers to an agent step`,
+          'exit_code exists for shell steps only; use response for an agent step.',
+        );
+      }
+      // Empty for a skipped step: nothing is known of its command's exit.
+      return step.exitCode === null ? '' : String(step.exitCode);
     }
     case 'last-response':
       return scope.lastResponse ?? '';

@@ -1,7 +1,6 @@
 // The workflow spec format (DESIGN 7, binding keys): parsing, zod validation with errors
 // that name the file, the path in the document and the fix, and the checks that must
 // pass before anything runs (agent names, template references).
-import { createHash } from 'node:crypto';
 import { ConfigError } from '@resume/core/spec';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
@@ -129,9 +128,7 @@ function fixFor(key: string): string {
   return fixes.find(([pattern]) => pattern.test(key))?.[1] ?? 'See docs/workflow-spec.md for the format.';
 }
 
-export function hashText(text: string): string {
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
-}
+export { hashText } from './spec-hash.js';
 
 /** Parses and validates a workflow spec's text; `file` names it in errors. */
 export function parseWorkflowSpec(text: string, file: string | null): WorkflowSpec {
@@ -158,7 +155,14 @@ export function parseWorkflowSpec(text: string, file: string | null): WorkflowSp
 function checkReferences(
   references: TemplateReference[],
   location: TemplateLocation,
-  allowed: { variables: Set<string> | null; stepsBefore: number; error: boolean; lastResponse: boolean },
+  allowed: {
+    variables: Set<string> | null;
+    stepsBefore: number;
+    error: boolean;
+    lastResponse: boolean;
+    /** Which steps are shell steps (only those have an exit code), by index. */
+    shellSteps?: readonly boolean[];
+  },
 ): void {
   for (const reference of references) {
     const fail = (problem: string, fix: string): never => {
@@ -176,6 +180,16 @@ function checkReferences(
         `Steps are numbered from 0; this one may refer to steps[0] to steps[${Math.max(0, allowed.stepsBefore - 1)}].`,
       );
     }
+    if (
+      reference.kind === 'step' &&
+      reference.field === 'exit_code' &&
+      allowed.shellSteps?.[reference.index] === false
+    ) {
+      fail(
+        `{{ ${describeReference(reference)} }} refers to an agent step, which has no exit code`,
+        `Use {{ steps[${reference.index}].response }} for an agent step's answer.`,
+      );
+    }
     if (reference.kind === 'error' && !allowed.error)
       fail('{{ error }} is only available in on_failure inputs', 'Use it inside on_failure.input.');
     if (reference.kind === 'last-response' && !allowed.lastResponse) {
@@ -191,6 +205,7 @@ function checkReferences(
 export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVariables: Iterable<string> = []): void {
   const agentNames = Object.keys(spec.agents);
   const variables = new Set([...Object.keys(spec.variables), ...extraVariables]);
+  const shellSteps = spec.steps.map((step) => isShellStep(step));
   const unknownAgent = (name: string, key: string): never => {
     throw new ConfigError({
       file,
@@ -210,7 +225,7 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
     allowed: { stepsBefore: number; error: boolean; lastResponse: boolean },
   ) => {
     const location = { file, key };
-    checkReferences(templateReferences(text, location), location, { variables, ...allowed });
+    checkReferences(templateReferences(text, location), location, { variables, shellSteps, ...allowed });
   };
   for (const [name, agent] of Object.entries(spec.agents)) {
     check(agent.prompt, `agents.${name}.prompt`, { stepsBefore: 0, error: false, lastResponse: false });

@@ -1,0 +1,86 @@
+// What a shell step leaves for later templates: its output, its exit code and whether it
+// was skipped (an uncertain run the user chose not to repeat).
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConfigError } from '@resume/core/spec';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRunner } from './runner.js';
+import { createFakeModels, createTestStore, instantSleep, until } from './test-kit.js';
+
+let workspace: string;
+beforeEach(async () => {
+  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-shell-results-'));
+});
+afterEach(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+
+const flow = (command: string) => `
+name: results
+agents:
+  writer: { prompt: "You write." }
+steps:
+  - shell: ${JSON.stringify(command)}
+  - agent: writer
+    input: "exit={{ steps[0].exit_code }} skipped={{ steps[0].skipped }} out={{ steps[0].response }}"
+`;
+
+async function writerInput(engine: () => ReturnType<ReturnType<typeof createTestStore>['engine']>, id: string) {
+  const state = await engine().readSession(id);
+  return state.messages.find((message) => message.role === 'user' && message.tags?.includes('agent:writer'))?.content;
+}
+
+describe('shell step results in templates', () => {
+  it('a passed step gives its exit code and skipped=false', async () => {
+    await writeFile(path.join(workspace, 'flow.yaml'), flow('echo built'));
+    const { engine } = createTestStore();
+    const runner = createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    const result = await runner.runWorkflow('flow.yaml');
+    expect(result.status).toBe('completed');
+    expect(await writerInput(engine, result.sessionId)).toBe('exit=0 skipped=false out=built\n');
+  });
+
+  it('a skipped uncertain step gives skipped=true and an empty exit code', async () => {
+    const blocking = 'touch started; while [ ! -f release ]; do sleep 0.02; done; echo done';
+    await writeFile(path.join(workspace, 'flow.yaml'), flow(blocking));
+    const { store, engine } = createTestStore();
+    const models = createFakeModels();
+    const crashing = createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace });
+    const abandoned = crashing.runWorkflow('flow.yaml').catch(() => null);
+    try {
+      await until(() => existsSync(path.join(workspace, 'started')));
+      const sessionId = (await engine().listSessions())[0]?.id ?? '';
+      store.killHolder(sessionId);
+      const skipping = createRunner({
+        engine: engine(),
+        models: models.resolve,
+        workspaceDir: workspace,
+        sleep: instantSleep,
+        decisions: { uncertainStep: () => 'skip' },
+      });
+      const result = await skipping.resume(sessionId);
+      expect(result.status).toBe('completed');
+      expect(await writerInput(engine, sessionId)).toBe('exit= skipped=true out=');
+    } finally {
+      await writeFile(path.join(workspace, 'release'), '');
+      await crashing.interrupt().catch(() => undefined);
+      await abandoned;
+    }
+  });
+
+  it('refuses exit_code of an agent step before the run starts', async () => {
+    const spec = `${flow('true')}  - agent: writer\n    input: "{{ steps[1].exit_code }}"\n`;
+    await writeFile(path.join(workspace, 'flow.yaml'), spec);
+    const { engine } = createTestStore();
+    const runner = createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    await expect(runner.runWorkflow('flow.yaml')).rejects.toSatisfy(
+      (error) =>
+        ConfigError.isInstance(error) &&
+        error.message.includes('steps[2].input') &&
+        error.message.includes('has no exit code'),
+    );
+    expect(await engine().listSessions()).toEqual([]);
+  });
+});
