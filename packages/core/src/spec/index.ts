@@ -92,10 +92,14 @@ export {
   type AppendBatch,
   type FoldSnapshot,
   type LeaseHolder,
+  newSessionRequest,
   type ReadRange,
   type RepairReport,
   type SessionLease,
+  type SessionRequest,
+  type SessionRequestInput,
   type SessionStore,
   STORE_SPECIFICATION_VERSION,
+  sessionRequestSchema,
 } from './store.js';
 export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './summary.js';
