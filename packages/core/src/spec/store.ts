@@ -2,7 +2,7 @@
 // suite in `@resume/core/testing`. Stores know nothing of folds or modes: the engine
 // numbers events, derives summaries and snapshots, and hands them over.
 import type { LeaseHolderInfo } from './errors/session-locked-error.js';
-import type { JournalEvent, SessionHeader } from './events.js';
+import type { JournalEvent, SessionHeader, StepSafety } from './events.js';
 import type { SessionQuery, SessionSummary } from './summary.js';
 
 export const STORE_SPECIFICATION_VERSION = 'v1';
@@ -61,6 +61,18 @@ export interface RepairReport {
   removedBytes: number;
   /** Where the removed data was kept, if anywhere. */
   savedTo: string | null;
+  /**
+   * Steps whose start was in the removed part (as far as it could still be read), with their
+   * safety: their run is no longer in the journal, so a resume runs them again.
+   */
+  lostSteps?: LostStep[];
+}
+
+/** A step started in the part of a journal a repair removed. */
+export interface LostStep {
+  key: string;
+  occurrence: number;
+  safety: StepSafety;
 }
 
 export interface SessionStore {
