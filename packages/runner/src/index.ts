@@ -31,7 +31,13 @@ export {
   resolveFileConflicts,
   unifiedDiff,
 } from './files/file-conflicts.js';
-export { type FileChange, type FileChangeStatus, type FileSnapshot, hashContent } from './files/file-snapshots.js';
+export {
+  describeFileChange,
+  type FileChange,
+  type FileChangeStatus,
+  type FileSnapshot,
+  hashContent,
+} from './files/file-snapshots.js';
 export type { GitComparison, WorkspaceComparison } from './files/git-state.js';
 export { WorkspaceAccessError, type WorkspaceAccessReason } from './files/workspace-access-error.js';
 // ---- modes: the agents they run and the errors they raise (modes/)
@@ -43,6 +49,39 @@ export {
   defaultLead,
 } from './modes/agent-spec.js';
 export { parseVerdict, type Verdict } from './modes/discussion.js';
+export {
+  builtinModes,
+  type ChainConfig,
+  chainMode,
+  createModeRegistry,
+  type DiscussionConfig,
+  defineMode,
+  discussionMode,
+  type FileStartInput,
+  type IterativeConfig,
+  iterativeMode,
+  type Mode,
+  type ModeConfig,
+  type ModeContext,
+  type ModeRegistry,
+  type ModeResult,
+  type ModeRunContext,
+  type ModeSetup,
+  type ModeSpecFile,
+  type ModeStart,
+  type ModeStartInput,
+  type ModeTool,
+  type OrchestratedConfig,
+  orchestratedMode,
+  type PromptConfig,
+  parseModeOptions,
+  positiveIntegerOption,
+  promptMode,
+  type RunOverrides,
+  type TaskStartInput,
+  type ToolOutcome,
+  UnknownModeError,
+} from './modes/index.js';
 export type { ModelResolver } from './modes/mode-context.js';
 export { ShellCommandFailedError, type ShellResult } from './modes/shell-command.js';
 // ---- resume planning, compatibility and lineage (resume/)
@@ -84,7 +123,7 @@ export {
 // ---- the runner, as the CLI and the TUI call it (runner/)
 export { describeNext } from './runner/describe-next.js';
 export type { RemainingEstimate } from './runner/estimate-remaining.js';
-export { type RunConfig, type RunMode, readRunConfig, runConfigSchema } from './runner/run-config.js';
+export { type RunConfig, readRunConfig } from './runner/run-config.js';
 export type { RunEvent, RunEventListener } from './runner/run-event.js';
 export {
   type AgentInput,

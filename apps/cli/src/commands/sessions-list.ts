@@ -2,10 +2,11 @@
 // index other commands accept. `--json` lists every match unless --limit (DESIGN 9).
 // Kept light: summaries come from the store's index, no journal is opened.
 
-import { type SessionSummary, sessionModeSchema, sessionStatusSchema, UsageError } from '@resume/core/spec';
+import { type SessionSummary, sessionStatusSchema, UsageError } from '@resume/core/spec';
 import { parseDurationDays } from '@resume/runner/config';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
+import { listableModes, parseModeName } from '../modes/mode-names.js';
 import { formatCost, formatWhen, truncate } from '../output/format.js';
 import { describeProgress } from '../sessions/session-view.js';
 import { shortIdsAmong } from '../sessions/short-ids.js';
@@ -13,11 +14,7 @@ import { shortIdsAmong } from '../sessions/short-ids.js';
 const HUMAN_DEFAULT_LIMIT = 50;
 
 const listOptionsSchema = z.object({
-  mode: z
-    .string()
-    .transform((value) => (value === 'consensus' ? 'discussion' : value))
-    .pipe(sessionModeSchema)
-    .optional(),
+  mode: z.string().optional(),
   status: z
     .string()
     .transform((value) => value.split(',').map((status) => status.trim()))
@@ -33,7 +30,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new UsageError(`Invalid --${String(issue?.path[0] ?? 'option')}: ${issue?.message ?? 'invalid value'}.`, {
-      hint: 'Modes: discussion, iterative, orchestrated, chain, prompt, custom. Statuses: running, interrupted, completed, failed.',
+      hint: `Modes: ${listableModes().join(', ')}. Statuses: running, interrupted, completed, failed.`,
     });
   }
   const options = parsed.data;
@@ -41,10 +38,14 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   const engine = await context.engine();
   // Indexes are positions in the whole list, so they stay valid whatever the filters.
   const all = await engine.listSessions();
+  const mode =
+    options.mode === undefined
+      ? undefined
+      : parseModeName(options.mode, { listing: true, stored: all.map((summary) => summary.mode) });
   const matching = all
     .map((summary, index) => ({ summary, index: index + 1 }))
     .filter(({ summary }) => {
-      if (options.mode && summary.mode !== options.mode) return false;
+      if (mode && summary.mode !== mode) return false;
       if (options.status && !options.status.includes(summary.status)) return false;
       if (since && summary.updatedAt < since) return false;
       if (options.workspace && summary.workspaceDir !== context.environment.cwd) return false;

@@ -91,5 +91,5 @@ function resumeAdvice(id: string, header: SessionHeader): string {
     const threadId = typeof header.options.threadId === 'string' ? header.options.threadId : null;
     return `Continue it from your app: run the graph again with thread_id ${JSON.stringify(threadId ?? id)} and the same checkpointer store.`;
   }
-  return `Resume with: ${header.mode === 'custom' ? `conclave --resume ${id}` : resumeCommandFor(id, header.mode)}`;
+  return `Resume with: ${resumeCommandFor(id, header.mode)}`;
 }

@@ -3,6 +3,7 @@
 // never Ink, React or a provider SDK.
 import { Command, Option } from 'commander';
 import type { CliContext, CliEnvironment } from '../context/cli-context.js';
+import { listableModes, runModeHelp } from '../modes/mode-names.js';
 
 export interface ProgramHooks {
   /** Called by the chosen action with the work to do; the caller runs it and keeps the exit code. */
@@ -117,7 +118,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
     )
     .option('--branch-from <id>', 'start a new session from a checkpoint of another one')
     .option('--at-round <n>', 'with --branch-from: the round to branch after')
-    .addOption(new Option('--mode <mode>', 'how the agents work').choices(['discussion', 'iterative', 'orchestrated']))
+    .option('--mode <mode>', runModeHelp())
     .option('--project <file>', 'iterative mode: the file to work through chunk by chunk')
     .option('--max-rounds <n>', 'discussion: stop after N rounds')
     .option('--script <file.yaml>', 'scripted provider: turns to play, in order')
@@ -195,7 +196,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
     new Command('list')
       .alias('ls')
       .description('list sessions, newest first')
-      .option('--mode <mode>', 'only this mode (discussion, iterative, orchestrated, chain, prompt, custom)')
+      .option('--mode <mode>', `only this mode (${listableModes().join(', ')})`)
       .option('--status <status>', 'only this status (running, interrupted, completed, failed)')
       .option('--since <date>', 'only sessions updated since this date (2026-06-01, or an age like 7d)')
       .option('--workspace', 'only sessions of the current directory')
@@ -336,6 +337,34 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
   );
   checkpoints.addCommand(checkpointsList);
   program.addCommand(checkpoints);
+
+  const files = addGlobalOptions(
+    new Command('files')
+      .description('file versions a session keeps for you (what a conflict restore replaced), and getting one back')
+      .argument('<id>', 'id, unique prefix or list index')
+      .option('--restore <#|path>', 'write a saved version back (a number from the listing, or a path: its newest)')
+      .option('--to <file>', "where --restore writes (default: its path in the session's workspace); never overwrites"),
+  );
+  files.addHelpText(
+    'after',
+    examples([
+      'conclave files 01jf3k',
+      'conclave files 01jf3k --restore notes.md',
+      'conclave files 01jf3k --restore 2 --to notes.mine.md',
+    ]),
+  );
+  files.action(
+    act(async (context, command) => {
+      const { filesCommand } = await import('../commands/files.js');
+      const options = command.opts<{ restore?: string; to?: string }>();
+      return filesCommand(context, {
+        reference: command.args[0] ?? '',
+        ...(options.restore !== undefined ? { restore: options.restore } : {}),
+        ...(options.to !== undefined ? { to: options.to } : {}),
+      });
+    }),
+  );
+  program.addCommand(files);
 
   const config = addGlobalOptions(
     new Command('config').description('the effective configuration and where each value came from'),

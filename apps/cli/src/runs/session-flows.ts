@@ -4,9 +4,10 @@
 // the CLI picks from this directory's sessions and says which, or opens the picker.
 
 import { type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
-import { agentsForModels, formatResumePlan, type ProviderName, readRunConfig, resumeCommandFor } from '@resume/runner';
+import { agentsForModels, formatResumePlan, type ProviderName, resumeCommandFor } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
+import { checkModeOption, parseModeName, startsFromFile } from '../modes/mode-names.js';
 import { formatWhen, truncate } from '../output/format.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 import { costLimitsOf } from './cost-limits.js';
@@ -32,7 +33,10 @@ export const runFlagsSchema = z.object({
   resume: z.union([z.string(), z.boolean()]).optional(),
   branchFrom: z.string().optional(),
   atRound: positiveInteger('--at-round').optional(),
-  mode: z.enum(['discussion', 'iterative', 'orchestrated']).optional(),
+  mode: z
+    .string()
+    .transform((value) => parseModeName(value, { listing: false }))
+    .optional(),
   project: z.string().optional(),
   maxRounds: positiveInteger('--max-rounds').optional(),
   script: z.string().optional(),
@@ -111,10 +115,13 @@ function selectionFor(context: CliContext, flags: RunFlags, recorded: Record<str
 async function startFlow(context: CliContext, task: string, flags: RunFlags): Promise<number> {
   const { config } = context.config();
   const mode = flags.mode ?? 'discussion';
-  if (flags.startChunk !== undefined && mode !== 'iterative')
-    throw new UsageError(`--start-chunk applies to iterative mode; this is a ${mode} run.`, {
-      hint: 'conclave --mode iterative --project <file> --start-chunk N "task"',
-    });
+  if (flags.startChunk !== undefined)
+    checkModeOption(
+      mode,
+      'startChunk',
+      '--start-chunk',
+      'conclave --mode iterative --project <file> --start-chunk N "task"',
+    );
   const selection = selectionFor(context, flags, null);
   const agents = flags.models?.length ? agentsForModels(flags.models) : configAgents(context);
   const judge = config.judge;
@@ -250,7 +257,7 @@ async function continueChecked(context: CliContext, id: string, question: string
   const engine = await context.engine();
   const state = await engine.readSession(id);
   if (state.status === 'completed') return continueSession(context, id, question, flags);
-  const resumeCommand = resumeCommandFor(id, readRunConfig(state).mode);
+  const resumeCommand = resumeCommandFor(id, state.header.mode);
   if (!context.environment.interactive || context.options.json)
     throw new UsageError(
       `Session ${id} "${truncate(state.title, 50)}" is ${state.status}: it stopped before reaching a conclusion, so there is nothing to follow up on yet.`,
@@ -376,7 +383,7 @@ export async function pickFromWorkspace(context: CliContext, purpose: 'resume' |
   return wanted;
 }
 
-const isWorkflow = (summary: Pick<SessionSummary, 'mode'>) => summary.mode === 'chain' || summary.mode === 'prompt';
+const isWorkflow = (summary: Pick<SessionSummary, 'mode'>) => startsFromFile(summary.mode);
 
 /**
  * `run --resume` without an id: in a terminal the picker, showing workflow runs only;

@@ -40,8 +40,9 @@ const buildConfigSchemas = once(() => {
     baseUrl: z
       .url({ protocol: /^https?$/, error: 'is not an http:// or https:// URL' })
       .refine((value) => {
-        const url = new URL(value);
-        return url.username === '' && url.password === '';
+        // Runs after a failed URL check too: only a parsable URL can carry credentials.
+        const url = URL.canParse(value) ? new URL(value) : null;
+        return url === null || (url.username === '' && url.password === '');
       }, 'must not carry a user or password (the API key comes from OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment; a proxy password belongs in its own settings)')
       .optional(),
     /** The model used when an agent names none. */

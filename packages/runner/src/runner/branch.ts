@@ -2,6 +2,7 @@
 // parent's journal at a checkpoint (the journal is append-only), optionally with a follow-up.
 import type { Session, SessionState } from '@resume/core';
 import { UsageError } from '@resume/core/spec';
+import type { Mode } from '../modes/mode.js';
 import { buildResumeMessage, FOLLOW_UP_TAG } from '../resume/continuation.js';
 import { findCheckpointSeq } from './describe-next.js';
 import { drive } from './drive.js';
@@ -23,8 +24,11 @@ export async function branchFrom(
   at: number,
   title: string,
   followUp: string | null,
+  mode: Mode,
   config: RunConfig,
   workspaceDir = scope.options.workspaceDir,
+  /** Writes to the new branch before it runs (files a restore replaced). */
+  beforeRun?: (child: Session) => Promise<void>,
 ): Promise<RunResult> {
   const { engine } = scope;
   const parent = await engine.openSession(id, { countRecovery: false, replay: 'keyed' });
@@ -40,9 +44,10 @@ export async function branchFrom(
     child.addMessage({ role: 'user', content: followUp, speaker: 'user', round: null, tags: [FOLLOW_UP_TAG] });
     await child.checkpoint('branch follow-up');
   }
+  await beforeRun?.(child);
   const startedWith = workDone(child.state);
   try {
-    return await drive(scope, child, config, false, workspaceDir);
+    return await drive(scope, child, mode, config, false, workspaceDir);
   } catch (error) {
     // A branch that stopped before doing anything of its own (it needs a decision first) is
     // not kept: the same command, with the decision, starts it again from the parent.
@@ -57,12 +62,12 @@ export async function branch(scope: RunnerScope, sessionId: string, input: Branc
   const { engine } = scope;
   const id = await engine.resolveSessionId(sessionId);
   const state = await engine.readSession(id);
-  const config = readRunConfig(state);
+  const { mode, config } = readRunConfig(state, scope.modes);
   const at = findCheckpointSeq(state, input.at);
   if (at === null) {
     throw new UsageError(`Session ${id} has no checkpoint "${input.at}".`, {
       hint: `List them: conclave checkpoints list ${id}`,
     });
   }
-  return branchFrom(scope, id, at, input.title ?? `${state.title} (branch)`, input.followUp ?? null, config);
+  return branchFrom(scope, id, at, input.title ?? `${state.title} (branch)`, input.followUp ?? null, mode, config);
 }

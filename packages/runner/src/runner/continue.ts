@@ -8,12 +8,13 @@ import {
   continuationPrompt,
   FOLLOW_UP_TAG,
 } from '../resume/continuation.js';
-import { hashText } from '../workflow/workflow-spec.js';
+import { hashText } from '../workflow/spec-hash.js';
 import { drive } from './drive.js';
+import { applyOverrides, replaceModels } from './mode-overrides.js';
 import { cancelled } from './resume.js';
 import { decideUnavailableModels } from './resume-checks.js';
 import { RUN_OPTIONS_KEY, readRunConfig } from './run-config.js';
-import { applyOverrides, childConfig, DEFAULT_BUDGET_TOKENS, replaceModels } from './run-config-building.js';
+import { DEFAULT_BUDGET_TOKENS } from './run-config-building.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { ContinueOptions, RunResult } from './runner-types.js';
 import { createRunSession } from './session-setup.js';
@@ -30,7 +31,7 @@ export async function continueSession(
     throw new UsageError('The follow-up is empty.', { hint: 'conclave --continue "your follow-up"' });
   const id = await engine.resolveSessionId(sessionId);
   const parent = await engine.readSession(id);
-  const parentConfig = readRunConfig(parent);
+  const parentRun = readRunConfig(parent, scope.modes);
   let messages: MessageInput[];
   if (continueOptions.resetDiscussion) {
     const conclusion = typeof parent.data.conclusion === 'string' ? parent.data.conclusion : null;
@@ -57,7 +58,10 @@ export async function continueSession(
       speaker: 'user',
     }).messages;
   }
-  let config = applyOverrides(childConfig(parentConfig, question, parent), continueOptions);
+  // The parent's mode says what a follow-up runs as (itself, or e.g. a discussion of a workflow).
+  const followUpConfig = parentRun.mode.followUp(parentRun.config, question, parent);
+  const mode = scope.modes.get(followUpConfig.mode);
+  let config = applyOverrides(mode, mode.configSchema.parse(followUpConfig), continueOptions);
   // The child calls the parent's models (unless --models replaced them): check they are still offered.
   const { options } = scope;
   const availableModels = options.availableModels ? await options.availableModels().catch(() => null) : null;
@@ -68,8 +72,8 @@ export async function continueSession(
       ...(continueOptions.models?.length ? { modelsUsed: continueOptions.models } : {}),
     });
     const replacements = await decideUnavailableModels(findings, options.decisions);
-    if (replacements === null) return cancelled(scope, parent, parentConfig);
-    config = replaceModels(config, replacements);
+    if (replacements === null) return cancelled(scope, parent, parentRun.config);
+    config = replaceModels(mode, config, replacements);
   }
   const session = await createRunSession(scope, {
     title: continueOptions.title ?? question.split('\n')[0]!.slice(0, 80),
@@ -79,5 +83,5 @@ export async function continueSession(
     specHash: hashText(question),
     initialEvents: messages.map((message) => ({ type: 'message-added', message }) as EventInput),
   });
-  return drive(scope, session, config, false);
+  return drive(scope, session, mode, config, false);
 }

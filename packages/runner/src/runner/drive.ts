@@ -3,20 +3,14 @@
 // else fails the session. The session is always released.
 import type { Session } from '@resume/core';
 import { InterruptedError, StepAbortedError, UncertainStepError } from '@resume/core/spec';
-import { runChain } from '../modes/chain.js';
-import { runDiscussion } from '../modes/discussion.js';
-import { runIterative } from '../modes/iterative.js';
-import type { ModeContext, ModeResult } from '../modes/mode-context.js';
-import { runOrchestrated } from '../modes/orchestrated.js';
+import type { Mode } from '../modes/mode.js';
 import { lineageUsage } from '../resume/lineage.js';
 import { type CostGuard, createCostGuard } from '../usage/cost-guard.js';
 import { CostLimitError } from '../usage/cost-limit-error.js';
-import { parsePromptFile } from '../workflow/prompt-file.js';
-import { parseWorkflowSpec } from '../workflow/workflow-spec.js';
+import { modeRunContext } from './mode-setup.js';
 import { resumeCommandFor } from './resume-command.js';
 import type { RunConfig } from './run-config.js';
-import { toolsFor } from './run-tools.js';
-import { type RunnerScope, recordedSpecText } from './runner-scope.js';
+import type { RunnerScope } from './runner-scope.js';
 import type { RunResult } from './runner-types.js';
 
 /** The run's cost guard, or null without limits (the ancestors' cost is fixed for the run). */
@@ -54,68 +48,11 @@ function costLimitIn(error: unknown): CostLimitError | null {
   return null;
 }
 
-async function modeContext(scope: RunnerScope, session: Session, workspaceDir: string): Promise<ModeContext> {
-  const { options } = scope;
-  return {
-    costGuard: await costGuardFor(scope, session),
-    session,
-    store: scope.engine.store,
-    models: options.models,
-    workspaceDir,
-    env: options.env ?? {},
-    emit: scope.emit,
-    ...(options.decisions?.uncertainStep ? { onUncertain: options.decisions.uncertainStep } : {}),
-    ...(options.sleep ? { sleep: options.sleep } : {}),
-  };
-}
-
-async function runMode(scope: RunnerScope, context: ModeContext, config: RunConfig): Promise<ModeResult> {
-  const { workspaceDir } = context;
-  const { session } = context;
-  switch (config.mode) {
-    case 'discussion':
-      return runDiscussion(context, config);
-    case 'iterative':
-      return runIterative(context, {
-        ...config,
-        projectText: await recordedSpecText(scope, session.state, 'project'),
-        outputDir: `conclave-output/${session.id}`,
-      });
-    case 'orchestrated':
-      return runOrchestrated(context, {
-        lead: config.lead,
-        tools: toolsFor(scope, session, config.tools, null, workspaceDir),
-        maxIterations: config.maxIterations,
-      });
-    case 'prompt': {
-      // The recorded prompt file decides the tools (the latest one: an edit adopted with
-      // --use-edited-spec is recorded), so the tools announced are the tools offered.
-      const prompt = parsePromptFile(await recordedSpecText(scope, session.state, 'prompt'), config.promptPath);
-      return runOrchestrated(context, {
-        lead: config.lead,
-        tools: toolsFor(scope, session, prompt.frontMatter.tools, config.promptPath, workspaceDir),
-        maxIterations: prompt.frontMatter.max_iterations ?? config.maxIterations,
-      });
-    }
-    case 'chain': {
-      const text = await recordedSpecText(scope, session.state, 'workflow');
-      const spec = parseWorkflowSpec(text, config.workflowPath);
-      // An edited spec may declare new variables: their defaults apply, recorded values win.
-      const variables = { ...spec.variables, ...config.variables };
-      return runChain(context, {
-        spec,
-        file: config.workflowPath,
-        variables,
-        stepKeys: config.stepKeys ?? 'position',
-      });
-    }
-  }
-}
-
 /** Drives a session's mode to an outcome; always releases the session. */
 export async function drive(
   scope: RunnerScope,
   session: Session,
+  mode: Mode,
   config: RunConfig,
   resumed: boolean,
   workspaceDir = scope.options.workspaceDir,
@@ -131,13 +68,14 @@ export async function drive(
     sessionId: session.id,
     status,
     conclusion,
-    resumeCommand: status === 'completed' ? null : resumeCommandFor(session.id, config.mode),
+    resumeCommand: status === 'completed' ? null : resumeCommandFor(session.id, config.mode, scope.modes),
     usage: session.state.usage,
     error,
   });
   emit({ type: 'run-started', sessionId: session.id, mode: config.mode, resumed });
   try {
-    const outcome = await runMode(scope, await modeContext(scope, session, workspaceDir), config);
+    const context = modeRunContext(scope, session, workspaceDir, await costGuardFor(scope, session));
+    const outcome = await mode.run(context, config);
     await session.complete();
     emit({ type: 'usage', totals: session.state.usage });
     return result('completed', outcome.conclusion);

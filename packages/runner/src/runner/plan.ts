@@ -5,19 +5,17 @@ import type { SessionState } from '@resume/core';
 import { UsageError } from '@resume/core/spec';
 import { compareWorkspaceFiles } from '../files/file-snapshots.js';
 import { compareGitState, readGitState } from '../files/git-state.js';
+import type { Mode } from '../modes/mode.js';
 import { checkCompatibility } from '../resume/compatibility.js';
 import { lineageUsage } from '../resume/lineage.js';
 import { buildResumePlan, type ResumePlan } from '../resume/resume-plan.js';
 import { describeSpecChange } from '../resume/spec-change.js';
-import { parsePromptFile } from '../workflow/prompt-file.js';
-import { parseWorkflowSpec, type WorkflowSpec } from '../workflow/workflow-spec.js';
-import { describeNext, findCheckpointSeq } from './describe-next.js';
+import { findCheckpointSeq } from './describe-next.js';
 import { estimateRemaining } from './estimate-remaining.js';
-import { specPathOf } from './resume-command.js';
+import { applyOverrides, checkStartChunk } from './mode-overrides.js';
 import { resumeWorkspace } from './resume-workspace.js';
 import { type RunConfig, readRunConfig } from './run-config.js';
-import { applyOverrides, checkStartChunk } from './run-config-building.js';
-import { currentSpecText, recordedSpecOf } from './run-spec.js';
+import { currentSpecText, recordedSpecOf, specPathOf } from './run-spec.js';
 import { availableToolNames } from './run-tools.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { PlanOptions } from './runner-types.js';
@@ -26,12 +24,12 @@ export async function plan(scope: RunnerScope, sessionId: string, planOptions: P
   const { engine, options } = scope;
   const id = await engine.resolveSessionId(sessionId);
   const state = await engine.readSession(id);
-  const recordedConfig = readRunConfig(state);
-  checkStartChunk(state, recordedConfig, planOptions.startChunk);
+  const { mode, config: recordedConfig } = readRunConfig(state, scope.modes);
+  checkStartChunk(state, mode, recordedConfig, planOptions.startChunk);
   const config =
     planOptions.startChunk === undefined
       ? recordedConfig
-      : applyOverrides(recordedConfig, { startChunk: planOptions.startChunk });
+      : applyOverrides(mode, recordedConfig, { startChunk: planOptions.startChunk });
   let fromCheckpoint: number | undefined;
   if (planOptions.fromCheckpoint !== undefined) {
     const seq = findCheckpointSeq(state, planOptions.fromCheckpoint);
@@ -44,9 +42,9 @@ export async function plan(scope: RunnerScope, sessionId: string, planOptions: P
   const workspace = resumeWorkspace(scope, state, planOptions.workspaceDir);
   const workspaceDir = workspace.runsIn;
   const useEditedSpec = planOptions.useEditedSpec ?? false;
-  const specText = await currentSpecText(scope, config, workspaceDir);
-  const recordedText = await recordedSpecOf(scope, state, config);
-  const specPath = specPathOf(config);
+  const specText = await currentSpecText(scope, mode, config, workspaceDir);
+  const recordedText = await recordedSpecOf(scope, state, mode);
+  const specPath = specPathOf(mode, config);
   const spec =
     specPath === null
       ? null
@@ -57,27 +55,24 @@ export async function plan(scope: RunnerScope, sessionId: string, planOptions: P
     // The recorded spec runs unless the edited one is asked for: only then can an edit block.
     ...(specText !== null && useEditedSpec ? { spec: { text: specText } } : {}),
     availableModels,
-    ...(config.mode === 'chain' ? { stepKeys: config.stepKeys ?? 'position' } : {}),
-    ...toolAvailability(scope, config, specText, useEditedSpec),
+    ...(mode.compatibility?.(config) ?? {}),
+    ...(await toolAvailability(scope, mode, config, useEditedSpec ? specText : null)),
   });
   const files = await compareWorkspaceFiles({ state, workspaceDir }).catch(() => null);
   const git = compareGitState(state.header.git, await readGitState(workspaceDir).catch(() => null));
   const checkpointState: SessionState | undefined =
     fromCheckpoint === undefined ? undefined : await engine.readSession(id, { at: fromCheckpoint });
   const lineage = await lineageUsage(engine, id).catch(() => null);
-  let recordedSpec: WorkflowSpec | null = null;
-  if (config.mode === 'chain' && recordedText !== null) {
-    try {
-      recordedSpec = parseWorkflowSpec(useEditedSpec && specText !== null ? specText : recordedText, specPath);
-    } catch {
-      // An invalid edit is reported by the resume itself; the estimate just has no spec.
-    }
-  }
+  // The spec that will run (the edited one only when asked for) bounds what is left.
+  const runningSpec = useEditedSpec && specText !== null ? specText : recordedText;
+  const remaining = mode.remainingCalls
+    ? await mode.remainingCalls(checkpointState ?? state, config, runningSpec)
+    : { calls: null, atMost: false };
   return buildResumePlan(state, {
     lineageCost: lineage?.total ?? null,
-    remaining: estimateRemaining(checkpointState ?? state, config, recordedSpec),
+    remaining: estimateRemaining(checkpointState ?? state, remaining),
     warnAboveUsd: options.limits?.warnAboveUsd ?? null,
-    describeNext: (described) => describeNext(described, config),
+    describeNext: (described) => mode.describeNext(described, config),
     ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),
     ...(checkpointState ? { checkpointState } : {}),
     compatibility,
@@ -92,16 +87,9 @@ export async function plan(scope: RunnerScope, sessionId: string, planOptions: P
  * The tools check (seed: tool availability validation): the tools the session called must
  * still be offered by the tools list that will run (the edited prompt file's, when it runs).
  */
-function toolAvailability(scope: RunnerScope, config: RunConfig, specText: string | null, useEditedSpec: boolean) {
-  if (config.mode !== 'prompt' && config.mode !== 'orchestrated') return {};
-  let requested = config.tools;
-  if (config.mode === 'prompt' && useEditedSpec && specText !== null) {
-    try {
-      requested = parsePromptFile(specText, config.promptPath).frontMatter.tools;
-    } catch {
-      // An invalid edit is reported by the resume itself, with the file and key.
-    }
-  }
+async function toolAvailability(scope: RunnerScope, mode: Mode, config: RunConfig, edited: string | null) {
+  if (!mode.requestedTools) return {};
+  const requested = await mode.requestedTools(config, edited);
   const available = availableToolNames(scope);
   if (available === null) return {};
   return {

@@ -1,16 +1,9 @@
-// How a run is resumed from the command line, and which spec file a run records.
-import type { RunConfig } from './run-config.js';
+// How a run is resumed from the command line: file-started modes through `conclave run`.
+import { builtinModes } from '../modes/builtin-modes.js';
+import type { ModeRegistry } from '../modes/mode-registry.js';
 
-export function resumeCommandFor(sessionId: string, mode: string): string {
-  return mode === 'chain' || mode === 'prompt'
+export function resumeCommandFor(sessionId: string, mode: string, modes: ModeRegistry = builtinModes): string {
+  return modes.has(mode) && modes.get(mode).startsFrom.kind === 'file'
     ? `conclave run --resume ${sessionId}`
     : `conclave --resume ${sessionId}`;
-}
-
-export function specPathOf(config: RunConfig): string | null {
-  return config.mode === 'chain' ? config.workflowPath : config.mode === 'prompt' ? config.promptPath : null;
-}
-
-export function specKindOf(config: RunConfig): 'workflow' | 'prompt' | null {
-  return config.mode === 'chain' ? 'workflow' : config.mode === 'prompt' ? 'prompt' : null;
 }

@@ -3,20 +3,20 @@
 // checkpoint it runs as a branch. Nothing is written before every check passed.
 import type { SessionState } from '@resume/core';
 import { FileNotFoundError, RecoveryLimitError, UsageError } from '@resume/core/spec';
+import type { Mode } from '../modes/mode.js';
 import { buildResumeMessage } from '../resume/continuation.js';
 import { describeSpecRule } from '../resume/spec-change.js';
-import { parsePromptFile } from '../workflow/prompt-file.js';
-import { checkWorkflow, hashText, parseWorkflowSpec } from '../workflow/workflow-spec.js';
+import { hashText } from '../workflow/spec-hash.js';
 import { branchFrom } from './branch.js';
 import { drive } from './drive.js';
+import { applyOverrides, replaceModels } from './mode-overrides.js';
+import { modeSetup } from './mode-setup.js';
 import { plan } from './plan.js';
-import { prepareResume } from './resume-checks.js';
-import { resumeCommandFor, specKindOf, specPathOf } from './resume-command.js';
+import { keepReplacedFiles, prepareResume } from './resume-checks.js';
+import { resumeCommandFor } from './resume-command.js';
 import { isDirectory } from './resume-workspace.js';
 import { type RunConfig, readRunConfig } from './run-config.js';
-import { applyOverrides, replaceModels } from './run-config-building.js';
 import { currentSpecText } from './run-spec.js';
-import { checkRequestedTools } from './run-tools.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { ResumeOptions, RunResult } from './runner-types.js';
 
@@ -26,7 +26,7 @@ export function cancelled(scope: RunnerScope, state: SessionState, config: RunCo
     sessionId: state.header.id,
     status: 'interrupted',
     conclusion: null,
-    resumeCommand: resumeCommandFor(state.header.id, config.mode),
+    resumeCommand: resumeCommandFor(state.header.id, config.mode, scope.modes),
     usage: state.usage,
     error: null,
     cancelled: true,
@@ -46,7 +46,9 @@ export async function resume(
       hint: `Ask a follow-up instead: conclave --resume ${id} "your question"`,
     });
   }
-  let config = applyOverrides(readRunConfig(state), resumeOptions);
+  const recorded = readRunConfig(state, scope.modes);
+  const { mode } = recorded;
+  let config = applyOverrides(mode, recorded.config, resumeOptions);
   const useEditedSpec = resumeOptions.useEditedSpec ?? false;
   const resumePlan = await plan(scope, id, {
     ...(resumeOptions.startChunk !== undefined ? { startChunk: resumeOptions.startChunk } : {}),
@@ -56,18 +58,18 @@ export async function resume(
   });
   const workspace = resumePlan.changes.workspace;
   const workspaceDir = workspace?.runsIn ?? options.workspaceDir;
-  // A discussion reads and writes no files; every other mode works in its workspace.
-  if (config.mode !== 'discussion' && (workspace?.missing || !isDirectory(workspaceDir))) {
+  // A discussion reads and writes no files; every other built-in mode works in its workspace.
+  if (mode.usesWorkspace && (workspace?.missing || !isDirectory(workspaceDir))) {
     throw new FileNotFoundError(
       workspaceDir,
       `Session ${id} runs in ${workspaceDir}, which no longer exists; nothing was run.`,
-      { hint: `Resume it in another directory: ${resumeCommandFor(id, config.mode)} --workspace <dir>` },
+      { hint: `Resume it in another directory: ${resumeCommandFor(id, config.mode, scope.modes)} --workspace <dir>` },
     );
   }
   // Checked before anything is written: an invalid edit is a usage error, not a half-started resume.
-  const editedSpec = useEditedSpec ? await editedSpecText(scope, state, config, workspaceDir) : null;
+  const editedSpec = useEditedSpec ? await editedSpecText(scope, state, mode, config, workspaceDir) : null;
   if (resumePlan.costWarning !== null) scope.emit({ type: 'notice', text: resumePlan.costWarning });
-  const replacements = await prepareResume({
+  const prepared = await prepareResume({
     plan: resumePlan,
     force: resumeOptions.force ?? false,
     decisions: options.decisions,
@@ -75,8 +77,8 @@ export async function resume(
     store: engine.store,
     workspaceDir,
   });
-  if (replacements === null) return cancelled(scope, state, config);
-  config = replaceModels(config, replacements);
+  if (prepared === null) return cancelled(scope, state, config);
+  config = replaceModels(mode, config, prepared.replacements);
   if (editedSpec?.config) config = editedSpec.config;
   if (resumePlan.checkpoint && resumeOptions.fromCheckpoint !== undefined) {
     // The journal is append-only: going back to an earlier checkpoint starts a branch from it.
@@ -86,8 +88,10 @@ export async function resume(
       resumePlan.checkpoint.seq,
       `${state.title} (from ${resumePlan.checkpoint.label ?? `seq ${resumePlan.checkpoint.seq}`})`,
       null,
+      mode,
       config,
       workspaceDir,
+      (child) => keepReplacedFiles(child, prepared.replacedFiles, emit),
     );
   }
   const session = await engine
@@ -102,12 +106,13 @@ export async function resume(
         { sessionId: error.sessionId, recoveries: error.recoveries, limit: error.limit, stepKey: error.stepKey },
         {
           hint: [
-            `Resume it anyway with: ${resumeCommandFor(id, config.mode)} --force (the limit is resume.maxRecoveries in the config),`,
+            `Resume it anyway with: ${resumeCommandFor(id, config.mode, scope.modes)} --force (the limit is resume.maxRecoveries in the config),`,
             `or inspect it with: conclave sessions show ${id} --transcript and branch from a good checkpoint (conclave checkpoints list ${id}).`,
           ].join('\n'),
         },
       );
     });
+  await keepReplacedFiles(session, prepared.replacedFiles, emit);
   if (editedSpec) {
     // The edited spec runs from here on (asked for, and the compatibility check let it
     // through); the models are told their context changed.
@@ -120,37 +125,26 @@ export async function resume(
   } else if (resumePlan.spec?.changed) {
     emit({ type: 'notice', text: `${describeSpecRule(resumePlan.spec)}.` });
   }
-  return drive(scope, session, config, true, workspaceDir);
+  return drive(scope, session, mode, config, true, workspaceDir);
 }
 
 /**
- * The spec file as it is now when it differs from the recorded one, validated, with the run
- * configuration it implies (a prompt file's tools, model and iterations); null when unchanged.
+ * The spec file as it is now when it differs from the recorded one, checked by its mode,
+ * with the run configuration it implies (a prompt file's tools, model and iterations; null:
+ * unchanged); null when the file did not change.
  */
-async function editedSpecText(scope: RunnerScope, state: SessionState, config: RunConfig, workspaceDir: string) {
-  const kind = specKindOf(config);
-  const specPath = specPathOf(config);
-  const recorded = kind === null ? undefined : [...state.specs].reverse().find((entry) => entry.kind === kind);
-  const text = await currentSpecText(scope, config, workspaceDir);
-  if (!kind || !specPath || !recorded || text === null || hashText(text) === recorded.hash) return null;
-  const record = { kind, path: specPath, hash: hashText(text), blob: null, content: text } as const;
-  if (config.mode === 'chain') {
-    const spec = parseWorkflowSpec(text, specPath);
-    checkWorkflow(spec, specPath, Object.keys(config.variables));
-    return { record, config: null };
-  }
-  if (config.mode !== 'prompt') return { record, config: null };
-  const prompt = parsePromptFile(text, specPath);
-  checkRequestedTools(scope, prompt.frontMatter.tools, specPath);
-  const edited: RunConfig = {
-    ...config,
-    lead: {
-      ...config.lead,
-      ...(prompt.frontMatter.model ? { model: prompt.frontMatter.model } : {}),
-      ...(prompt.frontMatter.provider ? { provider: prompt.frontMatter.provider } : {}),
-    },
-    tools: prompt.frontMatter.tools,
-    maxIterations: prompt.frontMatter.max_iterations ?? config.maxIterations,
-  };
-  return { record, config: edited };
+async function editedSpecText(
+  scope: RunnerScope,
+  state: SessionState,
+  mode: Mode,
+  config: RunConfig,
+  workspaceDir: string,
+) {
+  const specFile = mode.spec;
+  const specPath = specFile?.path(config) ?? null;
+  const recorded = specFile ? [...state.specs].reverse().find((entry) => entry.kind === specFile.kind) : undefined;
+  const text = await currentSpecText(scope, mode, config, workspaceDir);
+  if (!specFile || !specPath || !recorded || text === null || hashText(text) === recorded.hash) return null;
+  const record = { kind: specFile.kind, path: specPath, hash: hashText(text), blob: null, content: text } as const;
+  return { record, config: await specFile.adoptEdited(text, config, modeSetup(scope)) };
 }

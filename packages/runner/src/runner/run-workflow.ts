@@ -1,68 +1,34 @@
-// `runner.runWorkflow`: a run from a file, a workflow spec (chain) or a `.prompt.md` file
-// (an orchestrated lead with the prompt's tools). The file's text is journaled at the start.
+// `runner.runWorkflow`: a run from a file, in the registered mode that recognises it (built
+// in: `.prompt.md` files run in the prompt mode, other files are workflow specs for the
+// chain mode). The mode journals the file's text at the start.
 import path from 'node:path';
-import { defaultLead } from '../modes/agent-spec.js';
-import { parsePromptFile } from '../workflow/prompt-file.js';
-import { CURRENT_STEP_KEY_SCHEME } from '../workflow/step-ids.js';
-import { renderTemplate } from '../workflow/template.js';
-import { checkWorkflow, hashText, parseWorkflowSpec, resolveVariables } from '../workflow/workflow-spec.js';
+import { UsageError } from '@resume/core/spec';
+import { hashText } from '../workflow/spec-hash.js';
 import { drive } from './drive.js';
-import type { RunConfig } from './run-config.js';
-import { DEFAULT_MAX_ITERATIONS } from './run-config-building.js';
-import { checkRequestedTools } from './run-tools.js';
+import { modeSetup } from './mode-setup.js';
 import { type RunnerScope, readInput } from './runner-scope.js';
 import type { RunResult, WorkflowInput } from './runner-types.js';
-import { createRunSession, taskMessage } from './session-setup.js';
+import { createRunSession } from './session-setup.js';
 
 export async function runWorkflow(scope: RunnerScope, filePath: string, input: WorkflowInput = {}): Promise<RunResult> {
-  const text = await readInput(scope, filePath);
-  const overrides = input.variables ?? {};
-  const specHash = hashText(text);
-  if (filePath.endsWith('.prompt.md')) {
-    const prompt = parsePromptFile(text, filePath);
-    const variables = { ...prompt.frontMatter.variables, ...overrides };
-    const task = renderTemplate(prompt.body, { variables }, { file: filePath, key: 'body' });
-    const config: RunConfig = {
-      mode: 'prompt',
-      promptPath: filePath,
-      task,
-      lead: {
-        ...defaultLead,
-        name: prompt.frontMatter.name ?? defaultLead.name,
-        ...(prompt.frontMatter.model ? { model: prompt.frontMatter.model } : {}),
-        ...(prompt.frontMatter.provider ? { provider: prompt.frontMatter.provider } : {}),
-      },
-      tools: prompt.frontMatter.tools,
-      maxIterations: prompt.frontMatter.max_iterations ?? DEFAULT_MAX_ITERATIONS,
-    };
-    checkRequestedTools(scope, config.tools, filePath);
-    const session = await createRunSession(scope, {
-      title: input.title ?? prompt.frontMatter.name ?? path.basename(filePath),
-      config,
-      record: input.record,
-      specHash,
-      initialEvents: [
-        { type: 'spec-recorded', kind: 'prompt', path: filePath, hash: specHash, blob: null, content: text },
-        { type: 'variables-set', variables },
-        taskMessage(task),
-      ],
+  const mode = scope.modes.forFile(filePath);
+  if (!mode) {
+    const fileModes = scope.modes.list().filter((candidate) => candidate.startsFrom.kind === 'file');
+    throw new UsageError(`No registered mode runs ${filePath}.`, {
+      hint: `Modes that run files: ${fileModes.map((candidate) => candidate.name).join(', ') || 'none'}.`,
     });
-    return drive(scope, session, config, false);
   }
-  const spec = parseWorkflowSpec(text, filePath);
-  const variables = resolveVariables(spec, filePath, overrides);
-  checkWorkflow(spec, filePath, Object.keys(variables));
-  const config: RunConfig = { mode: 'chain', workflowPath: filePath, variables, stepKeys: CURRENT_STEP_KEY_SCHEME };
+  const text = await readInput(scope, filePath);
+  const planned = await mode.start(
+    { from: 'file', filePath, text, variables: input.variables ?? {} },
+    modeSetup(scope),
+  );
   const session = await createRunSession(scope, {
-    title: input.title ?? spec.name,
-    config,
+    title: input.title ?? planned.title ?? path.basename(filePath),
+    config: planned.config,
     record: input.record,
-    specHash,
-    initialEvents: [
-      { type: 'spec-recorded', kind: 'workflow', path: filePath, hash: specHash, blob: null, content: text },
-      { type: 'variables-set', variables },
-      taskMessage(spec.description ? `${spec.name}: ${spec.description}` : `Workflow ${spec.name}`),
-    ],
+    specHash: hashText(text),
+    initialEvents: planned.events,
   });
-  return drive(scope, session, config, false);
+  return drive(scope, session, mode, planned.config, false);
 }

@@ -4,12 +4,15 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Engine, Session, SessionState } from '@resume/core';
 import { FileNotFoundError, IncompatibleSessionError } from '@resume/core/spec';
+import { builtinModes } from '../modes/builtin-modes.js';
+import type { ModeRegistry } from '../modes/mode-registry.js';
 import type { RunEvent } from './run-event.js';
 import type { RunnerOptions } from './runner-types.js';
 
 export interface RunnerScope {
   options: RunnerOptions;
   engine: Engine;
+  modes: ModeRegistry;
   emit: (event: RunEvent) => void;
   readTextFile: (filePath: string) => Promise<string>;
   /** A path as the workspace sees it (relative paths from `workspaceDir`, default the runner's). */
@@ -22,6 +25,7 @@ export function createRunnerScope(options: RunnerOptions): RunnerScope {
   return {
     options,
     engine: options.engine,
+    modes: options.modes ?? builtinModes,
     emit: (event) => options.onEvent?.(event),
     readTextFile: options.readTextFile ?? ((filePath: string) => readFile(filePath, 'utf8')),
     resolvePath: (filePath, workspaceDir = options.workspaceDir) => path.resolve(workspaceDir, filePath),

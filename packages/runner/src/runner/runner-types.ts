@@ -3,8 +3,9 @@ import type { Engine, Session, UncertainDecision, UsageTotals } from '@resume/co
 import type { ConclaveError, JsonValue, UncertainStepInfo } from '@resume/core/spec';
 import type { FileConflictChoice } from '../files/file-conflicts.js';
 import type { FileChange } from '../files/file-snapshots.js';
-import type { AgentSpec } from '../modes/agent-spec.js';
+import type { AgentInput } from '../modes/mode.js';
 import type { ModelResolver, ModeTool } from '../modes/mode-context.js';
+import type { ModeRegistry } from '../modes/mode-registry.js';
 import type { CompatibilityFinding } from '../resume/compatibility.js';
 import type { ResumePlan } from '../resume/resume-plan.js';
 import type { RunEvent } from './run-event.js';
@@ -71,6 +72,8 @@ export interface RunnerOptions {
   availableModels?: () => Promise<readonly string[] | null>;
   /** Reads spec, prompt and project files (default: from disk). */
   readTextFile?: (filePath: string) => Promise<string>;
+  /** The modes runs can use, by name (default: the built-in modes; add yours with `builtinModes.with(mode)`). */
+  modes?: ModeRegistry;
   /**
    * Cost limits (USD): a new model call whose estimate would pass one is not made and the run
    * stops at a checkpoint (interrupted, `stopReason: 'cost-limit'`). `warnAboveUsd`: a resume
@@ -79,9 +82,11 @@ export interface RunnerOptions {
   limits?: { maxCostUsd?: number | null; maxLineageCostUsd?: number | null; warnAboveUsd?: number | null };
 }
 
-export type AgentInput = Partial<AgentSpec> & { name: string };
+export type { AgentInput };
 
+/** Start options: each mode reads the ones its options schema declares (these are the built-in modes'). */
 export interface StartOptions {
+  [option: string]: unknown;
   maxRounds?: number;
   forceConsensus?: boolean;
   /** Iterative: the project file (workspace-relative or absolute). */
@@ -93,7 +98,8 @@ export interface StartOptions {
 }
 
 export interface StartInput {
-  mode: 'discussion' | 'iterative' | 'orchestrated';
+  /** A registered mode that starts from a task (built in: discussion, iterative, orchestrated). */
+  mode: string;
   task: string;
   title?: string;
   agents?: AgentInput[];

@@ -1,7 +1,6 @@
 // The workflow spec format (DESIGN 7, binding keys): parsing, zod validation with errors
 // that name the file, the path in the document and the fix, and the checks that must
 // pass before anything runs (agent names, template references).
-import { createHash } from 'node:crypto';
 import { ConfigError } from '@resume/core/spec';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
@@ -129,9 +128,7 @@ function fixFor(key: string): string {
   return fixes.find(([pattern]) => pattern.test(key))?.[1] ?? 'See docs/workflow-spec.md for the format.';
 }
 
-export function hashText(text: string): string {
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
-}
+export { hashText } from './spec-hash.js';
 
 /** Parses and validates a workflow spec's text; `file` names it in errors. */
 export function parseWorkflowSpec(text: string, file: string | null): WorkflowSpec {

@@ -1,0 +1,65 @@
+// End-to-end: one mode vocabulary on the command line: runs and listings accept the
+// registered modes, the help lists them, and a mode that runs files says how to run it.
+import { createEngine } from '@resume/core';
+import { createFsStore } from '@resume/storage-fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+
+beforeAll(() => assertBuilt());
+
+describe('conclave: modes by their registered names', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await createSandbox();
+  });
+  afterAll(() => sandbox.remove());
+
+  it('lists every registered mode in the help of a run and of sessions list', async () => {
+    const help = await sandbox.run(['--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      'how the agents work: discussion, iterative, orchestrated, prompt (conclave run <file>), chain (conclave run <file>)',
+    );
+    const listHelp = await sandbox.run(['sessions', 'list', '--help']);
+    expect(listHelp.stdout.replace(/\s+/g, ' ')).toContain(
+      'only this mode (discussion, iterative, orchestrated, prompt, chain, custom)',
+    );
+  });
+
+  it('filters listings by any registered mode, and refuses an unknown one naming the modes (64)', async () => {
+    const chain = await sandbox.run(['sessions', 'list', '--mode', 'chain', '--json']);
+    expect(chain.code).toBe(0);
+    expect(JSON.parse(chain.stdout)).toEqual([]);
+    const alias = await sandbox.run(['--list-sessions', '--mode', 'prompt', '--json']);
+    expect(alias.code).toBe(0);
+    const unknown = await sandbox.run(['sessions', 'list', '--mode', 'debate']);
+    expect(unknown.code).toBe(64);
+    expect(unknown.stderr).not.toContain('code-review');
+    expect(unknown.stderr).toContain('Unknown mode "debate"');
+    expect(unknown.stderr).toContain('discussion, iterative, orchestrated, prompt, chain, custom');
+  });
+
+  it('filters by the mode a program recorded for its own sessions', async () => {
+    const engine = createEngine({ store: createFsStore({ dir: sandbox.home }) });
+    const session = await engine.createSession({ title: 'reviewed by a program', mode: 'code-review' });
+    await session.complete();
+    await session.close();
+    const listed = await sandbox.json<Array<{ id: string; mode: string }>>([
+      'sessions',
+      'list',
+      '--mode',
+      'code-review',
+    ]);
+    expect(listed.map((item) => [item.id, item.mode])).toEqual([[session.id, 'code-review']]);
+  });
+
+  it('a run in a mode that starts from a file says to run the file (64), an unknown mode names the modes', async () => {
+    const chain = await sandbox.run(['--mode', 'chain', 'Summarise the notes']);
+    expect(chain.code).toBe(64);
+    expect(chain.stderr).toContain('The chain mode runs a workflow spec (.yaml), not a task.');
+    expect(chain.stderr).toContain('conclave run <file>');
+    const unknown = await sandbox.run(['--mode', 'debate', 'Summarise the notes']);
+    expect(unknown.code).toBe(64);
+    expect(unknown.stderr).toContain('Unknown mode "debate"');
+    expect(unknown.stderr).toContain('discussion, iterative, orchestrated, prompt, chain');
+  });
+});

@@ -1,0 +1,120 @@
+// The chain mode: a workflow spec (YAML) runs its steps in order (agent turns and shell
+// commands with retries). The recorded spec decides; an edit is adopted only with
+// --use-edited-spec.
+import { lazySchema, once } from '@resume/core/spec';
+import { z } from 'zod';
+import { completeAgent, DEFAULT_MAX_ROUNDS } from '../runner/run-config-building.js';
+import { CURRENT_STEP_KEY_SCHEME } from '../workflow/step-ids.js';
+import { defaultDiscussionAgents, defaultJudge } from './agent-spec.js';
+import { defineMode } from './mode.js';
+
+const schemas = once(() => ({
+  config: z.object({
+    mode: z.literal('chain'),
+    workflowPath: z.string().nullable(),
+    variables: z.record(z.string(), z.string()),
+    /** How steps are keyed in the journal; sessions recorded before step ids have none (by position). */
+    stepKeys: z.enum(['position', 'id']).optional(),
+  }),
+}));
+export const chainConfigSchema = lazySchema(() => schemas().config);
+export type ChainConfig = z.infer<typeof chainConfigSchema>;
+
+const workflowSpecs = () => import('../workflow/workflow-spec.js');
+
+export const chainMode = defineMode<ChainConfig>({
+  name: 'chain',
+  description: 'a workflow spec (YAML) runs its agent and shell steps in order (conclave run)',
+  // Registered after the prompt mode: every file that is not a prompt file is a workflow spec.
+  startsFrom: { kind: 'file', matches: () => true, describe: 'a workflow spec (.yaml)' },
+  configSchema: chainConfigSchema,
+  usesWorkspace: true,
+  spec: {
+    kind: 'workflow',
+    path: (config) => config.workflowPath,
+    async adoptEdited(text, config) {
+      const { checkWorkflow, parseWorkflowSpec } = await workflowSpecs();
+      const specPath = config.workflowPath;
+      checkWorkflow(parseWorkflowSpec(text, specPath), specPath, Object.keys(config.variables));
+      return null;
+    },
+  },
+  async start(input, setup) {
+    if (input.from !== 'file') throw new Error('chain runs start from a workflow spec');
+    const { checkWorkflow, parseWorkflowSpec, resolveVariables } = await workflowSpecs();
+    const { filePath, text } = input;
+    const spec = parseWorkflowSpec(text, filePath);
+    const variables = resolveVariables(spec, filePath, input.variables);
+    checkWorkflow(spec, filePath, Object.keys(variables));
+    const hash = setup.hashText(text);
+    const task = spec.description ? `${spec.name}: ${spec.description}` : `Workflow ${spec.name}`;
+    return {
+      config: { mode: 'chain', workflowPath: filePath, variables, stepKeys: CURRENT_STEP_KEY_SCHEME },
+      title: spec.name,
+      events: [
+        { type: 'spec-recorded', kind: 'workflow', path: filePath, hash, blob: null, content: text },
+        { type: 'variables-set', variables },
+        {
+          type: 'message-added',
+          message: { role: 'user', content: task, speaker: 'user', round: null, tags: ['task'] },
+        },
+      ],
+    };
+  },
+  async run(context, config) {
+    const [{ parseWorkflowSpec }, { runChain }] = await Promise.all([workflowSpecs(), import('./chain.js')]);
+    const spec = parseWorkflowSpec(await context.recordedSpec('workflow'), config.workflowPath);
+    // An edited spec may declare new variables: their defaults apply, recorded values win.
+    const variables = { ...spec.variables, ...config.variables };
+    return runChain(context, {
+      spec,
+      file: config.workflowPath,
+      variables,
+      stepKeys: config.stepKeys ?? 'position',
+    });
+  },
+  describeNext(state) {
+    const last = state.steps.at(-1);
+    const progress = state.data.chain as { step?: number; totalSteps?: number } | undefined;
+    const done = typeof progress?.step === 'number' ? progress.step : 0;
+    const total = typeof progress?.totalSteps === 'number' ? ` of ${progress.totalSteps}` : '';
+    // A shell step still going (keys are `step-N/shell`, or `step[<id>]/shell` since step ids).
+    const attempts = last?.key.endsWith('/shell') && last.status !== 'completed' ? last.attempts.length : 0;
+    return attempts > 0
+      ? `step ${done + 1}${total}, attempt ${attempts + (last?.status === 'started' ? 0 : 1)}`
+      : `step ${done + 1}${total}`;
+  },
+  compatibility: (config) => ({ stepKeys: config.stepKeys ?? 'position' }),
+  async remainingCalls(state, config, specText) {
+    if (specText === null) return { calls: null, atMost: false };
+    const { parseWorkflowSpec } = await workflowSpecs();
+    let spec: ReturnType<typeof parseWorkflowSpec>;
+    try {
+      spec = parseWorkflowSpec(specText, config.workflowPath);
+    } catch {
+      // An invalid edit is reported by the resume itself; the estimate just has no spec.
+      return { calls: null, atMost: false };
+    }
+    const progress = state.data.chain as { step?: number } | undefined;
+    const done = typeof progress?.step === 'number' ? progress.step : 0;
+    // on_failure fixes run only when a shell step fails: not counted.
+    return { calls: spec.steps.slice(done).filter((step) => 'agent' in step).length, atMost: false };
+  },
+  // A follow-up on a workflow is discussed by the agents that spoke in it.
+  followUp(_config, task, parent) {
+    const speakers = [
+      ...new Set(parent.messages.filter((message) => message.role === 'assistant').map((message) => message.speaker)),
+    ];
+    const agents = speakers
+      .filter((name): name is string => typeof name === 'string')
+      .map((name) => completeAgent({ name }, undefined));
+    return {
+      mode: 'discussion',
+      task,
+      agents: agents.length > 0 ? agents : defaultDiscussionAgents,
+      judge: defaultJudge,
+      maxRounds: DEFAULT_MAX_ROUNDS,
+      forceConsensus: false,
+    };
+  },
+});

@@ -1,0 +1,38 @@
+// What the runner hands a mode: the setup helpers while a run is planned (before any
+// session exists) and the run context while it runs.
+import type { Session } from '@resume/core';
+import type { ModeRunContext, ModeSetup } from '../modes/mode.js';
+import type { CostGuard } from '../usage/cost-guard.js';
+import { hashText } from '../workflow/spec-hash.js';
+import { checkRequestedTools, toolsFor } from './run-tools.js';
+import { type RunnerScope, readInput, recordedSpecText } from './runner-scope.js';
+
+export function modeSetup(scope: RunnerScope): ModeSetup {
+  return {
+    readFile: (filePath) => readInput(scope, filePath),
+    hashText,
+    checkTools: (names, file) => checkRequestedTools(scope, names, file),
+  };
+}
+
+export function modeRunContext(
+  scope: RunnerScope,
+  session: Session,
+  workspaceDir: string,
+  costGuard: CostGuard | null = null,
+): ModeRunContext {
+  const { options } = scope;
+  return {
+    costGuard,
+    session,
+    store: scope.engine.store,
+    models: options.models,
+    workspaceDir,
+    env: options.env ?? {},
+    emit: scope.emit,
+    ...(options.decisions?.uncertainStep ? { onUncertain: options.decisions.uncertainStep } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
+    recordedSpec: (kind) => recordedSpecText(scope, session.state, kind),
+    tools: (names, file) => toolsFor(scope, session, names, file, workspaceDir),
+  };
+}
