@@ -120,6 +120,11 @@ export {
   type RetentionSelection,
   selectForRetention,
 } from './retention/select-for-retention.js';
+export {
+  HANDLED_REQUESTS_KEY,
+  type PostedCheckpointRequest,
+  requestCheckpoint,
+} from './runner/checkpoint-requests.js';
 // ---- the runner, as the CLI and the TUI call it (runner/)
 export { describeNext } from './runner/describe-next.js';
 export type { RemainingEstimate } from './runner/estimate-remaining.js';

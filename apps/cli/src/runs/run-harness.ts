@@ -24,6 +24,8 @@ export interface HarnessSetup {
   discardOnSuccess?: boolean;
   /** Cost limits and the resume warning threshold (see cost-limits.ts). */
   limits?: RunLimits;
+  /** `--checkpoint-interval` (else the config's `checkpoint.interval`). */
+  checkpointInterval?: number | undefined;
 }
 
 export async function runWithHarness(
@@ -57,6 +59,7 @@ export async function runWithHarness(
     allowCommands: config.tools.allowCommands,
     limits: setup.limits ?? config.limits,
     maxRecoveries: config.resume.maxRecoveries,
+    checkpointInterval: setup.checkpointInterval ?? config.checkpoint.interval,
   });
 
   let interrupting = false;

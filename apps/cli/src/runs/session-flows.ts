@@ -63,6 +63,7 @@ export const runFlagsSchema = z.object({
   onUncertain: z.enum(['rerun', 'skip', 'abort']).optional(),
   maxCost: z.string().optional(),
   maxLineageCost: z.string().optional(),
+  checkpointInterval: positiveInteger('--checkpoint-interval').optional(),
 });
 export type RunFlags = z.infer<typeof runFlagsSchema>;
 
@@ -130,6 +131,7 @@ async function startFlow(context: CliContext, task: string, flags: RunFlags): Pr
     context,
     {
       limits: costs.limits,
+      checkpointInterval: flags.checkpointInterval,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: [
@@ -174,6 +176,7 @@ async function sessionSetup(context: CliContext, flags: RunFlags, id: string) {
     state,
     setup: {
       limits: costLimitsOf(flags, context.config().config, recorded).limits,
+      checkpointInterval: flags.checkpointInterval,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: providersNamedIn(recorded.run),

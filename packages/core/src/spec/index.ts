@@ -93,10 +93,14 @@ export {
   type FoldSnapshot,
   type LeaseHolder,
   type LostStep,
+  newSessionRequest,
   type ReadRange,
   type RepairReport,
   type SessionLease,
+  type SessionRequest,
+  type SessionRequestInput,
   type SessionStore,
   STORE_SPECIFICATION_VERSION,
+  sessionRequestSchema,
 } from './store.js';
 export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './summary.js';

@@ -1,6 +1,7 @@
 // The only thing a store implements (DESIGN 5). Every store passes the conformance
 // suite in `@resume/core/testing`. Stores know nothing of folds or modes: the engine
 // numbers events, derives summaries and snapshots, and hands them over.
+import { z } from 'zod';
 import type { LeaseHolderInfo } from './errors/session-locked-error.js';
 import type { JournalEvent, SessionHeader, StepSafety } from './events.js';
 import type { SessionQuery, SessionSummary } from './summary.js';
@@ -75,6 +76,35 @@ export interface LostStep {
   safety: StepSafety;
 }
 
+/**
+ * A request to a session's running writer from another process (`conclave checkpoint <id>`):
+ * posted without the lease, never into the journal; the writer polls for requests and acts
+ * at its next safe point, journaling what it did.
+ */
+export const sessionRequestSchema = z.object({
+  /** Unique within the session. */
+  id: z.string().min(1).max(100),
+  kind: z.literal('checkpoint'),
+  /** The checkpoint's label (null: the writer names it). */
+  label: z.string().max(200).nullable(),
+  requestedAt: z.string(),
+  requestedBy: z.object({ pid: z.number().int(), host: z.string() }),
+});
+export type SessionRequest = z.infer<typeof sessionRequestSchema>;
+export type SessionRequestInput = Pick<SessionRequest, 'kind' | 'label' | 'requestedBy'>;
+
+/** A request as a store keeps it: the input with a new unique id and the time it was posted. */
+export function newSessionRequest(input: SessionRequestInput, now: Date = new Date()): SessionRequest {
+  const random = Array.from(crypto.getRandomValues(new Uint8Array(6)), (byte) => byte.toString(16).padStart(2, '0'));
+  return sessionRequestSchema.parse({
+    id: `${now.getTime().toString(36)}-${random.join('')}`,
+    kind: input.kind,
+    label: input.label,
+    requestedAt: now.toISOString(),
+    requestedBy: input.requestedBy,
+  });
+}
+
 export interface SessionStore {
   readonly specificationVersion: typeof STORE_SPECIFICATION_VERSION;
   /** `fs`, `postgres`, `memory`... */
@@ -116,6 +146,14 @@ export interface SessionStore {
   repair?(sessionId: string): Promise<RepairReport>;
   /** Compresses a finished session's data; reads stay transparent (optional capability). */
   archive?(sessionId: string): Promise<void>;
+  /**
+   * Posts a request to the session's writer without the lease and without touching the
+   * journal (optional capability; together with `listRequests`). SessionNotFoundError if the
+   * session does not exist. Returns the request with its id and time.
+   */
+  postRequest?(sessionId: string, request: SessionRequestInput): Promise<SessionRequest>;
+  /** Every request posted for the session, oldest first (deleted with the session). */
+  listRequests?(sessionId: string): Promise<SessionRequest[]>;
 
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import type { Mode } from '../modes/mode.js';
 import { lineageUsage } from '../resume/lineage.js';
 import { type CostGuard, createCostGuard } from '../usage/cost-guard.js';
 import { CostLimitError } from '../usage/cost-limit-error.js';
+import type { RequestInbox } from './checkpoint-requests.js';
 import { modeRunContext } from './mode-setup.js';
 import { resumeCommandFor } from './resume-command.js';
 import type { RunConfig } from './run-config.js';
@@ -73,8 +74,10 @@ export async function drive(
     error,
   });
   emit({ type: 'run-started', sessionId: session.id, mode: config.mode, resumed });
+  let requests: RequestInbox | null = null;
   try {
     const context = modeRunContext(scope, session, workspaceDir, await costGuardFor(scope, session));
+    requests = context.requests ?? null;
     const outcome = await mode.run(context, config);
     await session.complete();
     emit({ type: 'usage', totals: session.state.usage });
@@ -101,6 +104,7 @@ export async function drive(
     await session.fail(error).catch(() => undefined);
     return result('failed', null, error instanceof Error ? error : new Error(String(error)));
   } finally {
+    requests?.stop();
     live.current = null;
     // Everything the run did is already durable; a lease that cannot be released (the store went
     // away) expires on its own. The run's own outcome or error is what the user needs to see.

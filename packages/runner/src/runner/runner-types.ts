@@ -79,6 +79,10 @@ export interface RunnerOptions {
    * stops at a checkpoint (interrupted, `stopReason: 'cost-limit'`). `warnAboveUsd`: a resume
    * of a session whose lineage cost is above it says so in the plan and in a notice.
    */
+  /** How often a running session looks for checkpoint requests from other processes (default 500 ms). */
+  requestPollMs?: number;
+  /** Discussions and iterative runs label a checkpoint every N rounds / chunks (default 1). */
+  checkpointInterval?: number;
   limits?: { maxCostUsd?: number | null; maxLineageCostUsd?: number | null; warnAboveUsd?: number | null };
 }
 
