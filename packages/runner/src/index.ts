@@ -113,7 +113,9 @@ export {
 } from './resume/resume-plan.js';
 // ---- retention (retention/)
 export {
+  ambiguousDuration,
   formatBytes,
+  formatDays,
   parseDurationDays,
   type RetentionPolicy,
   type RetentionReason,
