@@ -145,6 +145,7 @@ export {
   type AppendBatch,
   type FoldSnapshot,
   type LeaseHolder,
+  type LostStep,
   type ReadRange,
   type RepairReport,
   type SessionLease,
