@@ -1,6 +1,7 @@
 // The embedded file store (DESIGN 5), composed from small parts: the guarded file
 // system (store/, file-system/), headers, journals and their appender, snapshots, the
-// listing index, leases, blobs, and whole-session verification and repair. The layout
+// listing index, leases, blobs, requests to a session's writer, and whole-session
+// verification and repair. The layout
 // under the home directory is described in store/store-paths.ts. Directories are 0700,
 // files 0600; ids are validated before they become paths and files are opened without
 // following symlinks. An append is one write plus one fdatasync; a failed fsync makes
@@ -36,6 +37,7 @@ import { createJournalFiles } from './journal/journal-files.js';
 import { acquireLease, inspectLease, liveHolder } from './lease/lease-files.js';
 import { createProcessProbe, type ProcessProbe } from './lease/process-probe.js';
 import { createSessionMaintenance } from './repair/session-maintenance.js';
+import { createSessionRequests } from './requests/session-requests.js';
 import { createSnapshotFiles } from './snapshot/snapshot-files.js';
 import { createLayout } from './store/layout.js';
 import { asideNamer, type StoreContext, sessionQueue } from './store/store-context.js';
@@ -107,6 +109,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     inspect: maintenance.inspectForIndex,
   });
   const blobs = createBlobStore(context, layout);
+  const requests = createSessionRequests(context, layout);
   const leaseDirectory = (id: string) => paths.inSession(id, LEASE_DIRECTORY);
 
   async function* read(id: string, range: ReadRange = {}): AsyncIterable<JournalEvent> {
@@ -291,6 +294,8 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     repair: maintenance.repair,
     verify: maintenance.verify,
     archive,
+    postRequest: requests.post,
+    listRequests: requests.list,
     async unarchive(id) {
       files.refuseIfBroken();
       await layout.require(id);

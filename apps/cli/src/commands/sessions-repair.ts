@@ -1,7 +1,9 @@
 // `conclave sessions repair <id> [--dry-run]`: rebuilds what can be rebuilt of a damaged
 // session (its header, the longest provable journal, its snapshot) and says exactly what
-// it keeps and drops; `--dry-run` says it without changing anything.
-import { isSessionId, type RepairReport, type SessionStore, UsageError } from '@resume/core/spec';
+// it keeps and drops; `--dry-run` says it without changing anything. Side-effecting steps
+// whose run was lost with the damaged part are recorded, so every resume plan lists them.
+import { isSessionId, type LostStep, type RepairReport, type SessionStore, UsageError } from '@resume/core/spec';
+import { noteStepsLostInRepair } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { resolveSession } from '../sessions/resolve-session.js';
@@ -35,15 +37,21 @@ export async function repairSessionCommand(
   const store = await maintainableStore(context, 'repair');
   const id = await damagedSessionId(context, input.reference);
   const report = await store.repair(id, { dryRun: options.dryRun });
+  // Side-effecting steps started in the removed part run again on resume: recorded so the
+  // resume plan lists them and asks, and said here.
+  const lost =
+    report.dryRun || report.removedBytes === 0
+      ? (report.lostSteps ?? []).filter((step) => step.safety === 'unsafe')
+      : await noteStepsLostInRepair(await context.engine(), report);
   if (context.options.json) {
-    context.terminal.out(JSON.stringify(report));
+    context.terminal.out(JSON.stringify({ ...report, willRunAgain: lost }));
     return 0;
   }
-  printRepair(context, report);
+  printRepair(context, report, lost);
   return 0;
 }
 
-function printRepair(context: CliContext, report: RepairReport): void {
+function printRepair(context: CliContext, report: RepairReport, lost: LostStep[]): void {
   const terminal = context.terminal;
   const id = report.sessionId;
   const actions = report.actions ?? [];
@@ -57,6 +65,13 @@ function printRepair(context: CliContext, report: RepairReport): void {
       : `Repaired session ${id}: kept events 1..${report.keptSeq}.`,
   );
   for (const action of actions) terminal.out(`  - ${action}`);
+  if (lost.length > 0) {
+    terminal.out(
+      `${report.dryRun ? 'Would run again' : 'Will run again'} when resumed (their earlier run was lost with the damaged part): ${lost.length} side-effecting step${lost.length === 1 ? '' : 's'}`,
+    );
+    for (const step of lost)
+      terminal.out(`    - ${step.occurrence > 1 ? `${step.key} (#${step.occurrence})` : step.key}`);
+  }
   if (report.dryRun) {
     terminal.out(`Nothing was changed. Repair it with: conclave sessions repair ${id}`);
     return;

@@ -65,6 +65,8 @@ const buildConfigSchemas = once(() => {
   const checkpointConfigSchema = z.strictObject({
     /** Write a fold snapshot every N events so opening a long session stays fast. */
     snapshotEvery: z.number().int().positive().optional(),
+    /** Discussions and iterative runs label a checkpoint every N rounds / chunks (every turn stays durable). */
+    interval: z.number().int().positive().optional(),
   });
 
   const resumeConfigSchema = z.strictObject({
@@ -185,7 +187,7 @@ export interface ConclaveConfig {
     anthropic: z.infer<EndpointSchema>;
     scripted: { script?: string };
   };
-  checkpoint: { snapshotEvery: number };
+  checkpoint: { snapshotEvery: number; interval: number };
   resume: {
     maxRecoveries: number;
     resetDiscussion: boolean;

@@ -27,6 +27,7 @@ import { unframe } from '../journal/framing.js';
 import type { JournalAppender } from '../journal/journal-appender.js';
 import { encodeBatch, lastRecordInTail } from '../journal/journal-codec.js';
 import type { JournalFiles } from '../journal/journal-files.js';
+import { stepsStartedIn } from '../journal/lost-steps.js';
 import { acquireLease, currentEpoch, inspectLease, latestLease, liveHolder } from '../lease/lease-files.js';
 import type { SnapshotFiles } from '../snapshot/snapshot-files.js';
 import type { Layout } from '../store/layout.js';
@@ -253,6 +254,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       dryRun,
       actions,
       droppedEvents,
+      lostSteps: journalChanged ? stepsStartedIn(removedPart(journal.bytes, analysis, keptSeq, plan.lost)) : [],
     };
     const misplaced = await nonFiles(id);
     for (const name of misplaced) actions.push(`${name}: not a regular file; it is moved aside`);
@@ -372,6 +374,22 @@ function firstHeader(bytes: Buffer): SessionHeader | null {
 function lastSummaryOf(bytes: Buffer): SessionSummary | null {
   const found = lastRecordInTail(bytes, true);
   return found === 'more' ? null : (found?.summary ?? null);
+}
+
+/** The original journal's bytes a repair does not keep: damaged lines, lost records and anything after `keptSeq`. */
+function removedPart(
+  bytes: Buffer,
+  analysis: JournalAnalysis,
+  keptSeq: number,
+  lost: { first: number; last: number } | null,
+): Buffer {
+  const parts = analysis.damaged.map((range) => bytes.subarray(range.offset, range.offset + range.length));
+  for (const record of analysis.records) {
+    const inLost = lost !== null && record.first >= lost.first && record.last <= lost.last;
+    if (record.last > keptSeq || inLost) parts.push(record.bytes);
+  }
+  if (analysis.tornTail) parts.push(bytes.subarray(analysis.tornTail.offset));
+  return Buffer.concat(parts);
 }
 
 /** Bytes of the original journal the repaired one still holds (its intact records up to `keptSeq`). */
