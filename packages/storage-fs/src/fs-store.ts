@@ -237,9 +237,9 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const statusOf = base.statusNow
     ? async (target: string) => base.statusNow?.(target) ?? null
     : (target: string) => base.status(target);
-  const locate = async (id: string): Promise<JournalLocation | null> => {
+  const locate = async (id: string, isDirectory = false): Promise<JournalLocation | null> => {
     // A session directory replaced by a symlink is never listed (nor read through).
-    if (!(await statusOf(sessionDirectory(id)))?.isDirectory) return null;
+    if (!isDirectory && !(await statusOf(sessionDirectory(id)))?.isDirectory) return null;
     const plain = await statusOf(inSession(id, JOURNAL));
     if (plain?.isFile) return { size: plain.size, archived: false };
     const archived = await statusOf(inSession(id, JOURNAL_ARCHIVED));

@@ -47,7 +47,8 @@ export interface SummaryIndexContext {
   fileSystem: FileSystem;
   indexFile: string;
   sessionsDirectory: string;
-  locate(sessionId: string): Promise<JournalLocation | null>;
+  /** `isDirectory`: the session's folder was just listed as a real directory, so it is not checked again. */
+  locate(sessionId: string, isDirectory?: boolean): Promise<JournalLocation | null>;
   /** The summary in the journal's last committed record (null when nothing was appended yet). */
   readLastSummary(sessionId: string, location: JournalLocation): Promise<SessionSummary | null>;
 }
@@ -89,8 +90,12 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
     return loaded;
   };
 
-  const refresh = async (cache: Map<string, IndexEntry>, sessionId: string): Promise<IndexEntry | null> => {
-    const location = await context.locate(sessionId);
+  const refresh = async (
+    cache: Map<string, IndexEntry>,
+    sessionId: string,
+    isDirectory = false,
+  ): Promise<IndexEntry | null> => {
+    const location = await context.locate(sessionId, isDirectory);
     const known = cache.get(sessionId);
     if (!location) {
       if (known) {
@@ -114,15 +119,19 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
   return {
     async all() {
       const cache = await load();
-      const names = await context.fileSystem.readDirectory(context.sessionsDirectory);
-      const ids = new Set(names.filter(isSessionId));
+      // Where the listing tells directories apart, a session is one status call (its journal), not two.
+      const listed = context.fileSystem.readSubdirectories !== undefined;
+      const names = listed
+        ? await context.fileSystem.readSubdirectories?.(context.sessionsDirectory)
+        : await context.fileSystem.readDirectory(context.sessionsDirectory);
+      const ids = new Set((names ?? []).filter(isSessionId));
       for (const id of cache.keys()) {
         if (!ids.has(id)) {
           cache.delete(id);
           dirty = true;
         }
       }
-      const refreshed = await Promise.all([...ids].map((id) => refresh(cache, id)));
+      const refreshed = await Promise.all([...ids].map((id) => refresh(cache, id, listed)));
       if (dirty) await this.save();
       return refreshed.filter((entry): entry is IndexEntry => entry !== null);
     },
