@@ -85,10 +85,26 @@ export async function runWithHarness(
     context.terminal.note(`Session ${result.sessionId} was not kept (--no-save-session).`);
   }
   if (config.retention.automatic) await runAutomaticRetention(context);
-  return reportResult(context, result, { announced: view.announcesOutcome });
+  const savedAt = result.status === 'interrupted' ? await lastCheckpointLabel(context, result.sessionId) : null;
+  return reportResult(context, result, { announced: view.announcesOutcome }, savedAt);
 }
 
-function reportResult(context: CliContext, result: RunResult, view: { announced: boolean }): number {
+/** Where an interrupted run stopped ("chunk 3/15", "round 2, critic"), for the message; null when unknown. */
+async function lastCheckpointLabel(context: CliContext, sessionId: string): Promise<string | null> {
+  try {
+    const state = await (await context.engine()).readSession(sessionId);
+    return state.checkpoints.findLast((checkpoint) => checkpoint.label !== null)?.label ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function reportResult(
+  context: CliContext,
+  result: RunResult,
+  view: { announced: boolean },
+  savedAt: string | null,
+): number {
   const terminal = context.terminal;
   const exitCode =
     result.status === 'completed'
@@ -143,7 +159,10 @@ function reportResult(context: CliContext, result: RunResult, view: { announced:
     return exitCode;
   }
   if (result.status === 'interrupted') {
-    terminal.warn(`${terminal.yellow('✗ Interrupted;')} checkpoint saved in session ${result.sessionId} (${usage}).`);
+    const where = savedAt === null ? '' : ` at "${savedAt}"`;
+    terminal.warn(
+      `${terminal.yellow('✗ Interrupted;')} checkpoint saved${where} in session ${result.sessionId} (${usage}).`,
+    );
     if (result.resumeCommand) terminal.warn(`Resume with: ${result.resumeCommand}`);
     return exitCode;
   }
