@@ -141,6 +141,7 @@ export {
   type AppendBatch,
   type FoldSnapshot,
   type LeaseHolder,
+  type LostStep,
   type ReadRange,
   type RepairReport,
   type SessionLease,

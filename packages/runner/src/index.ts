@@ -101,6 +101,7 @@ export {
   lineageUsage,
   type SessionUsage,
 } from './resume/lineage.js';
+export { lostInRepairOf, noteStepsLostInRepair } from './resume/lost-in-repair.js';
 export {
   type BuildResumePlanOptions,
   buildResumePlan,

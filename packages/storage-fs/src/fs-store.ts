@@ -57,6 +57,7 @@ import {
   recordEndingAt,
   scanJournal,
 } from './journal/journal-codec.js';
+import { stepsStartedIn } from './journal/lost-steps.js';
 import {
   acquireLease,
   currentEpoch,
@@ -762,13 +763,19 @@ export function createFsStore(options: FsStoreOptions): FsStore {
         keptLength = error.offset;
         keptSeq = scanJournal(bytes.subarray(0, keptLength), { sessionId: id, file, eventsWanted: false }).lastSeq;
       }
-      if (keptLength === bytes.length) return { sessionId: id, keptSeq, removedBytes: 0, savedTo: null };
+      if (keptLength === bytes.length) return { sessionId: id, keptSeq, removedBytes: 0, savedTo: null, lostSteps: [] };
       const savedTo = inSession(id, asideName(JOURNAL, 'damaged'));
       await writeFileAtomically(fileSystem, savedTo, bytes.subarray(keptLength));
       await writeFileAtomically(fileSystem, file, bytes.subarray(0, keptLength));
       const snapshot = await getSnapshot(id);
       if (snapshot && snapshot.seq > keptSeq) await base.remove(inSession(id, SNAPSHOT)).catch(() => {});
-      return { sessionId: id, keptSeq, removedBytes: bytes.length - keptLength, savedTo };
+      return {
+        sessionId: id,
+        keptSeq,
+        removedBytes: bytes.length - keptLength,
+        savedTo,
+        lostSteps: stepsStartedIn(bytes.subarray(keptLength)),
+      };
     });
 
   const archive = (id: string): Promise<void> =>

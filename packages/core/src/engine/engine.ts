@@ -57,7 +57,40 @@ export function createEngine(options: EngineOptions): Engine {
       forkSession(parent.id, parent.committedSeq, { replay: parent.replayPolicy, ...forkOptions }),
   };
 
+  // The last whole-journal folds read here, each with the summary it was read at. A resume
+  // reads its session several times before it runs (plan, lineage, open) while the journal
+  // does not change: it is folded once and copied after. A different summary (an append, a
+  // repair, another process) reads the journal again.
+  const folds = new Map<string, { stamp: string; state: SessionState; snapshotSeq: number }>();
+  const KEPT_FOLDS = 8;
+  const stampOf = async (id: string): Promise<{ stamp: string; lastSeq: number } | null> => {
+    const summary = await store.getSummary(id).catch(() => null);
+    return summary
+      ? { stamp: `${summary.lastSeq}|${summary.updatedAt}|${summary.bytes ?? ''}`, lastSeq: summary.lastSeq }
+      : null;
+  };
+
   async function loadFolder(id: string, upTo?: number): Promise<{ folder: Folder; snapshotSeq: number }> {
+    if (upTo !== undefined) return foldJournal(id, upTo);
+    const stamp = await stampOf(id);
+    const known = folds.get(id);
+    if (stamp && known?.stamp === stamp.stamp) {
+      return { folder: new Folder(structuredClone(known.state)), snapshotSeq: known.snapshotSeq };
+    }
+    const loaded = await foldJournal(id);
+    folds.delete(id);
+    if (stamp && loaded.folder.state.lastSeq === stamp.lastSeq) {
+      folds.set(id, {
+        stamp: stamp.stamp,
+        state: structuredClone(loaded.folder.state),
+        snapshotSeq: loaded.snapshotSeq,
+      });
+      if (folds.size > KEPT_FOLDS) folds.delete(folds.keys().next().value as string);
+    }
+    return loaded;
+  }
+
+  async function foldJournal(id: string, upTo?: number): Promise<{ folder: Folder; snapshotSeq: number }> {
     const header = await store.getHeader(id);
     if (!header) throw await notFound(id);
     if (header.formatVersion > JOURNAL_FORMAT_VERSION) {
@@ -273,6 +306,7 @@ export function createEngine(options: EngineOptions): Engine {
   async function deleteSession(id: string, deleteOptions: { force?: boolean } = {}): Promise<void> {
     const holderInfo = await store.inspectLease(id);
     if (holderInfo && !deleteOptions.force) throw new SessionLockedError(id, holderInfo);
+    folds.delete(id);
     if (!(await store.delete(id))) throw await notFound(id);
   }
 

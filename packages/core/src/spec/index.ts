@@ -92,6 +92,7 @@ export {
   type AppendBatch,
   type FoldSnapshot,
   type LeaseHolder,
+  type LostStep,
   newSessionRequest,
   type ReadRange,
   type RepairReport,

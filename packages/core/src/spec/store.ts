@@ -3,7 +3,7 @@
 // numbers events, derives summaries and snapshots, and hands them over.
 import { z } from 'zod';
 import type { LeaseHolderInfo } from './errors/session-locked-error.js';
-import type { JournalEvent, SessionHeader } from './events.js';
+import type { JournalEvent, SessionHeader, StepSafety } from './events.js';
 import type { SessionQuery, SessionSummary } from './summary.js';
 
 export const STORE_SPECIFICATION_VERSION = 'v1';
@@ -62,6 +62,18 @@ export interface RepairReport {
   removedBytes: number;
   /** Where the removed data was kept, if anywhere. */
   savedTo: string | null;
+  /**
+   * Steps whose start was in the removed part (as far as it could still be read), with their
+   * safety: their run is no longer in the journal, so a resume runs them again.
+   */
+  lostSteps?: LostStep[];
+}
+
+/** A step started in the part of a journal a repair removed. */
+export interface LostStep {
+  key: string;
+  occurrence: number;
+  safety: StepSafety;
 }
 
 /**
