@@ -319,6 +319,34 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
   sessions.addCommand(repair);
   program.addCommand(sessions);
 
+  const answer = addGlobalOptions(
+    new Command('answer')
+      .description('answer the question a waiting session asks (then resume it)')
+      .argument('<id>', 'id, unique prefix or list index')
+      .argument('[answer]', 'the answer (without it: print the question)')
+      .option('--by <name>', 'who answers, journaled with the answer (default: user@host)'),
+  );
+  answer.addHelpText(
+    'after',
+    examples([
+      'conclave sessions list --status waiting',
+      'conclave answer 01jf3k                 # print the question',
+      'conclave answer 01jf3k "Yes, deploy it"',
+      'conclave --resume 01jf3k',
+    ]),
+  );
+  answer.action(
+    act(async (context, command) => {
+      const { answerCommand } = await import('../commands/answer.js');
+      return answerCommand(context, {
+        reference: command.args[0] ?? '',
+        answer: command.args[1],
+        by: command.opts().by as string | undefined,
+      });
+    }),
+  );
+  program.addCommand(answer);
+
   const checkpoints = new Command('checkpoints').description("a session's checkpoints");
   const checkpointsList = addGlobalOptions(
     new Command('list')

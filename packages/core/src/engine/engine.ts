@@ -2,15 +2,17 @@
 // the writer lease and folds from the latest snapshot; listing shows sessions whose
 // writer died as interrupted; every event written passes through the redactor.
 import { hostname } from 'node:os';
-import { Folder, fold } from '../journal/fold.js';
+import { Folder, fold, summarize } from '../journal/fold.js';
 import type { SessionState } from '../journal/state.js';
 import {
   createSessionId,
   type EventInput,
+  InputRejectedError,
   InterruptedError,
   isSessionId,
   JOURNAL_FORMAT_VERSION,
   type JournalEvent,
+  type JsonValue,
   journalEventSchema,
   RecoveryLimitError,
   ReplayMismatchError,
@@ -33,10 +35,12 @@ import type {
   EngineOptions,
   ForkOptions,
   OpenSessionOptions,
+  RespondOptions,
   RunOptions,
   RunTarget,
   Session,
 } from './types.js';
+import { answerProblem } from './wait.js';
 
 const DEFAULT_MAX_RECOVERIES = 10;
 const MIN_PREFIX_LENGTH = 6;
@@ -49,6 +53,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   const context: SessionContext = {
     store,
+    holder,
     redact: options.redact ?? identity,
     now,
     snapshotEvery: options.snapshotEvery ?? 1000,
@@ -342,6 +347,74 @@ export function createEngine(options: EngineOptions): Engine {
     return true;
   }
 
+  async function respond(
+    id: string,
+    key: string,
+    value: JsonValue,
+    respondOptions: RespondOptions = {},
+  ): Promise<void> {
+    if (!isSessionId(id) || !(await store.getHeader(id))) throw await notFound(id);
+    const lease = await store.acquireLease(id, { holder });
+    try {
+      const { folder } = await loadFolder(id);
+      const state = folder.state;
+      const asked = state.inputs.filter(
+        (input) =>
+          input.key === key &&
+          (respondOptions.occurrence === undefined || input.occurrence === respondOptions.occurrence),
+      );
+      const open = asked.filter((input) => input.answer === null).at(-1);
+      if (!open) {
+        const pending = state.inputs.filter((input) => input.answer === null).map((input) => `"${input.key}"`);
+        throw new InputRejectedError({
+          sessionId: id,
+          key,
+          problem:
+            asked.length > 0
+              ? `it was answered already (by ${asked.at(-1)?.answer?.answeredBy ?? 'someone'} at ${asked.at(-1)?.answer?.answeredAt})`
+              : pending.length > 0
+                ? `the session waits for ${pending.join(', ')}, not "${key}"`
+                : 'the session is not waiting for anything',
+        });
+      }
+      const problem = answerProblem(open.schema, value);
+      if (problem !== null) {
+        throw new InputRejectedError(
+          { sessionId: id, key, problem: `${problem} (the question: ${open.prompt})` },
+          { hint: `The expected answer: ${JSON.stringify(open.schema)}` },
+        );
+      }
+      const inputs: EventInput[] = [
+        {
+          type: 'input-received',
+          key,
+          occurrence: open.occurrence,
+          value,
+          answeredBy: respondOptions.answeredBy ?? null,
+        },
+      ];
+      if (state.status === 'waiting') {
+        inputs.push({
+          type: 'status-changed',
+          status: 'interrupted',
+          reason: `"${key}" answered: run it again to continue`,
+          error: null,
+        });
+      }
+      const expectedSeq = state.lastSeq;
+      const events = inputs.map((input) => {
+        const event = journalEventSchema.parse(
+          context.redact({ ...input, seq: folder.state.lastSeq + 1, at: now().toISOString() }),
+        );
+        folder.apply(event);
+        return event;
+      });
+      await store.append(id, { expectedSeq, epoch: lease.epoch, events, summary: summarize(folder.state) });
+    } finally {
+      await lease.release();
+    }
+  }
+
   async function run<R>(
     target: RunTarget,
     job: (session: Session) => R | Promise<R>,
@@ -385,6 +458,7 @@ export function createEngine(options: EngineOptions): Engine {
     createSession: (input) => createSession(input),
     openSession,
     run,
+    respond,
     async readSession(id, readOptions = {}) {
       if (!isSessionId(id)) throw await notFound(id);
       const { folder } = await loadFolder(id, readOptions.at);

@@ -76,6 +76,14 @@ export interface LostStep {
   safety: StepSafety;
 }
 
+/** A change a store's `watch` reports. */
+export interface StoreChange {
+  sessionId: string;
+  change: 'created' | 'updated' | 'deleted';
+  /** The journal's last seq after the change (null for a deletion). */
+  lastSeq: number | null;
+}
+
 /**
  * A request to a session's running writer from another process (`conclave checkpoint <id>`):
  * posted without the lease, never into the journal; the writer polls for requests and acts
@@ -137,6 +145,13 @@ export interface SessionStore {
 
   putSnapshot(sessionId: string, snapshot: FoldSnapshot): Promise<void>;
   getSnapshot(sessionId: string): Promise<FoldSnapshot | null>;
+
+  /**
+   * Optional: calls `listener` whenever a session is created, appended to or deleted, by any
+   * process on any machine (the PostgreSQL store LISTENs for it). A runner waiting for an answer
+   * (`waitFor` with `wait`) is woken by it; without it, it polls.
+   */
+  watch?(listener: (change: StoreChange) => void): Promise<{ close(): Promise<void> }>;
 
   /** Stores content by its sha256 (hex) and returns the hash. Idempotent. */
   putBlob(content: Uint8Array): Promise<string>;

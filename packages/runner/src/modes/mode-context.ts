@@ -24,6 +24,8 @@ export interface ModeTool {
   /** Reads are `idempotent`; writes and commands are `unsafe` (never re-run without a decision). */
   safety: StepSafety;
   execute(args: JsonValue, context: { signal: AbortSignal; idempotencyKey: string }): Promise<ToolOutcome>;
+  /** A tool that asks the user (`ask_user`): answered through `session.waitFor`, not executed as a step. */
+  asksUser?: boolean;
 }
 
 export interface ToolOutcome {

@@ -2,7 +2,7 @@
 // interrupt leaves a resumable journal; an uncertain step waits for a decision; anything
 // else fails the session. The session is always released.
 import type { Session } from '@resume/core';
-import { InterruptedError, StepAbortedError, UncertainStepError } from '@resume/core/spec';
+import { InterruptedError, StepAbortedError, UncertainStepError, WaitingForInputError } from '@resume/core/spec';
 import type { Mode } from '../modes/mode.js';
 import { lineageUsage } from '../resume/lineage.js';
 import { type CostGuard, createCostGuard } from '../usage/cost-guard.js';
@@ -95,6 +95,11 @@ export async function drive(
     if (live.interruptRequested !== null || InterruptedError.isInstance(error) || session.signal.aborted) {
       await session.interrupt(live.interruptRequested ?? 'interrupted').catch(() => undefined);
       return result('interrupted', null);
+    }
+    if (WaitingForInputError.isInstance(error)) {
+      // The agent asked the user (ask_user): the session is `waiting` for the answer, not failed.
+      emit({ type: 'usage', totals: session.state.usage });
+      return { ...result('waiting', null), waitingFor: { key: error.key, prompt: error.prompt } };
     }
     if (UncertainStepError.isInstance(error) || StepAbortedError.isInstance(error)) {
       // Waiting for a decision is not a failure: the session stays resumable as it is.

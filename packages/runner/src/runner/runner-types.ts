@@ -169,8 +169,11 @@ export interface WorkflowInput {
 
 export interface RunResult {
   sessionId: string;
-  status: 'completed' | 'interrupted' | 'failed';
+  /** `waiting`: the agent asked the user (`ask_user`); answer it, then resume. */
+  status: 'completed' | 'interrupted' | 'waiting' | 'failed';
   conclusion: string | null;
+  /** A waiting run: the question and the name it waits under. */
+  waitingFor?: { key: string; prompt: string };
   /** The exact command that resumes an unfinished run. */
   resumeCommand: string | null;
   usage: UsageTotals;
