@@ -5,17 +5,22 @@ import { defineConfig } from 'vitest/config';
 const conditions = ['@resume/source', ...defaultServerConditions];
 
 // One vitest project per workspace package, all sharing this configuration.
+// examples/library-app is not one: npm installs it from the packed tarballs, and its test
+// (packages/reliability/src/packaging/library-app.test.ts) runs its node:test suite there.
+const outsideTheWorkspace = new Set(['examples/library-app']);
 const projects = ['packages', 'apps', 'examples'].flatMap((group) =>
-  readdirSync(group).map((name) => {
-    const root = `${group}/${name}`;
-    const manifest = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string };
-    // LangGraph's checkpointer validation suite is written for Jest-style globals (describe, it, expect).
-    const globals = manifest.name === '@resume/langgraph';
-    return {
-      extends: true as const,
-      test: { name: manifest.name, root, include: ['src/**/*.test.{ts,tsx}'], globals },
-    };
-  }),
+  readdirSync(group)
+    .filter((name) => !outsideTheWorkspace.has(`${group}/${name}`))
+    .map((name) => {
+      const root = `${group}/${name}`;
+      const manifest = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string };
+      // LangGraph's checkpointer validation suite is written for Jest-style globals (describe, it, expect).
+      const globals = manifest.name === '@resume/langgraph';
+      return {
+        extends: true as const,
+        test: { name: manifest.name, root, include: ['src/**/*.test.{ts,tsx}'], globals },
+      };
+    }),
 );
 
 export default defineConfig({

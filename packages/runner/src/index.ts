@@ -31,7 +31,13 @@ export {
   resolveFileConflicts,
   unifiedDiff,
 } from './files/file-conflicts.js';
-export { type FileChange, type FileChangeStatus, type FileSnapshot, hashContent } from './files/file-snapshots.js';
+export {
+  describeFileChange,
+  type FileChange,
+  type FileChangeStatus,
+  type FileSnapshot,
+  hashContent,
+} from './files/file-snapshots.js';
 export type { GitComparison, WorkspaceComparison } from './files/git-state.js';
 export { WorkspaceAccessError, type WorkspaceAccessReason } from './files/workspace-access-error.js';
 // ---- modes: the agents they run and the errors they raise (modes/)

@@ -238,6 +238,55 @@ describe('conclave: interrupt and resume', () => {
     const restored = await sandbox.run(['--resume', id, '--yes', '--on-conflict', 'restore']);
     expect(restored.code, restored.stderr).toBe(0);
     expect(await readFile(target, 'utf8')).toBe('from the session');
+    // The edit the restore replaced is journaled with the session and can be taken back.
+    expect(restored.stderr).toContain(
+      `out.txt: restored from the snapshot; your version is kept with the session: conclave files ${id} --restore out.txt`,
+    );
+    const listing = await sandbox.run(['files', id]);
+    expect(listing.code, listing.stderr).toBe(0);
+    expect(listing.stdout).toMatch(/1 .* 14 B\s+out\.txt/);
+    const inPlace = await sandbox.run(['files', id, '--restore', 'out.txt']);
+    expect(inPlace.code).toBe(64);
+    expect(inPlace.stderr).toContain('exists with other content; nothing was written');
+    expect(await readFile(target, 'utf8')).toBe('from the session');
+    const aside = await sandbox.run(['files', id, '--restore', '1', '--to', 'out.mine.txt']);
+    expect(aside.code, aside.stderr).toBe(0);
+    expect(await readFile(path.join(sandbox.workspace, 'out.mine.txt'), 'utf8')).toBe('edited by hand');
+    const exported = await sandbox.run(['sessions', 'export', id, '--format', 'json']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const file = JSON.parse(exported.stdout) as {
+      events: { type: string; blob?: string }[];
+      blobs: Record<string, string>;
+    };
+    const saved = file.events.find((event) => event.type === 'file-version-saved');
+    expect(Buffer.from(file.blobs[saved?.blob ?? ''] ?? '', 'base64').toString()).toBe('edited by hand');
+  });
+
+  it('flags a file created since the session read it as missing, without a terminal', async () => {
+    const script = path.join(sandbox.root, 'read-script.yaml');
+    await writeFile(
+      script,
+      [
+        '- agent: lead',
+        '  tool_calls:',
+        '    - { name: read_file, args: { path: later.txt } }',
+        '- agent: lead',
+        '  text: "Done."',
+        '',
+      ].join('\n'),
+    );
+    const running = sandbox.start(['--mode', 'orchestrated', '--script', script, 'Read later.txt'], {
+      env: { CONCLAVE_SCRIPTED_LATENCY_MS: '1500' },
+    });
+    await running.waitFor(/read_file/);
+    running.child.kill('SIGINT');
+    const interrupted = await running.done;
+    expect(interrupted.code, interrupted.stderr).toBe(130);
+    const id = /conclave --resume ([0-9a-z]{22})/.exec(interrupted.stderr)?.[1] ?? '';
+    await writeFile(path.join(sandbox.workspace, 'later.txt'), 'written since');
+    const undecided = await sandbox.run(['--resume', id, '--yes']);
+    expect(undecided.code).toBe(64);
+    expect(undecided.stderr).toContain('later.txt (created since the session read it as missing)');
   });
 
   it('never picks a session of another workspace for a bare --resume', async () => {

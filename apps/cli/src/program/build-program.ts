@@ -337,6 +337,34 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
   checkpoints.addCommand(checkpointsList);
   program.addCommand(checkpoints);
 
+  const files = addGlobalOptions(
+    new Command('files')
+      .description('file versions a session keeps for you (what a conflict restore replaced), and getting one back')
+      .argument('<id>', 'id, unique prefix or list index')
+      .option('--restore <#|path>', 'write a saved version back (a number from the listing, or a path: its newest)')
+      .option('--to <file>', "where --restore writes (default: its path in the session's workspace); never overwrites"),
+  );
+  files.addHelpText(
+    'after',
+    examples([
+      'conclave files 01jf3k',
+      'conclave files 01jf3k --restore notes.md',
+      'conclave files 01jf3k --restore 2 --to notes.mine.md',
+    ]),
+  );
+  files.action(
+    act(async (context, command) => {
+      const { filesCommand } = await import('../commands/files.js');
+      const options = command.opts<{ restore?: string; to?: string }>();
+      return filesCommand(context, {
+        reference: command.args[0] ?? '',
+        ...(options.restore !== undefined ? { restore: options.restore } : {}),
+        ...(options.to !== undefined ? { to: options.to } : {}),
+      });
+    }),
+  );
+  program.addCommand(files);
+
   const config = addGlobalOptions(
     new Command('config').description('the effective configuration and where each value came from'),
   );

@@ -5,6 +5,7 @@
 import type { UncertainDecision } from '@resume/core';
 import { ProviderError, type UncertainStepInfo, UsageError } from '@resume/core/spec';
 import {
+  describeFileChange,
   diffFileChange,
   type FileChange,
   type ModelDecision,
@@ -39,7 +40,7 @@ export function missingDecisionFlags(plan: ResumePlan, flags: DecisionFlags): st
   const changed = (plan.changes.files ?? []).filter((change) => change.status !== 'unchanged');
   if (changed.length > 0 && !flags.onConflict)
     missing.push(
-      `--on-conflict keep|restore|cancel   files changed since the session touched them: ${changed.map((change) => `${change.path} (${change.status})`).join(', ')}`,
+      `--on-conflict keep|restore|cancel   files changed since the session touched them: ${changed.map((change) => `${change.path} (${describeFileChange(change.status)})`).join(', ')}`,
     );
   const undecided = plan.uncertain.filter((step) => step.action === 'decide');
   if (undecided.length > 0 && !flags.onUncertain)
@@ -142,7 +143,7 @@ export function buildDecisions(context: CliContext, flags: DecisionFlags, catalo
       }
       if (!interactive)
         throw new UsageError(
-          `Files changed since the session last touched them: ${changes.map((change) => `${change.path} (${change.status})`).join(', ')}.`,
+          `Files changed since the session last touched them: ${changes.map((change) => `${change.path} (${describeFileChange(change.status)})`).join(', ')}.`,
           { hint: 'Choose with --on-conflict keep|restore|cancel (keep leaves your files as they are).' },
         );
       const tui = await import('@resume/tui');

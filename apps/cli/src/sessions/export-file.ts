@@ -165,6 +165,7 @@ function referencedBlobs(events: JournalEvent[]): Set<string> {
   for (const event of events) {
     if (event.type === 'step-completed' && event.outputBlob) hashes.add(event.outputBlob);
     if (event.type === 'file-snapshot-taken' && event.blob) hashes.add(event.blob);
+    if (event.type === 'file-version-saved') hashes.add(event.blob);
     if (event.type === 'spec-recorded' && event.blob) hashes.add(event.blob);
   }
   return hashes;

@@ -5,7 +5,12 @@ import type { UncertainStepInfo } from '@resume/core/spec';
 import { UsageError } from '@resume/core/spec';
 import type { TuiBackend } from '../backend/tui-backend.js';
 import type { ConflictChoice, ConflictFile } from '../conflicts/conflict-reducer.js';
-import { conflictSummary, initialConflictState } from '../conflicts/conflict-reducer.js';
+import {
+  conflictSummary,
+  createdSinceWarning,
+  initialConflictState,
+  statusLabel,
+} from '../conflicts/conflict-reducer.js';
 import { ConflictScreen } from '../conflicts/conflict-screen.js';
 import type { ConflictAnswer, DiffSource } from '../conflicts/use-conflict-screen.js';
 import { type PickedSession, SessionPicker } from '../picker/index.js';
@@ -91,7 +96,9 @@ export async function resolveConflictsInteractively(
   const io = resolveScreenIo(options);
   if (!io.interactive) {
     const state = initialConflictState(changes);
-    for (const file of state.files) io.stdout.write(`  ✗ ${file.path} (${file.status})\n`);
+    for (const file of state.files) io.stdout.write(`  ✗ ${file.path} (${statusLabel(file.status)})\n`);
+    const warning = createdSinceWarning(state.files);
+    if (warning) io.stdout.write(`${warning}\n`);
     const answer = await askLine(
       io.stdin,
       io.stdout,

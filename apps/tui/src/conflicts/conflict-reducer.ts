@@ -80,6 +80,24 @@ export function conflictReducer(state: ConflictState, action: ConflictAction): C
   }
 }
 
+/**
+ * The warning for files that did not exist when the session read them and exist now: the
+ * session's work assumed they were absent, and restoring deletes them (their content is kept
+ * with the session, `conclave files` gives it back). Null when there are none.
+ */
+export function createdSinceWarning(files: readonly ConflictFile[]): string | null {
+  const created = files.filter((file) => file.status === 'created-since').map((file) => file.path);
+  if (created.length === 0) return null;
+  const names = created.length > 3 ? `${created.slice(0, 3).join(', ')}, +${created.length - 3}` : created.join(', ');
+  const one = created.length === 1;
+  return `! ${names} ${one ? 'was' : 'were'} missing when the session read ${one ? 'it' : 'them'} and ${one ? 'exists' : 'exist'} now; restore deletes ${one ? 'it' : 'them'} (your version is kept with the session: conclave files).`;
+}
+
+/** A status in words ("created-since" flagged as what it means). */
+export function statusLabel(status: FileStatus): string {
+  return status === 'created-since' ? 'new since read' : status;
+}
+
 /** What "restore" does to a file in this status. */
 export function restoreDescription(status: FileStatus): string {
   switch (status) {

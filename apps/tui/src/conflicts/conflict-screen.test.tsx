@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keys, renderWithProviders } from '../testing/render-with-providers.js';
@@ -45,6 +46,23 @@ describe('ConflictScreen', () => {
     expect(frame).toContain('restore 1 from the snapshot (src/db.ts)');
     await view.press(keys.up, 'r', 'k', keys.enter);
     expect(view.answers).toEqual([{ choices: { 'src/auth.ts': 'keep', 'src/db.ts': 'restore' } }]);
+  });
+
+  it('flags a file created since the session read it as missing, and says a restore deletes it', async () => {
+    const view = renderWithProviders(
+      <ConflictScreen
+        changes={[...changes, { path: 'notes/new.md', status: 'created-since' as const }]}
+        diffs={{}}
+        onAnswer={() => undefined}
+      />,
+      { size: { columns: 80, rows: 24 } },
+    );
+    const frame = await view.waitForFrame((text) => text.includes('notes/new.md'));
+    expect(frame).toMatch(/!new since read\s+notes\/new\.md/);
+    expect(frame).toContain('notes/new.md was missing when the session read it');
+    expect(stripVTControlCharacters(frame).replace(/(\s*│\s*)+/g, ' ')).toContain(
+      'restore deletes it (your version is kept with the session',
+    );
   });
 
   it('d shows a scrollable diff and closes it again; Esc cancels the resume', async () => {

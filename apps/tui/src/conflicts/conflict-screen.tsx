@@ -6,7 +6,14 @@ import { PromptFrame } from '../prompts/prompt-frame.js';
 import { fitText, padText } from '../theme/format.js';
 import type { Theme } from '../theme/theme.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
-import { type ConflictFile, conflictSummary, type OpenDiff, restoreDescription } from './conflict-reducer.js';
+import {
+  type ConflictFile,
+  conflictSummary,
+  createdSinceWarning,
+  type OpenDiff,
+  restoreDescription,
+  statusLabel,
+} from './conflict-reducer.js';
 import { type ConflictAnswer, type DiffSource, useConflictScreen } from './use-conflict-screen.js';
 
 export function ConflictScreen(props: {
@@ -28,6 +35,7 @@ export function ConflictScreen(props: {
     Math.max(0, state.files.length - listHeight),
   );
   const shown = state.files.slice(start, start + listHeight);
+  const warning = createdSinceWarning(state.files);
   return (
     <PromptFrame title="Files changed since the session touched them" tone="warning" help={conflictHelp}>
       {shown.map((file, offset) => {
@@ -37,8 +45,10 @@ export function ConflictScreen(props: {
         return (
           <Text key={file.path} bold={selected}>
             <Text color={theme.accent}>{selected ? '› ' : '  '}</Text>
-            <Text color={statusColor(file, theme)}>{padText(file.status, 14)}</Text>
-            {padText(file.path, Math.max(10, width - 44))}
+            <Text color={statusColor(file, theme)}>
+              {padText(`${file.status === 'created-since' ? '!' : ''}${statusLabel(file.status)}`, 16)}
+            </Text>
+            {padText(file.path, Math.max(10, width - 46))}
             <Text color={choice === 'restore' ? theme.warning : theme.success}>
               {choice === 'restore' ? `→ ${restoreDescription(file.status)}` : '→ keep current'}
             </Text>
@@ -50,6 +60,7 @@ export function ConflictScreen(props: {
           color={theme.muted}
         >{`  ${state.unchangedCount} unchanged file${state.unchangedCount === 1 ? '' : 's'} not shown`}</Text>
       ) : null}
+      {warning ? <Text color={theme.warning}>{warning}</Text> : null}
       <Box marginTop={1}>
         <Text>{fitText(conflictSummary(state), width)}</Text>
       </Box>

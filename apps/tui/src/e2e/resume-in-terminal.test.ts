@@ -170,6 +170,10 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
     // An interrupted session is never resumed in a terminal without the resume prompt.
     expect(accepted).toBe(true);
     expect(readFileSync(notes, 'utf8')).toBe('original notes\n');
+    // The edit the restore replaced is kept with the session, and the way back is printed.
+    expect(finished.replace(/\s+/g, ' ')).toContain(
+      'notes.md: restored from the snapshot; your version is kept with the session: conclave files',
+    );
   });
 
   it('continues a completed session from the picker with the follow-up typed in the TUI', {

@@ -7,6 +7,8 @@ import {
   SessionNotFoundError,
   StepAbortedError,
   UncertainStepError,
+  UsageError,
+  uniqueIdPrefixes,
 } from '../spec/index.js';
 import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
 import { createEngine } from './engine.js';
@@ -377,6 +379,25 @@ describe('engine and sessions', () => {
     expect(SessionNotFoundError.isInstance(error)).toBe(true);
     expect((error as SessionNotFoundError).recent?.map((summary) => summary.title)).toContain('prefix me');
     await expect(engine.resolveSessionId('abc')).rejects.toThrow(/at least 6 characters/);
+  });
+
+  it('resolves the printed short ids of sessions created in the same millisecond, and refuses their shared prefix', async () => {
+    const sameMoment = new Date('2026-06-01T10:00:00.000Z');
+    const engine = createEngine({ store: createMemoryStore(), now: () => sameMoment });
+    const sessions = [];
+    for (const title of ['one', 'two', 'three']) sessions.push(await engine.createSession({ title, mode: 'custom' }));
+    for (const session of sessions) await session.checkpoint('started');
+    const ids = sessions.map((session) => session.id);
+    expect(new Set(ids.map((id) => id.slice(0, 12))).size).toBe(1);
+    const printed = uniqueIdPrefixes(ids);
+    for (const id of ids) {
+      const short = printed.get(id) ?? '';
+      expect(short.length).toBeGreaterThan(12);
+      expect(await engine.resolveSessionId(short)).toBe(id);
+    }
+    const shared = await engine.resolveSessionId(ids[0]!.slice(0, 10)).catch((caught: unknown) => caught);
+    expect(UsageError.isInstance(shared)).toBe(true);
+    expect((shared as Error).message).toMatch(/matches 3 sessions/);
   });
 
   it('opens from a snapshot and reaches the same state as a full replay', async () => {

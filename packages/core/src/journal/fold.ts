@@ -208,6 +208,9 @@ export class Folder {
           seq: event.seq,
         };
         return;
+      case 'file-version-saved':
+        // Kept for the user to take back (`conclave files`); the workspace state is the snapshot's.
+        return;
       case 'usage-recorded': {
         const inherited = event.seq <= state.inheritedThrough;
         const record = {

@@ -174,6 +174,22 @@ const buildEventSchemas = once(() => {
     blob: z.string().nullable(),
     access: z.enum(['read', 'write']),
   });
+  /**
+   * A version of a workspace file the session keeps so it can be given back: the user's
+   * content that a conflict "restore" replaced with the snapshot. Its blob is referenced here,
+   * so it is exported with the session and kept as long as the session is.
+   */
+  const fileVersionSavedEventSchema = z.object({
+    ...base,
+    type: z.literal('file-version-saved'),
+    /** Path relative to the workspace, with forward slashes. */
+    path: z.string(),
+    hash: z.string(),
+    size: z.number().int().nonnegative(),
+    blob: z.string(),
+    /** Why it was saved: `replaced-by-restore` (a conflict restore wrote the snapshot over it). */
+    reason: z.enum(['replaced-by-restore']),
+  });
   const usageRecordedEventSchema = z.object({
     ...base,
     type: z.literal('usage-recorded'),
@@ -268,6 +284,7 @@ const buildEventSchemas = once(() => {
     toolCallCompletedEventSchema,
     variablesSetEventSchema,
     fileSnapshotTakenEventSchema,
+    fileVersionSavedEventSchema,
     usageRecordedEventSchema,
     checkpointMarkedEventSchema,
     statusChangedEventSchema,
@@ -296,6 +313,7 @@ const buildEventSchemas = once(() => {
     toolCallCompletedEventSchema,
     variablesSetEventSchema,
     fileSnapshotTakenEventSchema,
+    fileVersionSavedEventSchema,
     usageRecordedEventSchema,
     checkpointMarkedEventSchema,
     statusChangedEventSchema,
@@ -330,6 +348,7 @@ export const toolCallStartedEventSchema = lazySchema(() => buildEventSchemas().t
 export const toolCallCompletedEventSchema = lazySchema(() => buildEventSchemas().toolCallCompletedEventSchema);
 export const variablesSetEventSchema = lazySchema(() => buildEventSchemas().variablesSetEventSchema);
 export const fileSnapshotTakenEventSchema = lazySchema(() => buildEventSchemas().fileSnapshotTakenEventSchema);
+export const fileVersionSavedEventSchema = lazySchema(() => buildEventSchemas().fileVersionSavedEventSchema);
 export const usageRecordedEventSchema = lazySchema(() => buildEventSchemas().usageRecordedEventSchema);
 export const checkpointMarkedEventSchema = lazySchema(() => buildEventSchemas().checkpointMarkedEventSchema);
 export const statusChangedEventSchema = lazySchema(() => buildEventSchemas().statusChangedEventSchema);

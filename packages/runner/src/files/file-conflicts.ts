@@ -26,6 +26,9 @@ export interface FileResolution {
   action: 'kept' | 'restored' | 'removed' | 'unchanged';
   /** Blob holding the content that a restore replaced, so nothing is lost. */
   replacedBlob: string | null;
+  /** sha256 and size of that replaced content (null with replacedBlob). */
+  replacedHash?: string | null;
+  replacedSize?: number | null;
 }
 
 /** Writes a file atomically: temp file in the same directory, fsync, rename, directory fsync. */
@@ -115,14 +118,19 @@ export async function resolveFileConflicts(input: ResolveFileConflictsInput): Pr
 
   for (const restore of restores) {
     const replacedBlob = restore.current === null ? null : await input.store.putBlob(restore.current);
+    const replaced = {
+      replacedBlob,
+      replacedHash: restore.current === null ? null : hashContent(restore.current),
+      replacedSize: restore.current === null ? null : restore.current.byteLength,
+    };
     if (restore.content === null) {
       await unlink(restore.absolute).catch((error: unknown) => {
         if (!(typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT')) throw error;
       });
-      resolutions.set(restore.change.path, { path: restore.change.path, action: 'removed', replacedBlob });
+      resolutions.set(restore.change.path, { path: restore.change.path, action: 'removed', ...replaced });
     } else {
       await writeFileAtomically(restore.absolute, restore.content);
-      resolutions.set(restore.change.path, { path: restore.change.path, action: 'restored', replacedBlob });
+      resolutions.set(restore.change.path, { path: restore.change.path, action: 'restored', ...replaced });
     }
   }
   return input.changes.map((change) => resolutions.get(change.path) as FileResolution);

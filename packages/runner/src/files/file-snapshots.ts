@@ -129,6 +129,14 @@ export async function compareWorkspaceFiles(input: CompareWorkspaceFilesInput): 
 }
 
 /** The changes a user has to decide about (everything but `unchanged`). */
+/**
+ * A change in words for messages: `modified`, `deleted`, or for a file the session read as
+ * missing and that exists now, a flag saying so (a restore would delete it).
+ */
+export function describeFileChange(status: FileChangeStatus): string {
+  return status === 'created-since' ? 'created since the session read it as missing' : status;
+}
+
 export function fileConflicts(changes: readonly FileChange[]): FileChange[] {
   return changes.filter((change) => change.status !== 'unchanged');
 }

@@ -27,6 +27,8 @@ export async function branchFrom(
   mode: Mode,
   config: RunConfig,
   workspaceDir = scope.options.workspaceDir,
+  /** Writes to the new branch before it runs (files a restore replaced). */
+  beforeRun?: (child: Session) => Promise<void>,
 ): Promise<RunResult> {
   const { engine } = scope;
   const parent = await engine.openSession(id, { countRecovery: false, replay: 'keyed' });
@@ -42,6 +44,7 @@ export async function branchFrom(
     child.addMessage({ role: 'user', content: followUp, speaker: 'user', round: null, tags: [FOLLOW_UP_TAG] });
     await child.checkpoint('branch follow-up');
   }
+  await beforeRun?.(child);
   const startedWith = workDone(child.state);
   try {
     return await drive(scope, child, mode, config, false, workspaceDir);

@@ -1,6 +1,7 @@
 // The checks between a resume plan and running it: the compatibility verdict, models that
 // disappeared, files changed since the session touched them, and the caller's confirmation.
 
+import type { Session } from '@resume/core';
 import { IncompatibleSessionError, type SessionStore } from '@resume/core/spec';
 import { type FileResolution, resolveFileConflicts } from '../files/file-conflicts.js';
 import { fileConflicts } from '../files/file-snapshots.js';
@@ -37,11 +38,18 @@ export interface PrepareResumeInput {
   workspaceDir: string;
 }
 
+export interface PreparedResume {
+  /** The model replacements chosen (old id -> new id). */
+  replacements: Map<string, string>;
+  /** Files a restore wrote over, whose replaced content is kept as a blob (to be journaled). */
+  replacedFiles: FileResolution[];
+}
+
 /**
  * The checks before a resume: compatibility, models, files, the caller's confirmation.
- * Returns the model replacements chosen (old id -> new id), or null when cancelled.
+ * Returns the model replacements chosen and the files restored, or null when cancelled.
  */
-export async function prepareResume(input: PrepareResumeInput): Promise<Map<string, string> | null> {
+export async function prepareResume(input: PrepareResumeInput): Promise<PreparedResume | null> {
   const { plan: resumePlan, force, decisions, emit, store, workspaceDir } = input;
   const replacements = new Map<string, string>();
   const compatibility = resumePlan.changes.compatibility;
@@ -75,6 +83,7 @@ export async function prepareResume(input: PrepareResumeInput): Promise<Map<stri
   if (choices === null) return null;
   // Files are restored only once the resume is confirmed: declining must leave the workspace as it was.
   if (decisions?.confirmResume && !(await decisions.confirmResume(resumePlan))) return null;
+  const replacedFiles: FileResolution[] = [];
   if (conflicts.length > 0) {
     const resolutions: FileResolution[] = await resolveFileConflicts({
       changes: conflicts,
@@ -83,8 +92,42 @@ export async function prepareResume(input: PrepareResumeInput): Promise<Map<stri
       workspaceDir: workspaceDir,
     });
     for (const resolution of resolutions) {
-      if (resolution.action !== 'unchanged') emit({ type: 'notice', text: `${resolution.path}: ${resolution.action}` });
+      if (resolution.replacedBlob !== null) replacedFiles.push(resolution);
+      else if (resolution.action !== 'unchanged')
+        emit({ type: 'notice', text: `${resolution.path}: ${resolution.action}` });
     }
   }
-  return replacements;
+  return { replacements, replacedFiles };
+}
+
+/**
+ * Journals the content each restore replaced (a `file-version-saved` event referencing its
+ * blob, committed at once), so the user's version stays with the session, is exported with
+ * it, and `conclave files` can give it back; then says so and how.
+ */
+export async function keepReplacedFiles(
+  session: Session,
+  files: readonly FileResolution[],
+  emit: (event: RunEvent) => void,
+): Promise<void> {
+  if (files.length === 0) return;
+  for (const file of files) {
+    if (file.replacedBlob === null || file.replacedHash == null || file.replacedSize == null) continue;
+    session.record({
+      type: 'file-version-saved',
+      path: file.path,
+      hash: file.replacedHash,
+      size: file.replacedSize,
+      blob: file.replacedBlob,
+      reason: 'replaced-by-restore',
+    });
+  }
+  await session.checkpoint();
+  for (const file of files) {
+    const done = file.action === 'removed' ? 'removed (absent from the snapshot)' : 'restored from the snapshot';
+    emit({
+      type: 'notice',
+      text: `${file.path}: ${done}; your version is kept with the session: conclave files ${session.id} --restore ${file.path} --to <file>`,
+    });
+  }
 }

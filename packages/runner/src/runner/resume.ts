@@ -12,7 +12,7 @@ import { drive } from './drive.js';
 import { applyOverrides, replaceModels } from './mode-overrides.js';
 import { modeSetup } from './mode-setup.js';
 import { plan } from './plan.js';
-import { prepareResume } from './resume-checks.js';
+import { keepReplacedFiles, prepareResume } from './resume-checks.js';
 import { resumeCommandFor } from './resume-command.js';
 import { isDirectory } from './resume-workspace.js';
 import { type RunConfig, readRunConfig } from './run-config.js';
@@ -69,7 +69,7 @@ export async function resume(
   // Checked before anything is written: an invalid edit is a usage error, not a half-started resume.
   const editedSpec = useEditedSpec ? await editedSpecText(scope, state, mode, config, workspaceDir) : null;
   if (resumePlan.costWarning !== null) scope.emit({ type: 'notice', text: resumePlan.costWarning });
-  const replacements = await prepareResume({
+  const prepared = await prepareResume({
     plan: resumePlan,
     force: resumeOptions.force ?? false,
     decisions: options.decisions,
@@ -77,8 +77,8 @@ export async function resume(
     store: engine.store,
     workspaceDir,
   });
-  if (replacements === null) return cancelled(scope, state, config);
-  config = replaceModels(mode, config, replacements);
+  if (prepared === null) return cancelled(scope, state, config);
+  config = replaceModels(mode, config, prepared.replacements);
   if (editedSpec?.config) config = editedSpec.config;
   if (resumePlan.checkpoint && resumeOptions.fromCheckpoint !== undefined) {
     // The journal is append-only: going back to an earlier checkpoint starts a branch from it.
@@ -91,6 +91,7 @@ export async function resume(
       mode,
       config,
       workspaceDir,
+      (child) => keepReplacedFiles(child, prepared.replacedFiles, emit),
     );
   }
   const session = await engine
@@ -111,6 +112,7 @@ export async function resume(
         },
       );
     });
+  await keepReplacedFiles(session, prepared.replacedFiles, emit);
   if (editedSpec) {
     // The edited spec runs from here on (asked for, and the compatibility check let it
     // through); the models are told their context changed.
