@@ -90,6 +90,9 @@ process.stdout.write(`\nwritten to ${path.relative(process.cwd(), path.join(resu
 // Against peers (LangGraph SqliteSaver, atomic JSON rewrite), chain overhead, listing start-up: bench/src/peers.mjs.
 await (await import('./src/peers.mjs')).runPeersSection({ quick });
 
+// LangGraph checkpointers: ResumeCheckpointSaver vs SqliteSaver vs MemorySaver on a 1,000-step graph.
+await (await import('./src/langgraph.mjs')).runLangGraphSection({ quick });
+
 // The PostgreSQL store beside the file store (a throw-away local cluster; skipped with a note when none can start).
 process.stdout.write('\nPostgreSQL store vs file store\n');
 const { spawnSync } = await import('node:child_process');

@@ -11,31 +11,20 @@
 // in-memory store) and `conclave sessions list` over 1,000 sessions vs `node -e 0`.
 // Runs from `pnpm bench` (bench/run.mjs) or alone: `node bench/src/peers.mjs [--quick]`.
 import { execFileSync } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
-import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { createEngine } from '@resume/core';
 import { createMemoryStore } from '@resume/core/testing';
 import { createScriptedProvider } from '@resume/providers-scripted';
 import { createFsStore } from '@resume/storage-fs';
+import { benchSection, bytesUnder, median } from './measure.mjs';
+import { sqliteSaverOnNodeSqlite } from './sqlite-saver.mjs';
 
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -45,24 +34,10 @@ function messageText(index, bytes) {
   return seed.repeat(Math.ceil(bytes / seed.length)).slice(0, bytes);
 }
 
-function median(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
 /** Median per-checkpoint time (microseconds) over the first and the last 10% of the run. */
 function phases(samples) {
   const tenth = Math.max(1, Math.floor(samples.length / 10));
   return { firstUs: median(samples.slice(0, tenth)), lastUs: median(samples.slice(-tenth)) };
-}
-
-function bytesUnder(directory) {
-  let total = 0;
-  for (const entry of readdirSync(directory, { withFileTypes: true })) {
-    const full = path.join(directory, entry.name);
-    total += entry.isDirectory() ? bytesUnder(full) : statSync(full).size;
-  }
-  return total;
 }
 
 async function timed(operation) {
@@ -111,35 +86,11 @@ async function rewriteWriter(directory) {
   };
 }
 
-/**
- * LangGraph's own `SqliteSaver` over Node's built-in SQLite (`node:sqlite`) instead of
- * better-sqlite3: better-sqlite3 12.10 aborts the process under Node 24 here (a native
- * assertion in its Statement destructor during garbage collection, reproducible with
- * `SqliteSaver` alone). Both are SQLite with the saver's own pragmas (WAL) and the
- * default `synchronous=FULL`, so every `put` is a durable commit, as a checkpoint is.
- */
-function sqliteSaverOnNodeSqlite(file) {
-  const database = new DatabaseSync(file);
-  // better-sqlite3 binds `undefined` as NULL; node:sqlite refuses it.
-  const bindable = (values) => values.map((value) => (value === undefined ? null : value));
-  const connection = {
-    pragma: (text) => database.prepare(`PRAGMA ${text}`).all(),
-    exec: (sql) => database.exec(sql),
-    prepare: (sql) => {
-      const statement = database.prepare(sql);
-      return {
-        run: (...values) => statement.run(...bindable(values)),
-        get: (...values) => statement.get(...bindable(values)),
-        all: (...values) => statement.all(...bindable(values)),
-      };
-    },
-  };
-  return { saver: new SqliteSaver(connection), database };
-}
-
 /** LangGraph: a checkpoint holding the whole, growing message list (LangGraph's message state). */
 async function langGraphWriter(directory) {
-  const { saver, database } = sqliteSaverOnNodeSqlite(path.join(directory, 'checkpoints.sqlite'));
+  const { saver, database } = sqliteSaverOnNodeSqlite(path.join(directory, 'checkpoints.sqlite'), {
+    synchronous: 'FULL',
+  });
   let config = { configurable: { thread_id: 'peers', checkpoint_ns: '' } };
   const history = [];
   return {
@@ -354,12 +305,4 @@ export function formatPeers(result) {
 }
 
 /** The section `pnpm bench` runs: measures, prints, returns the figures. */
-export async function runPeersSection({ quick = false, write = (text) => process.stdout.write(text) } = {}) {
-  const result = await measurePeers({ quick });
-  write(`\n${formatPeers(result)}`);
-  return result;
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  await runPeersSection({ quick: process.argv.includes('--quick') });
-}
+export const runPeersSection = benchSection(import.meta.url, measurePeers, formatPeers);

@@ -61,7 +61,10 @@ const toolCalls = async (file: string) =>
     : [];
 
 describe('examples/langgraph-agent', () => {
-  it('survives kill -9 in the middle of its tool calls and continues to the transcript of an uninterrupted run', async () => {
+  // Three real processes, each loading LangGraph: minutes on a loaded machine, not the default 30 s.
+  it('survives kill -9 in the middle of its tool calls and continues to the transcript of an uninterrupted run', {
+    timeout: 180_000,
+  }, async () => {
     expect(existsSync(cli), 'build first: ./bin/pnpm build').toBe(true);
     const cleanHome = await temporary();
     const clean = runToEnd(cleanHome, path.join(cleanHome, 'tools.jsonl'));

@@ -16,6 +16,7 @@ export type {
   ForkOptions,
   OpenSessionOptions,
   ReplayPolicy,
+  RespondOptions,
   RetryContext,
   RetryPolicy,
   RunOptions,
@@ -26,9 +27,10 @@ export type {
   StepFunction,
   StepOptions,
   UncertainDecision,
+  WaitForOptions,
 } from './engine/types.js';
 // ---- journal and fold
-export { Folder, fold, stateAt, stepId, summarize } from './journal/fold.js';
+export { Folder, fold, pendingInput, stateAt, stepId, summarize } from './journal/fold.js';
 export type {
   CheckpointRecord,
   FileSnapshotRecord,
@@ -49,6 +51,7 @@ export { ConclaveError, type ConclaveErrorOptions, ExitCode } from './spec/error
 export { ConfigError } from './spec/errors/config-error.js';
 export { FileNotFoundError } from './spec/errors/file-not-found-error.js';
 export { IncompatibleSessionError } from './spec/errors/incompatible-session-error.js';
+export { InputRejectedError } from './spec/errors/input-rejected-error.js';
 export { InterruptedError } from './spec/errors/interrupted-error.js';
 export { JournalCorruptedError } from './spec/errors/journal-corrupted-error.js';
 export { LeaseLostError } from './spec/errors/lease-lost-error.js';
@@ -75,6 +78,7 @@ export { StoreIoError } from './spec/errors/store-io-error.js';
 export { UncertainStepError, type UncertainStepInfo } from './spec/errors/uncertain-step-error.js';
 export { UnsupportedFormatError } from './spec/errors/unsupported-format-error.js';
 export { UsageError } from './spec/errors/usage-error.js';
+export { WaitingForInputError } from './spec/errors/waiting-for-input-error.js';
 export {
   type ErrorInfo,
   type EventInput,
@@ -141,10 +145,12 @@ export {
   type AppendBatch,
   type FoldSnapshot,
   type LeaseHolder,
+  type LostStep,
   type ReadRange,
   type RepairReport,
   type SessionLease,
   type SessionStore,
   STORE_SPECIFICATION_VERSION,
+  type StoreChange,
 } from './spec/store.js';
 export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './spec/summary.js';

@@ -101,6 +101,7 @@ export {
   lineageUsage,
   type SessionUsage,
 } from './resume/lineage.js';
+export { lostInRepairOf, noteStepsLostInRepair } from './resume/lost-in-repair.js';
 export {
   type BuildResumePlanOptions,
   buildResumePlan,
@@ -112,13 +113,20 @@ export {
 } from './resume/resume-plan.js';
 // ---- retention (retention/)
 export {
+  ambiguousDuration,
   formatBytes,
+  formatDays,
   parseDurationDays,
   type RetentionPolicy,
   type RetentionReason,
   type RetentionSelection,
   selectForRetention,
 } from './retention/select-for-retention.js';
+export {
+  HANDLED_REQUESTS_KEY,
+  type PostedCheckpointRequest,
+  requestCheckpoint,
+} from './runner/checkpoint-requests.js';
 // ---- the runner, as the CLI and the TUI call it (runner/)
 export { describeNext } from './runner/describe-next.js';
 export type { RemainingEstimate } from './runner/estimate-remaining.js';

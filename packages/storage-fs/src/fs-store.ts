@@ -22,6 +22,7 @@ import {
   journalEventSchema,
   LeaseLostError,
   matchesQuery,
+  newSessionRequest,
   type ReadRange,
   type RepairReport,
   SessionExistsError,
@@ -30,6 +31,8 @@ import {
   SessionLockedError,
   SessionNotFoundError,
   type SessionQuery,
+  type SessionRequest,
+  type SessionRequestInput,
   type SessionStore,
   type SessionSummary,
   STORE_SPECIFICATION_VERSION,
@@ -37,6 +40,7 @@ import {
   sessionHeaderSchema,
   sessionIdSchema,
   sessionQuerySchema,
+  sessionRequestSchema,
   sessionSummarySchema,
   UsageError,
 } from '@resume/core/spec';
@@ -53,6 +57,7 @@ import {
   recordEndingAt,
   scanJournal,
 } from './journal/journal-codec.js';
+import { stepsStartedIn } from './journal/lost-steps.js';
 import {
   acquireLease,
   currentEpoch,
@@ -91,6 +96,7 @@ const SNAPSHOT = 'snapshot.json';
 const SNAPSHOT_ARCHIVED = 'snapshot.json.gz';
 const HEADER = 'header.json';
 const LEASE_DIRECTORY = 'lease';
+const REQUESTS = 'requests.jsonl';
 const TAIL_CHUNK = 64 * 1024;
 const blobHashPattern = /^[0-9a-f]{64}$/;
 
@@ -757,13 +763,19 @@ export function createFsStore(options: FsStoreOptions): FsStore {
         keptLength = error.offset;
         keptSeq = scanJournal(bytes.subarray(0, keptLength), { sessionId: id, file, eventsWanted: false }).lastSeq;
       }
-      if (keptLength === bytes.length) return { sessionId: id, keptSeq, removedBytes: 0, savedTo: null };
+      if (keptLength === bytes.length) return { sessionId: id, keptSeq, removedBytes: 0, savedTo: null, lostSteps: [] };
       const savedTo = inSession(id, asideName(JOURNAL, 'damaged'));
       await writeFileAtomically(fileSystem, savedTo, bytes.subarray(keptLength));
       await writeFileAtomically(fileSystem, file, bytes.subarray(0, keptLength));
       const snapshot = await getSnapshot(id);
       if (snapshot && snapshot.seq > keptSeq) await base.remove(inSession(id, SNAPSHOT)).catch(() => {});
-      return { sessionId: id, keptSeq, removedBytes: bytes.length - keptLength, savedTo };
+      return {
+        sessionId: id,
+        keptSeq,
+        removedBytes: bytes.length - keptLength,
+        savedTo,
+        lostSteps: stepsStartedIn(bytes.subarray(keptLength)),
+      };
     });
 
   const archive = (id: string): Promise<void> =>
@@ -787,6 +799,55 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       }
       await fileSystem.syncDirectory(sessionDirectory(id));
     });
+
+  // Requests to a session's writer: one JSON line each in `requests.jsonl`, appended without
+  // the lease (O_APPEND keeps concurrent posts whole); a torn last line is ignored.
+  const requestsFile = (id: string) => inSession(id, REQUESTS);
+  const postRequest = async (id: string, input: SessionRequestInput): Promise<SessionRequest> => {
+    refuseIfBroken();
+    await requireSession(id);
+    const request = newSessionRequest(input);
+    const line = Buffer.from(`${JSON.stringify(request)}\n`, 'utf8');
+    let file: WritableFile;
+    try {
+      file = await fileSystem.openAppend(requestsFile(id));
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') throw error;
+      file = await fileSystem.createExclusive(requestsFile(id)).catch((created: unknown) => {
+        if (errorCode(created) === 'EEXIST') return fileSystem.openAppend(requestsFile(id));
+        throw created;
+      });
+    }
+    try {
+      await file.write(line);
+      if (!file.durableWrites) await file.datasync();
+    } finally {
+      await file.close();
+    }
+    return request;
+  };
+  const listRequests = async (id: string): Promise<SessionRequest[]> => {
+    await requireSession(id);
+    let bytes: Buffer;
+    try {
+      bytes = await fileSystem.readFile(requestsFile(id));
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return [];
+      throw error;
+    }
+    return bytes
+      .toString('utf8')
+      .split('\n')
+      .flatMap((line) => {
+        if (line.trim() === '') return [];
+        try {
+          const parsed = sessionRequestSchema.safeParse(JSON.parse(line));
+          return parsed.success ? [parsed.data] : [];
+        } catch {
+          return [];
+        }
+      });
+  };
 
   const unarchive = async (id: string): Promise<void> => {
     refuseIfBroken();
@@ -817,6 +878,8 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     repair,
     archive,
     unarchive,
+    postRequest,
+    listRequests,
     async close() {
       for (const id of [...writers.keys()]) await exclusive(id, () => dropWriter(id));
       if (broken === null) await index.save().catch(() => {});

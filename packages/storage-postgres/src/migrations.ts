@@ -84,6 +84,20 @@ export const migrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: 'requests to a running writer',
+    statements: [
+      `CREATE TABLE $schema.requests (
+        session_id text COLLATE "C" NOT NULL REFERENCES $schema.sessions (id) ON DELETE CASCADE,
+        position bigserial,
+        id text COLLATE "C" NOT NULL,
+        payload json NOT NULL,
+        PRIMARY KEY (session_id, id)
+      )`,
+      `CREATE INDEX requests_order ON $schema.requests (session_id, position)`,
+    ],
+  },
 ];
 
 export const latestMigrationVersion = Math.max(...migrations.map((migration) => migration.version));

@@ -11,17 +11,21 @@ import {
   JournalCorruptedError,
   type JournalEvent,
   LeaseLostError,
+  newSessionRequest,
   type ReadRange,
   SessionExistsError,
   type SessionHeader,
   type SessionLease,
   SessionNotFoundError,
   type SessionQuery,
+  type SessionRequest,
+  type SessionRequestInput,
   type SessionStore,
   type SessionSummary,
   STORE_SPECIFICATION_VERSION,
   sessionHeaderSchema,
   sessionQuerySchema,
+  sessionRequestSchema,
   sessionSummarySchema,
   UsageError,
 } from '@resume/core/spec';
@@ -394,6 +398,36 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         });
       }
       return new Uint8Array(row.content);
+    },
+
+    async postRequest(sessionId: string, input: SessionRequestInput): Promise<SessionRequest> {
+      const request = newSessionRequest(input);
+      const result = await query(
+        `post a request to session ${sessionId}`,
+        `INSERT INTO ${schema}.requests (session_id, id, payload)
+         SELECT id, $2, $3 FROM ${schema}.sessions WHERE id = $1`,
+        [sessionId, request.id, JSON.stringify(request)],
+      );
+      if (result.rowCount === 0) throw new SessionNotFoundError(sessionId);
+      return request;
+    },
+
+    async listRequests(sessionId: string): Promise<SessionRequest[]> {
+      const exists = await query<{ found: boolean }>(
+        `read the requests of session ${sessionId}`,
+        `SELECT EXISTS (SELECT 1 FROM ${schema}.sessions WHERE id = $1) AS found`,
+        [sessionId],
+      );
+      if (!exists.rows[0]?.found) throw new SessionNotFoundError(sessionId);
+      const result = await query<{ payload: unknown }>(
+        `read the requests of session ${sessionId}`,
+        `SELECT payload FROM ${schema}.requests WHERE session_id = $1 ORDER BY position`,
+        [sessionId],
+      );
+      return result.rows.flatMap((row) => {
+        const parsed = sessionRequestSchema.safeParse(row.payload);
+        return parsed.success ? [parsed.data] : [];
+      });
     },
 
     async watch(listener: SessionWatchListener) {

@@ -3,7 +3,7 @@
 // Never removes running sessions, nor interrupted ones unless --status names them.
 
 import { sessionStatusSchema, UsageError } from '@resume/core/spec';
-import { parseDurationDays, type RetentionPolicy } from '@resume/runner';
+import { ambiguousDuration, parseDurationDays, type RetentionPolicy } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen, truncate } from '../output/format.js';
@@ -26,8 +26,13 @@ export async function cleanupSessionsCommand(
   let policy: RetentionPolicy;
   if (options.olderThan !== undefined) {
     const days = parseDurationDays(options.olderThan);
-    if (days === null)
-      throw new UsageError(`Invalid --older-than "${options.olderThan}": give an age such as 30d, 12h or 2w.`);
+    if (days === null) {
+      const ambiguous = ambiguousDuration(options.olderThan);
+      throw new UsageError(
+        ambiguous ? `Invalid --older-than: ${ambiguous}.` : `Invalid --older-than "${options.olderThan}".`,
+        { hint: 'Give an age such as 30d, 12h, 10min or 2w (a bare number is days).' },
+      );
+    }
     policy = { maxAgeDays: days, minKeep: 0, ...(statuses ? { statuses } : {}) };
   } else {
     const retention = config.retention;

@@ -1,5 +1,6 @@
 // `conclave sessions repair <id>`: keeps the valid prefix of a damaged journal.
 import { isSessionId, UsageError } from '@resume/core/spec';
+import { noteStepsLostInRepair } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
 import { resolveIdPrefix } from '../sessions/resolve-session.js';
 
@@ -17,8 +18,11 @@ export async function repairSessionCommand(context: CliContext, input: { referen
     id = await resolveIdPrefix(engine, reference);
   }
   const report = await store.repair(id);
+  // Side-effecting steps started in the removed part run again on resume: recorded so the
+  // resume plan lists them and asks, and said here.
+  const lost = report.removedBytes === 0 ? [] : await noteStepsLostInRepair(await context.engine(), report);
   if (context.options.json) {
-    context.terminal.out(JSON.stringify(report));
+    context.terminal.out(JSON.stringify({ ...report, willRunAgain: lost }));
     return 0;
   }
   if (report.removedBytes === 0)
@@ -28,6 +32,14 @@ export async function repairSessionCommand(context: CliContext, input: { referen
       `Repaired session ${id}: kept events 1..${report.keptSeq}, removed ${report.removedBytes} bytes.`,
     );
     if (report.savedTo) context.terminal.out(`The removed bytes are kept in ${report.savedTo}`);
+    if (lost.length > 0) {
+      context.terminal.out(
+        `Will run again when resumed (their earlier run was lost with the damaged part): ${lost.length} side-effecting step${lost.length === 1 ? '' : 's'}`,
+      );
+      for (const step of lost) {
+        context.terminal.out(`    - ${step.occurrence > 1 ? `${step.key} (#${step.occurrence})` : step.key}`);
+      }
+    }
     context.terminal.out(`Resume it with: conclave --resume ${id}`);
   }
   return 0;

@@ -1,5 +1,6 @@
 // `conclave sessions show <id>`: status, lineage, checkpoints, usage and cost (session and
 // lineage) and the transcript; `--json` for scripts (DESIGN 9 fields).
+import { pendingInput } from '@resume/core/engine';
 import type { SessionHeader } from '@resume/core/spec';
 import { resumeCommandFor } from '@resume/runner';
 import { z } from 'zod';
@@ -78,6 +79,12 @@ export async function showSessionCommand(
   terminal.out(terminal.bold(`${capitalize('transcript')} (${state.messages.length} messages)`));
   for (const line of renderTranscript(state, { full: options.transcript, maxLength: 1200, style: terminal }))
     terminal.out(line);
+  const question = pendingInput(state);
+  if (state.status === 'waiting' && question) {
+    terminal.out();
+    terminal.out(terminal.bold(`Waiting for an answer to "${question.key}": `) + question.prompt);
+    terminal.out(`Answer with: conclave answer ${id} "…"`);
+  }
   if (state.status === 'interrupted' || state.status === 'failed') {
     terminal.out();
     terminal.out(resumeAdvice(id, state.header));

@@ -11,7 +11,10 @@ export async function openBrowserCommand(context: CliContext): Promise<number> {
       hint: 'In scripts use: conclave sessions list --json   and   conclave sessions show <id> --json',
     });
   const { tui, backend } = await openSessionBackend(context);
-  const picked = await tui.openSessionBrowser(backend, screenIo(context));
+  const picked = await tui.openSessionBrowser(backend, {
+    workspaceDir: context.environment.cwd,
+    ...screenIo(context),
+  });
   if (!picked) return 0;
   const { parseRunFlags, runPicked } = await import('../runs/session-flows.js');
   return runPicked(context, picked, parseRunFlags({}));

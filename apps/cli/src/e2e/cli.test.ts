@@ -374,6 +374,23 @@ describe('conclave: workflows, admin commands and errors', () => {
     interrupted.child.kill('SIGINT');
     expect((await interrupted.done).code).toBe(130);
     const before = await sandbox.json<ListItem[]>(['sessions', 'list']);
+    // `m` could be minutes or months: refused, naming both ways to write it; nothing deleted.
+    const ambiguous = await sandbox.run(['sessions', 'cleanup', '--older-than', '1m']);
+    expect(ambiguous.code).toBe(64);
+    expect(ambiguous.stderr).toContain(
+      '"1m" is ambiguous (minutes or months?): write 1min for minutes, or 30d for months',
+    );
+    const dryMinutes = await sandbox.run([
+      'sessions',
+      'cleanup',
+      '--older-than',
+      '0min',
+      '--status',
+      'interrupted',
+      '--dry-run',
+    ]);
+    expect(dryMinutes.code, dryMinutes.stderr).toBe(0);
+    expect(`${dryMinutes.stdout}${dryMinutes.stderr}`).toMatch(/not updated for \d+ minutes? \(limit 0 minutes\)/);
     const dry = await sandbox.json<{ delete: { id: string }[] }>([
       'sessions',
       'cleanup',

@@ -49,6 +49,15 @@ describe('conclave: a follow-up for a session that never finished', () => {
     const list = await sandbox.json<{ id: string }[]>(['sessions', 'list']);
     expect(list.map((item) => item.id)).toEqual([id]);
   });
+
+  it('--resume <list number> says which session the number named', async () => {
+    const [first] = await sandbox.json<{ id: string }[]>(['sessions', 'list']);
+    const planned = await sandbox.run(['--resume', '1', '--dry-run']);
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stderr).toContain(
+      `→ Session 1 of \`conclave sessions list\` is ${first?.id} "Plan the database migration" (interrupted,`,
+    );
+  });
 });
 
 describe('conclave: every missing decision in one message', () => {

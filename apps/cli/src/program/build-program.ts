@@ -34,6 +34,7 @@ function addGlobalOptions(command: Command): Command {
 
 function addResumeOptions(command: Command): Command {
   return command
+    .option('--checkpoint-interval <n>', 'discussions and iterative runs: label a checkpoint every N rounds / chunks')
     .option('--max-cost <usd>', 'stop at a checkpoint before a model call would take the session past this cost')
     .option('--max-lineage-cost <usd>', 'the same for the cost summed over the session and its parents')
     .option('--from-checkpoint <seq|label>', 'resume or branch from this checkpoint instead of the last one')
@@ -317,6 +318,34 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
   sessions.addCommand(repair);
   program.addCommand(sessions);
 
+  const answer = addGlobalOptions(
+    new Command('answer')
+      .description('answer the question a waiting session asks (then resume it)')
+      .argument('<id>', 'id, unique prefix or list index')
+      .argument('[answer]', 'the answer (without it: print the question)')
+      .option('--by <name>', 'who answers, journaled with the answer (default: user@host)'),
+  );
+  answer.addHelpText(
+    'after',
+    examples([
+      'conclave sessions list --status waiting',
+      'conclave answer 01jf3k                 # print the question',
+      'conclave answer 01jf3k "Yes, deploy it"',
+      'conclave --resume 01jf3k',
+    ]),
+  );
+  answer.action(
+    act(async (context, command) => {
+      const { answerCommand } = await import('../commands/answer.js');
+      return answerCommand(context, {
+        reference: command.args[0] ?? '',
+        answer: command.args[1],
+        by: command.opts().by as string | undefined,
+      });
+    }),
+  );
+  program.addCommand(answer);
+
   const checkpoints = new Command('checkpoints').description("a session's checkpoints");
   const checkpointsList = addGlobalOptions(
     new Command('list')
@@ -336,6 +365,33 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
   );
   checkpoints.addCommand(checkpointsList);
   program.addCommand(checkpoints);
+
+  const checkpointRequest = addGlobalOptions(
+    new Command('checkpoint')
+      .description('ask a running session (another terminal or machine) to write a labelled checkpoint')
+      .argument('<id>', 'id, unique prefix or list index of a running session')
+      .argument('[label]', 'the checkpoint label (default: "requested at <time>")')
+      .option('--wait [seconds]', 'wait until the session has written it (default 60 s)'),
+  );
+  checkpointRequest.addHelpText(
+    'after',
+    examples([
+      'conclave checkpoint 01jf3k "before the refactor"',
+      'conclave checkpoint 01jf3k --wait 30',
+      'conclave --branch-from 01jf3k --from-checkpoint "before the refactor" "Try another way"',
+    ]),
+  );
+  checkpointRequest.action(
+    act(async (context, command) => {
+      const { checkpointRequestCommand } = await import('../commands/checkpoint-request.js');
+      return checkpointRequestCommand(context, {
+        reference: command.args[0] ?? '',
+        label: command.args[1],
+        options: command.opts(),
+      });
+    }),
+  );
+  program.addCommand(checkpointRequest);
 
   const files = addGlobalOptions(
     new Command('files')

@@ -32,6 +32,7 @@ export async function createRunView(context: CliContext): Promise<RunView> {
           ...(result.resumeCommand ? { resumeCommand: result.resumeCommand } : {}),
           ...(result.error ? { message: result.error.message } : {}),
           ...(result.cancelled ? { cancelled: true } : {}),
+          ...(result.waitingFor ? { question: result.waitingFor.prompt } : {}),
         }),
     };
   }

@@ -2,8 +2,10 @@
 // printed at the end. A first SIGINT/SIGTERM interrupts (the in-flight call is aborted and
 // the session journaled as interrupted); a second one leaves at once.
 
+import { pendingInput } from '@resume/core/engine';
 import { ConclaveError, ExitCode, type JsonValue } from '@resume/core/spec';
 import { type AgentInput, createRunner, type Runner, type RunResult } from '@resume/runner';
+import { answerValue, whoAmI } from '../commands/answer.js';
 import type { CliContext } from '../context/cli-context.js';
 import { reportError } from '../errors/report-error.js';
 import { formatCost, formatTokens } from '../output/format.js';
@@ -24,6 +26,8 @@ export interface HarnessSetup {
   discardOnSuccess?: boolean;
   /** Cost limits and the resume warning threshold (see cost-limits.ts). */
   limits?: RunLimits;
+  /** `--checkpoint-interval` (else the config's `checkpoint.interval`). */
+  checkpointInterval?: number | undefined;
 }
 
 export async function runWithHarness(
@@ -57,6 +61,7 @@ export async function runWithHarness(
     allowCommands: config.tools.allowCommands,
     limits: setup.limits ?? config.limits,
     maxRecoveries: config.resume.maxRecoveries,
+    checkpointInterval: setup.checkpointInterval ?? config.checkpoint.interval,
   });
 
   let interrupting = false;
@@ -72,6 +77,13 @@ export async function runWithHarness(
   let result: RunResult;
   try {
     result = await work(runner);
+    // In a terminal a question the agent asks is answered here and the run goes on.
+    for (;;) {
+      const answer = await askInline(context, result);
+      if (answer === null) break;
+      await engine.respond(result.sessionId, answer.key, answer.value, { answeredBy: answer.by });
+      result = await runner.resume(result.sessionId);
+    }
   } finally {
     stopListening();
   }
@@ -85,10 +97,27 @@ export async function runWithHarness(
   return reportResult(context, result, { announced: view.announcesOutcome });
 }
 
+/** The answer typed to a waiting run's question (null: not a terminal, or nothing typed). */
+async function askInline(
+  context: CliContext,
+  result: RunResult,
+): Promise<{ key: string; value: JsonValue; by: string } | null> {
+  const readLine = context.environment.readLine;
+  if (result.status !== 'waiting' || !result.waitingFor || !context.environment.interactive || !readLine) return null;
+  if (context.options.json) return null;
+  const state = await (await context.engine()).readSession(result.sessionId);
+  const question = pendingInput(state);
+  if (!question) return null;
+  context.terminal.warn(`\n${context.terminal.bold('?')} ${question.prompt}`);
+  const text = (await readLine('> '))?.trim() ?? '';
+  if (text === '') return null;
+  return { key: question.key, value: answerValue(question.schema, text), by: whoAmI() };
+}
+
 function reportResult(context: CliContext, result: RunResult, view: { announced: boolean }): number {
   const terminal = context.terminal;
   const exitCode =
-    result.status === 'completed'
+    result.status === 'completed' || result.status === 'waiting'
       ? ExitCode.success
       : result.status === 'interrupted'
         ? ExitCode.interrupted
@@ -103,6 +132,7 @@ function reportResult(context: CliContext, result: RunResult, view: { announced:
         conclusion: result.conclusion,
         resumeCommand: result.resumeCommand,
         cancelled: result.cancelled === true,
+        waitingFor: result.waitingFor ?? null,
         stopReason: result.stopReason ?? null,
         usage: {
           inputTokens: result.usage.inputTokens,
@@ -124,6 +154,17 @@ function reportResult(context: CliContext, result: RunResult, view: { announced:
       terminal.out(`Session saved: ${result.sessionId}`);
     }
     terminal.note(terminal.green(`✓ Completed (${usage}).`) + ` Follow up with: conclave --continue "…"`);
+    return exitCode;
+  }
+  if (result.status === 'waiting') {
+    if (!context.options.json) {
+      terminal.out();
+      terminal.out(`Question: ${result.waitingFor?.prompt ?? '(see conclave answer)'}`);
+      terminal.out();
+      terminal.out(`Session saved: ${result.sessionId}`);
+    }
+    terminal.warn(`${terminal.yellow('? Waiting for your answer;')} session ${result.sessionId} (${usage}).`);
+    terminal.warn(`Answer with: conclave answer ${result.sessionId} "…"  then: conclave --resume ${result.sessionId}`);
     return exitCode;
   }
   // The live view has just said this, with the resume command; saying it twice is noise.

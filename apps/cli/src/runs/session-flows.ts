@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { checkModeOption, parseModeName, startsFromFile } from '../modes/mode-names.js';
 import { formatWhen, truncate } from '../output/format.js';
-import { resolveSession } from '../sessions/resolve-session.js';
+import { isListIndex, resolveSession } from '../sessions/resolve-session.js';
 import { costLimitsOf } from './cost-limits.js';
 import { screenIo } from './decisions.js';
 import { recordOf, selectionFrom } from './models.js';
@@ -63,6 +63,7 @@ export const runFlagsSchema = z.object({
   onUncertain: z.enum(['rerun', 'skip', 'abort']).optional(),
   maxCost: z.string().optional(),
   maxLineageCost: z.string().optional(),
+  checkpointInterval: positiveInteger('--checkpoint-interval').optional(),
 });
 export type RunFlags = z.infer<typeof runFlagsSchema>;
 
@@ -130,6 +131,7 @@ async function startFlow(context: CliContext, task: string, flags: RunFlags): Pr
     context,
     {
       limits: costs.limits,
+      checkpointInterval: flags.checkpointInterval,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: [
@@ -174,6 +176,7 @@ async function sessionSetup(context: CliContext, flags: RunFlags, id: string) {
     state,
     setup: {
       limits: costLimitsOf(flags, context.config().config, recorded).limits,
+      checkpointInterval: flags.checkpointInterval,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: providersNamedIn(recorded.run),
@@ -301,8 +304,17 @@ async function resumeFlow(context: CliContext, task: string, flags: RunFlags): P
     return runPicked(context, picked, flags);
   }
   const id = reference ? await resolveSession(context, reference) : (await pickFromWorkspace(context, 'resume')).id;
+  // A list number is easily stale or mistyped: say which session it named before anything runs.
+  if (reference && isListIndex(reference)) await noteIndexedSession(context, reference, id);
   if (task) return continueChecked(context, id, task, flags);
   return resumeInPlace(context, id, flags);
+}
+
+async function noteIndexedSession(context: CliContext, reference: string, id: string): Promise<void> {
+  const state = await (await context.engine()).readSession(id);
+  context.terminal.note(
+    `→ Session ${reference.trim()} of \`conclave sessions list\` is ${id} "${truncate(state.title, 60)}" (${state.status}, ${formatWhen(state.updatedAt)})`,
+  );
 }
 
 /** `--resume <id>` without a question: in place, or for a completed session the follow-up is asked. */
@@ -417,7 +429,11 @@ async function pickInteractively(context: CliContext, heading: string, only?: (s
   const backend = only
     ? { ...opened.backend, listSessions: async () => (await opened.backend.listSessions()).filter(only) }
     : opened.backend;
-  const picked = await tui.pickSession(backend, { heading, ...screenIo(context) });
+  const picked = await tui.pickSession(backend, {
+    heading,
+    workspaceDir: context.environment.cwd,
+    ...screenIo(context),
+  });
   if (!picked) context.terminal.note('Nothing chosen.');
   return picked;
 }

@@ -12,6 +12,11 @@ import { importExportFile, parseExportFile } from './export-file.js';
 /** List indexes are short numbers; anything of 6+ characters is read as an id prefix. */
 const INDEX_PATTERN = /^[1-9]\d{0,4}$/;
 
+/** Whether a reference is a number from `sessions list` (rather than an id, a prefix or a path). */
+export function isListIndex(reference: string): boolean {
+  return INDEX_PATTERN.test(reference.trim());
+}
+
 export async function resolveSession(context: CliContext, reference: string): Promise<string> {
   const engine = await context.engine();
   const trimmed = reference.trim();

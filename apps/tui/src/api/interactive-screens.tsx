@@ -40,6 +40,8 @@ export interface PickSessionOptions extends ScreenIo {
   heading?: string;
   /** Off: `d` does not delete (default on). */
   allowDelete?: boolean;
+  /** The directory it is opened from: the list starts on its sessions, `w` switches to all. */
+  workspaceDir?: string;
 }
 
 /**
@@ -64,6 +66,7 @@ export async function pickSession(
         onDone={done}
         {...(options.heading === undefined ? {} : { heading: options.heading })}
         allowDelete={options.allowDelete ?? true}
+        {...(options.workspaceDir === undefined ? {} : { workspaceDir: options.workspaceDir })}
       />
     ),
     null,

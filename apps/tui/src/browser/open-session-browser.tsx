@@ -7,7 +7,10 @@ import { type PickedSession, SessionPicker } from '../picker/index.js';
 import { runScreen } from '../render/run-screen.js';
 import { resolveScreenIo, type ScreenIo } from '../render/screen-io.js';
 
-export async function openSessionBrowser(backend: TuiBackend, options: ScreenIo = {}): Promise<PickedSession | null> {
+export async function openSessionBrowser(
+  backend: TuiBackend,
+  options: ScreenIo & { workspaceDir?: string } = {},
+): Promise<PickedSession | null> {
   const io = resolveScreenIo(options);
   if (!io.interactive) {
     throw new UsageError('The session browser needs a terminal.', {
@@ -16,7 +19,16 @@ export async function openSessionBrowser(backend: TuiBackend, options: ScreenIo 
   }
   return runScreen<PickedSession | null>(
     io,
-    (done) => <SessionPicker backend={backend} onDone={done} heading="Conclave · all sessions" allowDelete />,
+    (done) => (
+      <SessionPicker
+        backend={backend}
+        onDone={done}
+        heading="Conclave sessions"
+        allowDelete
+        allWorkspaces
+        {...(options.workspaceDir === undefined ? {} : { workspaceDir: options.workspaceDir })}
+      />
+    ),
     null,
     { alternateScreen: true },
   );

@@ -15,6 +15,7 @@ export type PickerCommand =
   | { type: 'search' }
   | { type: 'cycle-status' }
   | { type: 'cycle-mode' }
+  | { type: 'toggle-workspace' }
   | { type: 'toggle-details' }
   | { type: 'leave' };
 
@@ -32,12 +33,13 @@ export function pickerCommand({ input, key }: KeyPress): PickerCommand | null {
   if (input === 'c') return { type: 'continue' };
   if (input === 's') return { type: 'cycle-status' };
   if (input === 'm') return { type: 'cycle-mode' };
+  if (input === 'w') return { type: 'toggle-workspace' };
   if (key.tab) return { type: 'toggle-details' };
   return null;
 }
 
 export const pickerHelp =
-  '↑↓/jk move  Enter select  c continue  / search  s status  m mode  d delete  Tab details  q quit';
+  '↑↓/jk move  Enter select  c continue  / search  s status  m mode  w this dir/all  d delete  Tab details  q quit';
 
 export type SearchInputCommand =
   | { type: 'type'; text: string }

@@ -18,8 +18,10 @@ export type LiveRunEvent =
   | { type: 'notice'; text: string };
 
 export interface LiveRunResult {
-  status: 'completed' | 'interrupted' | 'failed';
+  status: 'completed' | 'interrupted' | 'waiting' | 'failed';
   sessionId: string;
+  /** For a waiting run: the question the agent asked the user. */
+  question?: string;
   /** For an interrupted run: the exact command that resumes it. */
   resumeCommand?: string;
   /** For a failed run: what went wrong. */

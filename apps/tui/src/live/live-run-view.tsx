@@ -76,7 +76,9 @@ function StaticLine(props: { item: StaticItem; width: number }) {
           ? theme.success
           : item.result.status === 'interrupted'
             ? theme.warning
-            : theme.danger;
+            : item.result.status === 'waiting'
+              ? theme.statusColor('waiting')
+              : theme.danger;
       return <Text color={color}>{staticItemText(item)}</Text>;
     }
   }
@@ -101,6 +103,9 @@ export function staticItemText(item: StaticItem): string {
         if (result.cancelled)
           return `‖ Not resumed; session ${result.sessionId} is unchanged. Resume it later with:\n  ${command}`;
         return `‖ Interrupted; checkpoint saved. Resume with:\n  ${command}`;
+      }
+      if (result.status === 'waiting') {
+        return `? Session ${result.sessionId} is waiting for your answer${result.question ? `: ${result.question}` : '.'}`;
       }
       return `✗ Session ${result.sessionId} failed${result.message ? `: ${result.message}` : '.'}`;
     }

@@ -21,6 +21,35 @@ const sessions = [
 ];
 
 describe('pickerReducer', () => {
+  it('starts on the sessions of the directory it was opened from; w switches to every workspace and back', () => {
+    const spread = [
+      summary({ id: sessionId(3), title: 'Here, newest', workspaceDir: '/work/here' }),
+      summary({ id: sessionId(2), title: 'Elsewhere', workspaceDir: '/work/elsewhere' }),
+      summary({ id: sessionId(1), title: 'Here, older', workspaceDir: '/work/here' }),
+    ];
+    const here = run(
+      [{ type: 'sessions-loaded', sessions: spread }],
+      initialPickerState({ workspaceDir: '/work/here' }),
+    );
+    expect(visibleSessions(here).map((item) => item.title)).toEqual(['Here, newest', 'Here, older']);
+    const all = run([{ type: 'workspace-filter-toggled' }], here);
+    expect(visibleSessions(all).map((item) => item.title)).toEqual(['Here, newest', 'Elsewhere', 'Here, older']);
+    expect(visibleSessions(run([{ type: 'workspace-filter-toggled' }], all))).toHaveLength(2);
+    // Opened where nothing ran: every workspace, and it says so.
+    const nowhere = run(
+      [{ type: 'sessions-loaded', sessions: spread }],
+      initialPickerState({ workspaceDir: '/work/new' }),
+    );
+    expect(visibleSessions(nowhere)).toHaveLength(3);
+    expect(nowhere.notice).toContain('No session ran in this directory');
+    // The full-screen browser starts on all of them.
+    const browser = run(
+      [{ type: 'sessions-loaded', sessions: spread }],
+      initialPickerState({ workspaceDir: '/work/here', onlyThisDirectory: false }),
+    );
+    expect(visibleSessions(browser)).toHaveLength(3);
+  });
+
   it('selects the newest session once summaries load and moves within bounds', () => {
     const loaded = run([{ type: 'sessions-loaded', sessions }]);
     expect(loaded.loading).toBe(false);

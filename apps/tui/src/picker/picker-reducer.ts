@@ -15,6 +15,10 @@ export interface PickerState {
   query: string;
   statusFilter: SessionStatus | null;
   modeFilter: SessionMode | null;
+  /** The directory the picker was opened from (null: not known, every workspace is shown). */
+  workspaceDir: string | null;
+  /** Only sessions of `workspaceDir` (`w` switches between this directory and all). */
+  onlyThisDirectory: boolean;
   /** Content hits for `contentQuery` (stale hits of an older query are never shown). */
   contentMatches: Record<string, ContentMatch>;
   contentQuery: string;
@@ -38,6 +42,7 @@ export type PickerAction =
   | { type: 'content-search-finished'; query: string }
   | { type: 'status-filter-cycled' }
   | { type: 'mode-filter-cycled' }
+  | { type: 'workspace-filter-toggled' }
   | { type: 'details-toggled' }
   | { type: 'details-loaded'; details: SessionDetails }
   | { type: 'delete-requested' }
@@ -45,8 +50,13 @@ export type PickerAction =
   | { type: 'session-deleted'; sessionId: string }
   | { type: 'delete-failed'; message: string };
 
-export function initialPickerState(options: { showDetails?: boolean } = {}): PickerState {
+export function initialPickerState(
+  options: { showDetails?: boolean; workspaceDir?: string | null; onlyThisDirectory?: boolean } = {},
+): PickerState {
+  const workspaceDir = options.workspaceDir ?? null;
   return {
+    workspaceDir,
+    onlyThisDirectory: workspaceDir !== null && (options.onlyThisDirectory ?? true),
     sessions: [],
     loading: true,
     error: null,
@@ -77,6 +87,7 @@ export function titleMatches(summary: SessionSummary, query: string): boolean {
 export function visibleSessions(state: PickerState): SessionSummary[] {
   const query = state.query.trim();
   return state.sessions.filter((summary) => {
+    if (state.onlyThisDirectory && summary.workspaceDir !== state.workspaceDir) return false;
     if (state.statusFilter !== null && summary.status !== state.statusFilter) return false;
     if (state.modeFilter !== null && summary.mode !== state.modeFilter) return false;
     if (query === '') return true;
@@ -116,8 +127,22 @@ function cycle<T>(values: readonly (T | null)[], current: T | null): T | null {
 
 export function pickerReducer(state: PickerState, action: PickerAction): PickerState {
   switch (action.type) {
-    case 'sessions-loaded':
-      return reselect({ ...state, sessions: action.sessions, loading: false, error: null });
+    case 'sessions-loaded': {
+      const loaded = { ...state, sessions: action.sessions, loading: false, error: null };
+      // Opened where no session ran: every workspace is shown rather than an empty list.
+      if (
+        state.onlyThisDirectory &&
+        action.sessions.length > 0 &&
+        !action.sessions.some((summary) => summary.workspaceDir === state.workspaceDir)
+      ) {
+        return reselect({
+          ...loaded,
+          onlyThisDirectory: false,
+          notice: 'No session ran in this directory; showing every workspace (w: this directory only).',
+        });
+      }
+      return reselect(loaded);
+    }
     case 'load-failed':
       return { ...state, loading: false, error: action.message };
     case 'moved':
@@ -156,6 +181,9 @@ export function pickerReducer(state: PickerState, action: PickerAction): PickerS
       const modes = [...new Set(state.sessions.map((summary) => summary.mode))].sort();
       return reselect({ ...state, modeFilter: cycle<SessionMode>([null, ...modes], state.modeFilter), notice: null });
     }
+    case 'workspace-filter-toggled':
+      if (state.workspaceDir === null) return state;
+      return reselect({ ...state, onlyThisDirectory: !state.onlyThisDirectory, notice: null });
     case 'details-toggled':
       return { ...state, showDetails: !state.showDetails };
     case 'details-loaded':

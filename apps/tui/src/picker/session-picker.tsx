@@ -17,6 +17,10 @@ export interface SessionPickerProps {
   heading?: string;
   allowDelete?: boolean;
   settleMs?: number;
+  /** The directory it is opened from: starts on its sessions (`w` switches to all). */
+  workspaceDir?: string;
+  /** Start on every workspace (`w` narrows to `workspaceDir`). */
+  allWorkspaces?: boolean;
 }
 
 /** Lines around the list: heading, search line, column header, notice line, help line. */
@@ -34,6 +38,8 @@ export function SessionPicker(props: SessionPickerProps) {
     pageSize: listHeight,
     allowDelete: props.allowDelete ?? true,
     ...(props.settleMs === undefined ? {} : { settleMs: props.settleMs }),
+    ...(props.workspaceDir === undefined ? {} : { workspaceDir: props.workspaceDir }),
+    ...(props.allWorkspaces === undefined ? {} : { allWorkspaces: props.allWorkspaces }),
   });
   const { state, visible, selected } = model;
   const query = state.query.trim();
@@ -41,7 +47,11 @@ export function SessionPicker(props: SessionPickerProps) {
   const itemsShown = hasSnippets ? Math.max(1, Math.floor(listHeight / 2)) : listHeight;
   const cursor = selectedIndex(state, visible);
   const window = listWindow(visible.length, cursor, itemsShown);
-  const filters = [`status: ${state.statusFilter ?? 'all'}`, `mode: ${state.modeFilter ?? 'all'}`].join('  ');
+  const filters = [
+    ...(state.workspaceDir === null ? [] : [state.onlyThisDirectory ? 'this directory' : 'all workspaces']),
+    `status: ${state.statusFilter ?? 'all'}`,
+    `mode: ${state.modeFilter ?? 'all'}`,
+  ].join('  ');
   const count = state.loading ? 'loading…' : `${visible.length} of ${state.sessions.length}`;
 
   return (

@@ -35,6 +35,10 @@ export interface UseSessionPickerOptions {
   pageSize: number;
   /** Off: `d` does nothing (e.g. when the picker only chooses what to continue). */
   allowDelete?: boolean;
+  /** The directory the picker is opened from: it starts on this directory's sessions (`w`: all). */
+  workspaceDir?: string;
+  /** Start on every workspace (the full-screen browser); `w` narrows to `workspaceDir`. */
+  allWorkspaces?: boolean;
   /** Debounce before content search and details loading start, so fast typing/scrolling stays cheap. */
   settleMs?: number;
 }
@@ -47,7 +51,12 @@ export interface SessionPickerModel {
 
 export function useSessionPicker(options: UseSessionPickerOptions): SessionPickerModel {
   const { backend, onDone, pageSize, allowDelete = true, settleMs = 120 } = options;
-  const [state, dispatch] = useReducer(pickerReducer, undefined, () => initialPickerState());
+  const [state, dispatch] = useReducer(pickerReducer, undefined, () =>
+    initialPickerState({
+      workspaceDir: options.workspaceDir ?? null,
+      onlyThisDirectory: !(options.allWorkspaces ?? false),
+    }),
+  );
   const doneRef = useRef(false);
   const finish = (picked: PickedSession | null) => {
     if (doneRef.current) return;
@@ -170,6 +179,9 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
         return mode;
       case 'cycle-mode':
         dispatch({ type: 'mode-filter-cycled' });
+        return mode;
+      case 'toggle-workspace':
+        dispatch({ type: 'workspace-filter-toggled' });
         return mode;
       case 'toggle-details':
         dispatch({ type: 'details-toggled' });

@@ -21,6 +21,8 @@ export interface ResumePromptPlan {
   rerun: readonly PlanStep[];
   uncertain: readonly (PlanStep & { attempt: number; action: 'rerun' | 'decide' })[];
   retrying: readonly (PlanStep & { nextAttempt: number; maxAttempts: number | null; failures: readonly unknown[] })[];
+  /** Side-effecting steps whose earlier run was lost when the session was repaired. */
+  lostInRepair?: readonly PlanStep[];
   cost: { inputTokens: number; outputTokens: number; costUsd: number | null };
   lineageCost?: { costUsd: number | null } | null;
   changes: {
@@ -72,6 +74,12 @@ export function resumePlanLines(plan: ResumePromptPlan): PlanLine[] {
   }
   if (plan.rerun.length > 0) {
     lines.push({ kind: 'rerun', text: `Re-run (after the chosen checkpoint): ${listLabels(plan.rerun)}` });
+  }
+  if (plan.lostInRepair && plan.lostInRepair.length > 0) {
+    lines.push({
+      kind: 'rerun',
+      text: `Will run again (their earlier run was lost with the damaged part): ${listLabels(plan.lostInRepair)}`,
+    });
   }
   if (plan.next !== null) lines.push({ kind: 'next', text: `Next: ${plan.next}` });
   const lineage =

@@ -20,6 +20,7 @@ export interface Theme {
 export const statusSymbol: Record<SessionStatus, string> = {
   running: '▶',
   interrupted: '‖',
+  waiting: '?',
   completed: '✓',
   failed: '✗',
 };
@@ -39,6 +40,7 @@ const palette = {
 const statusPalette: Record<SessionStatus, string> = {
   running: palette.accent,
   interrupted: palette.warning,
+  waiting: palette.highlight,
   completed: palette.success,
   failed: palette.danger,
 };

@@ -400,6 +400,44 @@ describe('engine and sessions', () => {
     expect((shared as Error).message).toMatch(/matches 3 sessions/);
   });
 
+  it('reads an unchanged journal once for repeated reads and the open, and again after any append', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const session = await first.createSession({ title: 'read once' });
+    await session.step('a', async () => 'a');
+    await session.checkpoint('after a');
+    await session.close();
+    let wholeReads = 0;
+    const read = store.read.bind(store);
+    store.read = (id, range = {}) => {
+      if ((range.fromSeq ?? 1) <= 1 && range.toSeq === undefined) wholeReads += 1;
+      return read(id, range);
+    };
+    const reader = second();
+    const once = await reader.readSession(session.id);
+    const twice = await reader.readSession(session.id);
+    expect(twice).toEqual(once);
+    // Each caller gets its own copy: changing one read does not change the next.
+    once.steps.length = 0;
+    expect((await reader.readSession(session.id)).steps).toHaveLength(1);
+    // As a resume opens it (keyed replay needs no log of the whole journal).
+    const reopened = await reader.openSession(session.id, { replay: 'keyed' });
+    expect(wholeReads).toBe(1);
+    expect(await reopened.step('a', async () => 'not again')).toBe('a');
+    await reopened.step('b', async () => 'b');
+    await reopened.close();
+    // Written since (here by the same engine; another process alike): the journal is read again.
+    const after = await reader.readSession(session.id);
+    expect(after.steps.map((step) => step.key)).toEqual(['a', 'b']);
+    expect(wholeReads).toBe(2);
+    const elsewhere = await first.openSession(session.id, { replay: 'keyed' });
+    await elsewhere.checkpoint('marked elsewhere');
+    await elsewhere.close();
+    expect((await reader.readSession(session.id)).checkpoints.map((marked) => marked.label)).toContain(
+      'marked elsewhere',
+    );
+  });
+
   it('opens from a snapshot and reaches the same state as a full replay', async () => {
     const store = createMemoryStore();
     const engine = createEngine({ store, snapshotEvery: 50 });

@@ -2,15 +2,17 @@
 // the writer lease and folds from the latest snapshot; listing shows sessions whose
 // writer died as interrupted; every event written passes through the redactor.
 import { hostname } from 'node:os';
-import { Folder, fold } from '../journal/fold.js';
+import { Folder, fold, summarize } from '../journal/fold.js';
 import type { SessionState } from '../journal/state.js';
 import {
   createSessionId,
   type EventInput,
+  InputRejectedError,
   InterruptedError,
   isSessionId,
   JOURNAL_FORMAT_VERSION,
   type JournalEvent,
+  type JsonValue,
   journalEventSchema,
   RecoveryLimitError,
   ReplayMismatchError,
@@ -33,10 +35,12 @@ import type {
   EngineOptions,
   ForkOptions,
   OpenSessionOptions,
+  RespondOptions,
   RunOptions,
   RunTarget,
   Session,
 } from './types.js';
+import { answerProblem } from './wait.js';
 
 const DEFAULT_MAX_RECOVERIES = 10;
 const MIN_PREFIX_LENGTH = 6;
@@ -49,6 +53,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   const context: SessionContext = {
     store,
+    holder,
     redact: options.redact ?? identity,
     now,
     snapshotEvery: options.snapshotEvery ?? 1000,
@@ -57,7 +62,40 @@ export function createEngine(options: EngineOptions): Engine {
       forkSession(parent.id, parent.committedSeq, { replay: parent.replayPolicy, ...forkOptions }),
   };
 
+  // The last whole-journal folds read here, each with the summary it was read at. A resume
+  // reads its session several times before it runs (plan, lineage, open) while the journal
+  // does not change: it is folded once and copied after. A different summary (an append, a
+  // repair, another process) reads the journal again.
+  const folds = new Map<string, { stamp: string; state: SessionState; snapshotSeq: number }>();
+  const KEPT_FOLDS = 8;
+  const stampOf = async (id: string): Promise<{ stamp: string; lastSeq: number } | null> => {
+    const summary = await store.getSummary(id).catch(() => null);
+    return summary
+      ? { stamp: `${summary.lastSeq}|${summary.updatedAt}|${summary.bytes ?? ''}`, lastSeq: summary.lastSeq }
+      : null;
+  };
+
   async function loadFolder(id: string, upTo?: number): Promise<{ folder: Folder; snapshotSeq: number }> {
+    if (upTo !== undefined) return foldJournal(id, upTo);
+    const stamp = await stampOf(id);
+    const known = folds.get(id);
+    if (stamp && known?.stamp === stamp.stamp) {
+      return { folder: new Folder(structuredClone(known.state)), snapshotSeq: known.snapshotSeq };
+    }
+    const loaded = await foldJournal(id);
+    folds.delete(id);
+    if (stamp && loaded.folder.state.lastSeq === stamp.lastSeq) {
+      folds.set(id, {
+        stamp: stamp.stamp,
+        state: structuredClone(loaded.folder.state),
+        snapshotSeq: loaded.snapshotSeq,
+      });
+      if (folds.size > KEPT_FOLDS) folds.delete(folds.keys().next().value as string);
+    }
+    return loaded;
+  }
+
+  async function foldJournal(id: string, upTo?: number): Promise<{ folder: Folder; snapshotSeq: number }> {
     const header = await store.getHeader(id);
     if (!header) throw await notFound(id);
     if (header.formatVersion > JOURNAL_FORMAT_VERSION) {
@@ -273,6 +311,7 @@ export function createEngine(options: EngineOptions): Engine {
   async function deleteSession(id: string, deleteOptions: { force?: boolean } = {}): Promise<void> {
     const holderInfo = await store.inspectLease(id);
     if (holderInfo && !deleteOptions.force) throw new SessionLockedError(id, holderInfo);
+    folds.delete(id);
     if (!(await store.delete(id))) throw await notFound(id);
   }
 
@@ -306,6 +345,74 @@ export function createEngine(options: EngineOptions): Engine {
     if (await store.inspectLease(id)) return false;
     await store.delete(id);
     return true;
+  }
+
+  async function respond(
+    id: string,
+    key: string,
+    value: JsonValue,
+    respondOptions: RespondOptions = {},
+  ): Promise<void> {
+    if (!isSessionId(id) || !(await store.getHeader(id))) throw await notFound(id);
+    const lease = await store.acquireLease(id, { holder });
+    try {
+      const { folder } = await loadFolder(id);
+      const state = folder.state;
+      const asked = state.inputs.filter(
+        (input) =>
+          input.key === key &&
+          (respondOptions.occurrence === undefined || input.occurrence === respondOptions.occurrence),
+      );
+      const open = asked.filter((input) => input.answer === null).at(-1);
+      if (!open) {
+        const pending = state.inputs.filter((input) => input.answer === null).map((input) => `"${input.key}"`);
+        throw new InputRejectedError({
+          sessionId: id,
+          key,
+          problem:
+            asked.length > 0
+              ? `it was answered already (by ${asked.at(-1)?.answer?.answeredBy ?? 'someone'} at ${asked.at(-1)?.answer?.answeredAt})`
+              : pending.length > 0
+                ? `the session waits for ${pending.join(', ')}, not "${key}"`
+                : 'the session is not waiting for anything',
+        });
+      }
+      const problem = answerProblem(open.schema, value);
+      if (problem !== null) {
+        throw new InputRejectedError(
+          { sessionId: id, key, problem: `${problem} (the question: ${open.prompt})` },
+          { hint: `The expected answer: ${JSON.stringify(open.schema)}` },
+        );
+      }
+      const inputs: EventInput[] = [
+        {
+          type: 'input-received',
+          key,
+          occurrence: open.occurrence,
+          value,
+          answeredBy: respondOptions.answeredBy ?? null,
+        },
+      ];
+      if (state.status === 'waiting') {
+        inputs.push({
+          type: 'status-changed',
+          status: 'interrupted',
+          reason: `"${key}" answered: run it again to continue`,
+          error: null,
+        });
+      }
+      const expectedSeq = state.lastSeq;
+      const events = inputs.map((input) => {
+        const event = journalEventSchema.parse(
+          context.redact({ ...input, seq: folder.state.lastSeq + 1, at: now().toISOString() }),
+        );
+        folder.apply(event);
+        return event;
+      });
+      await store.append(id, { expectedSeq, epoch: lease.epoch, events, summary: summarize(folder.state) });
+    } finally {
+      await lease.release();
+    }
   }
 
   async function run<R>(
@@ -351,6 +458,7 @@ export function createEngine(options: EngineOptions): Engine {
     createSession: (input) => createSession(input),
     openSession,
     run,
+    respond,
     async readSession(id, readOptions = {}) {
       if (!isSessionId(id)) throw await notFound(id);
       const { folder } = await loadFolder(id, readOptions.at);

@@ -2,10 +2,11 @@
 // workflows or file tools. For programs that only open, list and read sessions (the
 // CLI's admin commands): importing it loads a small part of core. The same names are
 // exported by `@resume/core`.
-export { Folder, fold, stateAt, stepId, summarize } from '../journal/fold.js';
+export { Folder, fold, pendingInput, stateAt, stepId, summarize } from '../journal/fold.js';
 export type {
   CheckpointRecord,
   FileSnapshotRecord,
+  InputRecord,
   MessageRecord,
   SessionState,
   SpecRecord,
@@ -34,6 +35,7 @@ export type {
   ForkOptions,
   OpenSessionOptions,
   ReplayPolicy,
+  RespondOptions,
   RetryContext,
   RetryPolicy,
   RunOptions,
@@ -44,4 +46,5 @@ export type {
   StepFunction,
   StepOptions,
   UncertainDecision,
+  WaitForOptions,
 } from './types.js';

@@ -2,13 +2,19 @@
 // (see `ReplayPolicy`). An operation is a step (named by its first event), a message, a
 // labelled or unlabelled checkpoint mark, or any other event the code recorded. Not
 // operations: the session's set-up batch, lifecycle events the engine writes itself
-// (`session-created`, `session-resumed`, `status-changed`), and events written inside a step's
-// function (they carry `within` and belong to that step: a replayed step skips them).
+// (`session-created`, `session-resumed`, `status-changed`), answers to `waitFor` (`input-received`,
+// written by whoever answered, not by the code), and events written inside a step's function
+// (they carry `within` and belong to that step: a replayed step skips them).
 
 import { stepId } from '../journal/fold.js';
 import type { JournalEvent } from '../spec/index.js';
 
-const LIFECYCLE = new Set<JournalEvent['type']>(['session-created', 'session-resumed', 'status-changed']);
+const LIFECYCLE = new Set<JournalEvent['type']>([
+  'session-created',
+  'session-resumed',
+  'status-changed',
+  'input-received',
+]);
 const STEP_EVENTS = new Set<JournalEvent['type']>(['step-started', 'step-completed', 'step-failed', 'step-skipped']);
 
 /** Whether `event` is the first event of an operation, given the steps already seen. */
@@ -92,6 +98,8 @@ export function describeOperation(event: JournalEvent): string {
       return event.label === null ? 'a checkpoint' : `checkpoint "${event.label}"`;
     case 'data-set':
       return `data-set "${event.key}"`;
+    case 'input-requested':
+      return `waitFor "${event.key}" #${event.occurrence}`;
     default:
       return `${event.type} event`;
   }

@@ -11,6 +11,7 @@ import {
   type ErrorInfo,
   type EventInput,
   type FailedAttempt,
+  InputRejectedError,
   InterruptedError,
   type JournalEvent,
   type JsonValue,
@@ -29,6 +30,7 @@ import {
   UncertainStepError,
   type UncertainStepInfo,
   UsageError,
+  WaitingForInputError,
 } from '../spec/index.js';
 import { isRetryableByDefault, toErrorInfo } from './error-info.js';
 import { type Jsonify, toJournalJson } from './json-output.js';
@@ -42,10 +44,13 @@ import type {
   StepCodec,
   StepFunction,
   StepOptions,
+  WaitForOptions,
 } from './types.js';
+import { answerSchemaJson, waitForAnswer } from './wait.js';
 
 export interface SessionContext {
   store: SessionStore;
+  holder: { pid: number; host: string };
   redact: <T>(value: T) => T;
   now: () => Date;
   snapshotEvery: number;
@@ -54,7 +59,8 @@ export interface SessionContext {
 }
 
 // 3: the state keeps the recovery streak (older snapshots are ignored and the journal replayed).
-export const SNAPSHOT_FORMAT_VERSION = 3;
+// 4: the state keeps the questions asked with waitFor (`inputs`).
+export const SNAPSHOT_FORMAT_VERSION = 4;
 
 const LIFECYCLE_TYPES = new Set<string>(['session-created', 'session-resumed', 'status-changed']);
 
@@ -76,7 +82,7 @@ export class LiveSession implements Session {
   readonly replayPolicy: ReplayPolicy;
   readonly #context: SessionContext;
   readonly #folder: Folder;
-  readonly #lease: SessionLease;
+  #lease: SessionLease;
   readonly #abort = new AbortController();
   /** Ordered replay only: the recorded operations and how far the code has come. */
   #log: ReplayLog | null;
@@ -87,6 +93,8 @@ export class LiveSession implements Session {
   #broken: unknown = null;
   #closed = false;
   readonly #occurrences = new Map<string, number>();
+  /** waitFor occurrences per key (a namespace apart from the steps'). */
+  readonly #inputOccurrences = new Map<string, number>();
   /** Keyed replay: index in state.steps of the next recorded step replay expects. */
   #replayCursor = 0;
   readonly #consumed = new Set<StepRecord>();
@@ -201,6 +209,7 @@ export class LiveSession implements Session {
   #rewind(): void {
     this.#log?.rewind();
     this.#occurrences.clear();
+    this.#inputOccurrences.clear();
   }
 
   /** Appends an event to the pending batch (numbered, stamped, scrubbed and validated). */
@@ -623,6 +632,83 @@ export class LiveSession implements Session {
       return this.#decode(JSON.parse(Buffer.from(content).toString('utf8')) as JsonValue, options);
     }
     return this.#decode(undefined, options);
+  }
+
+  // ---- waiting for a person --------------------------------------------------
+
+  async waitFor<T>(key: string, options: WaitForOptions<T>): Promise<T> {
+    this.#assertWritable();
+    if (key.length === 0) throw new UsageError('A waitFor key must not be empty.');
+    if (this.#scope() !== null) {
+      throw new UsageError(
+        `waitFor("${key}") inside the function of step "${this.#scope()?.key}": ask outside of steps (a step's function runs again when it is uncertain).`,
+      );
+    }
+    const occurrence = (this.#inputOccurrences.get(key) ?? 0) + 1;
+    this.#inputOccurrences.set(key, occurrence);
+    const log = this.#orderedLog();
+    if (log?.replaying) {
+      const next = log.peek();
+      if (!(next?.type === 'input-requested' && next.key === key && next.occurrence === occurrence)) {
+        throw this.#mismatch(log, `waitFor "${key}" #${occurrence}`, key);
+      }
+      log.advance();
+    } else if (!this.#folder.input(key, occurrence)) {
+      this.#assertUnfinished(`waitFor "${key}"`);
+      const requested = this.#append(
+        { type: 'input-requested', key, occurrence, prompt: options.prompt, schema: answerSchemaJson(options.schema) },
+        null,
+      );
+      if (log) log.append(requested);
+    }
+    let input = this.#folder.input(key, occurrence);
+    if (input?.answer) return this.#parseAnswer(key, input.answer.value, options);
+
+    if (this.state.status === 'running') {
+      this.#append({ type: 'status-changed', status: 'waiting', reason: `waiting for "${key}"`, error: null }, null);
+    }
+    await this.flush();
+    if (options.wait) {
+      const waitOptions = options.wait === true ? {} : options.wait;
+      await this.#awaitAnswer(key, occurrence, waitOptions);
+      input = this.#folder.input(key, occurrence);
+      if (input?.answer) return this.#parseAnswer(key, input.answer.value, options);
+    }
+    throw new WaitingForInputError({ sessionId: this.id, key, prompt: options.prompt });
+  }
+
+  #parseAnswer<T>(key: string, value: JsonValue, options: WaitForOptions<T>): T {
+    const parsed = options.schema.safeParse(structuredClone(value));
+    if (!parsed.success) {
+      throw new InputRejectedError({
+        sessionId: this.id,
+        key,
+        problem: `the recorded answer ${JSON.stringify(value)} does not fit the schema the code asks with now (${parsed.error.message})`,
+      });
+    }
+    return parsed.data;
+  }
+
+  /**
+   * Waits in this process for the answer: the lease is released meanwhile (the answer is
+   * appended by whoever gives it), then taken again and the journal's new events folded in.
+   */
+  async #awaitAnswer(key: string, occurrence: number, options: { timeoutMs?: number; pollMs?: number }): Promise<void> {
+    const store = this.#context.store;
+    await this.#lease.release();
+    try {
+      await waitForAnswer(store, this.id, this.#committedSeq, key, occurrence, { ...options, signal: this.signal });
+    } finally {
+      this.#lease = await store.acquireLease(this.id, { holder: this.#context.holder });
+      for await (const event of store.read(this.id, { fromSeq: this.#committedSeq + 1 })) {
+        this.#folder.apply(event);
+        this.#committedSeq = event.seq;
+      }
+    }
+    if (this.#folder.input(key, occurrence)?.answer && this.state.status !== 'running') {
+      this.#append({ type: 'status-changed', status: 'running', reason: `"${key}" answered`, error: null }, null);
+      await this.flush();
+    }
   }
 
   // ---- lifecycle -------------------------------------------------------------

@@ -18,6 +18,32 @@ import type {
 } from '../spec/index.js';
 import type { Jsonify } from './json-output.js';
 
+/** What `waitFor` needs of a schema: zod schemas (and any Standard Schema with `safeParse`) fit. */
+export interface AnswerSchema<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } };
+}
+
+export interface WaitForOptions<T> {
+  /** The shape of the answer: a recorded answer is parsed with it, and its JSON Schema is journaled with the question. */
+  schema: AnswerSchema<T>;
+  /** The question, as shown to whoever answers. */
+  prompt: string;
+  /**
+   * Keep this process waiting for the answer instead of ending the run: the lease is released
+   * while it waits (so another process can answer), the store's `watch` (PostgreSQL) or a poll
+   * wakes it, and the code continues with the answer. `timeoutMs` ends the wait as if `wait`
+   * were off. Default: the run ends at once (`WaitingForInputError`), status `waiting`.
+   */
+  wait?: boolean | { timeoutMs?: number; pollMs?: number };
+}
+
+export interface RespondOptions {
+  /** Who answered (a user name, an email), journaled with the answer. */
+  answeredBy?: string | null;
+  /** Which question of that name when it was asked more than once (default: the open one). */
+  occurrence?: number;
+}
+
 export type UncertainDecision = 'rerun' | 'skip' | 'abort';
 
 /**
@@ -194,6 +220,13 @@ export interface Session {
   addMessage(message: MessageInput): Message;
   /** Joins the current batch any other event (data-set, usage-recorded, file-snapshot-taken...). */
   record(event: EventInput): JournalEvent;
+  /**
+   * Asks a person and waits for the answer: journals the question (a replayed operation like
+   * any other), and unless `wait` says otherwise ends the run with `WaitingForInputError`,
+   * status `waiting`. Once `engine.respond` recorded the answer, running the job again
+   * returns it here, parsed with `schema`.
+   */
+  waitFor<T>(key: string, options: WaitForOptions<T>): Promise<T>;
   /** Commits pending events durably and marks a checkpoint; returns its seq. */
   checkpoint(label?: string): Promise<number>;
   /** Commits pending events durably without a checkpoint mark. */
@@ -236,6 +269,13 @@ export interface Engine {
    * closes it. Re-running the same `job` after a crash replays what was recorded (ordered).
    */
   run<R>(target: RunTarget, job: (session: Session) => R | Promise<R>, options?: RunOptions): Promise<R>;
+  /**
+   * Answers the open `waitFor(key)` question of a session (checked against the JSON Schema
+   * journaled with it; `InputRejectedError` when it does not fit or nothing is asked), and
+   * journals it with who answered and when. The session becomes `interrupted`: ready to run
+   * again, unless a process is waiting for it (`wait`), which continues on its own.
+   */
+  respond(id: string, key: string, value: JsonValue, options?: RespondOptions): Promise<void>;
   /** Takes the writer lease and folds the journal (from the latest snapshot). */
   openSession(id: string, options?: OpenSessionOptions): Promise<Session>;
   /** Folds a session without taking the lease (show, export, planning). */

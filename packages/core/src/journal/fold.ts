@@ -10,7 +10,7 @@ import {
   type SessionHeader,
   type SessionSummary,
 } from '../spec/index.js';
-import type { SessionState, StepRecord, UsageTotals } from './state.js';
+import type { InputRecord, SessionState, StepRecord, UsageTotals } from './state.js';
 
 function fail(sessionId: string | null, problem: string): never {
   throw new JournalCorruptedError({
@@ -49,6 +49,7 @@ function initialState(header: SessionHeader, seq: number, at: string, copied: nu
     variables: {},
     files: {},
     toolCalls: [],
+    inputs: [],
     data: {},
     specs: [],
     recoveries: 0,
@@ -82,6 +83,11 @@ export class Folder {
 
   step(key: string, occurrence: number): StepRecord | undefined {
     return this.#steps.get(stepId(key, occurrence));
+  }
+
+  /** The question `waitFor(key)` asked the `occurrence`-th time (few per session: a scan is enough). */
+  input(key: string, occurrence: number): InputRecord | undefined {
+    return this.#state?.inputs.find((input) => input.key === key && input.occurrence === occurrence);
   }
 
   apply(event: JournalEvent): void {
@@ -269,6 +275,34 @@ export class Folder {
       case 'title-changed':
         state.title = event.title;
         return;
+      case 'input-requested': {
+        if (this.input(event.key, event.occurrence)) {
+          fail(sessionId, `input "${event.key}" #${event.occurrence} requested again at seq ${event.seq}`);
+        }
+        const input: InputRecord = {
+          key: event.key,
+          occurrence: event.occurrence,
+          prompt: event.prompt,
+          schema: event.schema,
+          requestedSeq: event.seq,
+          requestedAt: event.at,
+          answer: null,
+        };
+        state.inputs.push(input);
+        return;
+      }
+      case 'input-received': {
+        const input = this.input(event.key, event.occurrence);
+        if (!input || input.answer !== null) {
+          fail(
+            sessionId,
+            `answer to input "${event.key}" #${event.occurrence} at seq ${event.seq} without an open question`,
+          );
+        }
+        input.answer = { value: event.value, answeredBy: event.answeredBy, answeredAt: event.at, seq: event.seq };
+        state.progressSeq = event.seq;
+        return;
+      }
       case 'graph-checkpoint-saved':
         state.graphCheckpoints = (state.graphCheckpoints ?? 0) + 1;
         state.progressSeq = event.seq;
@@ -389,7 +423,22 @@ export function summarize(state: SessionState): SessionSummary {
     costUsd: state.usage.costUsd,
     task:
       task === null ? null : task.length > TASK_PREVIEW_LENGTH ? `${task.slice(0, TASK_PREVIEW_LENGTH - 1)}…` : task,
+    waitingFor: state.status === 'waiting' ? pendingQuestion(state) : null,
     archived: false,
     bytes: null,
   };
+}
+
+/** The latest question nobody answered yet. */
+export function pendingInput(state: SessionState): InputRecord | null {
+  for (let index = state.inputs.length - 1; index >= 0; index -= 1) {
+    const input = state.inputs[index];
+    if (input && input.answer === null) return input;
+  }
+  return null;
+}
+
+function pendingQuestion(state: SessionState): { key: string; prompt: string } | null {
+  const input = pendingInput(state);
+  return input ? { key: input.key, prompt: input.prompt } : null;
 }

@@ -83,6 +83,19 @@ export interface SpecRecord {
   seq: number;
 }
 
+/** A question `session.waitFor` asked, and its answer once given. */
+export interface InputRecord {
+  key: string;
+  occurrence: number;
+  prompt: string;
+  /** JSON Schema of the expected answer (null: none could be derived from the code's schema). */
+  schema: JsonValue | null;
+  requestedSeq: number;
+  requestedAt: string;
+  /** Null while nobody answered. */
+  answer: { value: JsonValue; answeredBy: string | null; answeredAt: string; seq: number } | null;
+}
+
 export interface MessageRecord extends Message {
   seq: number;
   at: string;
@@ -112,6 +125,8 @@ export interface SessionState {
   /** Latest snapshot per workspace-relative path. */
   files: Record<string, FileSnapshotRecord>;
   toolCalls: ToolCallRecord[];
+  /** The questions asked with `session.waitFor`, in order, with their answers. */
+  inputs: InputRecord[];
   /** Mode-specific state written with `data-set` (last write wins). */
   data: Record<string, JsonValue>;
   specs: SpecRecord[];

@@ -21,7 +21,8 @@ export const sessionModeSchema = z
   .regex(SESSION_MODE_PATTERN, 'a mode name is lower-case letters, digits and single hyphens (e.g. "code-review")');
 export type SessionMode = z.infer<typeof sessionModeSchema>;
 
-export const sessionStatusSchema = z.enum(['running', 'interrupted', 'completed', 'failed']);
+/** `waiting`: the run stopped for a person's answer (`session.waitFor`); see docs/human-input.md. */
+export const sessionStatusSchema = z.enum(['running', 'interrupted', 'waiting', 'completed', 'failed']);
 export type SessionStatus = z.infer<typeof sessionStatusSchema>;
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -247,6 +248,26 @@ const buildEventSchemas = once(() => {
     content: z.string().optional(),
   });
   const titleChangedEventSchema = z.object({ ...base, type: z.literal('title-changed'), title: z.string() });
+  /** `session.waitFor(key, ...)`: the code asks a person; the session waits until it is answered. */
+  const inputRequestedEventSchema = z.object({
+    ...base,
+    type: z.literal('input-requested'),
+    key: z.string().min(1),
+    occurrence: z.number().int().positive(),
+    /** The question, as shown to whoever answers. */
+    prompt: z.string(),
+    /** JSON Schema of the expected answer (from the code's schema), so another process can check an answer. */
+    schema: jsonValueSchema.nullable().default(null),
+  });
+  /** The answer (`engine.respond`), with who gave it; the event's `at` says when. */
+  const inputReceivedEventSchema = z.object({
+    ...base,
+    type: z.literal('input-received'),
+    key: z.string().min(1),
+    occurrence: z.number().int().positive(),
+    value: jsonValueSchema,
+    answeredBy: z.string().nullable().default(null),
+  });
   /**
    * A graph framework's checkpoint (a LangGraph.js checkpoint saved by `@resume/langgraph`).
    * The engine reads only the identifying fields; `data` belongs to the integration that wrote
@@ -292,6 +313,8 @@ const buildEventSchemas = once(() => {
     dataSetEventSchema,
     specRecordedEventSchema,
     titleChangedEventSchema,
+    inputRequestedEventSchema,
+    inputReceivedEventSchema,
     graphCheckpointSavedEventSchema,
     graphWritesSavedEventSchema,
   ]);
@@ -321,6 +344,8 @@ const buildEventSchemas = once(() => {
     dataSetEventSchema,
     specRecordedEventSchema,
     titleChangedEventSchema,
+    inputRequestedEventSchema,
+    inputReceivedEventSchema,
     graphCheckpointSavedEventSchema,
     graphWritesSavedEventSchema,
     journalEventSchema,
@@ -356,6 +381,8 @@ export const sessionResumedEventSchema = lazySchema(() => buildEventSchemas().se
 export const dataSetEventSchema = lazySchema(() => buildEventSchemas().dataSetEventSchema);
 export const specRecordedEventSchema = lazySchema(() => buildEventSchemas().specRecordedEventSchema);
 export const titleChangedEventSchema = lazySchema(() => buildEventSchemas().titleChangedEventSchema);
+export const inputRequestedEventSchema = lazySchema(() => buildEventSchemas().inputRequestedEventSchema);
+export const inputReceivedEventSchema = lazySchema(() => buildEventSchemas().inputReceivedEventSchema);
 export const graphCheckpointSavedEventSchema = lazySchema(() => buildEventSchemas().graphCheckpointSavedEventSchema);
 export const graphWritesSavedEventSchema = lazySchema(() => buildEventSchemas().graphWritesSavedEventSchema);
 export const journalEventSchema = lazySchema(() => buildEventSchemas().journalEventSchema);

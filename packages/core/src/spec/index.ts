@@ -6,6 +6,7 @@ export { ConclaveError, type ConclaveErrorOptions, ExitCode } from './errors/con
 export { ConfigError } from './errors/config-error.js';
 export { FileNotFoundError } from './errors/file-not-found-error.js';
 export { IncompatibleSessionError } from './errors/incompatible-session-error.js';
+export { InputRejectedError } from './errors/input-rejected-error.js';
 export { InterruptedError } from './errors/interrupted-error.js';
 export { JournalCorruptedError } from './errors/journal-corrupted-error.js';
 export { LeaseLostError } from './errors/lease-lost-error.js';
@@ -32,6 +33,7 @@ export { StoreIoError } from './errors/store-io-error.js';
 export { UncertainStepError, type UncertainStepInfo } from './errors/uncertain-step-error.js';
 export { UnsupportedFormatError } from './errors/unsupported-format-error.js';
 export { UsageError } from './errors/usage-error.js';
+export { WaitingForInputError } from './errors/waiting-for-input-error.js';
 export {
   type ErrorInfo,
   type EventInput,
@@ -92,10 +94,16 @@ export {
   type AppendBatch,
   type FoldSnapshot,
   type LeaseHolder,
+  type LostStep,
+  newSessionRequest,
   type ReadRange,
   type RepairReport,
   type SessionLease,
+  type SessionRequest,
+  type SessionRequestInput,
   type SessionStore,
   STORE_SPECIFICATION_VERSION,
+  type StoreChange,
+  sessionRequestSchema,
 } from './store.js';
 export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './summary.js';

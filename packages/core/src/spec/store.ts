@@ -1,8 +1,9 @@
 // The only thing a store implements (DESIGN 5). Every store passes the conformance
 // suite in `@resume/core/testing`. Stores know nothing of folds or modes: the engine
 // numbers events, derives summaries and snapshots, and hands them over.
+import { z } from 'zod';
 import type { LeaseHolderInfo } from './errors/session-locked-error.js';
-import type { JournalEvent, SessionHeader } from './events.js';
+import type { JournalEvent, SessionHeader, StepSafety } from './events.js';
 import type { SessionQuery, SessionSummary } from './summary.js';
 
 export const STORE_SPECIFICATION_VERSION = 'v1';
@@ -61,6 +62,55 @@ export interface RepairReport {
   removedBytes: number;
   /** Where the removed data was kept, if anywhere. */
   savedTo: string | null;
+  /**
+   * Steps whose start was in the removed part (as far as it could still be read), with their
+   * safety: their run is no longer in the journal, so a resume runs them again.
+   */
+  lostSteps?: LostStep[];
+}
+
+/** A step started in the part of a journal a repair removed. */
+export interface LostStep {
+  key: string;
+  occurrence: number;
+  safety: StepSafety;
+}
+
+/** A change a store's `watch` reports. */
+export interface StoreChange {
+  sessionId: string;
+  change: 'created' | 'updated' | 'deleted';
+  /** The journal's last seq after the change (null for a deletion). */
+  lastSeq: number | null;
+}
+
+/**
+ * A request to a session's running writer from another process (`conclave checkpoint <id>`):
+ * posted without the lease, never into the journal; the writer polls for requests and acts
+ * at its next safe point, journaling what it did.
+ */
+export const sessionRequestSchema = z.object({
+  /** Unique within the session. */
+  id: z.string().min(1).max(100),
+  kind: z.literal('checkpoint'),
+  /** The checkpoint's label (null: the writer names it). */
+  label: z.string().max(200).nullable(),
+  requestedAt: z.string(),
+  requestedBy: z.object({ pid: z.number().int(), host: z.string() }),
+});
+export type SessionRequest = z.infer<typeof sessionRequestSchema>;
+export type SessionRequestInput = Pick<SessionRequest, 'kind' | 'label' | 'requestedBy'>;
+
+/** A request as a store keeps it: the input with a new unique id and the time it was posted. */
+export function newSessionRequest(input: SessionRequestInput, now: Date = new Date()): SessionRequest {
+  const random = Array.from(crypto.getRandomValues(new Uint8Array(6)), (byte) => byte.toString(16).padStart(2, '0'));
+  return sessionRequestSchema.parse({
+    id: `${now.getTime().toString(36)}-${random.join('')}`,
+    kind: input.kind,
+    label: input.label,
+    requestedAt: now.toISOString(),
+    requestedBy: input.requestedBy,
+  });
 }
 
 export interface SessionStore {
@@ -96,6 +146,13 @@ export interface SessionStore {
   putSnapshot(sessionId: string, snapshot: FoldSnapshot): Promise<void>;
   getSnapshot(sessionId: string): Promise<FoldSnapshot | null>;
 
+  /**
+   * Optional: calls `listener` whenever a session is created, appended to or deleted, by any
+   * process on any machine (the PostgreSQL store LISTENs for it). A runner waiting for an answer
+   * (`waitFor` with `wait`) is woken by it; without it, it polls.
+   */
+  watch?(listener: (change: StoreChange) => void): Promise<{ close(): Promise<void> }>;
+
   /** Stores content by its sha256 (hex) and returns the hash. Idempotent. */
   putBlob(content: Uint8Array): Promise<string>;
   getBlob(hash: string): Promise<Uint8Array | null>;
@@ -104,6 +161,14 @@ export interface SessionStore {
   repair?(sessionId: string): Promise<RepairReport>;
   /** Compresses a finished session's data; reads stay transparent (optional capability). */
   archive?(sessionId: string): Promise<void>;
+  /**
+   * Posts a request to the session's writer without the lease and without touching the
+   * journal (optional capability; together with `listRequests`). SessionNotFoundError if the
+   * session does not exist. Returns the request with its id and time.
+   */
+  postRequest?(sessionId: string, request: SessionRequestInput): Promise<SessionRequest>;
+  /** Every request posted for the session, oldest first (deleted with the session). */
+  listRequests?(sessionId: string): Promise<SessionRequest[]>;
 
   close(): Promise<void>;
 }

@@ -26,6 +26,8 @@ export const sessionSummarySchema = z.object({
   costUsd: z.number().nonnegative().nullable(),
   /** The first user message (the task), shortened, for pickers. */
   task: z.string().nullable(),
+  /** A `waiting` session: the question it waits on (the latest unanswered `waitFor`). */
+  waitingFor: z.object({ key: z.string(), prompt: z.string() }).nullable().optional(),
   archived: z.boolean().default(false),
   bytes: z.number().int().nonnegative().nullable().default(null),
 });

@@ -400,6 +400,35 @@ export function describeStoreConformance(
       });
     });
 
+    describe('requests to the writer (optional capability)', () => {
+      it('keeps requests posted without the lease in order, apart from the journal, and drops them with the session', async () => {
+        // Stores without the capability pass: the runner then cannot take checkpoint requests.
+        if (!store.postRequest || !store.listRequests) return;
+        const id = await sessionWith(2);
+        const lease = await store.acquireLease(id, { holder });
+        const first = await store.postRequest(id, { kind: 'checkpoint', label: 'before lunch', requestedBy: holder });
+        const second = await store.postRequest(id, { kind: 'checkpoint', label: null, requestedBy: holder });
+        expect(first.id).not.toBe(second.id);
+        expect(Number.isNaN(Date.parse(first.requestedAt))).toBe(false);
+        expect(await store.listRequests(id)).toEqual([first, second]);
+        expect((await store.listRequests(id))[0]).toMatchObject({ kind: 'checkpoint', label: 'before lunch' });
+        expect(await collect(store.read(id))).toEqual(messageEvents(1, 2));
+        await lease.release();
+        await store.delete(id);
+        await store.create(testHeader({ id }));
+        expect(await store.listRequests(id)).toEqual([]);
+      });
+
+      it('refuses a request to a session that does not exist', async () => {
+        if (!store.postRequest || !store.listRequests) return;
+        const missing = testSessionId();
+        const error = await rejection(
+          store.postRequest(missing, { kind: 'checkpoint', label: null, requestedBy: holder }),
+        );
+        expect(SessionNotFoundError.isInstance(error)).toBe(true);
+      });
+    });
+
     describe('blobs', () => {
       it('stores content under its sha256 (hex), idempotently', async () => {
         const content = new TextEncoder().encode('file content\n');

@@ -16,6 +16,7 @@ import {
   SessionLockedError,
   SessionNotFoundError,
   type SessionQuery,
+  type SessionRequest,
   type SessionStore,
   type SessionSummary,
   STORE_SPECIFICATION_VERSION,
@@ -29,6 +30,7 @@ interface MemorySession {
   snapshot: FoldSnapshot | null;
   epoch: number;
   lease: { holder: LeaseHolderInfo; epoch: number; alive: () => boolean } | null;
+  requests: SessionRequest[];
 }
 
 export interface MemoryStoreOptions {
@@ -75,6 +77,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         snapshot: null,
         epoch: 0,
         lease: null,
+        requests: [],
       });
     },
 
@@ -171,6 +174,23 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async getBlob(hash) {
       const blob = blobs.get(hash);
       return blob ? new Uint8Array(blob) : null;
+    },
+
+    async postRequest(sessionId, input) {
+      const session = need(sessionId);
+      const request: SessionRequest = {
+        id: `${session.requests.length + 1}-${createHash('sha256').update(`${sessionId}${now().toISOString()}${Math.random()}`).digest('hex').slice(0, 8)}`,
+        kind: input.kind,
+        label: input.label,
+        requestedBy: { ...input.requestedBy },
+        requestedAt: now().toISOString(),
+      };
+      session.requests.push(request);
+      return clone(request);
+    },
+
+    async listRequests(sessionId) {
+      return clone(need(sessionId).requests);
     },
 
     killHolder(sessionId) {

@@ -46,8 +46,9 @@ const buildConfigSchemas = once(() => {
     baseUrl: z
       .url({ protocol: /^https?$/, error: 'is not an http:// or https:// URL' })
       .refine((value) => {
-        const url = new URL(value);
-        return url.username === '' && url.password === '';
+        // Runs after a failed URL check too: only a parsable URL can carry credentials.
+        const url = URL.canParse(value) ? new URL(value) : null;
+        return url === null || (url.username === '' && url.password === '');
       }, 'must not carry a user or password (the API key comes from OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment; a proxy password belongs in its own settings)')
       .optional(),
     /** The model used when an agent names none. */
@@ -70,6 +71,8 @@ const buildConfigSchemas = once(() => {
   const checkpointConfigSchema = z.strictObject({
     /** Write a fold snapshot every N events so opening a long session stays fast. */
     snapshotEvery: z.number().int().positive().optional(),
+    /** Discussions and iterative runs label a checkpoint every N rounds / chunks (every turn stays durable). */
+    interval: z.number().int().positive().optional(),
   });
 
   const resumeConfigSchema = z.strictObject({
@@ -190,7 +193,7 @@ export interface ConclaveConfig {
     anthropic: z.infer<EndpointSchema>;
     scripted: { script?: string };
   };
-  checkpoint: { snapshotEvery: number };
+  checkpoint: { snapshotEvery: number; interval: number };
   resume: {
     maxRecoveries: number;
     resetDiscussion: boolean;

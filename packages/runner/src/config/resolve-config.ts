@@ -43,7 +43,7 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
   agents: null,
   judge: {},
   providers: { default: null, openai: {}, anthropic: {}, scripted: {} },
-  checkpoint: { snapshotEvery: 1000 },
+  checkpoint: { snapshotEvery: 1000, interval: 1 },
   resume: { maxRecoveries: 10, resetDiscussion: false, forceConsensus: false, onConflict: null, onUncertain: null },
   retention: {
     maxAgeDays: null,

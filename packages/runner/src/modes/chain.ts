@@ -202,6 +202,13 @@ async function runShellStep(
   });
 }
 
+/** Whether the recorded chain progress is already at (or past) `step` of the same `total` steps. */
+function reachedBefore(context: ModeContext, step: number, total: number): boolean {
+  const recorded = context.session.state.data.chain;
+  if (typeof recorded !== 'object' || recorded === null || Array.isArray(recorded)) return false;
+  return recorded.totalSteps === total && typeof recorded.step === 'number' && recorded.step >= step;
+}
+
 export async function runChain(context: ModeContext, options: ChainOptions): Promise<ModeResult> {
   const { spec } = options;
   const scope: TemplateScope & { steps: StepResult[] } = {
@@ -239,7 +246,8 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
       scope.lastResponse = response;
       await checkpoint(context, `step ${index + 1} ${agentStep.agent}`);
     }
-    setData(context, 'chain', { step: index + 1, totalSteps: total });
+    // Progress only moves forward: a step replayed from the journal on resume writes nothing again.
+    if (!reachedBefore(context, index + 1, total)) setData(context, 'chain', { step: index + 1, totalSteps: total });
     context.emit({ type: 'usage', totals: context.session.state.usage });
   }
   reportProgress(context, 'steps', total, total);

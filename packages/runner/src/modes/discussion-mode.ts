@@ -77,7 +77,7 @@ export const discussionMode = defineMode<DiscussionConfig>({
   applyOverrides(config, overrides) {
     return {
       ...config,
-      agents: withModels(config.agents, overrides.models),
+      agents: withModels(config.agents, overrides.models, { oneAgentPerModel: overrides.newSession ?? false }),
       ...(overrides.forceConsensus !== undefined ? { forceConsensus: overrides.forceConsensus } : {}),
       ...(overrides.maxRounds !== undefined
         ? { maxRounds: positiveInteger(overrides.maxRounds, 'maxRounds', config.maxRounds) }

@@ -5,8 +5,8 @@ import { type ChatMessage, JUDGE_VERDICT_PATTERN } from '@resume/core/spec';
 import type { AgentSpec } from './agent-spec.js';
 import { runAgentTurn, transcriptInput } from './agent-turn.js';
 import {
-  checkpoint,
   ensureStepMessage,
+  intervalCheckpoint,
   type ModeContext,
   type ModeResult,
   reportProgress,
@@ -57,7 +57,7 @@ export async function runDiscussion(context: ModeContext, options: DiscussionOpt
         metadata: { role: 'agent', round },
       });
       ensureStepMessage(context, key, { role: 'assistant', content: output.content, speaker: agent.name, round });
-      await checkpoint(context, `round ${round}, agent ${agent.name}`);
+      await intervalCheckpoint(context, round, false, `round ${round}, agent ${agent.name}`);
       context.emit({ type: 'usage', totals: session.state.usage });
     }
 
@@ -84,7 +84,12 @@ export async function runDiscussion(context: ModeContext, options: DiscussionOpt
     });
     setData(context, 'discussion', { round, consensus: verdict.consensus, concluded });
     if (concluded) setData(context, 'conclusion', verdict.text);
-    await checkpoint(context, concluded ? `round ${round}, consensus` : `round ${round}, judge`);
+    await intervalCheckpoint(
+      context,
+      round,
+      concluded,
+      concluded ? `round ${round}, consensus` : `round ${round}, judge`,
+    );
     reportProgress(context, 'rounds', round, maxRounds);
     if (concluded) return { conclusion: verdict.text };
   }

@@ -118,7 +118,7 @@ export const iterativeMode = defineMode<IterativeConfig>({
   applyOverrides(config, overrides) {
     return {
       ...config,
-      agents: withModels(config.agents, overrides.models),
+      agents: withModels(config.agents, overrides.models, { oneAgentPerModel: overrides.newSession ?? false }),
       ...(overrides.startChunk !== undefined ? { startChunk: overrides.startChunk } : {}),
     };
   },

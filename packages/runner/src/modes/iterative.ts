@@ -9,6 +9,7 @@ import { splitIntoChunks } from './chunking.js';
 import {
   checkpoint,
   ensureStepMessage,
+  intervalCheckpoint,
   type ModeContext,
   type ModeResult,
   reportProgress,
@@ -90,11 +91,11 @@ export async function runIterative(context: ModeContext, options: IterativeOptio
       contributions.push({ role: 'assistant', content: output.content, speaker: agent.name });
       notes[agent.name] = `${notes[agent.name] ?? ''}## Chunk ${index}\n${output.content}\n\n`;
       last = output.content;
-      await checkpoint(context, `chunk ${index}/${total}, agent ${agent.name}`);
+      await intervalCheckpoint(context, index, false, `chunk ${index}/${total}, agent ${agent.name}`);
     }
     sharedOutput += `${last}\n\n`;
     setData(context, 'iterative', { chunk: index, totalChunks: total, notes, sharedOutput });
-    await checkpoint(context, `chunk ${index}/${total}`);
+    await intervalCheckpoint(context, index, index === total, `chunk ${index}/${total}`);
     reportProgress(context, 'chunks', index, total);
     context.emit({ type: 'usage', totals: session.state.usage });
   }

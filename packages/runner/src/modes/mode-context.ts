@@ -11,6 +11,7 @@ import type {
   ToolDefinition,
   UncertainStepInfo,
 } from '@resume/core/spec';
+import { HANDLED_REQUESTS_KEY, handledRequestIds, type RequestInbox } from '../runner/checkpoint-requests.js';
 import type { RunEvent } from '../runner/run-event.js';
 import type { CostGuard } from '../usage/cost-guard.js';
 import type { AgentSpec } from './agent-spec.js';
@@ -23,6 +24,8 @@ export interface ModeTool {
   /** Reads are `idempotent`; writes and commands are `unsafe` (never re-run without a decision). */
   safety: StepSafety;
   execute(args: JsonValue, context: { signal: AbortSignal; idempotencyKey: string }): Promise<ToolOutcome>;
+  /** A tool that asks the user (`ask_user`): answered through `session.waitFor`, not executed as a step. */
+  asksUser?: boolean;
 }
 
 export interface ToolOutcome {
@@ -44,6 +47,10 @@ export interface ModeContext {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Refuses a new model call that would pass the run's cost limit (none: no limit). */
   costGuard?: CostGuard | null;
+  /** Checkpoint requests from other processes (`conclave checkpoint <id>`), honoured at the next checkpoint. */
+  requests?: RequestInbox | null;
+  /** Discussions and iterative runs label a checkpoint every N rounds / chunks (default 1: every one). */
+  checkpointInterval?: number;
 }
 
 export interface ModeResult {
@@ -59,11 +66,47 @@ export async function checkpoint(context: ModeContext, label: string): Promise<n
   const existing = context.session.state.checkpoints.find((marked) => marked.label === label);
   if (existing) {
     await context.session.flush();
+    await honourRequests(context);
     return existing.seq;
   }
   const seq = await context.session.checkpoint(label);
   context.emit({ type: 'checkpoint', seq, label });
+  await honourRequests(context);
   return seq;
+}
+
+/**
+ * A checkpoint of a round or chunk under `checkpointInterval`: labelled every N units (and
+ * at the last one); in between the batch is committed without a label (every turn stays
+ * durable, the list of checkpoints stays short).
+ */
+export async function intervalCheckpoint(
+  context: ModeContext,
+  unit: number,
+  last: boolean,
+  label: string,
+): Promise<number> {
+  const interval = Math.max(1, context.checkpointInterval ?? 1);
+  if (interval === 1 || last || unit % interval === 0) return checkpoint(context, label);
+  const seq = await context.session.flush();
+  await honourRequests(context);
+  return seq;
+}
+
+/** Writes the checkpoints other processes asked for, each once (its id is journaled as handled). */
+async function honourRequests(context: ModeContext): Promise<void> {
+  for (const request of context.requests?.take() ?? []) {
+    const handled = handledRequestIds(context.session);
+    if (handled.has(request.id)) continue;
+    context.session.record({ type: 'data-set', key: HANDLED_REQUESTS_KEY, value: [...handled, request.id] });
+    const label = request.label ?? `requested at ${request.requestedAt}`;
+    const seq = await context.session.checkpoint(label);
+    context.emit({ type: 'checkpoint', seq, label });
+    context.emit({
+      type: 'notice',
+      text: `Checkpoint "${label}" written at seq ${seq}, as asked by pid ${request.requestedBy.pid} on ${request.requestedBy.host}.`,
+    });
+  }
 }
 
 /**

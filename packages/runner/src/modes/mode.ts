@@ -71,8 +71,13 @@ export interface ModeRunContext extends ModeContext {
 
 /** Resume and continue options a mode may apply to its recorded config. */
 export interface RunOverrides {
-  /** Other models for the same agents (by position). */
+  /**
+   * `--models a,b`. On a resume: other models for the same agents (by position). On a
+   * follow-up (`newSession`): one agent per model, as on a new run.
+   */
   models?: string[];
+  /** The overrides start a new session (a follow-up), whose agents follow `models` one per model. */
+  newSession?: boolean;
   forceConsensus?: boolean;
   maxRounds?: number;
   startChunk?: number;

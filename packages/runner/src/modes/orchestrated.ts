@@ -6,6 +6,7 @@ import type { JsonValue, ToolCall } from '@resume/core/spec';
 import { z } from 'zod';
 import type { AgentSpec } from './agent-spec.js';
 import { runAgentTurn, transcriptInput } from './agent-turn.js';
+import { questionOf } from './ask-user-tool.js';
 import {
   checkpoint,
   ensureStepMessage,
@@ -14,6 +15,7 @@ import {
   type ModeTool,
   reportProgress,
   setData,
+  type ToolOutcome,
 } from './mode-context.js';
 
 export interface OrchestratedOptions {
@@ -36,29 +38,31 @@ async function runToolCall(context: ModeContext, key: string, call: ToolCall, to
   if (!session.state.toolCalls.some((recorded) => recorded.callId === call.id)) {
     session.record({ type: 'tool-call-started', callId: call.id, name: call.name, args: call.args, stepKey: key });
   }
-  const outcome = tool
-    ? await session.step(
-        key,
-        async (step) => {
-          try {
-            return await tool.execute(call.args, { signal: step.signal, idempotencyKey: step.idempotencyKey });
-          } catch (error) {
-            if (step.signal.aborted) throw error;
-            // A failing tool is something the model should see and react to, not the end of the run.
-            return { content: error instanceof Error ? error.message : String(error), isError: true };
-          }
-        },
-        {
-          safety: tool.safety,
-          codec: outcomeCodec,
-          skipValue: {
-            content: 'This call was skipped when the session resumed; its effect is unknown.',
-            isError: true,
+  const outcome = tool?.asksUser
+    ? await askUser(context, key, call)
+    : tool
+      ? await session.step(
+          key,
+          async (step) => {
+            try {
+              return await tool.execute(call.args, { signal: step.signal, idempotencyKey: step.idempotencyKey });
+            } catch (error) {
+              if (step.signal.aborted) throw error;
+              // A failing tool is something the model should see and react to, not the end of the run.
+              return { content: error instanceof Error ? error.message : String(error), isError: true };
+            }
           },
-          ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
-        },
-      )
-    : { content: `Unknown tool "${call.name}".`, isError: true };
+          {
+            safety: tool.safety,
+            codec: outcomeCodec,
+            skipValue: {
+              content: 'This call was skipped when the session resumed; its effect is unknown.',
+              isError: true,
+            },
+            ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
+          },
+        )
+      : { content: `Unknown tool "${call.name}".`, isError: true };
   const recorded = session.state.toolCalls.find((entry) => entry.callId === call.id);
   if (recorded && recorded.completedSeq === null) {
     session.record({
@@ -70,6 +74,14 @@ async function runToolCall(context: ModeContext, key: string, call: ToolCall, to
     });
   }
   return outcome;
+}
+
+/** An `ask_user` call: the question waits for the user's answer (see ask-user-tool.ts). */
+async function askUser(context: ModeContext, key: string, call: ToolCall): Promise<ToolOutcome> {
+  const question = questionOf(call.args);
+  if (question === null) return { content: 'ask_user needs a "question" (a non-empty string).', isError: true };
+  const answer = await context.session.waitFor(key, { schema: z.string(), prompt: question });
+  return { content: answer, isError: false };
 }
 
 export async function runOrchestrated(context: ModeContext, options: OrchestratedOptions): Promise<ModeResult> {

@@ -54,6 +54,10 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
     lines.push(`After the checkpoint, will run again: ${plan.rerun.length}`);
     lines.push(...listSteps(plan.rerun, max));
   }
+  if (plan.lostInRepair.length > 0) {
+    lines.push(`Will run again (their earlier run was lost with the damaged part): ${plan.lostInRepair.length}`);
+    lines.push(...listSteps(plan.lostInRepair, max));
+  }
   if (plan.uncertain.length > 0) {
     lines.push('Uncertain (started, never finished):');
     for (const step of plan.uncertain) {

@@ -9,6 +9,7 @@ import type { GitComparison, WorkspaceComparison } from '../files/git-state.js';
 import type { RemainingEstimate } from '../runner/estimate-remaining.js';
 import { formatUsd } from '../usage/cost.js';
 import type { CompatibilityReport } from './compatibility.js';
+import { lostInRepairOf } from './lost-in-repair.js';
 import type { SpecChange } from './spec-change.js';
 
 export interface PlannedStep {
@@ -71,6 +72,11 @@ export interface ResumePlan {
   rerun: PlannedStep[];
   uncertain: UncertainPlannedStep[];
   retrying: RetryingPlannedStep[];
+  /**
+   * Side-effecting steps whose earlier run was lost when `sessions repair` removed the
+   * damaged part of the journal: nothing says they ran, so they run again.
+   */
+  lostInRepair: PlannedStep[];
   messageCount: number;
   toolCallCount: number;
   /** Mode-specific: "round 3 of 4, agent critic", "chunk 8 of 15". */
@@ -190,15 +196,27 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
     });
   }
 
+  const lostInRepair = lostInRepairOf(state).map((step) => ({
+    key: step.key,
+    occurrence: step.occurrence,
+    label: step.occurrence > 1 ? `${step.key} (#${step.occurrence})` : step.key,
+    safety: step.safety,
+    attempts: 0,
+  }));
   const action = state.status === 'completed' ? 'continue' : 'resume';
   const describedState = options.checkpointState ?? state;
   const next = options.describeNext ? options.describeNext(describedState) : null;
+  const lostWarning =
+    lostInRepair.length === 0
+      ? ''
+      : `${lostInRepair.length === 1 ? '1 side-effecting step runs' : `${lostInRepair.length} side-effecting steps run`} again (the earlier run was lost with the damaged part). `;
   const question =
-    action === 'continue'
+    lostWarning +
+    (action === 'continue'
       ? `Session ${state.header.id} is completed; continue it with a follow-up?`
       : next !== null
         ? `Resume from ${next}?`
-        : `Resume session ${state.header.id} after ${done.length} completed step${done.length === 1 ? '' : 's'}?`;
+        : `Resume session ${state.header.id} after ${done.length} completed step${done.length === 1 ? '' : 's'}?`);
 
   return {
     sessionId: state.header.id,
@@ -212,6 +230,7 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
     rerun,
     uncertain,
     retrying,
+    lostInRepair,
     messageCount: state.messages.length,
     toolCallCount: state.toolCalls.length,
     next,

@@ -2,7 +2,7 @@ import type { SessionStatus, SessionSummary } from '@resume/core/spec';
 import { testHeader, testSummary } from '@resume/core/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDurationDays, selectForRetention } from './select-for-retention.js';
+import { ambiguousDuration, parseDurationDays, selectForRetention } from './select-for-retention.js';
 
 const now = new Date('2026-06-30T12:00:00.000Z');
 const day = 24 * 60 * 60 * 1000;
@@ -97,5 +97,26 @@ describe('parseDurationDays', () => {
     expect(parseDurationDays('2w')).toBe(14);
     expect(parseDurationDays('12h')).toBe(0.5);
     expect(parseDurationDays('soon')).toBeNull();
+  });
+
+  it('reads minutes as min and refuses an ambiguous m, saying what to write', () => {
+    expect(parseDurationDays('10min')).toBe(10 / (24 * 60));
+    expect(parseDurationDays('1m')).toBeNull();
+    expect(ambiguousDuration('1m')).toBe(
+      '"1m" is ambiguous (minutes or months?): write 1min for minutes, or 30d for months',
+    );
+    expect(ambiguousDuration('30d')).toBeNull();
+  });
+
+  it('says ages and limits in words, never as a fraction of a day', () => {
+    const selection = selectForRetention(
+      [summary(1, 2 / 24), summary(2, 45 / (24 * 60))],
+      { maxAgeDays: 1 / 24 / 6 },
+      now,
+    );
+    expect(selection.remove.map((entry) => entry.reason)).toEqual([
+      'not updated for 45 minutes (limit 10 minutes)',
+      'not updated for 2 hours (limit 10 minutes)',
+    ]);
   });
 });

@@ -57,7 +57,7 @@ export function selectForRetention(
     const ageDays = (now.getTime() - Date.parse(session.updatedAt)) / DAY_MS;
     let reason: string | null = null;
     if (policy.maxAgeDays != null && ageDays > policy.maxAgeDays) {
-      reason = `not updated for ${Math.floor(ageDays)} days (limit ${policy.maxAgeDays})`;
+      reason = `not updated for ${formatDays(ageDays)} (limit ${formatDays(policy.maxAgeDays)})`;
     } else if (policy.maxSessions != null && index >= policy.maxSessions) {
       reason = `beyond the newest ${policy.maxSessions} sessions`;
     } else if (policy.maxBytes != null && bytesSoFar > policy.maxBytes) {
@@ -77,14 +77,35 @@ export function selectForRetention(
 }
 
 /** `30d`, `12h`, `2w`, `90m` or a bare number of days, as days. Null when not a duration. */
+/**
+ * An age in days from `30d`, `12h`, `10min`, `2w` or a bare number of days; null when it is
+ * not one. `m` alone is refused (null): minutes or months? `ambiguousDuration` says why.
+ */
 export function parseDurationDays(text: string): number | null {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d|w)?\s*$/i.exec(text);
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(min|h|d|w)?\s*$/i.exec(text);
   if (!match) return null;
   const amount = Number(match[1]);
   const unit = (match[2] ?? 'd').toLowerCase();
-  const perDay: Record<string, number> = { m: 24 * 60, min: 24 * 60, h: 24, d: 1, w: 1 / 7 };
+  const perDay: Record<string, number> = { min: 24 * 60, h: 24, d: 1, w: 1 / 7 };
   const divisor = perDay[unit];
   return divisor === undefined ? null : amount / divisor;
+}
+
+/** For `1m`, `3mo`...: what to write instead (minutes or months?); null when the text is not ambiguous. */
+export function ambiguousDuration(text: string): string | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(m|mo|month|months)\s*$/i.exec(text);
+  if (!match) return null;
+  const amount = Number(match[1]);
+  return `"${text.trim()}" is ambiguous (minutes or months?): write ${amount}min for minutes, or ${Math.round(amount * 30)}d for months`;
+}
+
+/** An age in words: "45 minutes", "12 hours", "1 day", "30 days". */
+export function formatDays(days: number): string {
+  const plural = (amount: number, unit: string) => `${amount} ${unit}${amount === 1 ? '' : 's'}`;
+  const minutes = Math.round(days * 24 * 60);
+  if (minutes < 60) return plural(minutes, 'minute');
+  if (minutes < 24 * 60) return plural(Math.floor(minutes / 60), 'hour');
+  return plural(Math.floor(days), 'day');
 }
 
 export function formatBytes(bytes: number): string {

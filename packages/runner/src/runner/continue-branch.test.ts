@@ -1,5 +1,6 @@
 import { UsageError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
+import { readRunConfig } from './run-config.js';
 import { createRunner } from './runner.js';
 import { createFakeModels, createRunnerInterruptedAt, createTestStore } from './test-kit.js';
 
@@ -38,6 +39,24 @@ describe('continue and branch', () => {
     expect((await engine().listSessions({ parentId: parent.sessionId }))[0]?.task).toBe('What about scale?');
     // The parent is untouched.
     expect((await engine().readSession(parent.sessionId)).status).toBe('completed');
+  });
+
+  it('--models a,b gives a follow-up one agent per model, as on a new run', async () => {
+    const { engine, runner, parent } = await finishedDiscussion();
+    const agentsOf = async (id: string) => {
+      const { config } = readRunConfig(await engine().readSession(id));
+      if (!('agents' in config) || !Array.isArray(config.agents)) throw new Error(`no agents in ${config.mode}`);
+      return config.agents as { name: string; model?: string }[];
+    };
+    const parentAgents = await agentsOf(parent.sessionId);
+    expect(parentAgents).toHaveLength(3);
+    const child = await runner.continue(parent.sessionId, 'What about scale?', { models: ['m-a', 'm-b'] });
+    const childAgents = await agentsOf(child.sessionId);
+    expect(childAgents.map((agent) => agent.model)).toEqual(['m-a', 'm-b']);
+    // The recorded agents keep their names and roles.
+    expect(childAgents.map((agent) => agent.name)).toEqual(parentAgents.slice(0, 2).map((agent) => agent.name));
+    const wider = await runner.continue(parent.sessionId, 'And cost?', { models: ['m-a', 'm-b', 'm-c', 'm-d'] });
+    expect((await agentsOf(wider.sessionId)).map((agent) => agent.model)).toEqual(['m-a', 'm-b', 'm-c', 'm-d']);
   });
 
   it('resetDiscussion keeps only the conclusion as context', async () => {

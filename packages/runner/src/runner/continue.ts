@@ -61,7 +61,7 @@ export async function continueSession(
   // The parent's mode says what a follow-up runs as (itself, or e.g. a discussion of a workflow).
   const followUpConfig = parentRun.mode.followUp(parentRun.config, question, parent);
   const mode = scope.modes.get(followUpConfig.mode);
-  let config = applyOverrides(mode, mode.configSchema.parse(followUpConfig), continueOptions);
+  let config = applyOverrides(mode, mode.configSchema.parse(followUpConfig), { ...continueOptions, newSession: true });
   // The child calls the parent's models (unless --models replaced them): check they are still offered.
   const { options } = scope;
   const availableModels = options.availableModels ? await options.availableModels().catch(() => null) : null;

@@ -2,11 +2,12 @@
 // interrupt leaves a resumable journal; an uncertain step waits for a decision; anything
 // else fails the session. The session is always released.
 import type { Session } from '@resume/core';
-import { InterruptedError, StepAbortedError, UncertainStepError } from '@resume/core/spec';
+import { InterruptedError, StepAbortedError, UncertainStepError, WaitingForInputError } from '@resume/core/spec';
 import type { Mode } from '../modes/mode.js';
 import { lineageUsage } from '../resume/lineage.js';
 import { type CostGuard, createCostGuard } from '../usage/cost-guard.js';
 import { CostLimitError } from '../usage/cost-limit-error.js';
+import type { RequestInbox } from './checkpoint-requests.js';
 import { modeRunContext } from './mode-setup.js';
 import { resumeCommandFor } from './resume-command.js';
 import type { RunConfig } from './run-config.js';
@@ -73,8 +74,10 @@ export async function drive(
     error,
   });
   emit({ type: 'run-started', sessionId: session.id, mode: config.mode, resumed });
+  let requests: RequestInbox | null = null;
   try {
     const context = modeRunContext(scope, session, workspaceDir, await costGuardFor(scope, session));
+    requests = context.requests ?? null;
     const outcome = await mode.run(context, config);
     await session.complete();
     emit({ type: 'usage', totals: session.state.usage });
@@ -93,6 +96,11 @@ export async function drive(
       await session.interrupt(live.interruptRequested ?? 'interrupted').catch(() => undefined);
       return result('interrupted', null);
     }
+    if (WaitingForInputError.isInstance(error)) {
+      // The agent asked the user (ask_user): the session is `waiting` for the answer, not failed.
+      emit({ type: 'usage', totals: session.state.usage });
+      return { ...result('waiting', null), waitingFor: { key: error.key, prompt: error.prompt } };
+    }
     if (UncertainStepError.isInstance(error) || StepAbortedError.isInstance(error)) {
       // Waiting for a decision is not a failure: the session stays resumable as it is.
       await session.interrupt('waiting for a decision on an uncertain step').catch(() => undefined);
@@ -101,6 +109,7 @@ export async function drive(
     await session.fail(error).catch(() => undefined);
     return result('failed', null, error instanceof Error ? error : new Error(String(error)));
   } finally {
+    requests?.stop();
     live.current = null;
     // Everything the run did is already durable; a lease that cannot be released (the store went
     // away) expires on its own. The run's own outcome or error is what the user needs to see.

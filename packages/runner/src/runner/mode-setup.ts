@@ -4,6 +4,7 @@ import type { Session } from '@resume/core';
 import type { ModeRunContext, ModeSetup } from '../modes/mode.js';
 import type { CostGuard } from '../usage/cost-guard.js';
 import { hashText } from '../workflow/spec-hash.js';
+import { watchRequests } from './checkpoint-requests.js';
 import { checkRequestedTools, toolsFor } from './run-tools.js';
 import { type RunnerScope, readInput, recordedSpecText } from './runner-scope.js';
 
@@ -24,6 +25,8 @@ export function modeRunContext(
   const { options } = scope;
   return {
     costGuard,
+    requests: watchRequests(scope.engine, session, options.requestPollMs ?? 500),
+    checkpointInterval: options.checkpointInterval ?? 1,
     session,
     store: scope.engine.store,
     models: options.models,

@@ -1,7 +1,7 @@
 // What the built-in modes share when they build and adjust run configs: agent defaults,
 // distinct names, models by position, whole-number options. Pure.
 import { UsageError } from '@resume/core/spec';
-import { type AgentSpec, agentSpecSchema, defaultDiscussionAgents } from '../modes/agent-spec.js';
+import { type AgentSpec, agentSpecSchema, agentsForModels, defaultDiscussionAgents } from '../modes/agent-spec.js';
 import type { AgentInput } from '../modes/mode.js';
 
 export const DEFAULT_MAX_ROUNDS = 4;
@@ -39,10 +39,25 @@ export function discussionAgents(agents: AgentInput[] | undefined): AgentSpec[] 
   );
 }
 
-/** Other models for the same agents, by position (`--models a,b`). */
-export function withModels(agents: AgentSpec[], models: string[] | undefined): AgentSpec[] {
+/**
+ * `--models a,b` on agents that already exist. A resume goes on with the same agents (the
+ * journal names them), so the models replace theirs by position. A follow-up is a new session:
+ * like a new run, one agent per model (the recorded agents first, then the default roles).
+ */
+export function withModels(
+  agents: AgentSpec[],
+  models: string[] | undefined,
+  options: { oneAgentPerModel?: boolean } = {},
+): AgentSpec[] {
   if (!models || models.length === 0) return agents;
-  return agents.map((agent, index) => ({ ...agent, model: models[index % models.length] ?? agent.model }));
+  if (!options.oneAgentPerModel)
+    return agents.map((agent, index) => ({ ...agent, model: models[index % models.length] ?? agent.model }));
+  const provider = agents.find((agent) => agent.provider)?.provider;
+  const fresh = agentsForModels(models, provider);
+  return models.map((model, index) => {
+    const recorded = agents[index];
+    return recorded ? { ...recorded, model } : (fresh[index] as AgentSpec);
+  });
 }
 
 export function positiveInteger(value: number | undefined, name: string, fallback: number): number {

@@ -1,6 +1,7 @@
 // The tools a run offers its models: the workspace tools (or the caller's factory), checked
 // against the names a run or a prompt file asks for before any session exists.
 import type { Session } from '@resume/core';
+import { ASK_USER_TOOL, askUserTool } from '../modes/ask-user-tool.js';
 import type { ModeTool } from '../modes/mode-context.js';
 import { adaptWorkspaceTools } from '../modes/workspace-tool-adapter.js';
 import { createWorkspaceTools } from '../tools/workspace-tools.js';
@@ -17,7 +18,7 @@ function workspaceTools(scope: RunnerScope, workspaceDir = scope.options.workspa
 /** Tool names a run may ask for, known before any session exists (null: the factory decides). */
 export function availableToolNames(scope: RunnerScope): string[] | null {
   if (scope.options.availableToolNames) return [...scope.options.availableToolNames];
-  return scope.options.createTools ? null : workspaceTools(scope).names;
+  return scope.options.createTools ? null : [...workspaceTools(scope).names, ASK_USER_TOOL];
 }
 
 export function checkRequestedTools(scope: RunnerScope, names: string[], file: string | null): void {
@@ -33,9 +34,12 @@ export function toolsFor(
   file: string | null,
   workspaceDir: string,
 ): ModeTool[] {
-  const available = scope.options.createTools
-    ? scope.options.createTools({ workspaceDir, session, names })
-    : adaptWorkspaceTools(workspaceTools(scope, workspaceDir), { session, store: scope.engine.store });
+  const available = [
+    ...(scope.options.createTools
+      ? scope.options.createTools({ workspaceDir, session, names })
+      : adaptWorkspaceTools(workspaceTools(scope, workspaceDir), { session, store: scope.engine.store })),
+    askUserTool(),
+  ];
   if (names.length === 0) return available;
   checkToolNames(
     names,

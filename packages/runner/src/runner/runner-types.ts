@@ -79,6 +79,10 @@ export interface RunnerOptions {
    * stops at a checkpoint (interrupted, `stopReason: 'cost-limit'`). `warnAboveUsd`: a resume
    * of a session whose lineage cost is above it says so in the plan and in a notice.
    */
+  /** How often a running session looks for checkpoint requests from other processes (default 500 ms). */
+  requestPollMs?: number;
+  /** Discussions and iterative runs label a checkpoint every N rounds / chunks (default 1). */
+  checkpointInterval?: number;
   limits?: { maxCostUsd?: number | null; maxLineageCostUsd?: number | null; warnAboveUsd?: number | null };
 }
 
@@ -165,8 +169,11 @@ export interface WorkflowInput {
 
 export interface RunResult {
   sessionId: string;
-  status: 'completed' | 'interrupted' | 'failed';
+  /** `waiting`: the agent asked the user (`ask_user`); answer it, then resume. */
+  status: 'completed' | 'interrupted' | 'waiting' | 'failed';
   conclusion: string | null;
+  /** A waiting run: the question and the name it waits under. */
+  waitingFor?: { key: string; prompt: string };
   /** The exact command that resumes an unfinished run. */
   resumeCommand: string | null;
   usage: UsageTotals;

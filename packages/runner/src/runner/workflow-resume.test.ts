@@ -374,6 +374,34 @@ describe('workflows without agents', () => {
   });
 });
 
+describe('what a resume writes before its first new step', () => {
+  it('writes nothing for the steps it replays: the first new step follows the resume record', async () => {
+    const lines = ['name: long', 'steps:'];
+    for (let index = 0; index < 6; index += 1) lines.push('  - shell: "true"');
+    lines.push('  - shell: "test -f go"');
+    await writeFile(path.join(workspace, 'long.yaml'), `${lines.join('\n')}\n`);
+    const { engine, store } = createTestStore();
+    const models = createFakeModels();
+    const options = { engine: engine(), models: models.resolve, workspaceDir: workspace, sleep: instantSleep };
+    const first = await createRunner(options).runWorkflow('long.yaml');
+    expect(first.status).toBe('failed');
+    const before: string[] = [];
+    for await (const event of store.read(first.sessionId)) before.push(event.type);
+    await writeFile(path.join(workspace, 'go'), '');
+    const resumed = await createRunner({ ...options, engine: engine() }).resume(first.sessionId);
+    expect(resumed.status).toBe('completed');
+    const after: string[] = [];
+    for await (const event of store.read(first.sessionId, { fromSeq: before.length + 1 })) after.push(event.type);
+    // The six passed steps replay from the journal: no progress or data is written again for
+    // them; only the failed step's next attempt is marked (its retry checkpoint) before it starts.
+    expect(after.slice(0, after.indexOf('step-started'))).toEqual([
+      'session-resumed',
+      'status-changed',
+      'checkpoint-marked',
+    ]);
+  });
+});
+
 describe('validation before a session exists', () => {
   it('refuses a prompt file that asks for an unknown tool without creating a session', async () => {
     await writeFile(path.join(workspace, 'tidy.prompt.md'), '---\ntools: [read_file, read_minds]\n---\nTidy.\n');

@@ -47,6 +47,8 @@ const instances: Record<string, () => ConclaveError> = {
     new core.SessionLockedError(sessionId, { pid: 42, host: 'box', since: '2026-01-01T00:00:00.000Z' }),
   SessionNotFoundError: () => new core.SessionNotFoundError('zzzzzzzz', undefined, { recent: [] }),
   StepAbortedError: () => new core.StepAbortedError(sessionId, 'charge'),
+  InputRejectedError: () => new core.InputRejectedError({ sessionId, key: 'approval', problem: 'expected a boolean' }),
+  WaitingForInputError: () => new core.WaitingForInputError({ sessionId, key: 'approval', prompt: 'Deploy v2?' }),
   StepFailedError: () =>
     new core.StepFailedError({
       sessionId,

@@ -1,0 +1,66 @@
+// `conclave answer <id> "..."`: answers the question a waiting session asks (an agent's
+// ask_user, or `session.waitFor` in a program), journaled with who answered and when. The
+// answer is text; a question whose schema expects JSON (a number, an object) takes it as JSON.
+import { hostname, userInfo } from 'node:os';
+import { pendingInput } from '@resume/core/engine';
+import { type JsonValue, UsageError } from '@resume/core/spec';
+import type { CliContext } from '../context/cli-context.js';
+import { resolveSession } from '../sessions/resolve-session.js';
+import { shortIdsOfStore } from '../sessions/short-ids.js';
+
+export async function answerCommand(
+  context: CliContext,
+  input: { reference: string; answer: string | undefined; by: string | undefined },
+): Promise<number> {
+  const engine = await context.engine();
+  const id = await resolveSession(context, input.reference);
+  const state = await engine.readSession(id);
+  const question = pendingInput(state);
+  if (!question) {
+    throw new UsageError(`Session ${id} is not waiting for an answer (it is ${state.status}).`, {
+      hint: 'Waiting sessions are listed with: conclave sessions list --status waiting',
+    });
+  }
+  if (input.answer === undefined) {
+    // Without an answer: say what is asked.
+    if (context.options.json) {
+      context.terminal.out(JSON.stringify({ sessionId: id, key: question.key, prompt: question.prompt }));
+    } else {
+      context.terminal.out(question.prompt);
+      context.terminal.note(context.terminal.dim(`Answer with: conclave answer ${id} "…"`));
+    }
+    return 0;
+  }
+  const value = answerValue(question.schema, input.answer);
+  await engine.respond(id, question.key, value, { answeredBy: input.by ?? whoAmI() });
+  const shortId = await shortIdsOfStore(context, [id]);
+  if (context.options.json) {
+    context.terminal.out(JSON.stringify({ sessionId: id, key: question.key, answered: true }));
+  } else {
+    context.terminal.note(`✓ Answered "${question.key}" of session ${id}.`);
+    context.terminal.note(`Continue it with: conclave --resume ${shortId(id)}`);
+  }
+  return 0;
+}
+
+/** Text for a text question; JSON when the question's schema expects something else. */
+export function answerValue(schema: JsonValue | null, text: string): JsonValue {
+  const type = schema !== null && typeof schema === 'object' && !Array.isArray(schema) ? schema.type : undefined;
+  if (type === undefined || type === 'string') return text;
+  if (type === 'boolean' && /^(y|yes|true)$/i.test(text.trim())) return true;
+  if (type === 'boolean' && /^(n|no|false)$/i.test(text.trim())) return false;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
+}
+
+/** Who answers by default: the user and machine. */
+export function whoAmI(): string {
+  try {
+    return `${userInfo().username}@${hostname()}`;
+  } catch {
+    return hostname();
+  }
+}

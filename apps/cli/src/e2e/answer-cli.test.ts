@@ -1,0 +1,69 @@
+// A run whose agent asks the user (ask_user): it ends waiting with the question, the session
+// is listed as waiting, `conclave answer` records the answer with who gave it, and resuming
+// hands the answer to the agent.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+
+beforeAll(() => assertBuilt());
+
+describe('conclave answer', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await createSandbox();
+  });
+  afterAll(() => sandbox.remove());
+
+  it('ends a run waiting with the question, takes the answer, and resumes with it', async () => {
+    const script = path.join(sandbox.root, 'ask-script.yaml');
+    await writeFile(
+      script,
+      [
+        '- agent: lead',
+        '  text: "I need one thing from you."',
+        '  tool_calls:',
+        '    - { name: ask_user, args: { question: "Which city is the offsite in?" } }',
+        '- agent: lead',
+        '  text: "Done: the offsite is planned."',
+        '',
+      ].join('\n'),
+    );
+    const started = await sandbox.run(['--mode', 'orchestrated', '--script', script, 'Plan the offsite']);
+    expect(started.code, started.stderr).toBe(0);
+    expect(started.stdout).toContain('Question: Which city is the offsite in?');
+    const id = /Session saved: ([0-9a-z]{22})/.exec(started.stdout)?.[1] ?? '';
+    expect(started.stderr).toContain(`conclave answer ${id}`);
+
+    const waiting = await sandbox.json<{ id: string; status: string }[]>([
+      'sessions',
+      'list',
+      '--status',
+      'waiting',
+      '--json',
+    ]);
+    expect(waiting.map((item) => [item.id, item.status])).toEqual([[id, 'waiting']]);
+    const shown = await sandbox.run(['sessions', 'show', id]);
+    expect(shown.stdout).toContain('Which city is the offsite in?');
+
+    const question = await sandbox.run(['answer', id]);
+    expect(question.stdout.trim()).toBe('Which city is the offsite in?');
+    const answered = await sandbox.run(['answer', id, 'Lisbon', '--by', 'ana']);
+    expect(answered.code, answered.stderr).toBe(0);
+    const again = await sandbox.run(['answer', id, 'Porto']);
+    expect(again.code).toBe(64);
+
+    const resumed = await sandbox.run(['--resume', id, '--yes']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const state = await sandbox.json<{ status: string; messages: { role: string; content: string }[] }>([
+      'sessions',
+      'show',
+      id,
+      '--json',
+    ]);
+    expect(state.status).toBe('completed');
+    expect(state.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
+      'Lisbon',
+    ]);
+  });
+});

@@ -1,0 +1,150 @@
+// LangGraph checkpointers side by side in one run: a real 1,000-step StateGraph whose state
+// is a growing message list (one ~1 KB message per step, LangGraph's messages reducer), run
+// with `durability: 'sync'` (each step's checkpoint is saved before the next step starts) on
+//   - ResumeCheckpointSaver over the file store (@resume/langgraph; fsync per put),
+//   - LangGraph's SqliteSaver as shipped (WAL, synchronous=NORMAL: no fsync per put) and with
+//     synchronous=FULL (an fsync per put), over node:sqlite (see sqlite-saver.mjs),
+//   - LangGraph's MemorySaver (nothing durable: the graph's own cost).
+// Reported: time per step over the first and the last 10% of the run, bytes on disk, and the
+// latency of getTuple for the latest checkpoint (warm, and cold from a new saver instance).
+// Runs from `pnpm bench` or alone: `node bench/src/langgraph.mjs [--quick]`.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { MemorySaver } from '@langchain/langgraph-checkpoint';
+import { ResumeCheckpointSaver } from '@resume/langgraph';
+import { createFsStore } from '@resume/storage-fs';
+import { benchSection, bytesUnder, median } from './measure.mjs';
+import { sqliteSaverOnNodeSqlite } from './sqlite-saver.mjs';
+
+const messageText = (index) =>
+  `turn ${index}: ${'the reviewer weighed the proposal, listed two risks and asked for numbers. '.repeat(15)}`.slice(
+    0,
+    1024,
+  );
+
+/** Runs the graph for `steps` steps on `saver`; returns the time between consecutive steps (us). */
+async function runGraph(saver, steps) {
+  const stamps = [];
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode('speak', (state) => {
+      stamps.push(performance.now());
+      return { messages: [new AIMessage(messageText(state.messages.length))] };
+    })
+    .addEdge(START, 'speak')
+    .addConditionalEdges('speak', (state) => (state.messages.length >= steps ? END : 'speak'))
+    .compile({ checkpointer: saver });
+  await graph.invoke(
+    { messages: [new HumanMessage(messageText(0))] },
+    { configurable: { thread_id: 'bench' }, recursionLimit: steps + 10, durability: 'sync' },
+  );
+  const samples = [];
+  for (let index = 1; index < stamps.length; index += 1) samples.push((stamps[index] - stamps[index - 1]) * 1000);
+  const tenth = Math.max(1, Math.floor(samples.length / 10));
+  return { firstUs: median(samples.slice(0, tenth)), lastUs: median(samples.slice(-tenth)) };
+}
+
+async function getTupleUs(saver, repeats) {
+  const samples = [];
+  for (let repeat = 0; repeat < repeats; repeat += 1) {
+    const start = performance.now();
+    const tuple = await saver.getTuple({ configurable: { thread_id: 'bench' } });
+    samples.push((performance.now() - start) * 1000);
+    if (!tuple) throw new Error('getTuple found no checkpoint');
+  }
+  return median(samples);
+}
+
+async function measureResume(root, steps, repeats) {
+  const directory = path.join(root, 'resume');
+  const store = createFsStore({ dir: directory });
+  const saver = new ResumeCheckpointSaver({ store });
+  const phases = await runGraph(saver, steps);
+  const warmUs = await getTupleUs(saver, repeats);
+  await saver.close();
+  await store.close();
+  const coldStore = createFsStore({ dir: directory });
+  const cold = new ResumeCheckpointSaver({ store: coldStore });
+  const coldUs = await getTupleUs(cold, 1);
+  await cold.close();
+  await coldStore.close();
+  return { ...phases, bytes: bytesUnder(directory), warmUs, coldUs };
+}
+
+async function measureSqlite(root, steps, repeats, synchronous) {
+  const directory = path.join(root, `sqlite-${synchronous}`);
+  (await import('node:fs')).mkdirSync(directory, { recursive: true });
+  const file = path.join(directory, 'checkpoints.sqlite');
+  const { saver, database } = sqliteSaverOnNodeSqlite(file, { synchronous });
+  const phases = await runGraph(saver, steps);
+  const warmUs = await getTupleUs(saver, repeats);
+  const bytesWithWal = bytesUnder(directory);
+  database.prepare('PRAGMA wal_checkpoint(TRUNCATE)').all();
+  database.close();
+  const reopened = sqliteSaverOnNodeSqlite(file, { synchronous });
+  const coldUs = await getTupleUs(reopened.saver, 1);
+  reopened.database.close();
+  return { ...phases, bytes: bytesUnder(directory), bytesWithWal, warmUs, coldUs };
+}
+
+async function measureMemory(steps, repeats) {
+  const saver = new MemorySaver();
+  const phases = await runGraph(saver, steps);
+  return { ...phases, bytes: null, warmUs: await getTupleUs(saver, repeats), coldUs: null };
+}
+
+export async function measureLangGraph({ quick = false } = {}) {
+  const steps = quick ? 300 : 1_000;
+  const repeats = 21;
+  const root = await mkdtemp(path.join(tmpdir(), 'conclave-langgraph-bench-'));
+  try {
+    // Warm-up: module loading and JIT, outside the figures.
+    await runGraph(new MemorySaver(), 50);
+    const memory = await measureMemory(steps, repeats);
+    const resume = await measureResume(root, steps, repeats);
+    const sqliteNormal = await measureSqlite(root, steps, repeats, 'NORMAL');
+    const sqliteFull = await measureSqlite(root, steps, repeats, 'FULL');
+    return { steps, messageBytes: 1024, payloadBytes: steps * 1024, resume, sqliteNormal, sqliteFull, memory };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+const pad = (value, width = 12) => String(value).padStart(width);
+const megabytes = (bytes) => (bytes === null ? '-' : `${(bytes / 1e6).toFixed(2)} MB`);
+const micro = (value) => (value === null ? '-' : value.toFixed(0));
+
+export function formatLangGraph(result) {
+  const rows = [
+    ['ResumeCheckpointSaver (fs)', result.resume, 'fsync per put'],
+    ['SqliteSaver (as shipped)', result.sqliteNormal, 'WAL, synchronous=NORMAL'],
+    ['SqliteSaver (FULL)', result.sqliteFull, 'WAL, synchronous=FULL'],
+    ['MemorySaver', result.memory, 'nothing durable'],
+  ];
+  const lines = [
+    `LangGraph checkpointers: a ${result.steps}-step StateGraph, state = a growing list of ~1 KB messages, durability 'sync'`,
+    `${'checkpointer'.padEnd(28)}${pad('first 10% us')}${pad('last 10% us')}${pad('on disk', 12)}${pad('getTuple us')}${pad('cold us', 10)}  commit`,
+  ];
+  for (const [name, row, commit] of rows) {
+    lines.push(
+      `${name.padEnd(28)}${pad(micro(row.firstUs))}${pad(micro(row.lastUs))}${pad(megabytes(row.bytes), 12)}` +
+        `${pad(micro(row.warmUs))}${pad(micro(row.coldUs), 10)}  ${commit}`,
+    );
+  }
+  const { resume, sqliteNormal, sqliteFull } = result;
+  lines.push(
+    `  payload ${megabytes(result.payloadBytes)}; SqliteSaver bytes with its WAL before truncation: ` +
+      `${megabytes(sqliteNormal.bytesWithWal)} (NORMAL), ${megabytes(sqliteFull.bytesWithWal)} (FULL)`,
+    `  growth first->last 10%: Resume ${(resume.lastUs / resume.firstUs).toFixed(2)}x, ` +
+      `SqliteSaver ${(sqliteNormal.lastUs / sqliteNormal.firstUs).toFixed(2)}x (NORMAL), ` +
+      `${(sqliteFull.lastUs / sqliteFull.firstUs).toFixed(2)}x (FULL); ` +
+      `bytes SqliteSaver / Resume ${(sqliteNormal.bytes / resume.bytes).toFixed(1)}x`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** The section `pnpm bench` runs: measures, prints, returns the figures. */
+export const runLangGraphSection = benchSection(import.meta.url, measureLangGraph, formatLangGraph);
