@@ -178,7 +178,8 @@ async function runShellStep(
       env: {
         ...context.env,
         CONCLAVE_SESSION_ID: context.session.id,
-        CONCLAVE_STEP: step.name ?? String(index),
+        // Steps are numbered from 1 wherever a number is shown ("step 2 of 3"); steps[1] in templates.
+        CONCLAVE_STEP: step.name ?? step.id ?? String(index + 1),
         CONCLAVE_ATTEMPT: String(stepContext.attempt),
       },
       signal: stepContext.signal,
