@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readdir, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, readdir, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -289,6 +289,38 @@ describe('file store on disk', () => {
     const rebuilt = await open().list();
     expect(rebuilt.find((item) => item.id === ids[0])?.lastSeq).toBe(2);
     expect(rebuilt).toHaveLength(2);
+  });
+
+  it('lists with one status call per session (its journal), and still never lists a linked folder', async () => {
+    const store = open();
+    const ids = [await sessionWith(store, 2), await sessionWith(store, 3)];
+    await store.close();
+    const outside = await mkdtemp(path.join(tmpdir(), 'conclave-outside-'));
+    await cp(path.join(dir, 'sessions', ids[1] ?? ''), path.join(outside, 'copy'), { recursive: true });
+    const linkedId = '0001zzzzzzzzzzzzzzzzzz';
+    await symlink(path.join(outside, 'copy'), path.join(dir, 'sessions', linkedId));
+    const real = createNodeFileSystem();
+    const statuses: string[] = [];
+    const counting: FileSystem = {
+      ...real,
+      status: (target) => {
+        statuses.push(target);
+        return real.status(target);
+      },
+      statusNow: (target) => {
+        statuses.push(target);
+        return real.statusNow?.(target) ?? null;
+      },
+    };
+    const listing = open({ fileSystem: counting });
+    await listing.list();
+    statuses.length = 0;
+    const listed = await listing.list();
+    expect(listed.map((item) => item.id).sort()).toEqual([...ids].sort());
+    expect(statuses.filter((target) => target.includes(`${path.sep}sessions${path.sep}`)).sort()).toEqual(
+      ids.map((id) => path.join(dir, 'sessions', id, 'journal.jsonl')).sort(),
+    );
+    await rm(outside, { recursive: true, force: true });
   });
 
   it('sees a session appended by another store instance', async () => {

@@ -89,8 +89,8 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const { paths, plain } = context;
   const layout = createLayout(context);
   const journals = createJournalFiles(context);
-  const headers = createHeaderFiles(context, layout, journals);
   let index: SummaryIndex;
+  const headers = createHeaderFiles(context, layout, journals, (id, damage) => index.markDamaged(id, damage));
   const appender = createJournalAppender(context, journals, { record: (entry) => index.record(entry) }, layout);
   const snapshots = createSnapshotFiles(context, layout, journals, appender);
   const maintenance = createSessionMaintenance(context, {

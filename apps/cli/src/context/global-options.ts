@@ -1,11 +1,17 @@
 // The options every command accepts (DESIGN 9), validated once at the boundary.
 import { UsageError } from '@resume/core/spec';
 import { z } from 'zod';
+import { builtinProviders } from '../providers/builtin-providers.js';
 
 export const globalOptionsSchema = z.object({
   home: z.string().min(1).optional(),
   store: z.string().min(1).optional(),
-  provider: z.enum(['scripted', 'openai', 'anthropic']).optional(),
+  provider: z
+    .string()
+    .refine((name) => builtinProviders.has(name), {
+      error: () => `not a provider Conclave knows (use ${builtinProviders.names().join(', ')})`,
+    })
+    .optional(),
   model: z.string().min(1).optional(),
   json: z.boolean().default(false),
   quiet: z.boolean().default(false),

@@ -39,6 +39,8 @@ describe('conclave: a follow-up for a session that never finished', () => {
     const interrupted = await running.done;
     expect(interrupted.code).toBe(130);
     const id = resumeIdFrom(interrupted.stderr);
+    // The interrupt message says where the run stopped.
+    expect(interrupted.stderr).toContain(`✗ Interrupted; checkpoint saved at "round 1, `);
 
     const refused = await sandbox.run(['--continue', 'What about scale?']);
     expect(refused.code).toBe(64);

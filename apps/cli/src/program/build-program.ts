@@ -4,6 +4,7 @@
 import { Command, Option } from 'commander';
 import type { CliContext, CliEnvironment } from '../context/cli-context.js';
 import { listableModes, runModeHelp } from '../modes/mode-names.js';
+import { builtinProviders } from '../providers/builtin-providers.js';
 
 export interface ProgramHooks {
   /** Called by the chosen action with the work to do; the caller runs it and keeps the exit code. */
@@ -20,11 +21,9 @@ function addGlobalOptions(command: Command): Command {
       'session store: postgres://... (else $CONCLAVE_STORE_URL, else the file store in the home)',
     )
     .addOption(
-      new Option('--provider <name>', 'model provider (default: from the API key in the environment)').choices([
-        'scripted',
-        'openai',
-        'anthropic',
-      ]),
+      new Option('--provider <name>', 'model provider (default: from the API key in the environment)').choices(
+        builtinProviders.names(),
+      ),
     )
     .option('--model <id>', 'model for every agent')
     .option('--json', 'machine-readable output on stdout')

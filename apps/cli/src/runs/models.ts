@@ -1,23 +1,20 @@
 // Which provider a run uses and how each agent gets its model. Order: --provider, then
 // what the session recorded (a resume uses the same provider), then the config's default,
-// then an API key in the environment (OpenAI, then Anthropic), else the offline scripted
-// provider, which the CLI announces in one line. Secrets are read from the environment
-// here and never recorded.
+// then the first registered provider the environment selects (an OpenAI key, then an
+// Anthropic key), else the offline scripted provider, which the CLI announces in one line.
+// Providers are looked up by name in a ProviderRegistry (providers/). Secrets are read
+// from the environment by the factories and never recorded.
 import path from 'node:path';
 import { type ChatModel, type ChatProvider, type JsonValue, ProviderError } from '@resume/core/spec';
-import type { ConclaveConfig, ProviderName } from '@resume/runner';
+import type { ConclaveConfig } from '@resume/runner';
+import { builtinProviders } from '../providers/builtin-providers.js';
+import type { ProviderRegistry } from '../providers/provider-registry.js';
 
 export const SCRIPTED_NOTICE =
   'Using the offline scripted provider (no API key configured). For a real model set OPENAI_API_KEY or ANTHROPIC_API_KEY, or pass --provider openai|anthropic.';
 
-const DEFAULT_MODELS: Record<ProviderName, string> = {
-  scripted: 'scripted',
-  openai: 'gpt-4o-mini',
-  anthropic: 'claude-sonnet-4-5',
-};
-
 export interface ProviderSelection {
-  provider: ProviderName;
+  provider: string;
   /** `--model`: every agent's model. */
   model: string | null;
   /** Scripted provider: the YAML script (absolute path). */
@@ -25,18 +22,18 @@ export interface ProviderSelection {
 }
 
 export function chooseProvider(input: {
-  flag: ProviderName | undefined;
+  flag: string | undefined;
   recorded: Record<string, JsonValue> | null;
   config: ConclaveConfig;
   env: Readonly<Record<string, string | undefined>>;
-}): ProviderName {
-  if (input.flag) return input.flag;
+  providers?: ProviderRegistry;
+}): string {
+  const providers = input.providers ?? builtinProviders;
+  if (input.flag) return providers.get(input.flag).name;
   const recorded = input.recorded?.provider;
-  if (recorded === 'scripted' || recorded === 'openai' || recorded === 'anthropic') return recorded;
-  if (input.config.providers.default) return input.config.providers.default;
-  if (input.env.OPENAI_API_KEY) return 'openai';
-  if (input.env.ANTHROPIC_API_KEY) return 'anthropic';
-  return 'scripted';
+  if (typeof recorded === 'string' && providers.has(recorded)) return recorded;
+  if (input.config.providers.default) return providers.get(input.config.providers.default).name;
+  return providers.list().find((factory) => factory.detect?.(input.env))?.name ?? 'scripted';
 }
 
 /** What a session records so a resume rebuilds the same models (never a secret). */
@@ -49,19 +46,21 @@ export function recordOf(selection: ProviderSelection): Record<string, JsonValue
 }
 
 export function selectionFrom(input: {
-  flagProvider: ProviderName | undefined;
+  flagProvider: string | undefined;
   flagModel: string | undefined;
   flagScript: string | undefined;
   recorded: Record<string, JsonValue> | null;
   config: ConclaveConfig;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
+  providers?: ProviderRegistry;
 }): ProviderSelection {
   const provider = chooseProvider({
     flag: input.flagProvider,
     recorded: input.recorded,
     config: input.config,
     env: input.env,
+    ...(input.providers ? { providers: input.providers } : {}),
   });
   const recordedModel = typeof input.recorded?.model === 'string' ? input.recorded.model : null;
   const recordedScript = typeof input.recorded?.script === 'string' ? input.recorded.script : null;
@@ -102,17 +101,23 @@ export async function createModelResolver(
     agentProviders?: readonly string[];
     /** --provider given: it wins over what agents recorded. */
     providerForced: boolean;
+    /** The providers to look names up in (default: the built-in ones). */
+    providers?: ProviderRegistry;
   },
 ): Promise<ModelResolution> {
-  const wanted = new Set<ProviderName>([selection.provider]);
+  const registry = options.providers ?? builtinProviders;
+  const wanted = new Set<string>([registry.get(selection.provider).name]);
   if (!options.providerForced)
-    for (const name of options.agentProviders ?? [])
-      if (name === 'scripted' || name === 'openai' || name === 'anthropic') wanted.add(name);
+    for (const name of options.agentProviders ?? []) if (registry.has(name)) wanted.add(name);
   const providers = new Map<string, ChatProvider>();
-  for (const name of wanted) providers.set(name, await loadProvider(name, selection, options.config, options.env));
+  for (const name of wanted)
+    providers.set(
+      name,
+      await registry.get(name).load({ config: options.config, env: options.env, script: selection.script }),
+    );
   let listed: Promise<readonly string[] | null> | null = null;
   const availableModels = () => {
-    listed ??= listAvailableModels(providers, options.env);
+    listed ??= listAvailableModels(registry, providers, options.env);
     return listed;
   };
   const resolve: ModelResolverFunction = (agent) => {
@@ -122,19 +127,14 @@ export async function createModelResolver(
       throw new ProviderError({
         reason: 'unavailable',
         provider: name,
-        message: `Agent ${agent.name} asks for provider "${name}", which Conclave does not know.`,
+        message: `Agent ${agent.name} asks for provider "${name}", which Conclave does not know (providers: ${registry.names().join(', ')}).`,
       });
-    const configured =
-      name === 'openai'
-        ? options.config.providers.openai.model
-        : name === 'anthropic'
-          ? options.config.providers.anthropic.model
-          : undefined;
+    const factory = registry.get(name);
     const model =
       selection.model ??
       (options.providerForced ? undefined : agent.model) ??
-      configured ??
-      DEFAULT_MODELS[name as ProviderName];
+      factory.configuredModel?.(options.config) ??
+      factory.defaultModel;
     return provider.chatModel(replacementFor(model) ?? model);
   };
   const replacements = new Map<string, string>();
@@ -145,12 +145,14 @@ export async function createModelResolver(
 }
 
 async function listAvailableModels(
+  registry: ProviderRegistry,
   providers: ReadonlyMap<string, ChatProvider>,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<readonly string[] | null> {
   const all = new Set<string>();
   for (const [name, provider] of providers) {
-    if (name === 'scripted' && !env.CONCLAVE_SCRIPTED_MODELS) return null;
+    const lists = registry.get(name).listsModels;
+    if (lists && !lists(env)) return null;
     try {
       for (const id of await provider.listModels()) all.add(id);
     } catch {
@@ -171,49 +173,4 @@ export function rankAlternatives(missing: string, available: readonly string[]):
   return [...available]
     .filter((model) => model !== missing)
     .sort((left, right) => shared(right) - shared(left) || left.localeCompare(right));
-}
-
-async function loadProvider(
-  name: ProviderName,
-  selection: ProviderSelection,
-  config: ConclaveConfig,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<ChatProvider> {
-  switch (name) {
-    case 'scripted': {
-      const { createScriptedProvider } = await import('@resume/providers-scripted');
-      return createScriptedProvider({ env: { ...env }, ...(selection.script ? { script: selection.script } : {}) });
-    }
-    case 'openai': {
-      const baseURL = config.providers.openai.baseUrl ?? env.OPENAI_BASE_URL;
-      if (!env.OPENAI_API_KEY && !baseURL)
-        throw new ProviderError(
-          {
-            reason: 'authentication',
-            provider: 'openai',
-            message: 'The OpenAI provider needs OPENAI_API_KEY in the environment (or a base URL for a local server).',
-          },
-          { hint: 'export OPENAI_API_KEY=sk-...  (or set providers.openai.baseUrl for Ollama, vLLM, LM Studio)' },
-        );
-      const { createOpenAIProvider } = await import('@resume/providers-openai');
-      return createOpenAIProvider({
-        ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
-        ...(baseURL ? { baseURL } : {}),
-      });
-    }
-    case 'anthropic': {
-      if (!env.ANTHROPIC_API_KEY)
-        throw new ProviderError(
-          {
-            reason: 'authentication',
-            provider: 'anthropic',
-            message: 'The Anthropic provider needs ANTHROPIC_API_KEY in the environment.',
-          },
-          { hint: 'export ANTHROPIC_API_KEY=sk-ant-...' },
-        );
-      const { createAnthropicProvider } = await import('@resume/providers-anthropic');
-      const baseURL = config.providers.anthropic.baseUrl ?? env.ANTHROPIC_BASE_URL;
-      return createAnthropicProvider({ apiKey: env.ANTHROPIC_API_KEY, ...(baseURL ? { baseURL } : {}) });
-    }
-  }
 }

@@ -94,7 +94,18 @@ export async function runWithHarness(
     context.terminal.note(`Session ${result.sessionId} was not kept (--no-save-session).`);
   }
   if (config.retention.automatic) await runAutomaticRetention(context);
-  return reportResult(context, result, { announced: view.announcesOutcome });
+  const savedAt = result.status === 'interrupted' ? await lastCheckpointLabel(context, result.sessionId) : null;
+  return reportResult(context, result, { announced: view.announcesOutcome }, savedAt);
+}
+
+/** Where an interrupted run stopped ("chunk 3/15", "round 2, critic"), for the message; null when unknown. */
+async function lastCheckpointLabel(context: CliContext, sessionId: string): Promise<string | null> {
+  try {
+    const state = await (await context.engine()).readSession(sessionId);
+    return state.checkpoints.findLast((checkpoint) => checkpoint.label !== null)?.label ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** The answer typed to a waiting run's question (null: not a terminal, or nothing typed). */
@@ -114,7 +125,12 @@ async function askInline(
   return { key: question.key, value: answerValue(question.schema, text), by: whoAmI() };
 }
 
-function reportResult(context: CliContext, result: RunResult, view: { announced: boolean }): number {
+function reportResult(
+  context: CliContext,
+  result: RunResult,
+  view: { announced: boolean },
+  savedAt: string | null,
+): number {
   const terminal = context.terminal;
   const exitCode =
     result.status === 'completed' || result.status === 'waiting'
@@ -181,7 +197,10 @@ function reportResult(context: CliContext, result: RunResult, view: { announced:
     return exitCode;
   }
   if (result.status === 'interrupted') {
-    terminal.warn(`${terminal.yellow('✗ Interrupted;')} checkpoint saved in session ${result.sessionId} (${usage}).`);
+    const where = savedAt === null ? '' : ` at "${savedAt}"`;
+    terminal.warn(
+      `${terminal.yellow('✗ Interrupted;')} checkpoint saved${where} in session ${result.sessionId} (${usage}).`,
+    );
     if (result.resumeCommand) terminal.warn(`Resume with: ${result.resumeCommand}`);
     return exitCode;
   }

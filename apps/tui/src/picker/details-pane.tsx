@@ -42,6 +42,20 @@ export function DetailsPane(props: {
       </Text>
     ),
   });
+  if (summary.status === 'waiting' && summary.waitingFor) {
+    lines.push({
+      key: 'question',
+      node: (
+        <Text color={theme.statusColor('waiting')}>
+          {fitText(`Waiting for an answer: ${summary.waitingFor.prompt}`, width)}
+        </Text>
+      ),
+    });
+    lines.push({
+      key: 'answer',
+      node: <Text color={theme.muted}>{fitText(`Answer with: conclave answer ${summary.id} "…"`, width)}</Text>,
+    });
+  }
   if (!details) {
     lines.push({ key: 'loading', node: <Text color={theme.muted}>loading details…</Text> });
   } else {

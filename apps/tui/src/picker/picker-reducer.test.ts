@@ -21,6 +21,29 @@ const sessions = [
 ];
 
 describe('pickerReducer', () => {
+  it('lists sessions waiting for an answer first, and the status filter reaches them', () => {
+    const mixed = [
+      summary({ id: sessionId(4), title: 'Newest, finished', status: 'completed' }),
+      summary({
+        id: sessionId(3),
+        title: 'Needs approval',
+        status: 'waiting',
+        waitingFor: { key: 'approval', prompt: 'Ship it?' },
+      }),
+      summary({ id: sessionId(2), title: 'Interrupted', status: 'interrupted' }),
+    ];
+    const loaded = run([{ type: 'sessions-loaded', sessions: mixed }]);
+    expect(visibleSessions(loaded).map((session) => session.title)).toEqual([
+      'Needs approval',
+      'Newest, finished',
+      'Interrupted',
+    ]);
+    expect(selectedSession(loaded)?.title).toBe('Needs approval');
+    const waitingOnly = run(Array(5).fill({ type: 'status-filter-cycled' }), loaded);
+    expect(waitingOnly.statusFilter).toBe('waiting');
+    expect(visibleSessions(waitingOnly).map((session) => session.title)).toEqual(['Needs approval']);
+  });
+
   it('starts on the sessions of the directory it was opened from; w switches to every workspace and back', () => {
     const spread = [
       summary({ id: sessionId(3), title: 'Here, newest', workspaceDir: '/work/here' }),
@@ -106,7 +129,7 @@ describe('pickerReducer', () => {
     expect(state.statusFilter).toBe('interrupted');
     expect(visibleSessions(state).map((session) => session.title)).toEqual(['Fix OCR errors']);
     state = run(
-      Array.from({ length: 4 }, () => ({ type: 'status-filter-cycled' }) as const),
+      Array.from({ length: 5 }, () => ({ type: 'status-filter-cycled' }) as const),
       state,
     );
     expect(state.statusFilter).toBeNull();

@@ -74,7 +74,14 @@ export function initialPickerState(
   };
 }
 
-const statusCycle: readonly (SessionStatus | null)[] = [null, 'interrupted', 'running', 'completed', 'failed'];
+const statusCycle: readonly (SessionStatus | null)[] = [
+  null,
+  'interrupted',
+  'running',
+  'completed',
+  'failed',
+  'waiting',
+];
 
 /** Whether a session's title or task contains the query (case-insensitive). */
 export function titleMatches(summary: SessionSummary, query: string): boolean {
@@ -83,10 +90,13 @@ export function titleMatches(summary: SessionSummary, query: string): boolean {
   return summary.title.toLowerCase().includes(needle) || (summary.task ?? '').toLowerCase().includes(needle);
 }
 
-/** The sessions the list shows: filters applied, then the search (titles first-class, content hits too). */
+/**
+ * The sessions the list shows: filters applied, then the search (titles first-class, content hits
+ * too). Sessions waiting for an answer come first (newest first among them): a person is needed.
+ */
 export function visibleSessions(state: PickerState): SessionSummary[] {
   const query = state.query.trim();
-  return state.sessions.filter((summary) => {
+  const shown = state.sessions.filter((summary) => {
     if (state.onlyThisDirectory && summary.workspaceDir !== state.workspaceDir) return false;
     if (state.statusFilter !== null && summary.status !== state.statusFilter) return false;
     if (state.modeFilter !== null && summary.mode !== state.modeFilter) return false;
@@ -94,6 +104,8 @@ export function visibleSessions(state: PickerState): SessionSummary[] {
     if (titleMatches(summary, query)) return true;
     return state.contentQuery === query && state.contentMatches[summary.id] !== undefined;
   });
+  const waiting = shown.filter((summary) => summary.status === 'waiting');
+  return waiting.length === 0 ? shown : [...waiting, ...shown.filter((summary) => summary.status !== 'waiting')];
 }
 
 export function selectedIndex(state: PickerState, visible: readonly SessionSummary[]): number {

@@ -149,6 +149,9 @@ describe('SessionPicker', () => {
     expect(first.split('\n').length).toBeLessThanOrEqual(23);
     expect(first.split('\n').every((line) => line.length <= 80)).toBe(true);
     expect(first).not.toContain('Task number 900');
+    // The key help wraps between its keys instead of being cut off.
+    expect(first).toContain('q quit');
+    expect(first).toContain('w this dir/all');
     await view.press(...Array.from({ length: 12 }, () => keys.down));
     const moved = await view.waitForFrame((text) => text.includes('› ✓ Task number 988'));
     expect(moved).not.toContain('Task number 1000 ');

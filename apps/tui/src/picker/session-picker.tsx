@@ -4,7 +4,7 @@
 import { Box, Text } from 'ink';
 import type { TuiBackend } from '../backend/tui-backend.js';
 import { pickerHelp, searchHelp } from '../keys/key-bindings.js';
-import { fitText } from '../theme/format.js';
+import { fitText, wrapHelp } from '../theme/format.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import { DetailsPane, detailsHeight } from './details-pane.js';
 import { listWindow, selectedIndex } from './picker-reducer.js';
@@ -23,15 +23,16 @@ export interface SessionPickerProps {
   allWorkspaces?: boolean;
 }
 
-/** Lines around the list: heading, search line, column header, notice line, help line. */
-const chromeHeight = 5;
+/** Lines around the list: heading, search line, column header, notice line (and the help lines). */
+const chromeHeight = 4;
 
 export function SessionPicker(props: SessionPickerProps) {
   const theme = useTheme();
   const { columns, rows } = useScreenSize();
   // One line is left free: a frame as tall as the terminal scrolls on some terminals.
   const detailsRows = rows >= 20 ? detailsHeight : 0;
-  const listHeight = Math.max(3, rows - 1 - chromeHeight - detailsRows);
+  const help = wrapHelp(pickerHelp, columns - 1);
+  const listHeight = Math.max(3, rows - 1 - chromeHeight - help.length - detailsRows);
   const model = useSessionPicker({
     backend: props.backend,
     onDone: props.onDone,
@@ -96,7 +97,20 @@ export function SessionPicker(props: SessionPickerProps) {
         notice={state.notice}
         width={columns - 2}
       />
-      <Text color={theme.muted}>{fitText(state.mode === 'search' ? searchHelp : pickerHelp, columns - 1)}</Text>
+      {state.mode === 'search' ? (
+        <>
+          <Text color={theme.muted}>{fitText(searchHelp, columns - 1)}</Text>
+          {help.slice(1).map((line) => (
+            <Text key={line}> </Text>
+          ))}
+        </>
+      ) : (
+        help.map((line) => (
+          <Text key={line} color={theme.muted}>
+            {line}
+          </Text>
+        ))
+      )}
     </Box>
   );
 }

@@ -51,6 +51,9 @@ export function SessionRow(props: {
         <Text color={theme.muted}>{padText(formatAge(summary.updatedAt, now()), rowColumns.age)}</Text>
         <Text>{padText(formatCost(summary.costUsd), rowColumns.cost)}</Text>
       </Text>
+      {summary.status === 'waiting' && summary.waitingFor ? (
+        <Text color={theme.statusColor('waiting')}>{fitText(`      ? ${summary.waitingFor.prompt}`, columns - 2)}</Text>
+      ) : null}
       {match ? <Snippet match={match} width={columns - 6} /> : null}
     </Box>
   );

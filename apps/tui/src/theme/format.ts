@@ -51,6 +51,24 @@ export function fitText(text: string, width: number): string {
   return `${flat.slice(0, width - 1)}…`;
 }
 
+/**
+ * A key-help line broken between its entries (separated by two spaces) into lines of at most
+ * `width`, so no key is cut off on a narrow terminal.
+ */
+export function wrapHelp(help: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const entry of help.split(/ {2,}/)) {
+    const next = line === '' ? entry : `${line}  ${entry}`;
+    if (next.length > width && line !== '') {
+      lines.push(line);
+      line = entry;
+    } else line = next;
+  }
+  if (line !== '') lines.push(fitText(line, width));
+  return lines;
+}
+
 export function padText(text: string, width: number): string {
   const fitted = fitText(text, width);
   return fitted + ' '.repeat(Math.max(0, width - fitted.length));

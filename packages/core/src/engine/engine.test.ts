@@ -400,6 +400,29 @@ describe('engine and sessions', () => {
     expect((shared as Error).message).toMatch(/matches 3 sessions/);
   });
 
+  it('marks a completion checkpoint in the same durable append as the step, once, and not on replay', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const session = await first.createSession({ title: 'one append' });
+    const batches: string[][] = [];
+    const append = store.append.bind(store);
+    store.append = (id, batch) => {
+      batches.push(batch.events.map((event) => event.type));
+      return append(id, batch);
+    };
+    const label = (attempt: number) => `build passed at attempt ${attempt}`;
+    expect(await session.step('build', async () => 'built', { checkpointOnCompletion: label })).toBe('built');
+    expect(batches).toEqual([['step-started'], ['step-completed', 'checkpoint-marked']]);
+    expect(session.state.checkpoints.map((marked) => marked.label)).toEqual(['build passed at attempt 1']);
+    await session.close();
+    batches.length = 0;
+    const reopened = await second().openSession(session.id, { replay: 'keyed' });
+    expect(await reopened.step('build', async () => 'again', { checkpointOnCompletion: label })).toBe('built');
+    expect(reopened.state.checkpoints.map((marked) => marked.label)).toEqual(['build passed at attempt 1']);
+    expect(batches.flat()).not.toContain('checkpoint-marked');
+    await reopened.close();
+  });
+
   it('reads an unchanged journal once for repeated reads and the open, and again after any append', async () => {
     const store = createMemoryStore();
     const { first, second } = processes(store);

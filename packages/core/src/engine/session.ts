@@ -593,6 +593,7 @@ export class LiveSession implements Session {
         const scrubbed = this.#context.redact(output);
         const blob = await this.#context.store.putBlob(Buffer.from(JSON.stringify(scrubbed), 'utf8'));
         this.#append({ type: 'step-completed', key, occurrence, attempt, outputBlob: blob }, scope);
+        this.#markCompletion(options, attempt, scope, log);
         await this.flush();
         return this.#decode(scrubbed, options);
       }
@@ -600,10 +601,24 @@ export class LiveSession implements Session {
         { type: 'step-completed', key, occurrence, attempt, ...(output === undefined ? {} : { output }) },
         scope,
       );
+      this.#markCompletion(options, attempt, scope, log);
       await this.flush();
       // What the journal holds (scrubbed of secrets) is what every replay returns: so does this run.
       return this.#decode((completed as Extract<JournalEvent, { type: 'step-completed' }>).output, options);
     }
+  }
+
+  /** The step's completion checkpoint, pending with its completion so both go in one append. */
+  #markCompletion<T>(
+    options: AnyStepOptions<T>,
+    attempt: number,
+    scope: StepScope | null,
+    log: ReplayLog | null,
+  ): void {
+    const label = options.checkpointOnCompletion?.(attempt);
+    if (label === undefined || this.state.checkpoints.some((marked) => marked.label === label)) return;
+    const marker = this.#append({ type: 'checkpoint-marked', label }, scope);
+    if (log) log.append(marker);
   }
 
   /** The output as the journal keeps it; a StepOutputError when JSON would change its shape. */

@@ -123,6 +123,12 @@ interface BaseStepOptions {
    * `ReplayMismatchError`. Only for callers whose keys are stable ids.
    */
   inserted?: boolean;
+  /**
+   * Marks a checkpoint with this label (given the attempt that passed) in the same durable
+   * append as the step's completion: one disk write instead of two. Not marked when the step
+   * is replayed from the journal or skipped, nor when a checkpoint with that label exists.
+   */
+  checkpointOnCompletion?: (attempt: number) => string;
   /** Injected for tests: how to wait between attempts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }

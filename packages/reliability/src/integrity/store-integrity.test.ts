@@ -206,14 +206,15 @@ describe('header damage', () => {
     expect((await cli(home, 'sessions', 'verify', home.id)).code).toBe(0);
   });
 
-  it('a deleted header.json: the session is listed as damaged, still shows, and repair rewrites it', async () => {
+  it('a deleted header.json: the session still shows, is then listed as damaged, and repair rewrites it', async () => {
     const home = await sessionOnDisk(2);
     rmSync(path.join(home.dir, 'header.json'));
+    // The session is found and shown (its header read from the journal); from then on it lists as damaged.
+    const shown = await cli(home, 'sessions', 'show', home.id, '--json');
+    expect(shown.code).toBe(0);
     const listed = await cli(home, 'sessions', 'list');
     expect(listed.stdout).toContain('damaged');
     expect(listed.stderr).toContain(`conclave sessions repair ${home.id}`);
-    const shown = await cli(home, 'sessions', 'show', home.id, '--json');
-    expect(shown.code).toBe(0);
     expect((await cli(home, 'sessions', 'repair', home.id)).code).toBe(0);
     expect(existsSync(path.join(home.dir, 'header.json'))).toBe(true);
     const relisted = JSON.parse((await cli(home, 'sessions', 'list', '--json')).stdout) as { status: string }[];

@@ -9,7 +9,13 @@
 import { lazySchema, once } from '@resume/core/spec';
 import { z } from 'zod';
 
-export const providerNameSchema = z.enum(['scripted', 'openai', 'anthropic']);
+/**
+ * A provider's name (`scripted`, `openai`, `anthropic`, or one a front end registers): the
+ * shape is checked here, whether it is known where providers are looked up.
+ */
+export const providerNameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/, 'a provider name is lower-case letters, digits and single hyphens');
 export type ProviderName = z.infer<typeof providerNameSchema>;
 
 // Built together the first time one of them is used.

@@ -124,6 +124,10 @@ function attemptInBudget(step: StepRecord): number {
   return (step.attempts.at(-1)?.attempt ?? start) - start + 1;
 }
 
+function passedLabel(index: number, attempt: number): string {
+  return `step ${index + 1} shell, passed at attempt ${attempt}`;
+}
+
 async function runShellStep(
   context: ModeContext,
   options: ChainOptions,
@@ -178,7 +182,8 @@ async function runShellStep(
       env: {
         ...context.env,
         CONCLAVE_SESSION_ID: context.session.id,
-        CONCLAVE_STEP: step.name ?? String(index),
+        // Steps are numbered from 1 wherever a number is shown ("step 2 of 3"); steps[1] in templates.
+        CONCLAVE_STEP: step.name ?? step.id ?? String(index + 1),
         CONCLAVE_ATTEMPT: String(stepContext.attempt),
       },
       signal: stepContext.signal,
@@ -196,6 +201,8 @@ async function runShellStep(
     codec: { encode: (value: ShellOutput) => value as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
     skipValue: SKIPPED_SHELL_OUTPUT,
     beforeRetry,
+    // The step's checkpoint goes in the same durable append as its completion.
+    checkpointOnCompletion: (attempt) => passedLabel(index, attempt),
     inserted: options.stepKeys === 'id',
     ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
     ...(context.sleep ? { sleep: context.sleep } : {}),
@@ -223,14 +230,12 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
     reportProgress(context, 'steps', index, total);
     const prefix = stepKeyPrefix(options.stepKeys, index, ids[index] ?? String(index));
     if (isShellStep(step)) {
+      const markedAfter = context.session.state.lastSeq;
       const result = await runShellStep(context, options, index, prefix, step, scope);
       scope.steps.push({ response: result.stdoutTail, exitCode: result.exitCode, skipped: result.skipped === true });
-      await checkpoint(
-        context,
-        result.skipped
-          ? `step ${index + 1} shell, skipped`
-          : `step ${index + 1} shell, passed at attempt ${result.attempt}`,
-      );
+      const label = result.skipped ? `step ${index + 1} shell, skipped` : passedLabel(index, result.attempt);
+      // Marked with the step's completion when it ran now; otherwise (replayed, skipped) here.
+      await checkpoint(context, label, markedAfter);
     } else {
       const agentStep: WorkflowAgentStep = step;
       const input = renderTemplate(agentStep.input, scope, { file: options.file, key: `steps[${index}].input` });

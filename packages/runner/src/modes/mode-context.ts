@@ -60,12 +60,16 @@ export interface ModeResult {
 /**
  * Commits a checkpoint and tells live views. Labels name a position in the run, so a
  * replay that passes an already-marked position only commits what is pending (a message
- * lost to a crash) instead of marking the same place twice.
+ * lost to a crash) instead of marking the same place twice. A label marked after seq
+ * `markedAfter` was marked by this run (with a step's completion) and is announced here.
  */
-export async function checkpoint(context: ModeContext, label: string): Promise<number> {
+export async function checkpoint(context: ModeContext, label: string, markedAfter?: number): Promise<number> {
   const existing = context.session.state.checkpoints.find((marked) => marked.label === label);
   if (existing) {
     await context.session.flush();
+    // Marked after `markedAfter` (with a step's completion, in the same append): live views hear of it now.
+    if (markedAfter !== undefined && existing.seq > markedAfter)
+      context.emit({ type: 'checkpoint', seq: existing.seq, label });
     await honourRequests(context);
     return existing.seq;
   }

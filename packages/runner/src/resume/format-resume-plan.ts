@@ -43,7 +43,7 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
 
   lines.push('');
   lines.push(
-    `Done, will be skipped: ${plan.done.length} step${plan.done.length === 1 ? '' : 's'}, ${plan.messageCount} messages`,
+    `Done, will be skipped: ${plan.done.length} step${plan.done.length === 1 ? '' : 's'}, ${plan.messageCount} message${plan.messageCount === 1 ? '' : 's'}`,
   );
   lines.push(...listSteps(plan.done, max));
   if (plan.skipped.length > 0) {

@@ -135,6 +135,18 @@ describe('buildResumePlan', () => {
     expect(formatResumePlan(plan)).toContain('After the checkpoint, will run again: 4');
   });
 
+  it('counts only the messages kept up to the checkpoint, with the right plural', () => {
+    const builder = iterativeSession();
+    const first = builder.state().checkpoints[0];
+    builder.message('assistant', 'notes after chunk 7');
+    builder.message('assistant', 'more notes');
+    const whole = buildResumePlan(builder.state());
+    expect(formatResumePlan(whole)).toContain('7 steps, 3 messages');
+    const early = buildResumePlan(builder.state(), { fromCheckpoint: first?.seq });
+    expect(early.messageCount).toBe(1);
+    expect(formatResumePlan(early)).toContain('Done, will be skipped: 1 step, 1 message');
+  });
+
   it('proposes a continuation for a completed session and shows what changed and the ways out', () => {
     const builder = journal({ specHash: 'sha256:old' });
     builder.add({ type: 'tool-call-started', callId: 'c1', name: 'web_search', args: {} });

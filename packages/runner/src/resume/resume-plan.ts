@@ -231,7 +231,9 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
     uncertain,
     retrying,
     lostInRepair,
-    messageCount: state.messages.length,
+    // From an earlier checkpoint only the messages up to it are kept (the rest are written again).
+    messageCount:
+      limit === undefined ? state.messages.length : state.messages.filter((message) => message.seq <= limit).length,
     toolCallCount: state.toolCalls.length,
     next,
     question,

@@ -62,7 +62,8 @@ describe('chain workflows', () => {
     });
     const result = await runner.runWorkflow('flow.yaml', { variables: { topic: 'lexers' } });
     expect(result.status).toBe('completed');
-    expect(await attemptsLog()).toEqual([1, 2, 3].map((attempt) => `${attempt} 1 ${result.sessionId}`));
+    // CONCLAVE_STEP counts like the labels: the second step is step 2 (steps[1] in templates).
+    expect(await attemptsLog()).toEqual([1, 2, 3].map((attempt) => `${attempt} 2 ${result.sessionId}`));
     expect(models.calls.map((call) => call.agent)).toEqual(['researcher', 'researcher', 'researcher', 'writer']);
     expect(models.calls[0]?.lastMessage).toBe('Research lexers');
     expect(models.calls[1]?.lastMessage).toContain('exited with code 1');
@@ -122,7 +123,7 @@ describe('chain workflows', () => {
     await until(() => hung);
     const sessionId = (await engine().listSessions())[0]?.id ?? '';
     store.killHolder(sessionId);
-    expect(await attemptsLog()).toEqual([`1 1 ${sessionId}`]);
+    expect(await attemptsLog()).toEqual([`1 2 ${sessionId}`]);
     const callsBefore = models.calls.length;
 
     const plan = await createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace }).plan(

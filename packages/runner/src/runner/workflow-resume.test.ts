@@ -374,6 +374,38 @@ describe('workflows without agents', () => {
   });
 });
 
+describe('what a shell step writes', () => {
+  it('two durable appends per step: its start, then its completion with its checkpoint (still announced)', async () => {
+    await writeFile(path.join(workspace, 'two.yaml'), 'name: two\nsteps:\n  - shell: "true"\n  - shell: "true"\n');
+    const { engine, store } = createTestStore();
+    const batches: string[][] = [];
+    const append = store.append.bind(store);
+    store.append = (id, batch) => {
+      batches.push(batch.events.map((event) => event.type));
+      return append(id, batch);
+    };
+    const announced: string[] = [];
+    const result = await createRunner({
+      engine: engine(),
+      models: createFakeModels().resolve,
+      workspaceDir: workspace,
+      onEvent: (event) => {
+        if (event.type === 'checkpoint') announced.push(String(event.label));
+      },
+    }).runWorkflow('two.yaml');
+    expect(result.status).toBe('completed');
+    expect(announced).toEqual(['step 1 shell, passed at attempt 1', 'step 2 shell, passed at attempt 1']);
+    const stepBatches = batches.filter((types) => types.includes('step-started') || types.includes('step-completed'));
+    expect(stepBatches.map((types) => types.at(-1) === 'step-started' || types.join())).toEqual([
+      true,
+      'step-completed,checkpoint-marked',
+      true,
+      'step-completed,checkpoint-marked',
+    ]);
+    expect(batches.flat().filter((type) => type === 'checkpoint-marked')).toHaveLength(2);
+  });
+});
+
 describe('what a resume writes before its first new step', () => {
   it('writes nothing for the steps it replays: the first new step follows the resume record', async () => {
     const lines = ['name: long', 'steps:'];

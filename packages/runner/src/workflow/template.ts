@@ -93,7 +93,7 @@ function resolve(reference: TemplateReference, scope: TemplateScope, location: T
       if (!step)
         return missing(
           `{{ ${describe(reference)} }} refers to a step that has not run before this one`,
-          'Refer only to earlier steps (steps are numbered from 0).',
+          'Refer only to earlier steps (templates index steps from 0: steps[0] is step 1).',
         );
       if (reference.field === 'response') return step.response ?? '';
       if (reference.field === 'skipped') return String(step.skipped === true);

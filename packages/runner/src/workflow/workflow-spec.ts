@@ -177,7 +177,7 @@ function checkReferences(
     if (reference.kind === 'step' && reference.index >= allowed.stepsBefore) {
       fail(
         `{{ ${describeReference(reference)} }} refers to a step that has not run yet`,
-        `Steps are numbered from 0; this one may refer to steps[0] to steps[${Math.max(0, allowed.stepsBefore - 1)}].`,
+        `Templates index steps from 0 (steps[0] is step 1); this one may refer to steps[0] to steps[${Math.max(0, allowed.stepsBefore - 1)}].`,
       );
     }
     if (

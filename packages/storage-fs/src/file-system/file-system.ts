@@ -48,6 +48,8 @@ export interface FileSystem {
   /** Status of the path itself (symlinks are not followed); null when it does not exist. */
   status(path: string): Promise<FileStatus | null>;
   readDirectory(path: string): Promise<string[]>;
+  /** The names of the entries that are real directories (not symlinks), from the listing's own entry types. */
+  readSubdirectories?(path: string): Promise<string[]>;
   makeDirectory(path: string): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   /** Creates `to` as a hard link of `from`; fails with EEXIST when `to` exists (an atomic create-if-absent). */
@@ -163,6 +165,11 @@ export function createNodeFileSystem(): FileSystem {
         return null;
       }
     },
+    // Entry types come with the listing (no status call per entry where the file system reports them).
+    readSubdirectories: async (path) =>
+      (await fs.readdir(path, { withFileTypes: true }))
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name),
     existsNow(path) {
       try {
         lstatSync(path);

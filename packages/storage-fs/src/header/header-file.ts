@@ -37,7 +37,12 @@ export interface HeaderFiles {
   write(sessionId: string, header: SessionHeader): Promise<void>;
 }
 
-export function createHeaderFiles(context: StoreContext, layout: Layout, journals: JournalFiles): HeaderFiles {
+export function createHeaderFiles(
+  context: StoreContext,
+  layout: Layout,
+  journals: JournalFiles,
+  onDamage: (sessionId: string, damage: { problem: string; file: string }) => Promise<void>,
+): HeaderFiles {
   const { paths, plain, durable } = context;
 
   const readFile = async (id: string): Promise<HeaderFileState> => {
@@ -72,6 +77,11 @@ export function createHeaderFiles(context: StoreContext, layout: Layout, journal
             ? `${file.problem}, and the journal's first record cannot rebuild it`
             : 'the header is missing and the journal has no readable first record to rebuild it from',
       });
+    }
+    if (file.kind !== 'ok') {
+      // Read from the journal: the session opens, and listings say it needs a repair.
+      const problem = file.kind === 'missing' ? 'header.json is missing' : `header.json is damaged: ${file.problem}`;
+      await onDamage(id, { problem, file: paths.inSession(id, HEADER) }).catch(() => {});
     }
     if (header.id !== id || (fromJournal && fromJournal.id !== header.id)) {
       throw new JournalCorruptedError({

@@ -52,7 +52,6 @@ export interface JournalLocation {
   archived: boolean;
   /** No journal file at all (plain or archived). */
   missing: boolean;
-  headerMissing: boolean;
 }
 
 /** What the index keeps of a session after reading its journal's tail. */
@@ -65,7 +64,8 @@ export interface SummaryIndexContext {
   fileSystem: FileSystem;
   indexFile: string;
   sessionsDirectory: string;
-  locate(sessionId: string): Promise<JournalLocation | null>;
+  /** `isDirectory`: the session's folder was just listed as a real directory, so it is not checked again. */
+  locate(sessionId: string, isDirectory?: boolean): Promise<JournalLocation | null>;
   /**
    * The summary in the journal's last committed record (null when nothing was appended yet)
    * and any damage found, given what the index knew before.
@@ -81,15 +81,14 @@ export interface SummaryIndex {
   /** Records what an append just wrote (in memory until the next save). */
   record(entry: IndexEntry): void;
   forget(sessionId: string): void;
+  /** Marks a listed session damaged (found by a read), until its journal changes or a repair. */
+  markDamaged(sessionId: string, damage: Damage): Promise<void>;
   /** The entry as the index holds it, without refreshing it. */
   known(sessionId: string): Promise<IndexEntry | null>;
   save(): Promise<void>;
 }
 
-const missingOf = (location: JournalLocation): IndexEntry['missing'] => [
-  ...(location.headerMissing ? (['header'] as const) : []),
-  ...(location.missing ? (['journal'] as const) : []),
-];
+const missingOf = (location: JournalLocation): IndexEntry['missing'] => (location.missing ? ['journal'] : []);
 
 export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
   let entries: Map<string, IndexEntry> | null = null;
@@ -118,8 +117,12 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
     return loaded;
   };
 
-  const refresh = async (cache: Map<string, IndexEntry>, sessionId: string): Promise<IndexEntry | null> => {
-    const location = await context.locate(sessionId);
+  const refresh = async (
+    cache: Map<string, IndexEntry>,
+    sessionId: string,
+    isDirectory = false,
+  ): Promise<IndexEntry | null> => {
+    const location = await context.locate(sessionId, isDirectory);
     const known = cache.get(sessionId);
     if (!location) {
       if (known) {
@@ -153,15 +156,19 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
   return {
     async all() {
       const cache = await load();
-      const names = await context.fileSystem.readDirectory(context.sessionsDirectory);
-      const ids = new Set(names.filter(isSessionId));
+      // Where the listing tells directories apart, a session is one status call (its journal), not two.
+      const listed = context.fileSystem.readSubdirectories !== undefined;
+      const names = listed
+        ? await context.fileSystem.readSubdirectories?.(context.sessionsDirectory)
+        : await context.fileSystem.readDirectory(context.sessionsDirectory);
+      const ids = new Set((names ?? []).filter(isSessionId));
       for (const id of cache.keys()) {
         if (!ids.has(id)) {
           cache.delete(id);
           dirty = true;
         }
       }
-      const refreshed = await Promise.all([...ids].map((id) => refresh(cache, id)));
+      const refreshed = await Promise.all([...ids].map((id) => refresh(cache, id, listed)));
       // Listing is a read: a failed save (a full disk, a read-only home) leaves the work for next time.
       if (dirty) await this.save().catch(() => {});
       return refreshed.filter((entry): entry is IndexEntry => entry !== null);
@@ -175,6 +182,12 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
         return;
       }
       entries.set(entry.id, entry);
+      dirty = true;
+    },
+    async markDamaged(sessionId, damage) {
+      const entry = (await load()).get(sessionId);
+      if (!entry || entry.damage?.problem === damage.problem) return;
+      entry.damage = damage;
       dirty = true;
     },
     async known(sessionId) {

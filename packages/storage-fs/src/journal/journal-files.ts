@@ -10,7 +10,7 @@ import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode } from '../file-system/file-system.js';
 import type { JournalLocation } from '../index/summary-index.js';
 import type { StoreContext } from '../store/store-context.js';
-import { HEADER, JOURNAL, JOURNAL_ARCHIVED, SNAPSHOT, SNAPSHOT_ARCHIVED } from '../store/store-paths.js';
+import { JOURNAL, JOURNAL_ARCHIVED, SNAPSHOT, SNAPSHOT_ARCHIVED } from '../store/store-paths.js';
 import { parseBody, verifyFrame } from './framing.js';
 import { committedEndInTail, lastRecordInTail, scanJournal } from './journal-codec.js';
 
@@ -24,7 +24,7 @@ export interface CommittedEnd {
 }
 
 export interface JournalFiles {
-  locate(sessionId: string): Promise<JournalLocation | null>;
+  locate(sessionId: string, isDirectory?: boolean): Promise<JournalLocation | null>;
   /** The whole journal (decompressed when archived); null when there is none. */
   readBytes(sessionId: string): Promise<{ bytes: Buffer; file: string } | null>;
   readLastSummary(sessionId: string, location: JournalLocation): Promise<SessionSummary | null>;
@@ -53,15 +53,15 @@ export function createJournalFiles(context: StoreContext): JournalFiles {
     ? async (target: string) => plain.statusNow?.(target) ?? null
     : (target: string) => plain.status(target);
 
-  const locate = async (id: string): Promise<JournalLocation | null> => {
+  /** `isDirectory`: the caller listed the folder as a real directory, so one status call (the journal's) suffices. */
+  const locate = async (id: string, isDirectory = false): Promise<JournalLocation | null> => {
     // A session directory replaced by a symlink is never listed (nor read through).
-    if (!(await statusOf(paths.session(id)))?.isDirectory) return null;
-    const headerMissing = !(await statusOf(paths.inSession(id, HEADER)))?.isFile;
+    if (!isDirectory && !(await statusOf(paths.session(id)))?.isDirectory) return null;
     const journal = await statusOf(paths.inSession(id, JOURNAL));
-    if (journal?.isFile) return { size: journal.size, archived: false, missing: false, headerMissing };
+    if (journal?.isFile) return { size: journal.size, archived: false, missing: false };
     const archived = await statusOf(paths.inSession(id, JOURNAL_ARCHIVED));
-    if (archived?.isFile) return { size: archived.size, archived: true, missing: false, headerMissing };
-    return { size: 0, archived: false, missing: true, headerMissing };
+    if (archived?.isFile) return { size: archived.size, archived: true, missing: false };
+    return { size: 0, archived: false, missing: true };
   };
 
   const readBytes = async (id: string): Promise<{ bytes: Buffer; file: string } | null> => {

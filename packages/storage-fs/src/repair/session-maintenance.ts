@@ -331,7 +331,11 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       const holder = taken ? await inspectLease(context.lease, leaseDirectory(id)).catch(() => null) : null;
       if (taken && !holder) damage = { problem: 'the journal is empty', file: journalFile(id) };
     }
-    if (location.headerMissing) damage ??= { problem: 'header.json is missing', file: paths.inSession(id, HEADER) };
+    // Checked when the entry is refreshed (listing keeps to one status call per fresh session);
+    // an open or `show` that finds it missing marks the entry at once.
+    if (!(await plain.status(paths.inSession(id, HEADER)))?.isFile) {
+      damage ??= { problem: 'header.json is missing', file: paths.inSession(id, HEADER) };
+    }
     const knownSeq = known?.summary?.lastSeq ?? 0;
     if (known?.summary && (summary?.lastSeq ?? 0) < knownSeq && location.size < known.journalSize) {
       damage ??= {
