@@ -11,6 +11,8 @@ export interface RunView {
   finish(result: RunResult): Promise<void>;
   /** The view itself ends with the outcome and the resume command (the live view does). */
   announcesOutcome: boolean;
+  /** Whether this text was shown whole on the terminal as a turn (the live view shows every turn). */
+  showedTurn(text: string): boolean;
 }
 
 export async function createRunView(context: CliContext): Promise<RunView> {
@@ -22,9 +24,14 @@ export async function createRunView(context: CliContext): Promise<RunView> {
   if (useLiveView) {
     const tui = await import('@resume/tui');
     const live = tui.createLiveRunView(screenIo(context));
+    const shownTurns = new Set<string>();
     return {
       announcesOutcome: true,
-      onEvent: (event) => live.onEvent(event),
+      showedTurn: (text) => shownTurns.has(text.trim()),
+      onEvent: (event) => {
+        if (event.type === 'turn-completed' && !event.replayed) shownTurns.add(event.message.content.trim());
+        live.onEvent(event);
+      },
       finish: (result) =>
         live.finish({
           status: result.status,
@@ -45,6 +52,7 @@ export function createPlainRunView(context: CliContext): RunView {
   let lastProgress = '';
   return {
     announcesOutcome: false,
+    showedTurn: () => false,
     onEvent(event) {
       switch (event.type) {
         case 'run-started':

@@ -95,7 +95,20 @@ export async function runWithHarness(
   }
   if (config.retention.automatic) await runAutomaticRetention(context);
   const savedAt = result.status === 'interrupted' ? await lastCheckpointLabel(context, result.sessionId) : null;
-  return reportResult(context, result, { announced: view.announcesOutcome }, savedAt);
+  return reportResult(
+    context,
+    result,
+    {
+      announced: view.announcesOutcome,
+      // On a terminal the live view already showed the final answer as its last turn: once is enough.
+      // Printed again when stdout goes elsewhere (a file, a pipe), where it is the result.
+      conclusionShown:
+        result.conclusion !== null &&
+        Boolean(context.environment.streams.stdout.isTTY) &&
+        view.showedTurn(result.conclusion),
+    },
+    savedAt,
+  );
 }
 
 /** Where an interrupted run stopped ("chunk 3/15", "round 2, critic"), for the message; null when unknown. */
@@ -128,7 +141,7 @@ async function askInline(
 function reportResult(
   context: CliContext,
   result: RunResult,
-  view: { announced: boolean },
+  view: { announced: boolean; conclusionShown: boolean },
   savedAt: string | null,
 ): number {
   const terminal = context.terminal;
@@ -162,7 +175,7 @@ function reportResult(
   const usage = `${formatTokens(result.usage.inputTokens, result.usage.outputTokens)}, ${formatCost(result.usage.costUsd)}`;
   if (result.status === 'completed') {
     if (!context.options.json) {
-      if (result.conclusion) {
+      if (result.conclusion && !view.conclusionShown) {
         terminal.out();
         terminal.out(result.conclusion.trim());
         terminal.out();

@@ -183,6 +183,9 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
     freshPane();
     type(conclave(0, '"Evaluate the caching idea"'), 'Enter');
     expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the first run')).toContain('EXIT=0');
+    // The live view showed the judge's final solution as its last turn; it is not printed again.
+    const wholeRun = tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'e2e');
+    expect(wholeRun.match(/Final solution/g)?.length, wholeRun).toBe(1);
     const parent = listSessions().find((session) => session.title === 'Evaluate the caching idea');
     expect(parent?.status).toBe('completed');
     freshPane();

@@ -140,6 +140,20 @@ describe('SessionPicker', () => {
     expect(frame).toContain('Plan: resume from chunk 8 of 15 · skip 2 done');
   });
 
+  it('keeps a space between a long title and its mode at 80 columns', async () => {
+    const long = summary({
+      id: sessionId(9),
+      title: 'A very long session title that certainly does not fit into the title column',
+      mode: 'orchestrated',
+      status: 'completed',
+    });
+    const view = renderPicker({ sessions: [long] }, { columns: 80, rows: 24 });
+    const frame = await view.waitForFrame((text) => text.includes('A very long'));
+    const row = frame.split('\n').find((line) => line.includes('A very long')) ?? '';
+    expect(row).toMatch(/…\s+orchestrated\s/);
+    expect(row.length).toBeLessThanOrEqual(80);
+  });
+
   it('renders only a window of 1,000 sessions and keeps the cursor visible in 80x24', async () => {
     const many = Array.from({ length: 1000 }, (_, index) =>
       summary({ id: sessionId(1000 - index), title: `Task number ${1000 - index}` }),

@@ -14,6 +14,11 @@ export function titleWidth(columns: number): number {
   return Math.max(10, columns - fixedWidth - 1);
 }
 
+/** A column's text, cut to leave at least one space before the next column. */
+function cell(text: string, width: number): string {
+  return `${padText(text, width - 1)} `;
+}
+
 export function SessionListHeader(props: { columns: number }) {
   const theme = useTheme();
   return (
@@ -45,10 +50,10 @@ export function SessionRow(props: {
         <Text color={theme.statusColor(summary.status)}>
           {padText(statusSymbol[summary.status], rowColumns.status)}
         </Text>
-        <Text bold={selected}>{padText(title, titleWidth(columns))}</Text>
-        <Text color={theme.muted}>{padText(summary.mode, rowColumns.mode)}</Text>
-        <Text>{padText(formatProgress(summary), rowColumns.progress)}</Text>
-        <Text color={theme.muted}>{padText(formatAge(summary.updatedAt, now()), rowColumns.age)}</Text>
+        <Text bold={selected}>{cell(title, titleWidth(columns))}</Text>
+        <Text color={theme.muted}>{cell(summary.mode, rowColumns.mode)}</Text>
+        <Text>{cell(formatProgress(summary), rowColumns.progress)}</Text>
+        <Text color={theme.muted}>{cell(formatAge(summary.updatedAt, now()), rowColumns.age)}</Text>
         <Text>{padText(formatCost(summary.costUsd), rowColumns.cost)}</Text>
       </Text>
       {summary.status === 'waiting' && summary.waitingFor ? (

@@ -46,6 +46,27 @@ describe('ResumePrompt', () => {
     expect(answers).toEqual([true]);
   });
 
+  it('wraps long plan lines instead of cutting them, at 120 columns and at 80', async () => {
+    const files = Array.from({ length: 12 }, (_, index) => ({
+      path: `src/very/long/path/to/module-${index + 1}.ts`,
+      status: 'modified' as const,
+    }));
+    const plan = { ...interruptedPlan, changes: { ...interruptedPlan.changes, files } };
+    for (const columns of [120, 80]) {
+      const view = renderWithProviders(<ResumePrompt plan={plan} onAnswer={() => undefined} />, {
+        size: { columns, rows: 40 },
+      });
+      const frame = await view.waitForFrame((text) => text.includes('[Y/n]'));
+      const joined = frame.replace(/[│╭╮╰╯─]/g, ' ').replace(/\s+/g, ' ');
+      // The plan names the first files; none of what it says is cut off at the frame's edge.
+      expect(joined).toContain(
+        'src/very/long/path/to/module-1.ts (modified), src/very/long/path/to/module-2.ts (modified), src/very/long/path/to/module-3.ts (modified)',
+      );
+      expect(frame.split('\n').every((line) => line.length <= columns)).toBe(true);
+      cleanup();
+    }
+  });
+
   it('n answers no', async () => {
     const answers: boolean[] = [];
     const view = renderWithProviders(<ResumePrompt plan={interruptedPlan} onAnswer={(yes) => answers.push(yes)} />);

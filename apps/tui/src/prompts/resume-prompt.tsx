@@ -3,7 +3,7 @@
 import { Text, useInput } from 'ink';
 import { confirmCommand } from '../keys/key-bindings.js';
 import { type PlanLine, type ResumePromptPlan, resumePlanLines } from '../plan/resume-prompt-plan.js';
-import { fitText } from '../theme/format.js';
+import { fitText, wrapText } from '../theme/format.js';
 import type { Theme } from '../theme/theme.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import { PromptFrame } from './prompt-frame.js';
@@ -31,7 +31,7 @@ export function ResumePrompt(props: { plan: ResumePromptPlan; onAnswer: (resume:
     >
       {lines.map((line) => (
         <Text key={`${line.kind}-${line.text}`} color={lineColor(line, theme)}>
-          {fitText(`${line.kind === 'warning' ? '! ' : '• '}${line.text}`, width)}
+          {wrapText(`${line.kind === 'warning' ? '! ' : '• '}${line.text}`, width, '  ').join('\n')}
         </Text>
       ))}
       <Text bold>

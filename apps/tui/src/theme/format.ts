@@ -73,3 +73,30 @@ export function padText(text: string, width: number): string {
   const fitted = fitText(text, width);
   return fitted + ' '.repeat(Math.max(0, width - fitted.length));
 }
+
+/**
+ * A text broken between words into lines of at most `width` (a word longer than a line is cut),
+ * continuation lines indented by `indent`: nothing is lost on a narrow terminal.
+ */
+export function wrapText(text: string, width: number, indent = ''): string[] {
+  const words = text.replace(/\s+/g, ' ').trim().split(' ');
+  const lines: string[] = [];
+  let line = '';
+  for (const word of words) {
+    const prefix = lines.length === 0 ? '' : indent;
+    const room = Math.max(1, width - prefix.length);
+    if (line === '') line = word;
+    else if (line.length + 1 + word.length <= room) line = `${line} ${word}`;
+    else {
+      lines.push(prefix + line);
+      line = word;
+    }
+    while (line.length > Math.max(1, width - (lines.length === 0 ? 0 : indent.length))) {
+      const cut = Math.max(1, width - (lines.length === 0 ? 0 : indent.length));
+      lines.push((lines.length === 0 ? '' : indent) + line.slice(0, cut));
+      line = line.slice(cut);
+    }
+  }
+  if (line !== '' || lines.length === 0) lines.push((lines.length === 0 ? '' : indent) + line);
+  return lines;
+}
