@@ -77,3 +77,15 @@ describe('conclave sessions repair', () => {
     expect((await readFile(path.join(sandbox.workspace, 'deploys.log'), 'utf8')).trim().split('\n')).toHaveLength(2);
   });
 });
+
+describe('conclave sessions repair by list index', () => {
+  it('takes the number `sessions list` shows, as every other session command does', async () => {
+    const older = await sandbox.run(['Evaluate the first idea']);
+    expect(older.code, older.stderr).toBe(0);
+    const newer = await sandbox.run(['Evaluate the second idea']);
+    expect(newer.code, newer.stderr).toBe(0);
+    const listed = await sandbox.json<{ id: string }[]>(['sessions', 'list']);
+    const report = await sandbox.json<{ sessionId: string }>(['sessions', 'repair', '2', '--dry-run']);
+    expect(report.sessionId).toBe(listed[1]?.id);
+  });
+});
