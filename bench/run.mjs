@@ -41,7 +41,11 @@ for (const row of checkpoints) {
 
 const open = await measureOpenAndSize({ messages: 10_000, repeats: quick ? 3 : 7 });
 process.stdout.write(`\nopen + fold of ${open.messages} messages: ${open.openMedianMs.toFixed(1)} ms (median), `);
-process.stdout.write(`heap growth ${(open.heapDeltaBytes / 1e6).toFixed(1)} MB\n`);
+process.stdout.write(`heap growth ${(open.heapDeltaBytes / 1e6).toFixed(1)} MB (keyed: snapshot + journal tail)\n`);
+process.stdout.write(
+  `open for ordered replay (the whole journal is read as the replay log): ${open.orderedOpenMedianMs.toFixed(1)} ms, ` +
+    `heap growth ${(open.orderedHeapDeltaBytes / 1e6).toFixed(1)} MB\n`,
+);
 process.stdout.write(
   `bytes on disk: ${(open.diskBytes / 1e6).toFixed(2)} MB (journal ${(open.journalBytes / 1e6).toFixed(2)} MB) ` +
     `for ${(open.eventJsonBytes / 1e6).toFixed(2)} MB of event JSON: ${(open.diskBytes / open.eventJsonBytes).toFixed(2)}x\n`,
