@@ -75,7 +75,15 @@ export function createEngine(options: EngineOptions): Engine {
       : null;
   };
 
-  async function loadFolder(id: string, upTo?: number): Promise<{ folder: Folder; snapshotSeq: number }> {
+  /**
+   * `remember: false` (opening for writing) uses a kept fold but keeps no new one: the writer
+   * changes the state at once, and copying a long session's state costs as much as folding it.
+   */
+  async function loadFolder(
+    id: string,
+    upTo?: number,
+    options: { remember?: boolean } = {},
+  ): Promise<{ folder: Folder; snapshotSeq: number }> {
     if (upTo !== undefined) return foldJournal(id, upTo);
     const stamp = await stampOf(id);
     const known = folds.get(id);
@@ -84,7 +92,7 @@ export function createEngine(options: EngineOptions): Engine {
     }
     const loaded = await foldJournal(id);
     folds.delete(id);
-    if (stamp && loaded.folder.state.lastSeq === stamp.lastSeq) {
+    if (options.remember !== false && stamp && loaded.folder.state.lastSeq === stamp.lastSeq) {
       folds.set(id, {
         stamp: stamp.stamp,
         state: structuredClone(loaded.folder.state),
@@ -209,7 +217,7 @@ export function createEngine(options: EngineOptions): Engine {
     if (!(await store.getHeader(id))) throw await notFound(id);
     const lease = await store.acquireLease(id, { holder });
     try {
-      const { folder, snapshotSeq } = await loadFolder(id);
+      const { folder, snapshotSeq } = await loadFolder(id, undefined, { remember: false });
       const policy = openOptions.replay ?? 'ordered';
       const session = new LiveSession(context, folder, lease, snapshotSeq, {
         policy,
