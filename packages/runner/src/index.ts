@@ -82,6 +82,14 @@ export {
   type ToolOutcome,
   UnknownModeError,
 } from './modes/index.js';
+export { MapItemsFailedError } from './modes/map-items-failed-error.js';
+export {
+  type DeadLetter,
+  type ItemState,
+  type MapItemStatus,
+  type MapStepStatus,
+  mapStatuses,
+} from './modes/map-journal.js';
 export type { ModelResolver } from './modes/mode-context.js';
 export { ShellCommandFailedError, type ShellResult } from './modes/shell-command.js';
 // ---- resume planning, compatibility and lineage (resume/)
@@ -137,6 +145,7 @@ export {
   type BranchInput,
   type ContinueOptions,
   createRunner,
+  type ItemSelection,
   type ModelDecision,
   type ModelUnavailableFinding,
   type ResumeOptions,
@@ -176,6 +185,7 @@ export {
   estimateCallCost,
 } from './usage/cost-guard.js';
 export { type CostLimitDetails, CostLimitError } from './usage/cost-limit-error.js';
+export { DEFAULT_MAX_PARALLEL, MAX_MAP_PARALLEL } from './workflow/map-limits.js';
 // ---- workflow specs and prompt files (workflow/)
 export {
   type PromptFile,
@@ -184,9 +194,11 @@ export {
 } from './workflow/prompt-file.js';
 export { renderTemplate, type TemplateScope } from './workflow/template.js';
 export {
+  checkParallelLimit,
   checkWorkflow,
   parseWorkflowSpec,
   resolveVariables,
+  type WorkflowMapStep,
   type WorkflowSpec,
   type WorkflowStep,
   workflowSpecSchema,

@@ -50,6 +50,7 @@ export function createPlainRunView(context: CliContext): RunView {
   const terminal = context.terminal;
   let lastUsage = '';
   let lastProgress = '';
+  let lastItemsFinished = -1;
   return {
     announcesOutcome: false,
     showedTurn: () => false,
@@ -76,6 +77,14 @@ export function createPlainRunView(context: CliContext): RunView {
           // Modes report progress before and after each round; one line per change is enough.
           if (event.done > 0 && line !== lastProgress) terminal.note(terminal.cyan(line));
           lastProgress = line;
+          break;
+        }
+        case 'map-progress': {
+          // One line per finished item (and at the start): done / running / failed of the total.
+          const line = `  items ${event.done}/${event.total} done · ${event.running} running · ${event.failed} failed`;
+          const finished = event.done + event.failed;
+          if (finished !== lastItemsFinished || event.total === 0) terminal.note(terminal.cyan(line));
+          lastItemsFinished = finished;
           break;
         }
         case 'usage': {

@@ -44,6 +44,12 @@ export interface AgentTurnInput {
   tools?: ToolDefinition[];
   round?: number | null;
   metadata?: GenerateMetadata;
+  /** The concurrent branch the turn runs in (a map item). */
+  branch?: string;
+  /** A checkpoint marked with the turn's completion (see the engine's `checkpointOnCompletion`). */
+  checkpointOnCompletion?: (attempt: number) => string;
+  /** No turn-started or streaming events: concurrent turns (map items) report their progress otherwise. */
+  quiet?: boolean;
 }
 
 const retryableProviderError = (error: unknown): boolean => ProviderError.isInstance(error) && error.isRetryable;
@@ -54,7 +60,7 @@ export async function runAgentTurn(context: ModeContext, input: AgentTurnInput):
   const recorded = session.state.steps.findLast((step) => step.key === input.key);
   const replayed = recorded !== undefined && (recorded.status === 'completed' || recorded.status === 'skipped');
   // A replayed turn returns its recorded answer at once: nobody is speaking.
-  if (!replayed)
+  if (!replayed && !input.quiet)
     context.emit({ type: 'turn-started', agent: input.agent.name, round: input.round ?? null, stepKey: input.key });
   let release: () => void = () => undefined;
   let resolved: ReturnType<ModeContext['models']> | null = null;
@@ -95,7 +101,9 @@ function callModel(
         ...(input.system !== undefined ? { system: input.system } : {}),
         ...(input.tools && input.tools.length > 0 ? { tools: input.tools } : {}),
         signal: step.signal,
-        onDelta: (text) => context.emit({ type: 'delta', agent: input.agent.name, text }),
+        ...(input.quiet
+          ? {}
+          : { onDelta: (text: string) => context.emit({ type: 'delta', agent: input.agent.name, text }) }),
         metadata: { agent: input.agent.name, ...input.metadata, idempotencyKey: step.idempotencyKey },
       });
       session.record({
@@ -124,6 +132,8 @@ function callModel(
       retry: { attempts: 3, retryOn: retryableProviderError },
       codec: turnCodec,
       ...(input.inserted ? { inserted: true } : {}),
+      ...(input.branch !== undefined ? { branch: input.branch } : {}),
+      ...(input.checkpointOnCompletion ? { checkpointOnCompletion: input.checkpointOnCompletion } : {}),
       ...(context.sleep ? { sleep: context.sleep } : {}),
     },
   );

@@ -1,213 +1,15 @@
-// Chain mode: a workflow spec's steps in order. Agent steps keep a per-agent
-// conversation; shell steps are one durable unsafe step whose attempts follow the
-// spec's retry policy, with the `on_failure` agent step run between attempts.
+// Chain mode: a workflow spec's steps in order (agent, shell and map steps; see
+// chain-steps.ts and chain-map.ts).
 
-import type { RetryContext, StepContext, StepRecord } from '@resume/core';
-import { type ChatMessage, ConfigError, type JsonValue } from '@resume/core/spec';
-import { z } from 'zod';
-import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
-import { type StepKeyScheme, stepKeyPrefix, workflowStepIds } from '../workflow/step-ids.js';
+import { stepKeyPrefix, workflowStepIds } from '../workflow/step-ids.js';
 import { renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
-import {
-  isShellStep,
-  type WorkflowAgentStep,
-  type WorkflowShellStep,
-  type WorkflowSpec,
-} from '../workflow/workflow-spec.js';
-import { runAgentTurn, toChatMessage } from './agent-turn.js';
-import {
-  checkpoint,
-  ensureStepMessage,
-  type ModeContext,
-  type ModeResult,
-  reportProgress,
-  setData,
-} from './mode-context.js';
-import { runShellCommand, ShellCommandFailedError } from './shell-command.js';
+import { isMapStep, isShellStep, type WorkflowAgentStep } from '../workflow/workflow-spec.js';
+import { runMapStep } from './chain-map.js';
+import { type ChainOptions, passedLabel, runAgentStep, runShellStep, type StepPlace } from './chain-steps.js';
+import { checkpoint, type ModeContext, type ModeResult, reportProgress, setData } from './mode-context.js';
 import { writeOutputFiles } from './workspace-output.js';
 
-export interface ChainOptions {
-  spec: WorkflowSpec;
-  /** The spec's file, for error messages. */
-  file: string | null;
-  variables: Record<string, string>;
-  /** How the session keys its steps (recorded at its start; by position before step ids). */
-  stepKeys: StepKeyScheme;
-}
-
-const shellOutputSchema = z.object({
-  /** Null when the step was skipped (an uncertain run the user chose not to repeat). */
-  exitCode: z.number().int().nullable(),
-  stdoutTail: z.string(),
-  stderrTail: z.string(),
-  /** 0 when skipped. */
-  attempt: z.number().int().nonnegative(),
-  skipped: z.boolean().optional(),
-});
-/** What a skipped shell step returns: its command may or may not have run, so nothing is known of it. */
-const SKIPPED_SHELL_OUTPUT: ShellOutput = { exitCode: null, stdoutTail: '', stderrTail: '', attempt: 0, skipped: true };
-type ShellOutput = z.infer<typeof shellOutputSchema>;
-
-async function runAgentStep(
-  context: ModeContext,
-  options: ChainOptions,
-  key: string,
-  agentName: string,
-  input: string,
-  round: number,
-): Promise<string> {
-  const { session } = context;
-  const declared = options.spec.agents[agentName];
-  if (!declared) {
-    // checkWorkflow catches this before a run starts; kept for specs built in code.
-    throw new ConfigError({
-      file: options.file,
-      key: 'agents',
-      problem: `unknown agent "${agentName}"`,
-      fix: 'Declare it under agents:.',
-    });
-  }
-  const agent = {
-    name: agentName,
-    systemPrompt: renderTemplate(
-      declared.prompt,
-      { variables: options.variables },
-      { file: options.file, key: `agents.${agentName}.prompt` },
-    ),
-    ...(declared.model ? { model: declared.model } : {}),
-    ...(declared.provider ? { provider: declared.provider } : {}),
-  };
-  const agentTag = `agent:${agentName}`;
-  // Each agent continues its own conversation (the Strands model): its earlier inputs and answers.
-  // This step's own input is left out: a crash after it was journaled must not show it twice.
-  const ownTags = [`step:${key}/input`, `step:${key}`];
-  const history: ChatMessage[] = session.state.messages
-    .filter((message) => message.tags?.includes(agentTag) && !ownTags.some((tag) => message.tags?.includes(tag)))
-    .map(toChatMessage);
-  // Where the context is not exact (the workflow changed on resume) the resume message says so.
-  const notes = session.state.messages
-    .filter((message) => message.role === 'system' && message.tags?.includes(RESUME_MESSAGE_TAG))
-    .map((message) => message.content);
-  ensureStepMessage(context, `${key}/input`, {
-    role: 'user',
-    content: input,
-    speaker: 'workflow',
-    round,
-    tags: [agentTag],
-  });
-  const output = await runAgentTurn(context, {
-    key,
-    agent,
-    system: [agent.systemPrompt, ...notes].join('\n\n'),
-    messages: [...history, { role: 'user', content: input, speaker: 'workflow' }],
-    round,
-    metadata: { role: 'agent', round },
-    // Keyed by stable id: a step inserted by an edit runs before the recorded ones after it.
-    inserted: options.stepKeys === 'id',
-  });
-  ensureStepMessage(context, key, {
-    role: 'assistant',
-    content: output.content,
-    speaker: agentName,
-    round,
-    tags: [agentTag],
-  });
-  return output.content;
-}
-
-/** The running attempt's place in its retry budget: a failure resumed later starts a new budget. */
-function attemptInBudget(step: StepRecord): number {
-  let start = step.attempts[0]?.attempt ?? 1;
-  for (const attempt of step.attempts) {
-    if (attempt.error !== null && !attempt.willRetry) start = attempt.attempt + 1;
-  }
-  return (step.attempts.at(-1)?.attempt ?? start) - start + 1;
-}
-
-function passedLabel(index: number, attempt: number): string {
-  return `step ${index + 1} shell, passed at attempt ${attempt}`;
-}
-
-async function runShellStep(
-  context: ModeContext,
-  options: ChainOptions,
-  index: number,
-  prefix: string,
-  step: WorkflowShellStep,
-  scope: TemplateScope,
-): Promise<ShellOutput> {
-  const key = `${prefix}/shell`;
-  const command = renderTemplate(step.shell, scope, { file: options.file, key: `steps[${index}].shell` });
-  const attempts = step.retry?.attempts ?? 1;
-  const backoffMs = step.retry?.backoff ?? 0;
-  const fixerKey = (number: number) => `${prefix}/on-failure-${number}`;
-  const fixersCalled = new Set<number>();
-  const runFixer = async (number: number, error: string) => {
-    if (!step.on_failure) return;
-    fixersCalled.add(number);
-    const fixInput = renderTemplate(
-      step.on_failure.input,
-      { ...scope, error },
-      { file: options.file, key: `steps[${index}].on_failure.input` },
-    );
-    await runAgentStep(context, options, fixerKey(number), step.on_failure.agent, fixInput, index + 1);
-  };
-  // Between a failed attempt and the next one, before the next attempt is journaled as
-  // started: an interrupt during the fixer or the wait leaves the step failed-and-retrying,
-  // never an uncertain attempt that did not run, and the checkpoint is a clean place to resume
-  // or branch from.
-  const beforeRetry = async (retry: RetryContext) => {
-    const lastFailure = retry.previousFailures.at(-1);
-    if (step.on_failure && lastFailure) {
-      // A resume can start at a later attempt: the fixer steps recorded before it are replayed
-      // first (their outputs come from the journal), so the journal's step order is kept.
-      for (let number = 1; number < retry.attempt - 1; number += 1) {
-        const recorded = context.session.state.steps.some((recordedStep) => recordedStep.key === fixerKey(number));
-        if (recorded && !fixersCalled.has(number)) {
-          await runFixer(number, retry.previousFailures[number - 1]?.message ?? lastFailure.message);
-        }
-      }
-      // Its own durable step: a resume after it does not ask the fixer twice.
-      if (!fixersCalled.has(retry.attempt - 1)) await runFixer(retry.attempt - 1, lastFailure.message);
-    }
-    // Marks "attempt 3/5 of step 2 is next": the failures before it are durable and addressable.
-    await checkpoint(context, `step ${index + 1} shell, attempt ${retry.attemptInBudget}/${retry.maxAttempts}`);
-  };
-  const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
-    const record = context.session.state.steps.find((recorded) => recorded.key === key);
-    context.emit({ type: 'progress', label: 'attempt', done: record ? attemptInBudget(record) : 1, total: attempts });
-    const result = await runShellCommand({
-      command,
-      cwd: context.workspaceDir,
-      env: {
-        ...context.env,
-        CONCLAVE_SESSION_ID: context.session.id,
-        // Steps are numbered from 1 wherever a number is shown ("step 2 of 3"); steps[1] in templates.
-        CONCLAVE_STEP: step.name ?? step.id ?? String(index + 1),
-        CONCLAVE_ATTEMPT: String(stepContext.attempt),
-      },
-      signal: stepContext.signal,
-    });
-    if (result.exitCode !== 0) throw new ShellCommandFailedError(command, result);
-    return { ...result, attempt: stepContext.attempt };
-  };
-  return context.session.step(key, attemptFn, {
-    safety: 'unsafe',
-    retry: {
-      attempts,
-      backoff: { initialMs: backoffMs, factor: 1, maxMs: backoffMs },
-      retryOn: (error) => ShellCommandFailedError.isInstance(error),
-    },
-    codec: { encode: (value: ShellOutput) => value as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
-    skipValue: SKIPPED_SHELL_OUTPUT,
-    beforeRetry,
-    // The step's checkpoint goes in the same durable append as its completion.
-    checkpointOnCompletion: (attempt) => passedLabel(index, attempt),
-    inserted: options.stepKeys === 'id',
-    ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
-    ...(context.sleep ? { sleep: context.sleep } : {}),
-  });
-}
+export type { ChainOptions } from './chain-steps.js';
 
 /** Whether the recorded chain progress is already at (or past) `step` of the same `total` steps. */
 function reachedBefore(context: ModeContext, step: number, total: number): boolean {
@@ -226,13 +28,34 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
   const total = spec.steps.length;
   // Steps are found in the journal by their stable id (position only in sessions recorded before ids).
   const ids = workflowStepIds(spec.steps);
+  const stepsById = new Map<string, StepResult>();
+  scope.stepsById = stepsById;
   for (const [index, step] of spec.steps.entries()) {
     reportProgress(context, 'steps', index, total);
-    const prefix = stepKeyPrefix(options.stepKeys, index, ids[index] ?? String(index));
-    if (isShellStep(step)) {
+    const id = ids[index] ?? String(index);
+    const prefix = stepKeyPrefix(options.stepKeys, index, id);
+    if (isMapStep(step)) {
+      const result = await runMapStep(context, options, { index, id, prefix, step, scope });
+      scope.steps.push(result);
+      stepsById.set(id, result);
+      if (result.lastResponse !== undefined) scope.lastResponse = result.lastResponse;
+      await checkpoint(context, `step ${index + 1} map`);
+    } else if (isShellStep(step)) {
       const markedAfter = context.session.state.lastSeq;
-      const result = await runShellStep(context, options, index, prefix, step, scope);
-      scope.steps.push({ response: result.stdoutTail, exitCode: result.exitCode, skipped: result.skipped === true });
+      const place: StepPlace = {
+        prefix,
+        specKey: `steps[${index}]`,
+        label: `step ${index + 1}`,
+        // Steps are numbered from 1 wherever a number is shown ("step 2 of 3"); steps[1] in templates.
+        stepName: step.name ?? step.id ?? String(index + 1),
+        round: index + 1,
+        completionLabel: (attempt) => passedLabel(index, attempt),
+        fixer: (key, agentName, input) => runAgentStep(context, options, key, agentName, input, index + 1),
+      };
+      const result = await runShellStep(context, options, place, step, scope);
+      const stepResult = { response: result.stdoutTail, exitCode: result.exitCode, skipped: result.skipped === true };
+      scope.steps.push(stepResult);
+      stepsById.set(id, stepResult);
       const label = result.skipped ? `step ${index + 1} shell, skipped` : passedLabel(index, result.attempt);
       // Marked with the step's completion when it ran now; otherwise (replayed, skipped) here.
       await checkpoint(context, label, markedAfter);
@@ -248,6 +71,7 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
         index + 1,
       );
       scope.steps.push({ response });
+      stepsById.set(id, { response });
       scope.lastResponse = response;
       await checkpoint(context, `step ${index + 1} ${agentStep.agent}`);
     }

@@ -118,6 +118,7 @@ export function specStructure(text: string): SpecStructure | null {
       if (step.id !== undefined) return step.id;
       if (step.agent !== undefined) return `agent:${step.agent}`;
       if (step.shell !== undefined) return `shell:${step.shell.trim()}`;
+      if (step.map !== undefined) return `map:${workflowStepIds([step])[0] ?? ''}`;
       return 'step';
     }),
   };

@@ -11,6 +11,8 @@ export interface StepIdentity {
   agent?: string | undefined;
   input?: string | undefined;
   shell?: string | undefined;
+  /** A map step: its id derives from its `do:` steps' ids. */
+  map?: unknown;
 }
 
 /** How a session's chain steps are keyed in its journal: by position (before step ids) or by id. */
@@ -32,6 +34,13 @@ function ownId(step: StepIdentity): string {
   if (step.shell !== undefined) return `shell-${shortHash(`shell\n${step.shell.trim()}`)}`;
   if (step.agent !== undefined) {
     return `agent-${step.agent}-${shortHash(`agent\n${step.agent}\n${(step.input ?? DEFAULT_AGENT_INPUT).trim()}`)}`;
+  }
+  if (typeof step.map === 'object' && step.map !== null && 'do' in step.map && Array.isArray(step.map.do)) {
+    // The same in a parsed spec and in a loosely read one: only the do: steps' own ids count.
+    const steps = (step.map.do as unknown[]).filter(
+      (each): each is StepIdentity => typeof each === 'object' && each !== null,
+    );
+    return `map-${shortHash(`map\n${workflowStepIds(steps).join('\n')}`)}`;
   }
   return 'step';
 }

@@ -1,21 +1,42 @@
 // `{{ ... }}` templating for workflow specs and prompt files. Deliberately tiny: a
-// reference is a variable name, `steps[N].response` (`.exit_code`, `.skipped`), `last_response`
-// or `error`; anything
-// else is an error found before the run starts, never an empty string at run time.
-import { ConfigError } from '@resume/core/spec';
+// reference is a variable name, `steps[N].response` (`.exit_code`, `.skipped`),
+// `steps.<id>.output` (`.response`, `.exit_code`, `.skipped`), `last_response`, `error`, and
+// in map steps `item` (`item.field`), `item_id`, `item_index` and `map.results` (`.completed`,
+// `.failed`, `.total`); anything else is an error found before the run starts, never an empty
+// string at run time.
+import { ConfigError, type JsonValue } from '@resume/core/spec';
 
 const placeholderPattern = /\{\{\s*([^}]*?)\s*\}\}/g;
 const stepReferencePattern = /^steps\[(\d+)\]\.(response|exit_code|skipped)$/;
+const stepIdReferencePattern = /^steps\.([A-Za-z0-9][A-Za-z0-9_.~-]*)\.(response|output|exit_code|skipped)$/;
+const itemReferencePattern = /^item((?:\.[A-Za-z0-9_-]+)*)$/;
+const mapReferencePattern = /^map\.(results|completed|failed|total)$/;
 const namePattern = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 export type TemplateReference =
   | { kind: 'variable'; name: string }
   | { kind: 'step'; index: number; field: StepField }
+  | { kind: 'step-id'; id: string; field: StepField }
   | { kind: 'last-response' }
-  | { kind: 'error' };
+  | { kind: 'error' }
+  | { kind: 'item'; path: string[] }
+  | { kind: 'item-id' }
+  | { kind: 'item-index' }
+  | { kind: 'map'; field: MapField };
 
-/** What a template may read of an earlier step. */
+/** What a template may read of an earlier step (`output` reads as `response`). */
 export type StepField = 'response' | 'exit_code' | 'skipped';
+
+/** What a map's `reduce:` step may read of the items' results. */
+export type MapField = 'results' | 'completed' | 'failed' | 'total';
+
+/** The work item a map step's `do:` steps run for. */
+export interface TemplateItem {
+  value: JsonValue;
+  id: string;
+  /** 0-based position in the item list. */
+  index: number;
+}
 
 /** What a step left for later templates. */
 export interface StepResult {
@@ -25,6 +46,8 @@ export interface StepResult {
   exitCode?: number | null;
   /** True for a shell step whose uncertain run was skipped on resume (`--on-uncertain skip`). */
   skipped?: boolean;
+  /** What `{{ last_response }}` reads after the step (an agent answer; a map step's agent reduce). */
+  lastResponse?: string;
 }
 
 export interface TemplateScope {
@@ -33,6 +56,12 @@ export interface TemplateScope {
   steps?: Array<StepResult | undefined>;
   lastResponse?: string | null;
   error?: string | null;
+  /** Earlier steps by id (`steps.<id>.output`): the workflow's, and inside a map item its own `do:` steps. */
+  stepsById?: ReadonlyMap<string, StepResult>;
+  /** Inside a map step's `do:`: the item. */
+  item?: TemplateItem;
+  /** In a map step's `reduce:`: every item's result. */
+  map?: { results: string; completed: number; failed: number; total: number };
 }
 
 /** Where a template sits, for error messages. */
@@ -44,14 +73,25 @@ export interface TemplateLocation {
 export function parseReference(expression: string, location: TemplateLocation): TemplateReference {
   if (expression === 'last_response') return { kind: 'last-response' };
   if (expression === 'error') return { kind: 'error' };
+  if (expression === 'item_id') return { kind: 'item-id' };
+  if (expression === 'item_index') return { kind: 'item-index' };
   const step = stepReferencePattern.exec(expression);
   if (step) return { kind: 'step', index: Number(step[1]), field: step[2] as StepField };
+  const byId = stepIdReferencePattern.exec(expression);
+  if (byId) {
+    const field = byId[2] === 'output' ? 'response' : (byId[2] as StepField);
+    return { kind: 'step-id', id: byId[1] ?? '', field };
+  }
+  const item = itemReferencePattern.exec(expression);
+  if (item) return { kind: 'item', path: (item[1] ?? '').split('.').filter((part) => part !== '') };
+  const map = mapReferencePattern.exec(expression);
+  if (map) return { kind: 'map', field: map[1] as MapField };
   if (namePattern.test(expression)) return { kind: 'variable', name: expression };
   throw new ConfigError({
     file: location.file,
     key: location.key,
     problem: `"{{ ${expression} }}" is not a template reference`,
-    fix: 'Use a variable name ({{ topic }}), {{ steps[0].response }} (or .exit_code, .skipped), {{ last_response }} or {{ error }}.',
+    fix: 'Use a variable name ({{ topic }}), {{ steps[0].response }} or {{ steps.<id>.output }} (or .exit_code, .skipped), {{ last_response }}, {{ error }}, and in map steps {{ item }}, {{ item.field }}, {{ item_id }}, {{ item_index }} or {{ map.results }}.',
   });
 }
 
@@ -66,11 +106,46 @@ function describe(reference: TemplateReference): string {
       return reference.name;
     case 'step':
       return `steps[${reference.index}].${reference.field}`;
+    case 'step-id':
+      return `steps.${reference.id}.${reference.field === 'response' ? 'output' : reference.field}`;
     case 'last-response':
       return 'last_response';
     case 'error':
       return 'error';
+    case 'item':
+      return ['item', ...reference.path].join('.');
+    case 'item-id':
+      return 'item_id';
+    case 'item-index':
+      return 'item_index';
+    case 'map':
+      return `map.${reference.field}`;
   }
+}
+
+/** How an item's value reads in a template or an environment variable: text as it is, anything else as JSON. */
+export function itemText(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+/** A recorded step's field as text (shared by `steps[N]` and `steps.<id>`). */
+function stepField(
+  step: StepResult,
+  reference: TemplateReference & { field: StepField },
+  missing: (problem: string, fix: string) => never,
+): string {
+  if (reference.field === 'response') return step.response ?? '';
+  if (reference.field === 'skipped') return String(step.skipped === true);
+  if (step.exitCode === undefined) {
+    return missing(
+      `{{ ${describe(reference)} }} refers to an agent step`,
+      'exit_code exists for shell steps only; use response for an agent step.',
+    );
+  }
+  // Empty for a skipped step: nothing is known of its command's exit.
+  return step.exitCode === null ? '' : String(step.exitCode);
 }
 
 function resolve(reference: TemplateReference, scope: TemplateScope, location: TemplateLocation): string {
@@ -95,16 +170,42 @@ function resolve(reference: TemplateReference, scope: TemplateScope, location: T
           `{{ ${describe(reference)} }} refers to a step that has not run before this one`,
           'Refer only to earlier steps (templates index steps from 0: steps[0] is step 1).',
         );
-      if (reference.field === 'response') return step.response ?? '';
-      if (reference.field === 'skipped') return String(step.skipped === true);
-      if (step.exitCode === undefined) {
+      return stepField(step, reference, missing);
+    }
+    case 'step-id': {
+      const step = scope.stepsById?.get(reference.id);
+      if (!step)
         return missing(
-          `{{ ${describe(reference)} }} refers to an agent step`,
-          'exit_code exists for shell steps only; use response for an agent step.',
+          `{{ ${describe(reference)} }} refers to a step that has not run before this one`,
+          'Refer only to earlier steps, by their id: (steps.<id>.output).',
         );
+      return stepField(step, reference, missing);
+    }
+    case 'item': {
+      const item =
+        scope.item ?? missing('{{ item }} exists only in the do: steps of a map step', 'Move it into map.do.');
+      let value: JsonValue | undefined = item.value;
+      for (const [depth, field] of reference.path.entries()) {
+        if (typeof value !== 'object' || value === null || Array.isArray(value) || !(field in value)) {
+          return missing(
+            `item "${item.id}" has no field "${reference.path.slice(0, depth + 1).join('.')}" for {{ ${describe(reference)} }}`,
+            'Give every item that field, or use {{ item }} for the whole item.',
+          );
+        }
+        value = value[field];
       }
-      // Empty for a skipped step: nothing is known of its command's exit.
-      return step.exitCode === null ? '' : String(step.exitCode);
+      return itemText(value);
+    }
+    case 'item-id':
+      return scope.item?.id ?? missing('{{ item_id }} exists only in map steps', 'Move it into map.do.');
+    case 'item-index':
+      return scope.item
+        ? String(scope.item.index)
+        : missing('{{ item_index }} exists only in map steps', 'Move it into map.do.');
+    case 'map': {
+      const map =
+        scope.map ?? missing(`{{ ${describe(reference)} }} exists only in map.reduce`, 'Move it into map.reduce.');
+      return reference.field === 'results' ? map.results : String(map[reference.field]);
     }
     case 'last-response':
       return scope.lastResponse ?? '';
