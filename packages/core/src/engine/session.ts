@@ -60,7 +60,7 @@ export interface SessionContext {
 
 // 3: the state keeps the recovery streak (older snapshots are ignored and the journal replayed).
 // 4: the state keeps the questions asked with waitFor (`inputs`).
-// 5: steps carry their branch.
+// 5: steps carry the concurrent branch they ran in (`branch`).
 export const SNAPSHOT_FORMAT_VERSION = 5;
 
 const LIFECYCLE_TYPES = new Set<string>(['session-created', 'session-resumed', 'status-changed']);
@@ -331,6 +331,7 @@ export class LiveSession implements Session {
     this.#assertWritable();
     if (key.length === 0) throw new UsageError('A step key must not be empty.');
     const scope = this.#scope();
+    if (options.branch !== undefined) this.#assertBranch(key, options.branch, scope);
     const occurrence = (this.#occurrences.get(key) ?? 0) + 1;
     this.#occurrences.set(key, occurrence);
     const recorded = this.#folder.step(key, occurrence);
@@ -484,9 +485,21 @@ export class LiveSession implements Session {
     return start;
   }
 
+  /** A step's branch is a name, and only keyed replay can match steps that run concurrently. */
+  #assertBranch(key: string, branch: string, scope: StepScope | null): void {
+    if (branch.length === 0) throw new UsageError(`Step "${key}" names an empty branch; give the branch a name.`);
+    if (this.#log && scope === null) {
+      throw new UsageError(
+        `Step "${key}" runs in branch "${branch}", but this session replays in code order, which needs one sequence of steps: open it with replay: 'keyed' to run steps concurrently.`,
+      );
+    }
+  }
+
   /**
    * Keyed replay: recorded steps must still be asked for in their recorded order, within
-   * their branch (concurrent branches interleave differently on every run).
+   * their branch (concurrent branches interleave differently on every run). A step of the
+   * main line comes after every branch before it has joined, so any recorded step it has
+   * not reached is a divergence.
    */
   #checkKeyedOrder(key: string, recorded: StepRecord | undefined, inserted: boolean, branch: string | null): void {
     const steps = this.state.steps;
@@ -503,7 +516,7 @@ export class LiveSession implements Session {
     const from = branch === null ? this.#replayCursor : (this.#branchCursors.get(branch) ?? 0);
     for (let index = from; index < steps.length; index += 1) {
       const pending = steps[index];
-      if (pending && pending.branch === branch && !this.#consumed.has(pending)) {
+      if (pending && (branch === null || pending.branch === branch) && !this.#consumed.has(pending)) {
         throw new ReplayMismatchError({
           sessionId: this.id,
           position: index + 1,
