@@ -27,7 +27,7 @@ export type LiveRunEvent =
 /** One step of a running parallel group (runner's ParallelBranchState, typed structurally). */
 export interface LiveBranch {
   id: string;
-  state: 'waiting' | 'running' | 'completed' | 'replayed' | 'skipped' | 'failed' | 'not-started';
+  state: 'waiting' | 'running' | 'completed' | 'replayed' | 'skipped' | 'failed' | 'interrupted' | 'not-started';
   detail: string | null;
 }
 
@@ -155,6 +155,7 @@ const branchMarks: Record<LiveBranch['state'], string> = {
   replayed: '↺',
   skipped: '–',
   failed: '✗',
+  interrupted: '‖',
   'not-started': '·',
 };
 

@@ -128,7 +128,7 @@ export async function runParallelGroup(context: ModeContext, group: ParallelGrou
         results[at] = result;
         set(at, result.skipped ? 'skipped' : completedBefore[at] ? 'replayed' : 'completed');
       } catch (error) {
-        set(at, 'failed', failureMessage(error));
+        set(at, session.signal.aborted ? 'interrupted' : 'failed', failureMessage(error));
         // A step that failed after its retries is this branch's outcome; anything else (an
         // interrupt, a cost limit, an undecided uncertain step) stops the group.
         if (StepFailedError.isInstance(error) && !session.signal.aborted) failed.push({ at, error });

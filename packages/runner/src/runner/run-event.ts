@@ -16,7 +16,15 @@ export type RunEvent =
   | { type: 'parallel'; group: string; number: number; branches: ParallelBranchState[]; finished: boolean };
 
 /** `not-started`: the group stopped (interrupt, cost limit) before this step's turn came. */
-export type BranchState = 'waiting' | 'running' | 'completed' | 'replayed' | 'skipped' | 'failed' | 'not-started';
+export type BranchState =
+  | 'waiting'
+  | 'running'
+  | 'completed'
+  | 'replayed'
+  | 'skipped'
+  | 'failed'
+  | 'interrupted'
+  | 'not-started';
 
 export interface ParallelBranchState {
   /** The step's id. */

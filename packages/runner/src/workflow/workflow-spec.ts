@@ -398,11 +398,12 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
         const own = members[at] ?? '';
         checkLeaf(member, `steps[${index}].parallel[${at}]`, index, new Set(members.filter((id) => id !== own)));
       });
+      idsBefore.add(ids.id);
       for (const id of members) idsBefore.add(id);
     } else {
       checkLeaf(step, `steps[${index}]`, index);
+      idsBefore.add(ids.id);
     }
-    idsBefore.add(ids.id);
   });
   spec.outputs.artifacts.forEach((artifact, index) => {
     check(artifact.from, `outputs.artifacts[${index}].from`, {
