@@ -127,7 +127,7 @@ describe('parallel groups', () => {
     expect(result.status).toBe('completed');
     const state = await engine().readSession(result.sessionId);
     const second = state.steps.find((step) => step.key === 'step[second]/shell');
-    expect((second?.output as { stdoutTail: string }).stdoutTail).toBe('after-first\n');
+    expect(second?.output).toMatchObject({ stdoutTail: 'after-first\n' });
   });
 
   it('lets the other steps finish when one fails, fails naming it, and a resume runs only that one', async () => {
