@@ -294,12 +294,15 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
             : [`${memberKeyPrefix(options.stepKeys, index, at, id)}/${member.agent}`],
         };
       });
-      // What the resume plan shows of a group stopped halfway: its steps, found by branch.
-      setData(context, PARALLEL_GROUP_KEY, {
-        step: index + 1,
-        id: ids.id,
-        members: members.map((member) => member.id),
-      });
+      // What the resume plan shows of a group stopped halfway: its steps, found by branch
+      // (written when the chain first reaches it; a replay of an earlier group writes nothing).
+      if (!reachedBefore(context, index + 1, total)) {
+        setData(context, PARALLEL_GROUP_KEY, {
+          step: index + 1,
+          id: ids.id,
+          members: members.map((member) => member.id),
+        });
+      }
       const results = await runParallelGroup(context, {
         id: ids.id,
         number: index + 1,
