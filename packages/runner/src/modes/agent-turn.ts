@@ -38,18 +38,16 @@ export interface AgentTurnInput {
   key: string;
   /** The key is a stable id that may be new before recorded steps (see the engine's `inserted`). */
   inserted?: boolean;
+  /** The concurrent branch the call runs in (a parallel group's member, a map item), journaled with it. */
+  branch?: string;
   agent: AgentSpec;
   messages: ChatMessage[];
   system?: string;
   tools?: ToolDefinition[];
   round?: number | null;
   metadata?: GenerateMetadata;
-  /** The concurrent branch the turn runs in (a map item). */
-  branch?: string;
   /** A checkpoint marked with the turn's completion (see the engine's `checkpointOnCompletion`). */
   checkpointOnCompletion?: (attempt: number) => string;
-  /** No turn-started or streaming events: concurrent turns (map items) report their progress otherwise. */
-  quiet?: boolean;
 }
 
 const retryableProviderError = (error: unknown): boolean => ProviderError.isInstance(error) && error.isRetryable;
@@ -60,7 +58,7 @@ export async function runAgentTurn(context: ModeContext, input: AgentTurnInput):
   const recorded = session.state.steps.findLast((step) => step.key === input.key);
   const replayed = recorded !== undefined && (recorded.status === 'completed' || recorded.status === 'skipped');
   // A replayed turn returns its recorded answer at once: nobody is speaking.
-  if (!replayed && !input.quiet)
+  if (!replayed)
     context.emit({ type: 'turn-started', agent: input.agent.name, round: input.round ?? null, stepKey: input.key });
   let release: () => void = () => undefined;
   let resolved: ReturnType<ModeContext['models']> | null = null;
@@ -101,9 +99,7 @@ function callModel(
         ...(input.system !== undefined ? { system: input.system } : {}),
         ...(input.tools && input.tools.length > 0 ? { tools: input.tools } : {}),
         signal: step.signal,
-        ...(input.quiet
-          ? {}
-          : { onDelta: (text: string) => context.emit({ type: 'delta', agent: input.agent.name, text }) }),
+        onDelta: (text) => context.emit({ type: 'delta', agent: input.agent.name, text }),
         metadata: { agent: input.agent.name, ...input.metadata, idempotencyKey: step.idempotencyKey },
       });
       session.record({

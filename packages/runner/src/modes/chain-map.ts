@@ -3,7 +3,7 @@
 // that fails after its retries goes to the dead-letter list without stopping the others;
 // `reduce:` sees every item's result. See map-journal.ts for what is written.
 import { createHash } from 'node:crypto';
-import { type ChatMessage, ConfigError, type JsonValue, type MessageInput, StepFailedError } from '@resume/core/spec';
+import { ConfigError, type JsonValue, type MessageInput, StepFailedError } from '@resume/core/spec';
 import { WorkspaceAccessError } from '../files/workspace-access-error.js';
 import {
   identifyItems,
@@ -15,15 +15,9 @@ import {
 import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import { workflowStepIds } from '../workflow/step-ids.js';
 import { itemText, renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
-import { isShellStep, type WorkflowMapStep } from '../workflow/workflow-spec.js';
-import {
-  type ChainOptions,
-  type ItemTurn,
-  runAgentStep,
-  runItemAgentStep,
-  runShellStep,
-  type StepPlace,
-} from './chain-steps.js';
+import type { WorkflowLeafStep, WorkflowMapStep } from '../workflow/workflow-spec.js';
+import type { ChainOptions, ShellOutput, StepPlace } from './chain.js';
+import { type BranchRun, oneDecisionAtATime } from './chain-parallel.js';
 import { MapItemsFailedError } from './map-items-failed-error.js';
 import {
   type DeadLetter,
@@ -40,6 +34,16 @@ import { checkpoint, type ModeContext } from './mode-context.js';
 import { ShellCommandFailedError } from './shell-command.js';
 import { writeOutputFiles } from './workspace-output.js';
 
+/** Runs one agent or shell step where `place` says (chain.ts's runLeafStep). */
+export type LeafRunner = (
+  context: ModeContext,
+  options: ChainOptions,
+  place: StepPlace,
+  prefix: string,
+  step: WorkflowLeafStep,
+  scope: TemplateScope,
+) => Promise<StepResult & { shell: ShellOutput | null }>;
+
 export interface MapStepInput {
   index: number;
   /** The map step's stable id. */
@@ -48,11 +52,12 @@ export interface MapStepInput {
   prefix: string;
   step: WorkflowMapStep;
   scope: TemplateScope & { steps: StepResult[] };
+  runLeaf: LeafRunner;
 }
 
 type ItemOutcome =
-  | { status: 'completed'; output: string | null; turns: ItemTurn[] }
-  | { status: 'failed'; deadLetter: DeadLetter; turns: ItemTurn[] };
+  | { status: 'completed'; output: string | null; branch: BranchRun }
+  | { status: 'failed'; deadLetter: DeadLetter; branch: BranchRun };
 
 const itemListCodec = {
   encode: (items: MapItem[]) => items as unknown as JsonValue,
@@ -124,10 +129,25 @@ export async function runMapStep(
   const mapName = step.name ?? step.id ?? String(index + 1);
   const round = index + 1;
 
+  // Items run at once: they ask one uncertain-step question at a time, and do not stream
+  // into the live view's one turn (the item counts show their progress instead).
+  const onUncertain = oneDecisionAtATime(context.onUncertain);
+  const { onUncertain: _decide, ...shared } = context;
+  const itemContext: ModeContext = {
+    ...shared,
+    ...(onUncertain ? { onUncertain } : {}),
+    emit: (event) => {
+      if (event.type === 'turn-started' || event.type === 'delta' || event.type === 'progress') return;
+      if (event.type === 'turn-completed') return;
+      context.emit(event);
+    },
+  };
+
   const runItem = async (item: MapItem): Promise<ItemOutcome> => {
     const segment = itemKeySegment(item.id);
     const base = itemPrefix(prefix, segment);
-    const branch = itemBranch(mapId, segment);
+    // What the item's agents say is kept here and joins the transcript in item order.
+    const branch: BranchRun = { name: itemBranch(mapId, segment), messages: [] };
     const generation = (retries[item.id] ?? 0) + 1;
     // A retried item reads its earlier dead letters back first (they come first in its branch);
     // one for this generation means the item already failed for good.
@@ -139,40 +159,15 @@ export async function runMapStep(
         () => {
           throw new Error(`dead letter ${key} is recorded`);
         },
-        { codec: deadLetterCodec, branch, inserted },
+        { codec: deadLetterCodec, branch: branch.name, inserted },
       );
-      if (number === generation) return { status: 'failed', deadLetter: letter, turns: [] };
+      if (number === generation) return { status: 'failed', deadLetter: letter, branch };
     }
-    const itemScope: TemplateScope & { stepsById: Map<string, StepResult> } = {
+    const stepsById = new Map(scope.stepsById);
+    const itemScope: TemplateScope = {
       ...scope,
-      stepsById: new Map(scope.stepsById),
+      stepsById,
       item: { value: item.value, id: item.id, index: item.index },
-    };
-    const turns: ItemTurn[] = [];
-    const histories = new Map<string, ChatMessage[]>();
-    const agentTurn = async (
-      key: string,
-      agentName: string,
-      text: string,
-      completionLabel?: (attempt: number) => string,
-    ): Promise<string> => {
-      const history = histories.get(agentName) ?? [];
-      const turn = await runItemAgentStep(context, options, {
-        key,
-        agentName,
-        input: text,
-        history,
-        round,
-        branch,
-        completionLabel,
-      });
-      history.push(
-        { role: 'user', content: text, speaker: 'workflow' },
-        { role: 'assistant', content: turn.answer, speaker: agentName },
-      );
-      histories.set(agentName, history);
-      turns.push(turn);
-      return turn.answer;
     };
     const env = {
       CONCLAVE_ITEM_INDEX: String(item.index),
@@ -187,35 +182,21 @@ export async function runMapStep(
         const doId = doIds[position] ?? String(position + 1);
         current = doId;
         // The item's last step marks the item done in the same append as its completion.
-        const completionLabel =
-          position === lastStep && map.artifacts.length === 0 ? () => itemDoneLabel(mapId, item.id) : undefined;
+        const done = position === lastStep && map.artifacts.length === 0;
         const place: StepPlace = {
-          prefix: `${base}/${doId}`,
-          specKey: `${specKey}.do[${position}]`,
-          label: `step ${round} item ${item.id}, do ${position + 1}`,
-          stepName: `${mapName}/${doStep.name ?? doStep.id ?? String(position + 1)}`,
-          round,
+          index,
+          number: `${round}`,
+          path: `${specKey}.do[${position}]`,
           branch,
           env,
-          quiet: true,
-          ...(completionLabel ? { completionLabel } : {}),
-          fixer: (key, agentName, text) => agentTurn(key, agentName, text),
+          stepName: `${mapName}/${doStep.name ?? doStep.id ?? String(position + 1)}`,
+          ...(done ? { completionLabel: () => itemDoneLabel(mapId, item.id) } : {}),
         };
-        if (isShellStep(doStep)) {
-          const result = await runShellStep(context, options, place, doStep, itemScope);
-          itemScope.stepsById.set(doId, {
-            response: result.stdoutTail,
-            exitCode: result.exitCode,
-            skipped: result.skipped === true,
-          });
-          output = result.stdoutTail;
-        } else {
-          const text = renderTemplate(doStep.input, itemScope, at(`${place.specKey}.input`));
-          const answer = await agentTurn(`${place.prefix}/${doStep.agent}`, doStep.agent, text, completionLabel);
-          itemScope.stepsById.set(doId, { response: answer });
-          itemScope.lastResponse = answer;
-          output = answer;
-        }
+        const result = await input.runLeaf(itemContext, options, place, `${base}/${doId}`, doStep, itemScope);
+        const { shell: _shell, ...stepResult } = result;
+        stepsById.set(doId, stepResult);
+        if (!('shell' in doStep)) itemScope.lastResponse = result.response;
+        output = result.response;
       }
       if (map.artifacts.length > 0) {
         current = 'artifacts';
@@ -223,7 +204,7 @@ export async function runMapStep(
           path: renderTemplate(artifact.path, itemScope, at(`${specKey}.artifacts[${position}].path`)),
           content: renderTemplate(artifact.from, itemScope, at(`${specKey}.artifacts[${position}].from`)),
         }));
-        await writeOutputFiles(context, `${base}/artifacts`, files, { branch, inserted });
+        await writeOutputFiles(context, `${base}/artifacts`, files, { branch: branch.name, inserted });
         await checkpoint(context, itemDoneLabel(mapId, item.id));
       } else {
         // Marked with the last step's completion: live views hear of it now (not when replayed).
@@ -233,7 +214,7 @@ export async function runMapStep(
           : session.state.checkpoints.findLast((checkpointed) => checkpointed.label === label);
         if (marked) context.emit({ type: 'checkpoint', seq: marked.seq, label });
       }
-      return { status: 'completed', output, turns };
+      return { status: 'completed', output, branch };
     } catch (error) {
       const failure = itemFailure(error);
       if (failure === null) throw error;
@@ -248,32 +229,30 @@ export async function runMapStep(
       };
       const recorded = await session.step(deadLetterKey(base, generation), () => letter, {
         codec: deadLetterCodec,
-        branch,
+        branch: branch.name,
         inserted,
       });
-      return { status: 'failed', deadLetter: recorded, turns };
+      return { status: 'failed', deadLetter: recorded, branch };
     }
   };
 
   // Items finish in any order; their messages join the transcript in item order, so a run's
   // transcript does not depend on timing (and a resumed run's equals an uninterrupted one's).
+  // They carry the item's tag instead of their agent's: an agent's own conversation in the
+  // workflow's main line does not grow with the items (nor an item's with another's).
   const outcomes: Array<ItemOutcome | undefined> = new Array(items.length);
   let published = 0;
-  const publishTurn = (turn: ItemTurn) => {
-    const messages: Array<[string, MessageInput]> = [
-      [`step:${turn.key}/input`, { role: 'user', content: turn.input, speaker: 'workflow', round }],
-      [`step:${turn.key}`, { role: 'assistant', content: turn.answer, speaker: turn.agent, round }],
-    ];
-    for (const [tag, message] of messages) {
-      if (publishedTags.has(tag)) continue;
-      publishedTags.add(tag);
-      const stored = session.addMessage({ ...message, tags: [`item:${mapId}`, tag] });
-      context.emit({ type: 'turn-completed', message: stored, replayed: false });
-    }
+  const publishMessage = (stepKey: string, message: MessageInput) => {
+    const tag = `step:${stepKey}`;
+    if (publishedTags.has(tag)) return;
+    publishedTags.add(tag);
+    const tags = (message.tags ?? []).filter((each) => !each.startsWith('agent:'));
+    const stored = session.addMessage({ ...message, tags: [...tags, `item:${mapId}`, tag] });
+    context.emit({ type: 'turn-completed', message: stored, replayed: false });
   };
   const publish = () => {
     for (let outcome = outcomes[published]; outcome !== undefined; outcome = outcomes[published]) {
-      for (const turn of outcome.turns) publishTurn(turn);
+      for (const { stepKey, message } of outcome.branch.messages) publishMessage(stepKey, message);
       published += 1;
     }
   };
@@ -329,7 +308,6 @@ export async function runMapStep(
   let result: StepResult = { response: resultsJson };
   if (map.reduce) {
     // Keyed by what it sees: a retry that changed an item's result runs the reduce again.
-    const reducePrefix = `${prefix}/reduce-${shortHash(resultsJson)}`;
     const reduceScope: TemplateScope = {
       ...scope,
       map: {
@@ -339,28 +317,25 @@ export async function runMapStep(
         total: results.length,
       },
     };
-    const reduce = map.reduce;
-    if (isShellStep(reduce)) {
-      const output = await runShellStep(
-        context,
-        options,
-        {
-          prefix: reducePrefix,
-          specKey: `${specKey}.reduce`,
-          label: `step ${round} reduce`,
-          stepName: `${mapName}/reduce`,
-          round,
-          fixer: (key, agentName, text) => runAgentStep(context, options, key, agentName, text, round),
-        },
-        reduce,
-        reduceScope,
-      );
-      result = { response: output.stdoutTail };
-    } else {
-      const text = renderTemplate(reduce.input, reduceScope, at(`${specKey}.reduce.input`));
-      const answer = await runAgentStep(context, options, `${reducePrefix}/${reduce.agent}`, reduce.agent, text, round);
-      result = { response: answer, lastResponse: answer };
-    }
+    const place: StepPlace = {
+      index,
+      number: `${round}`,
+      path: `${specKey}.reduce`,
+      branch: null,
+      stepName: `${mapName}/reduce`,
+    };
+    const reduced = await input.runLeaf(
+      context,
+      options,
+      place,
+      `${prefix}/reduce-${shortHash(resultsJson)}`,
+      map.reduce,
+      reduceScope,
+    );
+    result =
+      'shell' in map.reduce
+        ? { response: reduced.response }
+        : { response: reduced.response, lastResponse: reduced.response ?? '' };
   }
   if (failed.length > 0) {
     throw new MapItemsFailedError({

@@ -1,15 +1,247 @@
-// Chain mode: a workflow spec's steps in order (agent, shell and map steps; see
-// chain-steps.ts and chain-map.ts).
+// Chain mode: a workflow spec's steps in order. Agent steps keep a per-agent
+// conversation; shell steps are one durable unsafe step whose attempts follow the
+// spec's retry policy, with the `on_failure` agent step run between attempts.
 
-import { stepKeyPrefix, workflowStepIds } from '../workflow/step-ids.js';
+import type { RetryContext, StepContext, StepRecord } from '@resume/core';
+import { type ChatMessage, ConfigError, type JsonValue, type MessageInput } from '@resume/core/spec';
+import { z } from 'zod';
+import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
+import { memberKeyPrefix, type StepKeyScheme, stepKeyPrefix, workflowStepTree } from '../workflow/step-ids.js';
 import { renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
-import { isMapStep, isShellStep, type WorkflowAgentStep } from '../workflow/workflow-spec.js';
+import {
+  isMapStep,
+  isParallelStep,
+  isShellStep,
+  type WorkflowAgentStep,
+  type WorkflowLeafStep,
+  type WorkflowShellStep,
+  type WorkflowSpec,
+} from '../workflow/workflow-spec.js';
+import { runAgentTurn, toChatMessage } from './agent-turn.js';
 import { runMapStep } from './chain-map.js';
-import { type ChainOptions, passedLabel, runAgentStep, runShellStep, type StepPlace } from './chain-steps.js';
-import { checkpoint, type ModeContext, type ModeResult, reportProgress, setData } from './mode-context.js';
+import { type BranchRun, type GroupMember, runParallelGroup } from './chain-parallel.js';
+import {
+  checkpoint,
+  ensureStepMessage,
+  type ModeContext,
+  type ModeResult,
+  reportProgress,
+  setData,
+} from './mode-context.js';
+import { PARALLEL_GROUP_KEY } from './parallel-group-state.js';
+import { runShellCommand, ShellCommandFailedError } from './shell-command.js';
 import { writeOutputFiles } from './workspace-output.js';
 
-export type { ChainOptions } from './chain-steps.js';
+export interface ChainOptions {
+  spec: WorkflowSpec;
+  /** The spec's file, for error messages. */
+  file: string | null;
+  variables: Record<string, string>;
+  /** How the session keys its steps (recorded at its start; by position before step ids). */
+  stepKeys: StepKeyScheme;
+}
+
+const shellOutputSchema = z.object({
+  /** Null when the step was skipped (an uncertain run the user chose not to repeat). */
+  exitCode: z.number().int().nullable(),
+  stdoutTail: z.string(),
+  stderrTail: z.string(),
+  /** 0 when skipped. */
+  attempt: z.number().int().nonnegative(),
+  skipped: z.boolean().optional(),
+});
+/** What a skipped shell step returns: its command may or may not have run, so nothing is known of it. */
+const SKIPPED_SHELL_OUTPUT: ShellOutput = { exitCode: null, stdoutTail: '', stderrTail: '', attempt: 0, skipped: true };
+export type ShellOutput = z.infer<typeof shellOutputSchema>;
+
+async function runAgentStep(
+  context: ModeContext,
+  options: ChainOptions,
+  key: string,
+  agentName: string,
+  input: string,
+  round: number,
+  branch: BranchRun | null = null,
+  /** A checkpoint marked with the answer, in the same append (a map item's last step). */
+  completionLabel?: (attempt: number) => string,
+): Promise<string> {
+  const { session } = context;
+  const declared = options.spec.agents[agentName];
+  if (!declared) {
+    // checkWorkflow catches this before a run starts; kept for specs built in code.
+    throw new ConfigError({
+      file: options.file,
+      key: 'agents',
+      problem: `unknown agent "${agentName}"`,
+      fix: 'Declare it under agents:.',
+    });
+  }
+  const agent = {
+    name: agentName,
+    systemPrompt: renderTemplate(
+      declared.prompt,
+      { variables: options.variables },
+      { file: options.file, key: `agents.${agentName}.prompt` },
+    ),
+    ...(declared.model ? { model: declared.model } : {}),
+    ...(declared.provider ? { provider: declared.provider } : {}),
+  };
+  const agentTag = `agent:${agentName}`;
+  // Each agent continues its own conversation (the Strands model): its earlier inputs and answers.
+  // This step's own input is left out: a crash after it was journaled must not show it twice.
+  const ownTags = [`step:${key}/input`, `step:${key}`];
+  // A branch of a parallel group writes its messages at the join (in the group's order, so the
+  // transcript does not depend on which branch finished first); until then it sees its own.
+  const ownConversation = (message: Pick<MessageInput, 'tags'>) =>
+    message.tags?.includes(agentTag) === true && !ownTags.some((tag) => message.tags?.includes(tag));
+  const kept: ChatMessage[] = (branch?.messages ?? [])
+    .map(({ stepKey, message }) => stepMessage(stepKey, message))
+    .filter(ownConversation)
+    .map((message) => ({ role: message.role, content: message.content, speaker: message.speaker ?? null }));
+  const history: ChatMessage[] = [...session.state.messages.filter(ownConversation).map(toChatMessage), ...kept];
+  // Where the context is not exact (the workflow changed on resume) the resume message says so.
+  const notes = session.state.messages
+    .filter((message) => message.role === 'system' && message.tags?.includes(RESUME_MESSAGE_TAG))
+    .map((message) => message.content);
+  const write = (stepKey: string, message: MessageInput) =>
+    branch ? branch.messages.push({ stepKey, message }) : ensureStepMessage(context, stepKey, message);
+  write(`${key}/input`, { role: 'user', content: input, speaker: 'workflow', round, tags: [agentTag] });
+  const output = await runAgentTurn(context, {
+    key,
+    agent,
+    system: [agent.systemPrompt, ...notes].join('\n\n'),
+    messages: [...history, { role: 'user', content: input, speaker: 'workflow' }],
+    round,
+    metadata: { role: 'agent', round },
+    // Keyed by stable id: a step inserted by an edit runs before the recorded ones after it.
+    inserted: options.stepKeys === 'id',
+    ...(branch ? { branch: branch.name } : {}),
+    ...(completionLabel ? { checkpointOnCompletion: completionLabel } : {}),
+  });
+  write(key, { role: 'assistant', content: output.content, speaker: agentName, round, tags: [agentTag] });
+  return output.content;
+}
+
+/** A message tagged with its step, as `ensureStepMessage` writes it (a branch keeps it until the join). */
+function stepMessage(stepKey: string, message: MessageInput): MessageInput {
+  return { ...message, tags: [...(message.tags ?? []), `step:${stepKey}`] };
+}
+
+/** The running attempt's place in its retry budget: a failure resumed later starts a new budget. */
+function attemptInBudget(step: StepRecord): number {
+  let start = step.attempts[0]?.attempt ?? 1;
+  for (const attempt of step.attempts) {
+    if (attempt.error !== null && !attempt.willRetry) start = attempt.attempt + 1;
+  }
+  return (step.attempts.at(-1)?.attempt ?? start) - start + 1;
+}
+
+function passedLabel(index: number, attempt: number): string {
+  return `step ${index + 1} shell, passed at attempt ${attempt}`;
+}
+
+/** Where a step stands: its number (`2`, or `3.2` for the second step of group 3) and its spec path. */
+export interface StepPlace {
+  index: number;
+  number: string;
+  path: string;
+  /** Set for a member of a parallel group or a step of a map item. */
+  branch: BranchRun | null;
+  /** More environment for a shell step (a map item's `CONCLAVE_ITEM_*`). */
+  env?: Record<string, string>;
+  /** `CONCLAVE_STEP` when not the step's name, id or number (a map item's `<map>/<step>`). */
+  stepName?: string;
+  /** The checkpoint marked with the step's completion in a branch (a map item's last step: the item is done). */
+  completionLabel?: (attempt: number) => string;
+}
+
+async function runShellStep(
+  context: ModeContext,
+  options: ChainOptions,
+  place: StepPlace,
+  prefix: string,
+  step: WorkflowShellStep,
+  scope: TemplateScope,
+): Promise<ShellOutput> {
+  const { index, branch } = place;
+  const key = `${prefix}/shell`;
+  const command = renderTemplate(step.shell, scope, { file: options.file, key: `${place.path}.shell` });
+  const attempts = step.retry?.attempts ?? 1;
+  const backoffMs = step.retry?.backoff ?? 0;
+  const fixerKey = (number: number) => `${prefix}/on-failure-${number}`;
+  const fixersCalled = new Set<number>();
+  const runFixer = async (number: number, error: string) => {
+    if (!step.on_failure) return;
+    fixersCalled.add(number);
+    const fixInput = renderTemplate(
+      step.on_failure.input,
+      { ...scope, error },
+      { file: options.file, key: `${place.path}.on_failure.input` },
+    );
+    await runAgentStep(context, options, fixerKey(number), step.on_failure.agent, fixInput, index + 1, branch);
+  };
+  // Between a failed attempt and the next one, before the next attempt is journaled as
+  // started: an interrupt during the fixer or the wait leaves the step failed-and-retrying,
+  // never an uncertain attempt that did not run, and the checkpoint is a clean place to resume
+  // or branch from.
+  const beforeRetry = async (retry: RetryContext) => {
+    const lastFailure = retry.previousFailures.at(-1);
+    if (step.on_failure && lastFailure) {
+      // A resume can start at a later attempt: the fixer steps recorded before it are replayed
+      // first (their outputs come from the journal), so the journal's step order is kept.
+      for (let number = 1; number < retry.attempt - 1; number += 1) {
+        const recorded = context.session.state.steps.some((recordedStep) => recordedStep.key === fixerKey(number));
+        if (recorded && !fixersCalled.has(number)) {
+          await runFixer(number, retry.previousFailures[number - 1]?.message ?? lastFailure.message);
+        }
+      }
+      // Its own durable step: a resume after it does not ask the fixer twice.
+      if (!fixersCalled.has(retry.attempt - 1)) await runFixer(retry.attempt - 1, lastFailure.message);
+    }
+    // Marks "attempt 3/5 of step 2 is next": the failures before it are durable and addressable.
+    // Inside a parallel group other steps are still running: no place to resume from, just durable.
+    if (branch) await context.session.flush();
+    else await checkpoint(context, `step ${index + 1} shell, attempt ${retry.attemptInBudget}/${retry.maxAttempts}`);
+  };
+  const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
+    const record = context.session.state.steps.find((recorded) => recorded.key === key);
+    context.emit({ type: 'progress', label: 'attempt', done: record ? attemptInBudget(record) : 1, total: attempts });
+    const result = await runShellCommand({
+      command,
+      cwd: context.workspaceDir,
+      env: {
+        ...context.env,
+        CONCLAVE_SESSION_ID: context.session.id,
+        // Steps are numbered from 1 wherever a number is shown ("step 2 of 3"); steps[1] in templates.
+        ...place.env,
+        CONCLAVE_STEP: place.stepName ?? step.name ?? step.id ?? place.number,
+        CONCLAVE_ATTEMPT: String(stepContext.attempt),
+      },
+      signal: stepContext.signal,
+    });
+    if (result.exitCode !== 0) throw new ShellCommandFailedError(command, result);
+    return { ...result, attempt: stepContext.attempt };
+  };
+  return context.session.step(key, attemptFn, {
+    safety: 'unsafe',
+    retry: {
+      attempts,
+      backoff: { initialMs: backoffMs, factor: 1, maxMs: backoffMs },
+      retryOn: (error) => ShellCommandFailedError.isInstance(error),
+    },
+    codec: { encode: (value: ShellOutput) => value as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
+    skipValue: SKIPPED_SHELL_OUTPUT,
+    beforeRetry,
+    // The step's checkpoint goes in the same durable append as its completion (a group's
+    // steps are checkpointed together at the join).
+    ...(branch
+      ? { branch: branch.name, ...(place.completionLabel ? { checkpointOnCompletion: place.completionLabel } : {}) }
+      : { checkpointOnCompletion: (attempt: number) => passedLabel(index, attempt) }),
+    inserted: options.stepKeys === 'id',
+    ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
+    ...(context.sleep ? { sleep: context.sleep } : {}),
+  });
+}
 
 /** Whether the recorded chain progress is already at (or past) `step` of the same `total` steps. */
 function reachedBefore(context: ModeContext, step: number, total: number): boolean {
@@ -18,62 +250,125 @@ function reachedBefore(context: ModeContext, step: number, total: number): boole
   return recorded.totalSteps === total && typeof recorded.step === 'number' && recorded.step >= step;
 }
 
+/** Runs one agent or shell step (on the main line, as a member of a parallel group, for a map item). */
+export async function runLeafStep(
+  context: ModeContext,
+  options: ChainOptions,
+  place: StepPlace,
+  prefix: string,
+  step: WorkflowLeafStep,
+  scope: TemplateScope,
+): Promise<StepResult & { shell: ShellOutput | null }> {
+  if (isShellStep(step)) {
+    const result = await runShellStep(context, options, place, prefix, step, scope);
+    return { response: result.stdoutTail, exitCode: result.exitCode, skipped: result.skipped === true, shell: result };
+  }
+  const agentStep: WorkflowAgentStep = step;
+  const input = renderTemplate(agentStep.input, scope, { file: options.file, key: `${place.path}.input` });
+  const key = `${prefix}/${agentStep.agent}`;
+  const response = await runAgentStep(
+    context,
+    options,
+    key,
+    agentStep.agent,
+    input,
+    place.index + 1,
+    place.branch,
+    place.completionLabel,
+  );
+  return { response, shell: null };
+}
+
 export async function runChain(context: ModeContext, options: ChainOptions): Promise<ModeResult> {
   const { spec } = options;
+  const stepsById = new Map<string, StepResult>();
   const scope: TemplateScope & { steps: StepResult[] } = {
     variables: options.variables,
     steps: [],
+    stepsById,
     lastResponse: null,
   };
   const total = spec.steps.length;
   // Steps are found in the journal by their stable id (position only in sessions recorded before ids).
-  const ids = workflowStepIds(spec.steps);
-  const stepsById = new Map<string, StepResult>();
-  scope.stepsById = stepsById;
+  const tree = workflowStepTree(spec.steps);
   for (const [index, step] of spec.steps.entries()) {
     reportProgress(context, 'steps', index, total);
-    const id = ids[index] ?? String(index);
-    const prefix = stepKeyPrefix(options.stepKeys, index, id);
-    if (isMapStep(step)) {
-      const result = await runMapStep(context, options, { index, id, prefix, step, scope });
+    const ids = tree[index] ?? { id: String(index), members: null };
+    const prefix = stepKeyPrefix(options.stepKeys, index, ids.id);
+    if (isParallelStep(step)) {
+      const members: GroupMember[] = step.parallel.map((member, at) => {
+        const id = ids.members?.[at] ?? `${ids.id}.${at + 1}`;
+        return {
+          id,
+          kind: isShellStep(member) ? 'shell' : 'agent',
+          run: (branch, branchContext) =>
+            runLeafStep(
+              branchContext,
+              options,
+              { index, number: `${index + 1}.${at + 1}`, path: `steps[${index}].parallel[${at}]`, branch },
+              memberKeyPrefix(options.stepKeys, index, at, id),
+              member,
+              scope,
+            ),
+          keys: isShellStep(member)
+            ? [`${memberKeyPrefix(options.stepKeys, index, at, id)}/shell`]
+            : [`${memberKeyPrefix(options.stepKeys, index, at, id)}/${member.agent}`],
+        };
+      });
+      // What the resume plan shows of a group stopped halfway: its steps, found by branch
+      // (written when the chain first reaches it; a replay of an earlier group writes nothing).
+      if (!reachedBefore(context, index + 1, total)) {
+        setData(context, PARALLEL_GROUP_KEY, {
+          step: index + 1,
+          id: ids.id,
+          members: members.map((member) => member.id),
+        });
+      }
+      const results = await runParallelGroup(context, {
+        id: ids.id,
+        number: index + 1,
+        members,
+        maxConcurrency: step.max_concurrency ?? members.length,
+      });
+      scope.steps.push({ response: null, group: true });
+      for (const [at, result] of results.entries()) {
+        const member = members[at];
+        if (!member) continue;
+        stepsById.set(member.id, result);
+        if (member.kind === 'agent') scope.lastResponse = result.response;
+      }
+      stepsById.set(ids.id, { response: null, group: true });
+    } else if (isMapStep(step)) {
+      const result = await runMapStep(context, options, {
+        index,
+        id: ids.id,
+        prefix,
+        step,
+        scope,
+        runLeaf: runLeafStep,
+      });
       scope.steps.push(result);
-      stepsById.set(id, result);
+      stepsById.set(ids.id, result);
       if (result.lastResponse !== undefined) scope.lastResponse = result.lastResponse;
       await checkpoint(context, `step ${index + 1} map`);
     } else if (isShellStep(step)) {
       const markedAfter = context.session.state.lastSeq;
-      const place: StepPlace = {
-        prefix,
-        specKey: `steps[${index}]`,
-        label: `step ${index + 1}`,
-        // Steps are numbered from 1 wherever a number is shown ("step 2 of 3"); steps[1] in templates.
-        stepName: step.name ?? step.id ?? String(index + 1),
-        round: index + 1,
-        completionLabel: (attempt) => passedLabel(index, attempt),
-        fixer: (key, agentName, input) => runAgentStep(context, options, key, agentName, input, index + 1),
-      };
-      const result = await runShellStep(context, options, place, step, scope);
-      const stepResult = { response: result.stdoutTail, exitCode: result.exitCode, skipped: result.skipped === true };
-      scope.steps.push(stepResult);
-      stepsById.set(id, stepResult);
-      const label = result.skipped ? `step ${index + 1} shell, skipped` : passedLabel(index, result.attempt);
+      const place = { index, number: String(index + 1), path: `steps[${index}]`, branch: null };
+      const result = await runLeafStep(context, options, place, prefix, step, scope);
+      scope.steps.push(result);
+      stepsById.set(ids.id, result);
+      const label = result.skipped
+        ? `step ${index + 1} shell, skipped`
+        : passedLabel(index, result.shell?.attempt ?? 0);
       // Marked with the step's completion when it ran now; otherwise (replayed, skipped) here.
       await checkpoint(context, label, markedAfter);
     } else {
-      const agentStep: WorkflowAgentStep = step;
-      const input = renderTemplate(agentStep.input, scope, { file: options.file, key: `steps[${index}].input` });
-      const response = await runAgentStep(
-        context,
-        options,
-        `${prefix}/${agentStep.agent}`,
-        agentStep.agent,
-        input,
-        index + 1,
-      );
-      scope.steps.push({ response });
-      stepsById.set(id, { response });
-      scope.lastResponse = response;
-      await checkpoint(context, `step ${index + 1} ${agentStep.agent}`);
+      const place = { index, number: String(index + 1), path: `steps[${index}]`, branch: null };
+      const result = await runLeafStep(context, options, place, prefix, step, scope);
+      scope.steps.push(result);
+      stepsById.set(ids.id, result);
+      scope.lastResponse = result.response;
+      await checkpoint(context, `step ${index + 1} ${step.agent}`);
     }
     // Progress only moves forward: a step replayed from the journal on resume writes nothing again.
     if (!reachedBefore(context, index + 1, total)) setData(context, 'chain', { step: index + 1, totalSteps: total });

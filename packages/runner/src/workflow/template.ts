@@ -1,14 +1,14 @@
 // `{{ ... }}` templating for workflow specs and prompt files. Deliberately tiny: a
-// reference is a variable name, `steps[N].response` (`.exit_code`, `.skipped`),
-// `steps.<id>.output` (`.response`, `.exit_code`, `.skipped`), `last_response`, `error`, and
-// in map steps `item` (`item.field`), `item_id`, `item_index` and `map.results` (`.completed`,
+// reference is a variable name, `steps[N].response` (`.exit_code`, `.skipped`), a step by id
+// `steps.<id>.output` (`.response`, `.exit_code`, `.skipped`), `last_response` or `error`, and in
+// map steps `item` (`item.field`), `item_id`, `item_index` and `map.results` (`.completed`,
 // `.failed`, `.total`); anything else is an error found before the run starts, never an empty
 // string at run time.
 import { ConfigError, type JsonValue } from '@resume/core/spec';
 
 const placeholderPattern = /\{\{\s*([^}]*?)\s*\}\}/g;
 const stepReferencePattern = /^steps\[(\d+)\]\.(response|exit_code|skipped)$/;
-const stepIdReferencePattern = /^steps\.([A-Za-z0-9][A-Za-z0-9_.~-]*)\.(response|output|exit_code|skipped)$/;
+const stepIdReferencePattern = /^steps\.([A-Za-z0-9][A-Za-z0-9_.~-]*)\.(output|response|exit_code|skipped)$/;
 const itemReferencePattern = /^item((?:\.[A-Za-z0-9_-]+)*)$/;
 const mapReferencePattern = /^map\.(results|completed|failed|total)$/;
 const namePattern = /^[A-Za-z_][A-Za-z0-9_-]*$/;
@@ -16,6 +16,7 @@ const namePattern = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 export type TemplateReference =
   | { kind: 'variable'; name: string }
   | { kind: 'step'; index: number; field: StepField }
+  /** A step by its id; `output` is its `response`. */
   | { kind: 'step-id'; id: string; field: StepField }
   | { kind: 'last-response' }
   | { kind: 'error' }
@@ -23,9 +24,6 @@ export type TemplateReference =
   | { kind: 'item-id' }
   | { kind: 'item-index' }
   | { kind: 'map'; field: MapField };
-
-/** What a template may read of an earlier step (`output` reads as `response`). */
-export type StepField = 'response' | 'exit_code' | 'skipped';
 
 /** What a map's `reduce:` step may read of the items' results. */
 export type MapField = 'results' | 'completed' | 'failed' | 'total';
@@ -38,6 +36,9 @@ export interface TemplateItem {
   index: number;
 }
 
+/** What a template may read of an earlier step. */
+export type StepField = 'response' | 'exit_code' | 'skipped';
+
 /** What a step left for later templates. */
 export interface StepResult {
   /** The agent's answer, or a shell step's stdout tail (null: no output). */
@@ -46,7 +47,9 @@ export interface StepResult {
   exitCode?: number | null;
   /** True for a shell step whose uncertain run was skipped on resume (`--on-uncertain skip`). */
   skipped?: boolean;
-  /** What `{{ last_response }}` reads after the step (an agent answer; a map step's agent reduce). */
+  /** A parallel group: no output of its own (its steps have theirs). */
+  group?: boolean;
+  /** What `{{ last_response }}` reads after the step when it is not `response` (a map step: its agent reduce's answer). */
   lastResponse?: string;
 }
 
@@ -54,10 +57,10 @@ export interface TemplateScope {
   variables: Record<string, string>;
   /** The steps run so far, by position (`steps[0]` is the first). */
   steps?: Array<StepResult | undefined>;
+  /** The steps run so far by id (members of parallel groups too). */
+  stepsById?: ReadonlyMap<string, StepResult>;
   lastResponse?: string | null;
   error?: string | null;
-  /** Earlier steps by id (`steps.<id>.output`): the workflow's, and inside a map item its own `do:` steps. */
-  stepsById?: ReadonlyMap<string, StepResult>;
   /** Inside a map step's `do:`: the item. */
   item?: TemplateItem;
   /** In a map step's `reduce:`: every item's result. */
@@ -130,24 +133,6 @@ export function itemText(value: JsonValue | undefined): string {
   return JSON.stringify(value);
 }
 
-/** A recorded step's field as text (shared by `steps[N]` and `steps.<id>`). */
-function stepField(
-  step: StepResult,
-  reference: TemplateReference & { field: StepField },
-  missing: (problem: string, fix: string) => never,
-): string {
-  if (reference.field === 'response') return step.response ?? '';
-  if (reference.field === 'skipped') return String(step.skipped === true);
-  if (step.exitCode === undefined) {
-    return missing(
-      `{{ ${describe(reference)} }} refers to an agent step`,
-      'exit_code exists for shell steps only; use response for an agent step.',
-    );
-  }
-  // Empty for a skipped step: nothing is known of its command's exit.
-  return step.exitCode === null ? '' : String(step.exitCode);
-}
-
 function resolve(reference: TemplateReference, scope: TemplateScope, location: TemplateLocation): string {
   const missing = (problem: string, fix: string): never => {
     throw new ConfigError({ file: location.file, key: location.key, problem, fix });
@@ -163,24 +148,35 @@ function resolve(reference: TemplateReference, scope: TemplateScope, location: T
         )
       );
     }
-    case 'step': {
-      const step = scope.steps?.[reference.index];
+    case 'step':
+    case 'step-id': {
+      const step = reference.kind === 'step' ? scope.steps?.[reference.index] : scope.stepsById?.get(reference.id);
       if (!step)
         return missing(
           `{{ ${describe(reference)} }} refers to a step that has not run before this one`,
           'Refer only to earlier steps (templates index steps from 0: steps[0] is step 1).',
         );
-      return stepField(step, reference, missing);
-    }
-    case 'step-id': {
-      const step = scope.stepsById?.get(reference.id);
-      if (!step)
+      if (step.group) {
         return missing(
-          `{{ ${describe(reference)} }} refers to a step that has not run before this one`,
-          'Refer only to earlier steps, by their id: (steps.<id>.output).',
+          `{{ ${describe(reference)} }} refers to a parallel group, which has no output of its own`,
+          'Refer to one of its steps by id, e.g. {{ steps.<id>.output }}.',
         );
-      return stepField(step, reference, missing);
+      }
+      if (reference.field === 'response') return step.response ?? '';
+      if (reference.field === 'skipped') return String(step.skipped === true);
+      if (step.exitCode === undefined) {
+        return missing(
+          `{{ ${describe(reference)} }} refers to an agent step`,
+          'exit_code exists for shell steps only; use response for an agent step.',
+        );
+      }
+      // Empty for a skipped step: nothing is known of its command's exit.
+      return step.exitCode === null ? '' : String(step.exitCode);
     }
+    case 'last-response':
+      return scope.lastResponse ?? '';
+    case 'error':
+      return scope.error ?? missing('{{ error }} is only available in on_failure', 'Move it into an on_failure input.');
     case 'item': {
       const item =
         scope.item ?? missing('{{ item }} exists only in the do: steps of a map step', 'Move it into map.do.');
@@ -207,10 +203,6 @@ function resolve(reference: TemplateReference, scope: TemplateScope, location: T
         scope.map ?? missing(`{{ ${describe(reference)} }} exists only in map.reduce`, 'Move it into map.reduce.');
       return reference.field === 'results' ? map.results : String(map[reference.field]);
     }
-    case 'last-response':
-      return scope.lastResponse ?? '';
-    case 'error':
-      return scope.error ?? missing('{{ error }} is only available in on_failure', 'Move it into an on_failure input.');
   }
 }
 

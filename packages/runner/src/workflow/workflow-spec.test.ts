@@ -171,7 +171,9 @@ describe('parseWorkflowSpec: map steps', () => {
       '        - id: lint\n',
       '        - map: { items: [x], do: [{ shell: "true" }] }\n        - id: lint\n',
     );
-    expect(configError(nested).message).toContain('a map step cannot run inside another map step');
+    expect(configError(nested).message).toContain(
+      'a map step runs on its own: not inside a parallel group or another map step',
+    );
     expect(configError(mapped.replace('  - id: review\n', '  - id: review\n    shell: "x"\n')).message).toContain(
       'a map step has `map:` only',
     );
@@ -180,7 +182,7 @@ describe('parseWorkflowSpec: map steps', () => {
   it('checks agents and templates inside do and reduce', () => {
     expect(configError(mapped.replace('- agent: reviewer', '- agent: critic')).key).toBe('steps[1].map.do[1].agent');
     expect(configError(mapped.replace('{{ steps.lint.output }}', '{{ steps.nope.output }}')).message).toContain(
-      'no earlier step with id "nope"',
+      'no step has the id "nope"',
     );
     expect(configError(mapped.replace('({{ map.failed }} failed)', '{{ item }}')).key).toBe(
       'steps[1].map.reduce.input',
@@ -198,7 +200,7 @@ describe('parseWorkflowSpec: map steps', () => {
 
   it('refers to later steps by id only after they ran, and refuses exit_code of a map step', () => {
     expect(configError(mapped.replace('{{ steps.lint.output }}', '{{ steps.review.output }}')).message).toContain(
-      'no earlier step with id "review"',
+      'refers to a step that has not run yet',
     );
     expect(configError(mapped.replace('{{ steps.review.output }}', '{{ steps.review.exit_code }}')).message).toContain(
       'a map step, which has no exit code',

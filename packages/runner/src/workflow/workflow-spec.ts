@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { formatIssuePath } from './issue-path.js';
 import { MAX_MAP_PARALLEL } from './map-limits.js';
-import { workflowStepIds } from './step-ids.js';
+import { type StepIds, workflowStepIds, workflowStepTree } from './step-ids.js';
 import { describeReference, type TemplateLocation, type TemplateReference, templateReferences } from './template.js';
 import { readYamlData } from './yaml-error.js';
 
@@ -54,7 +54,7 @@ export const shellStepSchema = z.strictObject({
   on_failure: onFailureSchema.optional(),
 });
 
-/** The issues of a nested parse, added where the nested value stands. */
+/** Copies a nested parse's issues into the outer one, under the same path (after `prefix`). */
 function addIssues(context: z.RefinementCtx, issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] = []): void {
   for (const issue of issues) {
     context.addIssue({
@@ -65,19 +65,33 @@ function addIssues(context: z.RefinementCtx, issues: readonly z.core.$ZodIssue[]
   }
 }
 
-/** An agent or a shell step (what `steps:` and a map's `do:` and `reduce:` hold). */
-const plainStepSchema = z.unknown().transform((value, context) => {
-  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
-  const hasAgent = isObject && 'agent' in value;
-  const hasShell = isObject && 'shell' in value;
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** An agent or shell step: a step of the workflow, a member of a parallel group, a map's do: or reduce: step. */
+const leafStepSchema = z.unknown().transform((value, context) => {
+  const hasAgent = isRecord(value) && 'agent' in value;
+  const hasShell = isRecord(value) && 'shell' in value;
+  if (isRecord(value) && 'map' in value && !hasAgent && !hasShell) {
+    context.addIssue({
+      code: 'custom',
+      message: 'a map step runs on its own: not inside a parallel group or another map step',
+    });
+    return z.NEVER;
+  }
+  if (isRecord(value) && 'parallel' in value) {
+    context.addIssue({
+      code: 'custom',
+      message: 'parallel groups do not nest: a step of a parallel group is an agent step or a shell step',
+    });
+    return z.NEVER;
+  }
   if (hasAgent === hasShell) {
     context.addIssue({
       code: 'custom',
       message: hasAgent
         ? 'a step is either an agent step or a shell step, not both'
-        : isObject && 'map' in value
-          ? 'a map step cannot run inside another map step'
-          : 'a step needs `agent:` or `shell:`',
+        : 'a step needs `agent:` or `shell:`',
     });
     return z.NEVER;
   }
@@ -87,6 +101,15 @@ const plainStepSchema = z.unknown().transform((value, context) => {
     return z.NEVER;
   }
   return parsed.data;
+});
+
+/** Steps that run concurrently, joined before the next step. */
+export const parallelStepSchema = z.strictObject({
+  id: stepIdSchema.optional(),
+  name: z.string().min(1).optional(),
+  parallel: z.array(leafStepSchema).min(1, 'a parallel group needs at least one step'),
+  /** How many of the group's steps run at once (default: all of them). */
+  max_concurrency: z.number().int().min(1, 'max_concurrency is at least 1').max(64).optional(),
 });
 
 const relativePathSchema = z
@@ -121,24 +144,25 @@ export const mapItemsSchema = z
       if (!value.includes('{{')) return fail(`a text items: is a template that renders to JSON; ${ITEMS_FIX}`);
       return { template: value };
     }
-    if (typeof value === 'object' && value !== null) {
+    if (isRecord(value)) {
       const keys = Object.keys(value);
       const [key] = keys;
       if (keys.length !== 1 || (key !== 'file' && key !== 'glob')) return fail(`unknown items source; ${ITEMS_FIX}`);
-      const path = relativePathSchema.safeParse((value as Record<string, unknown>)[key]);
+      const path = relativePathSchema.safeParse(value[key]);
       if (!path.success) return fail(`${key}: ${path.error.issues[0]?.message ?? 'is not a path'}`, [key]);
       return key === 'file' ? { file: path.data } : { glob: path.data };
     }
     return fail(`items is missing or of the wrong kind; ${ITEMS_FIX}`);
   });
 
+/** A step run once per work item (see docs/workflow-spec.md, "Map steps"). */
 export const mapStepSchema = z.strictObject({
   id: stepIdSchema.optional(),
   name: z.string().min(1).optional(),
   map: z.strictObject({
     items: mapItemsSchema,
     do: z
-      .array(plainStepSchema, {
+      .array(leafStepSchema, {
         error: (issue) =>
           issue.input === undefined ? 'a map step needs do: (the steps run for each item)' : 'do: is a list of steps',
       })
@@ -149,14 +173,14 @@ export const mapStepSchema = z.strictObject({
       .min(1, 'parallel is at least 1')
       .max(MAX_MAP_PARALLEL, `parallel is at most ${MAX_MAP_PARALLEL}`)
       .default(1),
-    reduce: plainStepSchema.optional(),
+    reduce: leafStepSchema.optional(),
     /** Files written for each item once its steps passed (paths and contents are templates). */
     artifacts: z.array(z.strictObject({ path: z.string().min(1), from: z.string() })).default([]),
   }),
 });
 
 const stepSchema = z.unknown().transform((value, context) => {
-  if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'map' in value) {
+  if (isRecord(value) && 'map' in value && !('parallel' in value)) {
     if ('agent' in value || 'shell' in value) {
       context.addIssue({ code: 'custom', message: 'a map step has `map:` only; its steps go under map.do' });
       return z.NEVER;
@@ -168,7 +192,22 @@ const stepSchema = z.unknown().transform((value, context) => {
     }
     return parsed.data;
   }
-  const parsed = plainStepSchema.safeParse(value);
+  if (isRecord(value) && 'parallel' in value) {
+    if ('agent' in value || 'shell' in value) {
+      context.addIssue({
+        code: 'custom',
+        message: 'a step is a parallel group or an agent or shell step, not both',
+      });
+      return z.NEVER;
+    }
+    const parsed = parallelStepSchema.safeParse(value);
+    if (!parsed.success) {
+      addIssues(context, parsed.error.issues);
+      return z.NEVER;
+    }
+    return parsed.data;
+  }
+  const parsed = leafStepSchema.safeParse(value);
   if (!parsed.success) {
     addIssues(context, parsed.error.issues);
     return z.NEVER;
@@ -207,14 +246,19 @@ export type WorkflowSpec = z.infer<typeof workflowSpecSchema>;
 export type WorkflowStep = WorkflowSpec['steps'][number];
 export type WorkflowAgentStep = z.infer<typeof agentStepSchema>;
 export type WorkflowShellStep = z.infer<typeof shellStepSchema>;
+export type WorkflowParallelStep = z.infer<typeof parallelStepSchema>;
+/** A step that runs on its own: a step of the workflow or a member of a parallel group. */
+export type WorkflowLeafStep = WorkflowAgentStep | WorkflowShellStep;
 export type WorkflowAgent = z.infer<typeof workflowAgentSchema>;
 export type WorkflowMapStep = z.infer<typeof mapStepSchema>;
-/** An agent or a shell step: what a map's `do:` and `reduce:` hold. */
-export type WorkflowPlainStep = WorkflowAgentStep | WorkflowShellStep;
 export type MapItemsSource = z.infer<typeof mapItemsSchema>;
 
 export function isShellStep(step: WorkflowStep): step is WorkflowShellStep {
   return 'shell' in step;
+}
+
+export function isParallelStep(step: WorkflowStep): step is WorkflowParallelStep {
+  return 'parallel' in step;
 }
 
 export function isMapStep(step: WorkflowStep): step is WorkflowMapStep {
@@ -224,14 +268,30 @@ export function isMapStep(step: WorkflowStep): step is WorkflowMapStep {
 const fixes: Array<[RegExp, string]> = [
   [/\.map\.items/, 'items: is a list, { file: items.json }, { glob: "src/*.ts" } or "{{ steps.<id>.output }}".'],
   [/\.map\.parallel$/, 'parallel: N runs up to N items at once (1 by default; see limits.maxParallel).'],
-  [/\.map\.do/, 'map.do is a list of agent or shell steps run for each item, e.g. - shell: "lint {{ item.path }}".'],
+  [/\.map\.do\[\d+\]\.retry\.attempts$/, 'Give the total number of tries, e.g. retry: { attempts: 3, backoff: 1s }.'],
+  [
+    /\.map\.do/,
+    'map.do is a list of agent or shell steps run for each item, e.g. - shell: "lint \\"$CONCLAVE_ITEM\\"".',
+  ],
   [/\.map\.reduce/, 'map.reduce is one agent or shell step that sees {{ map.results }}.'],
   [/\.map$/, 'Write a map step as map: { items: [...], do: [ - agent/shell steps ], parallel: 2, reduce: optional }.'],
-  [/^steps\[\d+\]\.retry\.attempts$/, 'Give the total number of tries, e.g. retry: { attempts: 3, backoff: 1s }.'],
-  [/^steps\[\d+\]\.retry\.backoff$/, 'Write the delay between attempts as 500ms, 1s or 2m.'],
+  [
+    /^steps\[\d+\](\.parallel\[\d+\])?\.retry\.attempts$/,
+    'Give the total number of tries, e.g. retry: { attempts: 3, backoff: 1s }.',
+  ],
+  [/^steps\[\d+\](\.parallel\[\d+\])?\.retry\.backoff$/, 'Write the delay between attempts as 500ms, 1s or 2m.'],
+  [
+    /^steps\[\d+\]\.parallel\[\d+\]$/,
+    'List the group\'s steps under parallel:, each `- agent: <name>` with `input:` or `- shell: "<command>"`; to run more steps at once, put them all in one group.',
+  ],
+  [
+    /^steps\[\d+\]\.parallel$/,
+    'Give the group its steps: `- parallel: [ { shell: "npm run lint" }, { shell: "npm test" } ]`.',
+  ],
+  [/^steps\[\d+\]\.max_concurrency$/, "Give how many of the group's steps run at once, e.g. max_concurrency: 2."],
   [
     /^steps\[\d+\]$/,
-    'Each step is `- agent: <name>` with `input:`, `- shell: "<command>"`, or `- map: { items, do }`.',
+    'Each step is `- agent: <name>` with `input:`, `- shell: "<command>"`, `- parallel:` with a list of such steps, or `- map: { items, do }`.',
   ],
   [/^agents/, 'Declare agents as `name: { prompt: "...", model: optional, provider: optional }`.'],
   [/^outputs/, 'Write outputs as `outputs: { artifacts: [{ path: report.md, from: "{{ last_response }}" }] }`.'],
@@ -268,24 +328,78 @@ export function parseWorkflowSpec(text: string, file: string | null): WorkflowSp
 /** What a template may refer to where it stands. */
 interface AllowedReferences {
   variables: Set<string> | null;
+  /** Steps before this one, by position. */
   stepsBefore: number;
   error: boolean;
   lastResponse: boolean;
-  /** Which steps are shell steps (only those have an exit code), by index. */
-  shellSteps?: readonly boolean[];
-  /** Earlier steps by id and their kind (the workflow's, and inside a map item its earlier do: steps). */
-  stepIds?: ReadonlyMap<string, StepKind>;
+  /** Each step's kind, by position and by id. */
+  kinds?: { byIndex: readonly StepKind[]; byId: ReadonlyMap<string, StepKind> };
+  /** Ids of the steps that have run before this one (parallel groups' members too). */
+  idsBefore?: ReadonlySet<string>;
+  /** The other members of this step's parallel group: they run at the same time. */
+  concurrent?: ReadonlySet<string>;
   /** Inside a map step's do: (or its per-item artifacts): `{{ item }}`, `{{ item_id }}`, `{{ item_index }}`. */
   item?: boolean;
   /** In a map step's reduce: `{{ map.results }}` and the counts. */
   map?: boolean;
 }
 
-type StepKind = 'agent' | 'shell' | 'map';
+type StepKind = 'agent' | 'shell' | 'parallel' | 'map';
 
-function kindOf(step: WorkflowStep): StepKind {
-  if (isMapStep(step)) return 'map';
-  return isShellStep(step) ? 'shell' : 'agent';
+function checkStepReference(
+  reference: Extract<TemplateReference, { kind: 'step' | 'step-id' }>,
+  allowed: AllowedReferences,
+  fail: (problem: string, fix: string) => never,
+): void {
+  const text = `{{ ${describeReference(reference)} }}`;
+  let kind: StepKind | undefined;
+  let response: string;
+  if (reference.kind === 'step') {
+    if (reference.index >= allowed.stepsBefore) {
+      fail(
+        `${text} refers to a step that has not run yet`,
+        `Templates index steps from 0 (steps[0] is step 1); this one may refer to steps[0] to steps[${Math.max(0, allowed.stepsBefore - 1)}].`,
+      );
+    }
+    kind = allowed.kinds?.byIndex[reference.index];
+    response = `{{ steps[${reference.index}].response }}`;
+  } else {
+    if (allowed.concurrent?.has(reference.id)) {
+      fail(
+        `${text} refers to a step of the same parallel group, which runs at the same time as this one`,
+        'Read it in a step after the group, or move one of the two steps out of the group.',
+      );
+    }
+    if (allowed.idsBefore && !allowed.idsBefore.has(reference.id)) {
+      const known = allowed.kinds?.byId.has(reference.id) ?? false;
+      const before = [...allowed.idsBefore].join(', ');
+      fail(
+        known
+          ? `${text} refers to a step that has not run yet`
+          : `${text} refers to no step: no step has the id "${reference.id}"`,
+        before.length > 0
+          ? `Refer to an earlier step by its id: ${before}.`
+          : 'Only steps that ran before this one can be referred to.',
+      );
+    }
+    kind = allowed.kinds?.byId.get(reference.id);
+    response = `{{ steps.${reference.id}.output }}`;
+  }
+  if (kind === 'parallel') {
+    fail(
+      `${text} refers to a parallel group, which has no output of its own`,
+      'Refer to one of its steps by id, e.g. {{ steps.<id>.output }}.',
+    );
+  }
+  if (kind === 'agent' && reference.field === 'exit_code') {
+    fail(`${text} refers to an agent step, which has no exit code`, `Use ${response} for an agent step's answer.`);
+  }
+  if (kind === 'map' && reference.field === 'exit_code') {
+    fail(
+      `${text} refers to a map step, which has no exit code`,
+      `Use ${response} (its reduce output, else its results).`,
+    );
+  }
 }
 
 function checkReferences(
@@ -303,40 +417,7 @@ function checkReferences(
         `Declare it under variables: (or pass --var ${reference.name}=...).`,
       );
     }
-    if (reference.kind === 'step' && reference.index >= allowed.stepsBefore) {
-      fail(
-        `{{ ${describeReference(reference)} }} refers to a step that has not run yet`,
-        `Templates index steps from 0 (steps[0] is step 1); this one may refer to steps[0] to steps[${Math.max(0, allowed.stepsBefore - 1)}].`,
-      );
-    }
-    if (
-      reference.kind === 'step' &&
-      reference.field === 'exit_code' &&
-      allowed.shellSteps?.[reference.index] === false
-    ) {
-      fail(
-        `{{ ${describeReference(reference)} }} refers to an agent step, which has no exit code`,
-        `Use {{ steps[${reference.index}].response }} for an agent step's answer.`,
-      );
-    }
-    if (reference.kind === 'step-id') {
-      const kind = allowed.stepIds?.get(reference.id);
-      if (kind === undefined) {
-        const known = [...(allowed.stepIds?.keys() ?? [])];
-        fail(
-          `{{ ${describeReference(reference)} }} refers to no earlier step with id "${reference.id}"`,
-          known.length > 0
-            ? `Refer to a step that runs before this one: ${known.join(', ')}.`
-            : 'Give an earlier step an id: and refer to it as {{ steps.<id>.output }}.',
-        );
-      }
-      if (reference.field === 'exit_code' && kind !== 'shell') {
-        fail(
-          `{{ ${describeReference(reference)} }} refers to ${kind === 'map' ? 'a map' : 'an agent'} step, which has no exit code`,
-          `Use {{ steps.${reference.id}.output }}.`,
-        );
-      }
-    }
+    if (reference.kind === 'step' || reference.kind === 'step-id') checkStepReference(reference, allowed, fail);
     if ((reference.kind === 'item' || reference.kind === 'item-id' || reference.kind === 'item-index') && !allowed.item)
       fail(
         `{{ ${describeReference(reference)} }} is only available in the do: steps of a map step`,
@@ -355,130 +436,180 @@ function checkReferences(
   }
 }
 
-/** The error for a step naming an agent the spec does not declare. */
-function unknownAgentError(spec: WorkflowSpec, file: string | null, name: string, key: string): ConfigError {
-  const agentNames = Object.keys(spec.agents);
-  return new ConfigError({
-    file,
-    key,
-    problem: `unknown agent "${name}"`,
-    fix:
-      agentNames.length === 0
-        ? 'Declare it under agents: (e.g. agents: { name: { prompt: "..." } }).'
-        : `Declare it under agents:, or use one of: ${agentNames.join(', ')}.`,
-  });
-}
-
-/** Checks `{{ ... }}` in a template against what may be referred to where it stands. */
-type TemplateCheck = (text: string, key: string, allowed: Omit<AllowedReferences, 'variables' | 'shellSteps'>) => void;
-
-/** An agent or shell step (a workflow step, a map's do: or reduce: step): agents and templates. */
-function checkPlainStep(
-  spec: WorkflowSpec,
-  file: string | null,
-  step: WorkflowPlainStep,
-  key: string,
-  check: TemplateCheck,
-  allowed: Omit<AllowedReferences, 'variables' | 'shellSteps' | 'error' | 'lastResponse'>,
-): void {
-  if (isShellStep(step)) {
-    check(step.shell, `${key}.shell`, { ...allowed, error: false, lastResponse: true });
-    if (step.on_failure) {
-      if (!spec.agents[step.on_failure.agent])
-        throw unknownAgentError(spec, file, step.on_failure.agent, `${key}.on_failure.agent`);
-      check(step.on_failure.input, `${key}.on_failure.input`, { ...allowed, error: true, lastResponse: true });
-    }
-    return;
-  }
-  if (!spec.agents[step.agent]) throw unknownAgentError(spec, file, step.agent, `${key}.agent`);
-  check(step.input, `${key}.input`, { ...allowed, error: false, lastResponse: true });
-}
-
-/** Refuses a second step with the same explicit id in one list of steps. */
-function checkUniqueIds(steps: readonly WorkflowStep[], file: string | null, keyOf: (index: number) => string): void {
-  const ids = new Map<string, number>();
-  steps.forEach((step, index) => {
-    if (step.id === undefined) return;
-    const first = ids.get(step.id);
-    if (first !== undefined) {
-      throw new ConfigError({
-        file,
-        key: `${keyOf(index)}.id`,
-        problem: `step id "${step.id}" is already used by ${keyOf(first)}`,
-        fix: 'Give each step its own id: the id is how a resume finds what the step already did.',
-      });
-    }
-    ids.set(step.id, index);
-  });
-}
-
-/** A map step: its items template, its do: steps (per item), its reduce: and per-item artifacts. */
-function checkMapStep(
-  spec: WorkflowSpec,
-  file: string | null,
-  step: WorkflowMapStep,
-  index: number,
-  check: TemplateCheck,
-  stepIds: ReadonlyMap<string, StepKind>,
-): void {
-  const key = `steps[${index}].map`;
-  const { map } = step;
-  if ('template' in map.items) {
-    check(map.items.template, `${key}.items`, { stepsBefore: index, stepIds, error: false, lastResponse: true });
-  }
-  checkUniqueIds(map.do, file, (at) => `${key}.do[${at}]`);
-  const doIds = workflowStepIds(map.do);
-  const visible = new Map(stepIds);
-  map.do.forEach((doStep, at) => {
-    checkPlainStep(spec, file, doStep, `${key}.do[${at}]`, check, {
-      stepsBefore: index,
-      stepIds: visible,
-      item: true,
-    });
-    visible.set(doIds[at] ?? '', kindOf(doStep));
-  });
-  map.artifacts.forEach((artifact, at) => {
-    const where = { stepsBefore: index, stepIds: visible, item: true, error: false, lastResponse: true };
-    check(artifact.path, `${key}.artifacts[${at}].path`, where);
-    check(artifact.from, `${key}.artifacts[${at}].from`, where);
-  });
-  if (map.reduce) {
-    checkPlainStep(spec, file, map.reduce, `${key}.reduce`, check, { stepsBefore: index, stepIds, map: true });
-  }
-}
+const stepKind = (step: WorkflowStep): StepKind =>
+  isParallelStep(step) ? 'parallel' : isMapStep(step) ? 'map' : isShellStep(step) ? 'shell' : 'agent';
 
 /**
- * The checks that need the whole document: agent names used by steps exist, templates refer
- * to declared variables and earlier steps. `variables` adds names given on the command line.
+ * The checks that need the whole document: agent names used by steps exist, step ids are
+ * unique (parallel groups' members included), templates refer to declared variables and
+ * earlier steps (never to a step of the same parallel group). `variables` adds names given
+ * on the command line.
  */
 export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVariables: Iterable<string> = []): void {
+  const agentNames = Object.keys(spec.agents);
   const variables = new Set([...Object.keys(spec.variables), ...extraVariables]);
-  const shellSteps = spec.steps.map((step) => isShellStep(step));
+  const tree = workflowStepTree(spec.steps);
+  const byId = new Map<string, StepKind>();
+  spec.steps.forEach((step, index) => {
+    const ids = tree[index];
+    if (!ids) return;
+    byId.set(ids.id, stepKind(step));
+    if (!isParallelStep(step)) return;
+    for (const [at, member] of step.parallel.entries()) byId.set(ids.members?.[at] ?? '', stepKind(member));
+  });
+  const kinds = { byIndex: spec.steps.map(stepKind), byId };
+  const unknownAgent = (name: string, key: string): never => {
+    throw new ConfigError({
+      file,
+      key,
+      problem: `unknown agent "${name}"`,
+      fix:
+        agentNames.length === 0
+          ? 'Declare it under agents: (e.g. agents: { name: { prompt: "..." } }).'
+          : `Declare it under agents:, or use one of: ${agentNames.join(', ')}.`,
+    });
+  };
   // A template may refer to what exists where it stands: variables, earlier steps, and in
   // on_failure inputs the error.
-  const check: TemplateCheck = (text, key, allowed) => {
+  const idsBefore = new Set<string>();
+  const check = (
+    text: string,
+    key: string,
+    allowed: Omit<AllowedReferences, 'variables' | 'kinds' | 'idsBefore'> & {
+      kinds?: AllowedReferences['kinds'];
+      idsBefore?: ReadonlySet<string>;
+    },
+  ) => {
     const location = { file, key };
-    checkReferences(templateReferences(text, location), location, { variables, shellSteps, ...allowed });
+    checkReferences(templateReferences(text, location), location, { variables, kinds, idsBefore, ...allowed });
   };
   for (const [name, agent] of Object.entries(spec.agents)) {
     check(agent.prompt, `agents.${name}.prompt`, { stepsBefore: 0, error: false, lastResponse: false });
   }
-  checkUniqueIds(spec.steps, file, (index) => `steps[${index}]`);
-  const ids = workflowStepIds(spec.steps);
-  const stepIds = new Map<string, StepKind>();
+  const explicitIds = new Map<string, string>();
+  const claimId = (id: string | undefined, key: string) => {
+    if (id === undefined) return;
+    const first = explicitIds.get(id);
+    if (first !== undefined) {
+      throw new ConfigError({
+        file,
+        key: `${key}.id`,
+        problem: `step id "${id}" is already used by ${first}`,
+        fix: 'Give each step its own id (members of parallel groups too): the id is how a resume finds what the step already did.',
+      });
+    }
+    explicitIds.set(id, key);
+  };
+  type Where = Omit<Parameters<typeof check>[2], 'error' | 'lastResponse' | 'stepsBefore'>;
+  const checkLeaf = (step: WorkflowLeafStep, key: string, index: number, scope: Where = {}, claim = true) => {
+    if (claim) claimId(step.id, key);
+    const where = { stepsBefore: index, ...scope };
+    if (isShellStep(step)) {
+      check(step.shell, `${key}.shell`, { ...where, error: false, lastResponse: true });
+      if (step.on_failure) {
+        if (!spec.agents[step.on_failure.agent]) unknownAgent(step.on_failure.agent, `${key}.on_failure.agent`);
+        check(step.on_failure.input, `${key}.on_failure.input`, { ...where, error: true, lastResponse: true });
+      }
+      return;
+    }
+    if (!spec.agents[step.agent]) unknownAgent(step.agent, `${key}.agent`);
+    check(step.input, `${key}.input`, { ...where, error: false, lastResponse: true });
+  };
   spec.steps.forEach((step, index) => {
-    if (isMapStep(step)) checkMapStep(spec, file, step, index, check, stepIds);
-    else checkPlainStep(spec, file, step, `steps[${index}]`, check, { stepsBefore: index, stepIds });
-    stepIds.set(ids[index] ?? '', kindOf(step));
+    const ids = tree[index] as StepIds;
+    if (isParallelStep(step)) {
+      claimId(step.id, `steps[${index}]`);
+      const members = ids.members ?? [];
+      step.parallel.forEach((member, at) => {
+        const own = members[at] ?? '';
+        checkLeaf(member, `steps[${index}].parallel[${at}]`, index, {
+          concurrent: new Set(members.filter((id) => id !== own)),
+        });
+      });
+      idsBefore.add(ids.id);
+      for (const id of members) idsBefore.add(id);
+    } else if (isMapStep(step)) {
+      claimId(step.id, `steps[${index}]`);
+      checkMapStep(file, step, index, kinds, new Set(idsBefore), check, checkLeaf);
+      idsBefore.add(ids.id);
+    } else {
+      checkLeaf(step, `steps[${index}]`, index);
+      idsBefore.add(ids.id);
+    }
   });
   spec.outputs.artifacts.forEach((artifact, index) => {
     check(artifact.from, `outputs.artifacts[${index}].from`, {
       stepsBefore: spec.steps.length,
-      stepIds,
       error: false,
       lastResponse: true,
     });
   });
+}
+
+type TemplateCheck = (
+  text: string,
+  key: string,
+  allowed: Omit<AllowedReferences, 'variables' | 'kinds' | 'idsBefore'> & {
+    kinds?: AllowedReferences['kinds'];
+    idsBefore?: ReadonlySet<string>;
+  },
+) => void;
+
+/**
+ * A map step: its items template, its do: steps (which also see the item and the item's
+ * earlier do: steps by id), its per-item artifacts and its reduce: (which sees `map.*`).
+ */
+function checkMapStep(
+  file: string | null,
+  step: WorkflowMapStep,
+  index: number,
+  kinds: NonNullable<AllowedReferences['kinds']>,
+  idsBefore: ReadonlySet<string>,
+  check: TemplateCheck,
+  checkLeaf: (
+    step: WorkflowLeafStep,
+    key: string,
+    index: number,
+    scope: Omit<Parameters<TemplateCheck>[2], 'error' | 'lastResponse' | 'stepsBefore'>,
+    claim: boolean,
+  ) => void,
+): void {
+  const key = `steps[${index}].map`;
+  const { map } = step;
+  if ('template' in map.items) {
+    check(map.items.template, `${key}.items`, { stepsBefore: index, error: false, lastResponse: true });
+  }
+  // A map's do: steps have ids of their own (unique among them), seen only inside the item.
+  const doIds = workflowStepIds(map.do);
+  const seen = new Map<string, number>();
+  const visible = new Set(idsBefore);
+  const byId = new Map(kinds.byId);
+  map.do.forEach((doStep, at) => {
+    if (doStep.id !== undefined) {
+      const first = seen.get(doStep.id);
+      if (first !== undefined) {
+        throw new ConfigError({
+          file,
+          key: `${key}.do[${at}].id`,
+          problem: `step id "${doStep.id}" is already used by ${key}.do[${first}]`,
+          fix: "Give each of the map's steps its own id: the id is how a resume finds what the step did for an item.",
+        });
+      }
+      seen.set(doStep.id, at);
+    }
+    const scope = { item: true, idsBefore: new Set(visible), kinds: { byIndex: kinds.byIndex, byId: new Map(byId) } };
+    checkLeaf(doStep, `${key}.do[${at}]`, index, scope, false);
+    const id = doIds[at] ?? '';
+    visible.add(id);
+    byId.set(id, stepKind(doStep));
+  });
+  const itemScope = { item: true, idsBefore: visible, kinds: { byIndex: kinds.byIndex, byId } };
+  map.artifacts.forEach((artifact, at) => {
+    const where = { stepsBefore: index, error: false, lastResponse: true, ...itemScope };
+    check(artifact.path, `${key}.artifacts[${at}].path`, where);
+    check(artifact.from, `${key}.artifacts[${at}].from`, where);
+  });
+  if (map.reduce) checkLeaf(map.reduce, `${key}.reduce`, index, { map: true }, false);
 }
 
 /** A map step's `parallel:` above the configured limit is refused before anything runs. */
