@@ -117,22 +117,9 @@ function compile(schema: SchemaLike, compiled: Map<SchemaInternals, Parser>): Pa
 function compileNew(internals: SchemaInternals, compiled: Map<SchemaInternals, Parser>): Parser {
   const definition = internals.def;
   if (definition.coerce) throw new Unsupported('coercion');
+  const check = leafCheck(internals);
+  if (check) return (value) => (check(value) ? value : FAIL);
   switch (definition.type) {
-    case 'string':
-      return leaf((value) => typeof value === 'string', definition.checks, 'string');
-    case 'number':
-      // zod refuses NaN and the infinities as numbers.
-      return leaf((value) => typeof value === 'number' && Number.isFinite(value), definition.checks, 'number');
-    case 'boolean':
-      return leaf((value) => typeof value === 'boolean', definition.checks, 'boolean');
-    case 'null':
-      return leaf((value) => value === null, definition.checks, 'null');
-    case 'enum':
-    case 'literal': {
-      const values = internals.values;
-      if (!values) throw new Unsupported(definition.type);
-      return leaf((value) => values.has(value), definition.checks, definition.type);
-    }
     case 'nullable': {
       noChecks(definition);
       const inner = compile(required(definition.innerType), compiled);
@@ -350,10 +337,53 @@ function kindsOf(schema: SchemaLike, depth: number): Kind[] {
   }
 }
 
-function leaf(base: Check, checks: CheckLike[] | undefined, type: string): Parser {
-  const compiledChecks = compileChecks(checks, type);
-  if (!compiledChecks) return (value) => (base(value) ? value : FAIL);
-  return (value) => (base(value) && compiledChecks(value) ? value : FAIL);
+/** The check of a schema whose values are taken as they are (a string, a number, an enum...); null for others. */
+function leafCheck(internals: SchemaInternals): Check | null {
+  const definition = internals.def;
+  let base: Check;
+  switch (definition.type) {
+    case 'string':
+      base = (value) => typeof value === 'string';
+      break;
+    case 'number':
+      // zod refuses NaN and the infinities as numbers.
+      base = (value) => typeof value === 'number' && Number.isFinite(value);
+      break;
+    case 'boolean':
+      base = (value) => typeof value === 'boolean';
+      break;
+    case 'null':
+      base = (value) => value === null;
+      break;
+    case 'enum':
+    case 'literal': {
+      const values = internals.values;
+      if (!values) throw new Unsupported(definition.type);
+      base = (value) => values.has(value);
+      break;
+    }
+    default:
+      return null;
+  }
+  const checks = compileChecks(definition.checks, definition.type);
+  return checks ? (value) => base(value) && checks(value) : base;
+}
+
+/**
+ * For a schema whose values zod returns as they are (a string, a number, a boolean, null, an
+ * enum or a literal, with the usual checks): a predicate that is true exactly when zod accepts a
+ * value. Null for any other schema; `unsupported` for a check it does not know. Shared with the
+ * listing index's exact check.
+ */
+export function compileLeafCheck(schema: unknown): ((value: unknown) => boolean) | null | 'unsupported' {
+  try {
+    const internals = (schema as SchemaLike)._zod;
+    if (internals.def.coerce) return 'unsupported';
+    return leafCheck(internals);
+  } catch (error) {
+    if (error instanceof Unsupported) return 'unsupported';
+    throw error;
+  }
 }
 
 function noChecks(definition: SchemaInternals['def']): void {
@@ -368,6 +398,16 @@ function compileChecks(checks: CheckLike[] | undefined, type: string): Check | n
     for (let index = 0; index < compiled.length; index += 1) if (!(compiled[index] as Check)(value)) return false;
     return true;
   };
+}
+
+/** One of zod's value checks on a value known to be of `type` (an array's length...); null for one it does not know. */
+export function compileZodCheck(check: unknown, type: string): ((value: unknown) => boolean) | null {
+  try {
+    return compileCheck(check as CheckLike, type);
+  } catch (error) {
+    if (error instanceof Unsupported) return null;
+    throw error;
+  }
 }
 
 function compileCheck(check: CheckLike, type: string): Check {

@@ -66,6 +66,8 @@ export {
 } from './events.js';
 export {
   compileFastParse,
+  compileLeafCheck,
+  compileZodCheck,
   type FastParse,
   fastParser,
   fastSafeParser,
