@@ -167,7 +167,7 @@ describe('parallel groups', () => {
     expect((await engine().readSession(failed.sessionId)).status).toBe('failed');
 
     const plan = await runner().plan(failed.sessionId);
-    expect(plan.next).toBe('step 1, parallel: flaky failed (runs again), slow done');
+    expect(plan.next).toBe('step 1 of 2, parallel: flaky failed (runs again), slow done');
 
     await writeFile(path.join(workspace, 'fixed'), '');
     const resumed = await runner().resume(failed.sessionId);
