@@ -79,6 +79,20 @@ describe('conclave run: workflows from the command line', () => {
     expect(resumed.stderr).toContain('step 1 ∥ good: restored from the journal');
     expect(resumed.stderr).toContain('step 1 ∥ bad: completed');
     expect(resumed.stderr).toContain('step 1 parallel: joined');
+    const shown = await sandbox.run(['sessions', 'show', sessionId]);
+    expect(shown.stdout).toMatch(/step\[bad\]\/shell\s+completed at attempt 2 · in parallel branch checks\/bad/);
+    const json = await sandbox.json<{ steps: { key: string; branch: string | null }[] }>([
+      'sessions',
+      'show',
+      sessionId,
+    ]);
+    expect(json.steps.map((step) => [step.key, step.branch])).toEqual(
+      expect.arrayContaining([
+        ['step[good]/shell', 'checks/good'],
+        ['step[bad]/shell', 'checks/bad'],
+        [expect.stringMatching(/^step\[agent-reviewer-/), null],
+      ]),
+    );
   });
 
   it('run --resume without an id resumes the newest interrupted workflow of this directory and says which', async () => {
