@@ -13,7 +13,7 @@ import {
   resolveItemValues,
 } from '../workflow/map-items.js';
 import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
-import { workflowStepIds } from '../workflow/step-ids.js';
+import { stepLabel, workflowStepIds } from '../workflow/step-ids.js';
 import { itemText, renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
 import type { WorkflowLeafStep, WorkflowMapStep } from '../workflow/workflow-spec.js';
 import type { ChainOptions, ShellOutput, StepPlace } from './chain.js';
@@ -187,6 +187,7 @@ export async function runMapStep(
           index,
           number: `${round}`,
           path: `${specKey}.do[${position}]`,
+          label: `step ${mapId} item ${item.id} ${doId}`,
           branch,
           env,
           stepName: `${mapName}/${doStep.name ?? doStep.id ?? String(position + 1)}`,
@@ -321,6 +322,7 @@ export async function runMapStep(
       index,
       number: `${round}`,
       path: `${specKey}.reduce`,
+      label: `${stepLabel(options.stepLabels, index, mapId, 'map')} reduce`,
       branch: null,
       stepName: `${mapName}/reduce`,
     };
