@@ -30,6 +30,23 @@ describe.skipIf(!tmuxAvailable)('answering a waiting session in a real terminal'
     return session?.id ?? '';
   };
 
+  /**
+   * Types `answer` in the open answer box, sends it and waits for the run to end; the screen
+   * at the end, and whether a resume prompt came in between (it never should: the answer is the
+   * go-ahead).
+   */
+  const answerAndFinish = async (answer: string) => {
+    type('-l', answer);
+    await waitForScreen((text) => text.includes(`> ${answer}`), 'the typed answer');
+    type('Enter');
+    let prompted = false;
+    const finished = await waitForScreen((text) => {
+      if (text.includes('[Y/n]')) prompted = true;
+      return /EXIT=\d+/.test(text);
+    }, 'the run to finish');
+    return { finished, prompted };
+  };
+
   beforeAll(() => {
     terminal.open();
     writeFileSync(
@@ -57,16 +74,8 @@ describe.skipIf(!tmuxAvailable)('answering a waiting session in a real terminal'
     type(conclave(0, `--mode orchestrated --script ${script} "${title}"`), 'Enter');
     const asked = await waitForScreen((text) => text.includes('waits for your answer'), 'the answer box');
     expect(asked).toContain('? Which city is the offsite in?');
-    type('-l', 'Lisbon');
-    await waitForScreen((text) => text.includes('> Lisbon'), 'the typed answer');
-    type('Enter');
-    let prompted = false;
-    const finished = await waitForScreen((text) => {
-      if (text.includes('[Y/n]')) prompted = true;
-      return /EXIT=\d+/.test(text);
-    }, 'the run to finish');
+    const { finished, prompted } = await answerAndFinish('Lisbon');
     expect(finished).toContain('EXIT=0');
-    // The answer is the go-ahead: no resume prompt in between.
     expect(prompted).toBe(false);
     expect(finished).toContain('Done: the offsite is planned.');
     const session = listSessions().find((each) => each.title === title);
@@ -97,14 +106,7 @@ describe.skipIf(!tmuxAvailable)('answering a waiting session in a real terminal'
     // An empty answer is never sent.
     type('Enter');
     await waitForScreen((text) => text.includes('Type an answer first'), 'the empty-answer notice');
-    type('-l', 'Porto');
-    await waitForScreen((text) => text.includes('> Porto'), 'the typed answer');
-    type('Enter');
-    let prompted = false;
-    const finished = await waitForScreen((text) => {
-      if (text.includes('[Y/n]')) prompted = true;
-      return /EXIT=\d+/.test(text);
-    }, 'the resumed run to finish');
+    const { finished, prompted } = await answerAndFinish('Porto');
     expect(finished).toContain('EXIT=0');
     expect(prompted).toBe(false);
     expect(show(id).status).toBe('completed');
@@ -128,14 +130,7 @@ describe.skipIf(!tmuxAvailable)('answering a waiting session in a real terminal'
     expect(picker).toContain('Which city is the offsite in?');
     type('a');
     await waitForScreen((text) => text.includes(`Answer ${id}`), 'the answer box');
-    type('-l', 'Madeira');
-    await waitForScreen((text) => text.includes('> Madeira'), 'the typed answer');
-    type('Enter');
-    let prompted = false;
-    const finished = await waitForScreen((text) => {
-      if (text.includes('[Y/n]')) prompted = true;
-      return /EXIT=\d+/.test(text);
-    }, 'the resumed run to finish');
+    const { finished, prompted } = await answerAndFinish('Madeira');
     expect(finished).toContain('EXIT=0');
     expect(prompted).toBe(false);
     expect(finished).toContain('Done: the offsite is planned.');
