@@ -47,8 +47,8 @@ describe.skipIf(!tmuxAvailable)('answering a waiting session in a real terminal'
     return { finished, prompted };
   };
 
-  beforeAll(() => {
-    terminal.open();
+  beforeAll(async () => {
+    await terminal.open();
     writeFileSync(
       script,
       [

@@ -11,8 +11,8 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
   const terminal = createTmuxTerminal('conclave-tui-e2e');
   const { root, workspace, tmux, waitForScreen, type, conclave, listSessions, freshPane } = terminal;
 
-  beforeAll(() => {
-    terminal.open();
+  beforeAll(async () => {
+    await terminal.open();
     writeFileSync(
       path.join(root, 'script.yaml'),
       [

@@ -82,11 +82,13 @@ export function createTmuxTerminal(name: string) {
     tmux('clear-history', '-t', 'e2e');
     type('clear', 'Enter');
   };
-  const open = () => {
+  const open = async () => {
     ensureCliBuilt();
     execFileSync('mkdir', ['-p', home, workspace]);
     tmux('new-session', '-d', '-s', 'e2e', '-x', '100', '-y', '30', '-c', workspace, 'bash --norc --noprofile');
     tmux('set-option', '-t', 'e2e', 'history-limit', '5000');
+    // A Ctrl+C that reaches bash before it set up its prompt ends it (and the pane) on a loaded machine.
+    await waitForScreen((text) => text.trim() !== '', 'the shell prompt');
   };
   const close = () => {
     spawnSync('tmux', ['-L', socket, 'kill-server']);
