@@ -38,6 +38,8 @@ export interface LiveRunResult {
   question?: string;
   /** For an interrupted run: the exact command that resumes it. */
   resumeCommand?: string;
+  /** For an interrupted run: the label of the checkpoint it stopped at ("chunk 3/15", "round 2, agent critic"). */
+  savedAt?: string;
   /** For a failed run: what went wrong. */
   message?: string;
   /** The resume was declined before anything ran; the session is unchanged. */
@@ -59,7 +61,7 @@ export interface LiveRunState {
   checkpoint: { seq: number; label: string | null } | null;
   /** The parallel group running now: one state line per step. */
   parallel: { number: number; branches: LiveBranch[] } | null;
-  /** Turns restored from the journal since the last live turn, announced as one line. */
+  /** Turns restored from the journal since the last live text: shown live, printed as one line before new text. */
   pendingReplayed: number;
   finished: LiveRunResult | null;
 }
@@ -106,19 +108,26 @@ export function liveRunReducer(state: LiveRunState, action: LiveRunAction): Live
         ...state,
         items: append(state, { kind: 'started', sessionId: event.sessionId, mode: event.mode, resumed: event.resumed }),
       };
-    case 'turn-started': {
-      const flushed = flushReplayed(state);
-      return { ...flushed, current: { agent: event.agent, round: event.round, text: '' } };
-    }
+    // A started turn may still turn out to be restored from the journal (a mode that announces
+    // every turn): the restored count is said once the first live text arrives, so restored
+    // turns make one line however their starts were announced.
+    case 'turn-started':
+      return { ...state, current: { agent: event.agent, round: event.round, text: '' } };
     case 'delta': {
+      const flushed = flushReplayed(state);
       const current =
         state.current && state.current.agent === event.agent
           ? { ...state.current, text: state.current.text + event.text }
           : { agent: event.agent, round: state.current?.round ?? null, text: event.text };
-      return { ...state, current };
+      return { ...flushed, current };
     }
     case 'turn-completed': {
-      if (event.replayed) return { ...state, pendingReplayed: state.pendingReplayed + 1 };
+      if (event.replayed) {
+        // The start announced for this turn was a replay's: nobody is speaking after all.
+        const speaker = event.message.speaker ?? event.message.role;
+        const announced = state.current !== null && state.current.agent === speaker && state.current.text === '';
+        return { ...state, current: announced ? null : state.current, pendingReplayed: state.pendingReplayed + 1 };
+      }
       const flushed = flushReplayed(state);
       const message = event.message;
       const speaker = message.speaker ?? message.role;

@@ -15,6 +15,10 @@ export function LiveRunView(props: { state: LiveRunState }) {
   return (
     <Box flexDirection="column">
       <Static items={state.items}>{(item) => <StaticLine key={item.id} item={item} width={width} />}</Static>
+      {state.pendingReplayed > 0 ? (
+        // Counted live until the first new text: then it is printed once, above that turn.
+        <Text color={theme.muted}>{staticItemText({ id: -1, kind: 'replayed', count: state.pendingReplayed })}</Text>
+      ) : null}
       {state.current ? (
         <Box flexDirection="column">
           <Text bold color={theme.accent}>
@@ -112,7 +116,8 @@ export function staticItemText(item: StaticItem): string {
         const command = result.resumeCommand ?? `conclave --resume ${result.sessionId}`;
         if (result.cancelled)
           return `‖ Not resumed; session ${result.sessionId} is unchanged. Resume it later with:\n  ${command}`;
-        return `‖ Interrupted; checkpoint saved. Resume with:\n  ${command}`;
+        const where = result.savedAt ? ` at "${result.savedAt}"` : '';
+        return `‖ Interrupted; checkpoint saved${where}. Resume with:\n  ${command}`;
       }
       if (result.status === 'waiting') {
         return `? Session ${result.sessionId} is waiting for your answer${result.question ? `: ${result.question}` : '.'}`;

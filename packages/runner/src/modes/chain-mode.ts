@@ -7,7 +7,7 @@ import { completeAgent, DEFAULT_MAX_ROUNDS } from '../runner/run-config-building
 import { CURRENT_STEP_KEY_SCHEME, workflowStepTree } from '../workflow/step-ids.js';
 import { defaultDiscussionAgents, defaultJudge } from './agent-spec.js';
 import { defineMode } from './mode.js';
-import { describeParallelGroup } from './parallel-group-state.js';
+import { describeParallelGroup, recordedParallelGroup } from './parallel-group-state.js';
 
 const schemas = once(() => ({
   config: z.object({
@@ -78,7 +78,9 @@ export const chainMode = defineMode<ChainConfig>({
     const last = state.steps.at(-1);
     const progress = state.data.chain as { step?: number; totalSteps?: number } | undefined;
     const done = typeof progress?.step === 'number' ? progress.step : 0;
-    const total = typeof progress?.totalSteps === 'number' ? ` of ${progress.totalSteps}` : '';
+    // A group that is the first step has no chain progress yet: it recorded the total itself.
+    const totalSteps = progress?.totalSteps ?? recordedParallelGroup(state)?.totalSteps;
+    const total = typeof totalSteps === 'number' ? ` of ${totalSteps}` : '';
     // A shell step still going (keys are `step-N/shell`, or `step[<id>]/shell` since step ids).
     const group = describeParallelGroup(state, done + 1);
     if (group !== null) return `step ${done + 1}${total}, ${group}`;

@@ -122,13 +122,15 @@ export async function runParallelGroup(context: ModeContext, group: ParallelGrou
         set(at, 'not-started');
         continue;
       }
-      set(at, 'running');
+      // A member that finished before replays at once: no "running" line for it.
+      if (!completedBefore[at]) set(at, 'running');
       try {
         const result = await member.run(branches[at] as BranchRun, branchContext(at));
         results[at] = result;
         set(at, result.skipped ? 'skipped' : completedBefore[at] ? 'replayed' : 'completed');
       } catch (error) {
-        set(at, session.signal.aborted ? 'interrupted' : 'failed', failureMessage(error));
+        if (session.signal.aborted) set(at, 'interrupted');
+        else set(at, 'failed', failureMessage(error));
         // A step that failed after its retries is this branch's outcome; anything else (an
         // interrupt, a cost limit, an undecided uncertain step) stops the group.
         if (StepFailedError.isInstance(error) && !session.signal.aborted) failed.push({ at, error });

@@ -299,6 +299,7 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
       if (!reachedBefore(context, index + 1, total)) {
         setData(context, PARALLEL_GROUP_KEY, {
           step: index + 1,
+          totalSteps: total,
           id: ids.id,
           members: members.map((member) => member.id),
         });

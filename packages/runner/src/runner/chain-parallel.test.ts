@@ -167,7 +167,7 @@ describe('parallel groups', () => {
     expect((await engine().readSession(failed.sessionId)).status).toBe('failed');
 
     const plan = await runner().plan(failed.sessionId);
-    expect(plan.next).toBe('step 1, parallel: flaky failed (runs again), slow done');
+    expect(plan.next).toBe('step 1 of 2, parallel: flaky failed (runs again), slow done');
 
     await writeFile(path.join(workspace, 'fixed'), '');
     const resumed = await runner().resume(failed.sessionId);
@@ -242,6 +242,43 @@ describe('parallel groups', () => {
     expect(models.calls.filter((call) => call.lastMessage.startsWith('Critique'))).toHaveLength(1);
     const state = await engine().readSession(sessionId);
     expect(transcriptOf(state.messages)).toEqual(expected);
+  });
+
+  it('an edited spec may add a step to a group that stopped, but not change one that completed', async () => {
+    const original = spec(`
+  - id: checks
+    parallel:
+      - { shell: "echo one >> ran.log" }
+      - { id: failing, shell: "echo failing >> ran.log; [ -f fixed ]" }
+`);
+    await writeFile(path.join(workspace, 'flow.yaml'), original);
+    const { engine } = createTestStore();
+    const runner = () =>
+      createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    const failed = await runner().runWorkflow('flow.yaml');
+    expect(failed.status).toBe('failed');
+
+    // A member without an id is known by its command: changing it after it completed would
+    // lose what it did (blocked, as for any step).
+    await writeFile(path.join(workspace, 'flow.yaml'), original.replace('echo one', 'echo uno'));
+    const blocked = await runner().plan(failed.sessionId, { useEditedSpec: true });
+    expect(blocked.changes.compatibility?.level).toBe('block');
+    expect(blocked.changes.compatibility?.findings).toContainEqual(
+      expect.objectContaining({ kind: 'step-changed', before: 'shell:echo one >> ran.log', after: null }),
+    );
+
+    // Adding a member is fine: it runs with the failed one, the completed one does not run again.
+    await writeFile(
+      path.join(workspace, 'flow.yaml'),
+      original.replace(
+        '      - { id: failing',
+        '      - { id: added, shell: "echo added >> ran.log" }\n      - { id: failing',
+      ),
+    );
+    await writeFile(path.join(workspace, 'fixed'), '');
+    const resumed = await runner().resume(failed.sessionId, { useEditedSpec: true });
+    expect(resumed.status).toBe('completed');
+    expect((await lines('ran.log')).sort()).toEqual(['added', 'failing', 'failing', 'one']);
   });
 
   it('writes the same transcript whichever step of the group finishes first', async () => {
