@@ -16,6 +16,8 @@ const schemas = once(() => ({
     variables: z.record(z.string(), z.string()),
     /** How steps are keyed in the journal; sessions recorded before step ids have none (by position). */
     stepKeys: z.enum(['position', 'id']).optional(),
+    /** How checkpoint labels name steps; sessions recorded before labels by id have none (by position). */
+    stepLabels: z.enum(['position', 'id']).optional(),
   }),
 }));
 export const chainConfigSchema = lazySchema(() => schemas().config);
@@ -50,7 +52,13 @@ export const chainMode = defineMode<ChainConfig>({
     const hash = setup.hashText(text);
     const task = spec.description ? `${spec.name}: ${spec.description}` : `Workflow ${spec.name}`;
     return {
-      config: { mode: 'chain', workflowPath: filePath, variables, stepKeys: CURRENT_STEP_KEY_SCHEME },
+      config: {
+        mode: 'chain',
+        workflowPath: filePath,
+        variables,
+        stepKeys: CURRENT_STEP_KEY_SCHEME,
+        stepLabels: CURRENT_STEP_KEY_SCHEME,
+      },
       title: spec.name,
       events: [
         { type: 'spec-recorded', kind: 'workflow', path: filePath, hash, blob: null, content: text },
@@ -72,6 +80,7 @@ export const chainMode = defineMode<ChainConfig>({
       file: config.workflowPath,
       variables,
       stepKeys: config.stepKeys ?? 'position',
+      stepLabels: config.stepLabels ?? 'position',
     });
   },
   describeNext(state) {

@@ -6,7 +6,13 @@ import type { RetryContext, StepContext, StepRecord } from '@resume/core';
 import { type ChatMessage, ConfigError, type JsonValue, type MessageInput } from '@resume/core/spec';
 import { z } from 'zod';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
-import { memberKeyPrefix, type StepKeyScheme, stepKeyPrefix, workflowStepTree } from '../workflow/step-ids.js';
+import {
+  memberKeyPrefix,
+  type StepKeyScheme,
+  stepKeyPrefix,
+  stepLabel,
+  workflowStepTree,
+} from '../workflow/step-ids.js';
 import { renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
 import {
   isParallelStep,
@@ -37,6 +43,8 @@ export interface ChainOptions {
   variables: Record<string, string>;
   /** How the session keys its steps (recorded at its start; by position before step ids). */
   stepKeys: StepKeyScheme;
+  /** How its checkpoint labels name steps (recorded at its start; by position before labels by id). */
+  stepLabels: StepKeyScheme;
 }
 
 const shellOutputSchema = z.object({
@@ -131,8 +139,8 @@ function attemptInBudget(step: StepRecord): number {
   return (step.attempts.at(-1)?.attempt ?? start) - start + 1;
 }
 
-function passedLabel(index: number, attempt: number): string {
-  return `step ${index + 1} shell, passed at attempt ${attempt}`;
+function passedLabel(label: string, attempt: number): string {
+  return `${label}, passed at attempt ${attempt}`;
 }
 
 /** Where a step stands: its number (`2`, or `3.2` for the second step of group 3) and its spec path. */
@@ -140,6 +148,8 @@ interface StepPlace {
   index: number;
   number: string;
   path: string;
+  /** How checkpoint labels name it (`step tests`, or `step 2 shell` in sessions recorded before). */
+  label: string;
   /** Set for a member of a parallel group. */
   branch: BranchRun | null;
 }
@@ -190,7 +200,7 @@ async function runShellStep(
     // Marks "attempt 3/5 of step 2 is next": the failures before it are durable and addressable.
     // Inside a parallel group other steps are still running: no place to resume from, just durable.
     if (branch) await context.session.flush();
-    else await checkpoint(context, `step ${index + 1} shell, attempt ${retry.attemptInBudget}/${retry.maxAttempts}`);
+    else await checkpoint(context, `${place.label}, attempt ${retry.attemptInBudget}/${retry.maxAttempts}`);
   };
   const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
     const record = context.session.state.steps.find((recorded) => recorded.key === key);
@@ -224,7 +234,7 @@ async function runShellStep(
     // steps are checkpointed together at the join).
     ...(branch
       ? { branch: branch.name }
-      : { checkpointOnCompletion: (attempt: number) => passedLabel(index, attempt) }),
+      : { checkpointOnCompletion: (attempt: number) => passedLabel(place.label, attempt) }),
     inserted: options.stepKeys === 'id',
     ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
     ...(context.sleep ? { sleep: context.sleep } : {}),
@@ -284,7 +294,13 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
             runLeafStep(
               branchContext,
               options,
-              { index, number: `${index + 1}.${at + 1}`, path: `steps[${index}].parallel[${at}]`, branch },
+              {
+                index,
+                number: `${index + 1}.${at + 1}`,
+                path: `steps[${index}].parallel[${at}]`,
+                label: stepLabel(options.stepLabels, index, id, isShellStep(member) ? 'shell' : member.agent),
+                branch,
+              },
               memberKeyPrefix(options.stepKeys, index, at, id),
               member,
               scope,
@@ -307,6 +323,7 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
       const results = await runParallelGroup(context, {
         id: ids.id,
         number: index + 1,
+        label: stepLabel(options.stepLabels, index, ids.id, 'parallel'),
         members,
         maxConcurrency: step.max_concurrency ?? members.length,
       });
@@ -320,22 +337,22 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
       stepsById.set(ids.id, { response: null, group: true });
     } else if (isShellStep(step)) {
       const markedAfter = context.session.state.lastSeq;
-      const place = { index, number: String(index + 1), path: `steps[${index}]`, branch: null };
+      const label = stepLabel(options.stepLabels, index, ids.id, 'shell');
+      const place = { index, number: String(index + 1), path: `steps[${index}]`, label, branch: null };
       const result = await runLeafStep(context, options, place, prefix, step, scope);
       scope.steps.push(result);
       stepsById.set(ids.id, result);
-      const label = result.skipped
-        ? `step ${index + 1} shell, skipped`
-        : passedLabel(index, result.shell?.attempt ?? 0);
+      const marked = result.skipped ? `${label}, skipped` : passedLabel(label, result.shell?.attempt ?? 0);
       // Marked with the step's completion when it ran now; otherwise (replayed, skipped) here.
-      await checkpoint(context, label, markedAfter);
+      await checkpoint(context, marked, markedAfter);
     } else {
-      const place = { index, number: String(index + 1), path: `steps[${index}]`, branch: null };
+      const label = stepLabel(options.stepLabels, index, ids.id, step.agent);
+      const place = { index, number: String(index + 1), path: `steps[${index}]`, label, branch: null };
       const result = await runLeafStep(context, options, place, prefix, step, scope);
       scope.steps.push(result);
       stepsById.set(ids.id, result);
       scope.lastResponse = result.response;
-      await checkpoint(context, `step ${index + 1} ${step.agent}`);
+      await checkpoint(context, label);
     }
     // Progress only moves forward: a step replayed from the journal on resume writes nothing again.
     if (!reachedBefore(context, index + 1, total)) setData(context, 'chain', { step: index + 1, totalSteps: total });

@@ -84,6 +84,15 @@ export function memberKeyPrefix(scheme: StepKeyScheme, index: number, at: number
   return scheme === 'id' ? `step[${id}]` : `step-${index + 1}.${at + 1}`;
 }
 
+/**
+ * How checkpoint labels name a chain step: by its id (`step tests`, `step shell-1a2b3c4d`), so a
+ * label keeps meaning the same step after the spec is edited; sessions recorded before that
+ * keep position labels (`step 2 shell`, `step 2 writer`: `kind` is `shell`, the agent, `parallel`).
+ */
+export function stepLabel(scheme: StepKeyScheme, index: number, id: string, kind: string): string {
+  return scheme === 'id' ? `step ${id}` : `step ${index + 1} ${kind}`;
+}
+
 /** The step id in a key written under the id scheme (`step[tests]/shell` → `tests`), or null. */
 export function stepIdOfKey(key: string): string | null {
   const match = /^step\[(.+)\]\/[^\]]*$/.exec(key);
