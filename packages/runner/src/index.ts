@@ -137,6 +137,7 @@ export {
   requestCheckpoint,
 } from './runner/checkpoint-requests.js';
 // ---- the runner, as the CLI and the TUI call it (runner/)
+export { chooseItems, readMapItems } from './runner/map-items-command.js';
 export { describeNext } from './runner/describe-next.js';
 export type { RemainingEstimate } from './runner/estimate-remaining.js';
 export { type RunConfig, readRunConfig } from './runner/run-config.js';

@@ -169,7 +169,7 @@ async function startFlow(context: CliContext, task: string, flags: RunFlags): Pr
   );
 }
 
-async function sessionSetup(context: CliContext, flags: RunFlags, id: string) {
+export async function sessionSetup(context: CliContext, flags: RunFlags, id: string) {
   const engine = await context.engine();
   const state = await engine.readSession(id);
   const recorded = state.header.options;

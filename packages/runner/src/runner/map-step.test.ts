@@ -156,6 +156,35 @@ steps:
   });
 });
 
+describe('map steps: per-item artifacts', () => {
+  it("writes each item's files once it passed; a path leaving the workspace sends the item to the dead-letter list", async () => {
+    await spec(`
+name: artifacts
+agents:
+  reviewer: { prompt: "You review." }
+steps:
+  - id: each
+    map:
+      items: [{ id: a, file: "out/a.md" }, { id: b, file: "../escape.md" }]
+      do:
+        - agent: reviewer
+          input: "Review {{ item_id }}"
+      artifacts:
+        - { path: "{{ item.file }}", from: "{{ item_id }}: {{ last_response }}" }
+`);
+    const { runner } = setup();
+    const result = await runner().runWorkflow('flow.yaml');
+    expect(result.status).toBe('failed');
+    expect(await readFile(path.join(workspace, 'out', 'a.md'), 'utf8')).toMatch(/^a: reviewer says /);
+    const [map] = await runner().mapItems(result.sessionId);
+    expect(map?.items.map((item) => [item.id, item.state])).toEqual([
+      ['a', 'completed'],
+      ['b', 'failed'],
+    ]);
+    expect(map?.items[1]?.deadLetter).toMatchObject({ step: 'artifacts' });
+  });
+});
+
 describe('map steps: parallel', () => {
   it('runs up to parallel items at once', async () => {
     // Each item waits until all three are running: only three at once can finish.
