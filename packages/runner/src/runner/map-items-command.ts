@@ -1,8 +1,8 @@
 // `runner.mapItems` and `runner.retryItems`: a workflow session's map items by state (the
 // dead-letter list among them), and a resume that first asks for failed items to run again.
-import type { Engine, Session, StepRecord } from '@resume/core';
-import { type JsonValue, UsageError } from '@resume/core/spec';
-import { MAP_RETRIES_KEY, type MapStepStatus, mapRetries, mapStatuses } from '../modes/map-journal.js';
+import type { Engine, Session } from '@resume/core';
+import { UsageError } from '@resume/core/spec';
+import { MAP_RETRIES_KEY, type MapStepStatus, mapRetries, mapStatusesOf } from '../modes/map-journal.js';
 import { resume } from './resume.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { ResumeOptions, RunResult } from './runner-types.js';
@@ -11,22 +11,15 @@ import type { ResumeOptions, RunResult } from './runner-types.js';
 export type ItemSelection = 'failed' | readonly string[];
 
 /**
- * A workflow session's map steps with each item's state, read from its journal (large item
- * lists from the blob store): what `conclave run dlq` lists. No runner needed.
+ * A workflow session's map steps with each item's state, read from its journal: what
+ * `conclave run dlq` lists. No runner needed.
  */
 export async function readMapItems(
   engine: Pick<Engine, 'resolveSessionId' | 'readSession' | 'store'>,
   sessionId: string,
 ): Promise<{ id: string; maps: MapStepStatus[] }> {
   const id = await engine.resolveSessionId(sessionId);
-  const state = await engine.readSession(id);
-  const readOutput = async (step: StepRecord): Promise<JsonValue | undefined> => {
-    if (step.output !== undefined) return step.output;
-    if (step.outputBlob === undefined) return undefined;
-    const content = await engine.store.getBlob(step.outputBlob);
-    return content ? (JSON.parse(Buffer.from(content).toString('utf8')) as JsonValue) : undefined;
-  };
-  return { id, maps: await mapStatuses(state, readOutput) };
+  return { id, maps: await mapStatusesOf(engine.store, await engine.readSession(id)) };
 }
 
 export async function mapItems(scope: RunnerScope, sessionId: string): Promise<MapStepStatus[]> {
