@@ -181,7 +181,8 @@ export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
     }
     if (eventsWanted && last >= fromSeq && first <= toSeq) {
       const parsed = parseBody(verified.body);
-      const lost = parsed.ok ? lostRecordSchema.safeParse(parsed.value) : null;
+      // Only a record with a `lost` member can be one a repair wrote (most records are events).
+      const lost = parsed.ok && hasLostMember(parsed.value) ? lostRecordSchema.safeParse(parsed.value) : null;
       if (lost?.success) {
         throw corrupted(
           position,
@@ -333,8 +334,12 @@ export function damagedNewlineIn(line: Buffer): number {
   return -1;
 }
 
+function hasLostMember(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, 'lost');
+}
+
 /** Whether a record (its checksummed body) is a lost-events record a repair wrote. */
 export function isLostRecord(body: Buffer): boolean {
   const parsed = parseBody(body);
-  return parsed.ok && lostRecordSchema.safeParse(parsed.value).success;
+  return parsed.ok && hasLostMember(parsed.value) && lostRecordSchema.safeParse(parsed.value).success;
 }
