@@ -57,9 +57,11 @@ const recordSchema = z.object({
   events: z.array(journalEventSchema).min(1),
   summary: sessionSummarySchema,
 });
-// Records read back are validated in full (a checksum proves the bytes are what was written, not
-// that what was written is valid for this version): by the compiled parser, zod for the rest.
-const parseRecord = fastSafeParser(recordSchema);
+// Records read back are validated (a checksum proves the bytes are what was written, not that what
+// was written is valid for this version): by the compiled parser, zod for the rest. Reading events
+// checks the record's head and every event; the summary each record carries is checked where it is
+// used (the last one, for the listing: `decodeSummary`, `lastRecordInTail`), not on every read.
+const parseRecord = fastSafeParser(recordSchema.omit({ summary: true }));
 
 /**
  * Encodes one batch as one journal line (newline included). With `framer`, the line is framed in
