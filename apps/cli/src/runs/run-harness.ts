@@ -72,6 +72,7 @@ export async function runWithHarness(
     limits: setup.limits ?? config.limits,
     maxRecoveries: config.resume.maxRecoveries,
     checkpointInterval: setup.checkpointInterval ?? config.checkpoint.interval,
+    maxParallel: config.limits.maxParallel,
   });
 
   let interrupting = false;
