@@ -35,20 +35,26 @@ export const chainMode = defineMode<ChainConfig>({
   spec: {
     kind: 'workflow',
     path: (config) => config.workflowPath,
-    async adoptEdited(text, config) {
-      const { checkWorkflow, parseWorkflowSpec } = await workflowSpecs();
+    async adoptEdited(text, config, setup) {
+      const { checkParallelLimit, checkWorkflow, parseWorkflowSpec } = await workflowSpecs();
       const specPath = config.workflowPath;
-      checkWorkflow(parseWorkflowSpec(text, specPath), specPath, Object.keys(config.variables));
+      const spec = parseWorkflowSpec(text, specPath);
+      checkWorkflow(spec, specPath, Object.keys(config.variables));
+      checkParallelLimit(spec, specPath, setup.maxParallel);
       return null;
     },
   },
   async start(input, setup) {
     if (input.from !== 'file') throw new Error('chain runs start from a workflow spec');
-    const { checkWorkflow, parseWorkflowSpec, resolveVariables } = await workflowSpecs();
+    const { checkParallelLimit, checkWorkflow, parseWorkflowSpec, resolveVariables } = await workflowSpecs();
     const { filePath, text } = input;
     const spec = parseWorkflowSpec(text, filePath);
     const variables = resolveVariables(spec, filePath, input.variables);
     checkWorkflow(spec, filePath, Object.keys(variables));
+    checkParallelLimit(spec, filePath, setup.maxParallel);
+    // Map items from a file are read (and refused when missing or not JSON) before a session exists.
+    const { checkItemFiles } = await import('../workflow/map-items.js');
+    await checkItemFiles(spec, setup.workspaceDir);
     const hash = setup.hashText(text);
     const task = spec.description ? `${spec.name}: ${spec.description}` : `Workflow ${spec.name}`;
     return {

@@ -52,7 +52,7 @@ function failureMessage(error: unknown): string {
 }
 
 /** One decision at a time: two uncertain branches do not ask the user at once. */
-function oneDecisionAtATime(
+export function oneDecisionAtATime(
   decide: ModeContext['onUncertain'],
 ): ((step: UncertainStepInfo) => Promise<UncertainDecision>) | undefined {
   if (!decide) return undefined;
