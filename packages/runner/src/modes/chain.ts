@@ -201,8 +201,10 @@ async function runShellStep(
     codec: { encode: (value: ShellOutput) => value as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
     skipValue: SKIPPED_SHELL_OUTPUT,
     beforeRetry,
-    // The step's checkpoint goes in the same durable append as its completion.
+    // The step's checkpoint goes in the same durable append as its completion, and that append
+    // is the next step's start (or the run's end): one durable write per step.
     checkpointOnCompletion: (attempt) => passedLabel(index, attempt),
+    completionWithNextAppend: true,
     inserted: options.stepKeys === 'id',
     ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
     ...(context.sleep ? { sleep: context.sleep } : {}),
@@ -234,7 +236,8 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
       const result = await runShellStep(context, options, index, prefix, step, scope);
       scope.steps.push({ response: result.stdoutTail, exitCode: result.exitCode, skipped: result.skipped === true });
       const label = result.skipped ? `step ${index + 1} shell, skipped` : passedLabel(index, result.attempt);
-      // Marked with the step's completion when it ran now; otherwise (replayed, skipped) here.
+      // Marked with the step's completion when it ran now (durable with the session's next
+      // append, before anything else runs); otherwise (replayed, skipped) here.
       await checkpoint(context, label, markedAfter);
     } else {
       const agentStep: WorkflowAgentStep = step;

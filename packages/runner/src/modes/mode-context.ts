@@ -66,10 +66,13 @@ export interface ModeResult {
 export async function checkpoint(context: ModeContext, label: string, markedAfter?: number): Promise<number> {
   const existing = context.session.state.checkpoints.find((marked) => marked.label === label);
   if (existing) {
-    await context.session.flush();
-    // Marked after `markedAfter` (with a step's completion, in the same append): live views hear of it now.
-    if (markedAfter !== undefined && existing.seq > markedAfter)
-      context.emit({ type: 'checkpoint', seq: existing.seq, label });
+    const marked = markedAfter !== undefined && existing.seq > markedAfter;
+    // Marked with a completion that goes in the session's next append (group commit: the next
+    // step's start, an interrupt, the run's end), which is written before anything else runs:
+    // nothing is written here.
+    if (!marked || existing.seq <= context.session.committedSeq) await context.session.flush();
+    // Marked after `markedAfter` (with a step's completion): live views hear of it now.
+    if (marked) context.emit({ type: 'checkpoint', seq: existing.seq, label });
     await honourRequests(context);
     return existing.seq;
   }
