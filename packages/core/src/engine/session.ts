@@ -60,7 +60,8 @@ export interface SessionContext {
 
 // 3: the state keeps the recovery streak (older snapshots are ignored and the journal replayed).
 // 4: the state keeps the questions asked with waitFor (`inputs`).
-export const SNAPSHOT_FORMAT_VERSION = 4;
+// 5: steps carry the concurrent branch they ran in (`branch`).
+export const SNAPSHOT_FORMAT_VERSION = 5;
 
 const LIFECYCLE_TYPES = new Set<string>(['session-created', 'session-resumed', 'status-changed']);
 
@@ -97,6 +98,8 @@ export class LiveSession implements Session {
   readonly #inputOccurrences = new Map<string, number>();
   /** Keyed replay: index in state.steps of the next recorded step replay expects. */
   #replayCursor = 0;
+  /** Keyed replay of concurrent branches: the same cursor per branch. */
+  readonly #branchCursors = new Map<string, number>();
   readonly #consumed = new Set<StepRecord>();
   /** Position of each step in state.steps (steps are only ever appended), so replay stays linear. */
   readonly #positions = new Map<StepRecord, number>();
@@ -328,6 +331,7 @@ export class LiveSession implements Session {
     this.#assertWritable();
     if (key.length === 0) throw new UsageError('A step key must not be empty.');
     const scope = this.#scope();
+    if (options.branch !== undefined) this.#assertBranch(key, options.branch, scope);
     const occurrence = (this.#occurrences.get(key) ?? 0) + 1;
     this.#occurrences.set(key, occurrence);
     const recorded = this.#folder.step(key, occurrence);
@@ -346,7 +350,7 @@ export class LiveSession implements Session {
         // A failure the code went on from (more was recorded after it) replays as that failure.
         replayedFailure = recorded?.status === 'failed' && !recorded.willRetry && log.replaying;
       } else if (!log && scope === null) {
-        this.#checkKeyedOrder(key, recorded, options.inserted === true);
+        this.#checkKeyedOrder(key, recorded, options.inserted === true, options.branch ?? null);
       }
       if (!recorded) this.#assertUnfinished(`step "${key}"`);
       return await this.#runStep(key, occurrence, scope, recorded, replayedFailure, fn, options);
@@ -481,20 +485,38 @@ export class LiveSession implements Session {
     return start;
   }
 
-  /** Keyed replay: recorded steps must still be asked for in their recorded order. */
-  #checkKeyedOrder(key: string, recorded: StepRecord | undefined, inserted: boolean): void {
+  /** A step's branch is a name, and only keyed replay can match steps that run concurrently. */
+  #assertBranch(key: string, branch: string, scope: StepScope | null): void {
+    if (branch.length === 0) throw new UsageError(`Step "${key}" names an empty branch; give the branch a name.`);
+    if (this.#log && scope === null) {
+      throw new UsageError(
+        `Step "${key}" runs in branch "${branch}", but this session replays in code order, which needs one sequence of steps: open it with replay: 'keyed' to run steps concurrently.`,
+      );
+    }
+  }
+
+  /**
+   * Keyed replay: recorded steps must still be asked for in their recorded order, within
+   * their branch (concurrent branches interleave differently on every run). A step of the
+   * main line comes after every branch before it has joined, so any recorded step it has
+   * not reached is a divergence.
+   */
+  #checkKeyedOrder(key: string, recorded: StepRecord | undefined, inserted: boolean, branch: string | null): void {
     const steps = this.state.steps;
     if (recorded) {
       this.#consumed.add(recorded);
       const index = this.#positionOf(recorded);
-      if (index >= this.#replayCursor) this.#replayCursor = index + 1;
+      if (recorded.branch === null && index >= this.#replayCursor) this.#replayCursor = index + 1;
+      if (recorded.branch !== null && index >= (this.#branchCursors.get(recorded.branch) ?? 0))
+        this.#branchCursors.set(recorded.branch, index + 1);
       return;
     }
     if (inserted) return;
-    // A new step while the journal still holds steps this run has not reached: the code diverged.
-    for (let index = this.#replayCursor; index < steps.length; index += 1) {
+    // A new step while the journal still holds steps of its branch this run has not reached: the code diverged.
+    const from = branch === null ? this.#replayCursor : (this.#branchCursors.get(branch) ?? 0);
+    for (let index = from; index < steps.length; index += 1) {
       const pending = steps[index];
-      if (pending && !this.#consumed.has(pending)) {
+      if (pending && (branch === null || pending.branch === branch) && !this.#consumed.has(pending)) {
         throw new ReplayMismatchError({
           sessionId: this.id,
           position: index + 1,
@@ -545,12 +567,25 @@ export class LiveSession implements Session {
     const log = scope === null ? this.#log : null;
     for (let attempt = firstAttempt; ; attempt += 1) {
       if (this.signal.aborted) throw new InterruptedError(this.id);
-      const started = this.#append({ type: 'step-started', key, occurrence, attempt, safety, idempotencyKey }, scope);
+      const started = this.#append(
+        {
+          type: 'step-started',
+          key,
+          occurrence,
+          attempt,
+          safety,
+          idempotencyKey,
+          ...(options.branch !== undefined ? { branch: options.branch } : {}),
+        },
+        scope,
+      );
       if (log) log.append(started);
       const record = this.#folder.step(key, occurrence);
       if (record && !this.#consumed.has(record)) {
         this.#consumed.add(record);
-        this.#replayCursor = Math.max(this.#replayCursor, this.#positionOf(record) + 1);
+        const position = this.#positionOf(record) + 1;
+        if (record.branch === null) this.#replayCursor = Math.max(this.#replayCursor, position);
+        else this.#branchCursors.set(record.branch, Math.max(this.#branchCursors.get(record.branch) ?? 0, position));
       }
       await this.flush();
       const previousFailures = record ? failuresOf(record) : [];

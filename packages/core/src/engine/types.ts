@@ -142,6 +142,13 @@ interface BaseStepOptions {
   completionWithNextAppend?: boolean;
   /** Injected for tests: how to wait between attempts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * The concurrent branch this step runs in (a member of a parallel group, an item of a map),
+   * journaled with its start. Keyed replay checks the order of steps within each branch only,
+   * so branches may interleave differently on every run. Ordered replay needs one sequence of
+   * operations and does not support concurrent steps.
+   */
+  branch?: string;
 }
 
 /**

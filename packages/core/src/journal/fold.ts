@@ -120,6 +120,7 @@ export class Folder {
           status: 'started',
           completedSeq: null,
         });
+        if (event.branch !== undefined) step.branch = event.branch;
         if (step.status === 'completed' || step.status === 'skipped') {
           fail(
             sessionId,
@@ -336,6 +337,7 @@ export class Folder {
       attempts: [],
       willRetry: false,
       completedSeq: fields.completedSeq,
+      branch: null,
     };
     this.#steps.set(id, step);
     state.steps.push(step);

@@ -27,6 +27,8 @@ export interface StepRecord {
   output?: JsonValue;
   outputBlob?: string;
   completedSeq: number | null;
+  /** The concurrent branch the step ran in (null: the main line); replay orders steps per branch. */
+  branch: string | null;
 }
 
 export interface CheckpointRecord {

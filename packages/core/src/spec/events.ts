@@ -113,6 +113,8 @@ const buildEventSchemas = once(() => {
     attempt: z.number().int().positive(),
     safety: stepSafetySchema,
     idempotencyKey: z.string(),
+    /** The concurrent branch the step runs in (a parallel group member, a map item); absent: the main line. */
+    branch: z.string().min(1).optional(),
   });
   const stepCompletedEventSchema = z.object({
     ...base,
