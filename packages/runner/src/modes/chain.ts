@@ -16,7 +16,9 @@ import {
 } from '../workflow/workflow-spec.js';
 import { runAgentTurn, toChatMessage } from './agent-turn.js';
 import {
+  type CheckpointAnnouncer,
   checkpoint,
+  checkpointAnnouncer,
   ensureStepMessage,
   type ModeContext,
   type ModeResult,
@@ -135,6 +137,7 @@ async function runShellStep(
   prefix: string,
   step: WorkflowShellStep,
   scope: TemplateScope,
+  announcer: CheckpointAnnouncer,
 ): Promise<ShellOutput> {
   const key = `${prefix}/shell`;
   const command = renderTemplate(step.shell, scope, { file: options.file, key: `steps[${index}].shell` });
@@ -174,6 +177,8 @@ async function runShellStep(
     await checkpoint(context, `step ${index + 1} shell, attempt ${retry.attemptInBudget}/${retry.maxAttempts}`);
   };
   const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
+    // This attempt's start is durable, and with it the completion of the step before.
+    announcer.now();
     const record = context.session.state.steps.find((recorded) => recorded.key === key);
     context.emit({ type: 'progress', label: 'attempt', done: record ? attemptInBudget(record) : 1, total: attempts });
     const result = await runShellCommand({
@@ -228,17 +233,20 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
   const total = spec.steps.length;
   // Steps are found in the journal by their stable id (position only in sessions recorded before ids).
   const ids = workflowStepIds(spec.steps);
+  // Shell steps' checkpoints go in the next append (group commit): announced once durable.
+  const announcer = checkpointAnnouncer(context);
   for (const [index, step] of spec.steps.entries()) {
+    announcer.now();
     reportProgress(context, 'steps', index, total);
     const prefix = stepKeyPrefix(options.stepKeys, index, ids[index] ?? String(index));
     if (isShellStep(step)) {
       const markedAfter = context.session.state.lastSeq;
-      const result = await runShellStep(context, options, index, prefix, step, scope);
+      const result = await runShellStep(context, options, index, prefix, step, scope, announcer);
       scope.steps.push({ response: result.stdoutTail, exitCode: result.exitCode, skipped: result.skipped === true });
       const label = result.skipped ? `step ${index + 1} shell, skipped` : passedLabel(index, result.attempt);
       // Marked with the step's completion when it ran now (durable with the session's next
-      // append, before anything else runs); otherwise (replayed, skipped) here.
-      await checkpoint(context, label, markedAfter);
+      // append, before anything else runs, and announced then); otherwise (replayed, skipped) here.
+      await checkpoint(context, label, markedAfter, announcer);
     } else {
       const agentStep: WorkflowAgentStep = step;
       const input = renderTemplate(agentStep.input, scope, { file: options.file, key: `steps[${index}].input` });
@@ -252,7 +260,7 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
       );
       scope.steps.push({ response });
       scope.lastResponse = response;
-      await checkpoint(context, `step ${index + 1} ${agentStep.agent}`);
+      await checkpoint(context, `step ${index + 1} ${agentStep.agent}`, undefined, announcer);
     }
     // Progress only moves forward: a step replayed from the journal on resume writes nothing again.
     if (!reachedBefore(context, index + 1, total)) setData(context, 'chain', { step: index + 1, totalSteps: total });
@@ -265,8 +273,9 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
   }));
   if (artifacts.length > 0) {
     await writeOutputFiles(context, 'write-artifacts', artifacts);
-    await checkpoint(context, 'artifacts written');
+    await checkpoint(context, 'artifacts written', undefined, announcer);
   }
+  await announcer.settle();
   const conclusion = scope.lastResponse ?? null;
   if (conclusion !== null) setData(context, 'conclusion', conclusion);
   return { conclusion };

@@ -34,12 +34,13 @@ async function interruptedAt(label: string, spec: string) {
   });
   const first = await runner.runWorkflow('flow.yaml');
   expect(first.status).toBe('interrupted');
-  const resumer = () =>
+  const resumer = (decisions: Parameters<typeof createRunner>[0]['decisions'] = undefined) =>
     createRunner({
       engine: engine(),
       models: createFakeModels().resolve,
       workspaceDir: workspace,
       sleep: instantSleep,
+      ...(decisions ? { decisions } : {}),
     });
   return { engine, sessionId: first.sessionId, resumer };
 }
@@ -57,7 +58,12 @@ describe('steps matched by id on resume', () => {
     expect(plan.changes.compatibility?.findings).toContainEqual(
       expect.objectContaining({ kind: 'step-changed', level: 'block', after: null }),
     );
-    const result = await resumer().resume(sessionId, { useEditedSpec: true, force: true });
+    // Step 2's checkpoint is announced once the next append carried it, which is step 3's start:
+    // the interrupt then stops step 3 before its command runs, and step 3 is left uncertain.
+    const result = await resumer({ uncertainStep: () => 'rerun' }).resume(sessionId, {
+      useEditedSpec: true,
+      force: true,
+    });
     expect(result.status).toBe('completed');
     expect(await ran()).toEqual(['one', 'two', 'three']);
   });
