@@ -91,7 +91,12 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const journals = createJournalFiles(context);
   let index: SummaryIndex;
   const headers = createHeaderFiles(context, layout, journals, (id, damage) => index.markDamaged(id, damage));
-  const appender = createJournalAppender(context, journals, { record: (entry) => index.record(entry) }, layout);
+  const appender = createJournalAppender(
+    context,
+    journals,
+    { record: (entry) => index.record(entry), beginWriting: (id) => index.beginWriting(id) },
+    layout,
+  );
   const snapshots = createSnapshotFiles(context, layout, journals, appender);
   const maintenance = createSessionMaintenance(context, {
     layout,
@@ -103,6 +108,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   });
   index = createSummaryIndex({
     fileSystem: plain,
+    durableFileSystem: context.durable,
     indexFile: paths.indexFile,
     sessionsDirectory: paths.sessions,
     locate: journals.locate,
@@ -174,6 +180,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       }
       await context.durable.syncDirectory(paths.sessions);
       await plain.removeTree(trash);
+      await index.endWriting(id);
       index.forget(id);
       return true;
     });
@@ -201,6 +208,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       }
     } catch (error) {
       await context.exclusive(id, () => appender.drop(id));
+      await index.endWriting(id);
       await held.release(held.previous?.lastSeq).catch(() => {});
       throw error;
     }
@@ -215,6 +223,8 @@ export function createFsStore(options: FsStoreOptions): FsStore {
         const writer = appender.writer(id);
         const lastSeq = writer?.lastSeq;
         await context.exclusive(id, () => appender.drop(id));
+        // Before the lease goes: the next writer's marker must never be removed under it.
+        await index.endWriting(id);
         // The journal's stamp, when this writer checked it at open and wrote all of it since.
         const status = writer && snapshots.checked(id) ? await plain.status(paths.inSession(id, JOURNAL)) : null;
         const stamp =
@@ -238,7 +248,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     }
     return context.exclusive(id, async () => {
       await appender.drop(id);
-      return work();
+      return index.whileWriting(id, work);
     });
   };
 
@@ -299,7 +309,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     async unarchive(id) {
       files.refuseIfBroken();
       await layout.require(id);
-      await context.exclusive(id, () => journals.unarchive(id));
+      await context.exclusive(id, () => index.whileWriting(id, () => journals.unarchive(id)));
     },
     async close() {
       await appender.closeAll();

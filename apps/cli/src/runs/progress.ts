@@ -50,6 +50,8 @@ export function createPlainRunView(context: CliContext): RunView {
   const terminal = context.terminal;
   let lastUsage = '';
   let lastProgress = '';
+  /** What each parallel step last showed: a line is printed when it changes. */
+  const branchLines = new Map<string, string>();
   return {
     announcesOutcome: false,
     showedTurn: () => false,
@@ -87,6 +89,19 @@ export function createPlainRunView(context: CliContext): RunView {
         case 'notice':
           terminal.note(terminal.yellow(`  ! ${event.text}`));
           break;
+        case 'parallel': {
+          for (const branch of event.branches) {
+            if (branch.state === 'waiting') continue;
+            const line = `  step ${event.number} ∥ ${branch.id}: ${branch.state === 'replayed' ? 'restored from the journal' : branch.state.replace('-', ' ')}${branch.detail ? ` (${branch.detail})` : ''}`;
+            const key = `${event.group}/${branch.id}`;
+            if (branchLines.get(key) === line) continue;
+            branchLines.set(key, line);
+            terminal.note(branch.state === 'failed' ? terminal.yellow(line) : terminal.dim(line));
+          }
+          const joined = event.branches.every((branch) => ['completed', 'replayed', 'skipped'].includes(branch.state));
+          if (event.finished && joined) terminal.note(terminal.cyan(`  step ${event.number} parallel: joined`));
+          break;
+        }
         default:
           break;
       }

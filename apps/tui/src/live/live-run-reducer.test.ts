@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  describeBranch,
   initialLiveRunState,
   type LiveRunAction,
   type LiveRunEvent,
@@ -52,6 +53,49 @@ describe('liveRunReducer', () => {
     expect(state.checkpoint?.seq).toBe(42);
     expect(state.finished?.status).toBe('interrupted');
     expect(state.items.at(-1)?.kind).toBe('finished');
+  });
+});
+
+describe('parallel groups in the live view', () => {
+  it('shows a state line per step while the group runs, and one summary line once it joined', () => {
+    const group = (branches: Array<[string, 'running' | 'completed' | 'failed' | 'waiting']>, finished = false) =>
+      event({
+        type: 'parallel',
+        group: 'checks',
+        number: 2,
+        finished,
+        branches: branches.map(([id, state]) => ({ id, state, detail: id === 'lint' ? 'attempt 2/3' : null })),
+      });
+    let state = [
+      group([
+        ['lint', 'running'],
+        ['test', 'waiting'],
+      ]),
+      group([
+        ['lint', 'running'],
+        ['test', 'completed'],
+      ]),
+    ].reduce(liveRunReducer, initialLiveRunState);
+    expect(state.parallel?.number).toBe(2);
+    expect(state.parallel?.branches.map(describeBranch)).toEqual([
+      '▸ lint  running · attempt 2/3',
+      '✓ test  completed',
+    ]);
+    expect(state.items).toEqual([]);
+    state = liveRunReducer(
+      state,
+      group(
+        [
+          ['lint', 'failed'],
+          ['test', 'completed'],
+        ],
+        true,
+      ),
+    );
+    expect(state.parallel).toBeNull();
+    expect(state.items.map((item) => (item.kind === 'notice' ? item.text : item.kind))).toEqual([
+      'step 2 parallel: lint failed, test completed',
+    ]);
   });
 });
 

@@ -15,7 +15,21 @@ export type LiveRunEvent =
   | { type: 'progress'; label: string; done: number; total: number | null }
   | { type: 'usage'; totals: { inputTokens: number; outputTokens: number; costUsd: number | null } }
   | { type: 'checkpoint'; seq: number; label: string | null }
-  | { type: 'notice'; text: string };
+  | { type: 'notice'; text: string }
+  | {
+      type: 'parallel';
+      group: string;
+      number: number;
+      branches: LiveBranch[];
+      finished: boolean;
+    };
+
+/** One step of a running parallel group (runner's ParallelBranchState, typed structurally). */
+export interface LiveBranch {
+  id: string;
+  state: 'waiting' | 'running' | 'completed' | 'replayed' | 'skipped' | 'failed' | 'interrupted' | 'not-started';
+  detail: string | null;
+}
 
 export interface LiveRunResult {
   status: 'completed' | 'interrupted' | 'waiting' | 'failed';
@@ -43,6 +57,8 @@ export interface LiveRunState {
   progress: { label: string; done: number; total: number | null } | null;
   usage: { inputTokens: number; outputTokens: number; costUsd: number | null } | null;
   checkpoint: { seq: number; label: string | null } | null;
+  /** The parallel group running now: one state line per step. */
+  parallel: { number: number; branches: LiveBranch[] } | null;
   /** Turns restored from the journal since the last live turn, announced as one line. */
   pendingReplayed: number;
   finished: LiveRunResult | null;
@@ -56,6 +72,7 @@ export const initialLiveRunState: LiveRunState = {
   progress: null,
   usage: null,
   checkpoint: null,
+  parallel: null,
   pendingReplayed: 0,
   finished: null,
 };
@@ -121,7 +138,31 @@ export function liveRunReducer(state: LiveRunState, action: LiveRunAction): Live
       const flushed = flushReplayed(state);
       return { ...flushed, items: append(flushed, { kind: 'notice', text: event.text }) };
     }
+    case 'parallel': {
+      if (!event.finished) return { ...state, parallel: { number: event.number, branches: event.branches } };
+      // The joined group leaves one line behind: how each of its steps ended.
+      const flushed = flushReplayed(state);
+      const text = `step ${event.number} parallel: ${event.branches.map((branch) => `${branch.id} ${branch.state}`).join(', ')}`;
+      return { ...flushed, parallel: null, items: append(flushed, { kind: 'notice', text }) };
+    }
   }
+}
+
+const branchMarks: Record<LiveBranch['state'], string> = {
+  waiting: '·',
+  running: '▸',
+  completed: '✓',
+  replayed: '↺',
+  skipped: '–',
+  failed: '✗',
+  interrupted: '‖',
+  'not-started': '·',
+};
+
+/** "▸ lint  running · attempt 2/3": a parallel step's state line. */
+export function describeBranch(branch: LiveBranch): string {
+  const state = branch.state === 'replayed' ? 'restored from the journal' : branch.state.replace('-', ' ');
+  return `${branchMarks[branch.state]} ${branch.id}  ${state}${branch.detail ? ` · ${branch.detail}` : ''}`;
 }
 
 /** "round 2 of 5", "chunk 8 of 15", "step 3" */

@@ -4,7 +4,7 @@
 import { Box, Static, Text } from 'ink';
 import { fitText, formatCost, formatTokens } from '../theme/format.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
-import { describeProgress, type LiveRunState, type StaticItem, tailLines } from './live-run-reducer.js';
+import { describeBranch, describeProgress, type LiveRunState, type StaticItem, tailLines } from './live-run-reducer.js';
 
 export function LiveRunView(props: { state: LiveRunState }) {
   const { state } = props;
@@ -23,6 +23,16 @@ export function LiveRunView(props: { state: LiveRunState }) {
           {streamLines.map((line, index) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: lines of a growing text, identified by position
             <Text key={index}>{line}</Text>
+          ))}
+        </Box>
+      ) : null}
+      {state.parallel && !state.finished ? (
+        <Box flexDirection="column">
+          <Text color={theme.muted}>{fitText(`step ${state.parallel.number} parallel`, width)}</Text>
+          {state.parallel.branches.map((branch) => (
+            <Text key={branch.id} color={branch.state === 'failed' ? theme.danger : undefined}>
+              {fitText(`  ${describeBranch(branch)}`, width)}
+            </Text>
           ))}
         </Box>
       ) : null}

@@ -35,6 +35,8 @@ export interface FileStatus {
   isSymbolicLink: boolean;
   /** When the file's content or metadata last changed (ctime, ms), where the file system tells. */
   changedMs?: number;
+  /** When the file's content (a directory's entries) last changed (mtime, ms), where the file system tells. */
+  modifiedMs?: number;
 }
 
 export interface FileSystem {
@@ -87,6 +89,7 @@ function toStatus(stats: Stats): FileStatus {
     isDirectory: stats.isDirectory(),
     isSymbolicLink: stats.isSymbolicLink(),
     changedMs: stats.ctimeMs,
+    modifiedMs: stats.mtimeMs,
   };
 }
 

@@ -1,20 +1,34 @@
 // The listing index: `index/summaries.json` maps each session to its latest summary
-// and the journal size that summary was read at. It is a cache, never the truth:
-// an entry whose journal size no longer matches is refreshed from the journal's
-// last record (read from the end of the file, not the whole history), so a stale
-// or lost index costs a few reads, never a wrong listing. Appends do not rewrite
-// it (that would cost fsyncs per checkpoint); it is saved, best-effort, when a listing
-// found stale entries, when a lease is released and when the store closes (a full disk
-// never fails a listing). A session whose files are damaged keeps an entry saying so,
-// and an entry that knew more events than the journal now holds is evidence of a cut:
-// both list as damaged until a repair. Its entries are
+// and the journal size that summary was read at. It is a cache, never the truth: a stale
+// or lost index costs a few reads, never a wrong listing.
+//
+// Trusting it without a status call per session: the index carries a stamp, the
+// modification time of the sessions folder when its entries were checked, and which
+// sessions had a writer then. Creating or deleting a session changes that folder, and so
+// does every writer: before its first append to a session it creates the marker
+// `sessions/.writing-<id>` (made durable before the append), and it removes the marker
+// when it is done (before its lease is released, so the next writer's marker is never
+// removed under it). So while the folder still has the stamped time, no session changed
+// except those that had a writer then, and only those are checked again (their journal's
+// size). Otherwise every session is checked: an entry whose journal size no longer
+// matches is refreshed from the journal's last record (read from the end of the file, not
+// the whole history), and the index is saved with a new stamp. A stamp is taken only when
+// the folder last changed comfortably before the check began (a file system's clock moves
+// in ticks: a change in the same tick could leave the time as it was), and is dropped by
+// anything it cannot vouch for (no modification time, another build's index).
+//
+// Appends do not rewrite the index (that would cost fsyncs per checkpoint); it is saved,
+// best-effort, when a listing found stale entries or a new stamp, when a lease is released
+// and when the store closes (a full disk never fails a listing). A session whose files are
+// damaged keeps an entry saying so, and an entry that knew more events than the journal now
+// holds is evidence of a cut: both list as damaged until a repair. Its entries are
 // validated on every load: by a quick check derived from the schema when zod would return
 // them unchanged (the usual case), by zod otherwise (see exact-check.ts).
 import path from 'node:path';
 import { isSessionId, type SessionSummary, sessionSummarySchema } from '@resume/core/spec';
 import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
-import { errorCode, type FileSystem } from '../file-system/file-system.js';
+import { errorCode, type FileStatus, type FileSystem } from '../file-system/file-system.js';
 import { frameObject, unframe } from '../journal/framing.js';
 import { compileExactCheck, type ExactCheck } from './exact-check.js';
 
@@ -32,7 +46,19 @@ const entrySchema = z.object({
 });
 export type IndexEntry = z.infer<typeof entrySchema>;
 
-const indexFileSchema = z.object({ v: z.literal(1), entries: z.array(entrySchema) });
+/** When the index's entries were checked: the sessions folder's times, and the sessions being written then. */
+const stampSchema = z.object({
+  modifiedMs: z.number(),
+  changedMs: z.number(),
+  writing: z.array(z.string()),
+});
+export type IndexStamp = z.infer<typeof stampSchema>;
+
+const indexFileSchema = z.object({
+  v: z.literal(1),
+  entries: z.array(entrySchema),
+  stamp: stampSchema.nullable().default(null),
+});
 type IndexFile = z.output<typeof indexFileSchema>;
 
 let quickIndexCheck: ExactCheck | null | undefined;
@@ -60,8 +86,27 @@ export interface InspectedSession {
   damage: Damage | null;
 }
 
+/** The marker a writer keeps in the sessions folder while it writes a session (see the module comment). */
+export const WRITING_MARKER_PREFIX = '.writing-';
+
+/** A folder whose last change is newer than this (ms) at the start of a check is not stamped. */
+export const STAMP_SETTLE_MS = 2_000;
+
+/** Whether the sessions folder is still as it was when `stamp` was taken. */
+export function stampHolds(stamp: IndexStamp | null, folder: FileStatus | null): boolean {
+  return (
+    stamp !== null &&
+    folder !== null &&
+    folder.isDirectory &&
+    folder.modifiedMs === stamp.modifiedMs &&
+    folder.changedMs === stamp.changedMs
+  );
+}
+
 export interface SummaryIndexContext {
   fileSystem: FileSystem;
+  /** Where the writing markers are made durable (the store's durable file system). */
+  durableFileSystem: FileSystem;
   indexFile: string;
   sessionsDirectory: string;
   /** `isDirectory`: the session's folder was just listed as a real directory, so it is not checked again. */
@@ -86,12 +131,26 @@ export interface SummaryIndex {
   /** The entry as the index holds it, without refreshing it. */
   known(sessionId: string): Promise<IndexEntry | null>;
   save(): Promise<void>;
+  /** Marks the session as being written (durably), before the first change to its files. */
+  beginWriting(sessionId: string): Promise<void>;
+  /** Removes the marker `beginWriting` made (or took over from a writer that died). */
+  endWriting(sessionId: string): Promise<void>;
+  /** Runs `work`, a change to the session's files, between `beginWriting` and `endWriting`. */
+  whileWriting<T>(sessionId: string, work: () => Promise<T>): Promise<T>;
 }
 
 const missingOf = (location: JournalLocation): IndexEntry['missing'] => (location.missing ? ['journal'] : []);
 
 export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
   let entries: Map<string, IndexEntry> | null = null;
+  let stamp: IndexStamp | null = null;
+  // Sessions this instance marked as being written (or whose marker it took over).
+  const markedHere = new Set<string>();
+  const markerOf = (sessionId: string) => path.join(context.sessionsDirectory, `${WRITING_MARKER_PREFIX}${sessionId}`);
+  const folderStatus = (): Promise<FileStatus | null> =>
+    context.fileSystem.statusNow
+      ? Promise.resolve(context.fileSystem.statusNow(context.sessionsDirectory))
+      : context.fileSystem.status(context.sessionsDirectory);
   // What appends recorded before the index was first loaded (a writer that never lists).
   const pending = new Map<string, IndexEntry>();
   let dirty = false;
@@ -104,8 +163,10 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
       const framed = unframe(content.at(-1) === 0x0a ? content.subarray(0, -1) : content);
       const parsed = framed.ok ? parseIndexFile(framed.value) : null;
       // A damaged index is rebuilt from the journals rather than trusted.
-      if (parsed) for (const entry of parsed.entries) loaded.set(entry.id, entry);
-      else dirty = true;
+      if (parsed) {
+        for (const entry of parsed.entries) loaded.set(entry.id, entry);
+        stamp = parsed.stamp;
+      } else dirty = true;
     } catch (error) {
       // A missing index is built; one that cannot be read (replaced by a directory) is rebuilt in memory.
       if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'EISDIR') throw error;
@@ -156,12 +217,27 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
   return {
     async all() {
       const cache = await load();
+      // Taken before the sessions are looked at: any change after this moves the folder's time.
+      const startedMs = Date.now();
+      const folder = await folderStatus().catch(() => null);
+      if (stampHolds(stamp, folder)) {
+        // Nothing was created, deleted or written since the stamp but the sessions written then.
+        const writing = (stamp?.writing ?? []).filter((id) => cache.has(id));
+        await Promise.all(writing.map((id) => refresh(cache, id)));
+        if (dirty) await this.save().catch(() => {});
+        return [...cache.values()];
+      }
       // Where the listing tells directories apart, a session is one status call (its journal), not two.
       const listed = context.fileSystem.readSubdirectories !== undefined;
-      const names = listed
-        ? await context.fileSystem.readSubdirectories?.(context.sessionsDirectory)
-        : await context.fileSystem.readDirectory(context.sessionsDirectory);
-      const ids = new Set((names ?? []).filter(isSessionId));
+      const names =
+        (listed
+          ? await context.fileSystem.readSubdirectories?.(context.sessionsDirectory)
+          : await context.fileSystem.readDirectory(context.sessionsDirectory)) ?? [];
+      const ids = new Set(names.filter(isSessionId));
+      const writing = names
+        .filter((name) => name.startsWith(WRITING_MARKER_PREFIX))
+        .map((name) => name.slice(WRITING_MARKER_PREFIX.length))
+        .filter((id) => ids.has(id));
       for (const id of cache.keys()) {
         if (!ids.has(id)) {
           cache.delete(id);
@@ -169,6 +245,19 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
         }
       }
       const refreshed = await Promise.all([...ids].map((id) => refresh(cache, id, listed)));
+      const settled =
+        folder?.isDirectory === true &&
+        folder.modifiedMs !== undefined &&
+        folder.changedMs !== undefined &&
+        Math.max(folder.modifiedMs, folder.changedMs) < startedMs - STAMP_SETTLE_MS;
+      const next: IndexStamp | null =
+        settled && folder?.modifiedMs !== undefined && folder.changedMs !== undefined
+          ? { modifiedMs: folder.modifiedMs, changedMs: folder.changedMs, writing }
+          : null;
+      if (!sameStamp(stamp, next)) {
+        stamp = next;
+        dirty = true;
+      }
       // Listing is a read: a failed save (a full disk, a read-only home) leaves the work for next time.
       if (dirty) await this.save().catch(() => {});
       return refreshed.filter((entry): entry is IndexEntry => entry !== null);
@@ -201,7 +290,7 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
       if (pending.size > 0) await load();
       if (!entries || !dirty) return;
       dirty = false;
-      const file = frameObject({ v: 1, entries: [...entries.values()] });
+      const file = frameObject({ v: 1, entries: [...entries.values()], stamp });
       try {
         await context.fileSystem.makeDirectory(path.dirname(context.indexFile)).catch(() => {});
         await writeFileAtomically(context.fileSystem, context.indexFile, file);
@@ -210,5 +299,42 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
         throw error;
       }
     },
+    async beginWriting(sessionId) {
+      if (markedHere.has(sessionId)) return;
+      try {
+        await context.fileSystem.makeDirectory(markerOf(sessionId));
+        // Durable before the first change it announces: after a power loss the change may
+        // survive, so the marker (and the folder's new time) must too.
+        await context.durableFileSystem.syncDirectory(context.sessionsDirectory);
+      } catch (error) {
+        // Left by a writer that died: this writer carries on under it.
+        if (errorCode(error) !== 'EEXIST') throw error;
+      }
+      markedHere.add(sessionId);
+    },
+    async endWriting(sessionId) {
+      if (!markedHere.delete(sessionId)) return;
+      // Best-effort: a marker left behind only costs its session a status call per listing.
+      await context.fileSystem.removeTree(markerOf(sessionId)).catch(() => {});
+    },
+    async whileWriting(sessionId, work) {
+      const alreadyMarked = markedHere.has(sessionId);
+      await this.beginWriting(sessionId);
+      try {
+        return await work();
+      } finally {
+        if (!alreadyMarked) await this.endWriting(sessionId);
+      }
+    },
   };
+}
+
+function sameStamp(a: IndexStamp | null, b: IndexStamp | null): boolean {
+  if (a === null || b === null) return a === b;
+  return (
+    a.modifiedMs === b.modifiedMs &&
+    a.changedMs === b.changedMs &&
+    a.writing.length === b.writing.length &&
+    a.writing.every((id, position) => b.writing[position] === id)
+  );
 }

@@ -53,7 +53,7 @@ export interface JournalAppender {
 export function createJournalAppender(
   context: StoreContext,
   journals: JournalFiles,
-  index: Pick<SummaryIndex, 'record'>,
+  index: Pick<SummaryIndex, 'record' | 'beginWriting'>,
   layout: Layout,
 ): JournalAppender {
   const { paths, plain, durable } = context;
@@ -67,6 +67,8 @@ export function createJournalAppender(
 
   const openWriter = async (id: string): Promise<JournalWriter> => {
     await drop(id);
+    // Listings trust the index only while no session is written unannounced (index/summary-index.ts).
+    await index.beginWriting(id);
     await journals.unarchive(id);
     const file = paths.inSession(id, JOURNAL);
     if (!(await plain.status(file))?.isFile) throw new SessionNotFoundError(id);

@@ -302,7 +302,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     const held = await acquireLease(context.lease, id, leaseDirectory(id), { pid: process.pid, host: hostname() });
     let keptSeq: number | undefined;
     try {
-      const report = await context.exclusive(id, () => repairNow(id, false));
+      const report = await context.exclusive(id, () => parts.index().whileWriting(id, () => repairNow(id, false)));
       keptSeq = report.keptSeq;
       return report;
     } finally {
