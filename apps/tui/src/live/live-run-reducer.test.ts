@@ -36,9 +36,30 @@ describe('liveRunReducer', () => {
       event({ type: 'turn-completed', message: message('a', 'one', 1), replayed: true }),
       event({ type: 'turn-completed', message: message('b', 'two', 1), replayed: true }),
       event({ type: 'turn-started', agent: 'c', round: 1 }),
+      event({ type: 'delta', agent: 'c', text: 'Now' }),
     ].reduce(liveRunReducer, initialLiveRunState);
     expect(state.items.at(-1)).toMatchObject({ kind: 'replayed', count: 2 });
     expect(state.items.filter((item) => item.kind === 'turn')).toHaveLength(0);
+  });
+
+  it('counts restored turns in one line even when their starts were announced, and nobody is left speaking', () => {
+    const state = [
+      event({ type: 'run-started', sessionId: 's1', mode: 'discussion', resumed: true }),
+      event({ type: 'turn-started', agent: 'a', round: 1 }),
+      event({ type: 'turn-completed', message: message('a', 'one', 1), replayed: true }),
+      event({ type: 'turn-started', agent: 'b', round: 1 }),
+      event({ type: 'turn-completed', message: message('b', 'two', 1), replayed: true }),
+      event({ type: 'turn-started', agent: 'c', round: 1 }),
+      event({ type: 'turn-completed', message: message('c', 'three', 1), replayed: true }),
+    ].reduce(liveRunReducer, initialLiveRunState);
+    expect(state.current).toBeNull();
+    const live = [
+      event({ type: 'turn-started', agent: 'judge', round: 1 }),
+      event({ type: 'delta', agent: 'judge', text: 'Verdict' }),
+      event({ type: 'turn-completed', message: message('judge', 'Verdict', 1) }),
+    ].reduce(liveRunReducer, state);
+    expect(live.items.map((item) => item.kind)).toEqual(['started', 'replayed', 'turn']);
+    expect(live.items[1]).toMatchObject({ kind: 'replayed', count: 3 });
   });
 
   it('keeps progress, usage and the last checkpoint, and records the outcome once finished', () => {

@@ -13,6 +13,7 @@ export type LiveRunEvent =
       replayed?: boolean;
     }
   | { type: 'progress'; label: string; done: number; total: number | null }
+  | { type: 'map-progress'; stepId: string; total: number; done: number; running: number; failed: number }
   | { type: 'usage'; totals: { inputTokens: number; outputTokens: number; costUsd: number | null } }
   | { type: 'checkpoint'; seq: number; label: string | null }
   | { type: 'notice'; text: string }
@@ -38,6 +39,8 @@ export interface LiveRunResult {
   question?: string;
   /** For an interrupted run: the exact command that resumes it. */
   resumeCommand?: string;
+  /** For an interrupted run: the label of the checkpoint it stopped at ("chunk 3/15", "round 2, agent critic"). */
+  savedAt?: string;
   /** For a failed run: what went wrong. */
   message?: string;
   /** The resume was declined before anything ran; the session is unchanged. */
@@ -55,13 +58,23 @@ export interface LiveRunState {
   items: StaticItem[];
   current: { agent: string; round: number | null; text: string } | null;
   progress: { label: string; done: number; total: number | null } | null;
+  /** The running map step's items. */
+  mapItems: MapItemsProgress | null;
   usage: { inputTokens: number; outputTokens: number; costUsd: number | null } | null;
   checkpoint: { seq: number; label: string | null } | null;
   /** The parallel group running now: one state line per step. */
   parallel: { number: number; branches: LiveBranch[] } | null;
-  /** Turns restored from the journal since the last live turn, announced as one line. */
+  /** Turns restored from the journal since the last live text: shown live, printed as one line before new text. */
   pendingReplayed: number;
   finished: LiveRunResult | null;
+}
+
+export interface MapItemsProgress {
+  stepId: string;
+  total: number;
+  done: number;
+  running: number;
+  failed: number;
 }
 
 export type LiveRunAction = { type: 'event'; event: LiveRunEvent } | { type: 'finished'; result: LiveRunResult };
@@ -70,6 +83,7 @@ export const initialLiveRunState: LiveRunState = {
   items: [],
   current: null,
   progress: null,
+  mapItems: null,
   usage: null,
   checkpoint: null,
   parallel: null,
@@ -106,19 +120,26 @@ export function liveRunReducer(state: LiveRunState, action: LiveRunAction): Live
         ...state,
         items: append(state, { kind: 'started', sessionId: event.sessionId, mode: event.mode, resumed: event.resumed }),
       };
-    case 'turn-started': {
-      const flushed = flushReplayed(state);
-      return { ...flushed, current: { agent: event.agent, round: event.round, text: '' } };
-    }
+    // A started turn may still turn out to be restored from the journal (a mode that announces
+    // every turn): the restored count is said once the first live text arrives, so restored
+    // turns make one line however their starts were announced.
+    case 'turn-started':
+      return { ...state, current: { agent: event.agent, round: event.round, text: '' } };
     case 'delta': {
+      const flushed = flushReplayed(state);
       const current =
         state.current && state.current.agent === event.agent
           ? { ...state.current, text: state.current.text + event.text }
           : { agent: event.agent, round: state.current?.round ?? null, text: event.text };
-      return { ...state, current };
+      return { ...flushed, current };
     }
     case 'turn-completed': {
-      if (event.replayed) return { ...state, pendingReplayed: state.pendingReplayed + 1 };
+      if (event.replayed) {
+        // The start announced for this turn was a replay's: nobody is speaking after all.
+        const speaker = event.message.speaker ?? event.message.role;
+        const announced = state.current !== null && state.current.agent === speaker && state.current.text === '';
+        return { ...state, current: announced ? null : state.current, pendingReplayed: state.pendingReplayed + 1 };
+      }
       const flushed = flushReplayed(state);
       const message = event.message;
       const speaker = message.speaker ?? message.role;
@@ -130,6 +151,10 @@ export function liveRunReducer(state: LiveRunState, action: LiveRunAction): Live
     }
     case 'progress':
       return { ...state, progress: { label: event.label, done: event.done, total: event.total } };
+    case 'map-progress': {
+      const { stepId, total, done, running, failed } = event;
+      return { ...state, mapItems: { stepId, total, done, running, failed } };
+    }
     case 'usage':
       return { ...state, usage: event.totals };
     case 'checkpoint':
@@ -170,6 +195,11 @@ export function describeProgress(progress: NonNullable<LiveRunState['progress']>
   return progress.total === null
     ? `${progress.label} ${progress.done}`
     : `${progress.label} ${progress.done} of ${progress.total}`;
+}
+
+/** "items 12/40 done · 4 running · 1 failed" */
+export function describeItems(items: MapItemsProgress): string {
+  return `items ${items.done}/${items.total} done · ${items.running} running · ${items.failed} failed`;
 }
 
 /** The last `maxLines` screen lines of `text` wrapped at `width` (the streaming area). */
