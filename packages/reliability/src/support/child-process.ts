@@ -7,21 +7,38 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 export type WorkerProcess = ChildProcessByStdio<null, Readable, Readable>;
 
 export interface BundledWorker {
-  spawn(args: string[], env?: Record<string, string>): WorkerProcess;
+  /** Runs the worker with `args`, only `env` (and PATH) in its environment, in `cwd` (default: this process's). */
+  spawn(args: string[], env?: Record<string, string>, cwd?: string): WorkerProcess;
   remove(): Promise<void>;
 }
 
-/** Bundles `src/__fixtures__/<name>.ts` into a temporary directory. */
-export async function bundleWorker(name: string): Promise<BundledWorker> {
+// Ink imports React's devtools only when DEV=true, and the package is not installed: the bundle
+// of the CLI gets an empty module instead (the built CLI keeps it external).
+const withoutDevtools: Plugin = {
+  name: 'without-react-devtools',
+  setup(build) {
+    build.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'react-devtools-core', namespace: 'empty' }));
+    build.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'export default {};' }));
+  },
+};
+
+/** The `conclave` executable's sources (its real process wiring: environment, streams, signals, exit). */
+export const CONCLAVE_BIN = new URL('../../../../apps/cli/src/bin/conclave.ts', import.meta.url);
+
+/** Bundles `src/__fixtures__/<name>.ts` (or `entry`) into a temporary directory. */
+export async function bundleWorker(
+  name: string,
+  entry = new URL(`../__fixtures__/${name}.ts`, import.meta.url),
+): Promise<BundledWorker> {
   const directory = await mkdtemp(path.join(tmpdir(), 'conclave-worker-'));
   const outfile = path.join(directory, `${name}.mjs`);
   await build({
-    entryPoints: [fileURLToPath(new URL(`../__fixtures__/${name}.ts`, import.meta.url))],
+    entryPoints: [fileURLToPath(entry)],
     outfile,
     bundle: true,
     platform: 'node',
@@ -29,15 +46,17 @@ export async function bundleWorker(name: string): Promise<BundledWorker> {
     target: 'node22',
     conditions: ['@resume/source'],
     logLevel: 'error',
+    plugins: [withoutDevtools],
     // Bundled CommonJS dependencies may call require(); give the ESM bundle one.
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     },
   });
   return {
-    spawn: (args, env = {}) =>
+    spawn: (args, env = {}, cwd) =>
       spawn(process.execPath, [outfile, ...args], {
         stdio: ['ignore', 'pipe', 'pipe'],
+        ...(cwd === undefined ? {} : { cwd }),
         // Only what the worker needs: never the user's keys or home.
         env: { PATH: process.env.PATH ?? '', ...env },
       }),
