@@ -4,6 +4,7 @@
 
 import { UsageError } from '@resume/core/spec';
 import { createRunner } from '@resume/runner';
+import { whoAmI } from '../commands/answer.js';
 import type { CliContext } from '../context/cli-context.js';
 import type { RunLimits } from './cost-limits.js';
 
@@ -25,6 +26,8 @@ export async function openSessionBackend(context: CliContext) {
   const planner = await createPlanner(context);
   const backend = tui.createEngineBackend({
     engine,
+    // Answers typed in the picker are journaled as from this user and machine, like `conclave answer`.
+    answeredBy: whoAmI(),
     planResume: async (sessionId) => tui.resumePlanView(await planner.plan(sessionId)),
   });
   return { tui, backend };

@@ -16,6 +16,8 @@ const schemas = once(() => ({
     variables: z.record(z.string(), z.string()),
     /** How steps are keyed in the journal; sessions recorded before step ids have none (by position). */
     stepKeys: z.enum(['position', 'id']).optional(),
+    /** How checkpoint labels name steps; sessions recorded before labels by id have none (by position). */
+    stepLabels: z.enum(['position', 'id']).optional(),
   }),
 }));
 export const chainConfigSchema = lazySchema(() => schemas().config);
@@ -33,24 +35,36 @@ export const chainMode = defineMode<ChainConfig>({
   spec: {
     kind: 'workflow',
     path: (config) => config.workflowPath,
-    async adoptEdited(text, config) {
-      const { checkWorkflow, parseWorkflowSpec } = await workflowSpecs();
+    async adoptEdited(text, config, setup) {
+      const { checkParallelLimit, checkWorkflow, parseWorkflowSpec } = await workflowSpecs();
       const specPath = config.workflowPath;
-      checkWorkflow(parseWorkflowSpec(text, specPath), specPath, Object.keys(config.variables));
+      const spec = parseWorkflowSpec(text, specPath);
+      checkWorkflow(spec, specPath, Object.keys(config.variables));
+      checkParallelLimit(spec, specPath, setup.maxParallel);
       return null;
     },
   },
   async start(input, setup) {
     if (input.from !== 'file') throw new Error('chain runs start from a workflow spec');
-    const { checkWorkflow, parseWorkflowSpec, resolveVariables } = await workflowSpecs();
+    const { checkParallelLimit, checkWorkflow, parseWorkflowSpec, resolveVariables } = await workflowSpecs();
     const { filePath, text } = input;
     const spec = parseWorkflowSpec(text, filePath);
     const variables = resolveVariables(spec, filePath, input.variables);
     checkWorkflow(spec, filePath, Object.keys(variables));
+    checkParallelLimit(spec, filePath, setup.maxParallel);
+    // Map items from a file are read (and refused when missing or not JSON) before a session exists.
+    const { checkItemFiles } = await import('../workflow/map-items.js');
+    await checkItemFiles(spec, setup.workspaceDir);
     const hash = setup.hashText(text);
     const task = spec.description ? `${spec.name}: ${spec.description}` : `Workflow ${spec.name}`;
     return {
-      config: { mode: 'chain', workflowPath: filePath, variables, stepKeys: CURRENT_STEP_KEY_SCHEME },
+      config: {
+        mode: 'chain',
+        workflowPath: filePath,
+        variables,
+        stepKeys: CURRENT_STEP_KEY_SCHEME,
+        stepLabels: CURRENT_STEP_KEY_SCHEME,
+      },
       title: spec.name,
       events: [
         { type: 'spec-recorded', kind: 'workflow', path: filePath, hash, blob: null, content: text },
@@ -72,6 +86,7 @@ export const chainMode = defineMode<ChainConfig>({
       file: config.workflowPath,
       variables,
       stepKeys: config.stepKeys ?? 'position',
+      stepLabels: config.stepLabels ?? 'position',
     });
   },
   describeNext(state) {

@@ -34,6 +34,8 @@ export interface ParallelGroup {
   id: string;
   /** The group's step number (from 1). */
   number: number;
+  /** How checkpoint labels name the group (`step checks`; `step 2 parallel` in older sessions). */
+  label: string;
   members: GroupMember[];
   maxConcurrency: number;
 }
@@ -50,7 +52,7 @@ function failureMessage(error: unknown): string {
 }
 
 /** One decision at a time: two uncertain branches do not ask the user at once. */
-function oneDecisionAtATime(
+export function oneDecisionAtATime(
   decide: ModeContext['onUncertain'],
 ): ((step: UncertainStepInfo) => Promise<UncertainDecision>) | undefined {
   if (!decide) return undefined;
@@ -164,6 +166,6 @@ export async function runParallelGroup(context: ModeContext, group: ParallelGrou
   for (const branch of branches) {
     for (const { stepKey, message } of branch.messages) ensureStepMessage(context, stepKey, message);
   }
-  await checkpoint(context, `step ${group.number} parallel, joined`);
+  await checkpoint(context, `${group.label}, joined`);
   return results.map((result) => result ?? { response: null });
 }

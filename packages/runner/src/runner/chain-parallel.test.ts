@@ -13,7 +13,7 @@ import { ParallelGroupFailedError } from '../modes/parallel-group-failed-error.j
 import { CostLimitError } from '../usage/cost-limit-error.js';
 import type { RunEvent } from './run-event.js';
 import { createRunner } from './runner.js';
-import { createFakeModels, createTestStore, instantSleep, transcriptOf, until } from './test-kit.js';
+import { createFakeModels, createTestStore, instantSleep, stepLabelIn, transcriptOf, until } from './test-kit.js';
 
 async function untilAsync(predicate: () => Promise<boolean>): Promise<void> {
   for (let index = 0; index < 2000; index += 1) {
@@ -90,11 +90,8 @@ describe('parallel groups', () => {
       ['step[right]/shell', 'checks/right'],
       ['step[summary]/reviewer', null],
     ]);
-    // One checkpoint for the group, at its join; none while its steps ran.
-    expect(state.checkpoints.map((checkpoint) => checkpoint.label)).toEqual([
-      'step 1 parallel, joined',
-      'step 2 reviewer',
-    ]);
+    // One checkpoint for the group, at its join; none while its steps ran. Labels name steps by id.
+    expect(state.checkpoints.map((checkpoint) => checkpoint.label)).toEqual(['step checks, joined', 'step summary']);
     const finished = events.filter((event) => event.type === 'parallel' && event.finished);
     expect(finished).toEqual([
       {
@@ -422,16 +419,14 @@ describe('parallel groups', () => {
   }, 60_000);
 
   it('honours a requested checkpoint at the join, not while the steps run', async () => {
-    await writeFile(
-      path.join(workspace, 'flow.yaml'),
-      spec(`
+    const flow = spec(`
   - parallel:
       - { id: one, shell: "${waitFor('go')}" }
       - { id: two, shell: "${waitFor('go')}" }
   - agent: reviewer
     input: "done"
-`),
-    );
+`);
+    await writeFile(path.join(workspace, 'flow.yaml'), flow);
     const { store, engine } = createTestStore();
     let requestSeen = false;
     const listRequests = store.listRequests?.bind(store);
@@ -465,7 +460,7 @@ describe('parallel groups', () => {
     const result = await started;
     expect(result.status).toBe('completed');
     const labels = (await engine().readSession(result.sessionId)).checkpoints.map((checkpoint) => checkpoint.label);
-    expect(labels).toEqual(['step 1 parallel, joined', 'mid-group', 'step 2 reviewer']);
+    expect(labels).toEqual([`${stepLabelIn(flow, 0)}, joined`, 'mid-group', stepLabelIn(flow, 1)]);
   }, 60_000);
 
   it('stops at the join when a step of the group would pass the cost limit; a resume runs only what is left', async () => {
