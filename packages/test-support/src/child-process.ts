@@ -1,0 +1,106 @@
+// Real child processes for crash, lease and load tests: a TypeScript entry is bundled with
+// esbuild (workspace packages resolved to their sources through the `@resume/source`
+// condition) into one ESM file, then spawned with the project's Node (`process.execPath`).
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+export interface BundleOptions {
+  /** Modules left out of the bundle (optional native add-ons such as `pg-native`). */
+  external?: string[];
+}
+
+/** Bundles `entry` into `outfile`: one ESM file that Node runs without the sources around it. */
+export async function bundleForNode(entry: string | URL, outfile: string, options: BundleOptions = {}): Promise<void> {
+  await build({
+    entryPoints: [typeof entry === 'string' ? entry : fileURLToPath(entry)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    conditions: ['@resume/source'],
+    external: options.external ?? [],
+    logLevel: 'error',
+    // Bundled CommonJS dependencies may call require(); give the ESM bundle one.
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+  });
+}
+
+export type ChildWithOutput = ChildProcessByStdio<null, Readable, Readable>;
+
+export interface BundledChild {
+  /** The bundled file. */
+  outfile: string;
+  /** Runs the bundle with the project's Node; `env` replaces the environment (default: this process's). */
+  spawn(args: string[], env?: NodeJS.ProcessEnv): ChildWithOutput;
+  /** Removes the bundle's temporary directory. */
+  remove(): Promise<void>;
+}
+
+/** Bundles `entry` once into a temporary directory, to spawn as often as a test needs. */
+export async function bundleChild(entry: string | URL, options: BundleOptions = {}): Promise<BundledChild> {
+  const directory = await mkdtemp(path.join(tmpdir(), 'conclave-child-'));
+  const name = path.basename(typeof entry === 'string' ? entry : fileURLToPath(entry)).replace(/\.[cm]?tsx?$/, '');
+  const outfile = path.join(directory, `${name}.mjs`);
+  try {
+    await bundleForNode(entry, outfile, options);
+  } catch (error) {
+    await rm(directory, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    outfile,
+    spawn: (args, env = process.env) =>
+      spawn(process.execPath, [outfile, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env }),
+    remove: () => rm(directory, { recursive: true, force: true }),
+  };
+}
+
+/** Calls `onLine` for each complete line the stream writes. */
+export function onLines(stream: Readable, onLine: (line: string) => void): void {
+  let buffered = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buffered += chunk;
+    let end = buffered.indexOf('\n');
+    while (end !== -1) {
+      onLine(buffered.slice(0, end));
+      buffered = buffered.slice(end + 1);
+      end = buffered.indexOf('\n');
+    }
+  });
+}
+
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Resolves once the child has exited (at once when it already has). */
+export function exited(child: {
+  exitCode: number | null;
+  signalCode: NodeJS.Signals | null;
+  once(event: 'exit', listener: (code: number | null, signal: NodeJS.Signals | null) => void): unknown;
+}): Promise<ChildExit> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  }
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+/** Collects everything a stream writes; the returned function reads it so far. */
+export function collect(stream: Readable): () => string {
+  let text = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    text += chunk;
+  });
+  return () => text;
+}
