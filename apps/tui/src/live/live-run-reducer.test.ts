@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   describeBranch,
+  describeItems,
   initialLiveRunState,
   type LiveRunAction,
   type LiveRunEvent,
@@ -117,6 +118,22 @@ describe('parallel groups in the live view', () => {
     expect(state.items.map((item) => (item.kind === 'notice' ? item.text : item.kind))).toEqual([
       'step 2 parallel: lint failed, test completed',
     ]);
+  });
+});
+
+describe('map steps in the live view', () => {
+  it('keeps the latest item counts for the status line: done, running, failed', () => {
+    const state = [
+      event({ type: 'map-progress', stepId: 'review', total: 40, done: 0, running: 0, failed: 0 }),
+      event({ type: 'map-progress', stepId: 'review', total: 40, done: 0, running: 4, failed: 0 }),
+      event({ type: 'map-progress', stepId: 'review', total: 40, done: 12, running: 4, failed: 1 }),
+    ].reduce(liveRunReducer, initialLiveRunState);
+    expect(state.mapItems).toEqual({ stepId: 'review', total: 40, done: 12, running: 4, failed: 1 });
+    expect(describeItems(state.mapItems as NonNullable<typeof state.mapItems>)).toBe(
+      'items 12/40 done · 4 running · 1 failed',
+    );
+    // Counts are status, not history: nothing is added to the finished items.
+    expect(state.items).toEqual([]);
   });
 });
 

@@ -77,6 +77,9 @@ function itemFailure(error: unknown): { message: string; attempts: number } | nu
   return { message: cause.message, attempts: error.attempts.length };
 }
 
+/** Environment variables are limited in size (128 KiB each on Linux): larger items are not passed. */
+const MAX_ITEM_ENV_CHARS = 64 * 1024;
+
 function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 8);
 }
@@ -169,10 +172,12 @@ export async function runMapStep(
       stepsById,
       item: { value: item.value, id: item.id, index: item.index },
     };
+    // A very large item would not fit in a command's environment: it is left out (templates still see it).
+    const text = itemText(item.value);
     const env = {
       CONCLAVE_ITEM_INDEX: String(item.index),
       CONCLAVE_ITEM_ID: item.id,
-      CONCLAVE_ITEM: itemText(item.value),
+      ...(text.length <= MAX_ITEM_ENV_CHARS ? { CONCLAVE_ITEM: text } : {}),
     };
     const lastStep = map.do.length - 1;
     let current = 'items';

@@ -78,6 +78,21 @@ steps:
     expect(inputs).toEqual(['0 alpha alpha', '1 b2 {"id":"b2","name":"beta"}']);
   });
 
+  it('leaves an item too large for the environment out of CONCLAVE_ITEM, and still runs it', async () => {
+    await writeFile(path.join(workspace, 'big.json'), JSON.stringify([{ id: 'big', text: 'x'.repeat(200_000) }]));
+    await spec(`
+name: big
+steps:
+  - map:
+      items: { file: big.json }
+      do:
+        - shell: 'echo "$CONCLAVE_ITEM_ID:\${#CONCLAVE_ITEM}" >> seen.txt'
+`);
+    const result = await setup().runner().runWorkflow('flow.yaml');
+    expect(result.status).toBe('completed');
+    expect(await lines('seen.txt')).toEqual(['big:0']);
+  });
+
   it('reads items from a JSON file and from a JSON lines file, with {{ item.field }}', async () => {
     await writeFile(
       path.join(workspace, 'items.json'),
