@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundledChild, bundleChild, collect, exited, onLines } from './child-process.js';
@@ -28,5 +29,22 @@ describe('bundleChild', () => {
     expect(existsSync(other.outfile)).toBe(true);
     await other.remove();
     expect(existsSync(path.dirname(other.outfile))).toBe(false);
+  });
+
+  it('replaces the modules named `empty` with an empty one, and runs the child in the directory given', async () => {
+    const entry = new URL('./__fixtures__/optional-import.ts', import.meta.url);
+    await expect(bundleChild(entry)).rejects.toThrow(/conclave-not-installed/);
+    const optional = await bundleChild(entry, { empty: ['conclave-not-installed'] });
+    const directory = realpathSync(mkdtempSync(path.join(tmpdir(), 'conclave-cwd-')));
+    try {
+      const running = optional.spawn([], { PATH: process.env.PATH }, directory);
+      const lines: string[] = [];
+      onLines(running.stdout, (line) => lines.push(line));
+      expect(await exited(running)).toEqual({ code: 0, signal: null });
+      expect(lines).toEqual(['missing={}', `cwd=${directory}`]);
+    } finally {
+      await optional.remove();
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

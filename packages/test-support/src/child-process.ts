@@ -7,11 +7,28 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 export interface BundleOptions {
   /** Modules left out of the bundle (optional native add-ons such as `pg-native`). */
   external?: string[];
+  /**
+   * Modules replaced by an empty one: optional imports never taken at run time that are not
+   * installed (Ink's `react-devtools-core`, loaded only when DEV=true). Left external instead, a
+   * single-file bundle would import them at its top and fail to start.
+   */
+  empty?: string[];
+}
+
+function emptyModules(names: string[]): Plugin {
+  const filter = new RegExp(`^(${names.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+  return {
+    name: 'empty-modules',
+    setup(build) {
+      build.onResolve({ filter }, (resolved) => ({ path: resolved.path, namespace: 'empty-module' }));
+      build.onLoad({ filter: /.*/, namespace: 'empty-module' }, () => ({ contents: 'export default {};' }));
+    },
+  };
 }
 
 /** Bundles `entry` into `outfile`: one ESM file that Node runs without the sources around it. */
@@ -25,6 +42,7 @@ export async function bundleForNode(entry: string | URL, outfile: string, option
     target: 'node22',
     conditions: ['@resume/source'],
     external: options.external ?? [],
+    plugins: options.empty?.length ? [emptyModules(options.empty)] : [],
     logLevel: 'error',
     // Bundled CommonJS dependencies may call require(); give the ESM bundle one.
     banner: {
@@ -38,8 +56,8 @@ export type ChildWithOutput = ChildProcessByStdio<null, Readable, Readable>;
 export interface BundledChild {
   /** The bundled file. */
   outfile: string;
-  /** Runs the bundle with the project's Node; `env` replaces the environment (default: this process's). */
-  spawn(args: string[], env?: NodeJS.ProcessEnv): ChildWithOutput;
+  /** Runs the bundle with the project's Node; `env` replaces the environment (default: this process's), in `cwd` (default: this process's). */
+  spawn(args: string[], env?: NodeJS.ProcessEnv, cwd?: string): ChildWithOutput;
   /** Removes the bundle's temporary directory. */
   remove(): Promise<void>;
 }
@@ -57,8 +75,8 @@ export async function bundleChild(entry: string | URL, options: BundleOptions = 
   }
   return {
     outfile,
-    spawn: (args, env = process.env) =>
-      spawn(process.execPath, [outfile, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env }),
+    spawn: (args, env = process.env, cwd) =>
+      spawn(process.execPath, [outfile, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env, ...(cwd ? { cwd } : {}) }),
     remove: () => rm(directory, { recursive: true, force: true }),
   };
 }

@@ -9,15 +9,23 @@ export { type ChildExit as Exit, collect, exited, onLines } from '@resume/test-s
 export type WorkerProcess = import('node:child_process').ChildProcessByStdio<null, Readable, Readable>;
 
 export interface BundledWorker {
-  spawn(args: string[], env?: Record<string, string>): WorkerProcess;
+  /** Runs the worker with `args`, only `env` (and PATH) in its environment, in `cwd` (default: this process's). */
+  spawn(args: string[], env?: Record<string, string>, cwd?: string): WorkerProcess;
   remove(): Promise<void>;
 }
 
-/** Bundles `src/__fixtures__/<name>.ts` into a temporary directory. */
-export async function bundleWorker(name: string): Promise<BundledWorker> {
-  const bundled = await bundleChild(new URL(`../__fixtures__/${name}.ts`, import.meta.url));
+/** The `conclave` executable's sources (its real process wiring: environment, streams, signals, exit). */
+export const CONCLAVE_BIN = new URL('../../../../apps/cli/src/bin/conclave.ts', import.meta.url);
+
+/** Bundles `src/__fixtures__/<name>.ts` (or `entry`) into a temporary directory. */
+export async function bundleWorker(
+  name: string,
+  entry = new URL(`../__fixtures__/${name}.ts`, import.meta.url),
+): Promise<BundledWorker> {
+  // The CLI's Ink imports React's devtools only when DEV=true; the package is not installed.
+  const bundled = await bundleChild(entry, { empty: ['react-devtools-core'] });
   return {
-    spawn: (args, env = {}) => bundled.spawn(args, { PATH: process.env.PATH ?? '', ...env }),
+    spawn: (args, env = {}, cwd) => bundled.spawn(args, { PATH: process.env.PATH ?? '', ...env }, cwd),
     remove: bundled.remove,
   };
 }
