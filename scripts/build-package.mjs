@@ -59,10 +59,11 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
   // so their dependencies (Ink, React, provider SDKs) load only when a command needs them;
   // in a single file esbuild would hoist every external import to the top.
   const lazyChunks = manifest.conclave?.lazyChunks === true;
-  // `conclave.lazyBuiltins`: Node built-ins that bundled third-party code imports at load but
-  // uses only on paths a start-up never takes (commander imports child_process for executable
-  // subcommands): they load on first use instead, saving their start-up cost on every run.
-  const lazyBuiltins = manifest.conclave?.lazyBuiltins ?? [];
+  // `conclave.lazyBuiltins`: Node built-ins that a bundled third-party package imports at load
+  // but uses only on paths a start-up never takes (commander imports child_process for
+  // executable subcommands): `{ "node:child_process": ["commander"] }` makes them load on first
+  // use inside those packages, saving their start-up cost on every run.
+  const lazyBuiltins = manifest.conclave?.lazyBuiltins ?? {};
   await build({
     ...common,
     entryPoints: lazyChunks ? { [path.basename(target).replace(/\.m?js$/, '')]: entry } : [entry],
@@ -76,7 +77,10 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
       : { outfile: target }),
     bundle: true,
     external: [...external, ...(manifest.conclave?.external ?? [])],
-    plugins: lazyBuiltins.length > 0 ? [lazyBuiltinsPlugin(lazyBuiltins)] : [],
+    // Bundled React and Ink run their production builds (the development ones check and warn
+    // on every render, several times slower); only the bundled code sees this, not the environment.
+    define: { ...common.define, 'process.env.NODE_ENV': '"production"' },
+    plugins: Object.keys(lazyBuiltins).length > 0 ? [lazyBuiltinsPlugin(lazyBuiltins)] : [],
     // CommonJS dependencies bundled into ESM call `require` for Node built-ins: give them one.
     banner: {
       js: "#!/usr/bin/env node\nimport { createRequire as __conclaveCreateRequire } from 'node:module';\nconst require = __conclaveCreateRequire(import.meta.url);",
@@ -89,15 +93,16 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
  * built-in on its first property access. Only default (or namespace) use is supported: a
  * named import of a lazy built-in fails the build, so it can never silently break.
  */
-function lazyBuiltinsPlugin(names) {
+function lazyBuiltinsPlugin(importersByBuiltin) {
   const bare = (name) => name.replace(/^node:/, '');
-  const wanted = new Set(names.map(bare));
+  const wanted = new Map(Object.entries(importersByBuiltin).map(([name, packages]) => [bare(name), packages]));
+  const inPackage = (importer, name) => importer.includes(`${path.sep}node_modules${path.sep}${name}${path.sep}`);
   return {
     name: 'lazy-builtins',
     setup(pluginBuild) {
       pluginBuild.onResolve({ filter: /^(node:)?[a-z_]+$/ }, (args) => {
-        if (!wanted.has(bare(args.path)) || !args.importer.includes(`${path.sep}node_modules${path.sep}`))
-          return undefined;
+        const packages = wanted.get(bare(args.path));
+        if (!packages?.some((name) => inPackage(args.importer, name))) return undefined;
         return { path: bare(args.path), namespace: 'lazy-builtin' };
       });
       pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
