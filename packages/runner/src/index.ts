@@ -83,6 +83,7 @@ export {
   UnknownModeError,
 } from './modes/index.js';
 export type { ModelResolver } from './modes/mode-context.js';
+export { type FailedBranch, ParallelGroupFailedError } from './modes/parallel-group-failed-error.js';
 export { ShellCommandFailedError, type ShellResult } from './modes/shell-command.js';
 // ---- resume planning, compatibility and lineage (resume/)
 export type {
@@ -131,7 +132,7 @@ export {
 export { describeNext } from './runner/describe-next.js';
 export type { RemainingEstimate } from './runner/estimate-remaining.js';
 export { type RunConfig, readRunConfig } from './runner/run-config.js';
-export type { RunEvent, RunEventListener } from './runner/run-event.js';
+export type { BranchState, ParallelBranchState, RunEvent, RunEventListener } from './runner/run-event.js';
 export {
   type AgentInput,
   type BranchInput,
@@ -187,6 +188,7 @@ export {
   checkWorkflow,
   parseWorkflowSpec,
   resolveVariables,
+  type WorkflowParallelStep,
   type WorkflowSpec,
   type WorkflowStep,
   workflowSpecSchema,

@@ -87,14 +87,14 @@ export async function runWithHarness(
   } finally {
     stopListening();
   }
-  await view.finish(result);
+  const savedAt = result.status === 'interrupted' ? await lastCheckpointLabel(context, result.sessionId) : null;
+  await view.finish(result, savedAt);
 
   if (result.status === 'completed' && setup.discardOnSuccess) {
     await engine.deleteSession(result.sessionId, { force: true });
     context.terminal.note(`Session ${result.sessionId} was not kept (--no-save-session).`);
   }
   if (config.retention.automatic) await runAutomaticRetention(context);
-  const savedAt = result.status === 'interrupted' ? await lastCheckpointLabel(context, result.sessionId) : null;
   return reportResult(
     context,
     result,

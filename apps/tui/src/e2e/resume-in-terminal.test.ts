@@ -176,6 +176,38 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
     );
   });
 
+  it('names the chunk an interrupt stopped at, and a resume counts restored turns in one line', {
+    timeout: 120_000,
+    retry: 2,
+  }, async () => {
+    freshPane();
+    const project = path.join(root, 'project.md');
+    writeFileSync(
+      project,
+      Array.from(
+        { length: 4 },
+        (_, part) => `# Part ${part + 1}\n\n${'Budget and staffing details. '.repeat(100)}`,
+      ).join('\n\n'),
+    );
+    type(conclave(1200, `--mode iterative --project ${project} "Review the project"`), 'Enter');
+    await waitForScreen((text) => /chunks 1 of \d/.test(text), 'the second chunk to start');
+    type('C-c');
+    const interrupted = await waitForScreen((text) => /EXIT=\d+/.test(text), 'the interrupted run to exit');
+    expect(interrupted).toContain('EXIT=130');
+    expect(interrupted.replace(/\s+/g, ' ')).toMatch(/Interrupted; checkpoint saved at "chunk \d\/\d[^"]*"/);
+    const id = /conclave --resume ([0-9a-z]{22})/.exec(interrupted)?.[1];
+    freshPane();
+
+    type(conclave(0, `--resume ${id}`), 'Enter');
+    const asked = await waitForScreen((text) => text.includes('[Y/n]'), 'the resume prompt');
+    // The run's status line is not left behind above the prompt.
+    expect(asked).not.toContain('Ctrl+C saves a checkpoint');
+    type('y');
+    expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the resumed run')).toContain('EXIT=0');
+    const wholeRun = tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'e2e');
+    expect(wholeRun.match(/turns? restored from the journal/g), wholeRun).toHaveLength(1);
+  });
+
   it('continues a completed session from the picker with the follow-up typed in the TUI', {
     timeout: 120_000,
     retry: 2,

@@ -72,16 +72,19 @@ function createInkLiveRunView(io: ResolvedScreenIo): LiveRunHandle {
     );
   let instance: ReturnType<typeof render> | null = mount(0);
   let finished = false;
-  const unmount = async () => {
+  /** `erase`: the live area (status line, streaming turn) is taken off the screen, for a prompt to draw there. */
+  const unmount = async (erase: boolean) => {
     const current = instance;
     instance = null;
     if (!current) return;
     await current.waitUntilRenderFlush();
+    if (erase) current.clear();
     current.unmount();
     await current.waitUntilExit().catch(() => undefined);
   };
   const unregister = registerLiveView({
-    suspend: unmount,
+    // What was printed stays; the status line would otherwise be left above the prompt, stale.
+    suspend: () => unmount(true),
     resume: () => {
       if (!finished && instance === null) instance = mount(store.getState().items.length);
     },
@@ -97,7 +100,7 @@ function createInkLiveRunView(io: ResolvedScreenIo): LiveRunHandle {
       // A suspended view is mounted once more to print the outcome.
       if (instance === null) instance = mount(store.getState().items.length);
       store.dispatch({ type: 'finished', result });
-      await unmount();
+      await unmount(false);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  describeBranch,
   initialLiveRunState,
   type LiveRunAction,
   type LiveRunEvent,
@@ -35,9 +36,30 @@ describe('liveRunReducer', () => {
       event({ type: 'turn-completed', message: message('a', 'one', 1), replayed: true }),
       event({ type: 'turn-completed', message: message('b', 'two', 1), replayed: true }),
       event({ type: 'turn-started', agent: 'c', round: 1 }),
+      event({ type: 'delta', agent: 'c', text: 'Now' }),
     ].reduce(liveRunReducer, initialLiveRunState);
     expect(state.items.at(-1)).toMatchObject({ kind: 'replayed', count: 2 });
     expect(state.items.filter((item) => item.kind === 'turn')).toHaveLength(0);
+  });
+
+  it('counts restored turns in one line even when their starts were announced, and nobody is left speaking', () => {
+    const state = [
+      event({ type: 'run-started', sessionId: 's1', mode: 'discussion', resumed: true }),
+      event({ type: 'turn-started', agent: 'a', round: 1 }),
+      event({ type: 'turn-completed', message: message('a', 'one', 1), replayed: true }),
+      event({ type: 'turn-started', agent: 'b', round: 1 }),
+      event({ type: 'turn-completed', message: message('b', 'two', 1), replayed: true }),
+      event({ type: 'turn-started', agent: 'c', round: 1 }),
+      event({ type: 'turn-completed', message: message('c', 'three', 1), replayed: true }),
+    ].reduce(liveRunReducer, initialLiveRunState);
+    expect(state.current).toBeNull();
+    const live = [
+      event({ type: 'turn-started', agent: 'judge', round: 1 }),
+      event({ type: 'delta', agent: 'judge', text: 'Verdict' }),
+      event({ type: 'turn-completed', message: message('judge', 'Verdict', 1) }),
+    ].reduce(liveRunReducer, state);
+    expect(live.items.map((item) => item.kind)).toEqual(['started', 'replayed', 'turn']);
+    expect(live.items[1]).toMatchObject({ kind: 'replayed', count: 3 });
   });
 
   it('keeps progress, usage and the last checkpoint, and records the outcome once finished', () => {
@@ -52,6 +74,49 @@ describe('liveRunReducer', () => {
     expect(state.checkpoint?.seq).toBe(42);
     expect(state.finished?.status).toBe('interrupted');
     expect(state.items.at(-1)?.kind).toBe('finished');
+  });
+});
+
+describe('parallel groups in the live view', () => {
+  it('shows a state line per step while the group runs, and one summary line once it joined', () => {
+    const group = (branches: Array<[string, 'running' | 'completed' | 'failed' | 'waiting']>, finished = false) =>
+      event({
+        type: 'parallel',
+        group: 'checks',
+        number: 2,
+        finished,
+        branches: branches.map(([id, state]) => ({ id, state, detail: id === 'lint' ? 'attempt 2/3' : null })),
+      });
+    let state = [
+      group([
+        ['lint', 'running'],
+        ['test', 'waiting'],
+      ]),
+      group([
+        ['lint', 'running'],
+        ['test', 'completed'],
+      ]),
+    ].reduce(liveRunReducer, initialLiveRunState);
+    expect(state.parallel?.number).toBe(2);
+    expect(state.parallel?.branches.map(describeBranch)).toEqual([
+      '▸ lint  running · attempt 2/3',
+      '✓ test  completed',
+    ]);
+    expect(state.items).toEqual([]);
+    state = liveRunReducer(
+      state,
+      group(
+        [
+          ['lint', 'failed'],
+          ['test', 'completed'],
+        ],
+        true,
+      ),
+    );
+    expect(state.parallel).toBeNull();
+    expect(state.items.map((item) => (item.kind === 'notice' ? item.text : item.kind))).toEqual([
+      'step 2 parallel: lint failed, test completed',
+    ]);
   });
 });
 

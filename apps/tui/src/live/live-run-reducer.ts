@@ -15,7 +15,21 @@ export type LiveRunEvent =
   | { type: 'progress'; label: string; done: number; total: number | null }
   | { type: 'usage'; totals: { inputTokens: number; outputTokens: number; costUsd: number | null } }
   | { type: 'checkpoint'; seq: number; label: string | null }
-  | { type: 'notice'; text: string };
+  | { type: 'notice'; text: string }
+  | {
+      type: 'parallel';
+      group: string;
+      number: number;
+      branches: LiveBranch[];
+      finished: boolean;
+    };
+
+/** One step of a running parallel group (runner's ParallelBranchState, typed structurally). */
+export interface LiveBranch {
+  id: string;
+  state: 'waiting' | 'running' | 'completed' | 'replayed' | 'skipped' | 'failed' | 'interrupted' | 'not-started';
+  detail: string | null;
+}
 
 export interface LiveRunResult {
   status: 'completed' | 'interrupted' | 'waiting' | 'failed';
@@ -24,6 +38,8 @@ export interface LiveRunResult {
   question?: string;
   /** For an interrupted run: the exact command that resumes it. */
   resumeCommand?: string;
+  /** For an interrupted run: the label of the checkpoint it stopped at ("chunk 3/15", "round 2, agent critic"). */
+  savedAt?: string;
   /** For a failed run: what went wrong. */
   message?: string;
   /** The resume was declined before anything ran; the session is unchanged. */
@@ -43,7 +59,9 @@ export interface LiveRunState {
   progress: { label: string; done: number; total: number | null } | null;
   usage: { inputTokens: number; outputTokens: number; costUsd: number | null } | null;
   checkpoint: { seq: number; label: string | null } | null;
-  /** Turns restored from the journal since the last live turn, announced as one line. */
+  /** The parallel group running now: one state line per step. */
+  parallel: { number: number; branches: LiveBranch[] } | null;
+  /** Turns restored from the journal since the last live text: shown live, printed as one line before new text. */
   pendingReplayed: number;
   finished: LiveRunResult | null;
 }
@@ -56,6 +74,7 @@ export const initialLiveRunState: LiveRunState = {
   progress: null,
   usage: null,
   checkpoint: null,
+  parallel: null,
   pendingReplayed: 0,
   finished: null,
 };
@@ -89,19 +108,26 @@ export function liveRunReducer(state: LiveRunState, action: LiveRunAction): Live
         ...state,
         items: append(state, { kind: 'started', sessionId: event.sessionId, mode: event.mode, resumed: event.resumed }),
       };
-    case 'turn-started': {
-      const flushed = flushReplayed(state);
-      return { ...flushed, current: { agent: event.agent, round: event.round, text: '' } };
-    }
+    // A started turn may still turn out to be restored from the journal (a mode that announces
+    // every turn): the restored count is said once the first live text arrives, so restored
+    // turns make one line however their starts were announced.
+    case 'turn-started':
+      return { ...state, current: { agent: event.agent, round: event.round, text: '' } };
     case 'delta': {
+      const flushed = flushReplayed(state);
       const current =
         state.current && state.current.agent === event.agent
           ? { ...state.current, text: state.current.text + event.text }
           : { agent: event.agent, round: state.current?.round ?? null, text: event.text };
-      return { ...state, current };
+      return { ...flushed, current };
     }
     case 'turn-completed': {
-      if (event.replayed) return { ...state, pendingReplayed: state.pendingReplayed + 1 };
+      if (event.replayed) {
+        // The start announced for this turn was a replay's: nobody is speaking after all.
+        const speaker = event.message.speaker ?? event.message.role;
+        const announced = state.current !== null && state.current.agent === speaker && state.current.text === '';
+        return { ...state, current: announced ? null : state.current, pendingReplayed: state.pendingReplayed + 1 };
+      }
       const flushed = flushReplayed(state);
       const message = event.message;
       const speaker = message.speaker ?? message.role;
@@ -121,7 +147,31 @@ export function liveRunReducer(state: LiveRunState, action: LiveRunAction): Live
       const flushed = flushReplayed(state);
       return { ...flushed, items: append(flushed, { kind: 'notice', text: event.text }) };
     }
+    case 'parallel': {
+      if (!event.finished) return { ...state, parallel: { number: event.number, branches: event.branches } };
+      // The joined group leaves one line behind: how each of its steps ended.
+      const flushed = flushReplayed(state);
+      const text = `step ${event.number} parallel: ${event.branches.map((branch) => `${branch.id} ${branch.state}`).join(', ')}`;
+      return { ...flushed, parallel: null, items: append(flushed, { kind: 'notice', text }) };
+    }
   }
+}
+
+const branchMarks: Record<LiveBranch['state'], string> = {
+  waiting: '·',
+  running: '▸',
+  completed: '✓',
+  replayed: '↺',
+  skipped: '–',
+  failed: '✗',
+  interrupted: '‖',
+  'not-started': '·',
+};
+
+/** "▸ lint  running · attempt 2/3": a parallel step's state line. */
+export function describeBranch(branch: LiveBranch): string {
+  const state = branch.state === 'replayed' ? 'restored from the journal' : branch.state.replace('-', ' ');
+  return `${branchMarks[branch.state]} ${branch.id}  ${state}${branch.detail ? ` · ${branch.detail}` : ''}`;
 }
 
 /** "round 2 of 5", "chunk 8 of 15", "step 3" */

@@ -52,6 +52,26 @@ function plainView() {
   return { view, output: () => text };
 }
 
+describe('LiveRunView on a resume', () => {
+  it('shows the restored turns counted while the first new turn starts', async () => {
+    const state = [
+      { type: 'run-started', sessionId: 's1', mode: 'discussion', resumed: true },
+      {
+        type: 'turn-completed',
+        message: { role: 'assistant', speaker: 'architect', round: 1, content: 'Scale first.' },
+        replayed: true,
+      },
+      { type: 'turn-started', agent: 'critic', round: 1 },
+    ].reduce(
+      (current, event) => liveRunReducer(current, { type: 'event', event: event as LiveRunEvent }),
+      initialLiveRunState,
+    );
+    const view = renderWithProviders(<LiveRunView state={state} />);
+    const frame = await view.waitForFrame((text) => text.includes('[critic] round 1'));
+    expect(frame).toContain('↺ 1 turn restored from the journal (not run again)\n[critic] round 1 …');
+  });
+});
+
 describe('createLiveRunView without a terminal', () => {
   it('writes plain lines: turns, progress, and the resume command on interrupt', async () => {
     const { view, output } = plainView();
@@ -81,5 +101,20 @@ describe('createLiveRunView when a resume was declined', () => {
     expect(text).toContain('Not resumed; session s1 is unchanged. Resume it later with:\n  conclave --resume s1\n');
     expect(text).not.toContain('Interrupted');
     expect(text).not.toContain('checkpoint saved');
+  });
+});
+
+describe('createLiveRunView after an interrupt', () => {
+  it('names the checkpoint the run stopped at', async () => {
+    const { view, output } = plainView();
+    await view.finish({
+      status: 'interrupted',
+      sessionId: 's1',
+      resumeCommand: 'conclave --resume s1',
+      savedAt: 'chunk 3/15, agent critic',
+    });
+    expect(output()).toContain(
+      'Interrupted; checkpoint saved at "chunk 3/15, agent critic". Resume with:\n  conclave --resume s1\n',
+    );
   });
 });

@@ -4,7 +4,7 @@
 import { Box, Static, Text } from 'ink';
 import { fitText, formatCost, formatTokens } from '../theme/format.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
-import { describeProgress, type LiveRunState, type StaticItem, tailLines } from './live-run-reducer.js';
+import { describeBranch, describeProgress, type LiveRunState, type StaticItem, tailLines } from './live-run-reducer.js';
 
 export function LiveRunView(props: { state: LiveRunState }) {
   const { state } = props;
@@ -15,6 +15,10 @@ export function LiveRunView(props: { state: LiveRunState }) {
   return (
     <Box flexDirection="column">
       <Static items={state.items}>{(item) => <StaticLine key={item.id} item={item} width={width} />}</Static>
+      {state.pendingReplayed > 0 ? (
+        // Counted live until the first new text: then it is printed once, above that turn.
+        <Text color={theme.muted}>{staticItemText({ id: -1, kind: 'replayed', count: state.pendingReplayed })}</Text>
+      ) : null}
       {state.current ? (
         <Box flexDirection="column">
           <Text bold color={theme.accent}>
@@ -23,6 +27,16 @@ export function LiveRunView(props: { state: LiveRunState }) {
           {streamLines.map((line, index) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: lines of a growing text, identified by position
             <Text key={index}>{line}</Text>
+          ))}
+        </Box>
+      ) : null}
+      {state.parallel && !state.finished ? (
+        <Box flexDirection="column">
+          <Text color={theme.muted}>{fitText(`step ${state.parallel.number} parallel`, width)}</Text>
+          {state.parallel.branches.map((branch) => (
+            <Text key={branch.id} color={branch.state === 'failed' ? theme.danger : undefined}>
+              {fitText(`  ${describeBranch(branch)}`, width)}
+            </Text>
           ))}
         </Box>
       ) : null}
@@ -102,7 +116,8 @@ export function staticItemText(item: StaticItem): string {
         const command = result.resumeCommand ?? `conclave --resume ${result.sessionId}`;
         if (result.cancelled)
           return `‖ Not resumed; session ${result.sessionId} is unchanged. Resume it later with:\n  ${command}`;
-        return `‖ Interrupted; checkpoint saved. Resume with:\n  ${command}`;
+        const where = result.savedAt ? ` at "${result.savedAt}"` : '';
+        return `‖ Interrupted; checkpoint saved${where}. Resume with:\n  ${command}`;
       }
       if (result.status === 'waiting') {
         return `? Session ${result.sessionId} is waiting for your answer${result.question ? `: ${result.question}` : '.'}`;

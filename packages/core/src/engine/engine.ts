@@ -13,7 +13,7 @@ import {
   JOURNAL_FORMAT_VERSION,
   type JournalEvent,
   type JsonValue,
-  journalEventSchema,
+  parseJournalEvent,
   RecoveryLimitError,
   ReplayMismatchError,
   SessionExistsError,
@@ -181,7 +181,7 @@ export function createEngine(options: EngineOptions): Engine {
     const setupEvents = input.initialEvents ?? [];
     await store.create(header);
     const lease = await store.acquireLease(id, { holder });
-    const created = journalEventSchema.parse({
+    const created = parseJournalEvent({
       type: 'session-created',
       seq: 1,
       at: header.createdAt,
@@ -411,7 +411,7 @@ export function createEngine(options: EngineOptions): Engine {
       }
       const expectedSeq = state.lastSeq;
       const events = inputs.map((input) => {
-        const event = journalEventSchema.parse(
+        const event = parseJournalEvent(
           context.redact({ ...input, seq: folder.state.lastSeq + 1, at: now().toISOString() }),
         );
         folder.apply(event);

@@ -15,9 +15,9 @@ import {
   InterruptedError,
   type JournalEvent,
   type JsonValue,
-  journalEventSchema,
   type Message,
   type MessageInput,
+  parseJournalEvent,
   ReplayMismatchError,
   SessionFinishedError,
   type SessionLease,
@@ -217,7 +217,7 @@ export class LiveSession implements Session {
 
   /** Appends an event to the pending batch (numbered, stamped, scrubbed and validated). */
   #append(input: EventInput, scope: StepScope | null): JournalEvent {
-    const event = journalEventSchema.parse(
+    const event = parseJournalEvent(
       this.#context.redact({
         ...input,
         seq: this.state.lastSeq + 1,
@@ -249,7 +249,7 @@ export class LiveSession implements Session {
   #replayRecord(log: ReplayLog, input: EventInput): JournalEvent {
     const recorded = log.peek() as JournalEvent;
     // Invalid input fails as it would live (a ZodError), and the replay position does not move.
-    const candidate = journalEventSchema.parse(this.#context.redact({ ...input, seq: recorded.seq, at: recorded.at }));
+    const candidate = parseJournalEvent(this.#context.redact({ ...input, seq: recorded.seq, at: recorded.at }));
     if (!sameJson(candidate, recorded)) throw this.#mismatch(log, describeOperation(candidate));
     log.advance();
     return recorded;

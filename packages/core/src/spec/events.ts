@@ -3,6 +3,7 @@
 // The schemas are built on first use (see lazy-schema.ts): a listing reads summaries,
 // never events, and should not pay for building them when the module loads.
 import { z } from 'zod';
+import { fastParser } from './fast-parse.js';
 import { sessionIdSchema } from './ids.js';
 import { lazySchema, once } from './lazy-schema.js';
 
@@ -388,6 +389,11 @@ export const inputReceivedEventSchema = lazySchema(() => buildEventSchemas().inp
 export const graphCheckpointSavedEventSchema = lazySchema(() => buildEventSchemas().graphCheckpointSavedEventSchema);
 export const graphWritesSavedEventSchema = lazySchema(() => buildEventSchemas().graphWritesSavedEventSchema);
 export const journalEventSchema = lazySchema(() => buildEventSchemas().journalEventSchema);
+/**
+ * `journalEventSchema.parse`, answered by the schema's compiled fast parser when it can vouch for
+ * the value (see fast-parse.ts): the same result, and the same ZodError for invalid input.
+ */
+export const parseJournalEvent = fastParser(journalEventSchema);
 export const stepScopeSchema = lazySchema(() => buildEventSchemas().stepScopeSchema);
 
 export type GitState = z.infer<typeof gitStateSchema>;

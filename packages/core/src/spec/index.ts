@@ -51,6 +51,7 @@ export {
   type MessageRole,
   messageSchema,
   PARENT_HISTORY_TAG,
+  parseJournalEvent,
   SESSION_MODE_PATTERN,
   type SessionHeader,
   type SessionMode,
@@ -63,6 +64,15 @@ export {
   type ToolCall,
   toolCallSchema,
 } from './events.js';
+export {
+  compileFastParse,
+  compileLeafCheck,
+  compileZodCheck,
+  type FastParse,
+  fastParser,
+  fastSafeParser,
+  NOT_PROVEN,
+} from './fast-parse.js';
 export { formatBytes } from './format-bytes.js';
 export {
   createSessionId,

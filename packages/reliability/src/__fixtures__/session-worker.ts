@@ -11,7 +11,7 @@
 //   hold <home> <id>                        takes the lease and keeps it until killed
 //   open <home> <id>                        takes the lease, releases it, exits
 //   load <home> <sessions> <checkpoints>    that many sessions written concurrently
-//   mode <home> <new|id> <discussion|chain|iterative|orchestrated> <workspace>
+//   mode <home> <new|id> <discussion|chain|parallel|iterative|orchestrated> <workspace>
 //                                           a real run of that mode through the runner (resumed in place)
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -133,6 +133,7 @@ async function runMode(engine: Engine, reference: string, mode: string, workspac
   }
   if (reference !== 'new') result = await runner.resume(reference);
   else if (mode === 'chain') result = await runner.runWorkflow(path.join(workspace, 'chain.yaml'));
+  else if (mode === 'parallel') result = await runner.runWorkflow(path.join(workspace, 'parallel.yaml'));
   else if (mode === 'iterative') {
     result = await runner.start({
       mode: 'iterative',

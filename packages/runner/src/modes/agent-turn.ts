@@ -38,6 +38,8 @@ export interface AgentTurnInput {
   key: string;
   /** The key is a stable id that may be new before recorded steps (see the engine's `inserted`). */
   inserted?: boolean;
+  /** The concurrent branch the call runs in (a parallel group's member), journaled with it. */
+  branch?: string;
   agent: AgentSpec;
   messages: ChatMessage[];
   system?: string;
@@ -124,6 +126,7 @@ function callModel(
       retry: { attempts: 3, retryOn: retryableProviderError },
       codec: turnCodec,
       ...(input.inserted ? { inserted: true } : {}),
+      ...(input.branch !== undefined ? { branch: input.branch } : {}),
       ...(context.sleep ? { sleep: context.sleep } : {}),
     },
   );

@@ -4,9 +4,10 @@
 import { lazySchema, once } from '@resume/core/spec';
 import { z } from 'zod';
 import { completeAgent, DEFAULT_MAX_ROUNDS } from '../runner/run-config-building.js';
-import { CURRENT_STEP_KEY_SCHEME } from '../workflow/step-ids.js';
+import { CURRENT_STEP_KEY_SCHEME, workflowStepTree } from '../workflow/step-ids.js';
 import { defaultDiscussionAgents, defaultJudge } from './agent-spec.js';
 import { defineMode } from './mode.js';
+import { describeParallelGroup } from './parallel-group-state.js';
 
 const schemas = once(() => ({
   config: z.object({
@@ -79,6 +80,8 @@ export const chainMode = defineMode<ChainConfig>({
     const done = typeof progress?.step === 'number' ? progress.step : 0;
     const total = typeof progress?.totalSteps === 'number' ? ` of ${progress.totalSteps}` : '';
     // A shell step still going (keys are `step-N/shell`, or `step[<id>]/shell` since step ids).
+    const group = describeParallelGroup(state, done + 1);
+    if (group !== null) return `step ${done + 1}${total}, ${group}`;
     const attempts = last?.key.endsWith('/shell') && last.status !== 'completed' ? last.attempts.length : 0;
     return attempts > 0
       ? `step ${done + 1}${total}, attempt ${attempts + (last?.status === 'started' ? 0 : 1)}`
@@ -97,8 +100,23 @@ export const chainMode = defineMode<ChainConfig>({
     }
     const progress = state.data.chain as { step?: number } | undefined;
     const done = typeof progress?.step === 'number' ? progress.step : 0;
-    // on_failure fixes run only when a shell step fails: not counted.
-    return { calls: spec.steps.slice(done).filter((step) => 'agent' in step).length, atMost: false };
+    // on_failure fixes run only when a shell step fails: not counted. A parallel group's agent
+    // steps count unless they already answered (a group stopped halfway).
+    const answered = new Set(state.steps.filter((step) => step.status === 'completed').map((step) => step.key));
+    const tree = workflowStepTree(spec.steps);
+    const calls = spec.steps.reduce((sum, step, index) => {
+      if (index < done) return sum;
+      if ('agent' in step) return sum + 1;
+      if (!('parallel' in step)) return sum;
+      const ids = tree[index]?.members ?? [];
+      return (
+        sum +
+        step.parallel.filter(
+          (member, at) => 'agent' in member && !answered.has(`step[${ids[at] ?? ''}]/${member.agent}`),
+        ).length
+      );
+    }, 0);
+    return { calls, atMost: false };
   },
   // A follow-up on a workflow is discussed by the agents that spoke in it.
   followUp(_config, task, parent) {

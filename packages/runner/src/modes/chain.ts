@@ -3,18 +3,21 @@
 // spec's retry policy, with the `on_failure` agent step run between attempts.
 
 import type { RetryContext, StepContext, StepRecord } from '@resume/core';
-import { type ChatMessage, ConfigError, type JsonValue } from '@resume/core/spec';
+import { type ChatMessage, ConfigError, type JsonValue, type MessageInput } from '@resume/core/spec';
 import { z } from 'zod';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
-import { type StepKeyScheme, stepKeyPrefix, workflowStepIds } from '../workflow/step-ids.js';
+import { memberKeyPrefix, type StepKeyScheme, stepKeyPrefix, workflowStepTree } from '../workflow/step-ids.js';
 import { renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
 import {
+  isParallelStep,
   isShellStep,
   type WorkflowAgentStep,
+  type WorkflowLeafStep,
   type WorkflowShellStep,
   type WorkflowSpec,
 } from '../workflow/workflow-spec.js';
 import { runAgentTurn, toChatMessage } from './agent-turn.js';
+import { type BranchRun, type GroupMember, runParallelGroup } from './chain-parallel.js';
 import {
   checkpoint,
   ensureStepMessage,
@@ -23,6 +26,7 @@ import {
   reportProgress,
   setData,
 } from './mode-context.js';
+import { PARALLEL_GROUP_KEY } from './parallel-group-state.js';
 import { runShellCommand, ShellCommandFailedError } from './shell-command.js';
 import { writeOutputFiles } from './workspace-output.js';
 
@@ -55,6 +59,7 @@ async function runAgentStep(
   agentName: string,
   input: string,
   round: number,
+  branch: BranchRun | null = null,
 ): Promise<string> {
   const { session } = context;
   const declared = options.spec.agents[agentName];
@@ -81,20 +86,22 @@ async function runAgentStep(
   // Each agent continues its own conversation (the Strands model): its earlier inputs and answers.
   // This step's own input is left out: a crash after it was journaled must not show it twice.
   const ownTags = [`step:${key}/input`, `step:${key}`];
-  const history: ChatMessage[] = session.state.messages
-    .filter((message) => message.tags?.includes(agentTag) && !ownTags.some((tag) => message.tags?.includes(tag)))
-    .map(toChatMessage);
+  // A branch of a parallel group writes its messages at the join (in the group's order, so the
+  // transcript does not depend on which branch finished first); until then it sees its own.
+  const ownConversation = (message: Pick<MessageInput, 'tags'>) =>
+    message.tags?.includes(agentTag) === true && !ownTags.some((tag) => message.tags?.includes(tag));
+  const kept: ChatMessage[] = (branch?.messages ?? [])
+    .map(({ stepKey, message }) => stepMessage(stepKey, message))
+    .filter(ownConversation)
+    .map((message) => ({ role: message.role, content: message.content, speaker: message.speaker ?? null }));
+  const history: ChatMessage[] = [...session.state.messages.filter(ownConversation).map(toChatMessage), ...kept];
   // Where the context is not exact (the workflow changed on resume) the resume message says so.
   const notes = session.state.messages
     .filter((message) => message.role === 'system' && message.tags?.includes(RESUME_MESSAGE_TAG))
     .map((message) => message.content);
-  ensureStepMessage(context, `${key}/input`, {
-    role: 'user',
-    content: input,
-    speaker: 'workflow',
-    round,
-    tags: [agentTag],
-  });
+  const write = (stepKey: string, message: MessageInput) =>
+    branch ? branch.messages.push({ stepKey, message }) : ensureStepMessage(context, stepKey, message);
+  write(`${key}/input`, { role: 'user', content: input, speaker: 'workflow', round, tags: [agentTag] });
   const output = await runAgentTurn(context, {
     key,
     agent,
@@ -104,15 +111,15 @@ async function runAgentStep(
     metadata: { role: 'agent', round },
     // Keyed by stable id: a step inserted by an edit runs before the recorded ones after it.
     inserted: options.stepKeys === 'id',
+    ...(branch ? { branch: branch.name } : {}),
   });
-  ensureStepMessage(context, key, {
-    role: 'assistant',
-    content: output.content,
-    speaker: agentName,
-    round,
-    tags: [agentTag],
-  });
+  write(key, { role: 'assistant', content: output.content, speaker: agentName, round, tags: [agentTag] });
   return output.content;
+}
+
+/** A message tagged with its step, as `ensureStepMessage` writes it (a branch keeps it until the join). */
+function stepMessage(stepKey: string, message: MessageInput): MessageInput {
+  return { ...message, tags: [...(message.tags ?? []), `step:${stepKey}`] };
 }
 
 /** The running attempt's place in its retry budget: a failure resumed later starts a new budget. */
@@ -128,16 +135,26 @@ function passedLabel(index: number, attempt: number): string {
   return `step ${index + 1} shell, passed at attempt ${attempt}`;
 }
 
+/** Where a step stands: its number (`2`, or `3.2` for the second step of group 3) and its spec path. */
+interface StepPlace {
+  index: number;
+  number: string;
+  path: string;
+  /** Set for a member of a parallel group. */
+  branch: BranchRun | null;
+}
+
 async function runShellStep(
   context: ModeContext,
   options: ChainOptions,
-  index: number,
+  place: StepPlace,
   prefix: string,
   step: WorkflowShellStep,
   scope: TemplateScope,
 ): Promise<ShellOutput> {
+  const { index, branch } = place;
   const key = `${prefix}/shell`;
-  const command = renderTemplate(step.shell, scope, { file: options.file, key: `steps[${index}].shell` });
+  const command = renderTemplate(step.shell, scope, { file: options.file, key: `${place.path}.shell` });
   const attempts = step.retry?.attempts ?? 1;
   const backoffMs = step.retry?.backoff ?? 0;
   const fixerKey = (number: number) => `${prefix}/on-failure-${number}`;
@@ -148,9 +165,9 @@ async function runShellStep(
     const fixInput = renderTemplate(
       step.on_failure.input,
       { ...scope, error },
-      { file: options.file, key: `steps[${index}].on_failure.input` },
+      { file: options.file, key: `${place.path}.on_failure.input` },
     );
-    await runAgentStep(context, options, fixerKey(number), step.on_failure.agent, fixInput, index + 1);
+    await runAgentStep(context, options, fixerKey(number), step.on_failure.agent, fixInput, index + 1, branch);
   };
   // Between a failed attempt and the next one, before the next attempt is journaled as
   // started: an interrupt during the fixer or the wait leaves the step failed-and-retrying,
@@ -171,7 +188,9 @@ async function runShellStep(
       if (!fixersCalled.has(retry.attempt - 1)) await runFixer(retry.attempt - 1, lastFailure.message);
     }
     // Marks "attempt 3/5 of step 2 is next": the failures before it are durable and addressable.
-    await checkpoint(context, `step ${index + 1} shell, attempt ${retry.attemptInBudget}/${retry.maxAttempts}`);
+    // Inside a parallel group other steps are still running: no place to resume from, just durable.
+    if (branch) await context.session.flush();
+    else await checkpoint(context, `step ${index + 1} shell, attempt ${retry.attemptInBudget}/${retry.maxAttempts}`);
   };
   const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
     const record = context.session.state.steps.find((recorded) => recorded.key === key);
@@ -183,7 +202,7 @@ async function runShellStep(
         ...context.env,
         CONCLAVE_SESSION_ID: context.session.id,
         // Steps are numbered from 1 wherever a number is shown ("step 2 of 3"); steps[1] in templates.
-        CONCLAVE_STEP: step.name ?? step.id ?? String(index + 1),
+        CONCLAVE_STEP: step.name ?? step.id ?? place.number,
         CONCLAVE_ATTEMPT: String(stepContext.attempt),
       },
       signal: stepContext.signal,
@@ -201,8 +220,11 @@ async function runShellStep(
     codec: { encode: (value: ShellOutput) => value as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
     skipValue: SKIPPED_SHELL_OUTPUT,
     beforeRetry,
-    // The step's checkpoint goes in the same durable append as its completion.
-    checkpointOnCompletion: (attempt) => passedLabel(index, attempt),
+    // The step's checkpoint goes in the same durable append as its completion (a group's
+    // steps are checkpointed together at the join).
+    ...(branch
+      ? { branch: branch.name }
+      : { checkpointOnCompletion: (attempt: number) => passedLabel(index, attempt) }),
     inserted: options.stepKeys === 'id',
     ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
     ...(context.sleep ? { sleep: context.sleep } : {}),
@@ -216,40 +238,103 @@ function reachedBefore(context: ModeContext, step: number, total: number): boole
   return recorded.totalSteps === total && typeof recorded.step === 'number' && recorded.step >= step;
 }
 
+/** Runs one agent or shell step (on the main line, or as a member of a parallel group). */
+async function runLeafStep(
+  context: ModeContext,
+  options: ChainOptions,
+  place: StepPlace,
+  prefix: string,
+  step: WorkflowLeafStep,
+  scope: TemplateScope,
+): Promise<StepResult & { shell: ShellOutput | null }> {
+  if (isShellStep(step)) {
+    const result = await runShellStep(context, options, place, prefix, step, scope);
+    return { response: result.stdoutTail, exitCode: result.exitCode, skipped: result.skipped === true, shell: result };
+  }
+  const agentStep: WorkflowAgentStep = step;
+  const input = renderTemplate(agentStep.input, scope, { file: options.file, key: `${place.path}.input` });
+  const key = `${prefix}/${agentStep.agent}`;
+  const response = await runAgentStep(context, options, key, agentStep.agent, input, place.index + 1, place.branch);
+  return { response, shell: null };
+}
+
 export async function runChain(context: ModeContext, options: ChainOptions): Promise<ModeResult> {
   const { spec } = options;
+  const stepsById = new Map<string, StepResult>();
   const scope: TemplateScope & { steps: StepResult[] } = {
     variables: options.variables,
     steps: [],
+    stepsById,
     lastResponse: null,
   };
   const total = spec.steps.length;
   // Steps are found in the journal by their stable id (position only in sessions recorded before ids).
-  const ids = workflowStepIds(spec.steps);
+  const tree = workflowStepTree(spec.steps);
   for (const [index, step] of spec.steps.entries()) {
     reportProgress(context, 'steps', index, total);
-    const prefix = stepKeyPrefix(options.stepKeys, index, ids[index] ?? String(index));
-    if (isShellStep(step)) {
+    const ids = tree[index] ?? { id: String(index), members: null };
+    const prefix = stepKeyPrefix(options.stepKeys, index, ids.id);
+    if (isParallelStep(step)) {
+      const members: GroupMember[] = step.parallel.map((member, at) => {
+        const id = ids.members?.[at] ?? `${ids.id}.${at + 1}`;
+        return {
+          id,
+          kind: isShellStep(member) ? 'shell' : 'agent',
+          run: (branch, branchContext) =>
+            runLeafStep(
+              branchContext,
+              options,
+              { index, number: `${index + 1}.${at + 1}`, path: `steps[${index}].parallel[${at}]`, branch },
+              memberKeyPrefix(options.stepKeys, index, at, id),
+              member,
+              scope,
+            ),
+          keys: isShellStep(member)
+            ? [`${memberKeyPrefix(options.stepKeys, index, at, id)}/shell`]
+            : [`${memberKeyPrefix(options.stepKeys, index, at, id)}/${member.agent}`],
+        };
+      });
+      // What the resume plan shows of a group stopped halfway: its steps, found by branch
+      // (written when the chain first reaches it; a replay of an earlier group writes nothing).
+      if (!reachedBefore(context, index + 1, total)) {
+        setData(context, PARALLEL_GROUP_KEY, {
+          step: index + 1,
+          id: ids.id,
+          members: members.map((member) => member.id),
+        });
+      }
+      const results = await runParallelGroup(context, {
+        id: ids.id,
+        number: index + 1,
+        members,
+        maxConcurrency: step.max_concurrency ?? members.length,
+      });
+      scope.steps.push({ response: null, group: true });
+      for (const [at, result] of results.entries()) {
+        const member = members[at];
+        if (!member) continue;
+        stepsById.set(member.id, result);
+        if (member.kind === 'agent') scope.lastResponse = result.response;
+      }
+      stepsById.set(ids.id, { response: null, group: true });
+    } else if (isShellStep(step)) {
       const markedAfter = context.session.state.lastSeq;
-      const result = await runShellStep(context, options, index, prefix, step, scope);
-      scope.steps.push({ response: result.stdoutTail, exitCode: result.exitCode, skipped: result.skipped === true });
-      const label = result.skipped ? `step ${index + 1} shell, skipped` : passedLabel(index, result.attempt);
+      const place = { index, number: String(index + 1), path: `steps[${index}]`, branch: null };
+      const result = await runLeafStep(context, options, place, prefix, step, scope);
+      scope.steps.push(result);
+      stepsById.set(ids.id, result);
+      const label = result.skipped
+        ? `step ${index + 1} shell, skipped`
+        : passedLabel(index, result.shell?.attempt ?? 0);
       // Marked with the step's completion when it ran now; otherwise (replayed, skipped) here.
       await checkpoint(context, label, markedAfter);
     } else {
-      const agentStep: WorkflowAgentStep = step;
-      const input = renderTemplate(agentStep.input, scope, { file: options.file, key: `steps[${index}].input` });
-      const response = await runAgentStep(
-        context,
-        options,
-        `${prefix}/${agentStep.agent}`,
-        agentStep.agent,
-        input,
-        index + 1,
-      );
-      scope.steps.push({ response });
-      scope.lastResponse = response;
-      await checkpoint(context, `step ${index + 1} ${agentStep.agent}`);
+      const place = { index, number: String(index + 1), path: `steps[${index}]`, branch: null };
+      const result = await runLeafStep(context, options, place, prefix, step, scope);
+      scope.steps.push(result);
+      stepsById.set(ids.id, result);
+      scope.lastResponse = result.response;
+      await checkpoint(context, `step ${index + 1} ${step.agent}`);
     }
     // Progress only moves forward: a step replayed from the journal on resume writes nothing again.
     if (!reachedBefore(context, index + 1, total)) setData(context, 'chain', { step: index + 1, totalSteps: total });

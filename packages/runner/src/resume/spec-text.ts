@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { diffArrays } from 'diff';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { workflowStepIds } from '../workflow/step-ids.js';
+import { workflowStepTree } from '../workflow/step-ids.js';
 
 /** Line endings, trailing spaces, a BOM and surrounding blank lines do not change a spec's meaning. */
 export function normalizeSpecText(text: string): string {
@@ -77,24 +77,37 @@ export interface SpecStructure {
   agents: string[];
   /** One descriptor per step, in order (`agent:writer`, `shell:npm test`, or the step's `name`). */
   steps: string[];
-  /** Each step's stable id, in order (see workflowStepIds). */
+  /** Each step's stable id, in order (see workflowStepTree; a parallel group's steps follow it). */
   ids: string[];
 }
 
+const stepShape = {
+  name: z.string().optional(),
+  id: z.string().optional(),
+  agent: z.string().optional(),
+  input: z.string().optional(),
+  shell: z.string().optional(),
+};
+
 const workflowShapeSchema = z.object({
   agents: z.record(z.string(), z.unknown()).optional(),
-  steps: z
-    .array(
-      z.looseObject({
-        name: z.string().optional(),
-        id: z.string().optional(),
-        agent: z.string().optional(),
-        input: z.string().optional(),
-        shell: z.string().optional(),
-      }),
-    )
-    .optional(),
+  steps: z.array(z.looseObject({ ...stepShape, parallel: z.array(z.looseObject(stepShape)).optional() })).optional(),
 });
+
+type StepShape = {
+  name?: string | undefined;
+  id?: string | undefined;
+  agent?: string | undefined;
+  shell?: string | undefined;
+};
+
+function describeStep(step: StepShape): string {
+  if (step.name !== undefined) return step.name;
+  if (step.id !== undefined) return step.id;
+  if (step.agent !== undefined) return `agent:${step.agent}`;
+  if (step.shell !== undefined) return `shell:${step.shell.trim()}`;
+  return 'step';
+}
 
 /**
  * The structure of a workflow spec (YAML with `agents` and/or `steps`), or null for text
@@ -110,15 +123,14 @@ export function specStructure(text: string): SpecStructure | null {
   const parsed = workflowShapeSchema.safeParse(document);
   if (!parsed.success || (parsed.data.agents === undefined && parsed.data.steps === undefined)) return null;
   const steps = parsed.data.steps ?? [];
+  // A parallel group's steps follow it: each ran (or not) on its own and is checked by its id.
+  const tree = workflowStepTree(steps);
   return {
     agents: Object.keys(parsed.data.agents ?? {}),
-    ids: workflowStepIds(steps),
-    steps: steps.map((step) => {
-      if (step.name !== undefined) return step.name;
-      if (step.id !== undefined) return step.id;
-      if (step.agent !== undefined) return `agent:${step.agent}`;
-      if (step.shell !== undefined) return `shell:${step.shell.trim()}`;
-      return 'step';
-    }),
+    ids: tree.flatMap((step) => [step.id, ...(step.members ?? [])]),
+    steps: steps.flatMap((step) => [
+      step.parallel !== undefined && step.name === undefined && step.id === undefined ? 'parallel' : describeStep(step),
+      ...(step.parallel ?? []).map(describeStep),
+    ]),
   };
 }

@@ -11,6 +11,27 @@ export type RunEvent =
   | { type: 'progress'; label: string; done: number; total: number | null }
   | { type: 'usage'; totals: UsageTotals }
   | { type: 'checkpoint'; seq: number; label: string | null }
-  | { type: 'notice'; text: string };
+  | { type: 'notice'; text: string }
+  /** A parallel group's steps and where each stands: the whole list, on every change. */
+  | { type: 'parallel'; group: string; number: number; branches: ParallelBranchState[]; finished: boolean };
+
+/** `not-started`: the group stopped (interrupt, cost limit) before this step's turn came. */
+export type BranchState =
+  | 'waiting'
+  | 'running'
+  | 'completed'
+  | 'replayed'
+  | 'skipped'
+  | 'failed'
+  | 'interrupted'
+  | 'not-started';
+
+export interface ParallelBranchState {
+  /** The step's id. */
+  id: string;
+  state: BranchState;
+  /** What it is doing or why it failed (`attempt 2/3`, `lead is speaking`, the error's first line). */
+  detail: string | null;
+}
 
 export type RunEventListener = (event: RunEvent) => void;

@@ -11,6 +11,14 @@ export interface StepIdentity {
   agent?: string | undefined;
   input?: string | undefined;
   shell?: string | undefined;
+  /** A parallel group's steps (each has an id of its own, in the same namespace). */
+  parallel?: readonly StepIdentity[] | undefined;
+}
+
+/** A step's id and, for a parallel group, its members' ids. */
+export interface StepIds {
+  id: string;
+  members: string[] | null;
 }
 
 /** How a session's chain steps are keyed in its journal: by position (before step ids) or by id. */
@@ -29,6 +37,7 @@ function shortHash(text: string): string {
 function ownId(step: StepIdentity): string {
   if (step.id !== undefined) return step.id;
   if (step.name !== undefined) return step.name;
+  if (step.parallel !== undefined) return `parallel-${shortHash(`parallel\n${step.parallel.map(ownId).join('\n')}`)}`;
   if (step.shell !== undefined) return `shell-${shortHash(`shell\n${step.shell.trim()}`)}`;
   if (step.agent !== undefined) {
     return `agent-${step.agent}-${shortHash(`agent\n${step.agent}\n${(step.input ?? DEFAULT_AGENT_INPUT).trim()}`)}`;
@@ -36,15 +45,27 @@ function ownId(step: StepIdentity): string {
   return 'step';
 }
 
-/** Each step's stable id, in spec order. */
-export function workflowStepIds(steps: readonly StepIdentity[]): string[] {
+/**
+ * Each step's stable id, in spec order, with a parallel group's members' ids. Groups and
+ * their members share one namespace with the other steps (a member is found by its id alone).
+ */
+export function workflowStepTree(steps: readonly StepIdentity[]): StepIds[] {
   const seen = new Map<string, number>();
-  return steps.map((step) => {
+  const unique = (step: StepIdentity) => {
     const id = ownId(step);
     const count = (seen.get(id) ?? 0) + 1;
     seen.set(id, count);
     return count === 1 ? id : `${id}~${count}`;
+  };
+  return steps.map((step) => {
+    const id = unique(step);
+    return { id, members: step.parallel ? step.parallel.map(unique) : null };
   });
+}
+
+/** Each step's stable id, in spec order (a parallel group's own id; see workflowStepTree). */
+export function workflowStepIds(steps: readonly StepIdentity[]): string[] {
+  return workflowStepTree(steps).map((step) => step.id);
 }
 
 /**
@@ -53,6 +74,14 @@ export function workflowStepIds(steps: readonly StepIdentity[]): string[] {
  */
 export function stepKeyPrefix(scheme: StepKeyScheme, index: number, id: string): string {
   return scheme === 'id' ? `step[${id}]` : `step-${index + 1}`;
+}
+
+/**
+ * The journal key prefix of a parallel group's member: `step[<member id>]` (ids are unique
+ * across groups), `step-<N>.<M>` for sessions keyed by position.
+ */
+export function memberKeyPrefix(scheme: StepKeyScheme, index: number, at: number, id: string): string {
+  return scheme === 'id' ? `step[${id}]` : `step-${index + 1}.${at + 1}`;
 }
 
 /** The step id in a key written under the id scheme (`step[tests]/shell` → `tests`), or null. */

@@ -1,16 +1,19 @@
 // `{{ ... }}` templating for workflow specs and prompt files. Deliberately tiny: a
-// reference is a variable name, `steps[N].response` (`.exit_code`, `.skipped`), `last_response`
-// or `error`; anything
+// reference is a variable name, `steps[N].response` (`.exit_code`, `.skipped`), a step by id
+// `steps.<id>.output` (`.response`, `.exit_code`, `.skipped`), `last_response` or `error`; anything
 // else is an error found before the run starts, never an empty string at run time.
 import { ConfigError } from '@resume/core/spec';
 
 const placeholderPattern = /\{\{\s*([^}]*?)\s*\}\}/g;
 const stepReferencePattern = /^steps\[(\d+)\]\.(response|exit_code|skipped)$/;
+const stepIdReferencePattern = /^steps\.([A-Za-z0-9][A-Za-z0-9_.~-]*)\.(output|response|exit_code|skipped)$/;
 const namePattern = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 export type TemplateReference =
   | { kind: 'variable'; name: string }
   | { kind: 'step'; index: number; field: StepField }
+  /** A step by its id; `output` is its `response`. */
+  | { kind: 'step-id'; id: string; field: StepField }
   | { kind: 'last-response' }
   | { kind: 'error' };
 
@@ -25,12 +28,16 @@ export interface StepResult {
   exitCode?: number | null;
   /** True for a shell step whose uncertain run was skipped on resume (`--on-uncertain skip`). */
   skipped?: boolean;
+  /** A parallel group: no output of its own (its steps have theirs). */
+  group?: boolean;
 }
 
 export interface TemplateScope {
   variables: Record<string, string>;
   /** The steps run so far, by position (`steps[0]` is the first). */
   steps?: Array<StepResult | undefined>;
+  /** The steps run so far by id (members of parallel groups too). */
+  stepsById?: ReadonlyMap<string, StepResult>;
   lastResponse?: string | null;
   error?: string | null;
 }
@@ -46,12 +53,17 @@ export function parseReference(expression: string, location: TemplateLocation): 
   if (expression === 'error') return { kind: 'error' };
   const step = stepReferencePattern.exec(expression);
   if (step) return { kind: 'step', index: Number(step[1]), field: step[2] as StepField };
+  const byId = stepIdReferencePattern.exec(expression);
+  if (byId) {
+    const field = byId[2] === 'output' ? 'response' : (byId[2] as StepField);
+    return { kind: 'step-id', id: byId[1] ?? '', field };
+  }
   if (namePattern.test(expression)) return { kind: 'variable', name: expression };
   throw new ConfigError({
     file: location.file,
     key: location.key,
     problem: `"{{ ${expression} }}" is not a template reference`,
-    fix: 'Use a variable name ({{ topic }}), {{ steps[0].response }} (or .exit_code, .skipped), {{ last_response }} or {{ error }}.',
+    fix: 'Use a variable name ({{ topic }}), {{ steps[0].response }} or {{ steps.<id>.output }} (or .exit_code, .skipped), {{ last_response }} or {{ error }}.',
   });
 }
 
@@ -66,6 +78,8 @@ function describe(reference: TemplateReference): string {
       return reference.name;
     case 'step':
       return `steps[${reference.index}].${reference.field}`;
+    case 'step-id':
+      return `steps.${reference.id}.${reference.field === 'response' ? 'output' : reference.field}`;
     case 'last-response':
       return 'last_response';
     case 'error':
@@ -88,13 +102,20 @@ function resolve(reference: TemplateReference, scope: TemplateScope, location: T
         )
       );
     }
-    case 'step': {
-      const step = scope.steps?.[reference.index];
+    case 'step':
+    case 'step-id': {
+      const step = reference.kind === 'step' ? scope.steps?.[reference.index] : scope.stepsById?.get(reference.id);
       if (!step)
         return missing(
           `{{ ${describe(reference)} }} refers to a step that has not run before this one`,
           'Refer only to earlier steps (templates index steps from 0: steps[0] is step 1).',
         );
+      if (step.group) {
+        return missing(
+          `{{ ${describe(reference)} }} refers to a parallel group, which has no output of its own`,
+          'Refer to one of its steps by id, e.g. {{ steps.<id>.output }}.',
+        );
+      }
       if (reference.field === 'response') return step.response ?? '';
       if (reference.field === 'skipped') return String(step.skipped === true);
       if (step.exitCode === undefined) {

@@ -5,6 +5,7 @@ import { ConfigError } from '@resume/core/spec';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { formatIssuePath } from './issue-path.js';
+import { type StepIds, workflowStepTree } from './step-ids.js';
 import { describeReference, type TemplateLocation, type TemplateReference, templateReferences } from './template.js';
 import { readYamlData } from './yaml-error.js';
 
@@ -52,10 +53,31 @@ export const shellStepSchema = z.strictObject({
   on_failure: onFailureSchema.optional(),
 });
 
-const stepSchema = z.unknown().transform((value, context) => {
-  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
-  const hasAgent = isObject && 'agent' in value;
-  const hasShell = isObject && 'shell' in value;
+/** Copies a nested parse's issues into the outer one, under the same path. */
+function addIssues(context: z.RefinementCtx, issues: readonly z.core.$ZodIssue[]): void {
+  for (const issue of issues) {
+    context.addIssue({
+      code: 'custom',
+      message: issue.message,
+      path: issue.path.map((segment) => segment as string | number),
+    });
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** An agent or shell step: a step of the workflow, or a member of a parallel group. */
+const leafStepSchema = z.unknown().transform((value, context) => {
+  const hasAgent = isRecord(value) && 'agent' in value;
+  const hasShell = isRecord(value) && 'shell' in value;
+  if (isRecord(value) && 'parallel' in value) {
+    context.addIssue({
+      code: 'custom',
+      message: 'parallel groups do not nest: a step of a parallel group is an agent step or a shell step',
+    });
+    return z.NEVER;
+  }
   if (hasAgent === hasShell) {
     context.addIssue({
       code: 'custom',
@@ -67,13 +89,40 @@ const stepSchema = z.unknown().transform((value, context) => {
   }
   const parsed = (hasAgent ? agentStepSchema : shellStepSchema).safeParse(value);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
+    addIssues(context, parsed.error.issues);
+    return z.NEVER;
+  }
+  return parsed.data;
+});
+
+/** Steps that run concurrently, joined before the next step. */
+export const parallelStepSchema = z.strictObject({
+  id: stepIdSchema.optional(),
+  name: z.string().min(1).optional(),
+  parallel: z.array(leafStepSchema).min(1, 'a parallel group needs at least one step'),
+  /** How many of the group's steps run at once (default: all of them). */
+  max_concurrency: z.number().int().min(1, 'max_concurrency is at least 1').max(64).optional(),
+});
+
+const stepSchema = z.unknown().transform((value, context) => {
+  if (isRecord(value) && 'parallel' in value) {
+    if ('agent' in value || 'shell' in value) {
       context.addIssue({
         code: 'custom',
-        message: issue.message,
-        path: issue.path.map((segment) => segment as string | number),
+        message: 'a step is a parallel group or an agent or shell step, not both',
       });
+      return z.NEVER;
     }
+    const parsed = parallelStepSchema.safeParse(value);
+    if (!parsed.success) {
+      addIssues(context, parsed.error.issues);
+      return z.NEVER;
+    }
+    return parsed.data;
+  }
+  const parsed = leafStepSchema.safeParse(value);
+  if (!parsed.success) {
+    addIssues(context, parsed.error.issues);
     return z.NEVER;
   }
   return parsed.data;
@@ -110,16 +159,38 @@ export type WorkflowSpec = z.infer<typeof workflowSpecSchema>;
 export type WorkflowStep = WorkflowSpec['steps'][number];
 export type WorkflowAgentStep = z.infer<typeof agentStepSchema>;
 export type WorkflowShellStep = z.infer<typeof shellStepSchema>;
+export type WorkflowParallelStep = z.infer<typeof parallelStepSchema>;
+/** A step that runs on its own: a step of the workflow or a member of a parallel group. */
+export type WorkflowLeafStep = WorkflowAgentStep | WorkflowShellStep;
 export type WorkflowAgent = z.infer<typeof workflowAgentSchema>;
 
 export function isShellStep(step: WorkflowStep): step is WorkflowShellStep {
   return 'shell' in step;
 }
 
+export function isParallelStep(step: WorkflowStep): step is WorkflowParallelStep {
+  return 'parallel' in step;
+}
+
 const fixes: Array<[RegExp, string]> = [
-  [/^steps\[\d+\]\.retry\.attempts$/, 'Give the total number of tries, e.g. retry: { attempts: 3, backoff: 1s }.'],
-  [/^steps\[\d+\]\.retry\.backoff$/, 'Write the delay between attempts as 500ms, 1s or 2m.'],
-  [/^steps\[\d+\]$/, 'Each step is `- agent: <name>` with `input:`, or `- shell: "<command>"`.'],
+  [
+    /^steps\[\d+\](\.parallel\[\d+\])?\.retry\.attempts$/,
+    'Give the total number of tries, e.g. retry: { attempts: 3, backoff: 1s }.',
+  ],
+  [/^steps\[\d+\](\.parallel\[\d+\])?\.retry\.backoff$/, 'Write the delay between attempts as 500ms, 1s or 2m.'],
+  [
+    /^steps\[\d+\]\.parallel\[\d+\]$/,
+    'List the group\'s steps under parallel:, each `- agent: <name>` with `input:` or `- shell: "<command>"`; to run more steps at once, put them all in one group.',
+  ],
+  [
+    /^steps\[\d+\]\.parallel$/,
+    'Give the group its steps: `- parallel: [ { shell: "npm run lint" }, { shell: "npm test" } ]`.',
+  ],
+  [/^steps\[\d+\]\.max_concurrency$/, "Give how many of the group's steps run at once, e.g. max_concurrency: 2."],
+  [
+    /^steps\[\d+\]$/,
+    'Each step is `- agent: <name>` with `input:`, `- shell: "<command>"`, or `- parallel:` with a list of such steps.',
+  ],
   [/^agents/, 'Declare agents as `name: { prompt: "...", model: optional, provider: optional }`.'],
   [/^outputs/, 'Write outputs as `outputs: { artifacts: [{ path: report.md, from: "{{ last_response }}" }] }`.'],
 ];
@@ -152,17 +223,77 @@ export function parseWorkflowSpec(text: string, file: string | null): WorkflowSp
   return result.data;
 }
 
+/** What a template may refer to where it stands. */
+interface AllowedReferences {
+  variables: Set<string> | null;
+  /** Steps before this one, by position. */
+  stepsBefore: number;
+  error: boolean;
+  lastResponse: boolean;
+  /** Each step's kind, by position and by id. */
+  kinds?: { byIndex: readonly StepKind[]; byId: ReadonlyMap<string, StepKind> };
+  /** Ids of the steps that have run before this one (parallel groups' members too). */
+  idsBefore?: ReadonlySet<string>;
+  /** The other members of this step's parallel group: they run at the same time. */
+  concurrent?: ReadonlySet<string>;
+}
+
+type StepKind = 'agent' | 'shell' | 'parallel';
+
+function checkStepReference(
+  reference: Extract<TemplateReference, { kind: 'step' | 'step-id' }>,
+  allowed: AllowedReferences,
+  fail: (problem: string, fix: string) => never,
+): void {
+  const text = `{{ ${describeReference(reference)} }}`;
+  let kind: StepKind | undefined;
+  let response: string;
+  if (reference.kind === 'step') {
+    if (reference.index >= allowed.stepsBefore) {
+      fail(
+        `${text} refers to a step that has not run yet`,
+        `Templates index steps from 0 (steps[0] is step 1); this one may refer to steps[0] to steps[${Math.max(0, allowed.stepsBefore - 1)}].`,
+      );
+    }
+    kind = allowed.kinds?.byIndex[reference.index];
+    response = `{{ steps[${reference.index}].response }}`;
+  } else {
+    if (allowed.concurrent?.has(reference.id)) {
+      fail(
+        `${text} refers to a step of the same parallel group, which runs at the same time as this one`,
+        'Read it in a step after the group, or move one of the two steps out of the group.',
+      );
+    }
+    if (allowed.idsBefore && !allowed.idsBefore.has(reference.id)) {
+      const known = allowed.kinds?.byId.has(reference.id) ?? false;
+      const before = [...allowed.idsBefore].join(', ');
+      fail(
+        known
+          ? `${text} refers to a step that has not run yet`
+          : `${text} refers to no step: no step has the id "${reference.id}"`,
+        before.length > 0
+          ? `Refer to an earlier step by its id: ${before}.`
+          : 'Only steps that ran before this one can be referred to.',
+      );
+    }
+    kind = allowed.kinds?.byId.get(reference.id);
+    response = `{{ steps.${reference.id}.output }}`;
+  }
+  if (kind === 'parallel') {
+    fail(
+      `${text} refers to a parallel group, which has no output of its own`,
+      'Refer to one of its steps by id, e.g. {{ steps.<id>.output }}.',
+    );
+  }
+  if (kind === 'agent' && reference.field === 'exit_code') {
+    fail(`${text} refers to an agent step, which has no exit code`, `Use ${response} for an agent step's answer.`);
+  }
+}
+
 function checkReferences(
   references: TemplateReference[],
   location: TemplateLocation,
-  allowed: {
-    variables: Set<string> | null;
-    stepsBefore: number;
-    error: boolean;
-    lastResponse: boolean;
-    /** Which steps are shell steps (only those have an exit code), by index. */
-    shellSteps?: readonly boolean[];
-  },
+  allowed: AllowedReferences,
 ): void {
   for (const reference of references) {
     const fail = (problem: string, fix: string): never => {
@@ -174,22 +305,7 @@ function checkReferences(
         `Declare it under variables: (or pass --var ${reference.name}=...).`,
       );
     }
-    if (reference.kind === 'step' && reference.index >= allowed.stepsBefore) {
-      fail(
-        `{{ ${describeReference(reference)} }} refers to a step that has not run yet`,
-        `Templates index steps from 0 (steps[0] is step 1); this one may refer to steps[0] to steps[${Math.max(0, allowed.stepsBefore - 1)}].`,
-      );
-    }
-    if (
-      reference.kind === 'step' &&
-      reference.field === 'exit_code' &&
-      allowed.shellSteps?.[reference.index] === false
-    ) {
-      fail(
-        `{{ ${describeReference(reference)} }} refers to an agent step, which has no exit code`,
-        `Use {{ steps[${reference.index}].response }} for an agent step's answer.`,
-      );
-    }
+    if (reference.kind === 'step' || reference.kind === 'step-id') checkStepReference(reference, allowed, fail);
     if (reference.kind === 'error' && !allowed.error)
       fail('{{ error }} is only available in on_failure inputs', 'Use it inside on_failure.input.');
     if (reference.kind === 'last-response' && !allowed.lastResponse) {
@@ -198,14 +314,28 @@ function checkReferences(
   }
 }
 
+const stepKind = (step: WorkflowStep): StepKind =>
+  isParallelStep(step) ? 'parallel' : isShellStep(step) ? 'shell' : 'agent';
+
 /**
- * The checks that need the whole document: agent names used by steps exist, templates refer
- * to declared variables and earlier steps. `variables` adds names given on the command line.
+ * The checks that need the whole document: agent names used by steps exist, step ids are
+ * unique (parallel groups' members included), templates refer to declared variables and
+ * earlier steps (never to a step of the same parallel group). `variables` adds names given
+ * on the command line.
  */
 export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVariables: Iterable<string> = []): void {
   const agentNames = Object.keys(spec.agents);
   const variables = new Set([...Object.keys(spec.variables), ...extraVariables]);
-  const shellSteps = spec.steps.map((step) => isShellStep(step));
+  const tree = workflowStepTree(spec.steps);
+  const byId = new Map<string, StepKind>();
+  spec.steps.forEach((step, index) => {
+    const ids = tree[index];
+    if (!ids) return;
+    byId.set(ids.id, stepKind(step));
+    if (!isParallelStep(step)) return;
+    for (const [at, member] of step.parallel.entries()) byId.set(ids.members?.[at] ?? '', stepKind(member));
+  });
+  const kinds = { byIndex: spec.steps.map(stepKind), byId };
   const unknownAgent = (name: string, key: string): never => {
     throw new ConfigError({
       file,
@@ -219,46 +349,61 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
   };
   // A template may refer to what exists where it stands: variables, earlier steps, and in
   // on_failure inputs the error.
+  const idsBefore = new Set<string>();
   const check = (
     text: string,
     key: string,
-    allowed: { stepsBefore: number; error: boolean; lastResponse: boolean },
+    allowed: { stepsBefore: number; error: boolean; lastResponse: boolean; concurrent?: ReadonlySet<string> },
   ) => {
     const location = { file, key };
-    checkReferences(templateReferences(text, location), location, { variables, shellSteps, ...allowed });
+    checkReferences(templateReferences(text, location), location, { variables, kinds, idsBefore, ...allowed });
   };
   for (const [name, agent] of Object.entries(spec.agents)) {
     check(agent.prompt, `agents.${name}.prompt`, { stepsBefore: 0, error: false, lastResponse: false });
   }
-  const ids = new Map<string, number>();
-  spec.steps.forEach((step, index) => {
-    if (step.id !== undefined) {
-      const first = ids.get(step.id);
-      if (first !== undefined) {
-        throw new ConfigError({
-          file,
-          key: `steps[${index}].id`,
-          problem: `step id "${step.id}" is already used by steps[${first}]`,
-          fix: 'Give each step its own id: the id is how a resume finds what the step already did.',
-        });
-      }
-      ids.set(step.id, index);
+  const explicitIds = new Map<string, string>();
+  const claimId = (id: string | undefined, key: string) => {
+    if (id === undefined) return;
+    const first = explicitIds.get(id);
+    if (first !== undefined) {
+      throw new ConfigError({
+        file,
+        key: `${key}.id`,
+        problem: `step id "${id}" is already used by ${first}`,
+        fix: 'Give each step its own id (members of parallel groups too): the id is how a resume finds what the step already did.',
+      });
     }
+    explicitIds.set(id, key);
+  };
+  const checkLeaf = (step: WorkflowLeafStep, key: string, index: number, concurrent?: ReadonlySet<string>) => {
+    claimId(step.id, key);
+    const where = { stepsBefore: index, ...(concurrent ? { concurrent } : {}) };
     if (isShellStep(step)) {
-      check(step.shell, `steps[${index}].shell`, { stepsBefore: index, error: false, lastResponse: true });
+      check(step.shell, `${key}.shell`, { ...where, error: false, lastResponse: true });
       if (step.on_failure) {
-        if (!spec.agents[step.on_failure.agent])
-          unknownAgent(step.on_failure.agent, `steps[${index}].on_failure.agent`);
-        check(step.on_failure.input, `steps[${index}].on_failure.input`, {
-          stepsBefore: index,
-          error: true,
-          lastResponse: true,
-        });
+        if (!spec.agents[step.on_failure.agent]) unknownAgent(step.on_failure.agent, `${key}.on_failure.agent`);
+        check(step.on_failure.input, `${key}.on_failure.input`, { ...where, error: true, lastResponse: true });
       }
       return;
     }
-    if (!spec.agents[step.agent]) unknownAgent(step.agent, `steps[${index}].agent`);
-    check(step.input, `steps[${index}].input`, { stepsBefore: index, error: false, lastResponse: true });
+    if (!spec.agents[step.agent]) unknownAgent(step.agent, `${key}.agent`);
+    check(step.input, `${key}.input`, { ...where, error: false, lastResponse: true });
+  };
+  spec.steps.forEach((step, index) => {
+    const ids = tree[index] as StepIds;
+    if (isParallelStep(step)) {
+      claimId(step.id, `steps[${index}]`);
+      const members = ids.members ?? [];
+      step.parallel.forEach((member, at) => {
+        const own = members[at] ?? '';
+        checkLeaf(member, `steps[${index}].parallel[${at}]`, index, new Set(members.filter((id) => id !== own)));
+      });
+      idsBefore.add(ids.id);
+      for (const id of members) idsBefore.add(id);
+    } else {
+      checkLeaf(step, `steps[${index}]`, index);
+      idsBefore.add(ids.id);
+    }
   });
   spec.outputs.artifacts.forEach((artifact, index) => {
     check(artifact.from, `outputs.artifacts[${index}].from`, {

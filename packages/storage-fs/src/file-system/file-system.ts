@@ -174,13 +174,10 @@ export function createNodeFileSystem(): FileSystem {
         .filter((entry) => entry.isDirectory())
         .map((entry) => entry.name),
     existsNow(path) {
-      try {
-        lstatSync(path);
-        return true;
-      } catch (error) {
-        if (errorCode(error) === 'ENOENT') return false;
-        throw error;
-      }
+      // No exception for an absent path: fencing asks for one on every append, and building
+      // the ENOENT error (its message and stack) cost more than the status call itself.
+      // Other failures (EACCES...) still throw.
+      return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
     },
     async makeDirectory(path) {
       await fs.mkdir(path, { mode: DIRECTORY_MODE });

@@ -7,6 +7,7 @@
 // prove (an unknown construct, an unknown check) makes it answer false, or makes the
 // compilation return null, and the caller parses with zod as before. So a value taken on
 // the quick path is one zod would have returned unchanged, and every other value meets zod.
+import { compileLeafCheck, compileZodCheck } from '@resume/core/spec';
 import type { z } from 'zod';
 
 /** True when zod would parse `value` successfully and return an equal value. */
@@ -27,19 +28,9 @@ interface SchemaInternals {
 interface SchemaLike {
   _zod: SchemaInternals;
 }
+/** A zod check (its predicate is compiled by `compileZodCheck`). */
 interface CheckLike {
-  _zod: {
-    def: {
-      check?: string;
-      format?: string;
-      pattern?: RegExp;
-      value?: unknown;
-      inclusive?: boolean;
-      minimum?: unknown;
-      maximum?: unknown;
-      length?: unknown;
-    };
-  };
+  _zod: { def: { check?: string } };
 }
 
 /** Thrown inside the compiler for a construct it does not handle; never escapes. */
@@ -59,22 +50,11 @@ function compile(schema: SchemaLike): ExactCheck {
   const internals = schema._zod;
   const definition = internals.def;
   if (definition.coerce) throw new Unsupported('coercion');
+  // Strings, numbers, booleans, null, enums and literals: zod returns them as they are.
+  const leaf = compileLeafCheck(schema);
+  if (leaf === 'unsupported') throw new Unsupported(definition.type);
+  if (leaf) return leaf;
   switch (definition.type) {
-    case 'string':
-      return withChecks((value) => typeof value === 'string', definition.checks, 'string');
-    case 'number':
-      // zod refuses NaN and the infinities as numbers.
-      return withChecks((value) => typeof value === 'number' && Number.isFinite(value), definition.checks, 'number');
-    case 'boolean':
-      return withChecks((value) => typeof value === 'boolean', definition.checks, 'boolean');
-    case 'null':
-      return withChecks((value) => value === null, definition.checks, 'null');
-    case 'enum':
-    case 'literal': {
-      const values = internals.values;
-      if (!values) throw new Unsupported(definition.type);
-      return withChecks((value) => values.has(value), definition.checks, definition.type);
-    }
     case 'nullable': {
       const inner = compile(required(definition.innerType));
       return withChecks((value) => value === null || inner(value), definition.checks, 'nullable');
@@ -163,44 +143,9 @@ function withChecks(base: ExactCheck, checks: CheckLike[] | undefined, type: str
 }
 
 function compileCheck(check: CheckLike, type: string): ExactCheck {
-  const definition = check._zod.def;
-  // A check's `when` can only skip it; running it regardless can only send more values to zod.
-  switch (definition.check) {
-    case 'string_format': {
-      const pattern = definition.pattern;
-      if (type !== 'string' || definition.format !== 'regex' || !(pattern instanceof RegExp))
-        throw new Unsupported(`string format ${definition.format}`);
-      return (value) => {
-        pattern.lastIndex = 0;
-        return pattern.test(value as string);
-      };
-    }
-    case 'number_format':
-      if (type !== 'number' || definition.format !== 'safeint')
-        throw new Unsupported(`number format ${definition.format}`);
-      return (value) => Number.isSafeInteger(value);
-    case 'greater_than':
-    case 'less_than': {
-      const bound = definition.value;
-      if (type !== 'number' || typeof bound !== 'number') throw new Unsupported(definition.check);
-      const inclusive = definition.inclusive === true;
-      return definition.check === 'greater_than'
-        ? (value) => (inclusive ? (value as number) >= bound : (value as number) > bound)
-        : (value) => (inclusive ? (value as number) <= bound : (value as number) < bound);
-    }
-    case 'min_length':
-    case 'max_length':
-    case 'length_equals': {
-      const limit =
-        definition.check === 'length_equals' ? definition.length : (definition.minimum ?? definition.maximum);
-      if ((type !== 'string' && type !== 'array') || typeof limit !== 'number') throw new Unsupported(definition.check);
-      if (definition.check === 'min_length') return (value) => (value as { length: number }).length >= limit;
-      if (definition.check === 'max_length') return (value) => (value as { length: number }).length <= limit;
-      return (value) => (value as { length: number }).length === limit;
-    }
-    default:
-      throw new Unsupported(`check ${definition.check}`);
-  }
+  const compiled = compileZodCheck(check, type);
+  if (!compiled) throw new Unsupported(`check ${check._zod.def.check}`);
+  return compiled;
 }
 
 function required(schema: SchemaLike | undefined): SchemaLike {

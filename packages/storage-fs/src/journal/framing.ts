@@ -16,18 +16,64 @@ function hex8(value: number): string {
   return value.toString(16).padStart(8, '0');
 }
 
+const hexDigits = Buffer.from('0123456789abcdef', 'latin1');
+
+/** Writes `value` as 8 lowercase hex digits at `offset` (what `hex8` spells, without making a string). */
+function writeHex8(target: Buffer, offset: number, value: number): void {
+  for (let index = 7; index >= 0; index -= 1) {
+    target[offset + index] = hexDigits[value & 0xf] as number;
+    value >>>= 4;
+  }
+}
+
+/**
+ * Frames `json` (a JSON object's text) into `target` from offset 0 when it fits, returning the
+ * line's length, or -1 when `target` is too small. The body is encoded once, straight into place.
+ */
+function frameJsonInto(json: string, target: Buffer): number {
+  if (json.length < 3 || json[0] !== '{') throw new TypeError('only non-empty JSON objects can be framed');
+  // The text's opening brace lands on the prefix's last byte, which is then set back to its comma.
+  const written = target.write(json, FRAME_PREFIX_LENGTH - 1, 'utf8');
+  const end = FRAME_PREFIX_LENGTH - 1 + written;
+  // A short write (the buffer ran out) is refused: `write` stops at a whole character.
+  if (end + 1 > target.length || Buffer.byteLength(json, 'utf8') !== written) return -1;
+  prefixStart.copy(target, 0);
+  prefixEnd.copy(target, prefixStart.length + 8);
+  writeHex8(target, prefixStart.length, crc32(target.subarray(FRAME_PREFIX_LENGTH, end)));
+  target[end] = newline;
+  return end + 1;
+}
+
 /** Frames a JSON object (it must have at least one member) as one checksummed line ending in a newline. */
 export function frameObject(value: object): Buffer {
   const json = JSON.stringify(value);
-  if (json.length < 3 || json[0] !== '{') throw new TypeError('only non-empty JSON objects can be framed');
-  const body = Buffer.from(json.slice(1), 'utf8');
-  const line = Buffer.allocUnsafe(FRAME_PREFIX_LENGTH + body.length + 1);
-  prefixStart.copy(line, 0);
-  line.write(hex8(crc32(body)), prefixStart.length, 'latin1');
-  prefixEnd.copy(line, prefixStart.length + 8);
-  body.copy(line, FRAME_PREFIX_LENGTH);
-  line[line.length - 1] = newline;
+  // The prefix, the text without its opening brace, the newline.
+  const line = Buffer.allocUnsafe(FRAME_PREFIX_LENGTH + Buffer.byteLength(json, 'utf8'));
+  if (frameJsonInto(json, line) !== line.length) throw new TypeError('only non-empty JSON objects can be framed');
   return line;
+}
+
+/** Lines up to this size are framed in a buffer kept between appends; larger ones get their own. */
+const REUSED_FRAME_LIMIT = 1024 * 1024;
+
+/**
+ * Frames lines into one buffer kept between calls (a journal's appends), so an append encodes its
+ * text once, in place, and allocates nothing else. The returned line is a view of that buffer:
+ * valid until the next call.
+ */
+export class LineFramer {
+  #buffer: Buffer = Buffer.allocUnsafe(0);
+
+  frame(value: object): Buffer {
+    const json = JSON.stringify(value);
+    // UTF-8 needs at most 3 bytes per UTF-16 unit: a buffer that large always fits.
+    const bound = FRAME_PREFIX_LENGTH + json.length * 3;
+    if (bound > REUSED_FRAME_LIMIT) return frameObject(value);
+    if (this.#buffer.length < bound) this.#buffer = Buffer.allocUnsafe(Math.max(bound, 16 * 1024));
+    const length = frameJsonInto(json, this.#buffer);
+    if (length === -1) throw new TypeError('only non-empty JSON objects can be framed');
+    return this.#buffer.subarray(0, length);
+  }
 }
 
 export type VerifyResult = { ok: true; body: Buffer } | { ok: false; problem: string };
@@ -51,9 +97,26 @@ export function verifyFrame(line: Uint8Array): VerifyResult {
 /** Parses a verified body back into the framed object (still to be validated by its schema). */
 export function parseBody(body: Buffer): { ok: true; value: unknown } | { ok: false; problem: string } {
   try {
-    return { ok: true, value: JSON.parse(`{${body.toString('utf8')}`) };
+    return { ok: true, value: JSON.parse(bodyText(body)) };
   } catch {
     return { ok: false, problem: 'record is not valid JSON' };
+  }
+}
+
+/**
+ * `{` followed by the body, decoded once: when the body sits in a framed line (the byte before it
+ * is the prefix's comma), that byte is set to `{` for the decoding and put back, instead of
+ * joining the brace to a decoded copy (a snapshot's body is megabytes).
+ */
+function bodyText(body: Buffer): string {
+  const start = body.byteOffset - 1;
+  const whole = Buffer.from(body.buffer, 0, body.byteOffset + body.length);
+  if (start < 0 || whole[start] !== 0x2c) return `{${body.toString('utf8')}`;
+  whole[start] = 0x7b;
+  try {
+    return whole.toString('utf8', start, whole.length);
+  } finally {
+    whole[start] = 0x2c;
   }
 }
 

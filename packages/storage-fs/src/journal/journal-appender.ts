@@ -7,6 +7,7 @@ import { crc32 } from 'node:zlib';
 import {
   type AppendBatch,
   AppendConflictError,
+  fastSafeParser,
   journalEventSchema,
   LeaseLostError,
   SessionNotFoundError,
@@ -22,6 +23,7 @@ import { currentEpoch, leaseName } from '../lease/lease-files.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
 import { JOURNAL, LEASE_DIRECTORY } from '../store/store-paths.js';
+import { LineFramer } from './framing.js';
 import { encodeBatch } from './journal-codec.js';
 import type { JournalFiles } from './journal-files.js';
 
@@ -32,6 +34,9 @@ const batchShapeSchema = z.object({
   summary: sessionSummarySchema,
 });
 type BatchShape = z.infer<typeof batchShapeSchema>;
+// The engine validated these events as they were recorded: the compiled check confirms the
+// batch without a second zod parse; zod only sees (and reports) what it cannot vouch for.
+const parseBatch = fastSafeParser(batchShapeSchema);
 
 export interface JournalWriter {
   file: WritableFile;
@@ -39,6 +44,10 @@ export interface JournalWriter {
   lastSeq: number;
   /** crc32 of the journal's bytes [0, size), once known (computed on the first snapshot). */
   crc: number | null;
+  /** Frames this journal's appends in one buffer kept between them (appends to a journal are one at a time). */
+  framer: LineFramer;
+  /** The lease files fencing checks, named once. */
+  leaseFiles: { directory: string; epoch: number; current: string; next: string } | null;
 }
 
 export interface JournalAppender {
@@ -80,7 +89,14 @@ export function createJournalAppender(
       const tail = await plain.readRange(file, committed.end, size - committed.end);
       await journals.cutTornTail(id, committed.end, tail);
     }
-    const writer = { file: await durable.openAppend(file), size: committed.end, lastSeq: committed.lastSeq, crc: null };
+    const writer: JournalWriter = {
+      file: await durable.openAppend(file),
+      size: committed.end,
+      lastSeq: committed.lastSeq,
+      crc: null,
+      framer: new LineFramer(),
+      leaseFiles: null,
+    };
     writers.set(id, writer);
     return writer;
   };
@@ -99,11 +115,21 @@ export function createJournalAppender(
    * exactly when epoch + 1 exists or this epoch's own file is gone. Two existence checks
    * answered at once where the file system can; a directory listing otherwise.
    */
-  const leaseSuperseded = async (id: string, epoch: number): Promise<boolean> => {
+  const leaseSuperseded = async (id: string, epoch: number, writer?: JournalWriter): Promise<boolean> => {
     const directory = paths.inSession(id, LEASE_DIRECTORY);
     if (plain.existsNow && epoch > 0) {
-      if (plain.existsNow(path.join(directory, leaseName(epoch + 1)))) return true;
-      if (plain.existsNow(path.join(directory, leaseName(epoch)))) return false;
+      let names = writer?.leaseFiles;
+      if (!names || names.epoch !== epoch || names.directory !== directory) {
+        names = {
+          directory,
+          epoch,
+          current: path.join(directory, leaseName(epoch)),
+          next: path.join(directory, leaseName(epoch + 1)),
+        };
+        if (writer) writer.leaseFiles = names;
+      }
+      if (plain.existsNow(names.next)) return true;
+      if (plain.existsNow(names.current)) return false;
       if (!plain.existsNow(directory)) throw new SessionNotFoundError(id);
       return true;
     }
@@ -116,7 +142,8 @@ export function createJournalAppender(
 
   const appendNow = async (id: string, batch: BatchShape, alone: boolean) => {
     context.files.refuseIfBroken();
-    const [superseded, writer] = await Promise.all([leaseSuperseded(id, batch.epoch), currentWriter(id)]);
+    const writer = await currentWriter(id);
+    const superseded = await leaseSuperseded(id, batch.epoch, writer);
     if (superseded) throw new LeaseLostError(id);
     if (batch.expectedSeq !== writer.lastSeq) throw new AppendConflictError(id, batch.expectedSeq, writer.lastSeq);
     batch.events.forEach((event, position) => {
@@ -126,7 +153,7 @@ export function createJournalAppender(
         });
       }
     });
-    const line = encodeBatch({ epoch: batch.epoch, events: batch.events, summary: batch.summary });
+    const line = encodeBatch({ epoch: batch.epoch, events: batch.events, summary: batch.summary }, writer.framer);
     try {
       // A lone append (the common case: one session writing) is written synchronously, saving a
       // thread-pool round trip; while other appends are pending it goes through the pool so they overlap.
@@ -152,7 +179,7 @@ export function createJournalAppender(
   let pendingAppends = 0;
   const append = async (id: string, batch: AppendBatch): Promise<void> => {
     context.files.refuseIfBroken();
-    const shape = batchShapeSchema.safeParse(batch);
+    const shape = parseBatch(batch);
     if (!shape.success) {
       throw new UsageError(`The batch for session ${id} is not valid: ${shape.error.issues[0]?.message ?? ''}`);
     }
