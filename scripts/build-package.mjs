@@ -4,6 +4,7 @@
 // with the version injected, and their library entry points like a library.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -80,12 +81,38 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
     // Bundled React and Ink run their production builds (the development ones check and warn
     // on every render, several times slower); only the bundled code sees this, not the environment.
     define: { ...common.define, 'process.env.NODE_ENV': '"production"' },
-    plugins: Object.keys(lazyBuiltins).length > 0 ? [lazyBuiltinsPlugin(lazyBuiltins)] : [],
+    plugins: [
+      ...(Object.keys(lazyBuiltins).length > 0 ? [lazyBuiltinsPlugin(lazyBuiltins)] : []),
+      ...((manifest.conclave?.inlineWasm ?? []).length > 0 ? [inlineWasmPlugin(manifest.conclave.inlineWasm)] : []),
+    ],
     // CommonJS dependencies bundled into ESM call `require` for Node built-ins: give them one.
     banner: {
       js: "#!/usr/bin/env node\nimport { createRequire as __conclaveCreateRequire } from 'node:module';\nconst require = __conclaveCreateRequire(import.meta.url);",
     },
   });
+}
+
+/**
+ * `conclave.inlineWasm`: Emscripten loaders (by path inside node_modules) whose WebAssembly is
+ * inline in the file. Such a loader still looks for `fetch` first, and in Node the first look at
+ * `fetch` loads its whole HTTP client (undici, tens of milliseconds at every start of a screen);
+ * the loader is told there is none, so it decodes the inline binary directly. A loader whose
+ * text no longer has the expected test fails the build, so the change can never silently lapse.
+ */
+function inlineWasmPlugin(files) {
+  const escaped = files.map((file) => file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  const filter = new RegExp(`node_modules[\\\\/](?:${escaped.join('|')})$`);
+  return {
+    name: 'inline-wasm',
+    setup(pluginBuild) {
+      pluginBuild.onLoad({ filter }, async (args) => {
+        const text = await readFile(args.path, 'utf8');
+        const test = '"function"!=typeof fetch';
+        if (!text.includes(test)) throw new Error(`${args.path}: no \`${test}\` to replace (conclave.inlineWasm)`);
+        return { loader: 'js', contents: text.replaceAll(test, 'true') };
+      });
+    },
+  };
 }
 
 /**

@@ -153,6 +153,22 @@ function required(schema: SchemaLike | undefined): SchemaLike {
   return schema;
 }
 
+/** The parts of a zod check's definition the written-out check reads. */
+interface CheckDefinitionLike {
+  _zod: {
+    def: {
+      check?: string;
+      format?: string;
+      pattern?: RegExp;
+      value?: unknown;
+      inclusive?: boolean;
+      minimum?: unknown;
+      maximum?: unknown;
+      length?: unknown;
+    };
+  };
+}
+
 /**
  * The same check as `compileExactCheck(schema)`, written out as the source of a module that
  * exports `name(value): boolean` and imports nothing (no zod): a listing can check the index
@@ -266,7 +282,7 @@ export function exactCheckSource(schema: z.ZodType, name: string): string | null
   };
 
   const checkSource = (check: CheckLike, type: string, value: string): string => {
-    const definition = check._zod.def;
+    const definition = (check as CheckDefinitionLike)._zod.def;
     switch (definition.check) {
       case 'string_format': {
         const pattern = definition.pattern;
