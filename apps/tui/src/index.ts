@@ -2,6 +2,7 @@
 // it needs an interactive screen.
 
 export {
+  askAnswer,
   askFollowUp,
   askModelUnavailable,
   askUncertainStep,
@@ -21,10 +22,12 @@ export {
   lineageCost,
 } from './backend/engine-backend.js';
 export type {
+  AnswerOutcome,
   CheckpointEntry,
   ContentMatch,
   ContentMessage,
   LineageEntry,
+  PendingQuestion,
   ResumePlanView,
   SessionDetails,
   TuiBackend,
@@ -36,6 +39,7 @@ export { createLiveRunView, type LiveRunHandle } from './live/create-live-run-vi
 export type { LiveRunEvent, LiveRunResult } from './live/live-run-reducer.js';
 export { defaultAction, type PickedAction, type PickedSession } from './picker/index.js';
 export { type ResumePromptPlan, resumePlanView } from './plan/resume-prompt-plan.js';
+export type { AnswerPromptInfo, SubmitAnswer } from './prompts/answer-prompt.js';
 export type { DeleteInfo } from './prompts/delete-prompt.js';
 export type { FollowUpInfo } from './prompts/follow-up-prompt.js';
 export type { ModelUnavailableAnswer, ModelUnavailableInfo } from './prompts/model-unavailable-prompt.js';

@@ -4,6 +4,7 @@
 // workflows, config, pricing) is `@resume/runner`. Explicit named exports only.
 
 // ---- engine and sessions (DESIGN 4)
+export { answerFromText, type ExpectedAnswer, expectedAnswer } from './engine/answer-text.js';
 export { createEngine } from './engine/engine.js';
 export { isRetryableByDefault, toErrorInfo } from './engine/error-info.js';
 export type { Jsonify } from './engine/json-output.js';
@@ -29,6 +30,7 @@ export type {
   UncertainDecision,
   WaitForOptions,
 } from './engine/types.js';
+export { answerProblem } from './engine/wait.js';
 // ---- journal and fold
 export { Folder, fold, pendingInput, stateAt, stepId, summarize } from './journal/fold.js';
 export type {

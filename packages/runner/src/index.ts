@@ -82,6 +82,14 @@ export {
   type ToolOutcome,
   UnknownModeError,
 } from './modes/index.js';
+export { MapItemsFailedError } from './modes/map-items-failed-error.js';
+export {
+  type DeadLetter,
+  type ItemState,
+  type MapItemStatus,
+  type MapStepStatus,
+  mapStatuses,
+} from './modes/map-journal.js';
 export type { ModelResolver } from './modes/mode-context.js';
 export { type FailedBranch, ParallelGroupFailedError } from './modes/parallel-group-failed-error.js';
 export { ShellCommandFailedError, type ShellResult } from './modes/shell-command.js';
@@ -138,6 +146,7 @@ export {
   type BranchInput,
   type ContinueOptions,
   createRunner,
+  type ItemSelection,
   type ModelDecision,
   type ModelUnavailableFinding,
   type ResumeOptions,
@@ -177,6 +186,7 @@ export {
   estimateCallCost,
 } from './usage/cost-guard.js';
 export { type CostLimitDetails, CostLimitError } from './usage/cost-limit-error.js';
+export { DEFAULT_MAX_PARALLEL, MAX_MAP_PARALLEL } from './workflow/map-limits.js';
 // ---- workflow specs and prompt files (workflow/)
 export {
   type PromptFile,
@@ -185,9 +195,11 @@ export {
 } from './workflow/prompt-file.js';
 export { renderTemplate, type TemplateScope } from './workflow/template.js';
 export {
+  checkParallelLimit,
   checkWorkflow,
   parseWorkflowSpec,
   resolveVariables,
+  type WorkflowMapStep,
   type WorkflowParallelStep,
   type WorkflowSpec,
   type WorkflowStep,

@@ -45,17 +45,6 @@ async function run(args: string[]): Promise<void> {
     userHome: homedir(),
     streams: { stdout: process.stdout, stderr: process.stderr },
     interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
-    async readLine(prompt) {
-      const { createInterface } = await import('node:readline/promises');
-      const lines = createInterface({ input: process.stdin, output: process.stderr });
-      try {
-        return await lines.question(prompt);
-      } catch {
-        return null;
-      } finally {
-        lines.close();
-      }
-    },
     now: () => new Date(),
     version,
     onSignal(handler) {

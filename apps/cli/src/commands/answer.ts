@@ -2,8 +2,8 @@
 // ask_user, or `session.waitFor` in a program), journaled with who answered and when. The
 // answer is text; a question whose schema expects JSON (a number, an object) takes it as JSON.
 import { hostname, userInfo } from 'node:os';
-import { pendingInput } from '@resume/core/engine';
-import { type JsonValue, UsageError } from '@resume/core/spec';
+import { answerFromText, pendingInput } from '@resume/core/engine';
+import { UsageError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
@@ -31,7 +31,7 @@ export async function answerCommand(
     }
     return 0;
   }
-  const value = answerValue(question.schema, input.answer);
+  const value = answerFromText(question.schema, input.answer);
   await engine.respond(id, question.key, value, { answeredBy: input.by ?? whoAmI() });
   const shortId = await shortIdsOfStore(context, [id]);
   if (context.options.json) {
@@ -41,19 +41,6 @@ export async function answerCommand(
     context.terminal.note(`Continue it with: conclave --resume ${shortId(id)}`);
   }
   return 0;
-}
-
-/** Text for a text question; JSON when the question's schema expects something else. */
-export function answerValue(schema: JsonValue | null, text: string): JsonValue {
-  const type = schema !== null && typeof schema === 'object' && !Array.isArray(schema) ? schema.type : undefined;
-  if (type === undefined || type === 'string') return text;
-  if (type === 'boolean' && /^(y|yes|true)$/i.test(text.trim())) return true;
-  if (type === 'boolean' && /^(n|no|false)$/i.test(text.trim())) return false;
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    return text;
-  }
 }
 
 /** Who answers by default: the user and machine. */

@@ -17,8 +17,6 @@ export interface CliEnvironment {
   streams: OutputStreams;
   /** Whether a person can answer prompts (stdin and stderr are terminals). */
   interactive: boolean;
-  /** Reads one line a person types (interactive runs only); null when input ended. */
-  readLine?: (prompt: string) => Promise<string | null>;
   now: () => Date;
   version: string;
   /** Registers what to do on SIGINT/SIGTERM; returns the function that unregisters it. */

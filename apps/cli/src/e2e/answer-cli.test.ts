@@ -48,6 +48,23 @@ describe('conclave answer', () => {
 
     const question = await sandbox.run(['answer', id]);
     expect(question.stdout.trim()).toBe('Which city is the offsite in?');
+    // Resumed without a terminal before it is answered: nothing runs, the way to answer is printed.
+    const early = await sandbox.run(['--resume', id]);
+    expect(early.code, early.stderr).toBe(0);
+    expect(early.stdout).toContain('Question: Which city is the offsite in?');
+    expect(early.stderr).toContain('nothing was run');
+    expect(early.stderr).toContain(`Answer with: conclave answer ${id} "…"`);
+    const earlyJson = await sandbox.json<{ status: string; waitingFor: { prompt: string }; answerCommand: string }>([
+      '--resume',
+      id,
+      '--json',
+    ]);
+    expect(earlyJson).toMatchObject({
+      status: 'waiting',
+      waitingFor: { prompt: 'Which city is the offsite in?' },
+      answerCommand: `conclave answer ${id} "…"`,
+    });
+    expect((await sandbox.json<{ status: string }>(['sessions', 'show', id, '--json'])).status).toBe('waiting');
     const answered = await sandbox.run(['answer', id, 'Lisbon', '--by', 'ana']);
     expect(answered.code, answered.stderr).toBe(0);
     const again = await sandbox.run(['answer', id, 'Porto']);

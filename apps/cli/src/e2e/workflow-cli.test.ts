@@ -47,6 +47,54 @@ describe('conclave run: workflows from the command line', () => {
     expect(json.steps[0]?.attemptHistory.map((attempt) => attempt.error === null)).toEqual([false, false, true]);
   });
 
+  it('a parallel group shows each step in plain output, fails naming the failed one, and the plan shows each', async () => {
+    const group = [
+      'name: checks',
+      'agents:',
+      '  reviewer: { prompt: "You review." }',
+      'steps:',
+      '  - id: checks',
+      '    parallel:',
+      '      - { id: good, shell: "echo fine" }',
+      '      - { id: bad, shell: "[ -f fixed ] || { echo broken >&2; exit 4; }" }',
+      '  - agent: reviewer',
+      '    input: "{{ steps.good.output }}"',
+      '',
+    ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'checks.yaml'), group);
+    const failed = await sandbox.run(['run', 'checks.yaml']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('step 1 ∥ good: completed');
+    expect(failed.stderr).toContain(
+      'step 1 ∥ bad: failed (Command `[ -f fixed ] || { echo broken >&2; exit 4; }` exited with code 4.)',
+    );
+    expect(failed.stderr).toContain('Parallel step 1 (checks) failed: "bad" failed after its retries; good completed.');
+    expect(failed.stderr).not.toContain('parallel: joined');
+    const sessionId = /session (\S+)/.exec(failed.stderr)?.[1] ?? '';
+    const plan = await sandbox.run(['run', '--resume', sessionId, '--dry-run']);
+    expect(plan.stdout).toContain('Next: step 1 of 2, parallel: good done, bad failed (runs again)');
+    await writeFile(path.join(sandbox.workspace, 'fixed'), '');
+    const resumed = await sandbox.run(['run', '--resume', sessionId, '--yes']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('step 1 ∥ good: restored from the journal');
+    expect(resumed.stderr).toContain('step 1 ∥ bad: completed');
+    expect(resumed.stderr).toContain('step 1 parallel: joined');
+    const shown = await sandbox.run(['sessions', 'show', sessionId]);
+    expect(shown.stdout).toMatch(/step\[bad\]\/shell\s+completed at attempt 2 · in parallel branch checks\/bad/);
+    const json = await sandbox.json<{ steps: { key: string; branch: string | null }[] }>([
+      'sessions',
+      'show',
+      sessionId,
+    ]);
+    expect(json.steps.map((step) => [step.key, step.branch])).toEqual(
+      expect.arrayContaining([
+        ['step[good]/shell', 'checks/good'],
+        ['step[bad]/shell', 'checks/bad'],
+        [expect.stringMatching(/^step\[agent-reviewer-/), null],
+      ]),
+    );
+  });
+
   it('run --resume without an id resumes the newest interrupted workflow of this directory and says which', async () => {
     await writeFile(
       path.join(sandbox.workspace, 'flaky.yaml'),

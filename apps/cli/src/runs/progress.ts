@@ -57,6 +57,7 @@ export async function createRunView(context: CliContext): Promise<RunView> {
 export function createPlainRunView(terminal: Terminal): RunView {
   let lastUsage = '';
   let lastProgress = '';
+  let lastItemsFinished = -1;
   let restored = 0;
   let progressWhileRestoring: string | null = null;
   const announceRestored = () => {
@@ -105,6 +106,14 @@ export function createPlainRunView(terminal: Terminal): RunView {
             else terminal.note(terminal.cyan(line));
           }
           lastProgress = line;
+          break;
+        }
+        case 'map-progress': {
+          // One line per finished item (and at the start): done / running / failed of the total.
+          const line = `  items ${event.done}/${event.total} done · ${event.running} running · ${event.failed} failed`;
+          const finished = event.done + event.failed;
+          if (finished !== lastItemsFinished || event.total === 0) terminal.note(terminal.cyan(line));
+          lastItemsFinished = finished;
           break;
         }
         case 'usage': {

@@ -2,14 +2,13 @@
 // printed at the end. A first SIGINT/SIGTERM interrupts (the in-flight call is aborted and
 // the session journaled as interrupted); a second one leaves at once.
 
-import { pendingInput } from '@resume/core/engine';
 import { ConclaveError, ExitCode, type JsonValue } from '@resume/core/spec';
 import { type AgentInput, createRunner, type Runner, type RunResult } from '@resume/runner';
-import { answerValue, whoAmI } from '../commands/answer.js';
 import type { CliContext } from '../context/cli-context.js';
 import { reportError } from '../errors/report-error.js';
 import { formatCost, formatTokens } from '../output/format.js';
 import { applyRetention } from '../sessions/apply-retention.js';
+import { answerInTerminal, canAskInTerminal, reportWaiting } from './answer-in-terminal.js';
 import type { RunLimits } from './cost-limits.js';
 import { buildDecisions, type DecisionFlags } from './decisions.js';
 import { createModelResolver, type ProviderSelection, SCRIPTED_NOTICE } from './models.js';
@@ -46,22 +45,34 @@ export async function runWithHarness(
   });
   if (setup.selection.provider === 'scripted') context.terminal.note(SCRIPTED_NOTICE);
   const view = await createRunView(context);
+  const decisions = buildDecisions(context, setup.decisions, {
+    availableModels: resolution.availableModels,
+    provider: setup.selection.provider,
+    replace: resolution.replace,
+  });
+  // An answer just typed to the agent's question is the go-ahead: the run goes on without the resume prompt.
+  let answeredNow = false;
+  const confirmResume = decisions.confirmResume;
+  decisions.confirmResume = async (plan) => {
+    if (answeredNow) {
+      answeredNow = false;
+      return true;
+    }
+    return confirmResume ? confirmResume(plan) : true;
+  };
   const runner = createRunner({
     engine,
     models: resolution.resolve,
     workspaceDir: environment.cwd,
     env: { ...environment.env },
     onEvent: (event) => view.onEvent(event),
-    decisions: buildDecisions(context, setup.decisions, {
-      availableModels: resolution.availableModels,
-      provider: setup.selection.provider,
-      replace: resolution.replace,
-    }),
+    decisions,
     availableModels: resolution.availableModels,
     allowCommands: config.tools.allowCommands,
     limits: setup.limits ?? config.limits,
     maxRecoveries: config.resume.maxRecoveries,
     checkpointInterval: setup.checkpointInterval ?? config.checkpoint.interval,
+    maxParallel: config.limits.maxParallel,
   });
 
   let interrupting = false;
@@ -77,11 +88,11 @@ export async function runWithHarness(
   let result: RunResult;
   try {
     result = await work(runner);
-    // In a terminal a question the agent asks is answered here and the run goes on.
-    for (;;) {
-      const answer = await askInline(context, result);
-      if (answer === null) break;
-      await engine.respond(result.sessionId, answer.key, answer.value, { answeredBy: answer.by });
+    // In a terminal a question the agent asks is answered here (the live view steps aside for
+    // the answer box) and the run goes on; without an answer it ends waiting.
+    while (result.status === 'waiting' && canAskInTerminal(context)) {
+      if (!(await answerInTerminal(context, result.sessionId))) break;
+      answeredNow = true;
       result = await runner.resume(result.sessionId);
     }
   } finally {
@@ -119,23 +130,6 @@ async function lastCheckpointLabel(context: CliContext, sessionId: string): Prom
   } catch {
     return null;
   }
-}
-
-/** The answer typed to a waiting run's question (null: not a terminal, or nothing typed). */
-async function askInline(
-  context: CliContext,
-  result: RunResult,
-): Promise<{ key: string; value: JsonValue; by: string } | null> {
-  const readLine = context.environment.readLine;
-  if (result.status !== 'waiting' || !result.waitingFor || !context.environment.interactive || !readLine) return null;
-  if (context.options.json) return null;
-  const state = await (await context.engine()).readSession(result.sessionId);
-  const question = pendingInput(state);
-  if (!question) return null;
-  context.terminal.warn(`\n${context.terminal.bold('?')} ${question.prompt}`);
-  const text = (await readLine('> '))?.trim() ?? '';
-  if (text === '') return null;
-  return { key: question.key, value: answerValue(question.schema, text), by: whoAmI() };
 }
 
 function reportResult(
@@ -186,14 +180,12 @@ function reportResult(
     return exitCode;
   }
   if (result.status === 'waiting') {
-    if (!context.options.json) {
-      terminal.out();
-      terminal.out(`Question: ${result.waitingFor?.prompt ?? '(see conclave answer)'}`);
-      terminal.out();
-      terminal.out(`Session saved: ${result.sessionId}`);
-    }
-    terminal.warn(`${terminal.yellow('? Waiting for your answer;')} session ${result.sessionId} (${usage}).`);
-    terminal.warn(`Answer with: conclave answer ${result.sessionId} "…"  then: conclave --resume ${result.sessionId}`);
+    reportWaiting(context, {
+      sessionId: result.sessionId,
+      prompt: result.waitingFor?.prompt ?? '(see conclave answer)',
+      usage: result.usage,
+      ran: true,
+    });
     return exitCode;
   }
   // The live view has just said this, with the resume command; saying it twice is noise.

@@ -5,6 +5,7 @@
 import type { Engine } from '@resume/core/engine';
 import { UsageError } from '@resume/core/spec';
 import { createRunner } from '@resume/runner';
+import { whoAmI } from '../commands/answer.js';
 import type { CliContext } from '../context/cli-context.js';
 import type { RunLimits } from './cost-limits.js';
 
@@ -30,14 +31,15 @@ export async function openSessionBackend(context: CliContext) {
   const planner = await createPlanner(context);
   const backend = tui.createEngineBackend({
     engine: {
+      ...engine,
       listSessions(query) {
         const listing = query === undefined ? prefetched : null;
         prefetched = null;
         return listing ?? engine.listSessions(query);
       },
-      readSession: (id, options) => engine.readSession(id, options),
-      deleteSession: (id, options) => engine.deleteSession(id, options),
     },
+    // Answers typed in the picker are journaled as from this user and machine, like `conclave answer`.
+    answeredBy: whoAmI(),
     planResume: async (sessionId) => tui.resumePlanView(await planner.plan(sessionId)),
   });
   return { tui, backend };

@@ -3,13 +3,15 @@
 // `--branch-from`. Choosing a session never silently crosses workspaces: without an id
 // the CLI picks from this directory's sessions and says which, or opens the picker.
 
-import { type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
+import { pendingInput } from '@resume/core/engine';
+import { ExitCode, type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
 import { agentsForModels, formatResumePlan, type ProviderName, resumeCommandFor } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { checkModeOption, parseModeName, startsFromFile } from '../modes/mode-names.js';
 import { formatWhen, truncate } from '../output/format.js';
 import { isListIndex, resolveSession } from '../sessions/resolve-session.js';
+import { answerInTerminal, canAskInTerminal, reportWaiting } from './answer-in-terminal.js';
 import { costLimitsOf } from './cost-limits.js';
 import { screenIo } from './decisions.js';
 import { recordOf, selectionFrom } from './models.js';
@@ -225,10 +227,12 @@ async function continueFlow(context: CliContext, task: string, flags: RunFlags):
 /** What the user picked in a picker or the browser: resume it in place, or ask the follow-up (in the TUI). */
 export async function runPicked(
   context: CliContext,
-  picked: { sessionId: string; action: 'resume' | 'continue' },
+  picked: { sessionId: string; action: 'resume' | 'continue'; answered?: boolean },
   flags: RunFlags,
 ): Promise<number> {
-  if (picked.action === 'resume') return resumeInPlace(context, picked.sessionId, flags);
+  // A question answered in the picker is the go-ahead: resumed without the resume prompt.
+  if (picked.action === 'resume')
+    return resumeInPlace(context, picked.sessionId, picked.answered ? { ...flags, yes: true } : flags);
   const question = await askFollowUpFor(context, picked.sessionId);
   if (question === null) return 0;
   return continueSession(context, picked.sessionId, question, flags);
@@ -317,10 +321,36 @@ async function noteIndexedSession(context: CliContext, reference: string, id: st
   );
 }
 
-/** `--resume <id>` without a question: in place, or for a completed session the follow-up is asked. */
+/**
+ * `--resume <id>` without a question: in place, or for a completed session the follow-up is
+ * asked. A session waiting for an answer asks its question first (in a terminal) and goes on
+ * with the answer; without a terminal nothing runs and the command that answers it is printed.
+ */
 async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): Promise<number> {
   const engine = await context.engine();
-  const state = await engine.readSession(id);
+  let state = await engine.readSession(id);
+  if (state.status === 'waiting' && !flags.dryRun) {
+    const question = pendingInput(state);
+    if (question) {
+      if (!canAskInTerminal(context) || !(await answerInTerminal(context, id))) {
+        if (context.options.json)
+          context.terminal.out(
+            JSON.stringify({
+              sessionId: id,
+              status: 'waiting',
+              waitingFor: { key: question.key, prompt: question.prompt },
+              answerCommand: `conclave answer ${id} "…"`,
+              resumeCommand: `conclave --resume ${id}`,
+            }),
+          );
+        reportWaiting(context, { sessionId: id, prompt: question.prompt, usage: state.usage, ran: false });
+        return ExitCode.success;
+      }
+      // The answer is the go-ahead: the run goes on without the resume prompt.
+      flags = { ...flags, yes: true };
+      state = await engine.readSession(id);
+    }
+  }
   if (state.status === 'completed') {
     if (!context.environment.interactive || context.options.json)
       throw new UsageError(`Session ${id} is completed; there is nothing to resume.`, {

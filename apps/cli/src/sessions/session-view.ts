@@ -55,6 +55,8 @@ export function sessionJson(state: SessionState, lineage: LineageEntry[], lineag
       occurrence: step.occurrence,
       status: step.status,
       safety: step.safety,
+      /** The concurrent branch it ran in (a parallel group's member), or null. */
+      branch: step.branch,
       attempts: step.attempts.length,
       attemptHistory: step.attempts.map((attempt) => ({
         attempt: attempt.attempt,
@@ -91,7 +93,9 @@ export function renderStepHistory(state: SessionState, options: { maxSteps?: num
           : step.status === 'started'
             ? `unfinished: attempt ${last?.attempt} started and never finished`
             : 'skipped by choice';
-    lines.push(`    ${label.padEnd(28)} ${outcome}`);
+    lines.push(
+      `    ${label.padEnd(28)} ${outcome}${step.branch === null ? '' : ` · in parallel branch ${step.branch}`}`,
+    );
     for (const attempt of step.attempts) {
       if (attempt.error === null) continue;
       lines.push(`      attempt ${attempt.attempt}: ${attempt.error.message.split('\n')[0]}`);

@@ -15,6 +15,7 @@ import { ConflictScreen } from '../conflicts/conflict-screen.js';
 import type { ConflictAnswer, DiffSource } from '../conflicts/use-conflict-screen.js';
 import { type PickedSession, SessionPicker } from '../picker/index.js';
 import { type ResumePromptPlan, resumePlanLines } from '../plan/resume-prompt-plan.js';
+import { AnswerPrompt, type AnswerPromptInfo, type SubmitAnswer } from '../prompts/answer-prompt.js';
 import { type DeleteInfo, DeletePrompt } from '../prompts/delete-prompt.js';
 import { type FollowUpInfo, FollowUpPrompt } from '../prompts/follow-up-prompt.js';
 import {
@@ -163,6 +164,32 @@ export async function askFollowUp(info: FollowUpInfo, options: ScreenIo = {}): P
     return answer ? answer : null;
   }
   return runScreen<string | null>(io, (done) => <FollowUpPrompt info={info} onAnswer={done} />, null);
+}
+
+/**
+ * A waiting session's question, answered in a text box: `submit` journals the typed answer
+ * (an answer that does not fit is refused inline and the box stays open). Resolves with the
+ * answer journaled, or null when the user left (Esc, Ctrl+C). Without a terminal one line is
+ * read: nothing (end of input) or an answer that does not fit gives null, with the problem said.
+ */
+export async function askAnswer(
+  info: AnswerPromptInfo,
+  submit: SubmitAnswer,
+  options: ScreenIo = {},
+): Promise<string | null> {
+  const io = resolveScreenIo(options);
+  if (!io.interactive) {
+    const { question } = info;
+    io.stdout.write(`? ${question.prompt}\n`);
+    if (question.hint) io.stdout.write(`  Expected: ${question.hint}\n`);
+    const answer = (await askLine(io.stdin, io.stdout, '> '))?.trim() ?? '';
+    if (answer === '') return null;
+    const outcome = await submit(answer);
+    if (outcome.accepted) return answer;
+    io.stdout.write(`✗ ${outcome.problem}\n`);
+    return null;
+  }
+  return runScreen<string | null>(io, (done) => <AnswerPrompt info={info} submit={submit} onDone={done} />, null);
 }
 
 /** A follow-up for a session that never finished: resume it first, ask anyway, or cancel. */

@@ -1,6 +1,8 @@
 import { createEngine } from '@resume/core';
+import { createSessionId } from '@resume/core/spec';
 import { createMemoryStore } from '@resume/core/testing';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createEngineBackend } from './engine-backend.js';
 
 async function seed() {
@@ -55,5 +57,35 @@ describe('createEngineBackend', () => {
     await backend.deleteSession(childId);
     expect((await backend.listSessions()).map((session) => session.id)).toEqual([rootId]);
     await engine.close();
+  });
+
+  it('answers a waiting session: the question with its hint, a misfit refused with nothing written, then journaled', async () => {
+    const store = createMemoryStore();
+    const engine = createEngine({ store });
+    const job = async (session: Parameters<Parameters<typeof engine.run>[1]>[0]) =>
+      session.waitFor('approval', { schema: z.boolean(), prompt: 'Deploy v2 now?' });
+    const target = { id: createSessionId(), title: 'Deploy v2' };
+    const id = target.id;
+    await engine.run(target, job).catch(() => undefined);
+    const backend = createEngineBackend({ engine, answeredBy: 'ana@laptop' });
+
+    expect(await backend.loadQuestion(id)).toEqual({
+      sessionId: id,
+      key: 'approval',
+      prompt: 'Deploy v2 now?',
+      hint: 'yes or no',
+      choices: ['yes', 'no'],
+    });
+    const before = (await engine.readSession(id)).lastSeq;
+    const refused = await backend.answerQuestion(id, 'approval', 'maybe');
+    expect(refused).toEqual({ accepted: false, problem: 'Invalid input: expected boolean, received string' });
+    expect((await engine.readSession(id)).lastSeq).toBe(before);
+
+    expect(await backend.answerQuestion(id, 'approval', 'yes')).toEqual({ accepted: true });
+    const answered = await engine.readSession(id);
+    expect(answered.inputs.at(-1)?.answer).toMatchObject({ value: true, answeredBy: 'ana@laptop' });
+    expect(await backend.loadQuestion(id)).toBeNull();
+    // Running the job again returns the answer.
+    expect(await engine.run(target, job)).toBe(true);
   });
 });

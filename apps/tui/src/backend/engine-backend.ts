@@ -1,6 +1,7 @@
 // The TuiBackend over `@resume/core`'s Engine: summaries from the store's index,
 // content and details folded lazily, one session at a time, and cached.
 import type { Engine } from '@resume/core';
+import { answerFromText, answerProblem, expectedAnswer, pendingInput } from '@resume/core/engine';
 import type { SessionSummary } from '@resume/core/spec';
 import { buildResumePlan } from '@resume/runner';
 import { resumePlanView } from '../plan/resume-prompt-plan.js';
@@ -8,7 +9,7 @@ import { searchContentWith } from './content-search.js';
 import type { ContentMessage, LineageEntry, ResumePlanView, SessionDetails, TuiBackend } from './tui-backend.js';
 
 /** The part of `Engine` the screens need. */
-export type EngineForTui = Pick<Engine, 'listSessions' | 'readSession' | 'deleteSession'>;
+export type EngineForTui = Pick<Engine, 'listSessions' | 'readSession' | 'deleteSession' | 'respond'>;
 
 export interface EngineBackendOptions {
   engine: EngineForTui;
@@ -20,6 +21,8 @@ export interface EngineBackendOptions {
   planResume?: (sessionId: string) => Promise<ResumePlanView | null>;
   /** How many folded sessions to keep in memory for search (default 200). */
   contentCacheSize?: number;
+  /** Who answers questions typed in the answer box (journaled with the answer), e.g. `user@host`. */
+  answeredBy?: string;
 }
 
 export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
@@ -77,7 +80,37 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
       contentCache.delete(sessionId);
       summaries = summaries.filter((summary) => summary.id !== sessionId);
     },
+    async loadQuestion(sessionId) {
+      const question = pendingInput(await engine.readSession(sessionId));
+      if (!question) return null;
+      return { sessionId, key: question.key, prompt: question.prompt, ...expectedAnswer(question.schema) };
+    },
+    async answerQuestion(sessionId, key, text) {
+      // The question is read again: another process (or machine) may have answered it meanwhile.
+      const question = pendingInput(await engine.readSession(sessionId));
+      const value = answerFromText(question?.key === key ? question.schema : null, text);
+      if (question?.key === key) {
+        const problem = answerProblem(question.schema, value);
+        if (problem !== null) return { accepted: false, problem: oneLine(problem) };
+      }
+      // The engine checks again and journals the answer (or refuses it, naming why).
+      await engine.respond(sessionId, key, value, {
+        ...(question?.key === key ? { occurrence: question.occurrence } : {}),
+        ...(options.answeredBy === undefined ? {} : { answeredBy: options.answeredBy }),
+      });
+      contentCache.delete(sessionId);
+      return { accepted: true };
+    },
   };
+}
+
+/** zod's multi-line problem report ("✖ Invalid input…\n  → at approved") on one line. */
+function oneLine(problem: string): string {
+  return problem
+    .split('\n')
+    .map((line) => line.replace(/^\s*✖\s*/, '').trim())
+    .filter((line) => line !== '')
+    .join(' ');
 }
 
 /**

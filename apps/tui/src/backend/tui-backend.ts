@@ -63,6 +63,21 @@ export interface SessionDetails {
   lineageCostUsd: number | null;
 }
 
+/** The question a waiting session asks, as the answer box shows it. */
+export interface PendingQuestion {
+  sessionId: string;
+  /** The name it waits under (`waitFor(key)`, `ask_user#1`). */
+  key: string;
+  prompt: string;
+  /** What the answer must be ("yes or no", "a whole number"); null: any text. */
+  hint: string | null;
+  /** The answers that fit a closed question; null: free text. */
+  choices: string[] | null;
+}
+
+/** An answer was journaled, or it did not fit the question and nothing was written. */
+export type AnswerOutcome = { accepted: true } | { accepted: false; problem: string };
+
 export interface TuiBackend {
   /** Every session, newest first (summaries only: no journal is opened). */
   listSessions(): Promise<SessionSummary[]>;
@@ -73,4 +88,12 @@ export interface TuiBackend {
   /** Lineage, checkpoints and resume plan for the details pane. */
   loadDetails(sessionId: string): Promise<SessionDetails>;
   deleteSession(sessionId: string): Promise<void>;
+  /** The open question of a waiting session (null: it waits for nothing). */
+  loadQuestion(sessionId: string): Promise<PendingQuestion | null>;
+  /**
+   * Journals a typed answer to `key` (read as the question's schema expects, checked against it
+   * first: an answer that does not fit is `{ accepted: false }` and nothing is written). Throws
+   * when the store refuses (answered meanwhile, session in use).
+   */
+  answerQuestion(sessionId: string, key: string, text: string): Promise<AnswerOutcome>;
 }

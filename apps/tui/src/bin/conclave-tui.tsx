@@ -1,6 +1,6 @@
 // `conclave-tui`: the session browser over the file store in $CONCLAVE_HOME (default
 // ~/.conclave). Prints the command for the chosen session; `conclave tui` runs it instead.
-import { homedir } from 'node:os';
+import { homedir, hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import { createEngine } from '@resume/core';
 import { ConclaveError } from '@resume/core/spec';
@@ -12,7 +12,9 @@ async function main(): Promise<number> {
   const home = process.env.CONCLAVE_HOME || path.join(homedir(), '.conclave');
   const engine = createEngine({ store: createFsStore({ dir: home }) });
   try {
-    const picked = await openSessionBrowser(createEngineBackend({ engine }), {
+    // A question answered in the browser is journaled as from this user and machine.
+    const answeredBy = `${userInfo().username}@${hostname()}`;
+    const picked = await openSessionBrowser(createEngineBackend({ engine, answeredBy }), {
       noColor: process.argv.includes('--no-color'),
     });
     if (picked) process.stdout.write(`${commandFor(picked)}\n`);

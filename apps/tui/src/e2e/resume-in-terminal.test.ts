@@ -2,84 +2,17 @@
 // file, the file edited by hand, then `conclave --resume` opens the picker, the search finds
 // the session, the resume prompt is accepted and the conflict is resolved by restoring the
 // snapshot. Runs the built CLI (built here when missing or older than the sources).
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
-const cliBundle = path.join(repoRoot, 'apps/cli/dist/conclave.mjs');
-const tmuxAvailable = spawnSync('tmux', ['-V']).status === 0;
-
-if (!tmuxAvailable) {
-  console.warn('\n!!! tmux is not installed: the TUI end-to-end test is SKIPPED. Install tmux to run it. !!!\n');
-}
-
-function newestSource(directory: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(directory, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name === 'dist') continue;
-    const full = path.join(directory, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(full) : statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-function ensureCliBuilt(): void {
-  const sources = [
-    'apps/cli/src',
-    'apps/tui/src',
-    'packages/core/src',
-    'packages/runner/src',
-    'packages/providers-scripted/src',
-  ].map((dir) => newestSource(path.join(repoRoot, dir)));
-  if (existsSync(cliBundle) && statSync(cliBundle).mtimeMs >= Math.max(...sources)) return;
-  execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build-package.mjs')], {
-    cwd: path.join(repoRoot, 'apps/cli'),
-    stdio: 'inherit',
-  });
-}
+import { createTmuxTerminal, tmuxAvailable } from './tmux-terminal.js';
 
 describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
-  const socket = `conclave-tui-e2e-${process.pid}`;
-  const root = mkdtempSync(path.join(tmpdir(), 'conclave-tui-e2e-'));
-  const home = path.join(root, 'home');
-  const workspace = path.join(root, 'workspace');
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-  const screen = () => tmux('capture-pane', '-p', '-t', 'e2e');
-  const waitForScreen = async (predicate: (text: string) => boolean, what: string, tries = 300) => {
-    for (let attempt = 0; attempt < tries; attempt++) {
-      const text = screen();
-      if (predicate(text)) return text;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`Timed out waiting for ${what}. Screen:\n${screen()}`);
-  };
-  const type = (...keys: string[]) => tmux('send-keys', '-t', 'e2e', ...keys);
-  // Without an API key the scripted provider is the default; `--provider scripted` would also
-  // make every agent call the provider's default model instead of the one it recorded.
-  const conclave = (latencyMs: number, args: string, env = '') =>
-    `env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY CONCLAVE_HOME=${home} CONCLAVE_SCRIPTED_LATENCY_MS=${latencyMs} ${env} ` +
-    `${process.execPath} ${cliBundle} ${args}; echo "EXIT=$?"`;
-  const listSessions = () =>
-    JSON.parse(
-      execFileSync(process.execPath, [cliBundle, 'sessions', 'list', '--json'], {
-        cwd: workspace,
-        env: { PATH: process.env.PATH ?? '', CONCLAVE_HOME: home, HOME: root },
-        encoding: 'utf8',
-      }),
-    ) as { id: string; title: string; status: string; parentId: string | null }[];
-  const freshPane = () => {
-    type('C-c');
-    tmux('clear-history', '-t', 'e2e');
-    type('clear', 'Enter');
-  };
+  const terminal = createTmuxTerminal('conclave-tui-e2e');
+  const { root, workspace, tmux, waitForScreen, type, conclave, listSessions, freshPane } = terminal;
 
-  beforeAll(() => {
-    ensureCliBuilt();
-    execFileSync('mkdir', ['-p', home, workspace]);
+  beforeAll(async () => {
+    await terminal.open();
     writeFileSync(
       path.join(root, 'script.yaml'),
       [
@@ -89,14 +22,9 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
         '  text: "The release notes are written."',
       ].join('\n'),
     );
-    tmux('new-session', '-d', '-s', 'e2e', '-x', '100', '-y', '30', '-c', workspace, 'bash --norc --noprofile');
-    tmux('set-option', '-t', 'e2e', 'history-limit', '5000');
   }, 120_000);
 
-  afterAll(() => {
-    spawnSync('tmux', ['-L', socket, 'kill-server']);
-    rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => terminal.close());
 
   // A real terminal on a loaded CI machine can miss a frame: the whole story is retried from step 1.
   it('picks, searches, resumes and restores a changed file', { timeout: 120_000, retry: 2 }, async () => {

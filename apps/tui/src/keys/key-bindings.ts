@@ -17,6 +17,7 @@ export type PickerCommand =
   | { type: 'cycle-mode' }
   | { type: 'toggle-workspace' }
   | { type: 'toggle-details' }
+  | { type: 'answer' }
   | { type: 'leave' };
 
 export function pickerCommand({ input, key }: KeyPress): PickerCommand | null {
@@ -31,6 +32,7 @@ export function pickerCommand({ input, key }: KeyPress): PickerCommand | null {
   if (input === '/') return { type: 'search' };
   if (input === 'd') return { type: 'delete' };
   if (input === 'c') return { type: 'continue' };
+  if (input === 'a') return { type: 'answer' };
   if (input === 's') return { type: 'cycle-status' };
   if (input === 'm') return { type: 'cycle-mode' };
   if (input === 'w') return { type: 'toggle-workspace' };
@@ -39,7 +41,7 @@ export function pickerCommand({ input, key }: KeyPress): PickerCommand | null {
 }
 
 export const pickerHelp =
-  '↑↓/jk move  Enter select  c continue  / search  s status  m mode  w this dir/all  d delete  Tab details  q quit';
+  '↑↓/jk move  Enter select  c continue  a answer  / search  s status  m mode  w this dir/all  d delete  Tab details  q quit';
 
 export type SearchInputCommand =
   | { type: 'type'; text: string }
@@ -150,3 +152,18 @@ export function textInputCommand({ input, key }: KeyPress): TextInputCommand | n
 }
 
 export const textInputHelp = 'Enter start  ←→ move  Ctrl+U clear  Esc cancel';
+
+/**
+ * The answer box of a waiting session (the picker's details pane, the question asked inline):
+ * the text box's keys, and ↑↓ go through the choices of a closed question.
+ */
+export type AnswerInputCommand = TextInputCommand | { type: 'choice'; by: number };
+
+export function answerInputCommand(press: KeyPress): AnswerInputCommand | null {
+  if (press.key.upArrow) return { type: 'choice', by: -1 };
+  if (press.key.downArrow) return { type: 'choice', by: 1 };
+  return textInputCommand(press);
+}
+
+export const answerHelp = 'Enter answer and continue  ←→ move  Ctrl+U clear  Esc cancel';
+export const answerChoicesHelp = 'Enter answer and continue  ↑↓ choices  Ctrl+U clear  Esc cancel';

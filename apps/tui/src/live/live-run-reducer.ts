@@ -13,6 +13,7 @@ export type LiveRunEvent =
       replayed?: boolean;
     }
   | { type: 'progress'; label: string; done: number; total: number | null }
+  | { type: 'map-progress'; stepId: string; total: number; done: number; running: number; failed: number }
   | { type: 'usage'; totals: { inputTokens: number; outputTokens: number; costUsd: number | null } }
   | { type: 'checkpoint'; seq: number; label: string | null }
   | { type: 'notice'; text: string }
@@ -57,6 +58,8 @@ export interface LiveRunState {
   items: StaticItem[];
   current: { agent: string; round: number | null; text: string } | null;
   progress: { label: string; done: number; total: number | null } | null;
+  /** The running map step's items. */
+  mapItems: MapItemsProgress | null;
   usage: { inputTokens: number; outputTokens: number; costUsd: number | null } | null;
   checkpoint: { seq: number; label: string | null } | null;
   /** The parallel group running now: one state line per step. */
@@ -66,12 +69,21 @@ export interface LiveRunState {
   finished: LiveRunResult | null;
 }
 
+export interface MapItemsProgress {
+  stepId: string;
+  total: number;
+  done: number;
+  running: number;
+  failed: number;
+}
+
 export type LiveRunAction = { type: 'event'; event: LiveRunEvent } | { type: 'finished'; result: LiveRunResult };
 
 export const initialLiveRunState: LiveRunState = {
   items: [],
   current: null,
   progress: null,
+  mapItems: null,
   usage: null,
   checkpoint: null,
   parallel: null,
@@ -139,6 +151,10 @@ export function liveRunReducer(state: LiveRunState, action: LiveRunAction): Live
     }
     case 'progress':
       return { ...state, progress: { label: event.label, done: event.done, total: event.total } };
+    case 'map-progress': {
+      const { stepId, total, done, running, failed } = event;
+      return { ...state, mapItems: { stepId, total, done, running, failed } };
+    }
     case 'usage':
       return { ...state, usage: event.totals };
     case 'checkpoint':
@@ -179,6 +195,11 @@ export function describeProgress(progress: NonNullable<LiveRunState['progress']>
   return progress.total === null
     ? `${progress.label} ${progress.done}`
     : `${progress.label} ${progress.done} of ${progress.total}`;
+}
+
+/** "items 12/40 done · 4 running · 1 failed" */
+export function describeItems(items: MapItemsProgress): string {
+  return `items ${items.done}/${items.total} done · ${items.running} running · ${items.failed} failed`;
 }
 
 /** The last `maxLines` screen lines of `text` wrapped at `width` (the streaming area). */

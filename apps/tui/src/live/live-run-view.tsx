@@ -4,7 +4,14 @@
 import { Box, Static, Text } from 'ink';
 import { fitText, formatCost, formatTokens } from '../theme/format.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
-import { describeBranch, describeProgress, type LiveRunState, type StaticItem, tailLines } from './live-run-reducer.js';
+import {
+  describeBranch,
+  describeItems,
+  describeProgress,
+  type LiveRunState,
+  type StaticItem,
+  tailLines,
+} from './live-run-reducer.js';
 
 export function LiveRunView(props: { state: LiveRunState }) {
   const { state } = props;
@@ -47,9 +54,10 @@ export function LiveRunView(props: { state: LiveRunState }) {
 
 function StatusLine(props: { state: LiveRunState; width: number }) {
   const theme = useTheme();
-  const { progress, usage, checkpoint } = props.state;
+  const { progress, mapItems, usage, checkpoint } = props.state;
   const parts = [
     progress ? describeProgress(progress) : null,
+    mapItems ? describeItems(mapItems) : null,
     usage
       ? `${formatTokens(usage.inputTokens)} in / ${formatTokens(usage.outputTokens)} out · ${formatCost(usage.costUsd)}`
       : null,

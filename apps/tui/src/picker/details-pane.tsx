@@ -53,7 +53,9 @@ export function DetailsPane(props: {
     });
     lines.push({
       key: 'answer',
-      node: <Text color={theme.muted}>{fitText(`Answer with: conclave answer ${summary.id} "…"`, width)}</Text>,
+      node: (
+        <Text color={theme.muted}>{fitText(`a answers it here (or: conclave answer ${summary.id} "…")`, width)}</Text>
+      ),
     });
   }
   if (!details) {

@@ -2,9 +2,10 @@
 // The selection is kept by session id, so filtering, searching or deleting never
 // jumps the cursor to another session.
 import type { SessionMode, SessionStatus, SessionSummary } from '@resume/core/spec';
-import type { ContentMatch, SessionDetails } from '../backend/tui-backend.js';
+import type { ContentMatch, PendingQuestion, SessionDetails } from '../backend/tui-backend.js';
+import { type AnswerAction, type AnswerDraft, answerDraft, answerReducer } from '../prompts/answer-reducer.js';
 
-export type PickerMode = 'browse' | 'search' | 'confirm-delete';
+export type PickerMode = 'browse' | 'search' | 'confirm-delete' | 'answer';
 
 export interface PickerState {
   sessions: SessionSummary[];
@@ -26,6 +27,8 @@ export interface PickerState {
   showDetails: boolean;
   details: Record<string, SessionDetails>;
   notice: string | null;
+  /** The answer being typed to the selected waiting session's question (mode `answer`). */
+  answer: AnswerDraft | null;
 }
 
 export type PickerAction =
@@ -48,7 +51,11 @@ export type PickerAction =
   | { type: 'delete-requested' }
   | { type: 'delete-cancelled' }
   | { type: 'session-deleted'; sessionId: string }
-  | { type: 'delete-failed'; message: string };
+  | { type: 'delete-failed'; message: string }
+  | { type: 'answer-opened' }
+  | { type: 'answer-question-loaded'; question: PendingQuestion | null }
+  | { type: 'answer-changed'; action: AnswerAction }
+  | { type: 'answer-cancelled' };
 
 export function initialPickerState(
   options: { showDetails?: boolean; workspaceDir?: string | null; onlyThisDirectory?: boolean } = {},
@@ -71,6 +78,7 @@ export function initialPickerState(
     showDetails: options.showDetails ?? true,
     details: {},
     notice: null,
+    answer: null,
   };
 }
 
@@ -221,6 +229,31 @@ export function pickerReducer(state: PickerState, action: PickerAction): PickerS
     }
     case 'delete-failed':
       return { ...state, mode: 'browse', notice: action.message };
+    case 'answer-opened': {
+      const selected = selectedSession(state);
+      if (!selected) return state;
+      if (selected.status !== 'waiting' || !selected.waitingFor)
+        return { ...state, notice: `"${selected.title}" is not waiting for an answer (it is ${selected.status}).` };
+      // The question from the listing is shown at once; its hint and choices follow from the journal.
+      const question = { sessionId: selected.id, ...selected.waitingFor, hint: null, choices: null };
+      return { ...state, mode: 'answer', notice: null, answer: answerDraft(question, false) };
+    }
+    case 'answer-question-loaded':
+      if (!state.answer) return state;
+      if (action.question === null)
+        return {
+          ...state,
+          mode: 'browse',
+          answer: null,
+          notice: `${state.answer.question.sessionId} is no longer waiting: it was answered meanwhile. Enter resumes it.`,
+        };
+      if (action.question.sessionId !== state.answer.question.sessionId) return state;
+      return { ...state, answer: answerReducer(state.answer, { type: 'question-loaded', question: action.question }) };
+    case 'answer-changed':
+      if (!state.answer) return state;
+      return { ...state, answer: answerReducer(state.answer, action.action) };
+    case 'answer-cancelled':
+      return { ...state, mode: 'browse', answer: null, notice: 'Not answered; nothing was written.' };
   }
 }
 

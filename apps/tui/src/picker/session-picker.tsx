@@ -3,7 +3,9 @@
 // store with thousands of sessions opens as fast as one with ten.
 import { Box, Text } from 'ink';
 import type { TuiBackend } from '../backend/tui-backend.js';
-import { pickerHelp, searchHelp } from '../keys/key-bindings.js';
+import { answerChoicesHelp, answerHelp, pickerHelp, searchHelp } from '../keys/key-bindings.js';
+import { AnswerBox } from '../prompts/answer-box.js';
+import type { AnswerDraft } from '../prompts/answer-reducer.js';
 import { fitText, wrapHelp } from '../theme/format.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import { DetailsPane, detailsHeight } from './details-pane.js';
@@ -32,17 +34,19 @@ export function SessionPicker(props: SessionPickerProps) {
   // One line is left free: a frame as tall as the terminal scrolls on some terminals.
   const detailsRows = rows >= 20 ? detailsHeight : 0;
   const help = wrapHelp(pickerHelp, columns - 1);
-  const listHeight = Math.max(3, rows - 1 - chromeHeight - help.length - detailsRows);
+  const browseHeight = Math.max(3, rows - 1 - chromeHeight - help.length - detailsRows);
   const model = useSessionPicker({
     backend: props.backend,
     onDone: props.onDone,
-    pageSize: listHeight,
+    pageSize: browseHeight,
     allowDelete: props.allowDelete ?? true,
     ...(props.settleMs === undefined ? {} : { settleMs: props.settleMs }),
     ...(props.workspaceDir === undefined ? {} : { workspaceDir: props.workspaceDir }),
     ...(props.allWorkspaces === undefined ? {} : { allWorkspaces: props.allWorkspaces }),
   });
   const { state, visible, selected } = model;
+  // The answer box takes the details pane's place (and its height where the pane is off).
+  const listHeight = state.answer && detailsRows === 0 ? Math.max(3, browseHeight - detailsHeight) : browseHeight;
   const query = state.query.trim();
   const hasSnippets = query !== '' && Object.keys(state.contentMatches).length > 0;
   const itemsShown = hasSnippets ? Math.max(1, Math.floor(listHeight / 2)) : listHeight;
@@ -87,7 +91,9 @@ export function SessionPicker(props: SessionPickerProps) {
           />
         ))}
       </Box>
-      {detailsRows > 0 && state.showDetails ? (
+      {state.answer ? (
+        <AnswerPane draft={state.answer} columns={columns} />
+      ) : detailsRows > 0 && state.showDetails ? (
         <DetailsPane summary={selected} details={selected ? state.details[selected.id] : undefined} columns={columns} />
       ) : detailsRows > 0 ? (
         <Box height={detailsHeight} />
@@ -97,9 +103,14 @@ export function SessionPicker(props: SessionPickerProps) {
         notice={state.notice}
         width={columns - 2}
       />
-      {state.mode === 'search' ? (
+      {state.mode === 'search' || state.answer ? (
         <>
-          <Text color={theme.muted}>{fitText(searchHelp, columns - 1)}</Text>
+          <Text color={theme.muted}>
+            {fitText(
+              state.answer ? (state.answer.question.choices ? answerChoicesHelp : answerHelp) : searchHelp,
+              columns - 1,
+            )}
+          </Text>
           {help.slice(1).map((line) => (
             <Text key={line}> </Text>
           ))}
@@ -111,6 +122,20 @@ export function SessionPicker(props: SessionPickerProps) {
           </Text>
         ))
       )}
+    </Box>
+  );
+}
+
+/** The answer box of the selected waiting session, where the details pane was. */
+function AnswerPane(props: { draft: AnswerDraft; columns: number }) {
+  const theme = useTheme();
+  const width = props.columns - 2;
+  return (
+    <Box height={detailsHeight} flexDirection="column" overflow="hidden">
+      <Text color={theme.muted}>
+        {fitText(`── Answer ${props.draft.question.sessionId} ${'─'.repeat(width)}`, width)}
+      </Text>
+      <AnswerBox draft={props.draft} width={width} questionLines={3} />
     </Box>
   );
 }

@@ -5,7 +5,15 @@ import type { SessionSummary } from '@resume/core/spec';
 import { useInput } from 'ink';
 import { useEffect, useReducer, useRef } from 'react';
 import type { TuiBackend } from '../backend/tui-backend.js';
-import { confirmCommand, type KeyPress, pickerCommand, searchInputCommand } from '../keys/key-bindings.js';
+import { errorText } from '../errors/error-hints.js';
+import {
+  answerInputCommand,
+  confirmCommand,
+  type KeyPress,
+  pickerCommand,
+  searchInputCommand,
+} from '../keys/key-bindings.js';
+import { answerCommandAction, answerText } from '../prompts/answer-reducer.js';
 import {
   initialPickerState,
   type PickerState,
@@ -21,6 +29,8 @@ export interface PickedSession {
   action: PickedAction;
   sessionId: string;
   summary: SessionSummary;
+  /** The session's question was answered in the picker (`a`): resume it without asking again. */
+  answered?: boolean;
 }
 
 /** Enter resumes what is unfinished and continues what is completed. */
@@ -68,7 +78,7 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
     let cancelled = false;
     backend.listSessions().then(
       (sessions) => !cancelled && dispatch({ type: 'sessions-loaded', sessions }),
-      (error: unknown) => !cancelled && dispatch({ type: 'load-failed', message: errorMessage(error) }),
+      (error: unknown) => !cancelled && dispatch({ type: 'load-failed', message: errorText(error) }),
     );
     return () => {
       cancelled = true;
@@ -120,16 +130,74 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
     };
   }, [backend, selectedId, state.showDetails, haveDetails, settleMs]);
 
+  // The answer box: the question's hint and choices are read from the journal when it opens,
+  // and an answer sent (Enter) is journaled through the backend; a refused one keeps it open.
+  const answering = state.answer;
+  const answeringId = answering?.question.sessionId ?? null;
+  const questionLoaded = answering?.loaded ?? true;
+  useEffect(() => {
+    if (answeringId === null || questionLoaded) return;
+    let cancelled = false;
+    backend.loadQuestion(answeringId).then(
+      (question) => !cancelled && dispatch({ type: 'answer-question-loaded', question }),
+      (error: unknown) =>
+        !cancelled && dispatch({ type: 'answer-changed', action: { type: 'rejected', problem: errorText(error) } }),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [backend, answeringId, questionLoaded]);
+  const sending = answering?.submitting ? { question: answering.question, text: answerText(answering) } : null;
+  const sendingKey = sending ? `${sending.question.sessionId}\u0000${sending.question.key}\u0000${sending.text}` : null;
+  const sendingRef = useRef(sending);
+  sendingRef.current = sending;
+  // Only a new answer sent starts a call; what it sends is read from the ref.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the answer sent, see above
+  useEffect(() => {
+    const current = sendingRef.current;
+    if (sendingKey === null || current === null) return;
+    let cancelled = false;
+    const { sessionId, key } = current.question;
+    backend.answerQuestion(sessionId, key, current.text).then(
+      (outcome) => {
+        if (cancelled) return;
+        if (!outcome.accepted) {
+          dispatch({ type: 'answer-changed', action: { type: 'rejected', problem: outcome.problem } });
+          return;
+        }
+        const summary = state.sessions.find((each) => each.id === sessionId);
+        if (summary) finish({ action: 'resume', sessionId, summary, answered: true });
+      },
+      (error: unknown) =>
+        !cancelled && dispatch({ type: 'answer-changed', action: { type: 'rejected', problem: errorText(error) } }),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [backend, sendingKey]);
+
   /** Handles one keypress in `mode`; returns the mode the next character of the same chunk sees. */
   const handleKey = (press: KeyPress, mode: PickerState['mode']): PickerState['mode'] => {
     const { key } = press;
+    if (mode === 'answer') {
+      const command = answerInputCommand(press);
+      if (!command) return mode;
+      const action = answerCommandAction(command);
+      if (action.type === 'cancel') {
+        if (state.answer?.submitting) return mode;
+        dispatch({ type: 'answer-cancelled' });
+        return 'browse';
+      }
+      dispatch({ type: 'answer-changed', action });
+      return mode;
+    }
     if (mode === 'confirm-delete') {
       const answer = confirmCommand(press);
       if (answer?.type === 'answer' && answer.yes && selected) {
         const id = selected.id;
         backend.deleteSession(id).then(
           () => dispatch({ type: 'session-deleted', sessionId: id }),
-          (error: unknown) => dispatch({ type: 'delete-failed', message: errorMessage(error) }),
+          (error: unknown) => dispatch({ type: 'delete-failed', message: errorText(error) }),
         );
       } else if (answer !== null) {
         // Enter or anything but "y" keeps the session: deleting is never the default.
@@ -186,6 +254,9 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
       case 'toggle-details':
         dispatch({ type: 'details-toggled' });
         return mode;
+      case 'answer':
+        dispatch({ type: 'answer-opened' });
+        return selected?.status === 'waiting' && selected.waitingFor ? 'answer' : mode;
       case 'leave':
         // Esc first clears a kept search, then leaves.
         if (state.query !== '' && key.escape) dispatch({ type: 'search-closed', keepQuery: false });
@@ -215,12 +286,4 @@ function keyOfCharacter(character: string): KeyPress {
   if (character === '\u007F' || character === '\b') return { input: '', key: { backspace: true } };
   if (character === '\t') return { input: '', key: { tab: true } };
   return { input: character, key: {} };
-}
-
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) {
-    const hint = (error as { hint?: unknown }).hint;
-    return typeof hint === 'string' ? `${error.message} ${hint}` : error.message;
-  }
-  return String(error);
 }

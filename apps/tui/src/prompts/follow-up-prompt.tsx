@@ -7,7 +7,7 @@ import { textInputCommand, textInputHelp } from '../keys/key-bindings.js';
 import { fitText } from '../theme/format.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import { PromptFrame } from './prompt-frame.js';
-import { emptyTextInput, type TextInputAction, textInputReducer } from './text-input-reducer.js';
+import { emptyTextInput, textInputAction, textInputReducer } from './text-input-reducer.js';
 
 export interface FollowUpInfo {
   sessionId: string;
@@ -31,7 +31,7 @@ export function FollowUpPrompt(props: { info: FollowUpInfo; onAnswer: (question:
       return onAnswer(input.text.trim());
     }
     setEmptyTried(false);
-    dispatch(actionFor(command));
+    dispatch(textInputAction(command));
   });
   const width = Math.min(columns, 100) - 4;
   const before = input.text.slice(0, input.cursor);
@@ -51,23 +51,4 @@ export function FollowUpPrompt(props: { info: FollowUpInfo; onAnswer: (question:
       {emptyTried ? <Text color={theme.warning}>Type a question first (Esc leaves without starting).</Text> : null}
     </PromptFrame>
   );
-}
-
-function actionFor(
-  command: Exclude<ReturnType<typeof textInputCommand>, null | { type: 'submit' } | { type: 'cancel' }>,
-): TextInputAction {
-  switch (command.type) {
-    case 'type':
-      return { type: 'typed', text: command.text };
-    case 'erase-back':
-      return { type: 'erased-back' };
-    case 'erase-forward':
-      return { type: 'erased-forward' };
-    case 'move':
-      return { type: 'moved', by: command.by };
-    case 'move-to':
-      return { type: 'moved-to', position: command.position };
-    case 'clear':
-      return { type: 'cleared' };
-  }
 }

@@ -1,5 +1,6 @@
 // The one-line text box behind the follow-up prompt: the text and where the cursor is.
 // Pure, so typing, pasting and editing are tested without rendering.
+import type { TextInputCommand } from '../keys/key-bindings.js';
 
 export interface TextInputState {
   text: string;
@@ -13,7 +14,8 @@ export type TextInputAction =
   | { type: 'erased-forward' }
   | { type: 'moved'; by: number }
   | { type: 'moved-to'; position: 'start' | 'end' }
-  | { type: 'cleared' };
+  | { type: 'cleared' }
+  | { type: 'replaced'; text: string };
 
 export const emptyTextInput: TextInputState = { text: '', cursor: 0 };
 
@@ -37,5 +39,27 @@ export function textInputReducer(state: TextInputState, action: TextInputAction)
       return { text, cursor: action.position === 'start' ? 0 : text.length };
     case 'cleared':
       return emptyTextInput;
+    case 'replaced':
+      return { text: action.text, cursor: action.text.length };
+  }
+}
+
+/** The edit a text box command makes (submit and cancel are the screen's to handle). */
+export function textInputAction(
+  command: Exclude<TextInputCommand, { type: 'submit' } | { type: 'cancel' }>,
+): TextInputAction {
+  switch (command.type) {
+    case 'type':
+      return { type: 'typed', text: command.text };
+    case 'erase-back':
+      return { type: 'erased-back' };
+    case 'erase-forward':
+      return { type: 'erased-forward' };
+    case 'move':
+      return { type: 'moved', by: command.by };
+    case 'move-to':
+      return { type: 'moved-to', position: command.position };
+    case 'clear':
+      return { type: 'cleared' };
   }
 }

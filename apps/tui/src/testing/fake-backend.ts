@@ -2,7 +2,7 @@
 // deletions recorded.
 import type { SessionMode, SessionStatus, SessionSummary } from '@resume/core/spec';
 import { searchContentWith } from '../backend/content-search.js';
-import type { ContentMessage, SessionDetails, TuiBackend } from '../backend/tui-backend.js';
+import type { ContentMessage, PendingQuestion, SessionDetails, TuiBackend } from '../backend/tui-backend.js';
 
 export function summary(overrides: Partial<SessionSummary> & { id: string }): SessionSummary {
   return {
@@ -36,9 +36,15 @@ export function createFakeBackend(input: {
   sessions: SessionSummary[];
   content?: Record<string, ContentMessage[]>;
   details?: (sessionId: string) => SessionDetails;
+  /** Open questions of waiting sessions, by session id. */
+  questions?: Record<string, PendingQuestion>;
+  /** The problem with a typed answer (null: it fits), as the engine's schema check would say. */
+  checkAnswer?: (question: PendingQuestion, text: string) => string | null;
 }) {
   let sessions = [...input.sessions];
   const deleted: string[] = [];
+  const answers: { sessionId: string; key: string; text: string }[] = [];
+  const questions = { ...input.questions };
   const contentLoads: string[] = [];
   const loadContent = async (sessionId: string) => {
     contentLoads.push(sessionId);
@@ -54,6 +60,16 @@ export function createFakeBackend(input: {
       deleted.push(sessionId);
       sessions = sessions.filter((session) => session.id !== sessionId);
     },
+    loadQuestion: async (sessionId) => questions[sessionId] ?? null,
+    answerQuestion: async (sessionId, key, text) => {
+      const question = questions[sessionId];
+      if (!question || question.key !== key) throw new Error(`Session ${sessionId} is not waiting for "${key}".`);
+      const problem = input.checkAnswer?.(question, text) ?? null;
+      if (problem !== null) return { accepted: false, problem };
+      answers.push({ sessionId, key, text });
+      delete questions[sessionId];
+      return { accepted: true };
+    },
   };
-  return { backend, deleted, contentLoads };
+  return { backend, deleted, contentLoads, answers };
 }

@@ -23,6 +23,7 @@ export {
   type Redactor,
   type RedactorOptions,
 } from '../security/redactor.js';
+export { answerFromText, type ExpectedAnswer, expectedAnswer } from './answer-text.js';
 export { createEngine } from './engine.js';
 export { isRetryableByDefault, toErrorInfo } from './error-info.js';
 export type { Jsonify } from './json-output.js';
@@ -48,3 +49,4 @@ export type {
   UncertainDecision,
   WaitForOptions,
 } from './types.js';
+export { answerProblem } from './wait.js';

@@ -126,6 +126,8 @@ const buildConfigSchemas = once(() => {
     maxLineageCostUsd: usd.optional(),
     /** Resuming a session whose lineage cost is above this says so first. */
     warnAboveUsd: usd.optional(),
+    /** The most items a workflow map step may run at once (`parallel:` above it is refused); default 16. */
+    maxParallel: z.number().int().min(1).max(256).optional(),
   });
 
   const storeConfigSchema = z.strictObject({
@@ -212,7 +214,12 @@ export interface ConclaveConfig {
   archive: { afterDays: number | null };
   discussion: { maxRounds: number };
   tools: { allowCommands: string[] };
-  limits: { maxCostUsd: number | null; maxLineageCostUsd: number | null; warnAboveUsd: number | null };
+  limits: {
+    maxCostUsd: number | null;
+    maxLineageCostUsd: number | null;
+    warnAboveUsd: number | null;
+    maxParallel: number;
+  };
 }
 
 /** Keys that moved: a file that still uses one gets an error naming the new key. */

@@ -6,9 +6,11 @@
 // This module does not load the YAML parser or build the config schema: most runs find no
 // config file, and `loadConfigOnDemand` loads them only when one exists. `loadConfig`
 // (load-config.ts) is the synchronous loader that has them at hand.
+
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '@resume/core/spec';
+import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import type { ConclaveConfig, ConfigFile } from './config-schema.js';
 
 export const WORKSPACE_CONFIG_FILE = '.conclave.yaml';
@@ -56,7 +58,7 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
   archive: { afterDays: null },
   discussion: { maxRounds: 4 },
   tools: { allowCommands: [] },
-  limits: { maxCostUsd: null, maxLineageCostUsd: null, warnAboveUsd: null },
+  limits: { maxCostUsd: null, maxLineageCostUsd: null, warnAboveUsd: null, maxParallel: DEFAULT_MAX_PARALLEL },
 };
 
 type Layer = { source: string; values: Map<string, unknown> };

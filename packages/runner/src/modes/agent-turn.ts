@@ -38,7 +38,7 @@ export interface AgentTurnInput {
   key: string;
   /** The key is a stable id that may be new before recorded steps (see the engine's `inserted`). */
   inserted?: boolean;
-  /** The concurrent branch the call runs in (a parallel group's member), journaled with it. */
+  /** The concurrent branch the call runs in (a parallel group's member, a map item), journaled with it. */
   branch?: string;
   agent: AgentSpec;
   messages: ChatMessage[];
@@ -46,6 +46,8 @@ export interface AgentTurnInput {
   tools?: ToolDefinition[];
   round?: number | null;
   metadata?: GenerateMetadata;
+  /** A checkpoint marked with the turn's completion (see the engine's `checkpointOnCompletion`). */
+  checkpointOnCompletion?: (attempt: number) => string;
 }
 
 const retryableProviderError = (error: unknown): boolean => ProviderError.isInstance(error) && error.isRetryable;
@@ -127,6 +129,7 @@ function callModel(
       codec: turnCodec,
       ...(input.inserted ? { inserted: true } : {}),
       ...(input.branch !== undefined ? { branch: input.branch } : {}),
+      ...(input.checkpointOnCompletion ? { checkpointOnCompletion: input.checkpointOnCompletion } : {}),
       ...(context.sleep ? { sleep: context.sleep } : {}),
     },
   );

@@ -7,7 +7,7 @@ import { completeAgent, DEFAULT_MAX_ROUNDS } from '../runner/run-config-building
 import { CURRENT_STEP_KEY_SCHEME, workflowStepTree } from '../workflow/step-ids.js';
 import { defaultDiscussionAgents, defaultJudge } from './agent-spec.js';
 import { defineMode } from './mode.js';
-import { describeParallelGroup } from './parallel-group-state.js';
+import { describeParallelGroup, recordedParallelGroup } from './parallel-group-state.js';
 
 const schemas = once(() => ({
   config: z.object({
@@ -16,6 +16,8 @@ const schemas = once(() => ({
     variables: z.record(z.string(), z.string()),
     /** How steps are keyed in the journal; sessions recorded before step ids have none (by position). */
     stepKeys: z.enum(['position', 'id']).optional(),
+    /** How checkpoint labels name steps; sessions recorded before labels by id have none (by position). */
+    stepLabels: z.enum(['position', 'id']).optional(),
   }),
 }));
 export const chainConfigSchema = lazySchema(() => schemas().config);
@@ -33,24 +35,36 @@ export const chainMode = defineMode<ChainConfig>({
   spec: {
     kind: 'workflow',
     path: (config) => config.workflowPath,
-    async adoptEdited(text, config) {
-      const { checkWorkflow, parseWorkflowSpec } = await workflowSpecs();
+    async adoptEdited(text, config, setup) {
+      const { checkParallelLimit, checkWorkflow, parseWorkflowSpec } = await workflowSpecs();
       const specPath = config.workflowPath;
-      checkWorkflow(parseWorkflowSpec(text, specPath), specPath, Object.keys(config.variables));
+      const spec = parseWorkflowSpec(text, specPath);
+      checkWorkflow(spec, specPath, Object.keys(config.variables));
+      checkParallelLimit(spec, specPath, setup.maxParallel);
       return null;
     },
   },
   async start(input, setup) {
     if (input.from !== 'file') throw new Error('chain runs start from a workflow spec');
-    const { checkWorkflow, parseWorkflowSpec, resolveVariables } = await workflowSpecs();
+    const { checkParallelLimit, checkWorkflow, parseWorkflowSpec, resolveVariables } = await workflowSpecs();
     const { filePath, text } = input;
     const spec = parseWorkflowSpec(text, filePath);
     const variables = resolveVariables(spec, filePath, input.variables);
     checkWorkflow(spec, filePath, Object.keys(variables));
+    checkParallelLimit(spec, filePath, setup.maxParallel);
+    // Map items from a file are read (and refused when missing or not JSON) before a session exists.
+    const { checkItemFiles } = await import('../workflow/map-items.js');
+    await checkItemFiles(spec, setup.workspaceDir);
     const hash = setup.hashText(text);
     const task = spec.description ? `${spec.name}: ${spec.description}` : `Workflow ${spec.name}`;
     return {
-      config: { mode: 'chain', workflowPath: filePath, variables, stepKeys: CURRENT_STEP_KEY_SCHEME },
+      config: {
+        mode: 'chain',
+        workflowPath: filePath,
+        variables,
+        stepKeys: CURRENT_STEP_KEY_SCHEME,
+        stepLabels: CURRENT_STEP_KEY_SCHEME,
+      },
       title: spec.name,
       events: [
         { type: 'spec-recorded', kind: 'workflow', path: filePath, hash, blob: null, content: text },
@@ -72,13 +86,16 @@ export const chainMode = defineMode<ChainConfig>({
       file: config.workflowPath,
       variables,
       stepKeys: config.stepKeys ?? 'position',
+      stepLabels: config.stepLabels ?? 'position',
     });
   },
   describeNext(state) {
     const last = state.steps.at(-1);
     const progress = state.data.chain as { step?: number; totalSteps?: number } | undefined;
     const done = typeof progress?.step === 'number' ? progress.step : 0;
-    const total = typeof progress?.totalSteps === 'number' ? ` of ${progress.totalSteps}` : '';
+    // A group that is the first step has no chain progress yet: it recorded the total itself.
+    const totalSteps = progress?.totalSteps ?? recordedParallelGroup(state)?.totalSteps;
+    const total = typeof totalSteps === 'number' ? ` of ${totalSteps}` : '';
     // A shell step still going (keys are `step-N/shell`, or `step[<id>]/shell` since step ids).
     const group = describeParallelGroup(state, done + 1);
     if (group !== null) return `step ${done + 1}${total}, ${group}`;

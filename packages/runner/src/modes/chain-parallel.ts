@@ -34,6 +34,8 @@ export interface ParallelGroup {
   id: string;
   /** The group's step number (from 1). */
   number: number;
+  /** How checkpoint labels name the group (`step checks`; `step 2 parallel` in older sessions). */
+  label: string;
   members: GroupMember[];
   maxConcurrency: number;
 }
@@ -50,7 +52,7 @@ function failureMessage(error: unknown): string {
 }
 
 /** One decision at a time: two uncertain branches do not ask the user at once. */
-function oneDecisionAtATime(
+export function oneDecisionAtATime(
   decide: ModeContext['onUncertain'],
 ): ((step: UncertainStepInfo) => Promise<UncertainDecision>) | undefined {
   if (!decide) return undefined;
@@ -122,13 +124,15 @@ export async function runParallelGroup(context: ModeContext, group: ParallelGrou
         set(at, 'not-started');
         continue;
       }
-      set(at, 'running');
+      // A member that finished before replays at once: no "running" line for it.
+      if (!completedBefore[at]) set(at, 'running');
       try {
         const result = await member.run(branches[at] as BranchRun, branchContext(at));
         results[at] = result;
         set(at, result.skipped ? 'skipped' : completedBefore[at] ? 'replayed' : 'completed');
       } catch (error) {
-        set(at, session.signal.aborted ? 'interrupted' : 'failed', failureMessage(error));
+        if (session.signal.aborted) set(at, 'interrupted');
+        else set(at, 'failed', failureMessage(error));
         // A step that failed after its retries is this branch's outcome; anything else (an
         // interrupt, a cost limit, an undecided uncertain step) stops the group.
         if (StepFailedError.isInstance(error) && !session.signal.aborted) failed.push({ at, error });
@@ -158,6 +162,6 @@ export async function runParallelGroup(context: ModeContext, group: ParallelGrou
   for (const branch of branches) {
     for (const { stepKey, message } of branch.messages) ensureStepMessage(context, stepKey, message);
   }
-  await checkpoint(context, `step ${group.number} parallel, joined`);
+  await checkpoint(context, `${group.label}, joined`);
   return results.map((result) => result ?? { response: null });
 }

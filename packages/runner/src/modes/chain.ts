@@ -6,9 +6,16 @@ import type { RetryContext, StepContext, StepRecord } from '@resume/core';
 import { type ChatMessage, ConfigError, type JsonValue, type MessageInput } from '@resume/core/spec';
 import { z } from 'zod';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
-import { memberKeyPrefix, type StepKeyScheme, stepKeyPrefix, workflowStepTree } from '../workflow/step-ids.js';
+import {
+  memberKeyPrefix,
+  type StepKeyScheme,
+  stepKeyPrefix,
+  stepLabel,
+  workflowStepTree,
+} from '../workflow/step-ids.js';
 import { renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
 import {
+  isMapStep,
   isParallelStep,
   isShellStep,
   type WorkflowAgentStep,
@@ -17,6 +24,7 @@ import {
   type WorkflowSpec,
 } from '../workflow/workflow-spec.js';
 import { runAgentTurn, toChatMessage } from './agent-turn.js';
+import { runMapStep } from './chain-map.js';
 import { type BranchRun, type GroupMember, runParallelGroup } from './chain-parallel.js';
 import {
   checkpoint,
@@ -37,6 +45,8 @@ export interface ChainOptions {
   variables: Record<string, string>;
   /** How the session keys its steps (recorded at its start; by position before step ids). */
   stepKeys: StepKeyScheme;
+  /** How its checkpoint labels name steps (recorded at its start; by position before labels by id). */
+  stepLabels: StepKeyScheme;
 }
 
 const shellOutputSchema = z.object({
@@ -50,7 +60,7 @@ const shellOutputSchema = z.object({
 });
 /** What a skipped shell step returns: its command may or may not have run, so nothing is known of it. */
 const SKIPPED_SHELL_OUTPUT: ShellOutput = { exitCode: null, stdoutTail: '', stderrTail: '', attempt: 0, skipped: true };
-type ShellOutput = z.infer<typeof shellOutputSchema>;
+export type ShellOutput = z.infer<typeof shellOutputSchema>;
 
 async function runAgentStep(
   context: ModeContext,
@@ -60,6 +70,8 @@ async function runAgentStep(
   input: string,
   round: number,
   branch: BranchRun | null = null,
+  /** A checkpoint marked with the answer, in the same append (a map item's last step). */
+  completionLabel?: (attempt: number) => string,
 ): Promise<string> {
   const { session } = context;
   const declared = options.spec.agents[agentName];
@@ -112,6 +124,7 @@ async function runAgentStep(
     // Keyed by stable id: a step inserted by an edit runs before the recorded ones after it.
     inserted: options.stepKeys === 'id',
     ...(branch ? { branch: branch.name } : {}),
+    ...(completionLabel ? { checkpointOnCompletion: completionLabel } : {}),
   });
   write(key, { role: 'assistant', content: output.content, speaker: agentName, round, tags: [agentTag] });
   return output.content;
@@ -131,17 +144,25 @@ function attemptInBudget(step: StepRecord): number {
   return (step.attempts.at(-1)?.attempt ?? start) - start + 1;
 }
 
-function passedLabel(index: number, attempt: number): string {
-  return `step ${index + 1} shell, passed at attempt ${attempt}`;
+function passedLabel(label: string, attempt: number): string {
+  return `${label}, passed at attempt ${attempt}`;
 }
 
 /** Where a step stands: its number (`2`, or `3.2` for the second step of group 3) and its spec path. */
-interface StepPlace {
+export interface StepPlace {
   index: number;
   number: string;
   path: string;
-  /** Set for a member of a parallel group. */
+  /** How checkpoint labels name it (`step tests`, or `step 2 shell` in sessions recorded before). */
+  label: string;
+  /** Set for a member of a parallel group or a step of a map item. */
   branch: BranchRun | null;
+  /** More environment for a shell step (a map item's `CONCLAVE_ITEM_*`). */
+  env?: Record<string, string>;
+  /** `CONCLAVE_STEP` when not the step's name, id or number (a map item's `<map>/<step>`). */
+  stepName?: string;
+  /** The checkpoint marked with the step's completion in a branch (a map item's last step: the item is done). */
+  completionLabel?: (attempt: number) => string;
 }
 
 async function runShellStep(
@@ -190,7 +211,7 @@ async function runShellStep(
     // Marks "attempt 3/5 of step 2 is next": the failures before it are durable and addressable.
     // Inside a parallel group other steps are still running: no place to resume from, just durable.
     if (branch) await context.session.flush();
-    else await checkpoint(context, `step ${index + 1} shell, attempt ${retry.attemptInBudget}/${retry.maxAttempts}`);
+    else await checkpoint(context, `${place.label}, attempt ${retry.attemptInBudget}/${retry.maxAttempts}`);
   };
   const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
     const record = context.session.state.steps.find((recorded) => recorded.key === key);
@@ -202,7 +223,8 @@ async function runShellStep(
         ...context.env,
         CONCLAVE_SESSION_ID: context.session.id,
         // Steps are numbered from 1 wherever a number is shown ("step 2 of 3"); steps[1] in templates.
-        CONCLAVE_STEP: step.name ?? step.id ?? place.number,
+        ...place.env,
+        CONCLAVE_STEP: place.stepName ?? step.name ?? step.id ?? place.number,
         CONCLAVE_ATTEMPT: String(stepContext.attempt),
       },
       signal: stepContext.signal,
@@ -223,8 +245,8 @@ async function runShellStep(
     // The step's checkpoint goes in the same durable append as its completion (a group's
     // steps are checkpointed together at the join).
     ...(branch
-      ? { branch: branch.name }
-      : { checkpointOnCompletion: (attempt: number) => passedLabel(index, attempt) }),
+      ? { branch: branch.name, ...(place.completionLabel ? { checkpointOnCompletion: place.completionLabel } : {}) }
+      : { checkpointOnCompletion: (attempt: number) => passedLabel(place.label, attempt) }),
     inserted: options.stepKeys === 'id',
     ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
     ...(context.sleep ? { sleep: context.sleep } : {}),
@@ -238,8 +260,8 @@ function reachedBefore(context: ModeContext, step: number, total: number): boole
   return recorded.totalSteps === total && typeof recorded.step === 'number' && recorded.step >= step;
 }
 
-/** Runs one agent or shell step (on the main line, or as a member of a parallel group). */
-async function runLeafStep(
+/** Runs one agent or shell step (on the main line, as a member of a parallel group, for a map item). */
+export async function runLeafStep(
   context: ModeContext,
   options: ChainOptions,
   place: StepPlace,
@@ -254,7 +276,16 @@ async function runLeafStep(
   const agentStep: WorkflowAgentStep = step;
   const input = renderTemplate(agentStep.input, scope, { file: options.file, key: `${place.path}.input` });
   const key = `${prefix}/${agentStep.agent}`;
-  const response = await runAgentStep(context, options, key, agentStep.agent, input, place.index + 1, place.branch);
+  const response = await runAgentStep(
+    context,
+    options,
+    key,
+    agentStep.agent,
+    input,
+    place.index + 1,
+    place.branch,
+    place.completionLabel,
+  );
   return { response, shell: null };
 }
 
@@ -284,7 +315,13 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
             runLeafStep(
               branchContext,
               options,
-              { index, number: `${index + 1}.${at + 1}`, path: `steps[${index}].parallel[${at}]`, branch },
+              {
+                index,
+                number: `${index + 1}.${at + 1}`,
+                path: `steps[${index}].parallel[${at}]`,
+                label: stepLabel(options.stepLabels, index, id, isShellStep(member) ? 'shell' : member.agent),
+                branch,
+              },
               memberKeyPrefix(options.stepKeys, index, at, id),
               member,
               scope,
@@ -299,6 +336,7 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
       if (!reachedBefore(context, index + 1, total)) {
         setData(context, PARALLEL_GROUP_KEY, {
           step: index + 1,
+          totalSteps: total,
           id: ids.id,
           members: members.map((member) => member.id),
         });
@@ -306,6 +344,7 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
       const results = await runParallelGroup(context, {
         id: ids.id,
         number: index + 1,
+        label: stepLabel(options.stepLabels, index, ids.id, 'parallel'),
         members,
         maxConcurrency: step.max_concurrency ?? members.length,
       });
@@ -317,24 +356,37 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
         if (member.kind === 'agent') scope.lastResponse = result.response;
       }
       stepsById.set(ids.id, { response: null, group: true });
+    } else if (isMapStep(step)) {
+      const result = await runMapStep(context, options, {
+        index,
+        id: ids.id,
+        prefix,
+        step,
+        scope,
+        runLeaf: runLeafStep,
+      });
+      scope.steps.push(result);
+      stepsById.set(ids.id, result);
+      if (result.lastResponse !== undefined) scope.lastResponse = result.lastResponse;
+      await checkpoint(context, stepLabel(options.stepLabels, index, ids.id, 'map'));
     } else if (isShellStep(step)) {
       const markedAfter = context.session.state.lastSeq;
-      const place = { index, number: String(index + 1), path: `steps[${index}]`, branch: null };
+      const label = stepLabel(options.stepLabels, index, ids.id, 'shell');
+      const place = { index, number: String(index + 1), path: `steps[${index}]`, label, branch: null };
       const result = await runLeafStep(context, options, place, prefix, step, scope);
       scope.steps.push(result);
       stepsById.set(ids.id, result);
-      const label = result.skipped
-        ? `step ${index + 1} shell, skipped`
-        : passedLabel(index, result.shell?.attempt ?? 0);
+      const marked = result.skipped ? `${label}, skipped` : passedLabel(label, result.shell?.attempt ?? 0);
       // Marked with the step's completion when it ran now; otherwise (replayed, skipped) here.
-      await checkpoint(context, label, markedAfter);
+      await checkpoint(context, marked, markedAfter);
     } else {
-      const place = { index, number: String(index + 1), path: `steps[${index}]`, branch: null };
+      const label = stepLabel(options.stepLabels, index, ids.id, step.agent);
+      const place = { index, number: String(index + 1), path: `steps[${index}]`, label, branch: null };
       const result = await runLeafStep(context, options, place, prefix, step, scope);
       scope.steps.push(result);
       stepsById.set(ids.id, result);
       scope.lastResponse = result.response;
-      await checkpoint(context, `step ${index + 1} ${step.agent}`);
+      await checkpoint(context, label);
     }
     // Progress only moves forward: a step replayed from the journal on resume writes nothing again.
     if (!reachedBefore(context, index + 1, total)) setData(context, 'chain', { step: index + 1, totalSteps: total });

@@ -51,6 +51,8 @@ export interface ModeContext {
   requests?: RequestInbox | null;
   /** Discussions and iterative runs label a checkpoint every N rounds / chunks (default 1: every one). */
   checkpointInterval?: number;
+  /** The most items a map step runs at once (`limits.maxParallel`; default 16). */
+  maxParallel?: number;
 }
 
 export interface ModeResult {

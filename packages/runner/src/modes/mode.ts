@@ -47,6 +47,10 @@ export interface ModeSetup {
   hashText(text: string): string;
   /** Refuses tool names the runner cannot offer, naming the file that asked for them (null: the command line). */
   checkTools(names: string[], file: string | null): void;
+  /** Where the run works (workflow items files and globs are read from it). */
+  workspaceDir: string;
+  /** The most items a map step may run at once (`limits.maxParallel`). */
+  maxParallel: number;
 }
 
 export interface ModeStart<Config extends ModeConfig> {

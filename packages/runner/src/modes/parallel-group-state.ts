@@ -9,6 +9,7 @@ export const PARALLEL_GROUP_KEY = 'parallelGroup';
 
 const parallelGroupDataSchema = z.object({
   step: z.number().int().positive(),
+  totalSteps: z.number().int().positive().optional(),
   id: z.string(),
   members: z.array(z.string()),
 });
@@ -18,14 +19,20 @@ export function branchName(group: string, member: string): string {
   return `${group}/${member}`;
 }
 
+/** The parallel group the chain reached last, as recorded when it started (null: none). */
+export function recordedParallelGroup(state: SessionState): z.infer<typeof parallelGroupDataSchema> | null {
+  const parsed = parallelGroupDataSchema.safeParse(state.data[PARALLEL_GROUP_KEY]);
+  return parsed.success ? parsed.data : null;
+}
+
 /**
  * Where each step of the parallel group at chain step `step` stands, from the journal
  * ("a done, b uncertain, review not started"), or null when the chain did not reach it.
  */
 export function describeParallelGroup(state: SessionState, step: number): string | null {
-  const parsed = parallelGroupDataSchema.safeParse(state.data[PARALLEL_GROUP_KEY]);
-  if (!parsed.success || parsed.data.step !== step) return null;
-  const { id, members } = parsed.data;
+  const group = recordedParallelGroup(state);
+  if (group === null || group.step !== step) return null;
+  const { id, members } = group;
   const described = members.map((member) => {
     const records = state.steps.filter((record) => record.branch === branchName(id, member));
     // The member's own step; its on_failure fixes are steps of the same branch.

@@ -12,7 +12,12 @@ export interface OutputFile {
 }
 
 /** Writes the files as one durable step, so a resume after it does not write them again. */
-export async function writeOutputFiles(context: ModeContext, key: string, files: OutputFile[]): Promise<string[]> {
+export async function writeOutputFiles(
+  context: ModeContext,
+  key: string,
+  files: OutputFile[],
+  placement: { branch?: string; inserted?: boolean } = {},
+): Promise<string[]> {
   return context.session.step(
     key,
     async () => {
@@ -32,6 +37,6 @@ export async function writeOutputFiles(context: ModeContext, key: string, files:
       return written;
     },
     // Rewriting the same deterministic content is harmless, so a crash mid-write just writes again.
-    { safety: 'idempotent' },
+    { safety: 'idempotent', ...placement },
   );
 }

@@ -129,7 +129,11 @@ export function specStructure(text: string): SpecStructure | null {
     agents: Object.keys(parsed.data.agents ?? {}),
     ids: tree.flatMap((step) => [step.id, ...(step.members ?? [])]),
     steps: steps.flatMap((step) => [
-      step.parallel !== undefined && step.name === undefined && step.id === undefined ? 'parallel' : describeStep(step),
+      step.name === undefined && step.id === undefined && (step.parallel !== undefined || step.map !== undefined)
+        ? step.parallel !== undefined
+          ? 'parallel'
+          : 'map'
+        : describeStep(step),
       ...(step.parallel ?? []).map(describeStep),
     ]),
   };

@@ -13,7 +13,7 @@ import { ParallelGroupFailedError } from '../modes/parallel-group-failed-error.j
 import { CostLimitError } from '../usage/cost-limit-error.js';
 import type { RunEvent } from './run-event.js';
 import { createRunner } from './runner.js';
-import { createFakeModels, createTestStore, instantSleep, transcriptOf, until } from './test-kit.js';
+import { createFakeModels, createTestStore, instantSleep, stepLabelIn, transcriptOf, until } from './test-kit.js';
 
 async function untilAsync(predicate: () => Promise<boolean>): Promise<void> {
   for (let index = 0; index < 2000; index += 1) {
@@ -90,11 +90,8 @@ describe('parallel groups', () => {
       ['step[right]/shell', 'checks/right'],
       ['step[summary]/reviewer', null],
     ]);
-    // One checkpoint for the group, at its join; none while its steps ran.
-    expect(state.checkpoints.map((checkpoint) => checkpoint.label)).toEqual([
-      'step 1 parallel, joined',
-      'step 2 reviewer',
-    ]);
+    // One checkpoint for the group, at its join; none while its steps ran. Labels name steps by id.
+    expect(state.checkpoints.map((checkpoint) => checkpoint.label)).toEqual(['step checks, joined', 'step summary']);
     const finished = events.filter((event) => event.type === 'parallel' && event.finished);
     expect(finished).toEqual([
       {
@@ -167,7 +164,7 @@ describe('parallel groups', () => {
     expect((await engine().readSession(failed.sessionId)).status).toBe('failed');
 
     const plan = await runner().plan(failed.sessionId);
-    expect(plan.next).toBe('step 1, parallel: flaky failed (runs again), slow done');
+    expect(plan.next).toBe('step 1 of 2, parallel: flaky failed (runs again), slow done');
 
     await writeFile(path.join(workspace, 'fixed'), '');
     const resumed = await runner().resume(failed.sessionId);
@@ -242,6 +239,43 @@ describe('parallel groups', () => {
     expect(models.calls.filter((call) => call.lastMessage.startsWith('Critique'))).toHaveLength(1);
     const state = await engine().readSession(sessionId);
     expect(transcriptOf(state.messages)).toEqual(expected);
+  });
+
+  it('an edited spec may add a step to a group that stopped, but not change one that completed', async () => {
+    const original = spec(`
+  - id: checks
+    parallel:
+      - { shell: "echo one >> ran.log" }
+      - { id: failing, shell: "echo failing >> ran.log; [ -f fixed ]" }
+`);
+    await writeFile(path.join(workspace, 'flow.yaml'), original);
+    const { engine } = createTestStore();
+    const runner = () =>
+      createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    const failed = await runner().runWorkflow('flow.yaml');
+    expect(failed.status).toBe('failed');
+
+    // A member without an id is known by its command: changing it after it completed would
+    // lose what it did (blocked, as for any step).
+    await writeFile(path.join(workspace, 'flow.yaml'), original.replace('echo one', 'echo uno'));
+    const blocked = await runner().plan(failed.sessionId, { useEditedSpec: true });
+    expect(blocked.changes.compatibility?.level).toBe('block');
+    expect(blocked.changes.compatibility?.findings).toContainEqual(
+      expect.objectContaining({ kind: 'step-changed', before: 'shell:echo one >> ran.log', after: null }),
+    );
+
+    // Adding a member is fine: it runs with the failed one, the completed one does not run again.
+    await writeFile(
+      path.join(workspace, 'flow.yaml'),
+      original.replace(
+        '      - { id: failing',
+        '      - { id: added, shell: "echo added >> ran.log" }\n      - { id: failing',
+      ),
+    );
+    await writeFile(path.join(workspace, 'fixed'), '');
+    const resumed = await runner().resume(failed.sessionId, { useEditedSpec: true });
+    expect(resumed.status).toBe('completed');
+    expect((await lines('ran.log')).sort()).toEqual(['added', 'failing', 'failing', 'one']);
   });
 
   it('writes the same transcript whichever step of the group finishes first', async () => {
@@ -362,16 +396,14 @@ describe('parallel groups', () => {
   }, 60_000);
 
   it('honours a requested checkpoint at the join, not while the steps run', async () => {
-    await writeFile(
-      path.join(workspace, 'flow.yaml'),
-      spec(`
+    const flow = spec(`
   - parallel:
       - { id: one, shell: "${waitFor('go')}" }
       - { id: two, shell: "${waitFor('go')}" }
   - agent: reviewer
     input: "done"
-`),
-    );
+`);
+    await writeFile(path.join(workspace, 'flow.yaml'), flow);
     const { store, engine } = createTestStore();
     let requestSeen = false;
     const listRequests = store.listRequests?.bind(store);
@@ -405,7 +437,7 @@ describe('parallel groups', () => {
     const result = await started;
     expect(result.status).toBe('completed');
     const labels = (await engine().readSession(result.sessionId)).checkpoints.map((checkpoint) => checkpoint.label);
-    expect(labels).toEqual(['step 1 parallel, joined', 'mid-group', 'step 2 reviewer']);
+    expect(labels).toEqual([`${stepLabelIn(flow, 0)}, joined`, 'mid-group', stepLabelIn(flow, 1)]);
   }, 60_000);
 
   it('stops at the join when a step of the group would pass the cost limit; a resume runs only what is left', async () => {

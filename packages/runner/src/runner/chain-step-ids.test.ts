@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashText } from '../workflow/workflow-spec.js';
 import { RUN_OPTIONS_KEY } from './run-config.js';
 import { createRunner } from './runner.js';
-import { createFakeModels, createRunnerInterruptedAt, createTestStore, instantSleep } from './test-kit.js';
+import { createFakeModels, createRunnerInterruptedAt, createTestStore, instantSleep, stepLabelIn } from './test-kit.js';
 
 let workspace: string;
 beforeEach(async () => {
@@ -47,7 +47,7 @@ async function interruptedAt(label: string, spec: string) {
 describe('steps matched by id on resume', () => {
   it('after a finished step is deleted (--force), the step that moved into its place still runs', async () => {
     const { sessionId, resumer } = await interruptedAt(
-      'step 2 shell, passed at attempt 1',
+      `${stepLabelIn(shellFlow(logs('one'), logs('two'), logs('three')), 1)}, passed at attempt 1`,
       shellFlow(logs('one'), logs('two'), logs('three')),
     );
     expect(await ran()).toEqual(['one', 'two']);
@@ -73,7 +73,7 @@ steps:
     input: "Summarize {{ steps[0].response }}"
   - shell: "${logs('three')}"
 `;
-    const { engine, sessionId, resumer } = await interruptedAt('step 2 writer', spec);
+    const { engine, sessionId, resumer } = await interruptedAt('step summary', spec);
     expect(await ran()).toEqual(['one']);
     const edited = spec.replace('steps:\n', `steps:\n  - shell: "${logs('zero')}; echo zero-output"\n`);
     await writeFile(path.join(workspace, 'flow.yaml'), edited.replaceAll('steps[0]', 'steps[1]'));
@@ -123,8 +123,33 @@ steps:
     expect((await runner.resume(session.id)).status).toBe('completed');
     // Step 1 was recorded under its position: it did not run again; step 2 ran.
     expect(await ran()).toEqual(['two']);
-    const keys = (await engine().readSession(session.id)).steps.map((step) => step.key);
-    expect(keys).toEqual(['step-1/shell', 'step-2/shell']);
+    const resumed = await engine().readSession(session.id);
+    expect(resumed.steps.map((step) => step.key)).toEqual(['step-1/shell', 'step-2/shell']);
+    // Its checkpoint labels stay as it wrote them, by position.
+    expect(resumed.checkpoints.map((checkpoint) => checkpoint.label)).toEqual([
+      'step 1 shell, passed at attempt 1',
+      'step 2 shell, passed at attempt 1',
+    ]);
+  });
+
+  it('a step inserted before finished ones gets a checkpoint of its own, named by its id', async () => {
+    const { engine, sessionId, resumer } = await interruptedAt(
+      'step first, passed at attempt 1',
+      'name: ids\nsteps:\n  - { id: first, shell: "true" }\n  - { id: last, shell: "true" }\n',
+    );
+    await writeFile(
+      path.join(workspace, 'flow.yaml'),
+      'name: ids\nsteps:\n  - { id: setup, shell: "true" }\n  - { id: first, shell: "true" }\n  - { id: last, shell: "true" }\n',
+    );
+    expect((await resumer().resume(sessionId, { useEditedSpec: true })).status).toBe('completed');
+    const state = await engine().readSession(sessionId);
+    // By position, the inserted step would have been "step 1", a label the first step already had:
+    // it would have got no checkpoint, and that label would not say which step it marks.
+    expect(state.checkpoints.map((checkpoint) => checkpoint.label)).toEqual([
+      'step first, passed at attempt 1',
+      'step setup, passed at attempt 1',
+      'step last, passed at attempt 1',
+    ]);
   });
 
   it('refuses two steps with the same id, naming the second', async () => {

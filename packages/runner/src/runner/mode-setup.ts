@@ -3,6 +3,7 @@
 import type { Session } from '@resume/core';
 import type { ModeRunContext, ModeSetup } from '../modes/mode.js';
 import type { CostGuard } from '../usage/cost-guard.js';
+import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import { hashText } from '../workflow/spec-hash.js';
 import { watchRequests } from './checkpoint-requests.js';
 import { checkRequestedTools, toolsFor } from './run-tools.js';
@@ -13,6 +14,8 @@ export function modeSetup(scope: RunnerScope): ModeSetup {
     readFile: (filePath) => readInput(scope, filePath),
     hashText,
     checkTools: (names, file) => checkRequestedTools(scope, names, file),
+    workspaceDir: scope.options.workspaceDir,
+    maxParallel: scope.options.maxParallel ?? DEFAULT_MAX_PARALLEL,
   };
 }
 
@@ -27,6 +30,7 @@ export function modeRunContext(
     costGuard,
     requests: watchRequests(scope.engine, session, options.requestPollMs ?? 500),
     checkpointInterval: options.checkpointInterval ?? 1,
+    maxParallel: options.maxParallel ?? DEFAULT_MAX_PARALLEL,
     session,
     store: scope.engine.store,
     models: options.models,

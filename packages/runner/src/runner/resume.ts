@@ -1,7 +1,7 @@
 // `runner.resume`: an interrupted or failed session goes on in place, after the resume plan
 // was shown and its decisions taken (files, models, the edited spec); from an earlier
 // checkpoint it runs as a branch. Nothing is written before every check passed.
-import type { SessionState } from '@resume/core';
+import type { Session, SessionState } from '@resume/core';
 import { FileNotFoundError, RecoveryLimitError, UsageError } from '@resume/core/spec';
 import type { Mode } from '../modes/mode.js';
 import { buildResumeMessage } from '../resume/continuation.js';
@@ -37,6 +37,8 @@ export async function resume(
   scope: RunnerScope,
   sessionId: string,
   resumeOptions: ResumeOptions = {},
+  /** Journals what the caller asked for once the session is open, before its mode runs (a map item retry). */
+  beforeRun?: (session: Session) => void,
 ): Promise<RunResult> {
   const { engine, options, emit } = scope;
   const id = await engine.resolveSessionId(sessionId);
@@ -125,6 +127,7 @@ export async function resume(
   } else if (resumePlan.spec?.changed) {
     emit({ type: 'notice', text: `${describeSpecRule(resumePlan.spec)}.` });
   }
+  beforeRun?.(session);
   return drive(scope, session, mode, config, true, workspaceDir);
 }
 

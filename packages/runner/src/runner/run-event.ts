@@ -9,6 +9,8 @@ export type RunEvent =
   | { type: 'delta'; agent: string; text: string }
   | { type: 'turn-completed'; message: Message; replayed: boolean }
   | { type: 'progress'; label: string; done: number; total: number | null }
+  /** A map step's items: how many passed, are running now, went to the dead-letter list. */
+  | { type: 'map-progress'; stepId: string; total: number; done: number; running: number; failed: number }
   | { type: 'usage'; totals: UsageTotals }
   | { type: 'checkpoint'; seq: number; label: string | null }
   | { type: 'notice'; text: string }

@@ -3,11 +3,13 @@ import type { Engine, Session, UncertainDecision, UsageTotals } from '@resume/co
 import type { ConclaveError, JsonValue, UncertainStepInfo } from '@resume/core/spec';
 import type { FileConflictChoice } from '../files/file-conflicts.js';
 import type { FileChange } from '../files/file-snapshots.js';
+import type { MapStepStatus } from '../modes/map-journal.js';
 import type { AgentInput } from '../modes/mode.js';
 import type { ModelResolver, ModeTool } from '../modes/mode-context.js';
 import type { ModeRegistry } from '../modes/mode-registry.js';
 import type { CompatibilityFinding } from '../resume/compatibility.js';
 import type { ResumePlan } from '../resume/resume-plan.js';
+import type { ItemSelection } from './map-items-command.js';
 import type { RunEvent } from './run-event.js';
 
 export interface RunDecisions {
@@ -84,6 +86,8 @@ export interface RunnerOptions {
   /** Discussions and iterative runs label a checkpoint every N rounds / chunks (default 1). */
   checkpointInterval?: number;
   limits?: { maxCostUsd?: number | null; maxLineageCostUsd?: number | null; warnAboveUsd?: number | null };
+  /** The most items a workflow map step runs at once (`limits.maxParallel`; default 16): a spec asking more is refused. */
+  maxParallel?: number;
 }
 
 export type { AgentInput };
@@ -197,4 +201,11 @@ export interface Runner {
   plan(sessionId: string, options?: PlanOptions): Promise<ResumePlan>;
   /** Aborts the in-flight call and journals `interrupted`; the running method returns status `interrupted`. */
   interrupt(reason?: string): Promise<void>;
+  /** A workflow session's map steps with each item's state (completed, failed: the dead-letter list, started, pending). */
+  mapItems(sessionId: string): Promise<MapStepStatus[]>;
+  /**
+   * Runs failed map items again (`'failed'`: all of them, or these item ids): the retry is
+   * journaled, then the session resumes; items that completed never run again.
+   */
+  retryItems(sessionId: string, selection: ItemSelection, options?: ResumeOptions): Promise<RunResult>;
 }

@@ -9,6 +9,7 @@
 import { branch } from './branch.js';
 import { continueSession } from './continue.js';
 import { interruptRun } from './drive.js';
+import { mapItems, retryItems } from './map-items-command.js';
 import { plan } from './plan.js';
 import { resume } from './resume.js';
 import { runWorkflow } from './run-workflow.js';
@@ -16,6 +17,7 @@ import { createRunnerScope } from './runner-scope.js';
 import type { Runner, RunnerOptions } from './runner-types.js';
 import { start } from './start.js';
 
+export type { ItemSelection } from './map-items-command.js';
 export { resumeCommandFor } from './resume-command.js';
 export type {
   AgentInput,
@@ -44,5 +46,7 @@ export function createRunner(options: RunnerOptions): Runner {
     runWorkflow: (filePath, input) => runWorkflow(scope, filePath, input),
     plan: (sessionId, planOptions) => plan(scope, sessionId, planOptions),
     interrupt: (reason = 'interrupted by a signal') => interruptRun(scope, reason),
+    mapItems: (sessionId) => mapItems(scope, sessionId),
+    retryItems: (sessionId, selection, resumeOptions) => retryItems(scope, sessionId, selection, resumeOptions),
   };
 }

@@ -15,6 +15,8 @@ import {
 } from '@resume/core/spec';
 import { createMemoryStore, type MemoryStore } from '@resume/core/testing';
 import type { ModelResolver } from '../modes/mode-context.js';
+import { workflowStepIds } from '../workflow/step-ids.js';
+import { parseWorkflowSpec } from '../workflow/workflow-spec.js';
 import { createRunner, type Runner, type RunnerOptions } from './runner.js';
 
 export interface LoggedCall {
@@ -165,4 +167,11 @@ export function createRunnerInterruptedAt(
     },
   });
   return runner;
+}
+
+/** How a new session's checkpoint labels name the spec's step at `index`: `step <its id>`. */
+export function stepLabelIn(specText: string, index: number): string {
+  const id = workflowStepIds(parseWorkflowSpec(specText, 'flow.yaml').steps)[index];
+  if (id === undefined) throw new Error(`The spec has no step ${index}`);
+  return `step ${id}`;
 }

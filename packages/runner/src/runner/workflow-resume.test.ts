@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatResumePlan } from '../resume/format-resume-plan.js';
 import type { RunEvent } from './run-event.js';
 import { createRunner } from './runner.js';
-import { createFakeModels, createRunnerInterruptedAt, createTestStore, instantSleep } from './test-kit.js';
+import { createFakeModels, createRunnerInterruptedAt, createTestStore, instantSleep, stepLabelIn } from './test-kit.js';
 
 let root: string;
 let workspace: string;
@@ -45,7 +45,7 @@ async function interruptedAfterFirstStep(spec: string) {
   await writeFile(path.join(workspace, 'flow.yaml'), spec);
   const { engine } = createTestStore();
   const models = createFakeModels();
-  const runner = createRunnerInterruptedAt('step 1 researcher', {
+  const runner = createRunnerInterruptedAt(stepLabelIn(spec, 0), {
     engine: engine(),
     models: models.resolve,
     workspaceDir: workspace,
@@ -287,7 +287,9 @@ describe('retries with an on_failure fixer', () => {
     const first = await runner.runWorkflow('flow.yaml');
     expect(first.status).toBe('completed');
     const state = await engine().readSession(first.sessionId);
-    const midRetry = state.checkpoints.find((checkpoint) => checkpoint.label === 'step 1 shell, attempt 3/5');
+    const midRetry = state.checkpoints.find(
+      (checkpoint) => checkpoint.label === `${stepLabelIn(fixFlow(5), 0)}, attempt 3/5`,
+    );
     expect(midRetry).toBeDefined();
     // Branching from it needs no decision: attempt 3 had not started at that checkpoint.
     const branch = await runner.branch(first.sessionId, { at: midRetry?.seq ?? 0 });
@@ -324,7 +326,7 @@ describe('retries with an on_failure fixer', () => {
     );
     expect(progress).toEqual(['1/2']);
     const labels = (await engine().readSession(failed.sessionId)).checkpoints.map((checkpoint) => checkpoint.label);
-    expect(labels).toContain('step 1 shell, attempt 1/2');
+    expect(labels).toContain(`${stepLabelIn(fixFlow(2), 0)}, attempt 1/2`);
     expect(
       labels.filter(
         (label) => /attempt (\d+)\/2/.test(label ?? '') && Number(/attempt (\d+)/.exec(label ?? '')?.[1]) > 2,
@@ -376,7 +378,8 @@ describe('workflows without agents', () => {
 
 describe('what a shell step writes', () => {
   it('two durable appends per step: its start, then its completion with its checkpoint (still announced)', async () => {
-    await writeFile(path.join(workspace, 'two.yaml'), 'name: two\nsteps:\n  - shell: "true"\n  - shell: "true"\n');
+    const twoShellSteps = 'name: two\nsteps:\n  - shell: "true"\n  - shell: "true"\n';
+    await writeFile(path.join(workspace, 'two.yaml'), twoShellSteps);
     const { engine, store } = createTestStore();
     const batches: string[][] = [];
     const append = store.append.bind(store);
@@ -394,7 +397,10 @@ describe('what a shell step writes', () => {
       },
     }).runWorkflow('two.yaml');
     expect(result.status).toBe('completed');
-    expect(announced).toEqual(['step 1 shell, passed at attempt 1', 'step 2 shell, passed at attempt 1']);
+    expect(announced).toEqual([
+      `${stepLabelIn(twoShellSteps, 0)}, passed at attempt 1`,
+      `${stepLabelIn(twoShellSteps, 1)}, passed at attempt 1`,
+    ]);
     const stepBatches = batches.filter((types) => types.includes('step-started') || types.includes('step-completed'));
     expect(stepBatches.map((types) => types.at(-1) === 'step-started' || types.join())).toEqual([
       true,

@@ -13,6 +13,8 @@ export interface StepIdentity {
   shell?: string | undefined;
   /** A parallel group's steps (each has an id of its own, in the same namespace). */
   parallel?: readonly StepIdentity[] | undefined;
+  /** A map step: its id derives from its `do:` steps' ids (which are its own, per item). */
+  map?: unknown;
 }
 
 /** A step's id and, for a parallel group, its members' ids. */
@@ -38,6 +40,13 @@ function ownId(step: StepIdentity): string {
   if (step.id !== undefined) return step.id;
   if (step.name !== undefined) return step.name;
   if (step.parallel !== undefined) return `parallel-${shortHash(`parallel\n${step.parallel.map(ownId).join('\n')}`)}`;
+  if (typeof step.map === 'object' && step.map !== null && 'do' in step.map && Array.isArray(step.map.do)) {
+    // The same in a parsed spec and in a loosely read one: only the do: steps' own ids count.
+    const steps = (step.map.do as unknown[]).filter(
+      (each): each is StepIdentity => typeof each === 'object' && each !== null,
+    );
+    return `map-${shortHash(`map\n${workflowStepIds(steps).join('\n')}`)}`;
+  }
   if (step.shell !== undefined) return `shell-${shortHash(`shell\n${step.shell.trim()}`)}`;
   if (step.agent !== undefined) {
     return `agent-${step.agent}-${shortHash(`agent\n${step.agent}\n${(step.input ?? DEFAULT_AGENT_INPUT).trim()}`)}`;
@@ -82,6 +91,15 @@ export function stepKeyPrefix(scheme: StepKeyScheme, index: number, id: string):
  */
 export function memberKeyPrefix(scheme: StepKeyScheme, index: number, at: number, id: string): string {
   return scheme === 'id' ? `step[${id}]` : `step-${index + 1}.${at + 1}`;
+}
+
+/**
+ * How checkpoint labels name a chain step: by its id (`step tests`, `step shell-1a2b3c4d`), so a
+ * label keeps meaning the same step after the spec is edited; sessions recorded before that
+ * keep position labels (`step 2 shell`, `step 2 writer`: `kind` is `shell`, the agent, `parallel`).
+ */
+export function stepLabel(scheme: StepKeyScheme, index: number, id: string, kind: string): string {
+  return scheme === 'id' ? `step ${id}` : `step ${index + 1} ${kind}`;
 }
 
 /** The step id in a key written under the id scheme (`step[tests]/shell` → `tests`), or null. */

@@ -1,12 +1,16 @@
 // `{{ ... }}` templating for workflow specs and prompt files. Deliberately tiny: a
 // reference is a variable name, `steps[N].response` (`.exit_code`, `.skipped`), a step by id
-// `steps.<id>.output` (`.response`, `.exit_code`, `.skipped`), `last_response` or `error`; anything
-// else is an error found before the run starts, never an empty string at run time.
-import { ConfigError } from '@resume/core/spec';
+// `steps.<id>.output` (`.response`, `.exit_code`, `.skipped`), `last_response` or `error`, and in
+// map steps `item` (`item.field`), `item_id`, `item_index` and `map.results` (`.completed`,
+// `.failed`, `.total`); anything else is an error found before the run starts, never an empty
+// string at run time.
+import { ConfigError, type JsonValue } from '@resume/core/spec';
 
 const placeholderPattern = /\{\{\s*([^}]*?)\s*\}\}/g;
 const stepReferencePattern = /^steps\[(\d+)\]\.(response|exit_code|skipped)$/;
 const stepIdReferencePattern = /^steps\.([A-Za-z0-9][A-Za-z0-9_.~-]*)\.(output|response|exit_code|skipped)$/;
+const itemReferencePattern = /^item((?:\.[A-Za-z0-9_-]+)*)$/;
+const mapReferencePattern = /^map\.(results|completed|failed|total)$/;
 const namePattern = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 export type TemplateReference =
@@ -15,7 +19,22 @@ export type TemplateReference =
   /** A step by its id; `output` is its `response`. */
   | { kind: 'step-id'; id: string; field: StepField }
   | { kind: 'last-response' }
-  | { kind: 'error' };
+  | { kind: 'error' }
+  | { kind: 'item'; path: string[] }
+  | { kind: 'item-id' }
+  | { kind: 'item-index' }
+  | { kind: 'map'; field: MapField };
+
+/** What a map's `reduce:` step may read of the items' results. */
+export type MapField = 'results' | 'completed' | 'failed' | 'total';
+
+/** The work item a map step's `do:` steps run for. */
+export interface TemplateItem {
+  value: JsonValue;
+  id: string;
+  /** 0-based position in the item list. */
+  index: number;
+}
 
 /** What a template may read of an earlier step. */
 export type StepField = 'response' | 'exit_code' | 'skipped';
@@ -30,6 +49,8 @@ export interface StepResult {
   skipped?: boolean;
   /** A parallel group: no output of its own (its steps have theirs). */
   group?: boolean;
+  /** What `{{ last_response }}` reads after the step when it is not `response` (a map step: its agent reduce's answer). */
+  lastResponse?: string;
 }
 
 export interface TemplateScope {
@@ -40,6 +61,10 @@ export interface TemplateScope {
   stepsById?: ReadonlyMap<string, StepResult>;
   lastResponse?: string | null;
   error?: string | null;
+  /** Inside a map step's `do:`: the item. */
+  item?: TemplateItem;
+  /** In a map step's `reduce:`: every item's result. */
+  map?: { results: string; completed: number; failed: number; total: number };
 }
 
 /** Where a template sits, for error messages. */
@@ -51,6 +76,8 @@ export interface TemplateLocation {
 export function parseReference(expression: string, location: TemplateLocation): TemplateReference {
   if (expression === 'last_response') return { kind: 'last-response' };
   if (expression === 'error') return { kind: 'error' };
+  if (expression === 'item_id') return { kind: 'item-id' };
+  if (expression === 'item_index') return { kind: 'item-index' };
   const step = stepReferencePattern.exec(expression);
   if (step) return { kind: 'step', index: Number(step[1]), field: step[2] as StepField };
   const byId = stepIdReferencePattern.exec(expression);
@@ -58,12 +85,16 @@ export function parseReference(expression: string, location: TemplateLocation): 
     const field = byId[2] === 'output' ? 'response' : (byId[2] as StepField);
     return { kind: 'step-id', id: byId[1] ?? '', field };
   }
+  const item = itemReferencePattern.exec(expression);
+  if (item) return { kind: 'item', path: (item[1] ?? '').split('.').filter((part) => part !== '') };
+  const map = mapReferencePattern.exec(expression);
+  if (map) return { kind: 'map', field: map[1] as MapField };
   if (namePattern.test(expression)) return { kind: 'variable', name: expression };
   throw new ConfigError({
     file: location.file,
     key: location.key,
     problem: `"{{ ${expression} }}" is not a template reference`,
-    fix: 'Use a variable name ({{ topic }}), {{ steps[0].response }} or {{ steps.<id>.output }} (or .exit_code, .skipped), {{ last_response }} or {{ error }}.',
+    fix: 'Use a variable name ({{ topic }}), {{ steps[0].response }} or {{ steps.<id>.output }} (or .exit_code, .skipped), {{ last_response }}, {{ error }}, and in map steps {{ item }}, {{ item.field }}, {{ item_id }}, {{ item_index }} or {{ map.results }}.',
   });
 }
 
@@ -84,7 +115,22 @@ function describe(reference: TemplateReference): string {
       return 'last_response';
     case 'error':
       return 'error';
+    case 'item':
+      return ['item', ...reference.path].join('.');
+    case 'item-id':
+      return 'item_id';
+    case 'item-index':
+      return 'item_index';
+    case 'map':
+      return `map.${reference.field}`;
   }
+}
+
+/** How an item's value reads in a template or an environment variable: text as it is, anything else as JSON. */
+export function itemText(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
 }
 
 function resolve(reference: TemplateReference, scope: TemplateScope, location: TemplateLocation): string {
@@ -131,6 +177,32 @@ function resolve(reference: TemplateReference, scope: TemplateScope, location: T
       return scope.lastResponse ?? '';
     case 'error':
       return scope.error ?? missing('{{ error }} is only available in on_failure', 'Move it into an on_failure input.');
+    case 'item': {
+      const item =
+        scope.item ?? missing('{{ item }} exists only in the do: steps of a map step', 'Move it into map.do.');
+      let value: JsonValue | undefined = item.value;
+      for (const [depth, field] of reference.path.entries()) {
+        if (typeof value !== 'object' || value === null || Array.isArray(value) || !(field in value)) {
+          return missing(
+            `item "${item.id}" has no field "${reference.path.slice(0, depth + 1).join('.')}" for {{ ${describe(reference)} }}`,
+            'Give every item that field, or use {{ item }} for the whole item.',
+          );
+        }
+        value = value[field];
+      }
+      return itemText(value);
+    }
+    case 'item-id':
+      return scope.item?.id ?? missing('{{ item_id }} exists only in map steps', 'Move it into map.do.');
+    case 'item-index':
+      return scope.item
+        ? String(scope.item.index)
+        : missing('{{ item_index }} exists only in map steps', 'Move it into map.do.');
+    case 'map': {
+      const map =
+        scope.map ?? missing(`{{ ${describe(reference)} }} exists only in map.reduce`, 'Move it into map.reduce.');
+      return reference.field === 'results' ? map.results : String(map[reference.field]);
+    }
   }
 }
 

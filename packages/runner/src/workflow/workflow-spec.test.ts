@@ -1,6 +1,6 @@
 import { ConfigError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
-import { parseWorkflowSpec, resolveVariables } from './workflow-spec.js';
+import { checkParallelLimit, parseWorkflowSpec, resolveVariables } from './workflow-spec.js';
 
 const valid = `
 name: research-chain
@@ -94,5 +94,129 @@ describe('parseWorkflowSpec', () => {
     const spec = parseWorkflowSpec(valid, 'flow.yaml');
     expect(resolveVariables(spec, 'flow.yaml', { topic: 'X' })).toEqual({ topic: 'X' });
     expect(() => resolveVariables(spec, 'flow.yaml', { colour: 'red' })).toThrow(/does not declare/);
+  });
+});
+
+const mapped = `
+name: reviews
+agents:
+  reviewer: { prompt: "You review." }
+  writer: { prompt: "You summarize." }
+steps:
+  - id: find
+    shell: "ls"
+  - id: review
+    map:
+      items: [a, { id: b, path: b.ts }]
+      parallel: 2
+      do:
+        - id: lint
+          shell: "lint {{ item.path }}"
+          retry: { attempts: 2 }
+        - agent: reviewer
+          input: "Review {{ item }} ({{ item_id }}, {{ item_index }}): {{ steps.lint.output }}"
+      reduce: { agent: writer, input: "Summarize {{ map.results }} ({{ map.failed }} failed)" }
+  - agent: writer
+    input: "{{ steps.review.output }} {{ steps.find.output }}"
+`;
+
+describe('parseWorkflowSpec: map steps', () => {
+  it('accepts a map step with items, do, parallel and reduce', () => {
+    const spec = parseWorkflowSpec(mapped, 'flow.yaml');
+    expect(spec.steps[1]).toMatchObject({
+      id: 'review',
+      map: { parallel: 2, items: ['a', { id: 'b', path: 'b.ts' }] },
+    });
+    const fromFile = parseWorkflowSpec(mapped.replace('[a, { id: b, path: b.ts }]', '{ file: items.jsonl }'), 'f.yaml');
+    expect(fromFile.steps[1]).toMatchObject({ map: { items: { file: 'items.jsonl' }, parallel: 2 } });
+    const globbed = parseWorkflowSpec(mapped.replace('[a, { id: b, path: b.ts }]', '{ glob: "src/*.ts" }'), 'f.yaml');
+    expect(globbed.steps[1]).toMatchObject({ map: { items: { glob: 'src/*.ts' } } });
+    const found = parseWorkflowSpec(
+      mapped.replace('[a, { id: b, path: b.ts }]', '"{{ steps.find.output }}"'),
+      'f.yaml',
+    );
+    expect(found.steps[1]).toMatchObject({ map: { items: { template: '{{ steps.find.output }}' } } });
+  });
+
+  it('defaults to one item at a time', () => {
+    const spec = parseWorkflowSpec(mapped.replace('      parallel: 2\n', ''), 'flow.yaml');
+    expect(spec.steps[1]).toMatchObject({ map: { parallel: 1 } });
+  });
+
+  it('names the field and the fix for bad items, parallel and do', () => {
+    const items = configError(mapped.replace('[a, { id: b, path: b.ts }]', '{ url: "http://x" }'));
+    expect(items.key).toBe('steps[1].map.items');
+    expect(items.hint).toContain('{ file: items.json }');
+    expect(configError(mapped.replace('[a, { id: b, path: b.ts }]', '"not a template"')).key).toBe(
+      'steps[1].map.items',
+    );
+    expect(configError(mapped.replace('[a, { id: b, path: b.ts }]', '{ file: ../outside.json }')).key).toBe(
+      'steps[1].map.items.file',
+    );
+    const parallel = configError(mapped.replace('parallel: 2', 'parallel: 0'));
+    expect(parallel.key).toBe('steps[1].map.parallel');
+    expect(parallel.message).toContain('at least 1');
+    expect(configError(mapped.replace('parallel: 2', 'parallel: 1.5')).key).toBe('steps[1].map.parallel');
+    const missingDo = configError(mapped.replace('      do:\n', '      steps:\n'));
+    expect(missingDo.key).toBe('steps[1].map.do');
+    expect(missingDo.message).toContain('a map step needs do:');
+    expect(missingDo.message).toContain('steps[1].map: Unrecognized key: "steps"');
+    expect(
+      configError(mapped.replace('          retry: { attempts: 2 }', '          retry: { attempts: 0 }')).key,
+    ).toBe('steps[1].map.do[0].retry.attempts');
+  });
+
+  it('refuses a map inside a map, and a step that is both', () => {
+    const nested = mapped.replace(
+      '        - id: lint\n',
+      '        - map: { items: [x], do: [{ shell: "true" }] }\n        - id: lint\n',
+    );
+    expect(configError(nested).message).toContain(
+      'a map step runs on its own: not inside a parallel group or another map step',
+    );
+    expect(configError(mapped.replace('  - id: review\n', '  - id: review\n    shell: "x"\n')).message).toContain(
+      'a map step has `map:` only',
+    );
+  });
+
+  it('checks agents and templates inside do and reduce', () => {
+    expect(configError(mapped.replace('- agent: reviewer', '- agent: critic')).key).toBe('steps[1].map.do[1].agent');
+    expect(configError(mapped.replace('{{ steps.lint.output }}', '{{ steps.nope.output }}')).message).toContain(
+      'no step has the id "nope"',
+    );
+    expect(configError(mapped.replace('({{ map.failed }} failed)', '{{ item }}')).key).toBe(
+      'steps[1].map.reduce.input',
+    );
+  });
+
+  it('allows {{ item }} only in do: and {{ map.results }} only in reduce:', () => {
+    const item = configError(mapped.replace('{{ steps.review.output }}', '{{ item.path }}'));
+    expect(item.key).toBe('steps[2].input');
+    expect(item.message).toContain('only available in the do: steps of a map step');
+    const results = configError(mapped.replace('{{ steps.review.output }}', '{{ map.results }}'));
+    expect(results.message).toContain('only available in map.reduce');
+    expect(results.hint).toContain('{{ steps.<id>.output }}');
+  });
+
+  it('refers to later steps by id only after they ran, and refuses exit_code of a map step', () => {
+    expect(configError(mapped.replace('{{ steps.lint.output }}', '{{ steps.review.output }}')).message).toContain(
+      'refers to a step that has not run yet',
+    );
+    expect(configError(mapped.replace('{{ steps.review.output }}', '{{ steps.review.exit_code }}')).message).toContain(
+      'a map step, which has no exit code',
+    );
+  });
+
+  it('refuses parallel above the configured limit, naming the setting', () => {
+    const spec = parseWorkflowSpec(mapped, 'flow.yaml');
+    expect(() => checkParallelLimit(spec, 'flow.yaml', 2)).not.toThrow();
+    let error: unknown;
+    try {
+      checkParallelLimit(spec, 'flow.yaml', 1);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(ConfigError.isInstance(error) && error.key).toBe('steps[1].map.parallel');
+    expect((error as ConfigError).hint).toContain('limits.maxParallel');
   });
 });

@@ -1,11 +1,12 @@
 // The workflow spec format (DESIGN 7, binding keys): parsing, zod validation with errors
 // that name the file, the path in the document and the fix, and the checks that must
 // pass before anything runs (agent names, template references).
-import { ConfigError } from '@resume/core/spec';
+import { ConfigError, type JsonValue, jsonValueSchema } from '@resume/core/spec';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { formatIssuePath } from './issue-path.js';
-import { type StepIds, workflowStepTree } from './step-ids.js';
+import { MAX_MAP_PARALLEL } from './map-limits.js';
+import { type StepIds, workflowStepIds, workflowStepTree } from './step-ids.js';
 import { describeReference, type TemplateLocation, type TemplateReference, templateReferences } from './template.js';
 import { readYamlData } from './yaml-error.js';
 
@@ -53,13 +54,13 @@ export const shellStepSchema = z.strictObject({
   on_failure: onFailureSchema.optional(),
 });
 
-/** Copies a nested parse's issues into the outer one, under the same path. */
-function addIssues(context: z.RefinementCtx, issues: readonly z.core.$ZodIssue[]): void {
+/** Copies a nested parse's issues into the outer one, under the same path (after `prefix`). */
+function addIssues(context: z.RefinementCtx, issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] = []): void {
   for (const issue of issues) {
     context.addIssue({
       code: 'custom',
       message: issue.message,
-      path: issue.path.map((segment) => segment as string | number),
+      path: [...prefix, ...issue.path].map((segment) => segment as string | number),
     });
   }
 }
@@ -67,10 +68,17 @@ function addIssues(context: z.RefinementCtx, issues: readonly z.core.$ZodIssue[]
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** An agent or shell step: a step of the workflow, or a member of a parallel group. */
+/** An agent or shell step: a step of the workflow, a member of a parallel group, a map's do: or reduce: step. */
 const leafStepSchema = z.unknown().transform((value, context) => {
   const hasAgent = isRecord(value) && 'agent' in value;
   const hasShell = isRecord(value) && 'shell' in value;
+  if (isRecord(value) && 'map' in value && !hasAgent && !hasShell) {
+    context.addIssue({
+      code: 'custom',
+      message: 'a map step runs on its own: not inside a parallel group or another map step',
+    });
+    return z.NEVER;
+  }
   if (isRecord(value) && 'parallel' in value) {
     context.addIssue({
       code: 'custom',
@@ -104,7 +112,86 @@ export const parallelStepSchema = z.strictObject({
   max_concurrency: z.number().int().min(1, 'max_concurrency is at least 1').max(64).optional(),
 });
 
+const relativePathSchema = z
+  .string()
+  .min(1)
+  .refine(
+    (path) => !path.startsWith('/') && !path.split(/[\\/]/).includes('..'),
+    'paths stay inside the workspace (relative, no ..)',
+  );
+
+const ITEMS_FIX =
+  'items: is a list ([a, b] or objects with an id:), { file: items.json } (JSON or JSONL), { glob: "src/**/*.ts" }, or a template that renders to JSON ("{{ steps.find.output }}").';
+
+/**
+ * Where a map step's items come from: a list in the spec, a JSON or JSONL file, the files a
+ * glob matches (paths relative to the workspace), or a template that renders to JSON (an
+ * earlier step's output: `{{ steps.find.output }}`).
+ */
+export const mapItemsSchema = z
+  .unknown()
+  .transform((value, context): JsonValue[] | { file: string } | { glob: string } | { template: string } => {
+    const fail = (message: string, path: PropertyKey[] = []) => {
+      context.addIssue({ code: 'custom', message, path: path.map((segment) => segment as string | number) });
+      return z.NEVER;
+    };
+    if (Array.isArray(value)) {
+      const parsed = z.array(jsonValueSchema).safeParse(value);
+      if (!parsed.success) return fail('items must be plain values (text, numbers, lists, maps)');
+      return parsed.data;
+    }
+    if (typeof value === 'string') {
+      if (!value.includes('{{')) return fail(`a text items: is a template that renders to JSON; ${ITEMS_FIX}`);
+      return { template: value };
+    }
+    if (isRecord(value)) {
+      const keys = Object.keys(value);
+      const [key] = keys;
+      if (keys.length !== 1 || (key !== 'file' && key !== 'glob')) return fail(`unknown items source; ${ITEMS_FIX}`);
+      const path = relativePathSchema.safeParse(value[key]);
+      if (!path.success) return fail(`${key}: ${path.error.issues[0]?.message ?? 'is not a path'}`, [key]);
+      return key === 'file' ? { file: path.data } : { glob: path.data };
+    }
+    return fail(`items is missing or of the wrong kind; ${ITEMS_FIX}`);
+  });
+
+/** A step run once per work item (see docs/workflow-spec.md, "Map steps"). */
+export const mapStepSchema = z.strictObject({
+  id: stepIdSchema.optional(),
+  name: z.string().min(1).optional(),
+  map: z.strictObject({
+    items: mapItemsSchema,
+    do: z
+      .array(leafStepSchema, {
+        error: (issue) =>
+          issue.input === undefined ? 'a map step needs do: (the steps run for each item)' : 'do: is a list of steps',
+      })
+      .min(1, 'a map step needs at least one step in do:'),
+    parallel: z
+      .number()
+      .int('parallel is a whole number of items')
+      .min(1, 'parallel is at least 1')
+      .max(MAX_MAP_PARALLEL, `parallel is at most ${MAX_MAP_PARALLEL}`)
+      .default(1),
+    reduce: leafStepSchema.optional(),
+    /** Files written for each item once its steps passed (paths and contents are templates). */
+    artifacts: z.array(z.strictObject({ path: z.string().min(1), from: z.string() })).default([]),
+  }),
+});
+
 const stepSchema = z.unknown().transform((value, context) => {
+  if (isRecord(value) && 'map' in value && !('parallel' in value)) {
+    if ('agent' in value || 'shell' in value) {
+      context.addIssue({ code: 'custom', message: 'a map step has `map:` only; its steps go under map.do' });
+      return z.NEVER;
+    }
+    const parsed = mapStepSchema.safeParse(value);
+    if (!parsed.success) {
+      addIssues(context, parsed.error.issues);
+      return z.NEVER;
+    }
+    return parsed.data;
+  }
   if (isRecord(value) && 'parallel' in value) {
     if ('agent' in value || 'shell' in value) {
       context.addIssue({
@@ -163,6 +250,8 @@ export type WorkflowParallelStep = z.infer<typeof parallelStepSchema>;
 /** A step that runs on its own: a step of the workflow or a member of a parallel group. */
 export type WorkflowLeafStep = WorkflowAgentStep | WorkflowShellStep;
 export type WorkflowAgent = z.infer<typeof workflowAgentSchema>;
+export type WorkflowMapStep = z.infer<typeof mapStepSchema>;
+export type MapItemsSource = z.infer<typeof mapItemsSchema>;
 
 export function isShellStep(step: WorkflowStep): step is WorkflowShellStep {
   return 'shell' in step;
@@ -172,7 +261,20 @@ export function isParallelStep(step: WorkflowStep): step is WorkflowParallelStep
   return 'parallel' in step;
 }
 
+export function isMapStep(step: WorkflowStep): step is WorkflowMapStep {
+  return 'map' in step;
+}
+
 const fixes: Array<[RegExp, string]> = [
+  [/\.map\.items/, 'items: is a list, { file: items.json }, { glob: "src/*.ts" } or "{{ steps.<id>.output }}".'],
+  [/\.map\.parallel$/, 'parallel: N runs up to N items at once (1 by default; see limits.maxParallel).'],
+  [/\.map\.do\[\d+\]\.retry\.attempts$/, 'Give the total number of tries, e.g. retry: { attempts: 3, backoff: 1s }.'],
+  [
+    /\.map\.do/,
+    'map.do is a list of agent or shell steps run for each item, e.g. - shell: "lint \\"$CONCLAVE_ITEM\\"".',
+  ],
+  [/\.map\.reduce/, 'map.reduce is one agent or shell step that sees {{ map.results }}.'],
+  [/\.map$/, 'Write a map step as map: { items: [...], do: [ - agent/shell steps ], parallel: 2, reduce: optional }.'],
   [
     /^steps\[\d+\](\.parallel\[\d+\])?\.retry\.attempts$/,
     'Give the total number of tries, e.g. retry: { attempts: 3, backoff: 1s }.',
@@ -189,7 +291,7 @@ const fixes: Array<[RegExp, string]> = [
   [/^steps\[\d+\]\.max_concurrency$/, "Give how many of the group's steps run at once, e.g. max_concurrency: 2."],
   [
     /^steps\[\d+\]$/,
-    'Each step is `- agent: <name>` with `input:`, `- shell: "<command>"`, or `- parallel:` with a list of such steps.',
+    'Each step is `- agent: <name>` with `input:`, `- shell: "<command>"`, `- parallel:` with a list of such steps, or `- map: { items, do }`.',
   ],
   [/^agents/, 'Declare agents as `name: { prompt: "...", model: optional, provider: optional }`.'],
   [/^outputs/, 'Write outputs as `outputs: { artifacts: [{ path: report.md, from: "{{ last_response }}" }] }`.'],
@@ -236,9 +338,13 @@ interface AllowedReferences {
   idsBefore?: ReadonlySet<string>;
   /** The other members of this step's parallel group: they run at the same time. */
   concurrent?: ReadonlySet<string>;
+  /** Inside a map step's do: (or its per-item artifacts): `{{ item }}`, `{{ item_id }}`, `{{ item_index }}`. */
+  item?: boolean;
+  /** In a map step's reduce: `{{ map.results }}` and the counts. */
+  map?: boolean;
 }
 
-type StepKind = 'agent' | 'shell' | 'parallel';
+type StepKind = 'agent' | 'shell' | 'parallel' | 'map';
 
 function checkStepReference(
   reference: Extract<TemplateReference, { kind: 'step' | 'step-id' }>,
@@ -288,6 +394,12 @@ function checkStepReference(
   if (kind === 'agent' && reference.field === 'exit_code') {
     fail(`${text} refers to an agent step, which has no exit code`, `Use ${response} for an agent step's answer.`);
   }
+  if (kind === 'map' && reference.field === 'exit_code') {
+    fail(
+      `${text} refers to a map step, which has no exit code`,
+      `Use ${response} (its reduce output, else its results).`,
+    );
+  }
 }
 
 function checkReferences(
@@ -306,6 +418,16 @@ function checkReferences(
       );
     }
     if (reference.kind === 'step' || reference.kind === 'step-id') checkStepReference(reference, allowed, fail);
+    if ((reference.kind === 'item' || reference.kind === 'item-id' || reference.kind === 'item-index') && !allowed.item)
+      fail(
+        `{{ ${describeReference(reference)} }} is only available in the do: steps of a map step`,
+        'Use it inside map.do (or map.artifacts); map.reduce sees every item through {{ map.results }}.',
+      );
+    if (reference.kind === 'map' && !allowed.map)
+      fail(
+        `{{ ${describeReference(reference)} }} is only available in map.reduce`,
+        'Later steps read a map step through {{ steps.<id>.output }} (its reduce output, else its results).',
+      );
     if (reference.kind === 'error' && !allowed.error)
       fail('{{ error }} is only available in on_failure inputs', 'Use it inside on_failure.input.');
     if (reference.kind === 'last-response' && !allowed.lastResponse) {
@@ -315,7 +437,7 @@ function checkReferences(
 }
 
 const stepKind = (step: WorkflowStep): StepKind =>
-  isParallelStep(step) ? 'parallel' : isShellStep(step) ? 'shell' : 'agent';
+  isParallelStep(step) ? 'parallel' : isMapStep(step) ? 'map' : isShellStep(step) ? 'shell' : 'agent';
 
 /**
  * The checks that need the whole document: agent names used by steps exist, step ids are
@@ -353,7 +475,10 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
   const check = (
     text: string,
     key: string,
-    allowed: { stepsBefore: number; error: boolean; lastResponse: boolean; concurrent?: ReadonlySet<string> },
+    allowed: Omit<AllowedReferences, 'variables' | 'kinds' | 'idsBefore'> & {
+      kinds?: AllowedReferences['kinds'];
+      idsBefore?: ReadonlySet<string>;
+    },
   ) => {
     const location = { file, key };
     checkReferences(templateReferences(text, location), location, { variables, kinds, idsBefore, ...allowed });
@@ -375,9 +500,10 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
     }
     explicitIds.set(id, key);
   };
-  const checkLeaf = (step: WorkflowLeafStep, key: string, index: number, concurrent?: ReadonlySet<string>) => {
-    claimId(step.id, key);
-    const where = { stepsBefore: index, ...(concurrent ? { concurrent } : {}) };
+  type Where = Omit<Parameters<typeof check>[2], 'error' | 'lastResponse' | 'stepsBefore'>;
+  const checkLeaf = (step: WorkflowLeafStep, key: string, index: number, scope: Where = {}, claim = true) => {
+    if (claim) claimId(step.id, key);
+    const where = { stepsBefore: index, ...scope };
     if (isShellStep(step)) {
       check(step.shell, `${key}.shell`, { ...where, error: false, lastResponse: true });
       if (step.on_failure) {
@@ -396,10 +522,16 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
       const members = ids.members ?? [];
       step.parallel.forEach((member, at) => {
         const own = members[at] ?? '';
-        checkLeaf(member, `steps[${index}].parallel[${at}]`, index, new Set(members.filter((id) => id !== own)));
+        checkLeaf(member, `steps[${index}].parallel[${at}]`, index, {
+          concurrent: new Set(members.filter((id) => id !== own)),
+        });
       });
       idsBefore.add(ids.id);
       for (const id of members) idsBefore.add(id);
+    } else if (isMapStep(step)) {
+      claimId(step.id, `steps[${index}]`);
+      checkMapStep(file, step, index, kinds, new Set(idsBefore), check, checkLeaf);
+      idsBefore.add(ids.id);
     } else {
       checkLeaf(step, `steps[${index}]`, index);
       idsBefore.add(ids.id);
@@ -410,6 +542,85 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
       stepsBefore: spec.steps.length,
       error: false,
       lastResponse: true,
+    });
+  });
+}
+
+type TemplateCheck = (
+  text: string,
+  key: string,
+  allowed: Omit<AllowedReferences, 'variables' | 'kinds' | 'idsBefore'> & {
+    kinds?: AllowedReferences['kinds'];
+    idsBefore?: ReadonlySet<string>;
+  },
+) => void;
+
+/**
+ * A map step: its items template, its do: steps (which also see the item and the item's
+ * earlier do: steps by id), its per-item artifacts and its reduce: (which sees `map.*`).
+ */
+function checkMapStep(
+  file: string | null,
+  step: WorkflowMapStep,
+  index: number,
+  kinds: NonNullable<AllowedReferences['kinds']>,
+  idsBefore: ReadonlySet<string>,
+  check: TemplateCheck,
+  checkLeaf: (
+    step: WorkflowLeafStep,
+    key: string,
+    index: number,
+    scope: Omit<Parameters<TemplateCheck>[2], 'error' | 'lastResponse' | 'stepsBefore'>,
+    claim: boolean,
+  ) => void,
+): void {
+  const key = `steps[${index}].map`;
+  const { map } = step;
+  if ('template' in map.items) {
+    check(map.items.template, `${key}.items`, { stepsBefore: index, error: false, lastResponse: true });
+  }
+  // A map's do: steps have ids of their own (unique among them), seen only inside the item.
+  const doIds = workflowStepIds(map.do);
+  const seen = new Map<string, number>();
+  const visible = new Set(idsBefore);
+  const byId = new Map(kinds.byId);
+  map.do.forEach((doStep, at) => {
+    if (doStep.id !== undefined) {
+      const first = seen.get(doStep.id);
+      if (first !== undefined) {
+        throw new ConfigError({
+          file,
+          key: `${key}.do[${at}].id`,
+          problem: `step id "${doStep.id}" is already used by ${key}.do[${first}]`,
+          fix: "Give each of the map's steps its own id: the id is how a resume finds what the step did for an item.",
+        });
+      }
+      seen.set(doStep.id, at);
+    }
+    const scope = { item: true, idsBefore: new Set(visible), kinds: { byIndex: kinds.byIndex, byId: new Map(byId) } };
+    checkLeaf(doStep, `${key}.do[${at}]`, index, scope, false);
+    const id = doIds[at] ?? '';
+    visible.add(id);
+    byId.set(id, stepKind(doStep));
+  });
+  const itemScope = { item: true, idsBefore: visible, kinds: { byIndex: kinds.byIndex, byId } };
+  map.artifacts.forEach((artifact, at) => {
+    const where = { stepsBefore: index, error: false, lastResponse: true, ...itemScope };
+    check(artifact.path, `${key}.artifacts[${at}].path`, where);
+    check(artifact.from, `${key}.artifacts[${at}].from`, where);
+  });
+  if (map.reduce) checkLeaf(map.reduce, `${key}.reduce`, index, { map: true }, false);
+}
+
+/** A map step's `parallel:` above the configured limit is refused before anything runs. */
+export function checkParallelLimit(spec: WorkflowSpec, file: string | null, maxParallel: number): void {
+  spec.steps.forEach((step, index) => {
+    if (!isMapStep(step) || step.map.parallel <= maxParallel) return;
+    throw new ConfigError({
+      file,
+      key: `steps[${index}].map.parallel`,
+      problem: `parallel: ${step.map.parallel} is above the limit of ${maxParallel} items at once`,
+      fix: `Lower it to ${maxParallel} or less, or raise limits.maxParallel in .conclave.yaml (at most ${MAX_MAP_PARALLEL}).`,
     });
   });
 }

@@ -1,0 +1,34 @@
+import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+
+/**
+ * Items of a map step failed after their retries and went to the dead-letter list. The
+ * items that passed are kept (and the reduce step saw every result); the run stops here
+ * as failed, so the steps after the map do not run on partial results.
+ */
+export class MapItemsFailedError extends ConclaveError {
+  static override readonly code = 'map-items-failed';
+  readonly sessionId: string;
+  readonly stepId: string;
+  readonly failed: string[];
+  readonly completed: number;
+  constructor(
+    input: { sessionId: string; stepId: string; failed: string[]; completed: number; total: number },
+    options: ConclaveErrorOptions = {},
+  ) {
+    const shown = input.failed.slice(0, 5).join(', ') + (input.failed.length > 5 ? ', …' : '');
+    super(
+      MapItemsFailedError.code,
+      ExitCode.failed,
+      `${input.failed.length} of ${input.total} items of map step "${input.stepId}" failed after their retries (${shown}); ${input.completed} completed and are kept.`,
+      {
+        hint: `List them: conclave run dlq ${input.sessionId}. Retry them: conclave run retry ${input.sessionId} --items failed`,
+        ...options,
+      },
+    );
+    this.name = 'MapItemsFailedError';
+    this.sessionId = input.sessionId;
+    this.stepId = input.stepId;
+    this.failed = input.failed;
+    this.completed = input.completed;
+  }
+}

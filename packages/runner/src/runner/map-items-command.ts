@@ -1,0 +1,90 @@
+// `runner.mapItems` and `runner.retryItems`: a workflow session's map items by state (the
+// dead-letter list among them), and a resume that first asks for failed items to run again.
+import type { Session, StepRecord } from '@resume/core';
+import { type JsonValue, UsageError } from '@resume/core/spec';
+import { MAP_RETRIES_KEY, type MapStepStatus, mapRetries, mapStatuses } from '../modes/map-journal.js';
+import { resume } from './resume.js';
+import type { RunnerScope } from './runner-scope.js';
+import type { ResumeOptions, RunResult } from './runner-types.js';
+
+/** Which items `retryItems` runs again: every failed one, or these ids. */
+export type ItemSelection = 'failed' | readonly string[];
+
+async function statusesOf(scope: RunnerScope, sessionId: string): Promise<{ id: string; maps: MapStepStatus[] }> {
+  const id = await scope.engine.resolveSessionId(sessionId);
+  const state = await scope.engine.readSession(id);
+  const readOutput = async (step: StepRecord): Promise<JsonValue | undefined> => {
+    if (step.output !== undefined) return step.output;
+    if (step.outputBlob === undefined) return undefined;
+    const content = await scope.engine.store.getBlob(step.outputBlob);
+    return content ? (JSON.parse(Buffer.from(content).toString('utf8')) as JsonValue) : undefined;
+  };
+  return { id, maps: await mapStatuses(state, readOutput) };
+}
+
+export async function mapItems(scope: RunnerScope, sessionId: string): Promise<MapStepStatus[]> {
+  return (await statusesOf(scope, sessionId)).maps;
+}
+
+/** The failed items a selection names, per map step id; a usage error for anything else. */
+function chooseItems(sessionId: string, maps: MapStepStatus[], selection: ItemSelection): Map<string, string[]> {
+  const chosen = new Map<string, string[]>();
+  const add = (stepId: string, itemId: string) => chosen.set(stepId, [...(chosen.get(stepId) ?? []), itemId]);
+  if (selection === 'failed') {
+    for (const map of maps) for (const item of map.items) if (item.state === 'failed') add(map.stepId, item.id);
+    if (chosen.size === 0) {
+      throw new UsageError(`Session ${sessionId} has no failed map items; there is nothing to retry.`, {
+        hint: `See its items with: conclave run dlq ${sessionId} --all. An interrupted run goes on with: conclave run --resume ${sessionId}`,
+      });
+    }
+    return chosen;
+  }
+  for (const requested of selection) {
+    const found = maps.flatMap((map) =>
+      map.items.filter((item) => item.id === requested).map((item) => ({ map, item })),
+    );
+    const [match] = found;
+    if (!match) {
+      throw new UsageError(`Session ${sessionId} has no map item "${requested}".`, {
+        hint: `See its items and their ids with: conclave run dlq ${sessionId} --all`,
+      });
+    }
+    if (match.item.state !== 'failed') {
+      throw new UsageError(
+        `Item "${requested}" of map step ${match.map.stepId} is ${match.item.state === 'completed' ? 'completed' : 'not finished'}, not failed; only failed items are retried.`,
+        {
+          hint:
+            match.item.state === 'completed'
+              ? 'A completed item never runs again.'
+              : `Unfinished items run when the session resumes: conclave run --resume ${sessionId}`,
+        },
+      );
+    }
+    for (const each of found) add(each.map.stepId, each.item.id);
+  }
+  return chosen;
+}
+
+export async function retryItems(
+  scope: RunnerScope,
+  sessionId: string,
+  selection: ItemSelection,
+  resumeOptions: ResumeOptions = {},
+): Promise<RunResult> {
+  const { id, maps } = await statusesOf(scope, sessionId);
+  const chosen = chooseItems(id, maps, selection);
+  const count = [...chosen.values()].reduce((sum, ids) => sum + ids.length, 0);
+  scope.emit({ type: 'notice', text: `Retrying ${count} failed item${count === 1 ? '' : 's'} of session ${id}.` });
+  // Journaled once the session is open for writing: each retry is a new generation of the
+  // item (its steps that passed before are kept, the failed one gets a fresh set of attempts).
+  const askRetry = (session: Session) => {
+    const retries = mapRetries(session.state);
+    for (const [stepId, itemIds] of chosen) {
+      const ofStep = { ...retries[stepId] };
+      for (const itemId of itemIds) ofStep[itemId] = (ofStep[itemId] ?? 0) + 1;
+      retries[stepId] = ofStep;
+    }
+    session.record({ type: 'data-set', key: MAP_RETRIES_KEY, value: retries });
+  };
+  return resume(scope, id, resumeOptions, askRetry);
+}
