@@ -3,6 +3,7 @@
 // `--branch-from`. Choosing a session never silently crosses workspaces: without an id
 // the CLI picks from this directory's sessions and says which, or opens the picker.
 
+import type { SessionState } from '@resume/core';
 import { pendingInput } from '@resume/core/engine';
 import { ExitCode, type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
 import { agentsForModels, formatResumePlan, type ProviderName, resumeCommandFor } from '@resume/runner';
@@ -169,9 +170,9 @@ async function startFlow(context: CliContext, task: string, flags: RunFlags): Pr
   );
 }
 
-async function sessionSetup(context: CliContext, flags: RunFlags, id: string) {
-  const engine = await context.engine();
-  const state = await engine.readSession(id);
+/** `read`: the session's state when the caller has just read it (not read twice). */
+async function sessionSetup(context: CliContext, flags: RunFlags, id: string, read?: SessionState) {
+  const state = read ?? (await (await context.engine()).readSession(id));
   const recorded = state.header.options;
   const selection = selectionFor(context, flags, recorded);
   return {
@@ -375,7 +376,7 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
     context.terminal.note('Dry run: nothing was run or changed.');
     return 0;
   }
-  const { setup } = await sessionSetup(context, flags, id);
+  const { setup } = await sessionSetup(context, flags, id, state);
   return runWithHarness(context, setup, (runner) =>
     runner.resume(id, {
       ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),

@@ -103,12 +103,17 @@ export function createEngine(options: EngineOptions): Engine {
     return loaded;
   }
 
-  async function foldJournal(id: string, upTo?: number): Promise<{ folder: Folder; snapshotSeq: number }> {
+  /** Throws when the session is not there or was written by a newer version. */
+  async function requireReadable(id: string): Promise<void> {
     const header = await store.getHeader(id);
     if (!header) throw await notFound(id);
     if (header.formatVersion > JOURNAL_FORMAT_VERSION) {
       throw new UnsupportedFormatError(`Session ${id}`, header.formatVersion);
     }
+  }
+
+  async function foldJournal(id: string, upTo?: number): Promise<{ folder: Folder; snapshotSeq: number }> {
+    await requireReadable(id);
     const snapshot = await store.getSnapshot(id);
     let folder = new Folder();
     let snapshotSeq = 0;
@@ -217,12 +222,12 @@ export function createEngine(options: EngineOptions): Engine {
     if (!(await store.getHeader(id))) throw await notFound(id);
     const lease = await store.acquireLease(id, { holder });
     try {
-      const { folder, snapshotSeq } = await loadFolder(id, undefined, { remember: false });
       const policy = openOptions.replay ?? 'ordered';
-      const session = new LiveSession(context, folder, lease, snapshotSeq, {
-        policy,
-        ...(policy === 'ordered' ? { log: await replayLogOf(id) } : {}),
-      });
+      const { folder, snapshotSeq, log } =
+        policy === 'ordered'
+          ? await foldWithReplayLog(id)
+          : { ...(await loadFolder(id, undefined, { remember: false })), log: undefined };
+      const session = new LiveSession(context, folder, lease, snapshotSeq, { policy, ...(log ? { log } : {}) });
       const state = folder.state;
       if (state.status !== 'completed' && openOptions.countRecovery !== false) {
         // The journal still says running while nobody holds the lease: the last writer died.
@@ -247,10 +252,21 @@ export function createEngine(options: EngineOptions): Engine {
     }
   }
 
-  async function replayLogOf(id: string): Promise<ReplayLog> {
+  /**
+   * Ordered replay reads the whole journal as its replay log: the same single read is folded, so
+   * the snapshot is not read (and parsed) as well. The next snapshot is due a full interval after
+   * the state opened (`snapshotSeq`), as if one had just been written.
+   */
+  async function foldWithReplayLog(id: string): Promise<{ folder: Folder; snapshotSeq: number; log: ReplayLog }> {
+    await requireReadable(id);
+    const folder = new Folder();
     const events: JournalEvent[] = [];
-    for await (const event of store.read(id)) events.push(event);
-    return ReplayLog.fromEvents(events);
+    for await (const event of store.read(id)) {
+      folder.apply(event);
+      events.push(event);
+    }
+    if (!folder.hasState) throw await notFound(id);
+    return { folder, snapshotSeq: folder.state.lastSeq, log: ReplayLog.fromEvents(events) };
   }
 
   async function forkSession(parentId: string, lastSeq: number, forkOptions: ForkOptions): Promise<Session> {

@@ -637,7 +637,8 @@ export class LiveSession implements Session {
         scope,
       );
       this.#markCompletion(options, attempt, scope, log);
-      await this.flush();
+      // Group commit: the completion rides with the session's next append (see the option).
+      if (options.completionWithNextAppend !== true) await this.flush();
       // What the journal holds (scrubbed of secrets) is what every replay returns: so does this run.
       return this.#decode((completed as Extract<JournalEvent, { type: 'step-completed' }>).output, options);
     }

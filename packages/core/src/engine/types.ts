@@ -129,6 +129,17 @@ interface BaseStepOptions {
    * is replayed from the journal or skipped, nor when a checkpoint with that label exists.
    */
   checkpointOnCompletion?: (attempt: number) => string;
+  /**
+   * Group commit: the step's completion (and its `checkpointOnCompletion` checkpoint) is not
+   * written on its own but goes in the session's next durable append, which is always written
+   * before anything else runs: the next step's start (durable before its function runs), a
+   * checkpoint, `flush()`, or the session's completion, failure, interrupt or close. A step that
+   * is followed by another step is then one disk write instead of two. Until that write, a crash
+   * leaves the step started and not completed (uncertain), exactly as a crash during its own
+   * completion's write would. Not for a step whose output is acted on outside the session before
+   * the next step starts: call `flush()` first. Ignored for outputs stored as blobs.
+   */
+  completionWithNextAppend?: boolean;
   /** Injected for tests: how to wait between attempts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /**
@@ -221,6 +232,8 @@ export interface Session {
   readonly replayPolicy: ReplayPolicy;
   /** Whether recorded operations are still ahead of the code (ordered replay). */
   readonly replaying: boolean;
+  /** Seq of the last event known durable (`state.lastSeq` may be ahead: events not yet appended). */
+  readonly committedSeq: number;
 
   /**
    * A durable step: runs `fn` once and journals its output; a replay returns the recorded

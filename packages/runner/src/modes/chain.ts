@@ -27,7 +27,9 @@ import { runAgentTurn, toChatMessage } from './agent-turn.js';
 import { runMapStep } from './chain-map.js';
 import { type BranchRun, type GroupMember, runParallelGroup } from './chain-parallel.js';
 import {
+  type CheckpointAnnouncer,
   checkpoint,
+  checkpointAnnouncer,
   ensureStepMessage,
   type ModeContext,
   type ModeResult,
@@ -172,6 +174,8 @@ async function runShellStep(
   prefix: string,
   step: WorkflowShellStep,
   scope: TemplateScope,
+  /** Main-line steps only: their completion goes with the next append (group commit). */
+  announcer?: CheckpointAnnouncer,
 ): Promise<ShellOutput> {
   const { index, branch } = place;
   const key = `${prefix}/shell`;
@@ -214,6 +218,8 @@ async function runShellStep(
     else await checkpoint(context, `${place.label}, attempt ${retry.attemptInBudget}/${retry.maxAttempts}`);
   };
   const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
+    // This attempt's start is durable, and with it the completion of the step before.
+    announcer?.now();
     const record = context.session.state.steps.find((recorded) => recorded.key === key);
     context.emit({ type: 'progress', label: 'attempt', done: record ? attemptInBudget(record) : 1, total: attempts });
     const result = await runShellCommand({
@@ -242,11 +248,15 @@ async function runShellStep(
     codec: { encode: (value: ShellOutput) => value as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
     skipValue: SKIPPED_SHELL_OUTPUT,
     beforeRetry,
-    // The step's checkpoint goes in the same durable append as its completion (a group's
-    // steps are checkpointed together at the join).
+    // The step's checkpoint goes in the same durable append as its completion, and on the main
+    // line that append is the next step's start (or the one after the last step): one durable
+    // write per step. A group's steps are checkpointed together at the join.
     ...(branch
       ? { branch: branch.name, ...(place.completionLabel ? { checkpointOnCompletion: place.completionLabel } : {}) }
-      : { checkpointOnCompletion: (attempt: number) => passedLabel(place.label, attempt) }),
+      : {
+          checkpointOnCompletion: (attempt: number) => passedLabel(place.label, attempt),
+          ...(announcer ? { completionWithNextAppend: true } : {}),
+        }),
     inserted: options.stepKeys === 'id',
     ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
     ...(context.sleep ? { sleep: context.sleep } : {}),
@@ -268,9 +278,10 @@ export async function runLeafStep(
   prefix: string,
   step: WorkflowLeafStep,
   scope: TemplateScope,
+  announcer?: CheckpointAnnouncer,
 ): Promise<StepResult & { shell: ShellOutput | null }> {
   if (isShellStep(step)) {
-    const result = await runShellStep(context, options, place, prefix, step, scope);
+    const result = await runShellStep(context, options, place, prefix, step, scope, announcer);
     return { response: result.stdoutTail, exitCode: result.exitCode, skipped: result.skipped === true, shell: result };
   }
   const agentStep: WorkflowAgentStep = step;
@@ -301,7 +312,10 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
   const total = spec.steps.length;
   // Steps are found in the journal by their stable id (position only in sessions recorded before ids).
   const tree = workflowStepTree(spec.steps);
+  // Shell steps' checkpoints go in the next append (group commit): announced once durable.
+  const announcer = checkpointAnnouncer(context);
   for (const [index, step] of spec.steps.entries()) {
+    announcer.now();
     reportProgress(context, 'steps', index, total);
     const ids = tree[index] ?? { id: String(index), members: null };
     const prefix = stepKeyPrefix(options.stepKeys, index, ids.id);
@@ -325,6 +339,7 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
               memberKeyPrefix(options.stepKeys, index, at, id),
               member,
               scope,
+              announcer,
             ),
           keys: isShellStep(member)
             ? [`${memberKeyPrefix(options.stepKeys, index, at, id)}/shell`]
@@ -368,25 +383,26 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
       scope.steps.push(result);
       stepsById.set(ids.id, result);
       if (result.lastResponse !== undefined) scope.lastResponse = result.lastResponse;
-      await checkpoint(context, stepLabel(options.stepLabels, index, ids.id, 'map'));
+      await checkpoint(context, stepLabel(options.stepLabels, index, ids.id, 'map'), undefined, announcer);
     } else if (isShellStep(step)) {
       const markedAfter = context.session.state.lastSeq;
       const label = stepLabel(options.stepLabels, index, ids.id, 'shell');
       const place = { index, number: String(index + 1), path: `steps[${index}]`, label, branch: null };
-      const result = await runLeafStep(context, options, place, prefix, step, scope);
+      const result = await runLeafStep(context, options, place, prefix, step, scope, announcer);
       scope.steps.push(result);
       stepsById.set(ids.id, result);
       const marked = result.skipped ? `${label}, skipped` : passedLabel(label, result.shell?.attempt ?? 0);
-      // Marked with the step's completion when it ran now; otherwise (replayed, skipped) here.
-      await checkpoint(context, marked, markedAfter);
+      // Marked with the step's completion when it ran now (durable with the session's next
+      // append, before anything else runs, and announced then); otherwise (replayed, skipped) here.
+      await checkpoint(context, marked, markedAfter, announcer);
     } else {
       const label = stepLabel(options.stepLabels, index, ids.id, step.agent);
       const place = { index, number: String(index + 1), path: `steps[${index}]`, label, branch: null };
-      const result = await runLeafStep(context, options, place, prefix, step, scope);
+      const result = await runLeafStep(context, options, place, prefix, step, scope, announcer);
       scope.steps.push(result);
       stepsById.set(ids.id, result);
       scope.lastResponse = result.response;
-      await checkpoint(context, label);
+      await checkpoint(context, label, undefined, announcer);
     }
     // Progress only moves forward: a step replayed from the journal on resume writes nothing again.
     if (!reachedBefore(context, index + 1, total)) setData(context, 'chain', { step: index + 1, totalSteps: total });
@@ -399,8 +415,9 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
   }));
   if (artifacts.length > 0) {
     await writeOutputFiles(context, 'write-artifacts', artifacts);
-    await checkpoint(context, 'artifacts written');
+    await checkpoint(context, 'artifacts written', undefined, announcer);
   }
+  await announcer.settle();
   const conclusion = scope.lastResponse ?? null;
   if (conclusion !== null) setData(context, 'conclusion', conclusion);
   return { conclusion };

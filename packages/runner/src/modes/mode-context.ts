@@ -65,20 +65,67 @@ export interface ModeResult {
  * lost to a crash) instead of marking the same place twice. A label marked after seq
  * `markedAfter` was marked by this run (with a step's completion) and is announced here.
  */
-export async function checkpoint(context: ModeContext, label: string, markedAfter?: number): Promise<number> {
+export async function checkpoint(
+  context: ModeContext,
+  label: string,
+  markedAfter?: number,
+  announcer?: CheckpointAnnouncer,
+): Promise<number> {
   const existing = context.session.state.checkpoints.find((marked) => marked.label === label);
   if (existing) {
-    await context.session.flush();
-    // Marked after `markedAfter` (with a step's completion, in the same append): live views hear of it now.
-    if (markedAfter !== undefined && existing.seq > markedAfter)
-      context.emit({ type: 'checkpoint', seq: existing.seq, label });
+    const marked = markedAfter !== undefined && existing.seq > markedAfter;
+    if (marked && announcer && existing.seq > context.session.committedSeq) {
+      // Marked with a completion that goes in the session's next append (group commit: the
+      // next step's start, an interrupt, the run's end), written before anything else runs:
+      // nothing is written here, and live views hear of it once that append is durable.
+      announcer.later(existing.seq, label);
+    } else {
+      await context.session.flush();
+      // Marked after `markedAfter` (with a step's completion, in the same append): live views hear of it now.
+      if (marked) context.emit({ type: 'checkpoint', seq: existing.seq, label });
+    }
     await honourRequests(context);
     return existing.seq;
   }
   const seq = await context.session.checkpoint(label);
+  announcer?.now();
   context.emit({ type: 'checkpoint', seq, label });
   await honourRequests(context);
   return seq;
+}
+
+/**
+ * Checkpoints marked with a completion that goes in the session's next append (group commit).
+ * A checkpoint event means durable (what a user is told is saved, is): each is announced once
+ * an append has carried it.
+ */
+export interface CheckpointAnnouncer {
+  later(seq: number, label: string): void;
+  /** Announces those already durable. */
+  now(): void;
+  /** Makes those still waiting durable (one append), then announces them. */
+  settle(): Promise<void>;
+}
+
+export function checkpointAnnouncer(context: ModeContext): CheckpointAnnouncer {
+  let waiting: { seq: number; label: string }[] = [];
+  const now = () => {
+    if (waiting.length === 0) return;
+    const durable = context.session.committedSeq;
+    for (const entry of waiting) if (entry.seq <= durable) context.emit({ type: 'checkpoint', ...entry });
+    waiting = waiting.filter((entry) => entry.seq > durable);
+  };
+  return {
+    later(seq, label) {
+      waiting.push({ seq, label });
+    },
+    now,
+    async settle() {
+      if (waiting.length === 0) return;
+      await context.session.flush();
+      now();
+    },
+  };
 }
 
 /**

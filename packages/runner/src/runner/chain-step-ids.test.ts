@@ -34,12 +34,13 @@ async function interruptedAt(label: string, spec: string) {
   });
   const first = await runner.runWorkflow('flow.yaml');
   expect(first.status).toBe('interrupted');
-  const resumer = () =>
+  const resumer = (decisions: Parameters<typeof createRunner>[0]['decisions'] = undefined) =>
     createRunner({
       engine: engine(),
       models: createFakeModels().resolve,
       workspaceDir: workspace,
       sleep: instantSleep,
+      ...(decisions ? { decisions } : {}),
     });
   return { engine, sessionId: first.sessionId, resumer };
 }
@@ -57,7 +58,12 @@ describe('steps matched by id on resume', () => {
     expect(plan.changes.compatibility?.findings).toContainEqual(
       expect.objectContaining({ kind: 'step-changed', level: 'block', after: null }),
     );
-    const result = await resumer().resume(sessionId, { useEditedSpec: true, force: true });
+    // Step 2's checkpoint is announced once the next append carried it, which is step 3's start:
+    // the interrupt then stops step 3 before its command runs, and step 3 is left uncertain.
+    const result = await resumer({ uncertainStep: () => 'rerun' }).resume(sessionId, {
+      useEditedSpec: true,
+      force: true,
+    });
     expect(result.status).toBe('completed');
     expect(await ran()).toEqual(['one', 'two', 'three']);
   });
@@ -141,7 +147,10 @@ steps:
       path.join(workspace, 'flow.yaml'),
       'name: ids\nsteps:\n  - { id: setup, shell: "true" }\n  - { id: first, shell: "true" }\n  - { id: last, shell: "true" }\n',
     );
-    expect((await resumer().resume(sessionId, { useEditedSpec: true })).status).toBe('completed');
+    // The interrupt at the first step's checkpoint (announced once the last step's start carried
+    // it) stopped the last step before its command ran: it is uncertain, and run again.
+    const resumed = await resumer({ uncertainStep: () => 'rerun' }).resume(sessionId, { useEditedSpec: true });
+    expect(resumed.status).toBe('completed');
     const state = await engine().readSession(sessionId);
     // By position, the inserted step would have been "step 1", a label the first step already had:
     // it would have got no checkpoint, and that label would not say which step it marks.

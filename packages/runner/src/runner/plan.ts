@@ -21,9 +21,18 @@ import type { RunnerScope } from './runner-scope.js';
 import type { PlanOptions } from './runner-types.js';
 
 export async function plan(scope: RunnerScope, sessionId: string, planOptions: PlanOptions = {}): Promise<ResumePlan> {
+  const id = await scope.engine.resolveSessionId(sessionId);
+  return planFor(scope, await scope.engine.readSession(id), planOptions);
+}
+
+/** The plan for a session already read (a resume plans from the state it read, not a second read). */
+export async function planFor(
+  scope: RunnerScope,
+  state: SessionState,
+  planOptions: PlanOptions = {},
+): Promise<ResumePlan> {
   const { engine, options } = scope;
-  const id = await engine.resolveSessionId(sessionId);
-  const state = await engine.readSession(id);
+  const id = state.header.id;
   const { mode, config: recordedConfig } = readRunConfig(state, scope.modes);
   checkStartChunk(state, mode, recordedConfig, planOptions.startChunk);
   const config =
@@ -62,7 +71,11 @@ export async function plan(scope: RunnerScope, sessionId: string, planOptions: P
   const git = compareGitState(state.header.git, await readGitState(workspaceDir).catch(() => null));
   const checkpointState: SessionState | undefined =
     fromCheckpoint === undefined ? undefined : await engine.readSession(id, { at: fromCheckpoint });
-  const lineage = await lineageUsage(engine, id).catch(() => null);
+  // The session itself is the state in hand; only its ancestors are read.
+  const lineage = await lineageUsage(
+    { readSession: (lineageId) => (lineageId === id ? Promise.resolve(state) : engine.readSession(lineageId)) },
+    id,
+  ).catch(() => null);
   // The spec that will run (the edited one only when asked for) bounds what is left.
   const runningSpec = useEditedSpec && specText !== null ? specText : recordedText;
   const remaining = mode.remainingCalls

@@ -11,7 +11,7 @@ import { branchFrom } from './branch.js';
 import { drive } from './drive.js';
 import { applyOverrides, replaceModels } from './mode-overrides.js';
 import { modeSetup } from './mode-setup.js';
-import { plan } from './plan.js';
+import { planFor } from './plan.js';
 import { keepReplacedFiles, prepareResume } from './resume-checks.js';
 import { resumeCommandFor } from './resume-command.js';
 import { isDirectory } from './resume-workspace.js';
@@ -52,7 +52,7 @@ export async function resume(
   const { mode } = recorded;
   let config = applyOverrides(mode, recorded.config, resumeOptions);
   const useEditedSpec = resumeOptions.useEditedSpec ?? false;
-  const resumePlan = await plan(scope, id, {
+  const resumePlan = await planFor(scope, state, {
     ...(resumeOptions.startChunk !== undefined ? { startChunk: resumeOptions.startChunk } : {}),
     ...(resumeOptions.fromCheckpoint !== undefined ? { fromCheckpoint: resumeOptions.fromCheckpoint } : {}),
     ...(resumeOptions.workspaceDir !== undefined ? { workspaceDir: resumeOptions.workspaceDir } : {}),

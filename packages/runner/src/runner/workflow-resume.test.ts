@@ -377,15 +377,17 @@ describe('workflows without agents', () => {
 });
 
 describe('what a shell step writes', () => {
-  it('two durable appends per step: its start, then its completion with its checkpoint (still announced)', async () => {
+  it("one durable append per step: the next step's start carries its completion and checkpoint (still announced)", async () => {
     const twoShellSteps = 'name: two\nsteps:\n  - shell: "true"\n  - shell: "true"\n';
     await writeFile(path.join(workspace, 'two.yaml'), twoShellSteps);
     const { engine, store } = createTestStore();
     const batches: string[][] = [];
+    let durableSeq = 0;
     const append = store.append.bind(store);
-    store.append = (id, batch) => {
+    store.append = async (id, batch) => {
       batches.push(batch.events.map((event) => event.type));
-      return append(id, batch);
+      await append(id, batch);
+      durableSeq = batch.events.at(-1)?.seq ?? durableSeq;
     };
     const announced: string[] = [];
     const result = await createRunner({
@@ -393,7 +395,9 @@ describe('what a shell step writes', () => {
       models: createFakeModels().resolve,
       workspaceDir: workspace,
       onEvent: (event) => {
-        if (event.type === 'checkpoint') announced.push(String(event.label));
+        // A checkpoint is announced once an append holding it resolved, never before.
+        if (event.type === 'checkpoint')
+          announced.push(`${event.label}${event.seq <= durableSeq ? '' : ' (not durable)'}`);
       },
     }).runWorkflow('two.yaml');
     expect(result.status).toBe('completed');
@@ -402,12 +406,13 @@ describe('what a shell step writes', () => {
       `${stepLabelIn(twoShellSteps, 1)}, passed at attempt 1`,
     ]);
     const stepBatches = batches.filter((types) => types.includes('step-started') || types.includes('step-completed'));
-    expect(stepBatches.map((types) => types.at(-1) === 'step-started' || types.join())).toEqual([
-      true,
-      'step-completed,checkpoint-marked',
-      true,
-      'step-completed,checkpoint-marked',
-    ]);
+    // Step 1's start; step 2's start with step 1's completion and checkpoint before it; step 2's
+    // completion and checkpoint after the last step.
+    expect(stepBatches).toHaveLength(3);
+    expect(stepBatches[0]?.at(-1)).toBe('step-started');
+    expect(stepBatches[1]?.slice(0, 2)).toEqual(['step-completed', 'checkpoint-marked']);
+    expect(stepBatches[1]?.at(-1)).toBe('step-started');
+    expect(stepBatches[2]?.slice(0, 2)).toEqual(['step-completed', 'checkpoint-marked']);
     expect(batches.flat().filter((type) => type === 'checkpoint-marked')).toHaveLength(2);
   });
 });

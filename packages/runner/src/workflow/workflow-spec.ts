@@ -303,8 +303,21 @@ function fixFor(key: string): string {
 
 export { hashText } from './spec-hash.js';
 
+/**
+ * The last spec parsed: a resume parses the recorded spec for its plan (what is left to run)
+ * and again to run it. The same text is parsed once; each caller gets its own copy.
+ */
+let lastParsed: { text: string; file: string | null; spec: WorkflowSpec } | null = null;
+
 /** Parses and validates a workflow spec's text; `file` names it in errors. */
 export function parseWorkflowSpec(text: string, file: string | null): WorkflowSpec {
+  if (lastParsed && lastParsed.text === text && lastParsed.file === file) return structuredClone(lastParsed.spec);
+  const spec = parseWorkflowSpecText(text, file);
+  lastParsed = { text, file, spec: structuredClone(spec) };
+  return spec;
+}
+
+function parseWorkflowSpecText(text: string, file: string | null): WorkflowSpec {
   const raw = readYamlData(text, {
     file,
     key: null,

@@ -127,7 +127,20 @@ export function createNodeFileSystem(): FileSystem {
     async readFile(path) {
       const handle = await fs.open(path, constants.O_RDONLY | noFollow);
       try {
-        return await handle.readFile();
+        // One read of the size the file has (`readFile` reads in 512 KB chunks, a thread-pool
+        // round trip each: a long journal or snapshot is dozens), then chunks only if it grew.
+        let buffer = Buffer.allocUnsafe((await handle.stat()).size + 1);
+        let filled = 0;
+        for (;;) {
+          if (filled === buffer.length) {
+            const grown = Buffer.allocUnsafe(buffer.length * 2 + 64 * 1024);
+            buffer.copy(grown, 0, 0, filled);
+            buffer = grown;
+          }
+          const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+          if (bytesRead === 0) return buffer.subarray(0, filled);
+          filled += bytesRead;
+        }
       } finally {
         await handle.close();
       }

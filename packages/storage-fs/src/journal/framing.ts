@@ -12,18 +12,26 @@ const prefixEnd = Buffer.from('",');
 export const FRAME_PREFIX_LENGTH = prefixStart.length + 8 + prefixEnd.length;
 const newline = 0x0a;
 
-function hex8(value: number): string {
-  return value.toString(16).padStart(8, '0');
-}
-
 const hexDigits = Buffer.from('0123456789abcdef', 'latin1');
 
-/** Writes `value` as 8 lowercase hex digits at `offset` (what `hex8` spells, without making a string). */
+/** Writes `value` as 8 lowercase hex digits at `offset`, without making a string. */
 function writeHex8(target: Buffer, offset: number, value: number): void {
   for (let index = 7; index >= 0; index -= 1) {
     target[offset + index] = hexDigits[value & 0xf] as number;
     value >>>= 4;
   }
+}
+
+/** The number 8 lowercase hex digits at `offset` spell (as `writeHex8` writes them), or -1 when they are not that. */
+function readHex8(source: Buffer, offset: number): number {
+  let value = 0;
+  for (let index = 0; index < 8; index += 1) {
+    const byte = source[offset + index] as number;
+    const digit = byte >= 0x30 && byte <= 0x39 ? byte - 0x30 : byte >= 0x61 && byte <= 0x66 ? byte - 0x57 : -1;
+    if (digit === -1) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
 }
 
 /**
@@ -82,15 +90,16 @@ export type VerifyResult = { ok: true; body: Buffer } | { ok: false; problem: st
 export function verifyFrame(line: Uint8Array): VerifyResult {
   const buffer = Buffer.from(line.buffer, line.byteOffset, line.byteLength);
   if (buffer.length <= FRAME_PREFIX_LENGTH) return { ok: false, problem: 'record too short' };
-  if (!buffer.subarray(0, prefixStart.length).equals(prefixStart)) {
-    return { ok: false, problem: 'record does not start with a checksum' };
+  // Byte by byte, without views or strings: a journal read checks every record this way.
+  for (let index = 0; index < prefixStart.length; index += 1) {
+    if (buffer[index] !== prefixStart[index]) return { ok: false, problem: 'record does not start with a checksum' };
   }
-  if (!buffer.subarray(prefixStart.length + 8, FRAME_PREFIX_LENGTH).equals(prefixEnd)) {
+  if (buffer[FRAME_PREFIX_LENGTH - 2] !== prefixEnd[0] || buffer[FRAME_PREFIX_LENGTH - 1] !== prefixEnd[1]) {
     return { ok: false, problem: 'malformed checksum field' };
   }
-  const expected = buffer.toString('latin1', prefixStart.length, prefixStart.length + 8);
+  const expected = readHex8(buffer, prefixStart.length);
   const body = buffer.subarray(FRAME_PREFIX_LENGTH);
-  if (hex8(crc32(body)) !== expected) return { ok: false, problem: 'checksum mismatch' };
+  if (expected === -1 || crc32(body) !== expected) return { ok: false, problem: 'checksum mismatch' };
   return { ok: true, body };
 }
 

@@ -57,9 +57,11 @@ const recordSchema = z.object({
   events: z.array(journalEventSchema).min(1),
   summary: sessionSummarySchema,
 });
-// Records read back are validated in full (a checksum proves the bytes are what was written, not
-// that what was written is valid for this version): by the compiled parser, zod for the rest.
-const parseRecord = fastSafeParser(recordSchema);
+// Records read back are validated (a checksum proves the bytes are what was written, not that what
+// was written is valid for this version): by the compiled parser, zod for the rest. Reading events
+// checks the record's head and every event; the summary each record carries is checked where it is
+// used (the last one, for the listing: `decodeSummary`, `lastRecordInTail`), not on every read.
+const parseRecord = fastSafeParser(recordSchema.omit({ summary: true }));
 
 /**
  * Encodes one batch as one journal line (newline included). With `framer`, the line is framed in
@@ -181,7 +183,8 @@ export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
     }
     if (eventsWanted && last >= fromSeq && first <= toSeq) {
       const parsed = parseBody(verified.body);
-      const lost = parsed.ok ? lostRecordSchema.safeParse(parsed.value) : null;
+      // Only a record with a `lost` member can be one a repair wrote (most records are events).
+      const lost = parsed.ok && hasLostMember(parsed.value) ? lostRecordSchema.safeParse(parsed.value) : null;
       if (lost?.success) {
         throw corrupted(
           position,
@@ -333,8 +336,12 @@ export function damagedNewlineIn(line: Buffer): number {
   return -1;
 }
 
+function hasLostMember(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, 'lost');
+}
+
 /** Whether a record (its checksummed body) is a lost-events record a repair wrote. */
 export function isLostRecord(body: Buffer): boolean {
   const parsed = parseBody(body);
-  return parsed.ok && lostRecordSchema.safeParse(parsed.value).success;
+  return parsed.ok && hasLostMember(parsed.value) && lostRecordSchema.safeParse(parsed.value).success;
 }

@@ -49,6 +49,8 @@ export interface SnapshotFiles {
   forget(sessionId: string): void;
   /** Whether this store checked the session's journal prefix (or found it untouched) since it was last forgotten. */
   checked(sessionId: string): boolean;
+  /** Notes that a read checked every record of the session's journal (ordered replay reads it whole). */
+  wholeJournalChecked(sessionId: string): void;
 }
 
 export function createSnapshotFiles(
@@ -250,5 +252,8 @@ export function createSnapshotFiles(
       checkedPrefixes.delete(id);
     },
     checked: (id) => checkedPrefixes.has(id),
+    wholeJournalChecked(id) {
+      checkedPrefixes.add(id);
+    },
   };
 }
