@@ -5,15 +5,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleForNode } from '@resume/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle } from './__fixtures__/bundle.js';
 
 let directory: string;
 let example: string;
 beforeAll(async () => {
   directory = await mkdtemp(path.join(tmpdir(), 'conclave-ai-sdk-example-'));
   example = path.join(directory, 'main.mjs');
-  await bundle(fileURLToPath(new URL('../../../examples/ai-sdk/main.ts', import.meta.url)), example);
+  await bundleForNode(fileURLToPath(new URL('../../../examples/ai-sdk/main.ts', import.meta.url)), example);
 }, 60_000);
 afterAll(async () => {
   await rm(directory, { recursive: true, force: true });

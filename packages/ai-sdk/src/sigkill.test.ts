@@ -11,8 +11,8 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { createEngine, createSessionId } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
+import { bundleForNode } from '@resume/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle } from './__fixtures__/bundle.js';
 
 const CALLS = 12;
 const KILLS = Number(process.env.CONCLAVE_STRESS === '1' ? 150 : 30);
@@ -23,7 +23,7 @@ let worker: string;
 beforeAll(async () => {
   directory = await mkdtemp(path.join(tmpdir(), 'conclave-ai-sdk-'));
   worker = path.join(directory, 'worker.mjs');
-  await bundle(fileURLToPath(new URL('./__fixtures__/durable-calls-worker.ts', import.meta.url)), worker);
+  await bundleForNode(fileURLToPath(new URL('./__fixtures__/durable-calls-worker.ts', import.meta.url)), worker);
 }, 60_000);
 afterAll(async () => {
   await rm(directory, { recursive: true, force: true });

@@ -6,8 +6,8 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { SessionLockedError } from '@resume/core/spec';
 import { testHeader } from '@resume/core/testing';
+import { type BundledChild, bundleChild, exited, onLines } from '@resume/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BundledChild, bundleChild, exited, onLines } from './__fixtures__/child-process.js';
 import { crashEvent } from './__fixtures__/crash-events.js';
 import { createFsStore, type FsStore } from './fs-store.js';
 
@@ -16,13 +16,18 @@ const KILLS = stress ? 1_000 : 200;
 const WORKERS = 2;
 const KILLS_PER_SESSION = 25;
 
+const fixture = (name: string) => new URL(`./__fixtures__/${name}.ts`, import.meta.url);
+
 let writer: BundledChild;
 let contender: BundledChild;
 let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'conclave-crash-'));
-  [writer, contender] = await Promise.all([bundleChild('crash-writer'), bundleChild('lease-contender')]);
+  [writer, contender] = await Promise.all([
+    bundleChild(fixture('crash-writer')),
+    bundleChild(fixture('lease-contender')),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([writer?.remove(), contender?.remove(), rm(dir, { recursive: true, force: true })]);

@@ -114,7 +114,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
     .option('-c, --continue [follow-up]', "continue this workspace's most recent session with a follow-up")
     .option(
       '-r, --resume [id|index|path]',
-      'resume an interrupted session, or continue a completed one with a question',
+      'resume an interrupted session (one waiting for an answer asks its question first), or continue a completed one with a question',
     )
     .option('--branch-from <id>', 'start a new session from a checkpoint of another one')
     .option('--at-round <n>', 'with --branch-from: the round to branch after')
@@ -355,7 +355,8 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       'conclave sessions list --status waiting',
       'conclave answer 01jf3k                 # print the question',
       'conclave answer 01jf3k "Yes, deploy it"',
-      'conclave --resume 01jf3k',
+      'conclave --resume 01jf3k                # in a terminal: asks the question first if still unanswered',
+      'conclave --resume                       # the picker: a on a waiting session answers it there',
     ]),
   );
   answer.action(

@@ -2,6 +2,11 @@
 import { ProviderError } from '@resume/core/spec';
 import { createProviderRegistry, type ProviderFactory } from './provider-registry.js';
 
+/** A provider asked for without the key it needs: what is missing and how to give it. */
+function missingKeyError(provider: string, message: string, hint: string): ProviderError {
+  return new ProviderError({ reason: 'authentication', provider, message }, { hint });
+}
+
 const openaiProvider: ProviderFactory = {
   name: 'openai',
   description: 'OpenAI, or any OpenAI-compatible server (OPENAI_API_KEY, providers.openai.baseUrl)',
@@ -11,13 +16,10 @@ const openaiProvider: ProviderFactory = {
   async load({ config, env }) {
     const baseURL = config.providers.openai.baseUrl ?? env.OPENAI_BASE_URL;
     if (!env.OPENAI_API_KEY && !baseURL)
-      throw new ProviderError(
-        {
-          reason: 'authentication',
-          provider: 'openai',
-          message: 'The OpenAI provider needs OPENAI_API_KEY in the environment (or a base URL for a local server).',
-        },
-        { hint: 'export OPENAI_API_KEY=sk-...  (or set providers.openai.baseUrl for Ollama, vLLM, LM Studio)' },
+      throw missingKeyError(
+        'openai',
+        'The OpenAI provider needs OPENAI_API_KEY in the environment (or a base URL for a local server).',
+        'export OPENAI_API_KEY=sk-...  (or set providers.openai.baseUrl for Ollama, vLLM, LM Studio)',
       );
     const { createOpenAIProvider } = await import('@resume/providers-openai');
     return createOpenAIProvider({
@@ -35,13 +37,10 @@ const anthropicProvider: ProviderFactory = {
   configuredModel: (config) => config.providers.anthropic.model,
   async load({ config, env }) {
     if (!env.ANTHROPIC_API_KEY)
-      throw new ProviderError(
-        {
-          reason: 'authentication',
-          provider: 'anthropic',
-          message: 'The Anthropic provider needs ANTHROPIC_API_KEY in the environment.',
-        },
-        { hint: 'export ANTHROPIC_API_KEY=sk-ant-...' },
+      throw missingKeyError(
+        'anthropic',
+        'The Anthropic provider needs ANTHROPIC_API_KEY in the environment.',
+        'export ANTHROPIC_API_KEY=sk-ant-...',
       );
     const { createAnthropicProvider } = await import('@resume/providers-anthropic');
     const baseURL = config.providers.anthropic.baseUrl ?? env.ANTHROPIC_BASE_URL;

@@ -2,7 +2,13 @@ import { PassThrough } from 'node:stream';
 import { UsageError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
 import { createFakeBackend } from '../testing/fake-backend.js';
-import { askUncertainStep, confirmResume, pickSession, resolveConflictsInteractively } from './interactive-screens.js';
+import {
+  askAnswer,
+  askUncertainStep,
+  confirmResume,
+  pickSession,
+  resolveConflictsInteractively,
+} from './interactive-screens.js';
 
 function plainIo(input: string | null) {
   const stdin = new PassThrough();
@@ -41,6 +47,32 @@ const plan = {
 };
 
 describe('screens without a terminal', () => {
+  it('askAnswer asks one line: a fitting answer is sent, a misfit is refused with the problem, nothing ends it', async () => {
+    const question = {
+      sessionId: 's1',
+      key: 'approval',
+      prompt: 'Deploy v2?',
+      hint: 'yes or no',
+      choices: ['yes', 'no'],
+    };
+    const sent: string[] = [];
+    const submit = async (text: string) => {
+      sent.push(text);
+      return /^(yes|no)$/.test(text)
+        ? { accepted: true as const }
+        : { accepted: false as const, problem: 'expected boolean' };
+    };
+    const yes = plainIo('yes\n');
+    expect(await askAnswer({ question, title: 'Deploy' }, submit, yes.io)).toBe('yes');
+    expect(yes.written()).toContain('? Deploy v2?');
+    expect(yes.written()).toContain('Expected: yes or no');
+    const misfit = plainIo('maybe\n');
+    expect(await askAnswer({ question, title: 'Deploy' }, submit, misfit.io)).toBeNull();
+    expect(misfit.written()).toContain('✗ expected boolean');
+    expect(await askAnswer({ question, title: 'Deploy' }, submit, plainIo(null).io)).toBeNull();
+    expect(sent).toEqual(['yes', 'maybe']);
+  });
+
   it('confirmResume prints the plan and reads one line; end of input declines', async () => {
     const yes = plainIo('\n');
     expect(await confirmResume(plan, yes.io)).toBe(true);

@@ -5,7 +5,7 @@ import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import type { SessionDetails } from '../backend/tui-backend.js';
 import { fitText, formatCost, formatProgress, formatTokens } from '../theme/format.js';
-import { statusSymbol } from '../theme/theme.js';
+import { damagedSymbol, repairCommand, statusSymbol } from '../theme/theme.js';
 import { useTheme } from '../theme/theme-context.js';
 
 export const detailsHeight = 8;
@@ -28,20 +28,37 @@ export function DetailsPane(props: {
   const lines: { key: string; node: ReactNode }[] = [];
   const usage = `${formatTokens(summary.inputTokens)} in / ${formatTokens(summary.outputTokens)} out`;
   const lineageCost = details && details.lineage.length > 1 ? ` (lineage ${formatCost(details.lineageCostUsd)})` : '';
+  const status = summary.damage
+    ? `${damagedSymbol} damaged (${summary.status})`
+    : `${statusSymbol[summary.status]} ${summary.status}`;
   lines.push({
     key: 'facts',
     node: (
       <Text>
-        <Text color={theme.statusColor(summary.status)}>
-          {statusSymbol[summary.status]} {summary.status}
-        </Text>
+        <Text color={summary.damage ? theme.danger : theme.statusColor(summary.status)}>{status}</Text>
         {fitText(
           ` · ${summary.mode} · ${formatProgress(summary)} · ${usage} · ${formatCost(summary.costUsd)}${lineageCost}`,
-          width - summary.status.length - 2,
+          width - status.length,
         )}
       </Text>
     ),
   });
+  if (summary.damage) {
+    lines.push({
+      key: 'damage',
+      node: (
+        <Text color={theme.danger}>
+          {fitText(`Damaged: ${summary.damage.problem} (${summary.damage.file})`, width)}
+        </Text>
+      ),
+    });
+    lines.push({
+      key: 'repair',
+      node: (
+        <Text color={theme.muted}>{fitText(`See what a repair would do: ${repairCommand(summary.id)}`, width)}</Text>
+      ),
+    });
+  }
   if (summary.status === 'waiting' && summary.waitingFor) {
     lines.push({
       key: 'question',

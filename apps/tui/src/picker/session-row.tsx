@@ -4,7 +4,7 @@ import type { SessionSummary } from '@resume/core/spec';
 import { Box, Text } from 'ink';
 import type { ContentMatch } from '../backend/tui-backend.js';
 import { fitText, formatAge, formatCost, formatProgress, padText } from '../theme/format.js';
-import { statusSymbol } from '../theme/theme.js';
+import { damagedSymbol, statusSymbol } from '../theme/theme.js';
 import { useNow, useTheme } from '../theme/theme-context.js';
 
 export const rowColumns = { marker: 2, status: 2, mode: 13, progress: 14, age: 9, cost: 8 } as const;
@@ -47,8 +47,8 @@ export function SessionRow(props: {
     <Box flexDirection="column">
       <Text inverse={selected && !theme.colorEnabled} backgroundColor={selected ? theme.accent : undefined}>
         <Text color={selected ? undefined : theme.accent}>{selected ? '› ' : '  '}</Text>
-        <Text color={theme.statusColor(summary.status)}>
-          {padText(statusSymbol[summary.status], rowColumns.status)}
+        <Text color={summary.damage ? theme.danger : theme.statusColor(summary.status)}>
+          {padText(summary.damage ? damagedSymbol : statusSymbol[summary.status], rowColumns.status)}
         </Text>
         <Text bold={selected}>{cell(title, titleWidth(columns))}</Text>
         <Text color={theme.muted}>{cell(summary.mode, rowColumns.mode)}</Text>
@@ -56,6 +56,11 @@ export function SessionRow(props: {
         <Text color={theme.muted}>{cell(formatAge(summary.updatedAt, now()), rowColumns.age)}</Text>
         <Text>{padText(formatCost(summary.costUsd), rowColumns.cost)}</Text>
       </Text>
+      {summary.damage ? (
+        <Text color={theme.danger}>
+          {fitText(`      ! damaged: ${summary.damage.problem} (repair: see the details)`, columns - 2)}
+        </Text>
+      ) : null}
       {summary.status === 'waiting' && summary.waitingFor ? (
         <Text color={theme.statusColor('waiting')}>{fitText(`      ? ${summary.waitingFor.prompt}`, columns - 2)}</Text>
       ) : null}

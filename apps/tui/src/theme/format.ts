@@ -56,17 +56,7 @@ export function fitText(text: string, width: number): string {
  * `width`, so no key is cut off on a narrow terminal.
  */
 export function wrapHelp(help: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const entry of help.split(/ {2,}/)) {
-    const next = line === '' ? entry : `${line}  ${entry}`;
-    if (next.length > width && line !== '') {
-      lines.push(line);
-      line = entry;
-    } else line = next;
-  }
-  if (line !== '') lines.push(fitText(line, width));
-  return lines;
+  return wrapUnits(help.split(/ {2,}/), '  ', width, '');
 }
 
 export function padText(text: string, width: number): string {
@@ -79,24 +69,28 @@ export function padText(text: string, width: number): string {
  * continuation lines indented by `indent`: nothing is lost on a narrow terminal.
  */
 export function wrapText(text: string, width: number, indent = ''): string[] {
-  const words = text.replace(/\s+/g, ' ').trim().split(' ');
+  return wrapUnits(text.replace(/\s+/g, ' ').trim().split(' '), ' ', width, indent);
+}
+
+/** Lays `units` (words, key-help entries) out `separator`-joined in lines of at most `width`. */
+function wrapUnits(units: string[], separator: string, width: number, indent: string): string[] {
   const lines: string[] = [];
+  const prefix = () => (lines.length === 0 ? '' : indent);
+  const room = () => Math.max(1, width - prefix().length);
   let line = '';
-  for (const word of words) {
-    const prefix = lines.length === 0 ? '' : indent;
-    const room = Math.max(1, width - prefix.length);
-    if (line === '') line = word;
-    else if (line.length + 1 + word.length <= room) line = `${line} ${word}`;
+  for (const unit of units) {
+    if (line === '') line = unit;
+    else if (line.length + separator.length + unit.length <= room()) line = `${line}${separator}${unit}`;
     else {
-      lines.push(prefix + line);
-      line = word;
+      lines.push(prefix() + line);
+      line = unit;
     }
-    while (line.length > Math.max(1, width - (lines.length === 0 ? 0 : indent.length))) {
-      const cut = Math.max(1, width - (lines.length === 0 ? 0 : indent.length));
-      lines.push((lines.length === 0 ? '' : indent) + line.slice(0, cut));
+    while (line.length > room()) {
+      const cut = room();
+      lines.push(prefix() + line.slice(0, cut));
       line = line.slice(cut);
     }
   }
-  if (line !== '' || lines.length === 0) lines.push((lines.length === 0 ? '' : indent) + line);
+  if (line !== '' || lines.length === 0) lines.push(prefix() + line);
   return lines;
 }

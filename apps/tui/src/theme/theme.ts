@@ -25,6 +25,14 @@ export const statusSymbol: Record<SessionStatus, string> = {
   failed: '✗',
 };
 
+/** A session whose files the store found damaged, whatever its status (listings say `damaged`). */
+export const damagedSymbol = '!';
+
+/** The command that shows what a repair of a damaged session would do. */
+export function repairCommand(sessionId: string): string {
+  return `conclave sessions repair ${sessionId} --dry-run`;
+}
+
 const palette = {
   accent: 'cyan',
   muted: 'gray',

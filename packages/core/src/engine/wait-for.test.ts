@@ -133,6 +133,51 @@ describe('session.waitFor and engine.respond', () => {
     expect(state.checkpoints.map((checkpoint) => checkpoint.label)).toEqual(['greeted']);
   });
 
+  it('wakes on the answer while the answerer still holds the lease, and takes it once released', async () => {
+    const store = createMemoryStore();
+    const id = createSessionId();
+    const waiting = createEngine({ store, holder: { pid: 4101, host: 'runner' } }).run(
+      { id, title: 'waiting runner' },
+      async (session) => {
+        const name = await session.waitFor('name', { schema: z.string(), prompt: 'Your name?', wait: { pollMs: 2 } });
+        await session.checkpoint('greeted');
+        return `hello ${name}`;
+      },
+    );
+    // The answerer lets go of the lease a moment after its append: the runner sees the answer first.
+    let released = false;
+    const slowToRelease = new Proxy(store, {
+      get(target, property) {
+        if (property === 'acquireLease') {
+          return async (...args: Parameters<MemoryStore['acquireLease']>) => {
+            const lease = await target.acquireLease(...args);
+            return {
+              sessionId: lease.sessionId,
+              epoch: lease.epoch,
+              holder: lease.holder,
+              release: async () => {
+                await new Promise((resolve) => setTimeout(resolve, 60));
+                await lease.release();
+                released = true;
+              },
+            };
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const answerer = createEngine({ store: slowToRelease, holder: { pid: 4202, host: 'laptop' } });
+    for (let tries = 0; (await answerer.listSessions({ status: ['waiting'] })).length === 0; tries += 1) {
+      if (tries > 500) throw new Error('the job never started waiting');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await answerer.respond(id, 'name', 'Ana', { answeredBy: 'ana' });
+    expect(released).toBe(true);
+    expect(await waiting).toBe('hello Ana');
+    expect((await answerer.readSession(id)).status).toBe('completed');
+  });
+
   it('ends a wait that timed out as waiting', async () => {
     const store = createMemoryStore();
     const engine = createEngine({ store });

@@ -234,7 +234,7 @@ describe('compileFastParse on the journal event schema', () => {
       { numRuns: 2000 },
     );
     expect([...answered].sort()).toEqual(Object.keys(bodies).sort());
-  });
+  }, 120_000);
 
   it('never accepts what zod refuses, nor returns anything zod would not (damaged, hostile or unusual events)', () => {
     fc.assert(
@@ -249,7 +249,7 @@ describe('compileFastParse on the journal event schema', () => {
       ),
       { numRuns: 5000 },
     );
-  });
+  }, 120_000);
 
   it('agrees with zod on arbitrary values', () => {
     fc.assert(
@@ -258,7 +258,7 @@ describe('compileFastParse on the journal event schema', () => {
       }),
       { numRuns: 2000 },
     );
-  });
+  }, 120_000);
 
   it('fills defaults and drops unknown members as zod does, and leaves class instances and undefined members to zod', () => {
     const input = { type: 'message-added', seq: 3, at: 'now', extra: 1, message: { content: 'hi', role: 'user' } };
@@ -315,7 +315,7 @@ describe('compileFastParse on other schemas', () => {
       ),
       { numRuns: 1000 },
     );
-  });
+  }, 120_000);
 
   it('returns null for constructs it does not handle, and the parsers then use zod alone', () => {
     const transformed = z.object({ name: z.string().transform((value) => value.toUpperCase()) });

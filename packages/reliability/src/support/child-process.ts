@@ -1,83 +1,31 @@
-// Real child processes for the crash, lease and load suites: a worker written in
-// TypeScript is bundled once with esbuild (workspace packages resolved to their
-// sources) and spawned with the project's Node (`process.execPath`).
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+// Real child processes for the crash, lease and load suites: a worker in
+// `src/__fixtures__/` is bundled once and spawned with the project's Node, with only the
+// environment it is given (never the user's keys or home).
 import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleChild } from '@resume/test-support';
 
-export type WorkerProcess = ChildProcessByStdio<null, Readable, Readable>;
+export { type ChildExit as Exit, collect, exited, onLines } from '@resume/test-support';
+
+export type WorkerProcess = import('node:child_process').ChildProcessByStdio<null, Readable, Readable>;
 
 export interface BundledWorker {
-  spawn(args: string[], env?: Record<string, string>): WorkerProcess;
+  /** Runs the worker with `args`, only `env` (and PATH) in its environment, in `cwd` (default: this process's). */
+  spawn(args: string[], env?: Record<string, string>, cwd?: string): WorkerProcess;
   remove(): Promise<void>;
 }
 
-/** Bundles `src/__fixtures__/<name>.ts` into a temporary directory. */
-export async function bundleWorker(name: string): Promise<BundledWorker> {
-  const directory = await mkdtemp(path.join(tmpdir(), 'conclave-worker-'));
-  const outfile = path.join(directory, `${name}.mjs`);
-  await build({
-    entryPoints: [fileURLToPath(new URL(`../__fixtures__/${name}.ts`, import.meta.url))],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    conditions: ['@resume/source'],
-    logLevel: 'error',
-    // Bundled CommonJS dependencies may call require(); give the ESM bundle one.
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
-  });
+/** The `conclave` executable's sources (its real process wiring: environment, streams, signals, exit). */
+export const CONCLAVE_BIN = new URL('../../../../apps/cli/src/bin/conclave.ts', import.meta.url);
+
+/** Bundles `src/__fixtures__/<name>.ts` (or `entry`) into a temporary directory. */
+export async function bundleWorker(
+  name: string,
+  entry = new URL(`../__fixtures__/${name}.ts`, import.meta.url),
+): Promise<BundledWorker> {
+  // The CLI's Ink imports React's devtools only when DEV=true; the package is not installed.
+  const bundled = await bundleChild(entry, { empty: ['react-devtools-core'] });
   return {
-    spawn: (args, env = {}) =>
-      spawn(process.execPath, [outfile, ...args], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        // Only what the worker needs: never the user's keys or home.
-        env: { PATH: process.env.PATH ?? '', ...env },
-      }),
-    remove: () => rm(directory, { recursive: true, force: true }),
+    spawn: (args, env = {}, cwd) => bundled.spawn(args, { PATH: process.env.PATH ?? '', ...env }, cwd),
+    remove: bundled.remove,
   };
-}
-
-/** Calls `onLine` for each complete line the stream writes. */
-export function onLines(stream: Readable, onLine: (line: string) => void): void {
-  let buffered = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    buffered += chunk;
-    let end = buffered.indexOf('\n');
-    while (end !== -1) {
-      onLine(buffered.slice(0, end));
-      buffered = buffered.slice(end + 1);
-      end = buffered.indexOf('\n');
-    }
-  });
-}
-
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-export function exited(child: WorkerProcess): Promise<Exit> {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  }
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-}
-
-/** Collects everything a stream writes. */
-export function collect(stream: Readable): () => string {
-  let text = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    text += chunk;
-  });
-  return () => text;
 }

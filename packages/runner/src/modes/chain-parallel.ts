@@ -142,8 +142,12 @@ export async function runParallelGroup(context: ModeContext, group: ParallelGrou
   };
   announce(false);
   await Promise.all(Array.from({ length: Math.max(1, Math.min(group.maxConcurrency, members.length)) }, worker));
-  // Whatever the outcome, every finished step is durable before the group reports it.
-  await session.flush();
+  // Whatever the outcome, every finished step is durable before the group reports it (a
+  // store that fails now must not hide why the group stopped).
+  if (stopped === null && failed.length === 0) await session.flush();
+  else await session.flush().catch(() => undefined);
+  // Failures are reported in the group's order, whichever failed first.
+  failed.sort((left, right) => left.at - right.at);
   announce(true);
   if (stopped !== null) throw stopped;
   if (session.signal.aborted) throw new InterruptedError(session.id);

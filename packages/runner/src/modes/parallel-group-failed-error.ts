@@ -25,7 +25,8 @@ export class ParallelGroupFailedError extends ConclaveError {
     const reasons = details.failed.map((branch) => `  ${branch.id}: ${branch.message}`);
     super(
       ParallelGroupFailedError.code,
-      ExitCode.failed,
+      // As for a single step: the first failure's exit code (a provider that is unavailable is 69).
+      ConclaveError.isInstance(options.cause) ? options.cause.exitCode : ExitCode.failed,
       [
         `Parallel step ${details.number} (${details.group}) failed: ${names} failed after ${details.failed.length === 1 ? 'its' : 'their'} retries${details.completed.length > 0 ? `; ${details.completed.join(', ')} completed` : ''}.`,
         ...reasons,

@@ -174,6 +174,29 @@ describe('parallel groups', () => {
     expect(models.calls.map((call) => call.lastMessage)).toEqual(['0 slow-done\n']);
   });
 
+  it('names every failed step in the group\u2019s order, whichever failed first', async () => {
+    await writeFile(
+      path.join(workspace, 'flow.yaml'),
+      spec(`
+  - id: checks
+    parallel:
+      - { id: late, shell: "${waitFor('early-failed')}; exit 1" }
+      - { id: early, shell: "touch early-failed; exit 2" }
+      - { id: fine, shell: "echo fine" }
+`),
+    );
+    const { engine } = createTestStore();
+    const runner = createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    const failed = await runner.runWorkflow('flow.yaml');
+    expect(failed.status).toBe('failed');
+    const error = failed.error as ParallelGroupFailedError;
+    expect(error.failed.map((branch) => [branch.id, branch.message])).toEqual([
+      ['late', expect.stringContaining('exited with code 1')],
+      ['early', expect.stringContaining('exited with code 2')],
+    ]);
+    expect(error.message).toContain('"late", "early" failed after their retries; fine completed.');
+  }, 60_000);
+
   it('resumes a group cut short by a crash: finished steps are not run again, the transcript is the uninterrupted one', async () => {
     const flow = spec(`
   - id: plan

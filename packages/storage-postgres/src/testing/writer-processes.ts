@@ -4,8 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleForNode } from '@resume/test-support';
 import { type WriterConfig, type WriterReport, writerReportSchema } from './writer-protocol.js';
 
 export interface WriterProcess {
@@ -27,19 +26,8 @@ export interface WriterLauncher {
 export async function buildWriter(): Promise<WriterLauncher> {
   const directory = mkdtempSync(path.join(tmpdir(), 'conclave-pg-writer-'));
   const outfile = path.join(directory, 'writer.mjs');
-  await build({
-    entryPoints: [fileURLToPath(new URL('./writer-process.ts', import.meta.url))],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    conditions: ['@resume/source'],
-    external: ['pg-native'],
-    logLevel: 'error',
-    // `pg` is CommonJS and requires Node's built-ins: give the ESM bundle a require.
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-  });
+  // `pg` may load its optional native binding: left out of the bundle.
+  await bundleForNode(new URL('./writer-process.ts', import.meta.url), outfile, { external: ['pg-native'] });
   const running = new Set<WriterProcess>();
 
   const start = (config: WriterConfig): WriterProcess => {
