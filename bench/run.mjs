@@ -83,11 +83,15 @@ const { measurePerformanceBudgets, performanceRows, formatPerformanceRows } = aw
 const performanceBudgets = performanceRows(await measurePerformanceBudgets({ quick }), { checkpoints, open });
 process.stdout.write(`\n${formatPerformanceRows(performanceBudgets)}`);
 
+// Map steps: 1,000 items of a trivial shell step at parallel 1 and 4, and the durability overhead per item.
+const { runMapThroughputSection } = await import('./src/map-throughput.mjs');
+const map = await runMapThroughputSection({ quick });
+
 const results = path.join(benchDirectory, 'results');
 await mkdir(results, { recursive: true });
 await writeFile(
   path.join(results, 'latest.json'),
-  `${JSON.stringify({ at: new Date().toISOString(), node: process.version, checkpoints, open, budgets, performance: performanceBudgets }, null, 2)}\n`,
+  `${JSON.stringify({ at: new Date().toISOString(), node: process.version, checkpoints, open, budgets, performance: performanceBudgets, map }, null, 2)}\n`,
 );
 process.stdout.write(`\nwritten to ${path.relative(process.cwd(), path.join(results, 'latest.json'))}\n`);
 
