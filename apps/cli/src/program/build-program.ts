@@ -173,6 +173,8 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
         .option('--script <file.yaml>', 'scripted provider: turns to play, in order'),
     ),
   );
+  // `run dlq` and `run retry` take their own options (--yes, --dry-run...), not run's.
+  run.enablePositionalOptions();
   run.addHelpText(
     'after',
     examples([
@@ -181,6 +183,8 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       'conclave run --resume 01jf3k --yes',
       'conclave run --resume --yes              # the newest interrupted workflow of this directory',
       'conclave run research.yaml --json > result.json',
+      'conclave run dlq 01jf3k                  # map items that failed after their retries',
+      'conclave run retry 01jf3k --items failed # run them again, then go on',
     ]),
   );
   run.action(
@@ -189,6 +193,78 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       return runWorkflowCommand(context, { file: command.args[0], options: command.opts() });
     }),
   );
+
+  const dlq = addGlobalOptions(
+    new Command('dlq')
+      .description("a workflow run's dead-letter list: the map items that failed after their retries")
+      .argument('<id>', 'id, unique prefix or list index')
+      .option('--all', 'every item of every map step with its state (completed, failed, unfinished, not started)'),
+  );
+  dlq.addHelpText(
+    'after',
+    `\nA map step's item that still fails after its retries goes to the dead-letter list; the
+other items go on, the reduce step sees every result, then the run ends as failed (exit 1).
+The list shows each failed item's id, the step that failed, its attempts and its error
+(--json: the whole error and the item itself).
+${examples([
+  'conclave run dlq 01jf3k',
+  'conclave run dlq 01jf3k --all',
+  'conclave run dlq 01jf3k --json | jq -r ".[].id"',
+  'conclave run retry 01jf3k --items failed',
+])}`,
+  );
+  dlq.action(
+    act(async (context, command) => {
+      const { deadLettersCommand } = await import('../commands/run-items.js');
+      return deadLettersCommand(context, { reference: command.args[0] ?? '', options: command.opts() });
+    }),
+  );
+  run.addCommand(dlq);
+
+  const retry = addGlobalOptions(
+    new Command('retry')
+      .description('run failed map items of a workflow run again, then go on with the rest of the workflow')
+      .argument('<id>', 'id, unique prefix or list index')
+      .requiredOption('--items <failed|ids>', '`failed` for every failed item, or item ids separated by commas')
+      .option('--dry-run', 'say which items would run again, change nothing')
+      .option('-y, --yes', 'accept the resume prompt')
+      .option('--force', 'go on even when the compatibility check blocks or the recovery limit is reached')
+      .option('--workspace <dir>', "run in this directory instead of the session's recorded workspace")
+      .option('--max-cost <usd>', 'stop at a checkpoint before a model call would take the session past this cost')
+      .addOption(
+        new Option('--on-conflict <choice>', 'files changed since the session: keep|restore|cancel').choices([
+          'keep',
+          'restore',
+          'cancel',
+        ]),
+      )
+      .addOption(
+        new Option('--on-uncertain <choice>', 'an unsafe step that never finished: rerun|skip|abort').choices([
+          'rerun',
+          'skip',
+          'abort',
+        ]),
+      ),
+  );
+  retry.addHelpText(
+    'after',
+    `\nThe retry is journaled, then the session resumes: each retried item keeps the steps that
+passed and gets a fresh set of attempts for the one that failed; completed items never run
+again; once nothing fails the reduce step runs again and the workflow goes on. A plain
+\`conclave run --resume\` runs unfinished items only and leaves the dead-letter list alone.
+${examples([
+  'conclave run retry 01jf3k --items failed',
+  'conclave run retry 01jf3k --items src/a.ts,src/b.ts --yes',
+  'conclave run retry 01jf3k --items failed --dry-run',
+])}`,
+  );
+  retry.action(
+    act(async (context, command) => {
+      const { retryItemsCommand } = await import('../commands/run-items.js');
+      return retryItemsCommand(context, { reference: command.args[0] ?? '', options: command.opts() });
+    }),
+  );
+  run.addCommand(retry);
   program.addCommand(run);
 
   const sessions = new Command('sessions').description('list, inspect, export and clean up sessions');

@@ -171,7 +171,7 @@ async function startFlow(context: CliContext, task: string, flags: RunFlags): Pr
 }
 
 /** `read`: the session's state when the caller has just read it (not read twice). */
-async function sessionSetup(context: CliContext, flags: RunFlags, id: string, read?: SessionState) {
+export async function sessionSetup(context: CliContext, flags: RunFlags, id: string, read?: SessionState) {
   const state = read ?? (await (await context.engine()).readSession(id));
   const recorded = state.header.options;
   const selection = selectionFor(context, flags, recorded);

@@ -104,6 +104,26 @@ describe('createRedactor', () => {
     );
   });
 
+  it('scrubs a value every place it is shared, and follows cycles without passing the original through', () => {
+    const { redact } = createRedactor({ secrets: ['toString'] });
+    const shared = { toString: '', note: 'the key is toString' };
+    const output = redact({ first: shared, list: [shared, { toString: 'toString' }] });
+    expect(JSON.stringify(output)).not.toContain('toString');
+    expect(output.list[0]).toBe(output.first);
+
+    const cyclic: Record<string, unknown> = { note: 'toString here' };
+    cyclic.self = cyclic;
+    const copy = redact(cyclic);
+    expect(copy.note).toBe('[REDACTED] here');
+    expect(copy.self).toBe(copy);
+  });
+
+  it('keeps a `__proto__` key as data', () => {
+    const { redact } = createRedactor({ secrets: ['sk-test-0123456789'] });
+    const output = redact(JSON.parse('{"__proto__": {"key": "sk-test-0123456789"}}'));
+    expect(JSON.stringify(output)).toBe('{"__proto__":{"key":"[REDACTED]"}}');
+  });
+
   describe('secrets in other encodings', () => {
     const key = 'sk-test-SECRETVALUE0123456789';
     const { redact, redactText } = createRedactor({ secrets: [key, 'p@ss word/with+chars'] });

@@ -49,33 +49,43 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
 
   const redactText = (text: string): string => scrubSecrets(text, secrets, { expanded: true });
 
-  const redactValue = (value: unknown, key: string | null, seen: WeakSet<object>): unknown => {
+  // Each object is copied once: a value shared by two places gets the same scrubbed copy in both
+  // (never the original), and a cycle points back into the copy.
+  const redactValue = (value: unknown, key: string | null, copies: Map<object, unknown>): unknown => {
     if (typeof value === 'string') {
       if (key !== null && secretKey.test(key) && value.length > 0) return REDACTED;
       return redactText(value);
     }
     if (typeof value !== 'object' || value === null) return value;
-    if (seen.has(value)) return value;
+    if (copies.has(value)) return copies.get(value);
     if (Array.isArray(value)) {
-      seen.add(value);
-      return value.map((item) => redactValue(item, null, seen));
+      const result: unknown[] = [];
+      copies.set(value, result);
+      for (const item of value) result.push(redactValue(item, null, copies));
+      return result;
     }
     const prototype = Object.getPrototypeOf(value);
     if (prototype !== Object.prototype && prototype !== null) {
       // Errors are journaled as their message: scrub a plain copy rather than pass the original through.
-      if (value instanceof Error) return redactValue({ name: value.name, message: value.message }, key, seen);
+      if (value instanceof Error) return redactValue({ name: value.name, message: value.message }, key, copies);
       return value;
     }
-    seen.add(value);
     const result: Record<string, unknown> = {};
+    copies.set(value, result);
     for (const [entryKey, entryValue] of Object.entries(value)) {
-      result[redactText(entryKey)] = redactValue(entryValue, entryKey, seen);
+      // defineProperty keeps a `__proto__` key as data, as JSON.parse does, instead of a prototype.
+      Object.defineProperty(result, redactText(entryKey), {
+        value: redactValue(entryValue, entryKey, copies),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return result;
   };
 
   return {
-    redact: <T>(value: T): T => redactValue(value, null, new WeakSet()) as T,
+    redact: <T>(value: T): T => redactValue(value, null, new Map()) as T,
     redactText,
     knownSecretCount: known.size,
   };

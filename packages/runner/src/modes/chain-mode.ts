@@ -121,6 +121,14 @@ export const chainMode = defineMode<ChainConfig>({
     // steps count unless they already answered (a group stopped halfway).
     const answered = new Set(state.steps.filter((step) => step.status === 'completed').map((step) => step.key));
     const tree = workflowStepTree(spec.steps);
+    // A map step's agent calls depend on how many of its items are left: not estimated.
+    const mapAgents = spec.steps.some(
+      (step, index) =>
+        index >= done &&
+        'map' in step &&
+        (step.map.do.some((each) => 'agent' in each) || (step.map.reduce !== undefined && 'agent' in step.map.reduce)),
+    );
+    if (mapAgents) return { calls: null, atMost: false };
     const calls = spec.steps.reduce((sum, step, index) => {
       if (index < done) return sum;
       if ('agent' in step) return sum + 1;

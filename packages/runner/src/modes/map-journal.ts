@@ -6,7 +6,7 @@
 // - `<prefix>/item/<item>/dead-letter-<n>`: the item failed after its retries (n-th time);
 // - `data.mapRetries`: per map step and item, how many times a retry was asked for.
 import type { SessionState, StepRecord } from '@resume/core';
-import type { JsonValue } from '@resume/core/spec';
+import type { JsonValue, SessionStore } from '@resume/core/spec';
 import { z } from 'zod';
 import { itemKeySegment } from '../workflow/map-items.js';
 import { stepIdOfKey } from '../workflow/step-ids.js';
@@ -116,4 +116,15 @@ export async function mapStatuses(state: SessionState, readOutput: OutputReader)
     statuses.push({ stepId, prefix, items, counts });
   }
   return statuses;
+}
+
+/** Each map step's items by state in a session's state (large item lists from the blob store). */
+export function mapStatusesOf(store: Pick<SessionStore, 'getBlob'>, state: SessionState): Promise<MapStepStatus[]> {
+  const readOutput = async (step: StepRecord): Promise<JsonValue | undefined> => {
+    if (step.output !== undefined) return step.output;
+    if (step.outputBlob === undefined) return undefined;
+    const content = await store.getBlob(step.outputBlob);
+    return content ? (JSON.parse(Buffer.from(content).toString('utf8')) as JsonValue) : undefined;
+  };
+  return mapStatuses(state, readOutput);
 }

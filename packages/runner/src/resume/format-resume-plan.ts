@@ -25,6 +25,29 @@ function describeRemaining(remaining: NonNullable<ResumePlan['remaining']>): str
   return `${calls}, about $${remaining.costUsd.toFixed(4)} at $${remaining.averageUsd.toFixed(4)} per call so far`;
 }
 
+/** `a, b, c … and 7 more` */
+function listIds(ids: readonly string[], max: number): string {
+  const shown = ids.slice(0, max).join(', ');
+  return ids.length > max ? `${shown} … and ${ids.length - max} more` : shown;
+}
+
+function formatMaps(plan: ResumePlan, max: number): string[] {
+  const lines: string[] = [];
+  for (const map of plan.maps) {
+    lines.push(`Map step ${map.stepId}: ${map.total} item${map.total === 1 ? '' : 's'}`);
+    const groups: Array<[string, string[]]> = [
+      ['done, will be skipped', map.done],
+      [`failed, left in the dead-letter list (conclave run retry ${plan.sessionId} --items failed)`, map.failed],
+      ['unfinished, will run again', map.unfinished],
+      ['not started, will run', map.pending],
+    ];
+    for (const [what, ids] of groups) {
+      if (ids.length > 0) lines.push(`    ${what}: ${ids.length} (${listIds(ids, max)})`);
+    }
+  }
+  return lines;
+}
+
 function listSteps(steps: readonly PlannedStep[], max: number): string[] {
   const lines = steps.slice(0, max).map((step) => `    - ${step.label}`);
   if (steps.length > max) lines.push(`    … and ${steps.length - max} more`);
@@ -80,6 +103,7 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
       });
     }
   }
+  lines.push(...formatMaps(plan, max));
   if (plan.next !== null) lines.push(`Next: ${plan.next}`);
 
   const changeLines: string[] = [];

@@ -95,6 +95,22 @@ export interface ResumePlan {
   recoveries: number;
   /** The workflow or prompt file: which version runs and how the file differs now (null: none). */
   spec: SpecChange | null;
+  /** A workflow's map steps that ran, with their items by state (empty: none). */
+  maps: PlannedMap[];
+}
+
+/** A map step's items by state, as a resume treats them (item ids, in list order). */
+export interface PlannedMap {
+  stepId: string;
+  total: number;
+  /** Completed: replayed from the journal, never run again. */
+  done: string[];
+  /** In the dead-letter list: left alone (`conclave run retry --items failed` runs them again). */
+  failed: string[];
+  /** Some of their steps ran: the rest runs (an uncertain shell step needs a decision). */
+  unfinished: string[];
+  /** Not started yet: they run. */
+  pending: string[];
 }
 
 export interface BuildResumePlanOptions {
@@ -115,6 +131,7 @@ export interface BuildResumePlanOptions {
   /** Warn when the lineage cost is above this (USD). */
   warnAboveUsd?: number | null;
   spec?: SpecChange | null;
+  maps?: PlannedMap[];
 }
 
 function planned(step: StepRecord): PlannedStep {
@@ -249,6 +266,7 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
     costWarning: costWarningOf(options.lineageCost ?? state.usage, options.warnAboveUsd ?? null),
     recoveries: state.recoveries,
     spec: options.spec ?? null,
+    maps: options.maps ?? [],
   };
 }
 

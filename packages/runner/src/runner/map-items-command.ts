@@ -1,8 +1,8 @@
 // `runner.mapItems` and `runner.retryItems`: a workflow session's map items by state (the
 // dead-letter list among them), and a resume that first asks for failed items to run again.
-import type { Session, StepRecord } from '@resume/core';
-import { type JsonValue, UsageError } from '@resume/core/spec';
-import { MAP_RETRIES_KEY, type MapStepStatus, mapRetries, mapStatuses } from '../modes/map-journal.js';
+import type { Engine, Session } from '@resume/core';
+import { UsageError } from '@resume/core/spec';
+import { MAP_RETRIES_KEY, type MapStepStatus, mapRetries, mapStatusesOf } from '../modes/map-journal.js';
 import { resume } from './resume.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { ResumeOptions, RunResult } from './runner-types.js';
@@ -10,24 +10,24 @@ import type { ResumeOptions, RunResult } from './runner-types.js';
 /** Which items `retryItems` runs again: every failed one, or these ids. */
 export type ItemSelection = 'failed' | readonly string[];
 
-async function statusesOf(scope: RunnerScope, sessionId: string): Promise<{ id: string; maps: MapStepStatus[] }> {
-  const id = await scope.engine.resolveSessionId(sessionId);
-  const state = await scope.engine.readSession(id);
-  const readOutput = async (step: StepRecord): Promise<JsonValue | undefined> => {
-    if (step.output !== undefined) return step.output;
-    if (step.outputBlob === undefined) return undefined;
-    const content = await scope.engine.store.getBlob(step.outputBlob);
-    return content ? (JSON.parse(Buffer.from(content).toString('utf8')) as JsonValue) : undefined;
-  };
-  return { id, maps: await mapStatuses(state, readOutput) };
+/**
+ * A workflow session's map steps with each item's state, read from its journal: what
+ * `conclave run dlq` lists. No runner needed.
+ */
+export async function readMapItems(
+  engine: Pick<Engine, 'resolveSessionId' | 'readSession' | 'store'>,
+  sessionId: string,
+): Promise<{ id: string; maps: MapStepStatus[] }> {
+  const id = await engine.resolveSessionId(sessionId);
+  return { id, maps: await mapStatusesOf(engine.store, await engine.readSession(id)) };
 }
 
 export async function mapItems(scope: RunnerScope, sessionId: string): Promise<MapStepStatus[]> {
-  return (await statusesOf(scope, sessionId)).maps;
+  return (await readMapItems(scope.engine, sessionId)).maps;
 }
 
 /** The failed items a selection names, per map step id; a usage error for anything else. */
-function chooseItems(sessionId: string, maps: MapStepStatus[], selection: ItemSelection): Map<string, string[]> {
+export function chooseItems(sessionId: string, maps: MapStepStatus[], selection: ItemSelection): Map<string, string[]> {
   const chosen = new Map<string, string[]>();
   const add = (stepId: string, itemId: string) => chosen.set(stepId, [...(chosen.get(stepId) ?? []), itemId]);
   if (selection === 'failed') {
@@ -71,7 +71,7 @@ export async function retryItems(
   selection: ItemSelection,
   resumeOptions: ResumeOptions = {},
 ): Promise<RunResult> {
-  const { id, maps } = await statusesOf(scope, sessionId);
+  const { id, maps } = await readMapItems(scope.engine, sessionId);
   const chosen = chooseItems(id, maps, selection);
   const count = [...chosen.values()].reduce((sum, ids) => sum + ids.length, 0);
   scope.emit({ type: 'notice', text: `Retrying ${count} failed item${count === 1 ? '' : 's'} of session ${id}.` });

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { ConfigError, UsageError } from '@resume/core/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MapItemsFailedError } from '../modes/map-items-failed-error.js';
+import { formatResumePlan } from '../resume/format-resume-plan.js';
 import type { RunEvent } from './run-event.js';
 import { createRunner } from './runner.js';
 import type { RunnerOptions } from './runner-types.js';
@@ -156,6 +157,35 @@ steps:
   });
 });
 
+describe('map steps: per-item artifacts', () => {
+  it("writes each item's files once it passed; a path leaving the workspace sends the item to the dead-letter list", async () => {
+    await spec(`
+name: artifacts
+agents:
+  reviewer: { prompt: "You review." }
+steps:
+  - id: each
+    map:
+      items: [{ id: a, file: "out/a.md" }, { id: b, file: "../escape.md" }]
+      do:
+        - agent: reviewer
+          input: "Review {{ item_id }}"
+      artifacts:
+        - { path: "{{ item.file }}", from: "{{ item_id }}: {{ last_response }}" }
+`);
+    const { runner } = setup();
+    const result = await runner().runWorkflow('flow.yaml');
+    expect(result.status).toBe('failed');
+    expect(await readFile(path.join(workspace, 'out', 'a.md'), 'utf8')).toMatch(/^a: reviewer says /);
+    const [map] = await runner().mapItems(result.sessionId);
+    expect(map?.items.map((item) => [item.id, item.state])).toEqual([
+      ['a', 'completed'],
+      ['b', 'failed'],
+    ]);
+    expect(map?.items[1]?.deadLetter).toMatchObject({ step: 'artifacts' });
+  });
+});
+
 describe('map steps: parallel', () => {
   it('runs up to parallel items at once', async () => {
     // Each item waits until all three are running: only three at once can finish.
@@ -295,6 +325,11 @@ describe('map steps: retries and the dead-letter list', () => {
     await spec(flaky);
     const { runner } = setup();
     const first = await runner().runWorkflow('flow.yaml');
+    const plan = await runner().plan(first.sessionId);
+    expect(plan.maps[0]).toMatchObject({ done: ['ok1', 'ok2'], failed: ['bad'], unfinished: [], pending: [] });
+    expect(formatResumePlan(plan)).toContain(
+      `failed, left in the dead-letter list (conclave run retry ${first.sessionId} --items failed): 1 (bad)`,
+    );
     await writeFile(path.join(workspace, 'fixed'), '');
     const again = await runner().resume(first.sessionId);
     expect(again.status).toBe('failed');
@@ -375,6 +410,17 @@ steps:
     expect(completedBefore.length).toBeGreaterThanOrEqual(3);
     expect(completedBefore.length).toBeLessThan(6);
     const callsBefore = models.calls.length;
+    // The plan before resuming (and --dry-run) lists the items by state.
+    const plan = await runner().plan(interrupted.sessionId);
+    expect(plan.maps).toHaveLength(1);
+    expect(plan.maps[0]?.total).toBe(6);
+    expect(plan.maps[0]?.done).toEqual(completedBefore);
+    expect([...(plan.maps[0]?.unfinished ?? []), ...(plan.maps[0]?.pending ?? [])].sort()).toEqual(
+      ['a', 'b', 'c', 'd', 'e', 'f'].filter((id) => !completedBefore.includes(id)),
+    );
+    const text = formatResumePlan(plan);
+    expect(text).toContain('Map step each: 6 items');
+    expect(text).toContain(`done, will be skipped: ${completedBefore.length} (${completedBefore.join(', ')})`);
 
     const resumed = await runner().resume(interrupted.sessionId);
     expect(resumed.status).toBe('completed');

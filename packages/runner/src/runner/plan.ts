@@ -5,6 +5,7 @@ import type { SessionState } from '@resume/core';
 import { UsageError } from '@resume/core/spec';
 import { compareWorkspaceFiles } from '../files/file-snapshots.js';
 import { compareGitState, readGitState } from '../files/git-state.js';
+import { mapStatusesOf } from '../modes/map-journal.js';
 import type { Mode } from '../modes/mode.js';
 import { checkCompatibility } from '../resume/compatibility.js';
 import { lineageUsage } from '../resume/lineage.js';
@@ -81,7 +82,20 @@ export async function planFor(
   const remaining = mode.remainingCalls
     ? await mode.remainingCalls(checkpointState ?? state, config, runningSpec)
     : { calls: null, atMost: false };
+  const planned = checkpointState ?? state;
+  const maps = (await mapStatusesOf(engine.store, planned).catch(() => [])).map((map) => {
+    const ids = (wanted: string) => map.items.filter((item) => item.state === wanted).map((item) => item.id);
+    return {
+      stepId: map.stepId,
+      total: map.items.length,
+      done: ids('completed'),
+      failed: ids('failed'),
+      unfinished: ids('started'),
+      pending: ids('pending'),
+    };
+  });
   return buildResumePlan(state, {
+    maps,
     lineageCost: lineage?.total ?? null,
     remaining: estimateRemaining(checkpointState ?? state, remaining),
     warnAboveUsd: options.limits?.warnAboveUsd ?? null,

@@ -1,0 +1,124 @@
+// End-to-end: workflow map steps through the built `conclave`: the dead-letter list
+// (`run dlq`), retrying failed items (`run retry`), plain progress, and the map-review
+// example running offline with the scripted provider.
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+
+beforeAll(() => assertBuilt());
+
+let sandbox: Sandbox;
+beforeEach(async () => {
+  sandbox = await createSandbox();
+});
+afterEach(() => sandbox.remove());
+
+const flaky = [
+  'name: flaky',
+  'agents:',
+  '  writer: { prompt: "You summarize." }',
+  'steps:',
+  '  - id: each',
+  '    map:',
+  '      items: [ok1, bad, ok2]',
+  '      parallel: 2',
+  '      do:',
+  '        - shell: \'echo "$CONCLAVE_ITEM_ID" >> ran.txt; test "$CONCLAVE_ITEM_ID" != bad || test -f fixed\'',
+  '          retry: { attempts: 2 }',
+  '      reduce: { agent: writer, input: "{{ map.completed }} of {{ map.total }} passed" }',
+  "  - shell: 'echo after >> ran.txt'",
+  '',
+].join('\n');
+
+interface DeadLetterJson {
+  step: string;
+  id: string;
+  index: number;
+  item: unknown;
+  failedStep: string;
+  error: string;
+  attempts: number;
+}
+
+async function ran(): Promise<string[]> {
+  return (await readFile(path.join(sandbox.workspace, 'ran.txt'), 'utf8')).split('\n').filter(Boolean);
+}
+
+describe('conclave run: map steps from the command line', () => {
+  it('a failed item ends the run with exit 1 and the way to list and retry it; dlq lists it; retry runs it alone', async () => {
+    await writeFile(path.join(sandbox.workspace, 'flaky.yaml'), flaky);
+    const first = await sandbox.run(['run', 'flaky.yaml']);
+    expect(first.code, first.stderr).toBe(1);
+    const sessionId = /Session (\S+) keeps everything/.exec(first.stderr)?.[1] ?? '';
+    expect(first.stderr).toContain('1 of 3 items of map step "each" failed after their retries (bad)');
+    expect(first.stderr).toContain(`conclave run dlq ${sessionId}`);
+    expect(first.stderr).toContain(`conclave run retry ${sessionId} --items failed`);
+    expect(first.stderr).toContain('items 2/3 done · 0 running · 1 failed');
+
+    const listed = await sandbox.run(['run', 'dlq', sessionId]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('Map step each: 3 items: 2 completed, 1 failed');
+    expect(listed.stdout).toMatch(/1 {2}bad {2}failed {2}shell-[0-9a-f]{8}, 2 attempts: Command/);
+    const letters = await sandbox.json<DeadLetterJson[]>(['run', 'dlq', sessionId]);
+    expect(letters).toEqual([expect.objectContaining({ step: 'each', id: 'bad', index: 1, item: 'bad', attempts: 2 })]);
+    expect(letters[0]?.error).toContain('exited with code 1');
+
+    const refused = await sandbox.run(['run', 'retry', sessionId, '--items', 'ok1', '--yes']);
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toContain('"ok1" of map step each is completed, not failed');
+
+    const dry = await sandbox.run(['run', 'retry', sessionId, '--items', 'failed', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('Map step each: would retry bad');
+    expect((await ran()).filter((line) => line === 'bad')).toHaveLength(2);
+
+    await writeFile(path.join(sandbox.workspace, 'fixed'), '');
+    const retried = await sandbox.run(['run', 'retry', sessionId, '--items', 'failed', '--yes']);
+    expect(retried.code, retried.stderr).toBe(0);
+    const lines = await ran();
+    expect(lines.filter((line) => line === 'ok1')).toHaveLength(1);
+    expect(lines.filter((line) => line === 'ok2')).toHaveLength(1);
+    expect(lines.filter((line) => line === 'bad')).toHaveLength(3);
+    expect(lines.at(-1)).toBe('after');
+    const after = await sandbox.run(['run', 'dlq', sessionId]);
+    expect(after.stdout).toContain('3 items: 3 completed, 0 failed');
+  });
+
+  it('run dlq and run retry teach their use in --help', async () => {
+    const dlq = await sandbox.run(['run', 'dlq', '--help']);
+    expect(dlq.stdout).toContain('dead-letter list');
+    expect(dlq.stdout).toContain('conclave run retry 01jf3k --items failed');
+    const retry = await sandbox.run(['run', 'retry', '--help']);
+    expect(retry.stdout).toContain('--items <failed|ids>');
+    expect(retry.stdout).toContain('completed items never run');
+    const run = await sandbox.run(['run', '--help']);
+    expect(run.stdout).toMatch(/dlq \[options\] <id>/);
+  });
+
+  it('the map-review example reviews every file of its folder offline', async () => {
+    const examples = fileURLToPath(new URL('../../../../examples/', import.meta.url));
+    await cp(path.join(examples, 'map-review.yaml'), path.join(sandbox.workspace, 'examples', 'map-review.yaml'));
+    await cp(
+      path.join(examples, 'map-review', 'docs'),
+      path.join(sandbox.workspace, 'examples', 'map-review', 'docs'),
+      {
+        recursive: true,
+      },
+    );
+    const result = await sandbox.run(['run', 'examples/map-review.yaml']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('items 3/3 done · 0 running · 0 failed');
+    const reviews = path.join(sandbox.workspace, 'examples', 'map-review', 'reviews');
+    expect((await readdir(reviews)).sort()).toEqual([
+      'install.md.review.md',
+      'resume.md.review.md',
+      'summary.md',
+      'workflows.md.review.md',
+    ]);
+    expect(await readFile(path.join(reviews, 'install.md.review.md'), 'utf8')).toMatch(
+      /^# examples\/map-review\/docs\/install\.md\n\n\S/,
+    );
+  });
+});
