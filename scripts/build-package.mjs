@@ -4,6 +4,7 @@
 // with the version injected, and their library entry points like a library.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -59,10 +60,11 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
   // so their dependencies (Ink, React, provider SDKs) load only when a command needs them;
   // in a single file esbuild would hoist every external import to the top.
   const lazyChunks = manifest.conclave?.lazyChunks === true;
-  // `conclave.lazyBuiltins`: Node built-ins that bundled third-party code imports at load but
-  // uses only on paths a start-up never takes (commander imports child_process for executable
-  // subcommands): they load on first use instead, saving their start-up cost on every run.
-  const lazyBuiltins = manifest.conclave?.lazyBuiltins ?? [];
+  // `conclave.lazyBuiltins`: Node built-ins that a bundled third-party package imports at load
+  // but uses only on paths a start-up never takes (commander imports child_process for
+  // executable subcommands): `{ "node:child_process": ["commander"] }` makes them load on first
+  // use inside those packages, saving their start-up cost on every run.
+  const lazyBuiltins = manifest.conclave?.lazyBuiltins ?? {};
   await build({
     ...common,
     entryPoints: lazyChunks ? { [path.basename(target).replace(/\.m?js$/, '')]: entry } : [entry],
@@ -76,7 +78,13 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
       : { outfile: target }),
     bundle: true,
     external: [...external, ...(manifest.conclave?.external ?? [])],
-    plugins: lazyBuiltins.length > 0 ? [lazyBuiltinsPlugin(lazyBuiltins)] : [],
+    // Bundled React and Ink run their production builds (the development ones check and warn
+    // on every render, several times slower); only the bundled code sees this, not the environment.
+    define: { ...common.define, 'process.env.NODE_ENV': '"production"' },
+    plugins: [
+      ...(Object.keys(lazyBuiltins).length > 0 ? [lazyBuiltinsPlugin(lazyBuiltins)] : []),
+      ...((manifest.conclave?.inlineWasm ?? []).length > 0 ? [inlineWasmPlugin(manifest.conclave.inlineWasm)] : []),
+    ],
     // CommonJS dependencies bundled into ESM call `require` for Node built-ins: give them one.
     banner: {
       js: "#!/usr/bin/env node\nimport { createRequire as __conclaveCreateRequire } from 'node:module';\nconst require = __conclaveCreateRequire(import.meta.url);",
@@ -85,19 +93,43 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
 }
 
 /**
+ * `conclave.inlineWasm`: Emscripten loaders (by path inside node_modules) whose WebAssembly is
+ * inline in the file. Such a loader still looks for `fetch` first, and in Node the first look at
+ * `fetch` loads its whole HTTP client (undici, tens of milliseconds at every start of a screen);
+ * the loader is told there is none, so it decodes the inline binary directly. A loader whose
+ * text no longer has the expected test fails the build, so the change can never silently lapse.
+ */
+function inlineWasmPlugin(files) {
+  const escaped = files.map((file) => file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  const filter = new RegExp(`node_modules[\\\\/](?:${escaped.join('|')})$`);
+  return {
+    name: 'inline-wasm',
+    setup(pluginBuild) {
+      pluginBuild.onLoad({ filter }, async (args) => {
+        const text = await readFile(args.path, 'utf8');
+        const test = '"function"!=typeof fetch';
+        if (!text.includes(test)) throw new Error(`${args.path}: no \`${test}\` to replace (conclave.inlineWasm)`);
+        return { loader: 'js', contents: text.replaceAll(test, 'true') };
+      });
+    },
+  };
+}
+
+/**
  * Replaces a built-in's default import inside node_modules by an object that loads the
  * built-in on its first property access. Only default (or namespace) use is supported: a
  * named import of a lazy built-in fails the build, so it can never silently break.
  */
-function lazyBuiltinsPlugin(names) {
+function lazyBuiltinsPlugin(importersByBuiltin) {
   const bare = (name) => name.replace(/^node:/, '');
-  const wanted = new Set(names.map(bare));
+  const wanted = new Map(Object.entries(importersByBuiltin).map(([name, packages]) => [bare(name), packages]));
+  const inPackage = (importer, name) => importer.includes(`${path.sep}node_modules${path.sep}${name}${path.sep}`);
   return {
     name: 'lazy-builtins',
     setup(pluginBuild) {
       pluginBuild.onResolve({ filter: /^(node:)?[a-z_]+$/ }, (args) => {
-        if (!wanted.has(bare(args.path)) || !args.importer.includes(`${path.sep}node_modules${path.sep}`))
-          return undefined;
+        const packages = wanted.get(bare(args.path));
+        if (!packages?.some((name) => inPackage(args.importer, name))) return undefined;
         return { path: bare(args.path), namespace: 'lazy-builtin' };
       });
       pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({

@@ -30,6 +30,7 @@ import { writeFileAtomically } from './file-system/atomic-write.js';
 import { createNodeFileSystem, errorCode, type FileSystem } from './file-system/file-system.js';
 import { guardFileSystem } from './file-system/guarded-file-system.js';
 import { createHeaderFiles } from './header/header-file.js';
+import { listedSummary, newestFirst } from './index/listing-order.js';
 import { createSummaryIndex, type IndexEntry, type SummaryIndex } from './index/summary-index.js';
 import { createJournalAppender } from './journal/journal-appender.js';
 import { scanJournal } from './journal/journal-codec.js';
@@ -171,12 +172,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const read = (id: string, range: ReadRange = {}): AsyncIterable<JournalEvent> =>
     iterateWhenLoaded(() => readEvents(id, range));
 
-  const decorate = (entry: IndexEntry & { summary: SessionSummary }): SessionSummary => ({
-    ...entry.summary,
-    archived: entry.archived,
-    bytes: entry.journalSize,
-    ...(entry.damage ? { damage: entry.damage } : {}),
-  });
+  const decorate = (entry: IndexEntry & { summary: SessionSummary }): SessionSummary => listedSummary(entry);
 
   const list = async (query: SessionQuery = {}): Promise<SessionSummary[]> => {
     const parsedQuery = sessionQuerySchema.parse(query);
@@ -185,9 +181,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       .filter((entry): entry is IndexEntry & { summary: SessionSummary } => entry.summary !== null)
       .map(decorate)
       .filter((summary) => matchesQuery(summary, parsedQuery))
-      .sort((a, b) =>
-        a.updatedAt === b.updatedAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.updatedAt < b.updatedAt ? 1 : -1,
-      );
+      .sort(newestFirst);
     const offset = parsedQuery.offset ?? 0;
     return summaries.slice(offset, parsedQuery.limit === undefined ? undefined : offset + parsedQuery.limit);
   };

@@ -23,8 +23,18 @@ const args = process.argv.slice(2);
 // `conclave --version` needs nothing but the version: answer before loading the command line.
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${version}\n`);
-} else {
+} else if (!(await listedQuickly(args))) {
   await run(args);
+}
+
+/** `sessions list --json` from the stamped listing index, when it can vouch for itself (sessions/quick-list.ts). */
+async function listedQuickly(args: string[]): Promise<boolean> {
+  if (args[0] !== 'sessions' || !args.includes('--json')) return false;
+  const { quickListJson } = await import('../sessions/quick-list.js');
+  const listed = quickListJson(args, { env: process.env, cwd: process.cwd(), userHome: homedir() });
+  if (listed === null) return false;
+  process.stdout.write(`${listed}\n`);
+  return true;
 }
 
 async function run(args: string[]): Promise<void> {

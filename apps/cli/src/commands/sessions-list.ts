@@ -2,12 +2,13 @@
 // index other commands accept. `--json` lists every match unless --limit (DESIGN 9).
 // Kept light: summaries come from the store's index, no journal is opened.
 
-import { type SessionSummary, sessionStatusSchema, UsageError } from '@resume/core/spec';
+import { sessionStatusSchema, UsageError } from '@resume/core/spec';
 import { parseDurationDays } from '@resume/runner/config';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { listableModes, parseModeName } from '../modes/mode-names.js';
 import { formatCost, formatWhen, truncate } from '../output/format.js';
+import { listedStatus, listItem } from '../sessions/list-item.js';
 import { describeProgress } from '../sessions/session-view.js';
 import { shortIdsAmong } from '../sessions/short-ids.js';
 
@@ -98,34 +99,6 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
     );
   }
   return 0;
-}
-
-/** `damaged` when the store found the session's files damaged, else its status. */
-function listedStatus(summary: SessionSummary): SessionSummary['status'] | 'damaged' {
-  return summary.damage ? 'damaged' : summary.status;
-}
-
-function listItem(summary: SessionSummary, index: number) {
-  return {
-    index,
-    id: summary.id,
-    title: summary.title,
-    mode: summary.mode,
-    status: listedStatus(summary),
-    damage: summary.damage ?? null,
-    createdAt: summary.createdAt,
-    updatedAt: summary.updatedAt,
-    parentId: summary.parentId,
-    branchPoint: summary.branchPoint,
-    workspaceDir: summary.workspaceDir,
-    progress: summary.progress,
-    messageCount: summary.messageCount,
-    inputTokens: summary.inputTokens,
-    outputTokens: summary.outputTokens,
-    costUsd: summary.costUsd,
-    task: summary.task,
-    archived: summary.archived,
-  };
 }
 
 function sinceToIso(value: string, now: Date): string {

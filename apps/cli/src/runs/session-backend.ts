@@ -2,6 +2,7 @@
 // browser and the pickers the CLI opens. The TUI is imported here, on first use, so
 // commands that never show a screen never load Ink.
 
+import type { Engine } from '@resume/core/engine';
 import { UsageError } from '@resume/core/spec';
 import { createRunner } from '@resume/runner';
 import { whoAmI } from '../commands/answer.js';
@@ -22,10 +23,21 @@ export async function createPlanner(context: CliContext, limits: RunLimits = con
 
 export async function openSessionBackend(context: CliContext) {
   const engine = await context.engine();
+  // The summaries are read while the screens load (Ink, React, the layout engine), so the
+  // picker's first frame has them at once; later listings read afresh.
+  let prefetched: ReturnType<Engine['listSessions']> | null = engine.listSessions();
+  prefetched.catch(() => undefined);
   const tui = await import('@resume/tui');
   const planner = await createPlanner(context);
   const backend = tui.createEngineBackend({
-    engine,
+    engine: {
+      ...engine,
+      listSessions(query) {
+        const listing = query === undefined ? prefetched : null;
+        prefetched = null;
+        return listing ?? engine.listSessions(query);
+      },
+    },
     // Answers typed in the picker are journaled as from this user and machine, like `conclave answer`.
     answeredBy: whoAmI(),
     planResume: async (sessionId) => tui.resumePlanView(await planner.plan(sessionId)),

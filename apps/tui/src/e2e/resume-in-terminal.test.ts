@@ -118,9 +118,10 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
       ).join('\n\n'),
     );
     type(conclave(1200, `--mode iterative --project ${project} "Review the project"`), 'Enter');
-    await waitForScreen((text) => /chunks 1 of \d/.test(text), 'the second chunk to start');
+    // A loaded machine starts the CLI slowly: up to a minute for the first chunk.
+    await waitForScreen((text) => /chunks 1 of \d/.test(text), 'the second chunk to start', 600);
     type('C-c');
-    const interrupted = await waitForScreen((text) => /EXIT=\d+/.test(text), 'the interrupted run to exit');
+    const interrupted = await waitForScreen((text) => /EXIT=\d+/.test(text), 'the interrupted run to exit', 600);
     expect(interrupted).toContain('EXIT=130');
     expect(interrupted.replace(/\s+/g, ' ')).toMatch(/Interrupted; checkpoint saved at "chunk \d\/\d[^"]*"/);
     const id = /conclave --resume ([0-9a-z]{22})/.exec(interrupted)?.[1];

@@ -152,3 +152,180 @@ function required(schema: SchemaLike | undefined): SchemaLike {
   if (!schema) throw new Unsupported('missing inner schema');
   return schema;
 }
+
+/** The parts of a zod check's definition the written-out check reads. */
+interface CheckDefinitionLike {
+  _zod: {
+    def: {
+      check?: string;
+      format?: string;
+      pattern?: RegExp;
+      value?: unknown;
+      inclusive?: boolean;
+      minimum?: unknown;
+      maximum?: unknown;
+      length?: unknown;
+    };
+  };
+}
+
+/**
+ * The same check as `compileExactCheck(schema)`, written out as the source of a module that
+ * exports `name(value): boolean` and imports nothing (no zod): a listing can check the index
+ * before zod is even loaded. Null when the schema uses something the check does not handle.
+ * `index-file-check.generated.ts` is this source for the listing index; a test keeps it in step.
+ */
+export function exactCheckSource(schema: z.ZodType, name: string): string | null {
+  const declarations: string[] = [];
+  let counter = 0;
+  const fresh = (prefix: string) => `${prefix}${counter++}`;
+
+  const leaf = (schema: SchemaLike, value: string): string => {
+    const definition = schema._zod.def;
+    if (definition.coerce) throw new Unsupported('coercion');
+    switch (definition.type) {
+      case 'string':
+        return withCheckSource(`typeof ${value} === 'string'`, definition.checks, 'string', value);
+      case 'number':
+        return withCheckSource(
+          `typeof ${value} === 'number' && Number.isFinite(${value})`,
+          definition.checks,
+          'number',
+          value,
+        );
+      case 'boolean':
+        return withCheckSource(`typeof ${value} === 'boolean'`, definition.checks, 'boolean', value);
+      case 'null':
+        return withCheckSource(`${value} === null`, definition.checks, 'null', value);
+      case 'enum':
+      case 'literal': {
+        const values = schema._zod.values;
+        if (!values || values.size === 0) throw new Unsupported(definition.type);
+        const alternatives = [...values].map((item) => {
+          if (item !== null && !['string', 'number', 'boolean'].includes(typeof item))
+            throw new Unsupported(`${definition.type} value`);
+          if (typeof item === 'number' && !Number.isFinite(item)) throw new Unsupported(`${definition.type} value`);
+          return `${value} === ${JSON.stringify(item)}`;
+        });
+        return withCheckSource(`(${alternatives.join(' || ')})`, definition.checks, definition.type, value);
+      }
+      case 'nullable':
+        return withCheckSource(
+          `(${value} === null || ${leaf(required(definition.innerType), value)})`,
+          definition.checks,
+          'nullable',
+          value,
+        );
+      case 'default':
+        return withCheckSource(
+          `(${value} !== undefined && ${leaf(required(definition.innerType), value)})`,
+          definition.checks,
+          'default',
+          value,
+        );
+      case 'optional':
+        return withCheckSource(
+          `(${value} === undefined || ${leaf(required(definition.innerType), value)})`,
+          definition.checks,
+          'optional',
+          value,
+        );
+      case 'array': {
+        const helper = fresh('array');
+        const element = leaf(required(definition.element), 'item');
+        declarations.push(
+          [
+            `function ${helper}(value) {`,
+            '  if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return false;',
+            '  if (Object.keys(value).length !== value.length) return false;',
+            '  for (let index = 0; index < value.length; index += 1) {',
+            '    const item = value[index];',
+            `    if (item === undefined || !(${element})) return false;`,
+            '  }',
+            '  return true;',
+            '}',
+          ].join('\n'),
+        );
+        return withCheckSource(`${helper}(${value})`, definition.checks, 'array', value);
+      }
+      case 'object': {
+        const catchall = definition.catchall;
+        if (catchall !== undefined && catchall._zod.def.type !== 'never') throw new Unsupported('catchall');
+        const helper = fresh('object');
+        const lines = [
+          `function ${helper}(value) {`,
+          "  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;",
+          '  if (Object.getPrototypeOf(value) !== Object.prototype) return false;',
+          '  let present = 0;',
+        ];
+        for (const [key, field] of Object.entries(definition.shape ?? {})) {
+          const item = fresh('field');
+          const quoted = JSON.stringify(key);
+          lines.push(`  if (Object.hasOwn(value, ${quoted})) {`);
+          lines.push(`    const ${item} = value[${quoted}];`);
+          lines.push(`    if (${item} === undefined || !(${leaf(field, item)})) return false;`);
+          lines.push('    present += 1;');
+          lines.push(field._zod.def.type === 'optional' ? '  }' : '  } else return false;');
+        }
+        lines.push('  return Object.keys(value).length === present;', '}');
+        declarations.push(lines.join('\n'));
+        return withCheckSource(`${helper}(${value})`, definition.checks, 'object', value);
+      }
+      default:
+        throw new Unsupported(definition.type);
+    }
+  };
+
+  const withCheckSource = (base: string, checks: CheckLike[] | undefined, type: string, value: string): string => {
+    if (!checks || checks.length === 0) return base;
+    return `(${[base, ...checks.map((check) => checkSource(check, type, value))].join(' && ')})`;
+  };
+
+  const checkSource = (check: CheckLike, type: string, value: string): string => {
+    const definition = (check as CheckDefinitionLike)._zod.def;
+    switch (definition.check) {
+      case 'string_format': {
+        const pattern = definition.pattern;
+        if (type !== 'string' || definition.format !== 'regex' || !(pattern instanceof RegExp))
+          throw new Unsupported(`string format ${definition.format}`);
+        const constant = fresh('pattern');
+        declarations.push(
+          `const ${constant} = new RegExp(${JSON.stringify(pattern.source)}, ${JSON.stringify(pattern.flags)});`,
+        );
+        return `((${constant}.lastIndex = 0), ${constant}.test(${value}))`;
+      }
+      case 'number_format':
+        if (type !== 'number' || definition.format !== 'safeint')
+          throw new Unsupported(`number format ${definition.format}`);
+        return `Number.isSafeInteger(${value})`;
+      case 'greater_than':
+      case 'less_than': {
+        const bound = definition.value;
+        if (type !== 'number' || typeof bound !== 'number' || !Number.isFinite(bound))
+          throw new Unsupported(definition.check);
+        const operator = `${definition.check === 'greater_than' ? '>' : '<'}${definition.inclusive === true ? '=' : ''}`;
+        return `${value} ${operator} ${String(bound)}`;
+      }
+      case 'min_length':
+      case 'max_length':
+      case 'length_equals': {
+        const limit =
+          definition.check === 'length_equals' ? definition.length : (definition.minimum ?? definition.maximum);
+        if ((type !== 'string' && type !== 'array') || typeof limit !== 'number' || !Number.isFinite(limit))
+          throw new Unsupported(definition.check);
+        const operator = definition.check === 'min_length' ? '>=' : definition.check === 'max_length' ? '<=' : '===';
+        return `${value}.length ${operator} ${String(limit)}`;
+      }
+      default:
+        throw new Unsupported(`check ${definition.check}`);
+    }
+  };
+
+  try {
+    const body = leaf(schema as unknown as SchemaLike, 'value');
+    return [...declarations, `export function ${name}(value) {`, `  return ${body};`, '}', ''].join('\n');
+  } catch (error) {
+    if (error instanceof Unsupported) return null;
+    throw error;
+  }
+}

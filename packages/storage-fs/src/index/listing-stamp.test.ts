@@ -9,7 +9,7 @@ import { messageEvent, testHeader, testSummary } from '@resume/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNodeFileSystem, type FileSystem } from '../file-system/file-system.js';
 import { createFsStore, type FsStore } from '../fs-store.js';
-import { STAMP_SETTLE_MS } from './summary-index.js';
+import { STAMP_SETTLE_MS } from './index-stamp.js';
 
 let dir: string;
 const stores: FsStore[] = [];

@@ -30,7 +30,8 @@ import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode, type FileStatus, type FileSystem } from '../file-system/file-system.js';
 import { frameObject, unframe } from '../journal/framing.js';
-import { compileExactCheck, type ExactCheck } from './exact-check.js';
+import { isExactIndexFile } from './index-file-check.generated.js';
+import { type IndexStamp, sameStamp, stampFor, stampHolds, WRITING_MARKER_PREFIX } from './index-stamp.js';
 
 const damageSchema = z.object({ problem: z.string(), file: z.string() });
 export type Damage = z.infer<typeof damageSchema>;
@@ -52,22 +53,19 @@ const stampSchema = z.object({
   changedMs: z.number(),
   writing: z.array(z.string()),
 });
-export type IndexStamp = z.infer<typeof stampSchema>;
 
-const indexFileSchema = z.object({
+/** The index file's schema; `index-file-check.generated.ts` is its quick check written out. */
+export const indexFileSchema = z.object({
   v: z.literal(1),
   entries: z.array(entrySchema),
   stamp: stampSchema.nullable().default(null),
 });
 type IndexFile = z.output<typeof indexFileSchema>;
 
-let quickIndexCheck: ExactCheck | null | undefined;
-
 /** The index file's entries, or null when the content is not a valid index. */
 function parseIndexFile(value: unknown): IndexFile | null {
-  quickIndexCheck ??= compileExactCheck(indexFileSchema);
   // Accepted only when zod would return the value unchanged, so it is used as is.
-  if (quickIndexCheck?.(value)) return value as IndexFile;
+  if (isExactIndexFile(value)) return value as IndexFile;
   const parsed = indexFileSchema.safeParse(value);
   return parsed.success ? parsed.data : null;
 }
@@ -84,23 +82,6 @@ export interface JournalLocation {
 export interface InspectedSession {
   summary: SessionSummary | null;
   damage: Damage | null;
-}
-
-/** The marker a writer keeps in the sessions folder while it writes a session (see the module comment). */
-export const WRITING_MARKER_PREFIX = '.writing-';
-
-/** A folder whose last change is newer than this (ms) at the start of a check is not stamped. */
-export const STAMP_SETTLE_MS = 2_000;
-
-/** Whether the sessions folder is still as it was when `stamp` was taken. */
-export function stampHolds(stamp: IndexStamp | null, folder: FileStatus | null): boolean {
-  return (
-    stamp !== null &&
-    folder !== null &&
-    folder.isDirectory &&
-    folder.modifiedMs === stamp.modifiedMs &&
-    folder.changedMs === stamp.changedMs
-  );
 }
 
 export interface SummaryIndexContext {
@@ -245,15 +226,7 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
         }
       }
       const refreshed = await Promise.all([...ids].map((id) => refresh(cache, id, listed)));
-      const settled =
-        folder?.isDirectory === true &&
-        folder.modifiedMs !== undefined &&
-        folder.changedMs !== undefined &&
-        Math.max(folder.modifiedMs, folder.changedMs) < startedMs - STAMP_SETTLE_MS;
-      const next: IndexStamp | null =
-        settled && folder?.modifiedMs !== undefined && folder.changedMs !== undefined
-          ? { modifiedMs: folder.modifiedMs, changedMs: folder.changedMs, writing }
-          : null;
+      const next = stampFor(folder, writing, startedMs);
       if (!sameStamp(stamp, next)) {
         stamp = next;
         dirty = true;
@@ -327,14 +300,4 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
       }
     },
   };
-}
-
-function sameStamp(a: IndexStamp | null, b: IndexStamp | null): boolean {
-  if (a === null || b === null) return a === b;
-  return (
-    a.modifiedMs === b.modifiedMs &&
-    a.changedMs === b.changedMs &&
-    a.writing.length === b.writing.length &&
-    a.writing.every((id, position) => b.writing[position] === id)
-  );
 }

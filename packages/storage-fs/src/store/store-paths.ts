@@ -4,6 +4,7 @@
 //   sessions/<id>/snapshot.json      the latest fold snapshot (snapshot.json.gz once archived)
 //   sessions/<id>/lease/epoch-N      the writer lease of epoch N (see lease/lease-files.ts)
 //   blobs/ab/cdef...                 content-addressed blobs (sha256)
+//   sessions/.writing-<id>/          a writer is at work on the session (see index/summary-index.ts)
 //   index/summaries.json             the listing cache (see index/summary-index.ts)
 import path from 'node:path';
 

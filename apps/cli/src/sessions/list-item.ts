@@ -1,0 +1,31 @@
+// One session as `conclave sessions list --json` prints it (DESIGN 9), shared by the command
+// and its quick path (quick-list.ts), which must print exactly the same.
+import type { SessionSummary } from '@resume/core/spec';
+
+/** `damaged` when the store found the session's files damaged, else its status. */
+export function listedStatus(summary: SessionSummary): SessionSummary['status'] | 'damaged' {
+  return summary.damage ? 'damaged' : summary.status;
+}
+
+export function listItem(summary: SessionSummary, index: number) {
+  return {
+    index,
+    id: summary.id,
+    title: summary.title,
+    mode: summary.mode,
+    status: listedStatus(summary),
+    damage: summary.damage ?? null,
+    createdAt: summary.createdAt,
+    updatedAt: summary.updatedAt,
+    parentId: summary.parentId,
+    branchPoint: summary.branchPoint,
+    workspaceDir: summary.workspaceDir,
+    progress: summary.progress,
+    messageCount: summary.messageCount,
+    inputTokens: summary.inputTokens,
+    outputTokens: summary.outputTokens,
+    costUsd: summary.costUsd,
+    task: summary.task,
+    archived: summary.archived,
+  };
+}

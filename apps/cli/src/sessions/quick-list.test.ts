@@ -1,0 +1,106 @@
+// The quick `sessions list --json`: it prints exactly what the full command prints, and leaves
+// the answer to the full command whenever the listing index cannot vouch for itself.
+import { writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { createEngine } from '@resume/core';
+import { messageEvent, testSummary } from '@resume/core/testing';
+import { createFsStore } from '@resume/storage-fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, createSandbox, type Sandbox } from '../e2e/run-cli.js';
+import { quickListArguments, quickListJson } from './quick-list.js';
+
+describe('which command lines take the quick listing', () => {
+  it('takes a plain `sessions list --json`, with or without --home, and nothing else', () => {
+    expect(quickListArguments(['sessions', 'list', '--json'])).toEqual({ home: undefined });
+    expect(quickListArguments(['sessions', 'ls', '--json', '--home', 'h'])).toEqual({ home: 'h' });
+    expect(quickListArguments(['sessions', 'list', '--home=h', '--json'])).toEqual({ home: 'h' });
+    expect(quickListArguments(['sessions', 'list'])).toBeNull();
+    expect(quickListArguments(['sessions', 'list', '--json', '--status', 'failed'])).toBeNull();
+    expect(quickListArguments(['sessions', 'list', '--json', '--limit', '2'])).toBeNull();
+    expect(quickListArguments(['sessions', 'list', '--json', '--home'])).toBeNull();
+    expect(quickListArguments(['sessions', 'list', '--json', '--home', '--quiet'])).toBeNull();
+    expect(quickListArguments(['sessions', 'list', '--json', '--json'])).toBeNull();
+    expect(quickListArguments(['sessions', 'show', '--json'])).toBeNull();
+    expect(quickListArguments(['--json', 'sessions', 'list'])).toBeNull();
+  });
+});
+
+describe('the quick listing', () => {
+  let sandbox: Sandbox;
+  beforeEach(async () => {
+    assertBuilt();
+    sandbox = await createSandbox();
+  });
+  afterEach(async () => {
+    await sandbox.remove();
+  });
+
+  const environment = () => ({ env: { CONCLAVE_HOME: sandbox.home }, cwd: sandbox.workspace, userHome: sandbox.root });
+  /** The full command's answer (`--quiet` keeps it off the quick path; stdout is the same). */
+  const fullListing = async () => {
+    const result = await sandbox.run(['sessions', 'list', '--json', '--quiet']);
+    expect(result.code).toBe(0);
+    return result.stdout.trimEnd();
+  };
+
+  it('prints what the full command prints, and never a status older than the journal', async () => {
+    const engine = createEngine({ store: createFsStore({ dir: sandbox.home }) });
+    const ids: string[] = [];
+    for (const title of ['first', 'second', 'third']) {
+      const session = await engine.createSession({ title, mode: 'discussion' });
+      session.addMessage({ role: 'user', content: `task ${title}` });
+      await session.complete();
+      await session.close();
+      ids.push(session.id);
+    }
+    await engine.close();
+    const args = ['sessions', 'list', '--json'];
+    // Just written: the index is not stamped yet, the full command answers.
+    expect(quickListJson(args, environment())).toBeNull();
+
+    // Once the sessions folder has settled, a listing stamps the index and the quick path answers.
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    const full = await fullListing();
+    expect(quickListJson(args, environment())).toBe(full);
+    expect(quickListJson(['sessions', 'list', '--home', sandbox.home, '--json'], { ...environment(), env: {} })).toBe(
+      full,
+    );
+
+    // A session written since (here: another process appends, and the session failed) is never shown as it was.
+    const writer = createFsStore({ dir: sandbox.home });
+    const id = ids[1] ?? '';
+    const lease = await writer.acquireLease(id, { holder: { pid: process.pid, host: hostname() } });
+    const before = await writer.getSummary(id);
+    const lastSeq = before?.lastSeq ?? 0;
+    await writer.append(id, {
+      expectedSeq: lastSeq,
+      epoch: lease.epoch,
+      events: [messageEvent(lastSeq + 1)],
+      summary: { ...(before ?? testSummary(id)), lastSeq: lastSeq + 1, status: 'failed' },
+    });
+    expect(quickListJson(args, environment())).toBeNull();
+    await lease.release();
+    await writer.close();
+    expect(quickListJson(args, environment())).toBeNull();
+    const after = JSON.parse(await fullListing()) as { id: string; status: string }[];
+    expect(after.find((item) => item.id === id)?.status).toBe('failed');
+  });
+
+  it('leaves the answer to the full command when a config file or a store URL may point elsewhere', async () => {
+    const engine = createEngine({ store: createFsStore({ dir: sandbox.home }) });
+    const session = await engine.createSession({ title: 'only', mode: 'discussion' });
+    await session.complete();
+    await session.close();
+    await engine.close();
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    await fullListing();
+    const args = ['sessions', 'list', '--json'];
+    expect(quickListJson(args, environment())).not.toBeNull();
+    expect(
+      quickListJson(args, { ...environment(), env: { ...environment().env, CONCLAVE_STORE_URL: 'x' } }),
+    ).toBeNull();
+    await writeFile(path.join(sandbox.workspace, '.conclave.yaml'), 'home: elsewhere\n');
+    expect(quickListJson(args, environment())).toBeNull();
+  });
+});
