@@ -40,7 +40,7 @@ import type {
   RunTarget,
   Session,
 } from './types.js';
-import { answerProblem } from './wait.js';
+import { acquireLeaseInHandover, answerProblem } from './wait.js';
 
 const DEFAULT_MAX_RECOVERIES = 10;
 const MIN_PREFIX_LENGTH = 6;
@@ -378,7 +378,13 @@ export function createEngine(options: EngineOptions): Engine {
     respondOptions: RespondOptions = {},
   ): Promise<void> {
     if (!isSessionId(id) || !(await store.getHeader(id))) throw await notFound(id);
-    const lease = await store.acquireLease(id, { holder });
+    // A runner that waits in its process lets go of the lease just after journaling the question.
+    const lease = await acquireLeaseInHandover(
+      store,
+      id,
+      { holder },
+      async () => (await loadFolder(id)).folder.state.status === 'waiting',
+    );
     try {
       const { folder } = await loadFolder(id);
       const state = folder.state;

@@ -21,7 +21,6 @@ import {
   ReplayMismatchError,
   SessionFinishedError,
   type SessionLease,
-  SessionLockedError,
   type SessionStore,
   StepAbortedError,
   StepFailedError,
@@ -47,7 +46,7 @@ import type {
   StepOptions,
   WaitForOptions,
 } from './types.js';
-import { answerSchemaJson, waitForAnswer } from './wait.js';
+import { acquireLeaseInHandover, answerSchemaJson, waitForAnswer } from './wait.js';
 
 export interface SessionContext {
   store: SessionStore;
@@ -63,10 +62,6 @@ export interface SessionContext {
 // 4: the state keeps the questions asked with waitFor (`inputs`).
 // 5: steps carry the concurrent branch they ran in (`branch`).
 export const SNAPSHOT_FORMAT_VERSION = 5;
-
-/** How long a process woken by an answer asks for the lease the answerer still holds. */
-const RETAKE_LEASE_MS = 10_000;
-const RETAKE_LEASE_POLL_MS = 20;
 
 const LIFECYCLE_TYPES = new Set<string>(['session-created', 'session-resumed', 'status-changed']);
 
@@ -755,7 +750,9 @@ export class LiveSession implements Session {
     try {
       await waitForAnswer(store, this.id, this.#committedSeq, key, occurrence, { ...options, signal: this.signal });
     } finally {
-      this.#lease = await this.#retakeLease();
+      // Whoever answered holds the lease while journaling the answer, and on PostgreSQL its
+      // notification arrives before it lets go.
+      this.#lease = await acquireLeaseInHandover(store, this.id, { holder: this.#context.holder });
       for await (const event of store.read(this.id, { fromSeq: this.#committedSeq + 1 })) {
         this.#folder.apply(event);
         this.#committedSeq = event.seq;
@@ -764,24 +761,6 @@ export class LiveSession implements Session {
     if (this.#folder.input(key, occurrence)?.answer && this.state.status !== 'running') {
       this.#append({ type: 'status-changed', status: 'running', reason: `"${key}" answered`, error: null }, null);
       await this.flush();
-    }
-  }
-
-  /**
-   * The lease again after a wait. Whoever answered holds it while journaling the answer, and the
-   * answer is what woke this process (on PostgreSQL its notification arrives before the answerer
-   * lets go), so a lease held by a live process is asked for again for a while before giving up.
-   */
-  async #retakeLease(): Promise<SessionLease> {
-    const store = this.#context.store;
-    const deadline = Date.now() + RETAKE_LEASE_MS;
-    for (;;) {
-      try {
-        return await store.acquireLease(this.id, { holder: this.#context.holder });
-      } catch (error) {
-        if (!SessionLockedError.isInstance(error) || Date.now() >= deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, RETAKE_LEASE_POLL_MS));
-      }
     }
   }
 

@@ -178,6 +178,47 @@ describe('session.waitFor and engine.respond', () => {
     expect((await answerer.readSession(id)).status).toBe('completed');
   });
 
+  it('takes an answer given while the waiting process is still letting go of its lease', async () => {
+    const store = createMemoryStore();
+    const id = createSessionId();
+    // The runner journals `waiting`, then lets go of its lease a moment later: an answer given in
+    // between must wait for the lease rather than fail session-locked.
+    let releasedByRunner = false;
+    const slowRunnerStore = new Proxy(store, {
+      get(target, property) {
+        if (property === 'acquireLease') {
+          return async (...args: Parameters<MemoryStore['acquireLease']>) => {
+            const lease = await target.acquireLease(...args);
+            return {
+              sessionId: lease.sessionId,
+              epoch: lease.epoch,
+              holder: lease.holder,
+              release: async () => {
+                await new Promise((resolve) => setTimeout(resolve, 80));
+                await lease.release();
+                releasedByRunner = true;
+              },
+            };
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const waiting = createEngine({ store: slowRunnerStore, holder: { pid: 4301, host: 'runner' } }).run(
+      { id, title: 'waiting runner' },
+      (session) => session.waitFor('name', { schema: z.string(), prompt: 'Your name?', wait: { pollMs: 2 } }),
+    );
+    const answerer = createEngine({ store, holder: { pid: 4302, host: 'laptop' } });
+    for (let tries = 0; (await answerer.listSessions({ status: ['waiting'] })).length === 0; tries += 1) {
+      if (tries > 500) throw new Error('the job never started waiting');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect(releasedByRunner).toBe(false);
+    await answerer.respond(id, 'name', 'Ana', { answeredBy: 'ana' });
+    expect(await waiting).toBe('Ana');
+  });
+
   it('ends a wait that timed out as waiting', async () => {
     const store = createMemoryStore();
     const engine = createEngine({ store });

@@ -2,7 +2,14 @@
 // a question, and the wait itself, woken by the store's `watch` (PostgreSQL: an answer given on
 // another machine arrives as a notification) or, for stores without one, by polling.
 import { z } from 'zod';
-import { InterruptedError, type JsonValue, type SessionStore } from '../spec/index.js';
+import {
+  type AcquireLeaseOptions,
+  InterruptedError,
+  type JsonValue,
+  type SessionLease,
+  SessionLockedError,
+  type SessionStore,
+} from '../spec/index.js';
 import type { AnswerSchema } from './types.js';
 
 /** The JSON Schema of a zod schema (null for other schemas, or shapes JSON Schema cannot say). */
@@ -26,6 +33,36 @@ export function answerProblem(schema: JsonValue | null, value: JsonValue): strin
   }
   const parsed = parser.safeParse(value);
   return parsed.success ? null : z.prettifyError(parsed.error);
+}
+
+/** How long the lease of a session changing hands around a question is asked for again. */
+const HANDOVER_MS = 10_000;
+const HANDOVER_POLL_MS = 20;
+
+/**
+ * The lease of a session whose question and answer are changing hands: the runner lets go of
+ * it just after journaling the question, and whoever answers just after journaling the answer,
+ * so a lease held by a live process is asked for again for a while before giving up.
+ */
+export async function acquireLeaseInHandover(
+  store: SessionStore,
+  sessionId: string,
+  options: AcquireLeaseOptions,
+  /** Asked once, when the lease is first found held: whether the session is changing hands at all. */
+  inHandover: () => Promise<boolean> = async () => true,
+): Promise<SessionLease> {
+  const deadline = Date.now() + HANDOVER_MS;
+  let handover: boolean | null = null;
+  for (;;) {
+    try {
+      return await store.acquireLease(sessionId, options);
+    } catch (error) {
+      if (!SessionLockedError.isInstance(error) || Date.now() >= deadline) throw error;
+      handover ??= await inHandover();
+      if (!handover) throw error;
+      await new Promise((resolve) => setTimeout(resolve, HANDOVER_POLL_MS));
+    }
+  }
 }
 
 const WATCHED_POLL_MS = 30_000;
