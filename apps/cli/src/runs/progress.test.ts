@@ -32,7 +32,7 @@ describe('plain run view', () => {
   it('counts turns restored on a resume in one line, then says where the run picks up', async () => {
     const { view, lines } = plainView();
     const events: RunEvent[] = [
-      { type: 'run-started', sessionId: 's1', mode: 'discussion', resumed: true },
+      { type: 'run-started', sessionId: 's1', mode: 'discussion', resumed: true, roundUnit: 'round' },
       { type: 'progress', label: 'rounds', done: 0, total: 4 },
       turn('architect', 1, true),
       turn('judge', 1, true),
@@ -57,9 +57,16 @@ describe('plain run view', () => {
 
   it('still says how many turns were restored when the run stops before anything new happens', async () => {
     const { view, lines } = plainView();
-    view.onEvent({ type: 'run-started', sessionId: 's1', mode: 'discussion', resumed: true });
+    view.onEvent({ type: 'run-started', sessionId: 's1', mode: 'discussion', resumed: true, roundUnit: 'round' });
     view.onEvent(turn('architect', 1, true));
     await view.finish(result('interrupted'), null);
     expect(lines()).toContain('  ↺ 1 turn restored from the journal (not run again)');
+  });
+
+  it("names a chunked run's passes chunks", async () => {
+    const { view, lines } = plainView();
+    view.onEvent({ type: 'run-started', sessionId: 's1', mode: 'iterative', resumed: false, roundUnit: 'chunk' });
+    view.onEvent({ type: 'turn-started', agent: 'critic', round: 3, stepKey: 'chunk-3/critic' });
+    expect(lines()).toContain('  chunk 3 · critic is speaking…');
   });
 });

@@ -59,6 +59,7 @@ export function createPlainRunView(terminal: Terminal): RunView {
   let lastProgress = '';
   let lastItemsFinished = -1;
   let restored = 0;
+  let roundUnit = 'round';
   let progressWhileRestoring: string | null = null;
   const announceRestored = () => {
     if (restored === 0) return;
@@ -77,6 +78,7 @@ export function createPlainRunView(terminal: Terminal): RunView {
     onEvent(event) {
       switch (event.type) {
         case 'run-started':
+          roundUnit = event.roundUnit;
           terminal.note(
             `${event.resumed ? '→ Resuming' : '→ Started'} session ${terminal.bold(event.sessionId)} (${event.mode})`,
           );
@@ -84,7 +86,9 @@ export function createPlainRunView(terminal: Terminal): RunView {
         case 'turn-started':
           announceRestored();
           terminal.note(
-            terminal.dim(`  ${event.round !== null ? `round ${event.round} · ` : ''}${event.agent} is speaking…`),
+            terminal.dim(
+              `  ${event.round !== null ? `${roundUnit} ${event.round} · ` : ''}${event.agent} is speaking…`,
+            ),
           );
           break;
         case 'turn-completed': {

@@ -25,7 +25,7 @@ describe('liveRunReducer', () => {
       event({ type: 'delta', agent: 'architect', text: 'Hello ' }),
       event({ type: 'delta', agent: 'architect', text: 'world' }),
     ].reduce(liveRunReducer, initialLiveRunState);
-    expect(state.current).toEqual({ agent: 'architect', round: 1, text: 'Hello world' });
+    expect(state.current).toEqual({ agent: 'architect', round: 1, unit: 'round', text: 'Hello world' });
     state = liveRunReducer(state, event({ type: 'turn-completed', message: message('architect', 'Hello world', 1) }));
     expect(state.current).toBeNull();
     expect(state.items.map((item) => item.kind)).toEqual(['started', 'turn']);

@@ -4,7 +4,7 @@
 
 /** core's RunEvent (runner/run-event.ts), typed structurally. */
 export type LiveRunEvent =
-  | { type: 'run-started'; sessionId: string; mode: string; resumed: boolean }
+  | { type: 'run-started'; sessionId: string; mode: string; resumed: boolean; roundUnit?: string }
   | { type: 'turn-started'; agent: string; round: number | null; stepKey?: string }
   | { type: 'delta'; agent: string; text: string }
   | {
@@ -49,14 +49,17 @@ export interface LiveRunResult {
 
 export type StaticItem =
   | { id: number; kind: 'started'; sessionId: string; mode: string; resumed: boolean }
-  | { id: number; kind: 'turn'; speaker: string; round: number | null; content: string }
+  /** `unit`: what `round` counts ("round", "chunk"). */
+  | { id: number; kind: 'turn'; speaker: string; round: number | null; unit: string; content: string }
   | { id: number; kind: 'replayed'; count: number }
   | { id: number; kind: 'notice'; text: string }
   | { id: number; kind: 'finished'; result: LiveRunResult };
 
 export interface LiveRunState {
   items: StaticItem[];
-  current: { agent: string; round: number | null; text: string } | null;
+  current: { agent: string; round: number | null; unit: string; text: string } | null;
+  /** What the run's turns' `round` counts, from its start ("round", "chunk"). */
+  roundUnit: string;
   progress: { label: string; done: number; total: number | null } | null;
   /** The running map step's items. */
   mapItems: MapItemsProgress | null;
@@ -88,6 +91,7 @@ export const initialLiveRunState: LiveRunState = {
   checkpoint: null,
   parallel: null,
   pendingReplayed: 0,
+  roundUnit: 'round',
   finished: null,
 };
 
@@ -118,19 +122,20 @@ export function liveRunReducer(state: LiveRunState, action: LiveRunAction): Live
     case 'run-started':
       return {
         ...state,
+        roundUnit: event.roundUnit ?? 'round',
         items: append(state, { kind: 'started', sessionId: event.sessionId, mode: event.mode, resumed: event.resumed }),
       };
     // A started turn may still turn out to be restored from the journal (a mode that announces
     // every turn): the restored count is said once the first live text arrives, so restored
     // turns make one line however their starts were announced.
     case 'turn-started':
-      return { ...state, current: { agent: event.agent, round: event.round, text: '' } };
+      return { ...state, current: { agent: event.agent, round: event.round, unit: state.roundUnit, text: '' } };
     case 'delta': {
       const flushed = flushReplayed(state);
       const current =
         state.current && state.current.agent === event.agent
           ? { ...state.current, text: state.current.text + event.text }
-          : { agent: event.agent, round: state.current?.round ?? null, text: event.text };
+          : { agent: event.agent, round: state.current?.round ?? null, unit: state.roundUnit, text: event.text };
       return { ...flushed, current };
     }
     case 'turn-completed': {
@@ -146,7 +151,13 @@ export function liveRunReducer(state: LiveRunState, action: LiveRunAction): Live
       return {
         ...flushed,
         current: null,
-        items: append(flushed, { kind: 'turn', speaker, round: message.round, content: message.content }),
+        items: append(flushed, {
+          kind: 'turn',
+          speaker,
+          round: message.round,
+          unit: state.roundUnit,
+          content: message.content,
+        }),
       };
     }
     case 'progress':

@@ -35,6 +35,30 @@ describe('LiveRunView', () => {
     expect(frame).toContain('[critic] round 1 …');
     expect(frame).toContain('round 1 of 3 · 1.5k in / 300 out · $0.02 · Ctrl+C saves a checkpoint and stops');
   });
+
+  it("names a chunked run's passes chunks", async () => {
+    const chunked: LiveRunEvent[] = [
+      { type: 'run-started', sessionId: 's1', mode: 'iterative', resumed: false, roundUnit: 'chunk' },
+      { type: 'turn-started', agent: 'reader', round: 2 },
+      { type: 'delta', agent: 'reader', text: 'Noted.' },
+      {
+        type: 'turn-completed',
+        message: { role: 'assistant', speaker: 'reader', round: 2, content: 'Noted.' },
+        replayed: false,
+      },
+      { type: 'turn-started', agent: 'critic', round: 2 },
+      { type: 'delta', agent: 'critic', text: 'Hmm' },
+    ];
+    const state = chunked.reduce(
+      (current, event) => liveRunReducer(current, { type: 'event', event }),
+      initialLiveRunState,
+    );
+    const view = renderWithProviders(<LiveRunView state={state} />);
+    const frame = await view.waitForFrame((text) => text.includes('Hmm'));
+    expect(frame).toContain('[reader] chunk 2\nNoted.');
+    expect(frame).toContain('[critic] chunk 2 …');
+    expect(frame).not.toContain('round 2');
+  });
 });
 
 /** A live view writing to a pipe (no terminal), and what it has written so far. */

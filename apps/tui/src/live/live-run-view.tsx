@@ -29,7 +29,8 @@ export function LiveRunView(props: { state: LiveRunState }) {
       {state.current ? (
         <Box flexDirection="column">
           <Text bold color={theme.accent}>
-            {speakerHeading(state.current.agent, state.current.round)} <Text color={theme.muted}>…</Text>
+            {speakerHeading(state.current.agent, state.current.round, state.current.unit)}{' '}
+            <Text color={theme.muted}>…</Text>
           </Text>
           {streamLines.map((line, index) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: lines of a growing text, identified by position
@@ -70,8 +71,8 @@ function StatusLine(props: { state: LiveRunState; width: number }) {
   );
 }
 
-function speakerHeading(speaker: string, round: number | null): string {
-  return round === null ? `[${speaker}]` : `[${speaker}] round ${round}`;
+function speakerHeading(speaker: string, round: number | null, unit: string): string {
+  return round === null ? `[${speaker}]` : `[${speaker}] ${unit} ${round}`;
 }
 
 function StaticLine(props: { item: StaticItem; width: number }) {
@@ -84,7 +85,7 @@ function StaticLine(props: { item: StaticItem; width: number }) {
       return (
         <Box flexDirection="column" marginBottom={1}>
           <Text bold color={theme.accent}>
-            {speakerHeading(item.speaker, item.round)}
+            {speakerHeading(item.speaker, item.round, item.unit)}
           </Text>
           <Text>{item.content}</Text>
         </Box>
@@ -112,7 +113,7 @@ export function staticItemText(item: StaticItem): string {
     case 'started':
       return `${item.resumed ? 'Resuming' : 'Session'} ${item.sessionId} (${item.mode})`;
     case 'turn':
-      return `${speakerHeading(item.speaker, item.round)}\n${item.content}\n`;
+      return `${speakerHeading(item.speaker, item.round, item.unit)}\n${item.content}\n`;
     case 'replayed':
       return `↺ ${item.count} turn${item.count === 1 ? '' : 's'} restored from the journal (not run again)`;
     case 'notice':

@@ -33,6 +33,7 @@ export type IterativeConfig = z.infer<typeof iterativeConfigSchema>;
 
 export const iterativeMode = defineMode<IterativeConfig>({
   name: 'iterative',
+  roundUnit: 'chunk',
   description: 'agents work through a project file chunk by chunk (--project <file>)',
   startsFrom: { kind: 'task' },
   optionsSchema: lazySchema(() => schemas().options),

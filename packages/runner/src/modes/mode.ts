@@ -123,6 +123,8 @@ export interface Mode<Config extends ModeConfig = ModeConfig> {
   readonly optionsSchema?: z.ZodType<Record<string, unknown>>;
   /** The recorded run config; every resume validates it again (the header is a boundary). */
   readonly configSchema: z.ZodType<Config>;
+  /** What the mode's numbered passes are called in live output ("chunk 3"); default `round`. */
+  readonly roundUnit?: RoundUnit;
   /** False when a run reads and writes no files, so a resume does not need its workspace. */
   readonly usesWorkspace: boolean;
   /** A spec file the run follows, recorded at the start (see `--use-edited-spec`). */
@@ -152,6 +154,9 @@ export interface Mode<Config extends ModeConfig = ModeConfig> {
   /** What a follow-up (`--continue`) runs as: this mode or another registered one. */
   followUp(config: Config, task: string, parent: SessionState): ModeConfig;
 }
+
+/** What a mode's numbered passes are called: discussion rounds, or the chunks of a document. */
+export type RoundUnit = 'round' | 'chunk';
 
 /** Types a mode object against its config (a helper for `const myMode = defineMode({...})`). */
 export function defineMode<Config extends ModeConfig>(mode: Mode<Config>): Mode<Config> {

@@ -73,7 +73,13 @@ export async function drive(
     usage: session.state.usage,
     error,
   });
-  emit({ type: 'run-started', sessionId: session.id, mode: config.mode, resumed });
+  emit({
+    type: 'run-started',
+    sessionId: session.id,
+    mode: config.mode,
+    resumed,
+    roundUnit: mode.roundUnit ?? 'round',
+  });
   let requests: RequestInbox | null = null;
   try {
     const context = modeRunContext(scope, session, workspaceDir, await costGuardFor(scope, session));
