@@ -42,6 +42,31 @@ async function events(store: MemoryStore, id: string): Promise<JournalEvent[]> {
   return all;
 }
 
+/** The store as a process sees it that lets go of each lease it takes `delayMs` late, then calls `released`. */
+function slowToRelease(store: MemoryStore, delayMs: number, released: () => void): MemoryStore {
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'acquireLease') {
+        return async (...args: Parameters<MemoryStore['acquireLease']>) => {
+          const lease = await target.acquireLease(...args);
+          return {
+            sessionId: lease.sessionId,
+            epoch: lease.epoch,
+            holder: lease.holder,
+            release: async () => {
+              await new Promise((resolve) => setTimeout(resolve, delayMs));
+              await lease.release();
+              released();
+            },
+          };
+        };
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 describe('session.waitFor and engine.respond', () => {
   it('ends the run waiting, records the answer with who gave it, and returns it when the job runs again', async () => {
     const store = createMemoryStore();
@@ -146,28 +171,10 @@ describe('session.waitFor and engine.respond', () => {
     );
     // The answerer lets go of the lease a moment after its append: the runner sees the answer first.
     let released = false;
-    const slowToRelease = new Proxy(store, {
-      get(target, property) {
-        if (property === 'acquireLease') {
-          return async (...args: Parameters<MemoryStore['acquireLease']>) => {
-            const lease = await target.acquireLease(...args);
-            return {
-              sessionId: lease.sessionId,
-              epoch: lease.epoch,
-              holder: lease.holder,
-              release: async () => {
-                await new Promise((resolve) => setTimeout(resolve, 60));
-                await lease.release();
-                released = true;
-              },
-            };
-          };
-        }
-        const value = Reflect.get(target, property);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    const answererStore = slowToRelease(store, 60, () => {
+      released = true;
     });
-    const answerer = createEngine({ store: slowToRelease, holder: { pid: 4202, host: 'laptop' } });
+    const answerer = createEngine({ store: answererStore, holder: { pid: 4202, host: 'laptop' } });
     for (let tries = 0; (await answerer.listSessions({ status: ['waiting'] })).length === 0; tries += 1) {
       if (tries > 500) throw new Error('the job never started waiting');
       await new Promise((resolve) => setTimeout(resolve, 2));
@@ -184,26 +191,8 @@ describe('session.waitFor and engine.respond', () => {
     // The runner journals `waiting`, then lets go of its lease a moment later: an answer given in
     // between must wait for the lease rather than fail session-locked.
     let releasedByRunner = false;
-    const slowRunnerStore = new Proxy(store, {
-      get(target, property) {
-        if (property === 'acquireLease') {
-          return async (...args: Parameters<MemoryStore['acquireLease']>) => {
-            const lease = await target.acquireLease(...args);
-            return {
-              sessionId: lease.sessionId,
-              epoch: lease.epoch,
-              holder: lease.holder,
-              release: async () => {
-                await new Promise((resolve) => setTimeout(resolve, 80));
-                await lease.release();
-                releasedByRunner = true;
-              },
-            };
-          };
-        }
-        const value = Reflect.get(target, property);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    const slowRunnerStore = slowToRelease(store, 80, () => {
+      releasedByRunner = true;
     });
     const waiting = createEngine({ store: slowRunnerStore, holder: { pid: 4301, host: 'runner' } }).run(
       { id, title: 'waiting runner' },

@@ -15,32 +15,34 @@ import type { z } from 'zod';
 export const NOT_PROVEN: unique symbol = Symbol('not proven');
 export type FastParse<T> = (value: unknown) => T | typeof NOT_PROVEN;
 
-interface SchemaInternals {
+/** The parts of a zod schema's internals the compilers read (zod 4's `_zod`). */
+export interface ZodSchemaInternals {
   def: {
     type: string;
-    checks?: CheckLike[];
+    checks?: ZodCheckLike[];
     coerce?: boolean;
-    shape?: Record<string, SchemaLike>;
-    catchall?: SchemaLike;
-    element?: SchemaLike;
-    innerType?: SchemaLike;
-    keyType?: SchemaLike;
-    valueType?: SchemaLike;
-    options?: SchemaLike[];
+    shape?: Record<string, ZodSchemaLike>;
+    catchall?: ZodSchemaLike;
+    element?: ZodSchemaLike;
+    innerType?: ZodSchemaLike;
+    keyType?: ZodSchemaLike;
+    valueType?: ZodSchemaLike;
+    options?: ZodSchemaLike[];
     discriminator?: string;
     unionFallback?: boolean;
     mode?: string;
-    getter?: () => SchemaLike;
+    getter?: () => ZodSchemaLike;
     defaultValue?: unknown;
   };
   values?: ReadonlySet<unknown>;
   optin?: string;
   optout?: string;
 }
-interface SchemaLike {
-  _zod: SchemaInternals;
+export interface ZodSchemaLike {
+  _zod: ZodSchemaInternals;
 }
-interface CheckLike {
+/** The parts of a zod check's definition the compilers read. */
+export interface ZodCheckLike {
   _zod: {
     def: {
       check?: string;
@@ -68,7 +70,7 @@ const FAIL = NOT_PROVEN;
 /** The fast parser for `schema`, or null when the schema uses something it does not handle. */
 export function compileFastParse<Schema extends z.ZodType>(schema: Schema): FastParse<z.output<Schema>> | null {
   try {
-    return compile(schema as unknown as SchemaLike, new Map()) as FastParse<z.output<Schema>>;
+    return compile(schema as unknown as ZodSchemaLike, new Map()) as FastParse<z.output<Schema>>;
   } catch (error) {
     if (error instanceof Unsupported) return null;
     throw error;
@@ -102,7 +104,7 @@ export function fastSafeParser<Schema extends z.ZodType>(
   };
 }
 
-function compile(schema: SchemaLike, compiled: Map<SchemaInternals, Parser>): Parser {
+function compile(schema: ZodSchemaLike, compiled: Map<ZodSchemaInternals, Parser>): Parser {
   const internals = schema._zod;
   const known = compiled.get(internals);
   if (known) return known;
@@ -114,7 +116,7 @@ function compile(schema: SchemaLike, compiled: Map<SchemaInternals, Parser>): Pa
   return parser;
 }
 
-function compileNew(internals: SchemaInternals, compiled: Map<SchemaInternals, Parser>): Parser {
+function compileNew(internals: ZodSchemaInternals, compiled: Map<ZodSchemaInternals, Parser>): Parser {
   const definition = internals.def;
   if (definition.coerce) throw new Unsupported('coercion');
   const check = leafCheck(internals);
@@ -162,7 +164,7 @@ function compileNew(internals: SchemaInternals, compiled: Map<SchemaInternals, P
   }
 }
 
-function compileArray(definition: SchemaInternals['def'], compiled: Map<SchemaInternals, Parser>): Parser {
+function compileArray(definition: ZodSchemaInternals['def'], compiled: Map<ZodSchemaInternals, Parser>): Parser {
   const element = compile(required(definition.element), compiled);
   const checks = compileChecks(definition.checks, 'array');
   return (value) => {
@@ -188,7 +190,7 @@ interface Field {
   absent: 'optional' | 'defaulted' | 'required';
 }
 
-function compileObject(definition: SchemaInternals['def'], compiled: Map<SchemaInternals, Parser>): Parser {
+function compileObject(definition: ZodSchemaInternals['def'], compiled: Map<ZodSchemaInternals, Parser>): Parser {
   // Unknown keys are dropped (no catchall): only the shape's keys are read, as zod does.
   if (definition.catchall !== undefined) throw new Unsupported('catchall');
   noChecks(definition);
@@ -223,7 +225,7 @@ function compileObject(definition: SchemaInternals['def'], compiled: Map<SchemaI
   };
 }
 
-function compileRecord(definition: SchemaInternals['def'], compiled: Map<SchemaInternals, Parser>): Parser {
+function compileRecord(definition: ZodSchemaInternals['def'], compiled: Map<ZodSchemaInternals, Parser>): Parser {
   noChecks(definition);
   const keyType = required(definition.keyType)._zod.def;
   // Only string keys without checks: every own enumerable string key is kept as it is.
@@ -251,7 +253,7 @@ function compileRecord(definition: SchemaInternals['def'], compiled: Map<SchemaI
   };
 }
 
-function compileUnion(definition: SchemaInternals['def'], compiled: Map<SchemaInternals, Parser>): Parser {
+function compileUnion(definition: ZodSchemaInternals['def'], compiled: Map<ZodSchemaInternals, Parser>): Parser {
   noChecks(definition);
   const options = definition.options ?? [];
   if (definition.discriminator !== undefined) return compileDiscriminated(definition, options, compiled);
@@ -272,9 +274,9 @@ function compileUnion(definition: SchemaInternals['def'], compiled: Map<SchemaIn
 }
 
 function compileDiscriminated(
-  definition: SchemaInternals['def'],
-  options: SchemaLike[],
-  compiled: Map<SchemaInternals, Parser>,
+  definition: ZodSchemaInternals['def'],
+  options: ZodSchemaLike[],
+  compiled: Map<ZodSchemaInternals, Parser>,
 ): Parser {
   const discriminator = definition.discriminator as string;
   const byTag = new Map<unknown, Parser>();
@@ -303,7 +305,7 @@ function kindOf(value: unknown): Kind | 'other' {
 }
 
 /** The kinds of value `schema` can accept (for union options only). */
-function kindsOf(schema: SchemaLike, depth: number): Kind[] {
+function kindsOf(schema: ZodSchemaLike, depth: number): Kind[] {
   if (depth > 8) throw new Unsupported('deep union option');
   const definition = schema._zod.def;
   switch (definition.type) {
@@ -338,7 +340,7 @@ function kindsOf(schema: SchemaLike, depth: number): Kind[] {
 }
 
 /** The check of a schema whose values are taken as they are (a string, a number, an enum...); null for others. */
-function leafCheck(internals: SchemaInternals): Check | null {
+function leafCheck(internals: ZodSchemaInternals): Check | null {
   const definition = internals.def;
   let base: Check;
   switch (definition.type) {
@@ -377,7 +379,7 @@ function leafCheck(internals: SchemaInternals): Check | null {
  */
 export function compileLeafCheck(schema: unknown): ((value: unknown) => boolean) | null | 'unsupported' {
   try {
-    const internals = (schema as SchemaLike)._zod;
+    const internals = (schema as ZodSchemaLike)._zod;
     if (internals.def.coerce) return 'unsupported';
     return leafCheck(internals);
   } catch (error) {
@@ -386,11 +388,11 @@ export function compileLeafCheck(schema: unknown): ((value: unknown) => boolean)
   }
 }
 
-function noChecks(definition: SchemaInternals['def']): void {
+function noChecks(definition: ZodSchemaInternals['def']): void {
   if ((definition.checks?.length ?? 0) > 0) throw new Unsupported(`checks on ${definition.type}`);
 }
 
-function compileChecks(checks: CheckLike[] | undefined, type: string): Check | null {
+function compileChecks(checks: ZodCheckLike[] | undefined, type: string): Check | null {
   if (!checks || checks.length === 0) return null;
   const compiled = checks.map((check) => compileCheck(check, type));
   if (compiled.length === 1) return compiled[0] as Check;
@@ -403,14 +405,14 @@ function compileChecks(checks: CheckLike[] | undefined, type: string): Check | n
 /** One of zod's value checks on a value known to be of `type` (an array's length...); null for one it does not know. */
 export function compileZodCheck(check: unknown, type: string): ((value: unknown) => boolean) | null {
   try {
-    return compileCheck(check as CheckLike, type);
+    return compileCheck(check as ZodCheckLike, type);
   } catch (error) {
     if (error instanceof Unsupported) return null;
     throw error;
   }
 }
 
-function compileCheck(check: CheckLike, type: string): Check {
+function compileCheck(check: ZodCheckLike, type: string): Check {
   const definition = check._zod.def;
   // A check's `when` can only skip it; running it regardless can only send more values to zod.
   switch (definition.check) {
@@ -451,7 +453,7 @@ function compileCheck(check: CheckLike, type: string): Check {
   }
 }
 
-function required(schema: SchemaLike | undefined): SchemaLike {
+function required(schema: ZodSchemaLike | undefined): ZodSchemaLike {
   if (!schema) throw new Unsupported('missing inner schema');
   return schema;
 }

@@ -72,6 +72,9 @@ export {
   fastParser,
   fastSafeParser,
   NOT_PROVEN,
+  type ZodCheckLike,
+  type ZodSchemaInternals,
+  type ZodSchemaLike,
 } from './fast-parse.js';
 export { formatBytes } from './format-bytes.js';
 export {

@@ -7,31 +7,17 @@
 // prove (an unknown construct, an unknown check) makes it answer false, or makes the
 // compilation return null, and the caller parses with zod as before. So a value taken on
 // the quick path is one zod would have returned unchanged, and every other value meets zod.
-import { compileLeafCheck, compileZodCheck } from '@resume/core/spec';
+import {
+  compileLeafCheck,
+  compileZodCheck,
+  type ZodCheckLike,
+  type ZodSchemaInternals,
+  type ZodSchemaLike,
+} from '@resume/core/spec';
 import type { z } from 'zod';
 
 /** True when zod would parse `value` successfully and return an equal value. */
 export type ExactCheck = (value: unknown) => boolean;
-
-interface SchemaInternals {
-  def: {
-    type: string;
-    checks?: CheckLike[];
-    coerce?: boolean;
-    shape?: Record<string, SchemaLike>;
-    catchall?: SchemaLike;
-    element?: SchemaLike;
-    innerType?: SchemaLike;
-  };
-  values?: ReadonlySet<unknown>;
-}
-interface SchemaLike {
-  _zod: SchemaInternals;
-}
-/** A zod check (its predicate is compiled by `compileZodCheck`). */
-interface CheckLike {
-  _zod: { def: { check?: string } };
-}
 
 /** Thrown inside the compiler for a construct it does not handle; never escapes. */
 class Unsupported extends Error {}
@@ -39,14 +25,14 @@ class Unsupported extends Error {}
 /** The quick check for `schema`, or null when the schema uses something it does not handle. */
 export function compileExactCheck(schema: z.ZodType): ExactCheck | null {
   try {
-    return compile(schema as unknown as SchemaLike);
+    return compile(schema as unknown as ZodSchemaLike);
   } catch (error) {
     if (error instanceof Unsupported) return null;
     throw error;
   }
 }
 
-function compile(schema: SchemaLike): ExactCheck {
+function compile(schema: ZodSchemaLike): ExactCheck {
   const internals = schema._zod;
   const definition = internals.def;
   if (definition.coerce) throw new Unsupported('coercion');
@@ -93,7 +79,7 @@ function compile(schema: SchemaLike): ExactCheck {
   }
 }
 
-function compileObject(definition: SchemaInternals['def']): ExactCheck {
+function compileObject(definition: ZodSchemaInternals['def']): ExactCheck {
   // Unknown keys are stripped (no catchall) or refused (`never`): either way a value that has
   // one is not returned unchanged, so it leaves the quick path. Other catchalls are not handled.
   const catchall = definition.catchall;
@@ -129,7 +115,7 @@ function compileObject(definition: SchemaInternals['def']): ExactCheck {
   };
 }
 
-function withChecks(base: ExactCheck, checks: CheckLike[] | undefined, type: string): ExactCheck {
+function withChecks(base: ExactCheck, checks: ZodCheckLike[] | undefined, type: string): ExactCheck {
   if (!checks || checks.length === 0) return base;
   const compiled = checks.map((check) => compileCheck(check, type));
   const [first, second] = compiled;
@@ -142,31 +128,15 @@ function withChecks(base: ExactCheck, checks: CheckLike[] | undefined, type: str
   };
 }
 
-function compileCheck(check: CheckLike, type: string): ExactCheck {
+function compileCheck(check: ZodCheckLike, type: string): ExactCheck {
   const compiled = compileZodCheck(check, type);
   if (!compiled) throw new Unsupported(`check ${check._zod.def.check}`);
   return compiled;
 }
 
-function required(schema: SchemaLike | undefined): SchemaLike {
+function required(schema: ZodSchemaLike | undefined): ZodSchemaLike {
   if (!schema) throw new Unsupported('missing inner schema');
   return schema;
-}
-
-/** The parts of a zod check's definition the written-out check reads. */
-interface CheckDefinitionLike {
-  _zod: {
-    def: {
-      check?: string;
-      format?: string;
-      pattern?: RegExp;
-      value?: unknown;
-      inclusive?: boolean;
-      minimum?: unknown;
-      maximum?: unknown;
-      length?: unknown;
-    };
-  };
 }
 
 /**
@@ -180,7 +150,7 @@ export function exactCheckSource(schema: z.ZodType, name: string): string | null
   let counter = 0;
   const fresh = (prefix: string) => `${prefix}${counter++}`;
 
-  const leaf = (schema: SchemaLike, value: string): string => {
+  const leaf = (schema: ZodSchemaLike, value: string): string => {
     const definition = schema._zod.def;
     if (definition.coerce) throw new Unsupported('coercion');
     switch (definition.type) {
@@ -276,13 +246,13 @@ export function exactCheckSource(schema: z.ZodType, name: string): string | null
     }
   };
 
-  const withCheckSource = (base: string, checks: CheckLike[] | undefined, type: string, value: string): string => {
+  const withCheckSource = (base: string, checks: ZodCheckLike[] | undefined, type: string, value: string): string => {
     if (!checks || checks.length === 0) return base;
     return `(${[base, ...checks.map((check) => checkSource(check, type, value))].join(' && ')})`;
   };
 
-  const checkSource = (check: CheckLike, type: string, value: string): string => {
-    const definition = (check as CheckDefinitionLike)._zod.def;
+  const checkSource = (check: ZodCheckLike, type: string, value: string): string => {
+    const definition = (check as ZodCheckLike)._zod.def;
     switch (definition.check) {
       case 'string_format': {
         const pattern = definition.pattern;
@@ -322,7 +292,7 @@ export function exactCheckSource(schema: z.ZodType, name: string): string | null
   };
 
   try {
-    const body = leaf(schema as unknown as SchemaLike, 'value');
+    const body = leaf(schema as unknown as ZodSchemaLike, 'value');
     return [...declarations, `export function ${name}(value) {`, `  return ${body};`, '}', ''].join('\n');
   } catch (error) {
     if (error instanceof Unsupported) return null;
