@@ -84,6 +84,7 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
     plugins: [
       ...(Object.keys(lazyBuiltins).length > 0 ? [lazyBuiltinsPlugin(lazyBuiltins)] : []),
       ...((manifest.conclave?.inlineWasm ?? []).length > 0 ? [inlineWasmPlugin(manifest.conclave.inlineWasm)] : []),
+      ...(manifest.conclave?.zodLocales ? [zodLocalesPlugin(manifest.conclave.zodLocales)] : []),
     ],
     // CommonJS dependencies bundled into ESM call `require` for Node built-ins: give them one.
     banner: {
@@ -110,6 +111,31 @@ function inlineWasmPlugin(files) {
         const test = '"function"!=typeof fetch';
         if (!text.includes(test)) throw new Error(`${args.path}: no \`${test}\` to replace (conclave.inlineWasm)`);
         return { loader: 'js', contents: text.replaceAll(test, 'true') };
+      });
+    },
+  };
+}
+
+/**
+ * `conclave.zodLocales`: the zod locales the bundle keeps (`["en"]`). zod's `z` namespace
+ * re-exports every locale (`z.locales`, about 60 files), so a bundle that imports `z` carries and
+ * parses all of them at every start although only English (zod's default messages) is ever used.
+ * The locales index is cut down to the listed ones: messages stay identical, `z.locales.<other>`
+ * is absent from the bundle. An index that no longer re-exports a listed locale in the expected
+ * form fails the build, so the cut can never silently drop a locale in use.
+ */
+function zodLocalesPlugin(locales) {
+  return {
+    name: 'zod-locales',
+    setup(pluginBuild) {
+      pluginBuild.onLoad({ filter: /node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, async (args) => {
+        const text = await readFile(args.path, 'utf8');
+        const lines = locales.map((locale) => {
+          const line = `export { default as ${locale} } from "./${locale}.js";`;
+          if (!text.includes(line)) throw new Error(`${args.path}: no \`${line}\` to keep (conclave.zodLocales)`);
+          return line;
+        });
+        return { loader: 'js', contents: `${lines.join('\n')}\n` };
       });
     },
   };
