@@ -36,9 +36,12 @@ export async function runWorkflowCommand(
           hint: `See them with: conclave sessions show ${options.resume === true ? '<id>' : options.resume}. To run with other values, start a new run: conclave run <spec.yaml> --var ...`,
         },
       );
-    const id = options.resume === true ? await pickWorkflowSession(context) : options.resume;
-    if (id === null) return 0;
-    return runSessionFlow(context, { kind: 'resume', task: '', options: { ...input.options, resume: id } });
+    const picked =
+      options.resume === true ? await pickWorkflowSession(context) : { sessionId: options.resume, answered: false };
+    if (picked === null) return 0;
+    // A question answered in the picker is the go-ahead: resumed without the resume prompt.
+    const resumeOptions = { ...input.options, resume: picked.sessionId, ...(picked.answered ? { yes: true } : {}) };
+    return runSessionFlow(context, { kind: 'resume', task: '', options: resumeOptions });
   }
   if (!input.file)
     throw new UsageError('conclave run needs a workflow spec (.yaml) or a prompt file (.prompt.md).', {

@@ -432,9 +432,14 @@ const isWorkflow = (summary: Pick<SessionSummary, 'mode'>) => startsFromFile(sum
  * `run --resume` without an id: in a terminal the picker, showing workflow runs only;
  * otherwise the newest interrupted or failed workflow run of this workspace, said out loud.
  */
-export async function pickWorkflowSession(context: CliContext): Promise<string | null> {
-  if (context.environment.interactive && !context.options.json)
-    return (await pickInteractively(context, 'Resume which workflow run?', isWorkflow))?.sessionId ?? null;
+/** The workflow run `run --resume` without an id resumes; `answered`: its question was answered in the picker. */
+export async function pickWorkflowSession(
+  context: CliContext,
+): Promise<{ sessionId: string; answered: boolean } | null> {
+  if (context.environment.interactive && !context.options.json) {
+    const picked = await pickInteractively(context, 'Resume which workflow run?', isWorkflow);
+    return picked ? { sessionId: picked.sessionId, answered: picked.answered === true } : null;
+  }
   const engine = await context.engine();
   const workspaceDir = context.environment.cwd;
   const wanted = (await engine.listSessions({ workspaceDir })).find(
@@ -451,7 +456,7 @@ export async function pickWorkflowSession(context: CliContext): Promise<string |
   context.terminal.note(
     `→ Resuming workflow run ${wanted.id} "${truncate(wanted.title, 60)}" (${wanted.status}, ${formatWhen(wanted.updatedAt)}) from this workspace`,
   );
-  return wanted.id;
+  return { sessionId: wanted.id, answered: false };
 }
 
 async function pickInteractively(context: CliContext, heading: string, only?: (summary: SessionSummary) => boolean) {

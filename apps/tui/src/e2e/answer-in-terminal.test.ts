@@ -9,7 +9,7 @@ import { createTmuxTerminal, tmuxAvailable } from './tmux-terminal.js';
 
 describe.skipIf(!tmuxAvailable)('answering a waiting session in a real terminal', () => {
   const terminal = createTmuxTerminal('conclave-answer-e2e');
-  const { root, tmux, waitForScreen, type, conclave, runPlain, listSessions, freshPane } = terminal;
+  const { root, workspace, tmux, waitForScreen, type, conclave, runPlain, listSessions, freshPane } = terminal;
   const script = path.join(root, 'ask-script.yaml');
 
   /** The session's state as `sessions show --json` gives it. */
@@ -136,5 +136,30 @@ describe.skipIf(!tmuxAvailable)('answering a waiting session in a real terminal'
     expect(finished).toContain('Done: the offsite is planned.');
     expect(show(id).status).toBe('completed');
     expect(toolAnswers(id)).toEqual(['Madeira']);
+  });
+
+  it('answers from the workflow picker (`run --resume` without an id) and resumes without a resume prompt', {
+    timeout: 120_000,
+    retry: 2,
+  }, async () => {
+    const promptFile = `offsite-${Date.now()}.prompt.md`;
+    writeFileSync(path.join(workspace, promptFile), '---\ntools: [ask_user]\n---\nPlan the offsite.\n');
+    runPlain(['run', promptFile, '--script', script]);
+    const session = listSessions().find((each) => each.title === promptFile);
+    expect(session?.status).toBe('waiting');
+    const id = session?.id ?? '';
+    freshPane();
+    type(conclave(0, 'run --resume'), 'Enter');
+    await waitForScreen(
+      (text) => text.includes('Resume which workflow run?') && text.includes('a answers it here'),
+      'the workflow picker with the waiting run selected',
+    );
+    type('a');
+    await waitForScreen((text) => text.includes(`Answer ${id}`), 'the answer box');
+    const { finished, prompted } = await answerAndFinish('Faro');
+    expect(finished).toContain('EXIT=0');
+    expect(prompted).toBe(false);
+    expect(show(id).status).toBe('completed');
+    expect(toolAnswers(id)).toEqual(['Faro']);
   });
 });
