@@ -27,6 +27,7 @@ const workflowSpecs = () => import('../workflow/workflow-spec.js');
 
 export const chainMode = defineMode<ChainConfig>({
   name: 'chain',
+  roundUnit: 'step',
   description: 'a workflow spec (YAML) runs its agent and shell steps in order (conclave run)',
   // Registered after the prompt mode: every file that is not a prompt file is a workflow spec.
   startsFrom: { kind: 'file', matches: () => true, describe: 'a workflow spec (.yaml)' },

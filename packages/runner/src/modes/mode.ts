@@ -123,7 +123,7 @@ export interface Mode<Config extends ModeConfig = ModeConfig> {
   readonly optionsSchema?: z.ZodType<Record<string, unknown>>;
   /** The recorded run config; every resume validates it again (the header is a boundary). */
   readonly configSchema: z.ZodType<Config>;
-  /** What the mode's numbered passes are called in live output ("chunk 3"); default `round`. */
+  /** What the mode's numbered passes are called in live output ("chunk 3", "step 2"); default `round`. */
   readonly roundUnit?: RoundUnit;
   /** False when a run reads and writes no files, so a resume does not need its workspace. */
   readonly usesWorkspace: boolean;
@@ -155,8 +155,8 @@ export interface Mode<Config extends ModeConfig = ModeConfig> {
   followUp(config: Config, task: string, parent: SessionState): ModeConfig;
 }
 
-/** What a mode's numbered passes are called: discussion rounds, or the chunks of a document. */
-export type RoundUnit = 'round' | 'chunk';
+/** What a mode's numbered passes are called: discussion rounds, the chunks of a document, a workflow's steps. */
+export type RoundUnit = 'round' | 'chunk' | 'step';
 
 /** Types a mode object against its config (a helper for `const myMode = defineMode({...})`). */
 export function defineMode<Config extends ModeConfig>(mode: Mode<Config>): Mode<Config> {

@@ -5,7 +5,7 @@ import type { Message } from '@resume/core/spec';
 
 export type RunEvent =
   /** `roundUnit`: what the `round` of this run's turns counts (discussion rounds, document chunks). */
-  | { type: 'run-started'; sessionId: string; mode: string; resumed: boolean; roundUnit: 'round' | 'chunk' }
+  | { type: 'run-started'; sessionId: string; mode: string; resumed: boolean; roundUnit: 'round' | 'chunk' | 'step' }
   | { type: 'turn-started'; agent: string; round: number | null; stepKey: string }
   | { type: 'delta'; agent: string; text: string }
   | { type: 'turn-completed'; message: Message; replayed: boolean }
