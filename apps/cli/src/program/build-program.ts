@@ -104,6 +104,16 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       });
     };
 
+  /** A command whose first argument names a session: the command module is loaded when it runs. */
+  const actOnSession = (
+    load: () => Promise<
+      (context: CliContext, input: { reference: string; options: Record<string, unknown> }) => Promise<number>
+    >,
+  ) =>
+    act(async (context, command) =>
+      (await load())(context, { reference: command.args[0] ?? '', options: command.opts() }),
+    );
+
   const program = new Command('conclave')
     .description('Durable, resumable AI agent sessions: every step checkpointed, resume without repeating work.')
     .version(environment.version, '-V, --version')
@@ -213,12 +223,7 @@ ${examples([
   'conclave run retry 01jf3k --items failed',
 ])}`,
   );
-  dlq.action(
-    act(async (context, command) => {
-      const { deadLettersCommand } = await import('../commands/run-items.js');
-      return deadLettersCommand(context, { reference: command.args[0] ?? '', options: command.opts() });
-    }),
-  );
+  dlq.action(actOnSession(async () => (await import('../commands/run-items.js')).deadLettersCommand));
   run.addCommand(dlq);
 
   const retry = addGlobalOptions(
@@ -258,12 +263,7 @@ ${examples([
   'conclave run retry 01jf3k --items failed --dry-run',
 ])}`,
   );
-  retry.action(
-    act(async (context, command) => {
-      const { retryItemsCommand } = await import('../commands/run-items.js');
-      return retryItemsCommand(context, { reference: command.args[0] ?? '', options: command.opts() });
-    }),
-  );
+  retry.action(actOnSession(async () => (await import('../commands/run-items.js')).retryItemsCommand));
   run.addCommand(retry);
   program.addCommand(run);
 
@@ -301,12 +301,7 @@ ${examples([
       .option('--transcript', 'print the whole transcript (tool calls unfolded)'),
   );
   show.addHelpText('after', examples(['conclave sessions show 01jf3k', 'conclave sessions show 1 --json']));
-  show.action(
-    act(async (context, command) => {
-      const { showSessionCommand } = await import('../commands/sessions-show.js');
-      return showSessionCommand(context, { reference: command.args[0] ?? '', options: command.opts() });
-    }),
-  );
+  show.action(actOnSession(async () => (await import('../commands/sessions-show.js')).showSessionCommand));
   sessions.addCommand(show);
 
   const remove = addGlobalOptions(
@@ -317,12 +312,7 @@ ${examples([
       .option('--force', 'do not ask first (a terminal asks [y/N]); also delete a session another process is running'),
   );
   remove.addHelpText('after', examples(['conclave sessions delete 01jf3k', 'conclave sessions delete 3 --force']));
-  remove.action(
-    act(async (context, command) => {
-      const { deleteSessionCommand } = await import('../commands/sessions-delete.js');
-      return deleteSessionCommand(context, { reference: command.args[0] ?? '', options: command.opts() });
-    }),
-  );
+  remove.action(actOnSession(async () => (await import('../commands/sessions-delete.js')).deleteSessionCommand));
   sessions.addCommand(remove);
 
   const cleanup = addGlobalOptions(
@@ -359,12 +349,7 @@ ${examples([
     'after',
     examples(['conclave sessions export 01jf3k -o idea.json', 'conclave sessions export 1 --format md > idea.md']),
   );
-  exportCommand.action(
-    act(async (context, command) => {
-      const { exportSessionCommand } = await import('../commands/sessions-export.js');
-      return exportSessionCommand(context, { reference: command.args[0] ?? '', options: command.opts() });
-    }),
-  );
+  exportCommand.action(actOnSession(async () => (await import('../commands/sessions-export.js')).exportSessionCommand));
   sessions.addCommand(exportCommand);
 
   const importCommand = addGlobalOptions(
@@ -395,12 +380,7 @@ ${examples([
       'conclave sessions verify',
     ]),
   );
-  repair.action(
-    act(async (context, command) => {
-      const { repairSessionCommand } = await import('../commands/sessions-repair.js');
-      return repairSessionCommand(context, { reference: command.args[0] ?? '', options: command.opts() });
-    }),
-  );
+  repair.action(actOnSession(async () => (await import('../commands/sessions-repair.js')).repairSessionCommand));
   sessions.addCommand(repair);
 
   const verify = addGlobalOptions(
