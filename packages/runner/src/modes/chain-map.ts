@@ -17,7 +17,7 @@ import { stepLabel, workflowStepIds } from '../workflow/step-ids.js';
 import { itemText, renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
 import type { WorkflowLeafStep, WorkflowMapStep } from '../workflow/workflow-spec.js';
 import type { ChainOptions, ShellOutput, StepPlace } from './chain.js';
-import { type BranchRun, oneDecisionAtATime } from './chain-parallel.js';
+import { type BranchRun, oneDecisionAtATime, runBounded } from './chain-parallel.js';
 import { MapItemsFailedError } from './map-items-failed-error.js';
 import {
   type DeadLetter,
@@ -266,34 +266,30 @@ export async function runMapStep(
   const progress = { total: items.length, done: 0, running: 0, failed: 0 };
   const report = () => context.emit({ type: 'map-progress', stepId: mapId, ...progress });
   report();
-  let next = 0;
   let fatal: { error: unknown } | null = null;
-  const worker = async () => {
-    while (fatal === null && next < items.length) {
-      const item = items[next] as MapItem;
-      next += 1;
-      progress.running += 1;
-      report();
-      let outcome: ItemOutcome;
-      try {
-        outcome = await runItem(item);
-      } catch (error) {
-        // Not the item's fault (an interrupt, a provider outage, a cost limit): no new item
-        // starts, the running ones end, and the run stops with the first such error.
-        fatal ??= { error };
-        progress.running -= 1;
-        report();
-        return;
-      }
-      outcomes[item.index] = outcome;
+  await runBounded(items.length, parallel, async (at) => {
+    if (fatal !== null) return;
+    const item = items[at] as MapItem;
+    progress.running += 1;
+    report();
+    let outcome: ItemOutcome;
+    try {
+      outcome = await runItem(item);
+    } catch (error) {
+      // Not the item's fault (an interrupt, a provider outage, a cost limit): no new item
+      // starts, the running ones end, and the run stops with the first such error.
+      fatal ??= { error };
       progress.running -= 1;
-      if (outcome.status === 'completed') progress.done += 1;
-      else progress.failed += 1;
       report();
-      publish();
+      return;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker));
+    outcomes[item.index] = outcome;
+    progress.running -= 1;
+    if (outcome.status === 'completed') progress.done += 1;
+    else progress.failed += 1;
+    report();
+    publish();
+  });
   if (fatal !== null) throw (fatal as { error: unknown }).error;
 
   const results = items.map((item) => {

@@ -64,6 +64,26 @@ export function oneDecisionAtATime(
   };
 }
 
+/**
+ * Calls `work` for positions 0..count-1 in order, at most `concurrency` at a time; resolves when
+ * every call has. A call that should not start any more (the run is stopping) returns at once.
+ */
+export async function runBounded(
+  count: number,
+  concurrency: number,
+  work: (at: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const at = next;
+      next += 1;
+      await work(at);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, worker));
+}
+
 /** Runs the group's members concurrently and joins them; returns their results in spec order. */
 export async function runParallelGroup(context: ModeContext, group: ParallelGroup): Promise<StepResult[]> {
   const { session } = context;
@@ -114,34 +134,29 @@ export async function runParallelGroup(context: ModeContext, group: ParallelGrou
   const results: Array<StepResult | undefined> = [];
   const failed: Array<{ at: number; error: unknown }> = [];
   let stopped: unknown = null;
-  let next = 0;
-  const worker = async () => {
-    while (next < members.length) {
-      const at = next;
-      next += 1;
-      const member = members[at] as GroupMember;
-      if (stopped !== null || session.signal.aborted) {
-        set(at, 'not-started');
-        continue;
-      }
-      // A member that finished before replays at once: no "running" line for it.
-      if (!completedBefore[at]) set(at, 'running');
-      try {
-        const result = await member.run(branches[at] as BranchRun, branchContext(at));
-        results[at] = result;
-        set(at, result.skipped ? 'skipped' : completedBefore[at] ? 'replayed' : 'completed');
-      } catch (error) {
-        if (session.signal.aborted) set(at, 'interrupted');
-        else set(at, 'failed', failureMessage(error));
-        // A step that failed after its retries is this branch's outcome; anything else (an
-        // interrupt, a cost limit, an undecided uncertain step) stops the group.
-        if (StepFailedError.isInstance(error) && !session.signal.aborted) failed.push({ at, error });
-        else stopped ??= error;
-      }
+  const runMember = async (at: number) => {
+    const member = members[at] as GroupMember;
+    if (stopped !== null || session.signal.aborted) {
+      set(at, 'not-started');
+      return;
+    }
+    // A member that finished before replays at once: no "running" line for it.
+    if (!completedBefore[at]) set(at, 'running');
+    try {
+      const result = await member.run(branches[at] as BranchRun, branchContext(at));
+      results[at] = result;
+      set(at, result.skipped ? 'skipped' : completedBefore[at] ? 'replayed' : 'completed');
+    } catch (error) {
+      if (session.signal.aborted) set(at, 'interrupted');
+      else set(at, 'failed', failureMessage(error));
+      // A step that failed after its retries is this branch's outcome; anything else (an
+      // interrupt, a cost limit, an undecided uncertain step) stops the group.
+      if (StepFailedError.isInstance(error) && !session.signal.aborted) failed.push({ at, error });
+      else stopped ??= error;
     }
   };
   announce(false);
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(group.maxConcurrency, members.length)) }, worker));
+  await runBounded(members.length, group.maxConcurrency, runMember);
   // Whatever the outcome, every finished step is durable before the group reports it (a
   // store that fails now must not hide why the group stopped).
   if (stopped === null && failed.length === 0) await session.flush();
