@@ -66,6 +66,12 @@ describe('the quick listing', () => {
     expect(quickListJson(['sessions', 'list', '--home', sandbox.home, '--json'], { ...environment(), env: {} })).toBe(
       full,
     );
+    // Homes written with `~` or relative to the working directory are expanded as the config loader does.
+    const viaUserHome = { env: {}, cwd: sandbox.workspace, userHome: sandbox.root };
+    expect(quickListJson(['sessions', 'list', '--home', '~/home', '--json'], viaUserHome)).toBe(full);
+    expect(quickListJson(['sessions', 'list', '--home=../home', '--json'], viaUserHome)).toBe(full);
+    expect(quickListJson(args, { ...viaUserHome, env: { CONCLAVE_HOME: '../home' } })).toBe(full);
+    expect(quickListJson(args, { ...viaUserHome, userHome: sandbox.home, env: { CONCLAVE_HOME: '~' } })).toBe(full);
 
     // A session written since (here: another process appends, and the session failed) is never shown as it was.
     const writer = createFsStore({ dir: sandbox.home });

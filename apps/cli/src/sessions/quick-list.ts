@@ -6,6 +6,7 @@
 // be checked, an index that cannot vouch for itself) returns null, and the full command runs.
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import { defaultHome, expandHome, HOME_CONFIG_FILE, WORKSPACE_CONFIG_FILE } from '@resume/runner/home';
 import { readStampedListing } from '@resume/storage-fs/listing';
 import { listItem } from './list-item.js';
 
@@ -41,13 +42,13 @@ export function quickListJson(args: readonly string[], environment: QuickListEnv
   if (!parsed) return null;
   const { env, cwd, userHome } = environment;
   // A config file or a store URL may point elsewhere: the full command resolves those.
-  if (env.CONCLAVE_STORE_URL || mayExist(path.resolve(cwd, '.conclave.yaml'))) return null;
+  if (env.CONCLAVE_STORE_URL || mayExist(path.resolve(cwd, WORKSPACE_CONFIG_FILE))) return null;
   const home = parsed.home
     ? expandHome(parsed.home, userHome, cwd)
     : env.CONCLAVE_HOME
       ? expandHome(env.CONCLAVE_HOME, userHome, cwd)
-      : path.join(userHome, '.conclave');
-  if (mayExist(path.join(home, 'config.yaml'))) return null;
+      : defaultHome(userHome);
+  if (mayExist(path.join(home, HOME_CONFIG_FILE))) return null;
   const summaries = readStampedListing(home);
   // A running session is shown as interrupted when no live process holds it: the engine checks.
   if (!summaries || summaries.some((summary) => summary.status === 'running')) return null;
@@ -60,11 +61,4 @@ function mayExist(file: string): boolean {
   } catch {
     return true;
   }
-}
-
-/** As the config loader expands `--home` and `$CONCLAVE_HOME`. */
-function expandHome(value: string, userHome: string, base: string): string {
-  if (value === '~') return userHome;
-  if (value.startsWith('~/')) return path.join(userHome, value.slice(2));
-  return path.resolve(base, value);
 }

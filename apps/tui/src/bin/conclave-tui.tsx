@@ -1,15 +1,18 @@
 // `conclave-tui`: the session browser over the file store in $CONCLAVE_HOME (default
-// ~/.conclave). Prints the command for the chosen session; `conclave tui` runs it instead.
+// ~/.conclave; `~` and relative paths expanded as the CLI expands them). Prints the command for the chosen session; `conclave tui` runs it instead.
 import { homedir, hostname, userInfo } from 'node:os';
-import path from 'node:path';
 import { createEngine } from '@resume/core';
 import { ConclaveError } from '@resume/core/spec';
+import { defaultHome, expandHome } from '@resume/runner/home';
 import { createFsStore } from '@resume/storage-fs';
 import { createEngineBackend } from '../backend/engine-backend.js';
 import { commandFor, openSessionBrowser } from '../browser/open-session-browser.js';
 
 async function main(): Promise<number> {
-  const home = process.env.CONCLAVE_HOME || path.join(homedir(), '.conclave');
+  const userHome = homedir();
+  const home = process.env.CONCLAVE_HOME
+    ? expandHome(process.env.CONCLAVE_HOME, userHome, process.cwd())
+    : defaultHome(userHome);
   const engine = createEngine({ store: createFsStore({ dir: home }) });
   try {
     // A question answered in the browser is journaled as from this user and machine.

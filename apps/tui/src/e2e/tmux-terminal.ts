@@ -25,7 +25,10 @@ function newestSource(directory: string): number {
   return newest;
 }
 
-export function ensureCliBuilt(): void {
+export const tuiBundle = path.join(repoRoot, 'apps/tui/dist/conclave-tui.mjs');
+
+/** Builds an app's bin (`apps/cli` or `apps/tui`) when it is missing or older than the sources it bundles. */
+function ensureBuilt(app: 'cli' | 'tui', bundle: string): void {
   const sources = [
     'apps/cli/src',
     'apps/tui/src',
@@ -33,11 +36,19 @@ export function ensureCliBuilt(): void {
     'packages/runner/src',
     'packages/providers-scripted/src',
   ].map((dir) => newestSource(path.join(repoRoot, dir)));
-  if (existsSync(cliBundle) && statSync(cliBundle).mtimeMs >= Math.max(...sources)) return;
+  if (existsSync(bundle) && statSync(bundle).mtimeMs >= Math.max(...sources)) return;
   execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build-package.mjs')], {
-    cwd: path.join(repoRoot, 'apps/cli'),
+    cwd: path.join(repoRoot, 'apps', app),
     stdio: 'inherit',
   });
+}
+
+export function ensureCliBuilt(): void {
+  ensureBuilt('cli', cliBundle);
+}
+
+export function ensureTuiBuilt(): void {
+  ensureBuilt('tui', tuiBundle);
 }
 
 /** A tmux server of its own (`name`), a temporary home and workspace, and one 100x30 pane. */

@@ -117,11 +117,13 @@ export function DetailsPane(props: {
     });
     const plan = details.plan;
     if (plan) {
+      // "resume from X" already says that X runs next: only what else runs is added.
+      const next = plan.next.filter((step) => step !== plan.position);
       const parts = [
         plan.position ? `resume from ${plan.position}` : 'resume',
         plan.skipped.length > 0 ? `skip ${plan.skipped.length} done` : null,
         plan.uncertain.length > 0 ? `${plan.uncertain.length} uncertain` : null,
-        plan.next.length > 0 ? `next: ${plan.next.join(', ')}` : null,
+        next.length > 0 ? `next: ${next.join(', ')}` : null,
       ].filter((part): part is string => part !== null);
       lines.push({
         key: 'plan',

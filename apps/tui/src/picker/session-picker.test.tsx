@@ -138,6 +138,23 @@ describe('SessionPicker', () => {
     expect(frame).toMatch(/└ ‖ Follow-up\s+← this/);
     expect(frame).toContain('Checkpoints: 1, last #43 "chunk 7/15"');
     expect(frame).toContain('Plan: resume from chunk 8 of 15 · skip 2 done');
+    // The place it resumes from is what runs next: it is not said twice.
+    expect(frame).not.toContain('next: chunk 8 of 15');
+  });
+
+  it('names what runs next when it is not the place the resume starts from', async () => {
+    const view = renderPicker({
+      sessions,
+      details: (id) => ({
+        sessionId: id,
+        lineage: [],
+        checkpoints: [{ seq: 12, label: 'step tests', at: '2026-03-01T10:00:00.000Z' }],
+        plan: { position: 'step tests', skipped: [], uncertain: ['deploy'], next: ['step docs'], warnings: [] },
+        lineageCostUsd: 0,
+      }),
+    });
+    const frame = await view.waitForFrame((text) => text.includes('Checkpoints'), 'the details pane');
+    expect(frame).toContain('Plan: resume from step tests · 1 uncertain · next: step docs');
   });
 
   it('keeps a space between a long title and its mode at 80 columns', async () => {

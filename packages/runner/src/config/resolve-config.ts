@@ -12,9 +12,10 @@ import path from 'node:path';
 import { ConfigError } from '@resume/core/spec';
 import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import type { ConclaveConfig, ConfigFile } from './config-schema.js';
+import { defaultHome, expandHome, HOME_CONFIG_FILE, WORKSPACE_CONFIG_FILE } from './data-home.js';
 
-export const WORKSPACE_CONFIG_FILE = '.conclave.yaml';
-export const HOME_CONFIG_FILE = 'config.yaml';
+export { HOME_CONFIG_FILE, WORKSPACE_CONFIG_FILE } from './data-home.js';
+
 export const DEFAULT_SOURCE = 'default';
 
 export interface LoadConfigOptions {
@@ -86,7 +87,7 @@ export function resolveConfig(options: LoadConfigOptions, parse: ConfigTextParse
     home = { value: expandHome(options.env.CONCLAVE_HOME, options.userHome, options.cwd), source: '$CONCLAVE_HOME' };
   else if (workspace?.home)
     home = { value: expandHome(workspace.home, options.userHome, path.dirname(workspaceFile)), source: workspaceFile };
-  else home = { value: path.join(options.userHome, '.conclave'), source: DEFAULT_SOURCE };
+  else home = { value: defaultHome(options.userHome), source: DEFAULT_SOURCE };
 
   const homeFile = path.join(home.value, HOME_CONFIG_FILE);
   const homeConfig = readConfigFile(homeFile);
@@ -184,12 +185,6 @@ function setPath(target: Record<string, unknown>, dotted: string, value: unknown
     node = node[part] as Record<string, unknown>;
   }
   node[parts[parts.length - 1] as string] = value;
-}
-
-function expandHome(value: string, userHome: string, base: string): string {
-  if (value === '~') return userHome;
-  if (value.startsWith('~/')) return path.join(userHome, value.slice(2));
-  return path.resolve(base, value);
 }
 
 export function readOptionalFile(file: string): string | null {
