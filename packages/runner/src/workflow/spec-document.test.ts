@@ -17,7 +17,8 @@ describe('the YAML data journaled with a workflow spec', () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;
     expect(isPlainJson(circular)).toBe(false);
-    expect(isPlainJson([1, , 3])).toBe(false);
+    expect(isPlainJson(new Array(2))).toBe(false);
+    expect(isPlainJson([1, undefined, 3])).toBe(false);
     expect(isPlainJson({ at: new Date(0) })).toBe(false);
     expect(isPlainJson({ missing: undefined })).toBe(false);
     expect(isPlainJson(JSON.parse('{"__proto__": {"x": 1}}'))).toBe(false);
