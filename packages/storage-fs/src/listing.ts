@@ -1,11 +1,13 @@
 // The quick listing (`@resume/storage-fs/listing`): a file store's summaries read from its
-// listing index alone, when the index's stamp vouches for it (see index/summary-index.ts),
-// without loading zod, the store or the engine: what `conclave sessions list --json` needs,
-// at the cost of one file read and a few status calls. It answers null whenever anything is
-// not exactly as the stamp says (no index, a damaged or unstamped one, a changed sessions
-// folder, a session written since), and the caller then lists through the store, which
-// checks every session and stamps the index again. It never writes.
-import { constants, readFileSync } from 'node:fs';
+// listing index alone, without loading zod, the store or the engine: what `conclave sessions
+// list --json` needs. When the index's stamp vouches for it (see index/summary-index.ts) that
+// costs one file read and a few status calls; when the sessions folder changed since the stamp
+// (sessions just written), every session is checked as the store checks it (its journal's size
+// and form against the index entry), one status call each. It answers null whenever anything
+// is not exactly as the index says (no index, a damaged one, a session created, removed or
+// written since, a missing journal), and the caller then lists through the store, which
+// inspects what changed and stamps the index again. It never writes.
+import { constants, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionSummary } from '@resume/core/spec';
 import { createNodeFileSystem } from './file-system/file-system.js';
@@ -41,17 +43,38 @@ export function readStampedListing(home: string): SessionSummary[] | null {
   const framed = unframe(stripNewline(content));
   if (!framed.ok || !isExactIndexFile(framed.value)) return null;
   const index = framed.value as StampedIndex;
-  if (!stampHolds(index.stamp, status(sessions))) return null;
   const byId = new Map(index.entries.map((entry) => [entry.id, entry]));
-  // The sessions written when the index was stamped are checked as the store checks them.
-  for (const id of index.stamp?.writing ?? []) {
-    const entry = byId.get(id);
-    if (!entry) continue;
-    if (!status(path.join(sessions, id))?.isDirectory || entry.missing.length > 0) return null;
+  /** Whether a session's journal is still the one its entry describes (as the store's check compares them). */
+  const entryHolds = (id: string, entry: StampedIndex['entries'][number]) => {
+    if (entry.missing.length > 0) return false;
     const plain = status(path.join(sessions, id, JOURNAL));
     const journal = plain?.isFile ? plain : status(path.join(sessions, id, JOURNAL_ARCHIVED));
     const archived = !plain?.isFile;
-    if (!journal?.isFile || journal.size !== entry.journalSize || archived !== entry.archived) return null;
+    return journal?.isFile === true && journal.size === entry.journalSize && archived === entry.archived;
+  };
+  if (stampHolds(index.stamp, status(sessions))) {
+    // The sessions written when the index was stamped are checked as the store checks them.
+    for (const id of index.stamp?.writing ?? []) {
+      const entry = byId.get(id);
+      if (!entry) continue;
+      if (!status(path.join(sessions, id))?.isDirectory || !entryHolds(id, entry)) return null;
+    }
+  } else {
+    // The folder changed since the stamp: every session is checked, and any session the index
+    // does not know (or knows but is gone) leaves the answer to the store.
+    let directories: string[];
+    try {
+      directories = readdirSync(sessions, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+        .map((entry) => entry.name);
+    } catch {
+      return null;
+    }
+    if (directories.length !== byId.size) return null;
+    for (const id of directories) {
+      const entry = byId.get(id);
+      if (!entry || !entryHolds(id, entry)) return null;
+    }
   }
   const summaries: SessionSummary[] = [];
   for (const entry of index.entries) {

@@ -1,6 +1,6 @@
 // The quick `sessions list --json`: it prints exactly what the full command prints, and leaves
 // the answer to the full command whenever the listing index cannot vouch for itself.
-import { writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { createEngine } from '@resume/core';
@@ -56,8 +56,20 @@ describe('the quick listing', () => {
     }
     await engine.close();
     const args = ['sessions', 'list', '--json'];
-    // Just written: the index is not stamped yet, the full command answers.
+    // Just written: the index is not stamped yet, so every session is checked against it (its
+    // journal's size and form, as the store checks it) and the quick path answers the same.
+    expect(quickListJson(args, environment())).toBe(await fullListing());
+    // A session folder the index does not know yet (its writer has not recorded it) is left to the full command.
+    const unknown = path.join(sandbox.home, 'sessions', '0001m8zzzzzzzzzzzzzzzz');
+    await mkdir(unknown);
     expect(quickListJson(args, environment())).toBeNull();
+    await rm(unknown, { recursive: true });
+    // So is a journal that grew since the index recorded it.
+    const grown = path.join(sandbox.home, 'sessions', ids[0] ?? '', 'journal.jsonl');
+    const journal = await readFile(grown);
+    await appendFile(grown, '\n');
+    expect(quickListJson(args, environment())).toBeNull();
+    await writeFile(grown, journal);
 
     // Once the sessions folder has settled, a listing stamps the index and the quick path answers.
     await new Promise((resolve) => setTimeout(resolve, 2_200));
@@ -88,9 +100,11 @@ describe('the quick listing', () => {
     expect(quickListJson(args, environment())).toBeNull();
     await lease.release();
     await writer.close();
-    expect(quickListJson(args, environment())).toBeNull();
-    const after = JSON.parse(await fullListing()) as { id: string; status: string }[];
-    expect(after.find((item) => item.id === id)?.status).toBe('failed');
+    // The writer recorded the session as it left it: the quick path shows that, as the full command does.
+    const after = await fullListing();
+    expect(quickListJson(args, environment())).toBe(after);
+    const items = JSON.parse(after) as { id: string; status: string }[];
+    expect(items.find((item) => item.id === id)?.status).toBe('failed');
   });
 
   it('leaves the answer to the full command when a config file or a store URL may point elsewhere', async () => {
