@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createRedactor, isSecretEnvName, REDACTED } from './redactor.js';
 
 describe('createRedactor', () => {
@@ -122,6 +122,23 @@ describe('createRedactor', () => {
     const { redact } = createRedactor({ secrets: ['sk-test-0123456789'] });
     const output = redact(JSON.parse('{"__proto__": {"key": "sk-test-0123456789"}}'));
     expect(JSON.stringify(output)).toBe('{"__proto__":{"key":"[REDACTED]"}}');
+  });
+
+  it('scrubs each object key once, and keys holding a secret every time', () => {
+    const { redact } = createRedactor({ secrets: ['sk-test-0123456789'] });
+    const event = { type: 1, seq: 2, at: 3, key: 4, attempt: 5, 'token sk-test-0123456789': 6 };
+    const test = vi.spyOn(RegExp.prototype, 'test');
+    try {
+      for (let index = 0; index < 100; index += 1) {
+        expect(JSON.stringify(redact(event))).toBe(
+          '{"type":1,"seq":2,"at":3,"key":4,"attempt":5,"token [REDACTED]":6}',
+        );
+      }
+      // The keys of 100 events of the same shape: each looked at once, not 100 times.
+      expect(test.mock.calls.length).toBeLessThanOrEqual(Object.keys(event).length);
+    } finally {
+      test.mockRestore();
+    }
   });
 
   describe('secrets in other encodings', () => {

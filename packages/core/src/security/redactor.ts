@@ -15,6 +15,10 @@ const secretEnvNameAnywhere = /PASSWORD|SECRET/i;
 const secretKey =
   /^(?:api[-_]?key|x-api-key|authorization|proxy-authorization|password|passwd|secret|client[-_]?secret|access[-_]?token|refresh[-_]?token|auth[-_]?token|token)$/i;
 
+/** How many distinct object keys (of up to this length) a redactor remembers scrubbed. */
+const MAX_REMEMBERED_KEYS = 4096;
+const MAX_REMEMBERED_KEY_LENGTH = 128;
+
 export interface RedactorOptions {
   /** Secrets from config (provider keys, store passwords…). */
   secrets?: Iterable<string | null | undefined>;
@@ -48,6 +52,17 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const secrets = expandSecrets(known);
 
   const redactText = (text: string): string => scrubSecrets(text, secrets, { expanded: true });
+  // Object keys are few and repeat in every event (`type`, `seq`, `at`...): each is scrubbed once.
+  const scrubbedKeys = new Map<string, string>();
+  const redactKey = (key: string): string => {
+    let scrubbed = scrubbedKeys.get(key);
+    if (scrubbed === undefined) {
+      scrubbed = redactText(key);
+      if (scrubbedKeys.size < MAX_REMEMBERED_KEYS && key.length <= MAX_REMEMBERED_KEY_LENGTH)
+        scrubbedKeys.set(key, scrubbed);
+    }
+    return scrubbed;
+  };
 
   // Each object is copied once: a value shared by two places gets the same scrubbed copy in both
   // (never the original), and a cycle points back into the copy.
@@ -74,7 +89,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     copies.set(value, result);
     for (const [entryKey, entryValue] of Object.entries(value)) {
       // defineProperty keeps a `__proto__` key as data, as JSON.parse does, instead of a prototype.
-      Object.defineProperty(result, redactText(entryKey), {
+      Object.defineProperty(result, redactKey(entryKey), {
         value: redactValue(entryValue, entryKey, copies),
         enumerable: true,
         writable: true,

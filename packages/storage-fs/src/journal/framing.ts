@@ -43,8 +43,10 @@ function frameJsonInto(json: string, target: Buffer): number {
   // The text's opening brace lands on the prefix's last byte, which is then set back to its comma.
   const written = target.write(json, FRAME_PREFIX_LENGTH - 1, 'utf8');
   const end = FRAME_PREFIX_LENGTH - 1 + written;
-  // A short write (the buffer ran out) is refused: `write` stops at a whole character.
-  if (end + 1 > target.length || Buffer.byteLength(json, 'utf8') !== written) return -1;
+  // A short write (the buffer ran out) is refused: `write` stops at a whole character. A buffer of
+  // 3 bytes per UTF-16 unit always holds the whole text, so its length is not counted again.
+  const roomy = target.length >= FRAME_PREFIX_LENGTH + json.length * 3 + 1;
+  if (end + 1 > target.length || (!roomy && Buffer.byteLength(json, 'utf8') !== written)) return -1;
   prefixStart.copy(target, 0);
   prefixEnd.copy(target, prefixStart.length + 8);
   writeHex8(target, prefixStart.length, crc32(target.subarray(FRAME_PREFIX_LENGTH, end)));
@@ -75,7 +77,7 @@ export class LineFramer {
   frame(value: object): Buffer {
     const json = JSON.stringify(value);
     // UTF-8 needs at most 3 bytes per UTF-16 unit: a buffer that large always fits.
-    const bound = FRAME_PREFIX_LENGTH + json.length * 3;
+    const bound = FRAME_PREFIX_LENGTH + json.length * 3 + 1;
     if (bound > REUSED_FRAME_LIMIT) return frameObject(value);
     if (this.#buffer.length < bound) this.#buffer = Buffer.allocUnsafe(Math.max(bound, 16 * 1024));
     const length = frameJsonInto(json, this.#buffer);

@@ -109,31 +109,41 @@ export function createJournalAppender(
     return openWriter(id);
   };
 
+  /** The cached writer when the file system answers at once and nobody else wrote since, without a promise. */
+  const currentWriterNow = (id: string): JournalWriter | undefined => {
+    const cached = writers.get(id);
+    return cached?.file.sizeNow && cached.file.sizeNow() === cached.size ? cached : undefined;
+  };
+
   /**
    * Fencing: whether a lease newer than `epoch` exists. Lease files are created as
    * highest + 1 and only those below (current - 1) are removed, so a newer lease exists
    * exactly when epoch + 1 exists or this epoch's own file is gone. Two existence checks
    * answered at once where the file system can; a directory listing otherwise.
    */
-  const leaseSuperseded = async (id: string, epoch: number, writer?: JournalWriter): Promise<boolean> => {
-    const directory = paths.inSession(id, LEASE_DIRECTORY);
-    if (plain.existsNow && epoch > 0) {
-      let names = writer?.leaseFiles;
-      if (!names || names.epoch !== epoch || names.directory !== directory) {
-        names = {
-          directory,
-          epoch,
-          current: path.join(directory, leaseName(epoch)),
-          next: path.join(directory, leaseName(epoch + 1)),
-        };
-        if (writer) writer.leaseFiles = names;
-      }
-      if (plain.existsNow(names.next)) return true;
-      if (plain.existsNow(names.current)) return false;
-      if (!plain.existsNow(directory)) throw new SessionNotFoundError(id);
-      return true;
+  const leaseSupersededNow = (id: string, epoch: number, writer?: JournalWriter): boolean | undefined => {
+    if (!plain.existsNow || epoch <= 0) return undefined;
+    let names = writer?.leaseFiles;
+    if (!names || names.epoch !== epoch) {
+      const directory = paths.inSession(id, LEASE_DIRECTORY);
+      names = {
+        directory,
+        epoch,
+        current: path.join(directory, leaseName(epoch)),
+        next: path.join(directory, leaseName(epoch + 1)),
+      };
+      if (writer) writer.leaseFiles = names;
     }
-    const current = await currentEpoch(plain, directory).catch((error: unknown) => {
+    if (plain.existsNow(names.next)) return true;
+    if (plain.existsNow(names.current)) return false;
+    if (!plain.existsNow(names.directory)) throw new SessionNotFoundError(id);
+    return true;
+  };
+
+  const leaseSuperseded = async (id: string, epoch: number, writer?: JournalWriter): Promise<boolean> => {
+    const now = leaseSupersededNow(id, epoch, writer);
+    if (now !== undefined) return now;
+    const current = await currentEpoch(plain, paths.inSession(id, LEASE_DIRECTORY)).catch((error: unknown) => {
       if (errorCode(error) === 'ENOENT') throw new SessionNotFoundError(id);
       throw error;
     });
@@ -142,8 +152,10 @@ export function createJournalAppender(
 
   const appendNow = async (id: string, batch: BatchShape, alone: boolean) => {
     context.files.refuseIfBroken();
-    const writer = await currentWriter(id);
-    const superseded = await leaseSuperseded(id, batch.epoch, writer);
+    // Answered without a promise where the file system can (the common case): an append is
+    // mostly these checks and one write, and each await is a turn of the microtask queue.
+    const writer = currentWriterNow(id) ?? (await currentWriter(id));
+    const superseded = leaseSupersededNow(id, batch.epoch, writer) ?? (await leaseSuperseded(id, batch.epoch, writer));
     if (superseded) throw new LeaseLostError(id);
     if (batch.expectedSeq !== writer.lastSeq) throw new AppendConflictError(id, batch.expectedSeq, writer.lastSeq);
     batch.events.forEach((event, position) => {
