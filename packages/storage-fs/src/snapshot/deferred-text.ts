@@ -54,3 +54,19 @@ export function pendingTextOf(message: object): PendingText | null {
   const where = (message as Deferred)[pendingText];
   return where && Object.getOwnPropertyDescriptor(message, 'content')?.get === deferredContent.get ? where : null;
 }
+
+/** A message's text, decoding it when it is still pending but leaving the message as it is. */
+export function textOf(message: Record<string, unknown>): unknown {
+  const where = pendingTextOf(message);
+  return where ? where.source.toString('utf8', where.start, where.end) : message.content;
+}
+
+/** Whether two messages hold the same text, without decoding either when both still point at the same bytes. */
+export function sameText(left: Record<string, unknown>, right: Record<string, unknown>): boolean {
+  const leftWhere = pendingTextOf(left);
+  const rightWhere = pendingTextOf(right);
+  if (leftWhere && rightWhere && leftWhere.source === rightWhere.source && leftWhere.start === rightWhere.start) {
+    return leftWhere.end === rightWhere.end;
+  }
+  return textOf(left) === textOf(right);
+}

@@ -76,6 +76,7 @@ export function createSnapshotFiles(
           formatVersion: snapshot.formatVersion,
           ...(writer && atEnd ? { journalOffset: writer.size, journalCrc: writer.crc ?? 0 } : {}),
           state: snapshot.state,
+          ...(Array.isArray(snapshot.operations) ? { operations: snapshot.operations } : {}),
         });
         if (writer && atEnd) offsets.set(id, { seq: snapshot.seq, offset: writer.size });
       } catch {
@@ -185,7 +186,11 @@ export function createSnapshotFiles(
     if (snapshot.journalOffset !== undefined && !archived) {
       offsets.set(id, { seq: snapshot.seq, offset: snapshot.journalOffset });
     }
-    return { seq: snapshot.seq, formatVersion: snapshot.formatVersion, state: snapshot.state };
+    const result: FoldSnapshot = { seq: snapshot.seq, formatVersion: snapshot.formatVersion, state: snapshot.state };
+    // The replay log's operations stay undecoded until asked for (a keyed open never does).
+    const operations = Object.getOwnPropertyDescriptor(snapshot, 'operations');
+    if (operations) Object.defineProperty(result, 'operations', operations);
+    return result;
   };
 
   /**

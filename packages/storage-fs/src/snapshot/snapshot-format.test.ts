@@ -104,6 +104,50 @@ describe('snapshot file format', () => {
   });
 });
 
+describe('replay log operations in a snapshot', () => {
+  function sessionState() {
+    const state = stateWith(['first text', 'second text é', 'third text']);
+    for (const [index, message] of state.messages.entries()) message.seq = index + 2;
+    const checkpoints = [{ seq: 10, label: null, at: 'c10' }];
+    const operations: Record<string, unknown>[] = [
+      { seq: 1, at: 'a1', type: 'step-started', key: 'fetch', occurrence: 1 },
+      ...state.messages.map(({ seq, at, ...message }) => ({ seq, at, type: 'message-added', message })),
+      { seq: 10, at: 'c10', type: 'checkpoint-marked', label: null },
+    ];
+    // A message operation that is not the state's message (its text differs): kept as it is.
+    const stray = operations[3] as { message: { content: string } };
+    stray.message = { ...stray.message, content: 'not the same text' };
+    return { state: { ...state, lastSeq: 10, checkpoints }, operations };
+  }
+
+  it('keeps operations as references to the state where they are its messages and checkpoints', () => {
+    const { state, operations } = sessionState();
+    const bytes = encodeSnapshot({ ...snapshotOf(state), seq: 10, operations });
+    const head = JSON.parse(bytes.toString('utf8', 0, bytes.indexOf(0x0a)));
+    expect(head.operations).toEqual([operations[0], 0, 1, operations[3], [0]]);
+    const decoded = decodeSnapshot(bytes);
+    // The texts of message operations are the state's, still undecoded.
+    const message = (decoded?.operations?.[1] as { message: object } | undefined)?.message ?? {};
+    expect(Object.getOwnPropertyDescriptor(message, 'content')?.get).toBeDefined();
+    expect(decoded?.operations).toEqual(operations);
+    expect(JSON.stringify(decoded?.operations)).toBe(JSON.stringify(operations));
+    // Written again without reading them: the same bytes.
+    expect(
+      encodeSnapshot({ ...snapshotOf(decoded?.state), seq: 10, operations: decoded?.operations }).equals(bytes),
+    ).toBe(true);
+  });
+
+  it('drops operations that do not fit the state or the snapshot, keeping the state', () => {
+    const { state } = sessionState();
+    for (const operations of [[7], [[3]], [{ seq: 11, at: 'x', type: 'data-set' }], [1, 0], ['text']]) {
+      const bytes = encodeSnapshot({ ...snapshotOf(state), seq: 10, operations });
+      const decoded = decodeSnapshot(bytes);
+      expect(decoded?.state).toEqual(state);
+      expect(decoded?.operations).toBeUndefined();
+    }
+  });
+});
+
 describe('snapshots of a session on disk', () => {
   let dir: string;
   beforeEach(async () => {
@@ -139,6 +183,21 @@ describe('snapshots of a session on disk', () => {
     const { id, expected, file } = await sessionOnDisk();
     expect(decodeSnapshot(await readFile(file))?.v).toBe(2);
     expect(await opened(id)).toEqual(expected);
+  });
+
+  it('an ordered open uses the replay log the snapshot kept and replays the same code without writing', async () => {
+    const { id, expected, file } = await sessionOnDisk();
+    expect(decodeSnapshot(await readFile(file))?.operations?.length).toBeGreaterThan(10);
+    const engine = createEngine({ store: createFsStore({ dir }) });
+    const again = await engine.openSession(id, { countRecovery: false });
+    expect(again.state).toEqual(expected);
+    for (const [index, text] of [...texts, ...texts].entries()) {
+      again.addMessage({ role: index % 2 === 0 ? 'user' : 'assistant', content: text });
+      await again.checkpoint();
+    }
+    expect(again.state.lastSeq).toBe(expected.lastSeq);
+    await again.close();
+    await engine.close();
   });
 
   it('a flipped byte in the texts is found by the open, which ignores the snapshot and replays the journal', async () => {
