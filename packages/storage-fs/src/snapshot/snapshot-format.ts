@@ -11,7 +11,7 @@
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { FRAME_PREFIX_LENGTH, frameObject, unframe } from '../journal/framing.js';
-import { deferText, type PendingText, pendingTextOf } from './deferred-text.js';
+import { type PendingText, pendingTextOf, withDeferredText } from './deferred-text.js';
 import { decodeOperations, encodeOperations } from './snapshot-operations.js';
 
 const snapshotFields = {
@@ -151,11 +151,11 @@ export function decodeSnapshot(file: Buffer): SnapshotFile | null {
   const messages = section.texts === 0 ? [] : (messagesOf(snapshot.state) ?? []);
   let offset = 0;
   let texts = 0;
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
     if (!isRecord(message) || typeof message.content !== 'number') continue;
     const end = offset + message.content;
     if (!Number.isSafeInteger(message.content) || message.content < 0 || end > section.bytes) return null;
-    deferText(message, { source: contents, start: offset, end });
+    messages[index] = withDeferredText(message, { source: contents, start: offset, end });
     offset = end;
     texts += 1;
   }

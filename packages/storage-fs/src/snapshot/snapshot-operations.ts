@@ -2,7 +2,7 @@
 // a message or a checkpoint mark the state also holds: such an operation is written as a reference
 // to it (a message as its index in `state.messages`, a checkpoint mark as `[its index]` in
 // `state.checkpoints`), so a message's text is kept once; any other operation as its event.
-import { deferText, pendingTextOf, sameText } from './deferred-text.js';
+import { pendingTextOf, sameText, withDeferredText } from './deferred-text.js';
 
 type Entry = Record<string, unknown>;
 
@@ -69,15 +69,14 @@ export function encodeOperations(operations: unknown[], state: unknown): unknown
   });
 }
 
+const RECORD_ONLY = new Set(['seq', 'at']);
+
 /** A message-added event's message, from the state's record of it (its text shared, still pending when it is). */
 function messageOf(record: Entry): Entry {
-  const message: Entry = {};
-  for (const key of Object.keys(record)) {
-    if (key !== 'seq' && key !== 'at') message[key] = key === 'content' ? '' : record[key];
-  }
   const where = pendingTextOf(record);
-  if (where) deferText(message, where);
-  else message.content = record.content;
+  if (where) return withDeferredText(record, where, RECORD_ONLY);
+  const message: Entry = {};
+  for (const key of Object.keys(record)) if (!RECORD_ONLY.has(key)) message[key] = record[key];
   return message;
 }
 
