@@ -270,6 +270,7 @@ export class Folder {
           hash: event.hash,
           blob: event.blob,
           ...(event.content === undefined ? {} : { content: event.content }),
+          ...(event.document === undefined ? {} : { document: event.document }),
           seq: event.seq,
         });
         return;

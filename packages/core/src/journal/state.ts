@@ -82,6 +82,8 @@ export interface SpecRecord {
   hash: string;
   blob: string | null;
   content?: string;
+  /** The YAML data of the recorded text as plain JSON, with the hash of that JSON (workflow specs). */
+  document?: { data: JsonValue; hash: string };
   seq: number;
 }
 

@@ -249,6 +249,12 @@ const buildEventSchemas = once(() => {
     /** Blob holding the spec's text. */
     blob: z.string().nullable(),
     content: z.string().optional(),
+    /**
+     * The data the text's YAML holds, when it is plain JSON, with the hash of its JSON: a
+     * resume of the recorded text validates this instead of parsing the YAML again. Absent
+     * in sessions recorded before it and for texts that are not YAML data.
+     */
+    document: z.object({ data: jsonValueSchema, hash: z.string() }).optional(),
   });
   const titleChangedEventSchema = z.object({ ...base, type: z.literal('title-changed'), title: z.string() });
   /** `session.waitFor(key, ...)`: the code asks a person; the session waits until it is answered. */

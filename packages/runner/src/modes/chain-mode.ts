@@ -47,9 +47,12 @@ export const chainMode = defineMode<ChainConfig>({
   },
   async start(input, setup) {
     if (input.from !== 'file') throw new Error('chain runs start from a workflow spec');
-    const { checkParallelLimit, checkWorkflow, parseWorkflowSpec, resolveVariables } = await workflowSpecs();
+    const { checkParallelLimit, checkWorkflow, parseWorkflowSpec, resolveVariables, workflowSpecDocument } =
+      await workflowSpecs();
     const { filePath, text } = input;
     const spec = parseWorkflowSpec(text, filePath);
+    // The YAML's data goes in the journal with the text: a resume validates it without parsing again.
+    const document = workflowSpecDocument(text, filePath);
     const variables = resolveVariables(spec, filePath, input.variables);
     checkWorkflow(spec, filePath, Object.keys(variables));
     checkParallelLimit(spec, filePath, setup.maxParallel);
@@ -68,7 +71,15 @@ export const chainMode = defineMode<ChainConfig>({
       },
       title: spec.name,
       events: [
-        { type: 'spec-recorded', kind: 'workflow', path: filePath, hash, blob: null, content: text },
+        {
+          type: 'spec-recorded',
+          kind: 'workflow',
+          path: filePath,
+          hash,
+          blob: null,
+          content: text,
+          ...(document === undefined ? {} : { document }),
+        },
         { type: 'variables-set', variables },
         {
           type: 'message-added',

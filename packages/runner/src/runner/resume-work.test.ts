@@ -1,10 +1,12 @@
 // The work a resume does before its first new step: the session is resolved and read once
 // (the plan and the lineage's cost use the state in hand), and the recorded workflow spec is
-// parsed once for both the plan and the run.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+// not parsed again: its YAML data is in the journal, validated as parsed YAML would be. A
+// session recorded without that data (before it existed, or data JSON cannot hold) parses
+// the recorded text once for both the plan and the run.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Engine } from '@resume/core';
+import { createEngine, createRedactor, type Engine } from '@resume/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createRunner } from './runner.js';
 import { createFakeModels, createTestStore, instantSleep } from './test-kit.js';
@@ -39,26 +41,60 @@ function counted(engine: Engine) {
   return { engine: wrapped, calls };
 }
 
-describe('what a resume does before its first new step', () => {
-  it('resolves and reads the session once, and parses the recorded spec once for its plan and its run', async () => {
-    const spec = 'name: three\nsteps:\n  - shell: "true"\n  - shell: "true"\n  - shell: "test -f go"\n';
-    await writeFile(path.join(workspace, 'flow.yaml'), spec);
-    const { engine } = createTestStore();
-    const options = { models: createFakeModels().resolve, workspaceDir: workspace, sleep: instantSleep };
-    const first = await createRunner({ ...options, engine: engine() }).runWorkflow('flow.yaml');
-    expect(first.status).toBe('failed');
-    await writeFile(path.join(workspace, 'go'), '');
+/** Runs `spec` until its last step fails, then resumes it as a new process would: the YAML parses of `spec` it made. */
+async function resumeOf(spec: string, engine: () => Engine) {
+  await writeFile(path.join(workspace, 'flow.yaml'), spec);
+  const options = { models: createFakeModels().resolve, workspaceDir: workspace, sleep: instantSleep };
+  const first = await createRunner({ ...options, engine: engine() }).runWorkflow('flow.yaml');
+  expect(first.status).toBe('failed');
+  await writeFile(path.join(workspace, 'go'), '');
 
-    // The resume is a new process: fresh modules, nothing parsed yet.
-    vi.resetModules();
-    const fresh = await import('./runner.js');
-    const parses = vi.mocked((await import('../workflow/yaml-error.js')).readYamlData);
-    parses.mockClear();
-    const { engine: resumingEngine, calls } = counted(engine());
-    const resumed = await fresh.createRunner({ ...options, engine: resumingEngine }).resume(first.sessionId);
-    expect(resumed.status).toBe('completed');
+  // The resume is a new process: fresh modules, nothing parsed yet.
+  vi.resetModules();
+  const fresh = await import('./runner.js');
+  const parses = vi.mocked((await import('../workflow/yaml-error.js')).readYamlData);
+  parses.mockClear();
+  const { engine: resumingEngine, calls } = counted(engine());
+  const resumed = await fresh.createRunner({ ...options, engine: resumingEngine }).resume(first.sessionId);
+  expect(resumed.status).toBe('completed');
+  const state = await engine().readSession(first.sessionId);
+  const parsesOf = (text: string | undefined) => parses.mock.calls.filter(([parsed]) => parsed === text).length;
+  return { calls, parses: parsesOf(spec), parsesOf, state };
+}
+
+describe('what a resume does before its first new step', () => {
+  it('resolves and reads the session once, and validates the recorded YAML data without parsing the spec', async () => {
+    const spec = 'name: three\nsteps:\n  - shell: "true"\n  - shell: "true"\n  - shell: "test -f go"\n';
+    const { engine } = createTestStore();
+    const { calls, parses, state } = await resumeOf(spec, engine);
     expect(calls).toEqual({ readSession: 1, resolveSessionId: 1 });
-    expect(parses.mock.calls.filter(([text]) => text === spec)).toHaveLength(1);
+    expect(parses).toBe(0);
+    expect(state.specs[0]?.document?.data).toEqual({
+      name: 'three',
+      steps: [{ shell: 'true' }, { shell: 'true' }, { shell: 'test -f go' }],
+    });
+  });
+
+  it('parses the recorded spec once when JSON cannot hold its YAML data exactly (-0), so none was recorded', async () => {
+    const spec = 'name: zero\nvariables: { zero: -0 }\nsteps:\n  - shell: "true"\n  - shell: "test -f go"\n';
+    const { engine } = createTestStore();
+    const { parses, state } = await resumeOf(spec, engine);
+    expect(state.specs[0]?.document).toBeUndefined();
+    expect(parses).toBe(1);
+  });
+
+  it('parses the recorded text once when the redactor changed the recorded data, and runs the recorded text', async () => {
+    const secret = 'hunter2-very-secret-value';
+    const spec = `name: scrubbed\nsteps:\n  - shell: "true # ${secret}"\n  - shell: "test -f go && echo ran > out"\n`;
+    const { store } = createTestStore();
+    const redactor = createRedactor({ secrets: [secret] });
+    const engine = () => createEngine({ store, redact: redactor.redact });
+    const { parsesOf, state } = await resumeOf(spec, engine);
+    const recorded = state.specs[0];
+    expect(recorded?.content).not.toContain(secret);
+    expect(JSON.stringify(recorded?.document)).not.toContain(secret);
+    expect(parsesOf(recorded?.content)).toBe(1);
+    expect(await readFile(path.join(workspace, 'out'), 'utf8')).toBe('ran\n');
   });
 
   it('hands every caller of the same spec its own copy', async () => {

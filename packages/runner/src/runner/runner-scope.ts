@@ -6,6 +6,7 @@ import type { Engine, Session, SessionState } from '@resume/core';
 import { FileNotFoundError, IncompatibleSessionError } from '@resume/core/spec';
 import { builtinModes } from '../modes/builtin-modes.js';
 import type { ModeRegistry } from '../modes/mode-registry.js';
+import { rememberRecordedDocument } from '../workflow/spec-document.js';
 import type { RunEvent } from './run-event.js';
 import type { RunnerOptions } from './runner-types.js';
 
@@ -54,10 +55,14 @@ export async function recordedSpecText(
   kind: 'workflow' | 'prompt' | 'project',
 ): Promise<string> {
   const spec = [...state.specs].reverse().find((entry) => entry.kind === kind);
-  if (spec?.content !== undefined) return spec.content;
-  if (spec?.blob) {
+  let text: string | undefined = spec?.content;
+  if (text === undefined && spec?.blob) {
     const content = await scope.engine.store.getBlob(spec.blob);
-    if (content) return Buffer.from(content).toString('utf8');
+    if (content) text = Buffer.from(content).toString('utf8');
+  }
+  if (spec && text !== undefined) {
+    rememberRecordedDocument(text, spec.hash, spec.document);
+    return text;
   }
   throw new IncompatibleSessionError(state.header.id, [`its recorded ${kind} text is missing from the store`]);
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { formatIssuePath } from './issue-path.js';
 import { MAX_MAP_PARALLEL } from './map-limits.js';
+import { recordedDocumentOf, type SpecDocument, specDocumentOf } from './spec-document.js';
 import { type StepIds, workflowStepIds, workflowStepTree } from './step-ids.js';
 import { describeReference, type TemplateLocation, type TemplateReference, templateReferences } from './template.js';
 import { readYamlData } from './yaml-error.js';
@@ -307,23 +308,37 @@ export { hashText } from './spec-hash.js';
  * The last spec parsed: a resume parses the recorded spec for its plan (what is left to run)
  * and again to run it. The same text is parsed once; each caller gets its own copy.
  */
-let lastParsed: { text: string; file: string | null; spec: WorkflowSpec } | null = null;
+let lastParsed: { text: string; file: string | null; spec: WorkflowSpec; raw: unknown } | null = null;
 
-/** Parses and validates a workflow spec's text; `file` names it in errors. */
+/**
+ * Parses and validates a workflow spec's text; `file` names it in errors. The recorded text
+ * of a session whose journal holds its YAML data (spec-document.ts) is not parsed again: that
+ * data is validated exactly as the parsed YAML would be.
+ */
 export function parseWorkflowSpec(text: string, file: string | null): WorkflowSpec {
   if (lastParsed && lastParsed.text === text && lastParsed.file === file) return structuredClone(lastParsed.spec);
-  const spec = parseWorkflowSpecText(text, file);
-  lastParsed = { text, file, spec: structuredClone(spec) };
+  const raw = recordedDocumentOf(text) ?? readWorkflowYaml(text, file);
+  const spec = validateWorkflowData(raw, file);
+  lastParsed = { text, file, spec: structuredClone(spec), raw };
   return spec;
 }
 
-function parseWorkflowSpecText(text: string, file: string | null): WorkflowSpec {
-  const raw = readYamlData(text, {
+/** The YAML data of a spec's text, to journal with it (undefined: JSON cannot hold it exactly). */
+export function workflowSpecDocument(text: string, file: string | null): SpecDocument | undefined {
+  if (!(lastParsed && lastParsed.text === text && lastParsed.file === file)) parseWorkflowSpec(text, file);
+  return specDocumentOf((lastParsed as NonNullable<typeof lastParsed>).raw);
+}
+
+function readWorkflowYaml(text: string, file: string | null): unknown {
+  return readYamlData(text, {
     file,
     key: null,
     syntaxFix: 'Fix the YAML syntax at the line shown.',
     aliasFix: 'Fix the YAML anchors and aliases (&name, *name).',
   });
+}
+
+function validateWorkflowData(raw: unknown, file: string | null): WorkflowSpec {
   const result = workflowSpecSchema.safeParse(raw);
   if (!result.success) {
     const [first, ...rest] = result.error.issues;
