@@ -2,7 +2,7 @@
 // before, but leaves each message text in those bytes: the message's `content`
 // is an own, enumerable accessor that decodes the text on first read and then becomes a plain
 // string member. Everything that reads members (`JSON.stringify`, spreading, `structuredClone`,
-// deep equality) sees the same values as with a decoded text. See docs/decisions/0014.
+// deep equality) sees the same values as with a decoded text. See docs/decisions/0015-snapshot-texts-read-on-demand.md.
 
 export interface PendingText {
   source: Buffer;

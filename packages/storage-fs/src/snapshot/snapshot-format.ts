@@ -6,7 +6,7 @@
 // many bytes of text in the contents section, in message order. The whole file is checked when it
 // is read (both checksums, and its length), exactly as a version 1 snapshot was, so a damaged or cut
 // snapshot is ignored at open as before; what is deferred is only the decoding of each text, which
-// happens on the first read of that message's `content` (see docs/decisions/0014).
+// happens on the first read of that message's `content` (see docs/decisions/0015-snapshot-texts-read-on-demand.md).
 // Version 1 (one framed line holding the whole state) is still read.
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
