@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { createEngine } from '@resume/core';
+import { JournalCorruptedError } from '@resume/core/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createNodeFileSystem, type FileSystem } from '../file-system/file-system.js';
 import { createFsStore } from '../fs-store.js';
 import { frameObject } from '../journal/framing.js';
 import { decodeSnapshot, encodeSnapshot } from './snapshot-format.js';
@@ -157,10 +159,10 @@ describe('snapshots of a session on disk', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function sessionOnDisk() {
+  async function sessionOnDisk(contents = [...texts, ...texts]) {
     const engine = createEngine({ store: createFsStore({ dir }), snapshotEvery: 10 });
     const session = await engine.createSession({ title: 'snapshot format', mode: 'custom' });
-    for (const [index, text] of [...texts, ...texts].entries()) {
+    for (const [index, text] of contents.entries()) {
       session.addMessage({ role: index % 2 === 0 ? 'user' : 'assistant', content: text });
       await session.checkpoint();
     }
@@ -212,6 +214,54 @@ describe('snapshots of a session on disk', () => {
     expect(await store.getSnapshot(id)).toBeNull();
     await store.close();
     expect(await opened(id)).toEqual(expected);
+  });
+
+  it('an open after a clean release trusts the prefix the last writer vouched for, and checks it again once the journal changed', async () => {
+    // Long enough that reading the record before the snapshot's offset does not start at byte 0.
+    const { id, expected, file } = await sessionOnDisk([
+      ...texts,
+      ...Array.from({ length: 30 }, (_, i) => `${i} ${'y'.repeat(8000)}`),
+    ]);
+    const journal = path.join(dir, 'sessions', id, 'journal.jsonl');
+    // The prefix a snapshot summarizes is read whole (from byte 0 to its recorded offset) to be checked.
+    const prefix = decodeSnapshot(await readFile(file))?.journalOffset;
+    expect(prefix).toBeGreaterThan(0);
+    const node = createNodeFileSystem();
+    const prefixReads: number[] = [];
+    const counting: FileSystem = {
+      ...node,
+      readRange: (file, position, length) => {
+        if (file === journal && position === 0) prefixReads.push(length);
+        return node.readRange(file, position, length);
+      },
+    };
+    const openWith = async () => {
+      const engine = createEngine({ store: createFsStore({ dir, fileSystem: counting }) });
+      try {
+        const session = await engine.openSession(id, { replay: 'keyed', countRecovery: false });
+        const state = session.state;
+        await session.close();
+        return state;
+      } finally {
+        await engine.close();
+      }
+    };
+    // The writer that made the session never checked the journal (it wrote all of it): the first
+    // open checks the prefix; the next ones follow a writer that did, released cleanly.
+    expect(await openWith()).toEqual(expected);
+    expect(prefixReads).toContain(prefix);
+    prefixReads.length = 0;
+    expect(await openWith()).toEqual(expected);
+    expect(await openWith()).toEqual(expected);
+    expect(prefixReads).not.toContain(prefix);
+
+    // A byte changed before the snapshot, the size kept: the journal's change time moved, so it is checked.
+    const bytes = await readFile(journal);
+    const offset = bytes.indexOf(Buffer.from('plain text'));
+    bytes[offset] = (bytes[offset] as number) ^ 0x01;
+    await writeFile(journal, bytes);
+    await expect(openWith()).rejects.toSatisfy((error) => JournalCorruptedError.isInstance(error));
+    expect(prefixReads).toContain(prefix);
   });
 
   it('a cut snapshot is ignored and the journal replayed', async () => {
