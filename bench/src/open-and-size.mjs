@@ -1,5 +1,6 @@
 // Opening a long session (lease + snapshot + fold of the rest) and what it costs on
 // disk compared with the JSON of its events.
+import { statSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,9 +31,18 @@ export async function measureOpenAndSize({ messages, repeats }) {
     const home = path.join(directory, 'home');
     const writer = createEngine({ store: createFsStore({ dir: home }) });
     const session = await writer.createSession({ title: 'open bench', mode: 'custom' });
+    // The checkpoints that also wrote the session's snapshot (inline, every 1,000 events), timed
+    // in the second half of the session, against the other checkpoints of that half.
+    const snapshotFile = path.join(home, 'sessions', session.id, 'snapshot.json');
+    const snapshotStamp = () => statSync(snapshotFile, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const checkpointTimes = { snapshot: [], plain: [] };
     for (let index = 0; index < messages; index += 1) {
       session.addMessage({ role: 'assistant', content: payload(index) });
+      const stamp = index >= messages / 2 ? snapshotStamp() : 0;
+      const start = performance.now();
       await session.checkpoint();
+      const elapsed = performance.now() - start;
+      if (index >= messages / 2) checkpointTimes[snapshotStamp() === stamp ? 'plain' : 'snapshot'].push(elapsed);
     }
     await session.close();
     await writer.close();
@@ -41,19 +51,34 @@ export async function measureOpenAndSize({ messages, repeats }) {
     // journal's tail only; `ordered` (a library job re-run) also reads the whole journal, which is
     // its replay log. Measured alternately in the same run.
     const timings = { keyed: [], ordered: [] };
+    // Heap growth as before (`heapUsed`), and with the buffers the opened session keeps
+    // (`arrayBuffers`: a snapshot's message texts stay in their file's bytes until read).
     const heapDelta = { keyed: 0, ordered: 0 };
+    const retainedDelta = { keyed: 0, ordered: 0 };
+    // Reading every message's text once after the open (what a reader of the whole transcript pays on top).
+    const touchTimings = { keyed: [], ordered: [] };
     for (let repeat = 0; repeat < repeats; repeat += 1) {
       for (const replay of ['keyed', 'ordered']) {
         collectGarbage();
-        const heapBefore = process.memoryUsage().heapUsed;
+        const memoryBefore = process.memoryUsage();
         const start = performance.now();
         const engine = createEngine({ store: createFsStore({ dir: home }) });
         const opened = await engine.openSession(session.id, { countRecovery: false, replay });
         const count = opened.state.messages.length;
         timings[replay].push(performance.now() - start);
         collectGarbage(); // `opened` is still in use below: what it holds stays counted
-        heapDelta[replay] = Math.max(heapDelta[replay], process.memoryUsage().heapUsed - heapBefore);
+        const memoryAfter = process.memoryUsage();
+        heapDelta[replay] = Math.max(heapDelta[replay], memoryAfter.heapUsed - memoryBefore.heapUsed);
+        retainedDelta[replay] = Math.max(
+          retainedDelta[replay],
+          memoryAfter.heapUsed + memoryAfter.arrayBuffers - memoryBefore.heapUsed - memoryBefore.arrayBuffers,
+        );
         if (count !== messages) throw new Error(`opened ${count} messages, expected ${messages}`);
+        const touchStart = performance.now();
+        let characters = 0;
+        for (const message of opened.state.messages) characters += message.content.length;
+        touchTimings[replay].push(performance.now() - touchStart);
+        if (characters === 0) throw new Error('opened messages without text');
         await opened.close();
         await engine.close();
       }
@@ -71,8 +96,14 @@ export async function measureOpenAndSize({ messages, repeats }) {
       messages,
       openMedianMs: middle(timings.keyed),
       heapDeltaBytes: heapDelta.keyed,
+      retainedDeltaBytes: retainedDelta.keyed,
+      touchMedianMs: middle(touchTimings.keyed),
       orderedOpenMedianMs: middle(timings.ordered),
       orderedHeapDeltaBytes: heapDelta.ordered,
+      orderedRetainedDeltaBytes: retainedDelta.ordered,
+      orderedTouchMedianMs: middle(touchTimings.ordered),
+      snapshotCheckpointMedianMs: middle(checkpointTimes.snapshot),
+      plainCheckpointMedianMs: middle(checkpointTimes.plain),
       eventJsonBytes,
       journalBytes,
       diskBytes,

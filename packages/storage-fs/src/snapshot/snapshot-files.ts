@@ -13,29 +13,18 @@ import {
   type ReadRange,
   UsageError,
 } from '@resume/core/spec';
-import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode } from '../file-system/file-system.js';
-import { frameObject, unframe } from '../journal/framing.js';
 import type { JournalAppender } from '../journal/journal-appender.js';
 import { recordEndingAt, scanJournal } from '../journal/journal-codec.js';
 import { gunzip, type JournalFiles } from '../journal/journal-files.js';
 import { latestLease } from '../lease/lease-files.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
-import { JOURNAL, LEASE_DIRECTORY, SNAPSHOT, SNAPSHOT_ARCHIVED, stripNewline } from '../store/store-paths.js';
+import { JOURNAL, LEASE_DIRECTORY, SNAPSHOT, SNAPSHOT_ARCHIVED } from '../store/store-paths.js';
+import { decodeSnapshot, encodeSnapshot, SNAPSHOT_FILE_VERSION, type SnapshotFile } from './snapshot-format.js';
 
-export const snapshotFileSchema = z.object({
-  v: z.literal(1),
-  seq: z.number().int().nonnegative(),
-  formatVersion: z.number().int(),
-  /** Byte offset of the journal just past event `seq`, so an open reads only what follows. */
-  journalOffset: z.number().int().nonnegative().optional(),
-  /** crc32 of the journal's bytes [0, journalOffset): the prefix this snapshot summarizes. */
-  journalCrc: z.number().int().nonnegative().optional(),
-  state: z.unknown(),
-});
-export type SnapshotFile = z.infer<typeof snapshotFileSchema>;
+export type { SnapshotFile } from './snapshot-format.js';
 
 export interface SnapshotFiles {
   put(sessionId: string, snapshot: FoldSnapshot): Promise<void>;
@@ -65,15 +54,15 @@ export function createSnapshotFiles(
   const journalFile = (id: string) => paths.inSession(id, JOURNAL);
 
   const write = async (id: string, snapshot: SnapshotFile) => {
-    await writeFileAtomically(plain, paths.inSession(id, SNAPSHOT), frameObject(snapshot));
+    await writeFileAtomically(plain, paths.inSession(id, SNAPSHOT), encodeSnapshot(snapshot));
     await plain.remove(paths.inSession(id, SNAPSHOT_ARCHIVED)).catch(() => {});
   };
 
   const put = async (id: string, snapshot: FoldSnapshot): Promise<void> => {
     context.files.refuseIfBroken();
     await layout.require(id);
-    const parsed = snapshotFileSchema.omit({ v: true }).safeParse(snapshot);
-    if (!parsed.success) throw new UsageError(`The snapshot for session ${id} is not valid.`);
+    if (!Number.isSafeInteger(snapshot.seq) || snapshot.seq < 0 || !Number.isSafeInteger(snapshot.formatVersion))
+      throw new UsageError(`The snapshot for session ${id} is not valid.`);
     await context.exclusive(id, async () => {
       try {
         const writer = appender.writer(id);
@@ -82,7 +71,7 @@ export function createSnapshotFiles(
           writer.crc = crc32(await plain.readRange(journalFile(id), 0, writer.size));
         }
         await write(id, {
-          v: 1,
+          v: SNAPSHOT_FILE_VERSION,
           seq: snapshot.seq,
           formatVersion: snapshot.formatVersion,
           ...(writer && atEnd ? { journalOffset: writer.size, journalCrc: writer.crc ?? 0 } : {}),
@@ -109,9 +98,8 @@ export function createSnapshotFiles(
         return null;
       }
     }
-    const framed = unframe(stripNewline(content));
-    const parsed = framed.ok ? snapshotFileSchema.safeParse(framed.value) : null;
-    return parsed?.success ? { snapshot: parsed.data, archived } : null;
+    const snapshot = decodeSnapshot(content);
+    return snapshot ? { snapshot, archived } : null;
   };
 
   /** Throws when the journal no longer holds, intact, the prefix the snapshot summarizes. */

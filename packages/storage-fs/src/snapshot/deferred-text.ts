@@ -1,0 +1,56 @@
+// Message texts decoded when first read. A snapshot read checks its bytes (their checksums) as
+// before, but leaves each message text in those bytes: the message's `content`
+// is an own, enumerable accessor that decodes the text on first read and then becomes a plain
+// string member. Everything that reads members (`JSON.stringify`, spreading, `structuredClone`,
+// deep equality) sees the same values as with a decoded text. See docs/decisions/0015-snapshot-texts-read-on-demand.md.
+
+export interface PendingText {
+  source: Buffer;
+  start: number;
+  end: number;
+}
+
+/** Where the text of a message is until it is decoded (not enumerable: no caller sees it). */
+const pendingText = Symbol('pending text');
+type Deferred = { [pendingText]?: PendingText };
+
+/** Makes `content` an ordinary data property holding `value` (where the object allows it). */
+function settle(message: Deferred, value: unknown): void {
+  try {
+    Object.defineProperty(message, 'content', { value, writable: true, enumerable: true, configurable: true });
+    delete message[pendingText];
+  } catch {
+    // A frozen copy keeps its accessor: it still answers with the text.
+  }
+}
+
+/** One descriptor for every message (a closure per message costs more than the decoding it saves). */
+const deferredContent: PropertyDescriptor = {
+  get(this: Deferred) {
+    const where = this[pendingText];
+    const text = where ? where.source.toString('utf8', where.start, where.end) : '';
+    settle(this, text);
+    return text;
+  },
+  set(this: Deferred, value: unknown) {
+    settle(this, value);
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+/**
+ * Replaces `message.content` (whatever stands there keeps its place among the members) with the
+ * text at `where`, decoded on first read. A copy made with `Object.getOwnPropertyDescriptors`
+ * carries its own pending text.
+ */
+export function deferText(message: object, where: PendingText): void {
+  Object.defineProperty(message, pendingText, { value: where, configurable: true });
+  Object.defineProperty(message, 'content', deferredContent);
+}
+
+/** The undecoded text of a message, or null once its `content` is a plain member. */
+export function pendingTextOf(message: object): PendingText | null {
+  const where = (message as Deferred)[pendingText];
+  return where && Object.getOwnPropertyDescriptor(message, 'content')?.get === deferredContent.get ? where : null;
+}

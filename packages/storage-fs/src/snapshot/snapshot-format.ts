@@ -1,0 +1,153 @@
+// The snapshot file's bytes. Version 2 (written now) keeps message texts out of the parsed JSON:
+//   {"crc":"…","v":2,"seq":…,"contents":{"bytes":N,"crc":…},"state":{…"messages":[{"role":…,"content":2048,…}]}}\n
+//   <N bytes: the texts of the externalized messages, UTF-8, one after the other>
+// The first line is framed like every other file of the store (its crc covers the header, the
+// state and the contents' length and crc); a message whose `content` is a number there has that
+// many bytes of text in the contents section, in message order. The whole file is checked when it
+// is read (both checksums, and its length), exactly as a version 1 snapshot was, so a damaged or cut
+// snapshot is ignored at open as before; what is deferred is only the decoding of each text, which
+// happens on the first read of that message's `content` (see docs/decisions/0015-snapshot-texts-read-on-demand.md).
+// Version 1 (one framed line holding the whole state) is still read.
+import { crc32 } from 'node:zlib';
+import { z } from 'zod';
+import { FRAME_PREFIX_LENGTH, frameObject, unframe } from '../journal/framing.js';
+import { deferText, type PendingText, pendingTextOf } from './deferred-text.js';
+
+const snapshotFields = {
+  seq: z.number().int().nonnegative(),
+  formatVersion: z.number().int(),
+  /** Byte offset of the journal just past event `seq`, so an open reads only what follows. */
+  journalOffset: z.number().int().nonnegative().optional(),
+  /** crc32 of the journal's bytes [0, journalOffset): the prefix this snapshot summarizes. */
+  journalCrc: z.number().int().nonnegative().optional(),
+  state: z.unknown(),
+};
+
+/** A version 1 snapshot file: one framed line holding the whole state. */
+export const snapshotFileSchema = z.object({ v: z.literal(1), ...snapshotFields });
+const snapshotHeaderSchema = z.object({
+  v: z.literal(2),
+  ...snapshotFields,
+  contents: z.object({
+    /** How many messages have their text in the contents section (their `content` is its byte length). */
+    texts: z.number().int().nonnegative(),
+    bytes: z.number().int().nonnegative(),
+    crc: z.number().int().nonnegative(),
+  }),
+});
+
+/** The snapshot version this code writes. */
+export const SNAPSHOT_FILE_VERSION = 2;
+
+/** A snapshot as stored, whatever its version (`state` as it was folded: message texts read on demand). */
+export interface SnapshotFile {
+  v: number;
+  seq: number;
+  formatVersion: number;
+  journalOffset?: number | undefined;
+  journalCrc?: number | undefined;
+  state: unknown;
+}
+
+/** `String.prototype.isWellFormed` (Node 20+; the type library targets an older ECMAScript). */
+const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function messagesOf(state: unknown): unknown[] | null {
+  return isRecord(state) && Array.isArray(state.messages) ? state.messages : null;
+}
+
+/** A message's members with `content` replaced by `placeholder`, in the same order, without reading `content`. */
+function withContent(message: Record<string, unknown>, placeholder: number): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(message)) copy[key] = key === 'content' ? placeholder : message[key];
+  return copy;
+}
+
+/** The bytes of a snapshot file in the current version. */
+export function encodeSnapshot(snapshot: Omit<SnapshotFile, 'v'>): Buffer {
+  // A state whose messages already hold numbers as `content` (not a session's) is written inline.
+  // (A text still unread is a string: its accessor is not called to find out.)
+  const numeric = (message: unknown) =>
+    isRecord(message) && pendingTextOf(message) === null && typeof message.content === 'number';
+  const messages = messagesOf(snapshot.state)?.some(numeric) ? null : messagesOf(snapshot.state);
+  const texts: (string | PendingText)[] = [];
+  let state = snapshot.state;
+  let bytes = 0;
+  if (messages) {
+    const stripped = messages.map((message) => {
+      if (!isRecord(message)) return message;
+      const pending = pendingTextOf(message);
+      // A text still unread is copied as it is, without decoding it.
+      if (pending) {
+        texts.push(pending);
+        bytes += pending.end - pending.start;
+        return withContent(message, pending.end - pending.start);
+      }
+      const text = message.content;
+      // A text that is not well-formed UTF-16 (a lone surrogate) would not survive UTF-8: it stays inline.
+      if (typeof text !== 'string' || !isWellFormed(text)) return message;
+      const length = Buffer.byteLength(text, 'utf8');
+      texts.push(text);
+      bytes += length;
+      return withContent(message, length);
+    });
+    state = { ...(snapshot.state as Record<string, unknown>), messages: stripped };
+  }
+  const contents = Buffer.allocUnsafe(bytes);
+  let offset = 0;
+  for (const text of texts) {
+    if (typeof text === 'string') offset += contents.write(text, offset, 'utf8');
+    else offset += text.source.copy(contents, offset, text.start, text.end);
+  }
+  const header = frameObject({
+    v: SNAPSHOT_FILE_VERSION,
+    seq: snapshot.seq,
+    formatVersion: snapshot.formatVersion,
+    ...(snapshot.journalOffset === undefined ? {} : { journalOffset: snapshot.journalOffset }),
+    ...(snapshot.journalCrc === undefined ? {} : { journalCrc: snapshot.journalCrc }),
+    contents: { texts: texts.length, bytes, crc: crc32(contents) },
+    state,
+  });
+  return bytes === 0 ? header : Buffer.concat([header, contents], header.length + bytes);
+}
+
+/**
+ * Reads a snapshot file of either version; null when it is damaged in any way (a checksum, its
+ * length, a placeholder that does not fit its contents), so the caller ignores it.
+ */
+export function decodeSnapshot(file: Buffer): SnapshotFile | null {
+  const newline = file.indexOf(0x0a, FRAME_PREFIX_LENGTH);
+  const line = newline === -1 ? file : file.subarray(0, newline);
+  const framed = unframe(line);
+  if (!framed.ok) return null;
+  const version = isRecord(framed.value) ? framed.value.v : undefined;
+  if (version === 1) {
+    if (newline !== -1 && newline !== file.length - 1) return null;
+    const parsed = snapshotFileSchema.safeParse(framed.value);
+    return parsed.success ? parsed.data : null;
+  }
+  const parsed = snapshotHeaderSchema.safeParse(framed.value);
+  if (!parsed.success) return null;
+  const { contents: section, ...snapshot } = parsed.data;
+  const start = newline === -1 ? file.length : newline + 1;
+  // A cut or extended file is damaged: its recorded length says where it ends.
+  if (file.length - start !== section.bytes) return null;
+  const contents = file.subarray(start);
+  if (crc32(contents) !== section.crc) return null;
+  const messages = section.texts === 0 ? [] : (messagesOf(snapshot.state) ?? []);
+  let offset = 0;
+  let texts = 0;
+  for (const message of messages) {
+    if (!isRecord(message) || typeof message.content !== 'number') continue;
+    const end = offset + message.content;
+    if (!Number.isSafeInteger(message.content) || message.content < 0 || end > section.bytes) return null;
+    deferText(message, { source: contents, start: offset, end });
+    offset = end;
+    texts += 1;
+  }
+  return offset === section.bytes && texts === section.texts ? snapshot : null;
+}
