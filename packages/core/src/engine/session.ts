@@ -101,6 +101,12 @@ export class LiveSession implements Session {
   /** Keyed replay of concurrent branches: the same cursor per branch. */
   readonly #branchCursors = new Map<string, number>();
   readonly #consumed = new Set<StepRecord>();
+  /** Labels of state.checkpoints as far as indexed (a step's completion checkpoint is marked once per label). */
+  #labelIndex: { of: CheckpointRecord[] | null; indexed: number; labels: Set<string | null> } = {
+    of: null,
+    indexed: 0,
+    labels: new Set(),
+  };
   /** Position of each step in state.steps (steps are only ever appended), so replay stays linear. */
   readonly #positions = new Map<StepRecord, number>();
 
@@ -652,9 +658,19 @@ export class LiveSession implements Session {
     log: ReplayLog | null,
   ): void {
     const label = options.checkpointOnCompletion?.(attempt);
-    if (label === undefined || this.state.checkpoints.some((marked) => marked.label === label)) return;
+    if (label === undefined || this.#hasCheckpointLabel(label)) return;
     const marker = this.#append({ type: 'checkpoint-marked', label }, scope);
     if (log) log.append(marker);
+  }
+
+  /** Whether a checkpoint with this label was marked: the labels are indexed as checkpoints are added (never removed). */
+  #hasCheckpointLabel(label: string): boolean {
+    const checkpoints = this.state.checkpoints;
+    if (this.#labelIndex.of !== checkpoints) this.#labelIndex = { of: checkpoints, indexed: 0, labels: new Set() };
+    const index = this.#labelIndex;
+    for (; index.indexed < checkpoints.length; index.indexed += 1)
+      index.labels.add(checkpoints[index.indexed]?.label ?? null);
+    return index.labels.has(label);
   }
 
   /** The output as the journal keeps it; a StepOutputError when JSON would change its shape. */

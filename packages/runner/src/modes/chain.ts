@@ -220,7 +220,9 @@ async function runShellStep(
   const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
     // This attempt's start is durable, and with it the completion of the step before.
     announcer?.now();
-    const record = context.session.state.steps.find((recorded) => recorded.key === key);
+    // The step that just started is the last one recorded (or close to it): looked for from the end,
+    // so a long workflow does not scan every step before it on each step.
+    const record = context.session.state.steps.findLast((recorded) => recorded.key === key);
     context.emit({ type: 'progress', label: 'attempt', done: record ? attemptInBudget(record) : 1, total: attempts });
     const result = await runShellCommand({
       command,

@@ -59,6 +59,28 @@ export interface ModeResult {
   conclusion: string | null;
 }
 
+type CheckpointRecord = Session['state']['checkpoints'][number];
+
+/** The first checkpoint marked with each label, indexed as a session's checkpoints grow (they are never removed). */
+const labelIndexes = new WeakMap<
+  readonly CheckpointRecord[],
+  { indexed: number; first: Map<string | null, CheckpointRecord> }
+>();
+
+/** The first checkpoint marked with `label` (as `checkpoints.find` would answer), without scanning them all each step. */
+function firstMarked(checkpoints: readonly CheckpointRecord[], label: string): CheckpointRecord | undefined {
+  let index = labelIndexes.get(checkpoints);
+  if (!index) {
+    index = { indexed: 0, first: new Map() };
+    labelIndexes.set(checkpoints, index);
+  }
+  for (; index.indexed < checkpoints.length; index.indexed += 1) {
+    const marked = checkpoints[index.indexed];
+    if (marked && !index.first.has(marked.label)) index.first.set(marked.label, marked);
+  }
+  return index.first.get(label);
+}
+
 /**
  * Commits a checkpoint and tells live views. Labels name a position in the run, so a
  * replay that passes an already-marked position only commits what is pending (a message
@@ -71,7 +93,7 @@ export async function checkpoint(
   markedAfter?: number,
   announcer?: CheckpointAnnouncer,
 ): Promise<number> {
-  const existing = context.session.state.checkpoints.find((marked) => marked.label === label);
+  const existing = firstMarked(context.session.state.checkpoints, label);
   if (existing) {
     const marked = markedAfter !== undefined && existing.seq > markedAfter;
     if (marked && announcer && existing.seq > context.session.committedSeq) {
