@@ -65,6 +65,10 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
   // executable subcommands): `{ "node:child_process": ["commander"] }` makes them load on first
   // use inside those packages, saving their start-up cost on every run.
   const lazyBuiltins = manifest.conclave?.lazyBuiltins ?? {};
+  // `conclave.lazyCommonJs`: bundled CommonJS packages the workspace's code imports functions
+  // from, loaded on the first call instead of when the importing chunk loads (the YAML parser:
+  // a resume validates the spec's recorded data and never parses YAML).
+  const lazyCommonJs = manifest.conclave?.lazyCommonJs ?? {};
   await build({
     ...common,
     entryPoints: lazyChunks ? { [path.basename(target).replace(/\.m?js$/, '')]: entry } : [entry],
@@ -83,6 +87,7 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
     define: { ...common.define, 'process.env.NODE_ENV': '"production"' },
     plugins: [
       ...(Object.keys(lazyBuiltins).length > 0 ? [lazyBuiltinsPlugin(lazyBuiltins)] : []),
+      ...(Object.keys(lazyCommonJs).length > 0 ? [lazyCommonJsPlugin(lazyCommonJs)] : []),
       ...((manifest.conclave?.inlineWasm ?? []).length > 0 ? [inlineWasmPlugin(manifest.conclave.inlineWasm)] : []),
       ...(manifest.conclave?.zodLocales ? [zodLocalesPlugin(manifest.conclave.zodLocales)] : []),
     ],
@@ -137,6 +142,40 @@ function zodLocalesPlugin(locales) {
         });
         return { loader: 'js', contents: `${lines.join('\n')}\n` };
       });
+    },
+  };
+}
+
+/**
+ * Replaces the workspace's imports of a bundled CommonJS package by functions that load it on
+ * their first call: esbuild runs a CommonJS module's body when a chunk that imports it loads,
+ * but a `require` call only when it is made. Only the listed functions can be imported: any
+ * other import of the package from the workspace fails the build ("No matching export").
+ */
+function lazyCommonJsPlugin(functionsByPackage) {
+  const names = new Map(Object.entries(functionsByPackage));
+  const escaped = [...names.keys()].map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  const filter = new RegExp(`^(?:${escaped.join('|')})$`);
+  return {
+    name: 'lazy-commonjs',
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter }, (args) => {
+        if (args.kind !== 'import-statement' || args.importer.includes(`${path.sep}node_modules${path.sep}`)) {
+          return undefined;
+        }
+        return { path: args.path, namespace: 'lazy-commonjs', pluginData: { resolveDir: args.resolveDir } };
+      });
+      pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-commonjs' }, (args) => ({
+        loader: 'js',
+        resolveDir: args.pluginData.resolveDir,
+        contents: `let loaded;
+const load = () => (loaded ??= require(${JSON.stringify(args.path)}));
+${names
+  .get(args.path)
+  .map((name) => `export const ${name} = (...args) => load().${name}(...args);`)
+  .join('\n')}
+`,
+      }));
     },
   };
 }

@@ -38,12 +38,8 @@ async function listedQuickly(args: string[]): Promise<boolean> {
 }
 
 async function run(args: string[]): Promise<void> {
-  // zod compiles a parser of its own (`new Function`) for each object schema on its first
-  // parse: worth it for a schema parsed thousands of times, not for a command that parses a
-  // few dozen schemas once or twice each (about 8 ms of a resume's start). The checks are the
-  // same either way. Set before the commands' modules build their schemas.
-  const { config } = await import('zod');
-  config({ jitless: true });
+  // Before the commands' modules build their zod schemas (see zod-without-jit.ts).
+  await import('./zod-without-jit.js');
   const { runCli } = await import('../cli.js');
   const exitCode = await runCli(args, {
     env: process.env,

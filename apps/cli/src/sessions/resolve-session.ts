@@ -7,7 +7,6 @@ import path from 'node:path';
 import type { Engine } from '@resume/core';
 import { SessionNotFoundError, UsageError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
-import { importExportFile, parseExportFile } from './export-file.js';
 
 /** List indexes are short numbers; anything of 6+ characters is read as an id prefix. */
 const INDEX_PATTERN = /^[1-9]\d{0,4}$/;
@@ -61,6 +60,8 @@ function looksLikePath(reference: string): boolean {
 }
 
 async function sessionFromExport(context: CliContext, file: string): Promise<string> {
+  // Loaded here: the export format's schemas are built only when a reference is a file.
+  const { importExportFile, parseExportFile } = await import('./export-file.js');
   const data = parseExportFile(readFileSync(file, 'utf8'), file);
   const store = await context.store();
   if (await store.getHeader(data.sessionId)) return data.sessionId;

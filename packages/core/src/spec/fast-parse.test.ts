@@ -203,6 +203,13 @@ function mutate(value: unknown, path: number[], replacement: unknown, operation:
 }
 
 /** The fast parser answers with zod's own result (values, defaults, member order) or leaves the value to zod. */
+/** Whether `value` has an own `__proto__` member anywhere (as `JSON.parse` makes one). */
+function holdsProtoKey(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Object.hasOwn(value, '__proto__')) return true;
+  return Object.values(value).some(holdsProtoKey);
+}
+
 function agreesWithZod(schema: z.ZodType, value: unknown): void {
   const fast = compileFastParse(schema);
   expect(fast).not.toBeNull();
@@ -227,7 +234,9 @@ describe('compileFastParse on the journal event schema', () => {
     fc.assert(
       fc.property(event, (value) => {
         const answer = fast?.(value);
-        expect(answer).not.toBe(NOT_PROVEN);
+        // A `__proto__` key (JSON can hold one: `{"__proto__": 1}`) is left to zod, which drops it.
+        if (holdsProtoKey(value)) expect(answer).toBe(NOT_PROVEN);
+        else expect(answer).not.toBe(NOT_PROVEN);
         agreesWithZod(journalEventSchema, value);
         answered.add(value.type as string);
       }),
@@ -250,6 +259,15 @@ describe('compileFastParse on the journal event schema', () => {
       { numRuns: 5000 },
     );
   }, 120_000);
+
+  it('leaves an event holding a `__proto__` key to zod, whatever its depth', () => {
+    for (const output of ['{"__proto__":1}', '{"a":{"__proto__":[1]}}', '[{"__proto__":null}]']) {
+      const value = { type: 'step-completed', seq: 3, at: 'now', key: 'k', occurrence: 1, attempt: 1 };
+      const withOutput = { ...value, output: JSON.parse(output) as unknown };
+      expect(fast?.(withOutput)).toBe(NOT_PROVEN);
+      agreesWithZod(journalEventSchema, withOutput);
+    }
+  });
 
   it('agrees with zod on arbitrary values', () => {
     fc.assert(

@@ -2,6 +2,7 @@
 // start, a similarity score between two versions, and the structure (agents, steps) of a
 // workflow spec so a structural change can be told from a cosmetic one.
 import { createHash } from 'node:crypto';
+import { lazySchema } from '@resume/core/spec';
 import { diffArrays } from 'diff';
 import { parse } from 'yaml';
 import { z } from 'zod';
@@ -81,17 +82,19 @@ export interface SpecStructure {
   ids: string[];
 }
 
-const stepShape = {
-  name: z.string().optional(),
-  id: z.string().optional(),
-  agent: z.string().optional(),
-  input: z.string().optional(),
-  shell: z.string().optional(),
-};
-
-const workflowShapeSchema = z.object({
-  agents: z.record(z.string(), z.unknown()).optional(),
-  steps: z.array(z.looseObject({ ...stepShape, parallel: z.array(z.looseObject(stepShape)).optional() })).optional(),
+// Built on first use: only a spec that changed since the run is compared by its structure.
+const workflowShapeSchema = lazySchema(() => {
+  const stepShape = {
+    name: z.string().optional(),
+    id: z.string().optional(),
+    agent: z.string().optional(),
+    input: z.string().optional(),
+    shell: z.string().optional(),
+  };
+  return z.object({
+    agents: z.record(z.string(), z.unknown()).optional(),
+    steps: z.array(z.looseObject({ ...stepShape, parallel: z.array(z.looseObject(stepShape)).optional() })).optional(),
+  });
 });
 
 type StepShape = {

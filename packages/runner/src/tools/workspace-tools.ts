@@ -5,7 +5,7 @@
 // it touched so the runner can snapshot them.
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { JsonValue, StepSafety, ToolDefinition } from '@resume/core/spec';
+import { type JsonValue, lazySchema, type StepSafety, type ToolDefinition } from '@resume/core/spec';
 import { z } from 'zod';
 import { writeFileAtomically } from '../files/file-conflicts.js';
 import { WorkspaceAccessError } from '../files/workspace-access-error.js';
@@ -63,13 +63,16 @@ export const workspaceToolSafety: Readonly<Record<WorkspaceToolName, StepSafety>
   run_command: 'unsafe',
 };
 
-const readFileArgumentsSchema = z.object({ path: z.string().min(1) });
-const writeFileArgumentsSchema = z.object({ path: z.string().min(1), content: z.string() });
-const listFilesArgumentsSchema = z.object({
-  path: z.string().min(1).default('.'),
-  recursive: z.boolean().default(false),
-});
-const runCommandArgumentsSchema = z.object({ command: z.string().min(1) });
+// Built on first use: most runs call no workspace tool.
+const readFileArgumentsSchema = lazySchema(() => z.object({ path: z.string().min(1) }));
+const writeFileArgumentsSchema = lazySchema(() => z.object({ path: z.string().min(1), content: z.string() }));
+const listFilesArgumentsSchema = lazySchema(() =>
+  z.object({
+    path: z.string().min(1).default('.'),
+    recursive: z.boolean().default(false),
+  }),
+);
+const runCommandArgumentsSchema = lazySchema(() => z.object({ command: z.string().min(1) }));
 
 function definitions(allowCommands: readonly string[]): ToolDefinition[] {
   const list: ToolDefinition[] = [

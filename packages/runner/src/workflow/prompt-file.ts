@@ -1,7 +1,7 @@
 // `.prompt.md` files (the dotnet-prompt format): YAML front matter plus a markdown body
 // that becomes the task of an orchestrated agent.
 
-import { ConfigError } from '@resume/core/spec';
+import { ConfigError, lazySchema } from '@resume/core/spec';
 import { z } from 'zod';
 import { formatIssuePath } from './issue-path.js';
 import { type TemplateLocation, templateReferences } from './template.js';
@@ -10,16 +10,19 @@ import { readYamlData } from './yaml-error.js';
 const frontMatterPattern = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
 // Loose: prompt files written for other tools carry keys we do not use; they are kept, not refused.
-export const promptFrontMatterSchema = z.looseObject({
-  name: z.string().min(1).optional(),
-  description: z.string().optional(),
-  model: z.string().min(1).optional(),
-  provider: z.string().min(1).optional(),
-  tools: z.array(z.string().min(1)).default([]),
-  /** Upper bound on model turns (each turn may call tools). */
-  max_iterations: z.number().int().min(1).max(1000).optional(),
-  variables: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)).default({}),
-});
+// Built on first use: a workflow run loads this module with the runner and never parses a prompt file.
+export const promptFrontMatterSchema = lazySchema(() =>
+  z.looseObject({
+    name: z.string().min(1).optional(),
+    description: z.string().optional(),
+    model: z.string().min(1).optional(),
+    provider: z.string().min(1).optional(),
+    tools: z.array(z.string().min(1)).default([]),
+    /** Upper bound on model turns (each turn may call tools). */
+    max_iterations: z.number().int().min(1).max(1000).optional(),
+    variables: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)).default({}),
+  }),
+);
 
 export type PromptFrontMatter = z.infer<typeof promptFrontMatterSchema>;
 
