@@ -216,6 +216,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     const held = await acquireLease(context.lease, id, leaseDirectory(id), leaseOptions.holder);
     // This holder checks the journal afresh (its release vouches for what it checked).
     snapshots.forget(id);
+    snapshots.leaseTaken(id, held.epoch, held.previous);
     // The new holder is the only writer now: recover a torn tail a dead writer left behind.
     try {
       const writer = await context.exclusive(id, () => appender.openWriter(id));

@@ -112,7 +112,16 @@ export function createEngine(options: EngineOptions): Engine {
     }
   }
 
-  async function foldJournal(id: string, upTo?: number): Promise<{ folder: Folder; snapshotSeq: number }> {
+  /**
+   * Folds from the latest usable snapshot and the journal after it. With `after`, the events read
+   * after the snapshot are collected there, and the snapshot's replay log operations returned
+   * (null when no snapshot was used or it kept none).
+   */
+  async function foldJournal(
+    id: string,
+    upTo?: number,
+    after?: JournalEvent[],
+  ): Promise<{ folder: Folder; snapshotSeq: number; operations: JournalEvent[] | null }> {
     await requireReadable(id);
     const snapshot = await store.getSnapshot(id);
     let folder = new Folder();
@@ -143,14 +152,21 @@ export function createEngine(options: EngineOptions): Engine {
         break;
       }
       folder.apply(event);
+      after?.push(event);
     }
     if (!confirmed) {
       folder = new Folder();
       snapshotSeq = 0;
-      for await (const event of store.read(id, upTo === undefined ? {} : { toSeq: upTo })) folder.apply(event);
+      after?.splice(0);
+      for await (const event of store.read(id, upTo === undefined ? {} : { toSeq: upTo })) {
+        folder.apply(event);
+        after?.push(event);
+      }
     }
     if (!folder.hasState) throw await notFound(id);
-    return { folder, snapshotSeq };
+    // Read only when asked for (a store may decode them on first read).
+    const operations = after && snapshotSeq > 0 ? (snapshot?.operations ?? null) : null;
+    return { folder, snapshotSeq, operations };
   }
 
   async function notFound(reference: string): Promise<SessionNotFoundError> {
@@ -253,11 +269,30 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   /**
-   * Ordered replay reads the whole journal as its replay log: the same single read is folded, so
-   * the snapshot is not read (and parsed) as well. The next snapshot is due a full interval after
-   * the state opened (`snapshotSeq`), as if one had just been written.
+   * Ordered replay needs the session's replay log. A snapshot that kept the log's operations
+   * gives the state and the log up to its event: only the journal after it is read. Otherwise
+   * the whole journal is read as the replay log and that same read folded, without the snapshot;
+   * the next snapshot is then due a full interval after the state opened (`snapshotSeq`), as if
+   * one had just been written.
    */
   async function foldWithReplayLog(id: string): Promise<{ folder: Folder; snapshotSeq: number; log: ReplayLog }> {
+    const after: JournalEvent[] = [];
+    const fromSnapshot = await foldJournal(id, undefined, after);
+    if (fromSnapshot.operations) {
+      return {
+        folder: fromSnapshot.folder,
+        snapshotSeq: fromSnapshot.snapshotSeq,
+        log: ReplayLog.fromOperations(fromSnapshot.operations, after),
+      };
+    }
+    // Folded from the first event: those events are the whole journal.
+    if (fromSnapshot.snapshotSeq === 0) {
+      return {
+        folder: fromSnapshot.folder,
+        snapshotSeq: fromSnapshot.folder.state.lastSeq,
+        log: ReplayLog.fromEvents(after),
+      };
+    }
     await requireReadable(id);
     const folder = new Folder();
     const events: JournalEvent[] = [];

@@ -48,6 +48,31 @@ export class ReplayLog {
     return log;
   }
 
+  /**
+   * The log of a journal whose operations up to some event were kept (`operations`, as a
+   * snapshot keeps them) and whose later events follow (`after`). A snapshot is written after a
+   * commit, never inside the session's first batch, so none of `after` is set-up.
+   */
+  static fromOperations(operations: Iterable<JournalEvent>, after: Iterable<JournalEvent>): ReplayLog {
+    const log = new ReplayLog();
+    for (const operation of operations) {
+      if (STEP_EVENTS.has(operation.type)) {
+        const step = operation as Extract<JournalEvent, { key: string; occurrence: number }>;
+        log.#seenSteps.add(stepId(step.key, step.occurrence));
+      }
+      log.#operations.push(operation);
+    }
+    for (const event of after) {
+      if (opensOperation(event, log.#seenSteps)) log.#operations.push(event);
+    }
+    return log;
+  }
+
+  /** Every operation, recorded and written live, in order (what a snapshot keeps). */
+  get operations(): readonly JournalEvent[] {
+    return this.#operations;
+  }
+
   /** Recorded operations remain ahead of the code. */
   get replaying(): boolean {
     return this.#cursor < this.#operations.length;

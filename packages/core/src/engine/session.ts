@@ -322,8 +322,15 @@ export class LiveSession implements Session {
       this.#snapshotSeq = this.#committedSeq;
       // A snapshot is derived data that only makes opening faster: failing to write one
       // (a full disk, say) must not fail the append the journal already holds.
+      // An ordered session's replay log goes with it (copied: the code may go on while it is written).
+      const operations = this.#log ? { operations: [...this.#log.operations] } : {};
       await this.#context.store
-        .putSnapshot(this.id, { seq: this.#committedSeq, formatVersion: SNAPSHOT_FORMAT_VERSION, state: this.state })
+        .putSnapshot(this.id, {
+          seq: this.#committedSeq,
+          formatVersion: SNAPSHOT_FORMAT_VERSION,
+          state: this.state,
+          ...operations,
+        })
         .catch(() => undefined);
     }
     return this.#committedSeq;

@@ -32,6 +32,12 @@ export interface FoldSnapshot {
   /** The snapshot format (the engine refuses formats it does not know and replays instead). */
   formatVersion: number;
   state: unknown;
+  /**
+   * The operations of the session's ordered replay log up to `seq` (see `ReplayLog`), when the
+   * writer had one: an ordered open then reads only the journal after `seq`. Optional for a store
+   * to keep; without it an ordered open reads the whole journal as its replay log.
+   */
+  operations?: JournalEvent[];
 }
 
 export interface LeaseHolder {

@@ -275,6 +275,8 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     if (snapshot && snapshotAction === 'repoint' && plan.snapshotOffset !== null) {
       await snapshots.write(id, {
         ...snapshot.snapshot,
+        // Not the replay log: an ordered replay needs the journal's own records, which the repair may have lost.
+        operations: undefined,
         journalOffset: plan.snapshotOffset,
         journalCrc: crc32(bytes.subarray(0, plan.snapshotOffset)),
       });

@@ -18,7 +18,7 @@ import { errorCode } from '../file-system/file-system.js';
 import type { JournalAppender } from '../journal/journal-appender.js';
 import { recordEndingAt, scanJournal } from '../journal/journal-codec.js';
 import { gunzip, type JournalFiles } from '../journal/journal-files.js';
-import { latestLease } from '../lease/lease-files.js';
+import { type LeaseRecord, latestLease } from '../lease/lease-files.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
 import { JOURNAL, LEASE_DIRECTORY, SNAPSHOT, SNAPSHOT_ARCHIVED } from '../store/store-paths.js';
@@ -40,6 +40,8 @@ export interface SnapshotFiles {
   checked(sessionId: string): boolean;
   /** Notes that a read checked every record of the session's journal (ordered replay reads it whole). */
   wholeJournalChecked(sessionId: string): void;
+  /** Notes the lease this store now holds (its epoch) and the one it followed, whose release can vouch for the journal. */
+  leaseTaken(sessionId: string, epoch: number, previous: LeaseRecord | null): void;
 }
 
 export function createSnapshotFiles(
@@ -51,6 +53,7 @@ export function createSnapshotFiles(
   const { paths, plain } = context;
   const offsets = new Map<string, { seq: number; offset: number }>();
   const checkedPrefixes = new Set<string>();
+  const heldLeases = new Map<string, { epoch: number; previous: LeaseRecord | null }>();
   const journalFile = (id: string) => paths.inSession(id, JOURNAL);
 
   const write = async (id: string, snapshot: SnapshotFile) => {
@@ -76,6 +79,7 @@ export function createSnapshotFiles(
           formatVersion: snapshot.formatVersion,
           ...(writer && atEnd ? { journalOffset: writer.size, journalCrc: writer.crc ?? 0 } : {}),
           state: snapshot.state,
+          ...(Array.isArray(snapshot.operations) ? { operations: snapshot.operations } : {}),
         });
         if (writer && atEnd) offsets.set(id, { seq: snapshot.seq, offset: writer.size });
       } catch {
@@ -130,7 +134,11 @@ export function createSnapshotFiles(
     }
     if (snapshot.journalCrc === undefined || offset === 0) return;
     // Untouched since its last writer released it (same size, same change time): that writer checked it.
-    const lease = await latestLease(plain, paths.inSession(id, LEASE_DIRECTORY)).catch(() => null);
+    // When the latest lease is the one this store just took, the last writer is the holder before it
+    // (taking a lease does not touch the journal; recovering a torn tail does, and changes its time).
+    const latest = await latestLease(plain, paths.inSession(id, LEASE_DIRECTORY)).catch(() => null);
+    const held = heldLeases.get(id);
+    const lease = latest && !latest.released && held?.epoch === latest.epoch ? held.previous : latest;
     const status = await plain.status(journalFile(id));
     if (
       lease?.released &&
@@ -185,7 +193,11 @@ export function createSnapshotFiles(
     if (snapshot.journalOffset !== undefined && !archived) {
       offsets.set(id, { seq: snapshot.seq, offset: snapshot.journalOffset });
     }
-    return { seq: snapshot.seq, formatVersion: snapshot.formatVersion, state: snapshot.state };
+    const result: FoldSnapshot = { seq: snapshot.seq, formatVersion: snapshot.formatVersion, state: snapshot.state };
+    // The replay log's operations stay undecoded until asked for (a keyed open never does).
+    const operations = Object.getOwnPropertyDescriptor(snapshot, 'operations');
+    if (operations) Object.defineProperty(result, 'operations', operations);
+    return result;
   };
 
   /**
@@ -242,6 +254,9 @@ export function createSnapshotFiles(
     checked: (id) => checkedPrefixes.has(id),
     wholeJournalChecked(id) {
       checkedPrefixes.add(id);
+    },
+    leaseTaken(id, epoch, previous) {
+      heldLeases.set(id, { epoch, previous });
     },
   };
 }

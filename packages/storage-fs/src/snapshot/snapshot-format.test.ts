@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { createEngine } from '@resume/core';
+import { JournalCorruptedError } from '@resume/core/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createNodeFileSystem, type FileSystem } from '../file-system/file-system.js';
 import { createFsStore } from '../fs-store.js';
 import { frameObject } from '../journal/framing.js';
 import { decodeSnapshot, encodeSnapshot } from './snapshot-format.js';
@@ -104,6 +106,50 @@ describe('snapshot file format', () => {
   });
 });
 
+describe('replay log operations in a snapshot', () => {
+  function sessionState() {
+    const state = stateWith(['first text', 'second text é', 'third text']);
+    for (const [index, message] of state.messages.entries()) message.seq = index + 2;
+    const checkpoints = [{ seq: 10, label: null, at: 'c10' }];
+    const operations: Record<string, unknown>[] = [
+      { seq: 1, at: 'a1', type: 'step-started', key: 'fetch', occurrence: 1 },
+      ...state.messages.map(({ seq, at, ...message }) => ({ seq, at, type: 'message-added', message })),
+      { seq: 10, at: 'c10', type: 'checkpoint-marked', label: null },
+    ];
+    // A message operation that is not the state's message (its text differs): kept as it is.
+    const stray = operations[3] as { message: { content: string } };
+    stray.message = { ...stray.message, content: 'not the same text' };
+    return { state: { ...state, lastSeq: 10, checkpoints }, operations };
+  }
+
+  it('keeps operations as references to the state where they are its messages and checkpoints', () => {
+    const { state, operations } = sessionState();
+    const bytes = encodeSnapshot({ ...snapshotOf(state), seq: 10, operations });
+    const head = JSON.parse(bytes.toString('utf8', 0, bytes.indexOf(0x0a)));
+    expect(head.operations).toEqual([operations[0], 0, 1, operations[3], [0]]);
+    const decoded = decodeSnapshot(bytes);
+    // The texts of message operations are the state's, still undecoded.
+    const message = (decoded?.operations?.[1] as { message: object } | undefined)?.message ?? {};
+    expect(Object.getOwnPropertyDescriptor(message, 'content')?.get).toBeDefined();
+    expect(decoded?.operations).toEqual(operations);
+    expect(JSON.stringify(decoded?.operations)).toBe(JSON.stringify(operations));
+    // Written again without reading them: the same bytes.
+    expect(
+      encodeSnapshot({ ...snapshotOf(decoded?.state), seq: 10, operations: decoded?.operations }).equals(bytes),
+    ).toBe(true);
+  });
+
+  it('drops operations that do not fit the state or the snapshot, keeping the state', () => {
+    const { state } = sessionState();
+    for (const operations of [[7], [[3]], [{ seq: 11, at: 'x', type: 'data-set' }], [1, 0], ['text']]) {
+      const bytes = encodeSnapshot({ ...snapshotOf(state), seq: 10, operations });
+      const decoded = decodeSnapshot(bytes);
+      expect(decoded?.state).toEqual(state);
+      expect(decoded?.operations).toBeUndefined();
+    }
+  });
+});
+
 describe('snapshots of a session on disk', () => {
   let dir: string;
   beforeEach(async () => {
@@ -113,10 +159,10 @@ describe('snapshots of a session on disk', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function sessionOnDisk() {
+  async function sessionOnDisk(contents = [...texts, ...texts]) {
     const engine = createEngine({ store: createFsStore({ dir }), snapshotEvery: 10 });
     const session = await engine.createSession({ title: 'snapshot format', mode: 'custom' });
-    for (const [index, text] of [...texts, ...texts].entries()) {
+    for (const [index, text] of contents.entries()) {
       session.addMessage({ role: index % 2 === 0 ? 'user' : 'assistant', content: text });
       await session.checkpoint();
     }
@@ -141,6 +187,21 @@ describe('snapshots of a session on disk', () => {
     expect(await opened(id)).toEqual(expected);
   });
 
+  it('an ordered open uses the replay log the snapshot kept and replays the same code without writing', async () => {
+    const { id, expected, file } = await sessionOnDisk();
+    expect(decodeSnapshot(await readFile(file))?.operations?.length).toBeGreaterThan(10);
+    const engine = createEngine({ store: createFsStore({ dir }) });
+    const again = await engine.openSession(id, { countRecovery: false });
+    expect(again.state).toEqual(expected);
+    for (const [index, text] of [...texts, ...texts].entries()) {
+      again.addMessage({ role: index % 2 === 0 ? 'user' : 'assistant', content: text });
+      await again.checkpoint();
+    }
+    expect(again.state.lastSeq).toBe(expected.lastSeq);
+    await again.close();
+    await engine.close();
+  });
+
   it('a flipped byte in the texts is found by the open, which ignores the snapshot and replays the journal', async () => {
     const { id, expected, file } = await sessionOnDisk();
     const bytes = await readFile(file);
@@ -153,6 +214,54 @@ describe('snapshots of a session on disk', () => {
     expect(await store.getSnapshot(id)).toBeNull();
     await store.close();
     expect(await opened(id)).toEqual(expected);
+  });
+
+  it('an open after a clean release trusts the prefix the last writer vouched for, and checks it again once the journal changed', async () => {
+    // Long enough that reading the record before the snapshot's offset does not start at byte 0.
+    const { id, expected, file } = await sessionOnDisk([
+      ...texts,
+      ...Array.from({ length: 30 }, (_, i) => `${i} ${'y'.repeat(8000)}`),
+    ]);
+    const journal = path.join(dir, 'sessions', id, 'journal.jsonl');
+    // The prefix a snapshot summarizes is read whole (from byte 0 to its recorded offset) to be checked.
+    const prefix = decodeSnapshot(await readFile(file))?.journalOffset;
+    expect(prefix).toBeGreaterThan(0);
+    const node = createNodeFileSystem();
+    const prefixReads: number[] = [];
+    const counting: FileSystem = {
+      ...node,
+      readRange: (file, position, length) => {
+        if (file === journal && position === 0) prefixReads.push(length);
+        return node.readRange(file, position, length);
+      },
+    };
+    const openWith = async () => {
+      const engine = createEngine({ store: createFsStore({ dir, fileSystem: counting }) });
+      try {
+        const session = await engine.openSession(id, { replay: 'keyed', countRecovery: false });
+        const state = session.state;
+        await session.close();
+        return state;
+      } finally {
+        await engine.close();
+      }
+    };
+    // The writer that made the session never checked the journal (it wrote all of it): the first
+    // open checks the prefix; the next ones follow a writer that did, released cleanly.
+    expect(await openWith()).toEqual(expected);
+    expect(prefixReads).toContain(prefix);
+    prefixReads.length = 0;
+    expect(await openWith()).toEqual(expected);
+    expect(await openWith()).toEqual(expected);
+    expect(prefixReads).not.toContain(prefix);
+
+    // A byte changed before the snapshot, the size kept: the journal's change time moved, so it is checked.
+    const bytes = await readFile(journal);
+    const offset = bytes.indexOf(Buffer.from('plain text'));
+    bytes[offset] = (bytes[offset] as number) ^ 0x01;
+    await writeFile(journal, bytes);
+    await expect(openWith()).rejects.toSatisfy((error) => JournalCorruptedError.isInstance(error));
+    expect(prefixReads).toContain(prefix);
   });
 
   it('a cut snapshot is ignored and the journal replayed', async () => {

@@ -11,7 +11,8 @@
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { FRAME_PREFIX_LENGTH, frameObject, unframe } from '../journal/framing.js';
-import { deferText, type PendingText, pendingTextOf } from './deferred-text.js';
+import { type PendingText, pendingTextOf, withDeferredText } from './deferred-text.js';
+import { decodeOperations, encodeOperations } from './snapshot-operations.js';
 
 const snapshotFields = {
   seq: z.number().int().nonnegative(),
@@ -34,6 +35,8 @@ const snapshotHeaderSchema = z.object({
     bytes: z.number().int().nonnegative(),
     crc: z.number().int().nonnegative(),
   }),
+  /** The session's replay log operations up to `seq` (see `snapshot-operations.ts`), when its writer had one. */
+  operations: z.array(z.unknown()).optional(),
 });
 
 /** The snapshot version this code writes. */
@@ -47,6 +50,8 @@ export interface SnapshotFile {
   journalOffset?: number | undefined;
   journalCrc?: number | undefined;
   state: unknown;
+  /** The replay log's operations as events (decoded on first read), when the snapshot kept them. */
+  operations?: unknown[] | undefined;
 }
 
 /** `String.prototype.isWellFormed` (Node 20+; the type library targets an older ECMAScript). */
@@ -69,6 +74,10 @@ function withContent(message: Record<string, unknown>, placeholder: number): Rec
 
 /** The bytes of a snapshot file in the current version. */
 export function encodeSnapshot(snapshot: Omit<SnapshotFile, 'v'>): Buffer {
+  // Referring to the state's messages and checkpoints as they are (before their texts move out).
+  const operations = Array.isArray(snapshot.operations)
+    ? { operations: encodeOperations(snapshot.operations, snapshot.state) }
+    : {};
   // A state whose messages already hold numbers as `content` (not a session's) is written inline.
   // (A text still unread is a string: its accessor is not called to find out.)
   const numeric = (message: unknown) =>
@@ -111,6 +120,7 @@ export function encodeSnapshot(snapshot: Omit<SnapshotFile, 'v'>): Buffer {
     ...(snapshot.journalCrc === undefined ? {} : { journalCrc: snapshot.journalCrc }),
     contents: { texts: texts.length, bytes, crc: crc32(contents) },
     state,
+    ...operations,
   });
   return bytes === 0 ? header : Buffer.concat([header, contents], header.length + bytes);
 }
@@ -132,7 +142,7 @@ export function decodeSnapshot(file: Buffer): SnapshotFile | null {
   }
   const parsed = snapshotHeaderSchema.safeParse(framed.value);
   if (!parsed.success) return null;
-  const { contents: section, ...snapshot } = parsed.data;
+  const { contents: section, operations, ...snapshot } = parsed.data;
   const start = newline === -1 ? file.length : newline + 1;
   // A cut or extended file is damaged: its recorded length says where it ends.
   if (file.length - start !== section.bytes) return null;
@@ -141,13 +151,28 @@ export function decodeSnapshot(file: Buffer): SnapshotFile | null {
   const messages = section.texts === 0 ? [] : (messagesOf(snapshot.state) ?? []);
   let offset = 0;
   let texts = 0;
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
     if (!isRecord(message) || typeof message.content !== 'number') continue;
     const end = offset + message.content;
     if (!Number.isSafeInteger(message.content) || message.content < 0 || end > section.bytes) return null;
-    deferText(message, { source: contents, start: offset, end });
+    messages[index] = withDeferredText(message, { source: contents, start: offset, end });
     offset = end;
     texts += 1;
   }
-  return offset === section.bytes && texts === section.texts ? snapshot : null;
+  if (offset !== section.bytes || texts !== section.texts) return null;
+  if (operations) keepOperations(snapshot, operations);
+  return snapshot;
+}
+
+/** Gives `snapshot` its operations, decoded when first read (a keyed open never reads them). */
+function keepOperations(snapshot: SnapshotFile, encoded: unknown[]): void {
+  let decoded: unknown[] | null | undefined;
+  Object.defineProperty(snapshot, 'operations', {
+    get() {
+      if (decoded === undefined) decoded = decodeOperations(encoded, snapshot.state, snapshot.seq);
+      return decoded ?? undefined;
+    },
+    enumerable: true,
+    configurable: true,
+  });
 }
