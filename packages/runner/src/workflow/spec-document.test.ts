@@ -36,5 +36,10 @@ describe('the YAML data journaled with a workflow spec', () => {
     rememberRecordedDocument(text, hashText(text), { data, hash: hashDocument(data) });
     expect(recordedDocumentOf(text)).toEqual(data);
     expect(recordedDocumentOf(`${text}\n`)).toBeUndefined();
+    // Each caller gets its own copy: a change to one reaches neither the recorded data nor the next caller.
+    const first = recordedDocumentOf(text) as { steps: unknown[] };
+    first.steps.push({ shell: 'changed' });
+    expect(recordedDocumentOf(text)).toEqual(data);
+    expect(data.steps).toHaveLength(1);
   });
 });

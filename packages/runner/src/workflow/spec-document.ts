@@ -72,7 +72,11 @@ export function rememberRecordedDocument(text: string, hash: string, document: u
   recorded.set(text, candidate.data);
 }
 
-/** The recorded YAML data of exactly this text, if a resume noted one. */
+/**
+ * The recorded YAML data of exactly this text, if a resume noted one: a copy, as parsing the
+ * text would give, so nothing a caller does to it reaches the session's recorded state.
+ */
 export function recordedDocumentOf(text: string): JsonValue | undefined {
-  return recorded.get(text);
+  const data = recorded.get(text);
+  return data === undefined ? undefined : structuredClone(data);
 }
