@@ -269,39 +269,22 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   /**
-   * Ordered replay needs the session's replay log. A snapshot that kept the log's operations
-   * gives the state and the log up to its event: only the journal after it is read. Otherwise
-   * the whole journal is read as the replay log and that same read folded, without the snapshot;
-   * the next snapshot is then due a full interval after the state opened (`snapshotSeq`), as if
-   * one had just been written.
+   * Ordered replay needs the session's replay log. It folds from the latest snapshot like a keyed
+   * open; the log comes from the operations the snapshot kept and the events after it, or, when
+   * the snapshot kept none (a keyed writer's, an older build's, a store that does not keep them),
+   * from the journal's events up to the snapshot and after it. Without a usable snapshot the one
+   * whole-journal read is both the fold and the log.
    */
   async function foldWithReplayLog(id: string): Promise<{ folder: Folder; snapshotSeq: number; log: ReplayLog }> {
     const after: JournalEvent[] = [];
-    const fromSnapshot = await foldJournal(id, undefined, after);
-    if (fromSnapshot.operations) {
-      return {
-        folder: fromSnapshot.folder,
-        snapshotSeq: fromSnapshot.snapshotSeq,
-        log: ReplayLog.fromOperations(fromSnapshot.operations, after),
-      };
-    }
-    // Folded from the first event: those events are the whole journal.
-    if (fromSnapshot.snapshotSeq === 0) {
-      return {
-        folder: fromSnapshot.folder,
-        snapshotSeq: fromSnapshot.folder.state.lastSeq,
-        log: ReplayLog.fromEvents(after),
-      };
-    }
-    await requireReadable(id);
-    const folder = new Folder();
-    const events: JournalEvent[] = [];
-    for await (const event of store.read(id)) {
-      folder.apply(event);
-      events.push(event);
-    }
-    if (!folder.hasState) throw await notFound(id);
-    return { folder, snapshotSeq: folder.state.lastSeq, log: ReplayLog.fromEvents(events) };
+    const { folder, snapshotSeq, operations } = await foldJournal(id, undefined, after);
+    if (operations) return { folder, snapshotSeq, log: ReplayLog.fromOperations(operations, after) };
+    // Folded from the first event: `after` is the whole journal, and the next snapshot is due a
+    // full interval after the state opened, as if one had just been written.
+    if (snapshotSeq === 0) return { folder, snapshotSeq: folder.state.lastSeq, log: ReplayLog.fromEvents(after) };
+    const before: JournalEvent[] = [];
+    for await (const event of store.read(id, { toSeq: snapshotSeq })) before.push(event);
+    return { folder, snapshotSeq, log: ReplayLog.fromEvents([...before, ...after]) };
   }
 
   async function forkSession(parentId: string, lastSeq: number, forkOptions: ForkOptions): Promise<Session> {

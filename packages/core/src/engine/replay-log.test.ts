@@ -115,4 +115,28 @@ describe('replay log kept by snapshots', () => {
       [],
     );
   });
+
+  it('replays the same from a snapshot that kept no operations (a keyed writer), reading the journal up to it', async () => {
+    const store = createMemoryStore();
+    let pid = 4000;
+    const nextProcess = () => {
+      pid += 1;
+      return createEngine({ store, snapshotEvery: 4, holder: { pid, host: 'test' } });
+    };
+    const session = await nextProcess().createSession({ title: 'keyed writer', replay: 'keyed' });
+    await job(session, []);
+    store.killHolder(session.id);
+    const snapshot = await store.getSnapshot(session.id);
+    expect(snapshot?.seq).toBeGreaterThan(4);
+    expect(snapshot?.operations).toBeUndefined();
+    const written = (await eventsOf(store, session.id)).length;
+
+    const calls: string[] = [];
+    expect(await nextProcess().run(session.id, (again) => job(again, calls))).toBe('answer LR');
+    expect(calls).toEqual([]);
+    const after = await eventsOf(store, session.id);
+    expect(after.slice(written).filter((event) => !['session-resumed', 'status-changed'].includes(event.type))).toEqual(
+      [],
+    );
+  });
 });
