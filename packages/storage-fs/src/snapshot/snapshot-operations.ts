@@ -80,28 +80,43 @@ function messageOf(record: Entry): Entry {
   return message;
 }
 
-function settleMember(target: object, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+/** The state's record a message-added event's message is made from, until it is made (not enumerable). */
+const messageRecord = Symbol('message record');
+type PendingEvent = Entry & { [messageRecord]?: Entry };
+
+function settleMessage(event: PendingEvent, message: unknown): void {
+  try {
+    Object.defineProperty(event, 'message', { value: message, writable: true, enumerable: true, configurable: true });
+    delete event[messageRecord];
+  } catch {
+    // A frozen copy keeps its accessor: it still answers with the message.
+  }
 }
+
+/** One descriptor for every event (a getter closure per event costs twice as much to make). */
+const deferredMessage: PropertyDescriptor = {
+  get(this: PendingEvent) {
+    const record = this[messageRecord];
+    const message = record ? messageOf(record) : undefined;
+    settleMessage(this, message);
+    return message;
+  },
+  set(this: PendingEvent, value: unknown) {
+    settleMessage(this, value);
+  },
+  enumerable: true,
+  configurable: true,
+};
 
 /**
  * The message-added event of a state's message record. Its `message` is made when first read
  * (a replay reads an operation when the code reaches it), then is a plain member.
  */
 function messageEvent(record: Entry): Entry {
-  return {
-    seq: record.seq,
-    at: record.at,
-    type: 'message-added',
-    get message(): Entry {
-      const message = messageOf(record);
-      settleMember(this, 'message', message);
-      return message;
-    },
-    set message(value: Entry) {
-      settleMember(this, 'message', value);
-    },
-  };
+  const event: PendingEvent = { seq: record.seq, at: record.at, type: 'message-added' };
+  Object.defineProperty(event, 'message', deferredMessage);
+  Object.defineProperty(event, messageRecord, { value: record, configurable: true });
+  return event;
 }
 
 /** The operations back as events; null when they do not fit the state or the snapshot's seq. */
