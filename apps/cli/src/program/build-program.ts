@@ -33,7 +33,7 @@ function addGlobalOptions(command: Command): Command {
 }
 
 function addResumeOptions(command: Command): Command {
-  return command
+  command
     .option('--checkpoint-interval <n>', 'discussions and iterative runs: label a checkpoint every N rounds / chunks')
     .option('--max-cost <usd>', 'stop at a checkpoint before a model call would take the session past this cost')
     .option('--max-lineage-cost <usd>', 'the same for the cost summed over the session and its parents')
@@ -46,7 +46,13 @@ function addResumeOptions(command: Command): Command {
     .option('--workspace <dir>', "resume in this directory instead of the session's recorded workspace")
     .option('--use-edited-spec', 'resume with the workflow or prompt file as edited (default: the recorded one)')
     .option('--dry-run', 'print the resume plan and stop')
-    .option('-y, --yes', 'accept the resume prompt')
+    .option('-y, --yes', 'accept the resume prompt');
+  return addResumeChoices(command);
+}
+
+/** The answers to the resume's questions, given up front: changed files and unsafe steps that never finished. */
+function addResumeChoices(command: Command): Command {
+  return command
     .addOption(
       new Option('--on-conflict <choice>', 'files changed since the session: keep|restore|cancel').choices([
         'keep',
@@ -227,29 +233,17 @@ ${examples([
   run.addCommand(dlq);
 
   const retry = addGlobalOptions(
-    new Command('retry')
-      .description('run failed map items of a workflow run again, then go on with the rest of the workflow')
-      .argument('<id>', 'id, unique prefix or list index')
-      .requiredOption('--items <failed|ids>', '`failed` for every failed item, or item ids separated by commas')
-      .option('--dry-run', 'say which items would run again, change nothing')
-      .option('-y, --yes', 'accept the resume prompt')
-      .option('--force', 'go on even when the compatibility check blocks or the recovery limit is reached')
-      .option('--workspace <dir>', "run in this directory instead of the session's recorded workspace")
-      .option('--max-cost <usd>', 'stop at a checkpoint before a model call would take the session past this cost')
-      .addOption(
-        new Option('--on-conflict <choice>', 'files changed since the session: keep|restore|cancel').choices([
-          'keep',
-          'restore',
-          'cancel',
-        ]),
-      )
-      .addOption(
-        new Option('--on-uncertain <choice>', 'an unsafe step that never finished: rerun|skip|abort').choices([
-          'rerun',
-          'skip',
-          'abort',
-        ]),
-      ),
+    addResumeChoices(
+      new Command('retry')
+        .description('run failed map items of a workflow run again, then go on with the rest of the workflow')
+        .argument('<id>', 'id, unique prefix or list index')
+        .requiredOption('--items <failed|ids>', '`failed` for every failed item, or item ids separated by commas')
+        .option('--dry-run', 'say which items would run again, change nothing')
+        .option('-y, --yes', 'accept the resume prompt')
+        .option('--force', 'go on even when the compatibility check blocks or the recovery limit is reached')
+        .option('--workspace <dir>', "run in this directory instead of the session's recorded workspace")
+        .option('--max-cost <usd>', 'stop at a checkpoint before a model call would take the session past this cost'),
+    ),
   );
   retry.addHelpText(
     'after',
