@@ -66,6 +66,16 @@ function addIssues(context: z.RefinementCtx, issues: readonly z.core.$ZodIssue[]
   }
 }
 
+/** `value` parsed by `schema` inside a transform: its issues reported as the transform's own, or z.NEVER. */
+function parseWithin<T extends z.ZodType>(schema: T, value: unknown, context: z.RefinementCtx): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    addIssues(context, parsed.error.issues);
+    return z.NEVER;
+  }
+  return parsed.data;
+}
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -96,12 +106,7 @@ const leafStepSchema = z.unknown().transform((value, context) => {
     });
     return z.NEVER;
   }
-  const parsed = (hasAgent ? agentStepSchema : shellStepSchema).safeParse(value);
-  if (!parsed.success) {
-    addIssues(context, parsed.error.issues);
-    return z.NEVER;
-  }
-  return parsed.data;
+  return parseWithin(hasAgent ? agentStepSchema : shellStepSchema, value, context);
 });
 
 /** Steps that run concurrently, joined before the next step. */
@@ -186,12 +191,7 @@ const stepSchema = z.unknown().transform((value, context) => {
       context.addIssue({ code: 'custom', message: 'a map step has `map:` only; its steps go under map.do' });
       return z.NEVER;
     }
-    const parsed = mapStepSchema.safeParse(value);
-    if (!parsed.success) {
-      addIssues(context, parsed.error.issues);
-      return z.NEVER;
-    }
-    return parsed.data;
+    return parseWithin(mapStepSchema, value, context);
   }
   if (isRecord(value) && 'parallel' in value) {
     if ('agent' in value || 'shell' in value) {
@@ -201,19 +201,9 @@ const stepSchema = z.unknown().transform((value, context) => {
       });
       return z.NEVER;
     }
-    const parsed = parallelStepSchema.safeParse(value);
-    if (!parsed.success) {
-      addIssues(context, parsed.error.issues);
-      return z.NEVER;
-    }
-    return parsed.data;
+    return parseWithin(parallelStepSchema, value, context);
   }
-  const parsed = leafStepSchema.safeParse(value);
-  if (!parsed.success) {
-    addIssues(context, parsed.error.issues);
-    return z.NEVER;
-  }
-  return parsed.data;
+  return parseWithin(leafStepSchema, value, context);
 });
 
 export const workflowSpecSchema = z.strictObject({
