@@ -1,7 +1,5 @@
-// The `parallel:` step of a workflow spec: what is accepted, and the errors (file, place in
-// the document, fix) for groups that cannot run.
-import { ConfigError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
+import { configError } from './__fixtures__/spec-error.js';
 import { workflowStepTree } from './step-ids.js';
 import { parseWorkflowSpec } from './workflow-spec.js';
 
@@ -28,16 +26,6 @@ steps:
   - agent: reviewer
     input: "lint={{ steps.lint.output }} ({{ steps.lint.exit_code }}) review={{ steps.review.output }} {{ last_response }}"
 `;
-
-function configError(text: string): ConfigError {
-  try {
-    parseWorkflowSpec(text, 'flow.yaml');
-  } catch (error) {
-    if (ConfigError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('parallel groups in workflow specs', () => {
   it('accepts a group of agent and shell steps with their usual fields', () => {

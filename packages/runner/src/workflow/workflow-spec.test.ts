@@ -1,5 +1,6 @@
 import { ConfigError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
+import { configError } from './__fixtures__/spec-error.js';
 import { checkParallelLimit, parseWorkflowSpec, resolveVariables } from './workflow-spec.js';
 
 const valid = `
@@ -20,16 +21,6 @@ outputs:
   artifacts:
     - { path: report.md, from: "{{ last_response }}" }
 `;
-
-function configError(text: string): ConfigError {
-  try {
-    parseWorkflowSpec(text, 'flow.yaml');
-  } catch (error) {
-    if (ConfigError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('parseWorkflowSpec', () => {
   it('accepts the format of DESIGN 7', () => {
