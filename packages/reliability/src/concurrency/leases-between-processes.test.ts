@@ -8,27 +8,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type BundledWorker,
-  bundleWorker,
-  collect,
-  exited,
-  onLines,
-  type WorkerProcess,
-} from '../support/child-process.js';
+import { describe, expect, it } from 'vitest';
+import { useBundledWorker } from '../support/bundled-worker.js';
+import { collect, exited, onLines, type WorkerProcess } from '../support/child-process.js';
 import { sized } from '../support/stress.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
 
 const cli = fileURLToPath(new URL('../../../../apps/cli/dist/conclave.mjs', import.meta.url));
 
-let worker: BundledWorker;
-beforeAll(async () => {
-  worker = await bundleWorker('session-worker');
-}, 60_000);
-afterAll(async () => {
-  await worker?.remove();
-});
+const worker = useBundledWorker('session-worker');
 
 async function newSession(home: string): Promise<string> {
   const engine = createEngine({ store: createFsStore({ dir: home }) });

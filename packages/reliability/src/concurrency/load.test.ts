@@ -4,18 +4,13 @@
 // opening agree with what was written.
 import { createEngine, type Engine } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BundledWorker, bundleWorker, collect, exited, onLines } from '../support/child-process.js';
+import { describe, expect, it } from 'vitest';
+import { useBundledWorker } from '../support/bundled-worker.js';
+import { collect, exited, onLines } from '../support/child-process.js';
 import { sized, sizedTimeout } from '../support/stress.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
 
-let worker: BundledWorker;
-beforeAll(async () => {
-  worker = await bundleWorker('session-worker');
-}, 60_000);
-afterAll(async () => {
-  await worker?.remove();
-});
+const worker = useBundledWorker('session-worker');
 
 /** Checks one session holds exactly `checkpoints` messages of its own, in order, and is completed. */
 async function expectIntact(engine: Engine, id: string, checkpoints: number): Promise<void> {

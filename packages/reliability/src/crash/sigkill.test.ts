@@ -9,8 +9,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEngine } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BundledWorker, bundleWorker, collect, exited, onLines } from '../support/child-process.js';
+import { describe, expect, it } from 'vitest';
+import { useBundledWorker } from '../support/bundled-worker.js';
+import { collect, exited, onLines } from '../support/child-process.js';
 import { randomInteger, seededRandom } from '../support/seeded-random.js';
 import { sized, sizedTimeout } from '../support/stress.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
@@ -20,13 +21,7 @@ const KILLS = sized(200, 1_000);
 const PARALLEL = 2;
 const SEED = Number(process.env.CONCLAVE_CRASH_SEED ?? 20_261_122);
 
-let worker: BundledWorker;
-beforeAll(async () => {
-  worker = await bundleWorker('session-worker');
-}, 60_000);
-afterAll(async () => {
-  await worker?.remove();
-});
+const worker = useBundledWorker('session-worker');
 
 interface Acknowledged {
   seq: number;
