@@ -1,9 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { journalEventSchema, jsonValueSchema, parseJournalEvent } from './events.js';
-import { compileFastParse, fastParser, fastSafeParser, NOT_PROVEN } from './fast-parse.js';
-import { sessionSummarySchema } from './summary.js';
+import {
+  fastParseSessionHeader,
+  journalEventSchema,
+  jsonValueSchema,
+  parseJournalEvent,
+  sessionHeaderSchema,
+} from './events.js';
+import { compileFastParse, type FastParse, fastParser, fastSafeParser, NOT_PROVEN } from './fast-parse.js';
+import { fastParseSource } from './fast-parse-source.js';
+import { fastParseJournalEvent } from './journal-event-parse.generated.js';
+import { fastParseSessionSummary, sessionSummarySchema } from './summary.js';
 
 const sessionId = fc.stringMatching(/^[0-9a-hjkmnp-tv-z]{22}$/);
 const text = fc.string({ maxLength: 12 });
@@ -210,8 +218,8 @@ function holdsProtoKey(value: unknown): boolean {
   return Object.values(value).some(holdsProtoKey);
 }
 
-function agreesWithZod(schema: z.ZodType, value: unknown): void {
-  const fast = compileFastParse(schema);
+function agreesWithZod(schema: z.ZodType, value: unknown, written?: FastParse<unknown>): void {
+  const fast = written ?? compileFastParse(schema);
   expect(fast).not.toBeNull();
   const answer = fast?.(value);
   if (answer === NOT_PROVEN) return;
@@ -222,8 +230,14 @@ function agreesWithZod(schema: z.ZodType, value: unknown): void {
   expect(JSON.stringify(answer)).toBe(JSON.stringify(zod.data));
 }
 
-describe('compileFastParse on the journal event schema', () => {
-  const fast = compileFastParse(journalEventSchema);
+// The parser compiled at run time and the one written out (journal-event-parse.generated.ts)
+// answer alike: both are checked against zod the same way.
+describe.each([
+  ['compileFastParse', () => compileFastParse(journalEventSchema)],
+  ['the written-out parser', () => fastParseJournalEvent as FastParse<unknown>],
+])('%s on the journal event schema', (_name, parser) => {
+  const fast = parser();
+  const written = fast ?? undefined;
 
   it('compiles (the event schema uses only constructs it handles)', () => {
     expect(fast).not.toBeNull();
@@ -237,7 +251,7 @@ describe('compileFastParse on the journal event schema', () => {
         // A `__proto__` key (JSON can hold one: `{"__proto__": 1}`) is left to zod, which drops it.
         if (holdsProtoKey(value)) expect(answer).toBe(NOT_PROVEN);
         else expect(answer).not.toBe(NOT_PROVEN);
-        agreesWithZod(journalEventSchema, value);
+        agreesWithZod(journalEventSchema, value, written);
         answered.add(value.type as string);
       }),
       { numRuns: 2000 },
@@ -253,7 +267,7 @@ describe('compileFastParse on the journal event schema', () => {
         strange,
         fc.integer({ min: 0, max: 3 }),
         (value, path, replacement, operation) => {
-          agreesWithZod(journalEventSchema, mutate(value, path, replacement, operation));
+          agreesWithZod(journalEventSchema, mutate(value, path, replacement, operation), written);
         },
       ),
       { numRuns: 5000 },
@@ -265,14 +279,14 @@ describe('compileFastParse on the journal event schema', () => {
       const value = { type: 'step-completed', seq: 3, at: 'now', key: 'k', occurrence: 1, attempt: 1 };
       const withOutput = { ...value, output: JSON.parse(output) as unknown };
       expect(fast?.(withOutput)).toBe(NOT_PROVEN);
-      agreesWithZod(journalEventSchema, withOutput);
+      agreesWithZod(journalEventSchema, withOutput, written);
     }
   });
 
   it('agrees with zod on arbitrary values', () => {
     fc.assert(
       fc.property(fc.anything({ withObjectString: true, withNullPrototype: true }), (value) => {
-        agreesWithZod(journalEventSchema, value);
+        agreesWithZod(journalEventSchema, value, written);
       }),
       { numRuns: 2000 },
     );
@@ -292,10 +306,25 @@ describe('compileFastParse on the journal event schema', () => {
   });
 });
 
+/** The parser `fastParseSource` writes for `schema`, loaded as the generated module would be. */
+function writtenParser(schema: z.ZodType): FastParse<unknown> | null {
+  const source = fastParseSource({ written: schema });
+  if (source === null) return null;
+  const body = `${source.replace(/^export function written/m, 'function written')}\nreturn written;`;
+  return new Function('NOT_PROVEN', body)(NOT_PROVEN) as FastParse<unknown>;
+}
+
 describe('compileFastParse on other schemas', () => {
-  it('agrees with zod on JSON values and on session summaries', () => {
+  it('agrees with zod on JSON values and on session summaries (compiled, and written out)', () => {
+    const writtenJson = writtenParser(jsonValueSchema);
+    const writtenSummary = writtenParser(sessionSummarySchema);
+    expect(writtenJson).not.toBeNull();
+    expect(writtenSummary).not.toBeNull();
     fc.assert(
-      fc.property(fc.oneof(fc.jsonValue(), fc.anything()), (value) => agreesWithZod(jsonValueSchema, value)),
+      fc.property(fc.oneof(fc.jsonValue(), fc.anything()), (value) => {
+        agreesWithZod(jsonValueSchema, value);
+        agreesWithZod(jsonValueSchema, value, writtenJson ?? undefined);
+      }),
       { numRuns: 1000 },
     );
     const summary = fc.record(
@@ -327,8 +356,32 @@ describe('compileFastParse on other schemas', () => {
         fc.nat(3),
         (value, path, replacement, op) => {
           expect(compileFastParse(sessionSummarySchema)?.(value)).not.toBe(NOT_PROVEN);
+          expect(writtenSummary?.(value)).not.toBe(NOT_PROVEN);
           agreesWithZod(sessionSummarySchema, value);
           agreesWithZod(sessionSummarySchema, mutate(value, path, replacement, op));
+          agreesWithZod(sessionSummarySchema, value, writtenSummary ?? undefined);
+          expect(fastParseSessionSummary(value)).not.toBe(NOT_PROVEN);
+          agreesWithZod(sessionSummarySchema, value, fastParseSessionSummary);
+          agreesWithZod(sessionSummarySchema, mutate(value, path, replacement, op), fastParseSessionSummary);
+          agreesWithZod(sessionSummarySchema, mutate(value, path, replacement, op), writtenSummary ?? undefined);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  }, 120_000);
+
+  it('agrees with zod on session headers (the written-out parser of journal-event-parse.generated.ts)', () => {
+    fc.assert(
+      fc.property(
+        header,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 3 }),
+        strange,
+        fc.nat(3),
+        (value, path, replacement, op) => {
+          // A `__proto__` key (the options can hold one) is left to zod, as in events.
+          if (!holdsProtoKey(value)) expect(fastParseSessionHeader(value)).not.toBe(NOT_PROVEN);
+          agreesWithZod(sessionHeaderSchema, value, fastParseSessionHeader);
+          agreesWithZod(sessionHeaderSchema, mutate(value, path, replacement, op), fastParseSessionHeader);
         },
       ),
       { numRuns: 1000 },
@@ -338,11 +391,15 @@ describe('compileFastParse on other schemas', () => {
   it('returns null for constructs it does not handle, and the parsers then use zod alone', () => {
     const transformed = z.object({ name: z.string().transform((value) => value.toUpperCase()) });
     expect(compileFastParse(transformed)).toBeNull();
+    expect(fastParseSource({ written: transformed })).toBeNull();
     expect(fastParser(transformed)({ name: 'ada' })).toEqual({ name: 'ADA' });
     const refined = z.object({ size: z.number().refine((value) => value % 2 === 0) });
     expect(compileFastParse(refined)).toBeNull();
+    expect(fastParseSource({ written: refined })).toBeNull();
     expect(fastSafeParser(refined)({ size: 3 }).success).toBe(false);
     expect(compileFastParse(z.union([z.string(), z.string().min(2)]))).toBeNull();
+    expect(fastParseSource({ written: z.union([z.string(), z.string().min(2)]) })).toBeNull();
+    expect(fastParseSource({ written: z.object({ size: z.number().default(Number.NaN) }) })).toBeNull();
   });
 });
 

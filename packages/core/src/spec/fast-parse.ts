@@ -15,6 +15,12 @@ import type { z } from 'zod';
 export const NOT_PROVEN: unique symbol = Symbol('not proven');
 export type FastParse<T> = (value: unknown) => T | typeof NOT_PROVEN;
 
+/**
+ * A fast parser `fastParseSource` wrote out (a `.generated.ts` module, untyped): it answers what
+ * its schema's parse returns or NOT_PROVEN, which the test that keeps the module in step checks.
+ */
+export type WrittenFastParse = (value: unknown) => unknown;
+
 /** The parts of a zod schema's internals the compilers read (zod 4's `_zod`). */
 export interface ZodSchemaInternals {
   def: {
@@ -60,10 +66,10 @@ export interface ZodCheckLike {
 type Parser = (value: unknown) => unknown;
 type Check = (value: unknown) => boolean;
 /** The kinds of JavaScript value a schema can accept, so a union can pick its one candidate option. */
-type Kind = 'string' | 'number' | 'boolean' | 'null' | 'array' | 'object';
+export type Kind = 'string' | 'number' | 'boolean' | 'null' | 'array' | 'object';
 
-/** Thrown inside the compiler for a construct it does not handle; never escapes. */
-class Unsupported extends Error {}
+/** Thrown inside the compilers (this one and `fastParseSource`) for a construct they do not handle; never escapes. */
+export class Unsupported extends Error {}
 
 const FAIL = NOT_PROVEN;
 
@@ -79,10 +85,15 @@ export function compileFastParse<Schema extends z.ZodType>(schema: Schema): Fast
 
 /**
  * `schema.parse` with the fast parser in front: zod parses only what the fast parser cannot
- * vouch for, so invalid input fails exactly as before (a ZodError). Compiled on first use.
+ * vouch for, so invalid input fails exactly as before (a ZodError). Compiled on first use, or
+ * `written` when given: the same parser written out by `fastParseSource` (a `.generated.ts`
+ * module, kept in step by a test), so a value it vouches for never builds `schema` at all.
  */
-export function fastParser<Schema extends z.ZodType>(schema: Schema): (value: unknown) => z.output<Schema> {
-  let fast: FastParse<z.output<Schema>> | null | undefined;
+export function fastParser<Schema extends z.ZodType>(
+  schema: Schema,
+  written?: WrittenFastParse,
+): (value: unknown) => z.output<Schema> {
+  let fast = written as FastParse<z.output<Schema>> | null | undefined;
   return (value) => {
     if (fast === undefined) fast = compileFastParse(schema);
     const parsed = fast ? fast(value) : FAIL;
@@ -93,8 +104,9 @@ export function fastParser<Schema extends z.ZodType>(schema: Schema): (value: un
 /** `schema.safeParse` the same way. */
 export function fastSafeParser<Schema extends z.ZodType>(
   schema: Schema,
+  written?: WrittenFastParse,
 ): (value: unknown) => { success: true; data: z.output<Schema> } | { success: false; error: z.ZodError<unknown> } {
-  let fast: FastParse<z.output<Schema>> | null | undefined;
+  let fast = written as FastParse<z.output<Schema>> | null | undefined;
   return (value) => {
     if (fast === undefined) fast = compileFastParse(schema);
     const parsed = fast ? fast(value) : FAIL;
@@ -304,8 +316,8 @@ function kindOf(value: unknown): Kind | 'other' {
   return type === 'string' || type === 'number' || type === 'boolean' || type === 'object' ? type : 'other';
 }
 
-/** The kinds of value `schema` can accept (for union options only). */
-function kindsOf(schema: ZodSchemaLike, depth: number): Kind[] {
+/** The kinds of value `schema` can accept (for union options only); shared with `fastParseSource`. */
+export function kindsOf(schema: ZodSchemaLike, depth: number): Kind[] {
   if (depth > 8) throw new Unsupported('deep union option');
   const definition = schema._zod.def;
   switch (definition.type) {

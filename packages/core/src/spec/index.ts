@@ -38,6 +38,8 @@ export { WaitingForInputError } from './errors/waiting-for-input-error.js';
 export {
   type ErrorInfo,
   type EventInput,
+  fastParseJournalEvent,
+  fastParseSessionHeader,
   type GitState,
   JOURNAL_FORMAT_VERSION,
   type JournalEvent,
@@ -72,10 +74,12 @@ export {
   fastParser,
   fastSafeParser,
   NOT_PROVEN,
+  type WrittenFastParse,
   type ZodCheckLike,
   type ZodSchemaInternals,
   type ZodSchemaLike,
 } from './fast-parse.js';
+export { type FastParseSourceOptions, fastParseSource, zodCheckSource } from './fast-parse-source.js';
 export { formatBytes } from './format-bytes.js';
 export {
   createSessionId,
@@ -123,4 +127,10 @@ export {
   sessionRequestSchema,
   type VerifyReport,
 } from './store.js';
-export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './summary.js';
+export {
+  fastParseSessionSummary,
+  type SessionQuery,
+  type SessionSummary,
+  sessionQuerySchema,
+  sessionSummarySchema,
+} from './summary.js';

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { LeaseHolderInfo } from './errors/session-locked-error.js';
 import type { JournalEvent, SessionHeader, StepSafety } from './events.js';
+import { lazySchema } from './lazy-schema.js';
 import type { SessionQuery, SessionSummary } from './summary.js';
 
 export const STORE_SPECIFICATION_VERSION = 'v1';
@@ -116,15 +117,17 @@ export interface StoreChange {
  * posted without the lease, never into the journal; the writer polls for requests and acts
  * at its next safe point, journaling what it did.
  */
-export const sessionRequestSchema = z.object({
-  /** Unique within the session. */
-  id: z.string().min(1).max(100),
-  kind: z.literal('checkpoint'),
-  /** The checkpoint's label (null: the writer names it). */
-  label: z.string().max(200).nullable(),
-  requestedAt: z.string(),
-  requestedBy: z.object({ pid: z.number().int(), host: z.string() }),
-});
+export const sessionRequestSchema = lazySchema(() =>
+  z.object({
+    /** Unique within the session. */
+    id: z.string().min(1).max(100),
+    kind: z.literal('checkpoint'),
+    /** The checkpoint's label (null: the writer names it). */
+    label: z.string().max(200).nullable(),
+    requestedAt: z.string(),
+    requestedBy: z.object({ pid: z.number().int(), host: z.string() }),
+  }),
+);
 export type SessionRequest = z.infer<typeof sessionRequestSchema>;
 export type SessionRequestInput = Pick<SessionRequest, 'kind' | 'label' | 'requestedBy'>;
 

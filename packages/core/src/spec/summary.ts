@@ -2,56 +2,66 @@
 // and hands it to the store with every append; stores keep it in their index.
 import { z } from 'zod';
 import { sessionHeaderSchema, sessionModeSchema, sessionStatusSchema } from './events.js';
+import type { FastParse } from './fast-parse.js';
 import { sessionIdSchema } from './ids.js';
+import { fastParseSessionSummary as writtenSessionSummary } from './journal-event-parse.generated.js';
+import { lazySchema } from './lazy-schema.js';
 
-export const sessionSummarySchema = z.object({
-  id: sessionIdSchema,
-  title: z.string(),
-  mode: sessionModeSchema,
-  /** The status the journal says; `running` without a live lease is shown as interrupted by the engine. */
-  status: sessionStatusSchema,
-  workspaceDir: z.string().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  parentId: sessionIdSchema.nullable(),
-  branchPoint: z.number().int().nonnegative().nullable(),
-  lastSeq: z.number().int().nonnegative(),
-  messageCount: z.number().int().nonnegative(),
-  /** Rounds, chunks or steps done, as the mode counts progress (label says which). */
-  progress: z
-    .object({ label: z.string(), done: z.number().int().nonnegative(), total: z.number().int().nullable() })
-    .nullable(),
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  costUsd: z.number().nonnegative().nullable(),
-  /** The first user message (the task), shortened, for pickers. */
-  task: z.string().nullable(),
-  /** A `waiting` session: the question it waits on (the latest unanswered `waitFor`). */
-  waitingFor: z.object({ key: z.string(), prompt: z.string() }).nullable().optional(),
-  archived: z.boolean().default(false),
-  bytes: z.number().int().nonnegative().nullable().default(null),
-  /**
-   * Set by a store that found the session damaged (a missing or damaged file, a journal cut
-   * short of what was known to exist): listings show it as `damaged` with the repair command.
-   */
-  damage: z.object({ problem: z.string(), file: z.string() }).optional(),
-});
+// Built on first use (see lazy-schema.ts), as the event schemas are.
+export const sessionSummarySchema = lazySchema(() =>
+  z.object({
+    id: sessionIdSchema,
+    title: z.string(),
+    mode: sessionModeSchema,
+    /** The status the journal says; `running` without a live lease is shown as interrupted by the engine. */
+    status: sessionStatusSchema,
+    workspaceDir: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    parentId: sessionIdSchema.nullable(),
+    branchPoint: z.number().int().nonnegative().nullable(),
+    lastSeq: z.number().int().nonnegative(),
+    messageCount: z.number().int().nonnegative(),
+    /** Rounds, chunks or steps done, as the mode counts progress (label says which). */
+    progress: z
+      .object({ label: z.string(), done: z.number().int().nonnegative(), total: z.number().int().nullable() })
+      .nullable(),
+    inputTokens: z.number().int().nonnegative(),
+    outputTokens: z.number().int().nonnegative(),
+    costUsd: z.number().nonnegative().nullable(),
+    /** The first user message (the task), shortened, for pickers. */
+    task: z.string().nullable(),
+    /** A `waiting` session: the question it waits on (the latest unanswered `waitFor`). */
+    waitingFor: z.object({ key: z.string(), prompt: z.string() }).nullable().optional(),
+    archived: z.boolean().default(false),
+    bytes: z.number().int().nonnegative().nullable().default(null),
+    /**
+     * Set by a store that found the session damaged (a missing or damaged file, a journal cut
+     * short of what was known to exist): listings show it as `damaged` with the repair command.
+     */
+    damage: z.object({ problem: z.string(), file: z.string() }).optional(),
+  }),
+);
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
+/** The written-out fast parser of the summary (journal-event-parse.generated.ts). */
+export const fastParseSessionSummary = writtenSessionSummary as FastParse<SessionSummary>;
 
-export const sessionQuerySchema = z.object({
-  status: z.array(sessionStatusSchema).optional(),
-  mode: z.array(sessionModeSchema).optional(),
-  workspaceDir: z.string().optional(),
-  parentId: sessionIdSchema.optional(),
-  /** Only sessions updated at or after this ISO time. */
-  since: z.string().optional(),
-  /** Only sessions updated before this ISO time. */
-  before: z.string().optional(),
-  /** Id prefix (>= 1 character). */
-  idPrefix: z.string().optional(),
-  limit: z.number().int().positive().optional(),
-  offset: z.number().int().nonnegative().optional(),
-});
+export const sessionQuerySchema = lazySchema(() =>
+  z.object({
+    status: z.array(sessionStatusSchema).optional(),
+    mode: z.array(sessionModeSchema).optional(),
+    workspaceDir: z.string().optional(),
+    parentId: sessionIdSchema.optional(),
+    /** Only sessions updated at or after this ISO time. */
+    since: z.string().optional(),
+    /** Only sessions updated before this ISO time. */
+    before: z.string().optional(),
+    /** Id prefix (>= 1 character). */
+    idPrefix: z.string().optional(),
+    limit: z.number().int().positive().optional(),
+    offset: z.number().int().nonnegative().optional(),
+  }),
+);
 /** Listing filters; results are ordered newest first by updatedAt, then id. */
 export type SessionQuery = z.infer<typeof sessionQuerySchema>;
 

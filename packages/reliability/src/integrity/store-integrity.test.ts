@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { createEngine, type Engine } from '@resume/core';
-import { ConclaveError, JournalCorruptedError, StoreIoError } from '@resume/core/spec';
+import { ConclaveError, type EventInput, JournalCorruptedError, StoreIoError } from '@resume/core/spec';
 import { createFsStore } from '@resume/storage-fs';
 import { describe, expect, it } from 'vitest';
 import { runConclave } from '../support/cli-in-process.js';
@@ -37,13 +37,14 @@ const engineAt = (home: string, snapshotEvery = 1000): Engine =>
   createEngine({ store: createFsStore({ dir: home }), snapshotEvery });
 
 /** A finished session of `rounds` checkpoints (two messages each), snapshots every `snapshotEvery` events. */
-async function sessionOnDisk(rounds: number, snapshotEvery = 1000): Promise<Home> {
+/** `initialEvents`: the session's set-up, written in its first record with its creation (as a workflow run's spec is). */
+async function sessionOnDisk(rounds: number, snapshotEvery = 1000, initialEvents: EventInput[] = []): Promise<Home> {
   const root = temporaryDirectory();
   const home = path.join(root, 'home');
   const cwd = path.join(root, 'work');
   mkdirSync(cwd);
   const engine = engineAt(home, snapshotEvery);
-  const session = await engine.createSession({ title: 'integrity', mode: 'custom' });
+  const session = await engine.createSession({ title: 'integrity', mode: 'custom', initialEvents });
   const messages: string[] = [];
   for (let round = 1; round <= rounds; round += 1) {
     for (const content of [`question ${round}`, `answer ${round}`]) {
@@ -219,6 +220,20 @@ describe('header damage', () => {
     expect(existsSync(path.join(home.dir, 'header.json'))).toBe(true);
     const relisted = JSON.parse((await cli(home, 'sessions', 'list', '--json')).stdout) as { status: string }[];
     expect(relisted[0]?.status).not.toBe('damaged');
+  });
+
+  it('a deleted header.json of a session whose first record holds its set-up too: shown, and rebuilt by repair', async () => {
+    const task: EventInput = { type: 'message-added', message: { role: 'user', content: 'the task' } };
+    const home = await sessionOnDisk(2, 1000, [task]);
+    const header = path.join(home.dir, 'header.json');
+    const original = readFileSync(header);
+    rmSync(header);
+    const shown = await cli(home, 'sessions', 'show', home.id, '--json');
+    expect(shown.code).toBe(0);
+    const repaired = await cli(home, 'sessions', 'repair', home.id);
+    expect(repaired.stdout).toContain("header.json: rebuilt from the journal's first record");
+    expect(readFileSync(header)).toEqual(original);
+    expect((await cli(home, 'sessions', 'verify', home.id)).code).toBe(0);
   });
 
   it("a journal that belongs to another session is refused, not read as this one's", async () => {

@@ -6,7 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import {
+  fastSafeParser,
   JournalCorruptedError,
+  lazySchema,
   SessionExistsError,
   type SessionHeader,
   sessionHeaderSchema,
@@ -19,9 +21,12 @@ import { frameObject, unframe } from '../journal/framing.js';
 import type { JournalFiles } from '../journal/journal-files.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
+import { fastParseHeaderFile } from '../store/store-files-parse.generated.js';
 import { HEADER, JOURNAL, LEASE_DIRECTORY, stripNewline } from '../store/store-paths.js';
 
-const headerFileSchema = z.object({ v: z.literal(1), header: sessionHeaderSchema });
+/** What header.json holds (built on first use; a valid file is read by its written-out parser). */
+export const headerFileSchema = lazySchema(() => z.object({ v: z.literal(1), header: sessionHeaderSchema }));
+const parseHeaderFile = fastSafeParser(headerFileSchema, fastParseHeaderFile);
 
 /** What header.json holds: the header, or why it cannot be used. */
 export type HeaderFileState =
@@ -55,7 +60,7 @@ export function createHeaderFiles(
       throw error;
     }
     const framed = unframe(stripNewline(content));
-    const parsed = framed.ok ? headerFileSchema.safeParse(framed.value) : null;
+    const parsed = framed.ok ? parseHeaderFile(framed.value) : null;
     if (!parsed?.success) {
       return { kind: 'damaged', problem: framed.ok ? 'the header does not match its schema' : framed.problem };
     }

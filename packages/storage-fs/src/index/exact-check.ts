@@ -13,6 +13,7 @@ import {
   type ZodCheckLike,
   type ZodSchemaInternals,
   type ZodSchemaLike,
+  zodCheckSource,
 } from '@resume/core/spec';
 import type { z } from 'zod';
 
@@ -252,43 +253,13 @@ export function exactCheckSource(schema: z.ZodType, name: string): string | null
   };
 
   const checkSource = (check: ZodCheckLike, type: string, value: string): string => {
-    const definition = (check as ZodCheckLike)._zod.def;
-    switch (definition.check) {
-      case 'string_format': {
-        const pattern = definition.pattern;
-        if (type !== 'string' || definition.format !== 'regex' || !(pattern instanceof RegExp))
-          throw new Unsupported(`string format ${definition.format}`);
-        const constant = fresh('pattern');
-        declarations.push(
-          `const ${constant} = new RegExp(${JSON.stringify(pattern.source)}, ${JSON.stringify(pattern.flags)});`,
-        );
-        return `((${constant}.lastIndex = 0), ${constant}.test(${value}))`;
-      }
-      case 'number_format':
-        if (type !== 'number' || definition.format !== 'safeint')
-          throw new Unsupported(`number format ${definition.format}`);
-        return `Number.isSafeInteger(${value})`;
-      case 'greater_than':
-      case 'less_than': {
-        const bound = definition.value;
-        if (type !== 'number' || typeof bound !== 'number' || !Number.isFinite(bound))
-          throw new Unsupported(definition.check);
-        const operator = `${definition.check === 'greater_than' ? '>' : '<'}${definition.inclusive === true ? '=' : ''}`;
-        return `${value} ${operator} ${String(bound)}`;
-      }
-      case 'min_length':
-      case 'max_length':
-      case 'length_equals': {
-        const limit =
-          definition.check === 'length_equals' ? definition.length : (definition.minimum ?? definition.maximum);
-        if ((type !== 'string' && type !== 'array') || typeof limit !== 'number' || !Number.isFinite(limit))
-          throw new Unsupported(definition.check);
-        const operator = definition.check === 'min_length' ? '>=' : definition.check === 'max_length' ? '<=' : '===';
-        return `${value}.length ${operator} ${String(limit)}`;
-      }
-      default:
-        throw new Unsupported(`check ${definition.check}`);
-    }
+    const source = zodCheckSource(check, type, value, (written) => {
+      const constant = fresh('pattern');
+      declarations.push(`const ${constant} = ${written};`);
+      return constant;
+    });
+    if (source === null) throw new Unsupported(`check ${check._zod.def.check}`);
+    return source;
   };
 
   try {

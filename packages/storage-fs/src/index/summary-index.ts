@@ -25,7 +25,7 @@
 // validated on every load: by a quick check derived from the schema when zod would return
 // them unchanged (the usual case), by zod otherwise (see exact-check.ts).
 import path from 'node:path';
-import { isSessionId, type SessionSummary, sessionSummarySchema } from '@resume/core/spec';
+import { isSessionId, lazySchema, type SessionSummary, sessionSummarySchema } from '@resume/core/spec';
 import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode, type FileStatus, type FileSystem } from '../file-system/file-system.js';
@@ -33,33 +33,39 @@ import { frameObject, unframe } from '../journal/framing.js';
 import { isExactIndexFile } from './index-file-check.generated.js';
 import { type IndexStamp, sameStamp, stampFor, stampHolds, WRITING_MARKER_PREFIX } from './index-stamp.js';
 
-const damageSchema = z.object({ problem: z.string(), file: z.string() });
+const damageSchema = lazySchema(() => z.object({ problem: z.string(), file: z.string() }));
 export type Damage = z.infer<typeof damageSchema>;
 
-const entrySchema = z.object({
-  id: z.string(),
-  summary: sessionSummarySchema.nullable(),
-  journalSize: z.number().int().nonnegative(),
-  archived: z.boolean(),
-  damage: damageSchema.nullable().default(null),
-  /** The file layout the entry was read at (a missing header or journal is refreshed when it comes back). */
-  missing: z.array(z.enum(['header', 'journal'])).default([]),
-});
+const entrySchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    summary: sessionSummarySchema.nullable(),
+    journalSize: z.number().int().nonnegative(),
+    archived: z.boolean(),
+    damage: damageSchema.nullable().default(null),
+    /** The file layout the entry was read at (a missing header or journal is refreshed when it comes back). */
+    missing: z.array(z.enum(['header', 'journal'])).default([]),
+  }),
+);
 export type IndexEntry = z.infer<typeof entrySchema>;
 
 /** When the index's entries were checked: the sessions folder's times, and the sessions being written then. */
-const stampSchema = z.object({
-  modifiedMs: z.number(),
-  changedMs: z.number(),
-  writing: z.array(z.string()),
-});
+const stampSchema = lazySchema(() =>
+  z.object({
+    modifiedMs: z.number(),
+    changedMs: z.number(),
+    writing: z.array(z.string()),
+  }),
+);
 
 /** The index file's schema; `index-file-check.generated.ts` is its quick check written out. */
-export const indexFileSchema = z.object({
-  v: z.literal(1),
-  entries: z.array(entrySchema),
-  stamp: stampSchema.nullable().default(null),
-});
+export const indexFileSchema = lazySchema(() =>
+  z.object({
+    v: z.literal(1),
+    entries: z.array(entrySchema),
+    stamp: stampSchema.nullable().default(null),
+  }),
+);
 type IndexFile = z.output<typeof indexFileSchema>;
 
 /** The index file's entries, or null when the content is not a valid index. */

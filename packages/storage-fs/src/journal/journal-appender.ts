@@ -10,6 +10,7 @@ import {
   fastSafeParser,
   journalEventSchema,
   LeaseLostError,
+  lazySchema,
   SessionNotFoundError,
   StoreIoError,
   sessionSummarySchema,
@@ -22,21 +23,25 @@ import type { SummaryIndex } from '../index/summary-index.js';
 import { currentEpoch, leaseName } from '../lease/lease-files.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
+import { fastParseBatchShape } from '../store/store-files-parse.generated.js';
 import { JOURNAL, LEASE_DIRECTORY } from '../store/store-paths.js';
 import { LineFramer } from './framing.js';
 import { encodeBatch } from './journal-codec.js';
 import type { JournalFiles } from './journal-files.js';
 
-const batchShapeSchema = z.object({
-  expectedSeq: z.number().int().nonnegative(),
-  epoch: z.number().int().nonnegative(),
-  events: z.array(journalEventSchema).min(1),
-  summary: sessionSummarySchema,
-});
+export const batchShapeSchema = lazySchema(() =>
+  z.object({
+    expectedSeq: z.number().int().nonnegative(),
+    epoch: z.number().int().nonnegative(),
+    events: z.array(journalEventSchema).min(1),
+    summary: sessionSummarySchema,
+  }),
+);
 type BatchShape = z.infer<typeof batchShapeSchema>;
-// The engine validated these events as they were recorded: the compiled check confirms the
-// batch without a second zod parse; zod only sees (and reports) what it cannot vouch for.
-const parseBatch = fastSafeParser(batchShapeSchema);
+// The engine validated these events as they were recorded: the written-out fast parser
+// (store-files-parse.generated.ts) confirms the batch without a second zod parse and without
+// building the schema; zod only sees (and reports) what it cannot vouch for.
+const parseBatch = fastSafeParser(batchShapeSchema, fastParseBatchShape);
 
 export interface JournalWriter {
   file: WritableFile;

@@ -8,11 +8,17 @@ import {
   JournalCorruptedError,
   type JournalEvent,
   journalEventSchema,
+  lazySchema,
   type SessionSummary,
   sessionSummarySchema,
   UnsupportedFormatError,
 } from '@resume/core/spec';
 import { z } from 'zod';
+import {
+  fastParseRecordEvents,
+  fastParseRecordSummary,
+  fastParseTailRecord,
+} from '../store/store-files-parse.generated.js';
 import { frameObject, type LineFramer, parseBody, verifyFrame } from './framing.js';
 
 /** The framing version of journal records this code writes. */
@@ -29,13 +35,15 @@ export interface JournalBatchRecord {
  * which events were lost and where their bytes were kept, and holds no events. Only written
  * when a valid snapshot still holds the state after them.
  */
-const lostRecordSchema = z.object({
-  v: z.number().int().positive(),
-  epoch: z.number().int().nonnegative(),
-  first: z.number().int().positive(),
-  last: z.number().int().positive(),
-  lost: z.object({ reason: z.string(), savedTo: z.string().nullable() }),
-});
+const lostRecordSchema = lazySchema(() =>
+  z.object({
+    v: z.number().int().positive(),
+    epoch: z.number().int().nonnegative(),
+    first: z.number().int().positive(),
+    last: z.number().int().positive(),
+    lost: z.object({ reason: z.string(), savedTo: z.string().nullable() }),
+  }),
+);
 export type LostRecord = z.infer<typeof lostRecordSchema>;
 
 /** Encodes the record a repair writes in place of events it could not keep. */
@@ -49,19 +57,33 @@ export function encodeLost(record: Omit<LostRecord, 'v'>): Buffer {
   });
 }
 
-const recordSchema = z.object({
-  v: z.number().int().positive(),
-  epoch: z.number().int().nonnegative(),
-  first: z.number().int().positive(),
-  last: z.number().int().positive(),
-  events: z.array(journalEventSchema).min(1),
-  summary: sessionSummarySchema,
-});
+// The schemas are built on first use: a valid record is parsed by its written-out fast parser
+// (store-files-parse.generated.ts), which needs no schema; zod sees only what it cannot vouch for.
+const recordSchema = lazySchema(() =>
+  z.object({
+    v: z.number().int().positive(),
+    epoch: z.number().int().nonnegative(),
+    first: z.number().int().positive(),
+    last: z.number().int().positive(),
+    events: z.array(journalEventSchema).min(1),
+    summary: sessionSummarySchema,
+  }),
+);
+/** A record as reading events checks it: everything but the summary. */
+export const recordEventsSchema = lazySchema(() => recordSchema.omit({ summary: true }));
+/** The summary a record carries, checked where it is used. */
+export const recordSummarySchema = lazySchema(() => z.object({ summary: sessionSummarySchema }));
+/** What the listing reads from a journal's last record. */
+export const tailRecordSchema = lazySchema(() =>
+  z.object({ epoch: z.number().int(), last: z.number().int(), summary: sessionSummarySchema }),
+);
 // Records read back are validated (a checksum proves the bytes are what was written, not that what
-// was written is valid for this version): by the compiled parser, zod for the rest. Reading events
-// checks the record's head and every event; the summary each record carries is checked where it is
-// used (the last one, for the listing: `decodeSummary`, `lastRecordInTail`), not on every read.
-const parseRecord = fastSafeParser(recordSchema.omit({ summary: true }));
+// was written is valid for this version): by the written-out parser, zod for the rest. Reading
+// events checks the record's head and every event; the summary each record carries is checked where
+// it is used (the last one, for the listing: `decodeSummary`, `lastRecordInTail`), not on every read.
+const parseRecord = fastSafeParser(recordEventsSchema, fastParseRecordEvents);
+const parseRecordSummary = fastSafeParser(recordSummarySchema, fastParseRecordSummary);
+const parseTailRecord = fastSafeParser(tailRecordSchema, fastParseTailRecord);
 
 /**
  * Encodes one batch as one journal line (newline included). With `framer`, the line is framed in
@@ -226,7 +248,7 @@ function decodeSummary(
   corrupted: (offset: number, problem: string, cause?: unknown) => JournalCorruptedError,
 ): SessionSummary {
   const parsed = parseBody(body);
-  const summary = parsed.ok ? z.object({ summary: sessionSummarySchema }).safeParse(parsed.value) : null;
+  const summary = parsed.ok ? parseRecordSummary(parsed.value) : null;
   if (!summary?.success) throw corrupted(offset, 'the last record has no valid summary');
   return summary.data.summary;
 }
@@ -251,11 +273,7 @@ export function lastRecordInTail(tail: Buffer, startsAtFileStart: boolean): Tail
     const verified = verifyFrame(tail.subarray(start, end));
     if (verified.ok) {
       const parsed = parseBody(verified.body);
-      const record = parsed.ok
-        ? z
-            .object({ epoch: z.number().int(), last: z.number().int(), summary: sessionSummarySchema })
-            .safeParse(parsed.value)
-        : null;
+      const record = parsed.ok ? parseTailRecord(parsed.value) : null;
       if (record?.success) return { epoch: record.data.epoch, lastSeq: record.data.last, summary: record.data.summary };
     }
     end = start - 1;

@@ -4,12 +4,20 @@
 // the unarchiving that makes it appendable again.
 import { promisify } from 'node:util';
 import { gunzip as gunzipCallback } from 'node:zlib';
-import { JournalCorruptedError, type SessionHeader, type SessionSummary, sessionHeaderSchema } from '@resume/core/spec';
+import {
+  fastSafeParser,
+  JournalCorruptedError,
+  lazySchema,
+  type SessionHeader,
+  type SessionSummary,
+  sessionHeaderSchema,
+} from '@resume/core/spec';
 import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode } from '../file-system/file-system.js';
 import type { JournalLocation } from '../index/summary-index.js';
 import type { StoreContext } from '../store/store-context.js';
+import { fastParseFirstEvent } from '../store/store-files-parse.generated.js';
 import { JOURNAL, JOURNAL_ARCHIVED, SNAPSHOT, SNAPSHOT_ARCHIVED } from '../store/store-paths.js';
 import { parseBody, verifyFrame } from './framing.js';
 import { committedEndInTail, lastRecordInTail, scanJournal } from './journal-codec.js';
@@ -39,11 +47,24 @@ export interface JournalFiles {
   fromTail<T>(file: string, size: number, find: (tail: Buffer, start: number) => T | 'more'): Promise<T>;
 }
 
-const firstEventSchema = z.object({
-  events: z
-    .array(z.object({ seq: z.literal(1), type: z.literal('session-created'), header: sessionHeaderSchema }))
-    .min(1),
-});
+/** The journal's first event, the session's creation, as far as the header it holds (built on first use). */
+export const firstEventSchema = lazySchema(() =>
+  z.object({ seq: z.literal(1), type: z.literal('session-created'), header: sessionHeaderSchema }),
+);
+const parseFirstEvent = fastSafeParser(firstEventSchema, fastParseFirstEvent);
+
+/**
+ * The header recorded in a journal's first record (its parsed body): the first event's. The
+ * events after it in the same record (a task message, a recorded spec: the session's set-up,
+ * written with its creation) are not needed for it, and are not what makes it readable.
+ */
+export function headerInFirstRecord(record: unknown): SessionHeader | null {
+  if (typeof record !== 'object' || record === null || !('events' in record)) return null;
+  const events = record.events;
+  const first = Array.isArray(events) ? (events[0] as unknown) : undefined;
+  const parsed = first === undefined ? null : parseFirstEvent(first);
+  return parsed?.success ? parsed.data.header : null;
+}
 
 export function createJournalFiles(context: StoreContext): JournalFiles {
   const { paths, plain, durable } = context;
@@ -129,8 +150,7 @@ export function createJournalFiles(context: StoreContext): JournalFiles {
     if (end === -1) return null;
     const verified = verifyFrame(head.subarray(0, end));
     const parsed = verified.ok ? parseBody(verified.body) : null;
-    const record = parsed?.ok ? firstEventSchema.safeParse(parsed.value) : null;
-    return record?.success ? (record.data.events[0]?.header ?? null) : null;
+    return parsed?.ok ? headerInFirstRecord(parsed.value) : null;
   };
 
   const cutTornTail = async (id: string, keptLength: number, cut: Buffer): Promise<string> => {

@@ -4,15 +4,17 @@
 // `step-started` event is a flat JSON object, readable even when its record around it is not.
 // A step that started and completed in the removed part is listed too: its completion is
 // lost with it, so a resume runs it again.
-import type { LostStep } from '@resume/core/spec';
+import { type LostStep, lazySchema } from '@resume/core/spec';
 import { z } from 'zod';
 
-const stepStartedSchema = z.object({
-  type: z.literal('step-started'),
-  key: z.string(),
-  occurrence: z.number().int().positive(),
-  safety: z.enum(['idempotent', 'unsafe']),
-});
+const stepStartedSchema = lazySchema(() =>
+  z.object({
+    type: z.literal('step-started'),
+    key: z.string(),
+    occurrence: z.number().int().positive(),
+    safety: z.enum(['idempotent', 'unsafe']),
+  }),
+);
 const flatObjectPattern = /\{[^{}]*"type":"step-started"[^{}]*\}/g;
 
 /** The steps started in `removed` (journal text), once each, in journal order. */

@@ -7,31 +7,42 @@
 // the holder marks its own lease released (atomic replace). Epochs only grow, and
 // an append is fenced by checking that no higher epoch exists.
 import path from 'node:path';
-import { type LeaseHolder, type LeaseHolderInfo, SessionLockedError } from '@resume/core/spec';
+import {
+  fastSafeParser,
+  type LeaseHolder,
+  type LeaseHolderInfo,
+  lazySchema,
+  SessionLockedError,
+} from '@resume/core/spec';
 import { z } from 'zod';
 import { writeFileAtomically, writeTemporary } from '../file-system/atomic-write.js';
 import { errorCode, type FileSystem } from '../file-system/file-system.js';
 import { frameObject, unframe } from '../journal/framing.js';
+import { fastParseLeaseRecord } from '../store/store-files-parse.generated.js';
 import { isHolderAlive, type ProcessProbe } from './process-probe.js';
 
-const leaseRecordSchema = z.object({
-  v: z.literal(1),
-  epoch: z.number().int().positive(),
-  pid: z.number().int(),
-  host: z.string(),
-  since: z.string(),
-  bootId: z.string().nullable(),
-  processStart: z.string().nullable(),
-  released: z.boolean(),
-  /** The journal's last seq when the holder released the lease: evidence a later cut cannot hide. */
-  lastSeq: z.number().int().nonnegative().optional(),
-  /**
-   * The journal's size and change time when the holder released the lease, after checking
-   * it at open: while both still match, nobody touched the journal since, and the next open
-   * need not check its whole prefix again.
-   */
-  journal: z.object({ size: z.number().int().nonnegative(), changedMs: z.number() }).optional(),
-});
+/** A lease file's record (built on first use; a valid file is read by its written-out parser). */
+export const leaseRecordSchema = lazySchema(() =>
+  z.object({
+    v: z.literal(1),
+    epoch: z.number().int().positive(),
+    pid: z.number().int(),
+    host: z.string(),
+    since: z.string(),
+    bootId: z.string().nullable(),
+    processStart: z.string().nullable(),
+    released: z.boolean(),
+    /** The journal's last seq when the holder released the lease: evidence a later cut cannot hide. */
+    lastSeq: z.number().int().nonnegative().optional(),
+    /**
+     * The journal's size and change time when the holder released the lease, after checking
+     * it at open: while both still match, nobody touched the journal since, and the next open
+     * need not check its whole prefix again.
+     */
+    journal: z.object({ size: z.number().int().nonnegative(), changedMs: z.number() }).optional(),
+  }),
+);
+const parseLeaseRecord = fastSafeParser(leaseRecordSchema, fastParseLeaseRecord);
 export type LeaseRecord = z.infer<typeof leaseRecordSchema>;
 
 const leaseNamePattern = /^epoch-(\d{10})$/;
@@ -64,7 +75,7 @@ async function readLease(fileSystem: FileSystem, leaseDirectory: string, epoch: 
   const line = content.at(-1) === 0x0a ? content.subarray(0, -1) : content;
   const framed = unframe(line);
   if (!framed.ok) return null;
-  const record = leaseRecordSchema.safeParse(framed.value);
+  const record = parseLeaseRecord(framed.value);
   return record.success ? record.data : null;
 }
 

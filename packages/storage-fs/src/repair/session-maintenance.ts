@@ -12,6 +12,7 @@ import {
   type IntegrityProblem,
   JournalCorruptedError,
   journalEventSchema,
+  lazySchema,
   type RepairReport,
   type SessionHeader,
   SessionLockedError,
@@ -26,7 +27,7 @@ import type { Damage, IndexEntry, InspectedSession, JournalLocation, SummaryInde
 import { unframe } from '../journal/framing.js';
 import type { JournalAppender } from '../journal/journal-appender.js';
 import { encodeBatch, lastRecordInTail } from '../journal/journal-codec.js';
-import type { JournalFiles } from '../journal/journal-files.js';
+import { headerInFirstRecord, type JournalFiles } from '../journal/journal-files.js';
 import { stepsStartedIn } from '../journal/lost-steps.js';
 import { acquireLease, currentEpoch, inspectLease, latestLease, liveHolder } from '../lease/lease-files.js';
 import type { SnapshotFiles } from '../snapshot/snapshot-files.js';
@@ -52,7 +53,7 @@ export interface MaintenanceParts {
   index: () => SummaryIndex;
 }
 
-const snapshotHeaderSchema = z.object({ header: sessionHeaderSchema });
+const snapshotHeaderSchema = lazySchema(() => z.object({ header: sessionHeaderSchema }));
 
 /** Evidence of how far the journal went: what other files remember of it. */
 interface Evidence {
@@ -365,16 +366,11 @@ function creationRecord(header: SessionHeader): Buffer {
   return encodeBatch({ epoch: 0, events: [created], summary: { ...summaryFromHeader(header.id, header), lastSeq: 1 } });
 }
 
-const firstRecordSchema = z.object({
-  events: z.array(z.object({ seq: z.literal(1), header: sessionHeaderSchema })).min(1),
-});
-
 function firstHeader(bytes: Buffer): SessionHeader | null {
   const end = bytes.indexOf(0x0a);
   if (end === -1) return null;
   const framed = unframe(bytes.subarray(0, end));
-  const parsed = framed.ok ? firstRecordSchema.safeParse(framed.value) : null;
-  return parsed?.success ? (parsed.data.events[0]?.header ?? null) : null;
+  return framed.ok ? headerInFirstRecord(framed.value) : null;
 }
 
 function lastSummaryOf(bytes: Buffer): SessionSummary | null {

@@ -9,12 +9,14 @@
 // happens on the first read of that message's `content` (see docs/decisions/0015-snapshot-texts-read-on-demand.md).
 // Version 1 (one framed line holding the whole state) is still read.
 import { crc32 } from 'node:zlib';
+import { lazySchema } from '@resume/core/spec';
 import { z } from 'zod';
 import { FRAME_PREFIX_LENGTH, frameObject, unframe } from '../journal/framing.js';
 import { type PendingText, pendingTextOf, withDeferredText } from './deferred-text.js';
 import { decodeOperations, encodeOperations } from './snapshot-operations.js';
 
-const snapshotFields = {
+// Built with the schemas that use them, on first use.
+const snapshotFields = () => ({
   seq: z.number().int().nonnegative(),
   formatVersion: z.number().int(),
   /** Byte offset of the journal just past event `seq`, so an open reads only what follows. */
@@ -22,22 +24,24 @@ const snapshotFields = {
   /** crc32 of the journal's bytes [0, journalOffset): the prefix this snapshot summarizes. */
   journalCrc: z.number().int().nonnegative().optional(),
   state: z.unknown(),
-};
+});
 
 /** A version 1 snapshot file: one framed line holding the whole state. */
-export const snapshotFileSchema = z.object({ v: z.literal(1), ...snapshotFields });
-const snapshotHeaderSchema = z.object({
-  v: z.literal(2),
-  ...snapshotFields,
-  contents: z.object({
-    /** How many messages have their text in the contents section (their `content` is its byte length). */
-    texts: z.number().int().nonnegative(),
-    bytes: z.number().int().nonnegative(),
-    crc: z.number().int().nonnegative(),
+export const snapshotFileSchema = lazySchema(() => z.object({ v: z.literal(1), ...snapshotFields() }));
+const snapshotHeaderSchema = lazySchema(() =>
+  z.object({
+    v: z.literal(2),
+    ...snapshotFields(),
+    contents: z.object({
+      /** How many messages have their text in the contents section (their `content` is its byte length). */
+      texts: z.number().int().nonnegative(),
+      bytes: z.number().int().nonnegative(),
+      crc: z.number().int().nonnegative(),
+    }),
+    /** The session's replay log operations up to `seq` (see `snapshot-operations.ts`), when its writer had one. */
+    operations: z.array(z.unknown()).optional(),
   }),
-  /** The session's replay log operations up to `seq` (see `snapshot-operations.ts`), when its writer had one. */
-  operations: z.array(z.unknown()).optional(),
-});
+);
 
 /** The snapshot version this code writes. */
 export const SNAPSHOT_FILE_VERSION = 2;
