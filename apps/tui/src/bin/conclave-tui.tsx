@@ -1,12 +1,35 @@
 // `conclave-tui`: the session browser over the file store in $CONCLAVE_HOME (default
 // ~/.conclave; `~` and relative paths expanded as the CLI expands them). Prints the command for the chosen session; `conclave tui` runs it instead.
 import { homedir, hostname, userInfo } from 'node:os';
-import { createEngine } from '@resume/core';
-import { ConclaveError } from '@resume/core/spec';
+import { createEngine, type Engine } from '@resume/core';
+import { ConclaveError, UsageError } from '@resume/core/spec';
+import type { Runner } from '@resume/runner';
 import { defaultHome, expandHome } from '@resume/runner/home';
 import { createFsStore } from '@resume/storage-fs';
 import { createEngineBackend } from '../backend/engine-backend.js';
 import { commandFor, openSessionBrowser } from '../browser/open-session-browser.js';
+import { resumePlanView } from '../plan/resume-prompt-plan.js';
+
+/**
+ * Plans resumes as `conclave tui` does: each mode's "what runs next" and the workspace's
+ * changed files, from a runner that only plans (it is never given a model to call). The
+ * runner is created when the first plan is asked for, after the first frame.
+ */
+function resumePlanner(engine: Engine, workspaceDir: string) {
+  let planner: Promise<Runner> | null = null;
+  return async (sessionId: string) => {
+    planner ??= import('@resume/runner').then(({ createRunner }) =>
+      createRunner({
+        engine,
+        models: () => {
+          throw new UsageError('Planning calls no model.');
+        },
+        workspaceDir,
+      }),
+    );
+    return resumePlanView(await (await planner).plan(sessionId));
+  };
+}
 
 async function main(): Promise<number> {
   const userHome = homedir();
@@ -17,7 +40,8 @@ async function main(): Promise<number> {
   try {
     // A question answered in the browser is journaled as from this user and machine.
     const answeredBy = `${userInfo().username}@${hostname()}`;
-    const picked = await openSessionBrowser(createEngineBackend({ engine, answeredBy }), {
+    const backend = createEngineBackend({ engine, answeredBy, planResume: resumePlanner(engine, process.cwd()) });
+    const picked = await openSessionBrowser(backend, {
       noColor: process.argv.includes('--no-color'),
     });
     if (picked) process.stdout.write(`${commandFor(picked)}\n`);
