@@ -65,10 +65,12 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
   // executable subcommands): `{ "node:child_process": ["commander"] }` makes them load on first
   // use inside those packages, saving their start-up cost on every run.
   const lazyBuiltins = manifest.conclave?.lazyBuiltins ?? {};
-  // `conclave.lazyCommonJs`: bundled CommonJS packages the workspace's code imports functions
-  // from, loaded on the first call instead of when the importing chunk loads (the YAML parser:
-  // a resume validates the spec's recorded data and never parses YAML).
+  // `conclave.lazyCommonJs`: CommonJS packages the workspace's code imports functions from,
+  // bundled into a file of their own next to the chunks and loaded on the first call instead of
+  // when an importing chunk loads (the YAML parser: a resume validates the spec's recorded data
+  // and never parses YAML, so it neither reads nor compiles the parser's 270 KB).
   const lazyCommonJs = manifest.conclave?.lazyCommonJs ?? {};
+  const lazyDirectory = lazyChunks ? path.join(path.dirname(target), 'bin-chunks') : path.dirname(target);
   await build({
     ...common,
     entryPoints: lazyChunks ? { [path.basename(target).replace(/\.m?js$/, '')]: entry } : [entry],
@@ -87,7 +89,7 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
     define: { ...common.define, 'process.env.NODE_ENV': '"production"' },
     plugins: [
       ...(Object.keys(lazyBuiltins).length > 0 ? [lazyBuiltinsPlugin(lazyBuiltins)] : []),
-      ...(Object.keys(lazyCommonJs).length > 0 ? [lazyCommonJsPlugin(lazyCommonJs)] : []),
+      ...(Object.keys(lazyCommonJs).length > 0 ? [lazyCommonJsPlugin(lazyCommonJs, lazyDirectory)] : []),
       ...((manifest.conclave?.inlineWasm ?? []).length > 0 ? [inlineWasmPlugin(manifest.conclave.inlineWasm)] : []),
       ...(manifest.conclave?.zodLocales ? [zodLocalesPlugin(manifest.conclave.zodLocales)] : []),
     ],
@@ -147,13 +149,36 @@ function zodLocalesPlugin(locales) {
 }
 
 /**
- * Replaces the workspace's imports of a bundled CommonJS package by functions that load it on
- * their first call: esbuild runs a CommonJS module's body when a chunk that imports it loads,
- * but a `require` call only when it is made. Only the listed functions can be imported: any
- * other import of the package from the workspace fails the build ("No matching export").
+ * Replaces the workspace's imports of a CommonJS package by functions that load it on their first
+ * call. The package is bundled into a CommonJS file of its own in `directory`
+ * (`lazy-<package>.cjs`), which the functions `require` at run time: a chunk that imports them
+ * neither reads nor compiles the package until one is called (bundled into the chunks, its code
+ * would be read and compiled with them even when its body waits). Only the listed functions can
+ * be imported: any other import of the package from the workspace fails the build ("No matching
+ * export").
  */
-function lazyCommonJsPlugin(functionsByPackage) {
+function lazyCommonJsPlugin(functionsByPackage, directory) {
   const names = new Map(Object.entries(functionsByPackage));
+  const written = new Map();
+  const fileName = (name) => `lazy-${name.replace(/[^a-z0-9]+/gi, '-')}.cjs`;
+  /** Bundles the package as the importer resolves it into its own file, once per build. */
+  const writeFile = (name, resolveDir) => {
+    if (!written.has(name)) {
+      written.set(
+        name,
+        build({
+          stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir, loader: 'js' },
+          bundle: true,
+          platform: 'node',
+          target: 'node22',
+          format: 'cjs',
+          logLevel: 'warning',
+          outfile: path.join(directory, fileName(name)),
+        }),
+      );
+    }
+    return written.get(name);
+  };
   const escaped = [...names.keys()].map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
   const filter = new RegExp(`^(?:${escaped.join('|')})$`);
   return {
@@ -165,17 +190,25 @@ function lazyCommonJsPlugin(functionsByPackage) {
         }
         return { path: args.path, namespace: 'lazy-commonjs', pluginData: { resolveDir: args.resolveDir } };
       });
-      pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-commonjs' }, (args) => ({
-        loader: 'js',
-        resolveDir: args.pluginData.resolveDir,
-        contents: `let loaded;
-const load = () => (loaded ??= require(${JSON.stringify(args.path)}));
+      pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-commonjs' }, async (args) => {
+        await writeFile(args.path, args.pluginData.resolveDir);
+        // The loader lands in the entry or in a chunk: the file is found from where it landed.
+        const options = pluginBuild.initialOptions;
+        const relative = path.relative(options.outdir ?? path.dirname(options.outfile), directory);
+        const fromEntry = `./${[relative, fileName(args.path)].filter(Boolean).join('/')}`;
+        return {
+          loader: 'js',
+          contents: `import { createRequire } from 'node:module';
+let loaded;
+const file = import.meta.url.includes('/bin-chunks/') ? ${JSON.stringify(`./${fileName(args.path)}`)} : ${JSON.stringify(fromEntry)};
+const load = () => (loaded ??= createRequire(import.meta.url)(file));
 ${names
   .get(args.path)
   .map((name) => `export const ${name} = (...args) => load().${name}(...args);`)
   .join('\n')}
 `,
-      }));
+        };
+      });
     },
   };
 }

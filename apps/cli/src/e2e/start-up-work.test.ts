@@ -33,12 +33,19 @@ globalThis.__zod_globalConfig = {
     if (definition.type === 'literal' && definition.values.includes('session-resumed')) events += 1;
   },
 };
-process.on('exit', () => process.stderr.write('schemas built: ' + built + ', event schemas: ' + events + '\\n'));
+process.on('exit', () => {
+  const yaml = Object.keys(require('node:module')._cache).some((file) => file.endsWith('lazy-yaml.cjs'));
+  process.stderr.write('schemas built: ' + built + ', event schemas: ' + events + ', YAML parser loaded: ' + yaml + '\\n');
+});
 `;
 
 const schemasIn = (stderr: string) => {
-  const counted = /schemas built: (\d+), event schemas: (\d+)/.exec(stderr);
-  return { built: Number(counted?.[1] ?? Number.NaN), events: Number(counted?.[2] ?? Number.NaN) };
+  const counted = /schemas built: (\d+), event schemas: (\d+), YAML parser loaded: (true|false)/.exec(stderr);
+  return {
+    built: Number(counted?.[1] ?? Number.NaN),
+    events: Number(counted?.[2] ?? Number.NaN),
+    yaml: counted?.[3] === undefined ? null : counted[3] === 'true',
+  };
 };
 
 beforeAll(() => assertBuilt());
@@ -73,11 +80,13 @@ describe('conclave: work a run and a resume do not do at start-up', () => {
     expect(compiledIn(resumed.stderr)).toBe(0);
   });
 
-  it("builds none of the journal's event schemas on a resume: events, records and files are checked by their written-out parsers", async () => {
+  it("builds none of the journal's event schemas on a resume (events, records and files are checked by their written-out parsers) and never loads the YAML parser", async () => {
     const spec = ['name: start-up-schemas', 'steps:', '  - shell: "true"', '  - shell: "test -f go2"', ''].join('\n');
     await writeFile(path.join(sandbox.workspace, 'flow2.yaml'), spec);
     const failed = await sandbox.run(['run', 'flow2.yaml'], { env: countingSchemas });
     expect(failed.code).toBe(1);
+    // A run parses its spec's YAML: the parser's file is loaded then...
+    expect(schemasIn(failed.stderr).yaml).toBe(true);
     const id = /conclave run --resume ([0-9a-z]{22})/.exec(failed.stderr)?.[1] ?? '';
     expect(id).not.toBe('');
     await writeFile(path.join(sandbox.workspace, 'go2'), '');
@@ -88,5 +97,7 @@ describe('conclave: work a run and a resume do not do at start-up', () => {
     expect(counted.built).toBeGreaterThan(0);
     // ...but no event schema was built: reading, appending and the session's files never needed one.
     expect(counted.events).toBe(0);
+    // ...and a resume validates the recorded data instead: it never reads the parser.
+    expect(counted.yaml).toBe(false);
   });
 });
