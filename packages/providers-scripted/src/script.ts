@@ -1,31 +1,35 @@
 // Script files (`--script <file.yaml>`): a list of turns the scripted models play in order,
 // so tool-using modes can be driven offline. Validated with zod; errors name the file and turn.
 import { readFileSync } from 'node:fs';
-import { ConfigError, jsonValueSchema } from '@resume/core/spec';
+import { ConfigError, jsonValueSchema, lazySchema } from '@resume/core/spec';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
-export const scriptToolCallSchema = z.object({
-  name: z.string().min(1),
-  args: z.record(z.string(), jsonValueSchema).default({}),
-});
+export const scriptToolCallSchema = lazySchema(() =>
+  z.object({
+    name: z.string().min(1),
+    args: z.record(z.string(), jsonValueSchema).default({}),
+  }),
+);
 
-export const scriptTurnSchema = z
-  .object({
-    /** The agent that plays this turn; without it, the next participant to speak (never the judge). */
-    agent: z.string().min(1).optional(),
-    text: z.string().optional(),
-    tool_calls: z.array(scriptToolCallSchema).optional(),
-  })
-  .strict()
-  .refine((turn) => turn.text !== undefined || (turn.tool_calls !== undefined && turn.tool_calls.length > 0), {
-    message: 'a turn needs `text`, `tool_calls`, or both',
-  });
+export const scriptTurnSchema = lazySchema(() =>
+  z
+    .object({
+      /** The agent that plays this turn; without it, the next participant to speak (never the judge). */
+      agent: z.string().min(1).optional(),
+      text: z.string().optional(),
+      tool_calls: z.array(scriptToolCallSchema).optional(),
+    })
+    .strict()
+    .refine((turn) => turn.text !== undefined || (turn.tool_calls !== undefined && turn.tool_calls.length > 0), {
+      message: 'a turn needs `text`, `tool_calls`, or both',
+    }),
+);
 
 export type ScriptTurn = z.input<typeof scriptTurnSchema>;
 export type ParsedScriptTurn = z.output<typeof scriptTurnSchema>;
 
-export const scriptSchema = z.array(scriptTurnSchema);
+export const scriptSchema = lazySchema(() => z.array(scriptTurnSchema));
 
 /** Validates turns given in code or parsed from a file; `source` names where they came from in errors. */
 export function parseScript(value: unknown, source: string | null = null): ParsedScriptTurn[] {

@@ -1,6 +1,7 @@
 // End-to-end: work the built CLI does not do at start-up. zod compiles a parser of its own
 // (`new Function`) for every object schema on its first parse, which a command that parses
-// each schema a few times pays for without gaining anything: the CLI runs zod without it.
+// each schema a few times pays for without gaining anything: the CLI runs zod without it. And a
+// resume builds none of the journal's schemas: the written-out parsers check what it reads.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,16 +19,42 @@ process.on('exit', () => process.stderr.write('functions compiled from strings: 
 
 const compiledIn = (stderr: string) => Number(/functions compiled from strings: (\d+)/.exec(stderr)?.[1] ?? Number.NaN);
 
+/**
+ * A preload that counts the zod schemas built (zod calls its global config's post-processor for
+ * every schema instance) and those of the journal's events (the literal of one event type), and
+ * prints both at exit.
+ */
+const COUNT_SCHEMAS = `let built = 0;
+let events = 0;
+globalThis.__zod_globalConfig = {
+  postProcessor(schema) {
+    built += 1;
+    const definition = schema._zod.def;
+    if (definition.type === 'literal' && definition.values.includes('session-resumed')) events += 1;
+  },
+};
+process.on('exit', () => process.stderr.write('schemas built: ' + built + ', event schemas: ' + events + '\\n'));
+`;
+
+const schemasIn = (stderr: string) => {
+  const counted = /schemas built: (\d+), event schemas: (\d+)/.exec(stderr);
+  return { built: Number(counted?.[1] ?? Number.NaN), events: Number(counted?.[2] ?? Number.NaN) };
+};
+
 beforeAll(() => assertBuilt());
 
 describe('conclave: work a run and a resume do not do at start-up', () => {
   let sandbox: Sandbox;
   let counting: Record<string, string>;
+  let countingSchemas: Record<string, string>;
   beforeAll(async () => {
     sandbox = await createSandbox();
     const preload = path.join(sandbox.root, 'count-compiled.cjs');
     await writeFile(preload, COUNT_COMPILED);
     counting = { NODE_OPTIONS: `--require ${preload}` };
+    const schemaPreload = path.join(sandbox.root, 'count-schemas.cjs');
+    await writeFile(schemaPreload, COUNT_SCHEMAS);
+    countingSchemas = { NODE_OPTIONS: `--require ${schemaPreload}` };
   });
   afterAll(() => sandbox.remove());
 
@@ -44,5 +71,22 @@ describe('conclave: work a run and a resume do not do at start-up', () => {
     const resumed = await sandbox.run(['run', '--resume', id, '--yes'], { env: counting });
     expect(resumed.code).toBe(0);
     expect(compiledIn(resumed.stderr)).toBe(0);
+  });
+
+  it("builds none of the journal's event schemas on a resume: events, records and files are checked by their written-out parsers", async () => {
+    const spec = ['name: start-up-schemas', 'steps:', '  - shell: "true"', '  - shell: "test -f go2"', ''].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'flow2.yaml'), spec);
+    const failed = await sandbox.run(['run', 'flow2.yaml'], { env: countingSchemas });
+    expect(failed.code).toBe(1);
+    const id = /conclave run --resume ([0-9a-z]{22})/.exec(failed.stderr)?.[1] ?? '';
+    expect(id).not.toBe('');
+    await writeFile(path.join(sandbox.workspace, 'go2'), '');
+    const resumed = await sandbox.run(['run', '--resume', id, '--yes'], { env: countingSchemas });
+    expect(resumed.code).toBe(0);
+    const counted = schemasIn(resumed.stderr);
+    // The preload saw zod at work (the resume validates its options and the spec's data)...
+    expect(counted.built).toBeGreaterThan(0);
+    // ...but no event schema was built: reading, appending and the session's files never needed one.
+    expect(counted.events).toBe(0);
   });
 });

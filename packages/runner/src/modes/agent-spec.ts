@@ -1,13 +1,16 @@
 // Who speaks in a run: the agents of a mode, as recorded in the session's options so a
 // resume uses the same ones (DESIGN 8).
+import { lazySchema } from '@resume/core/spec';
 import { z } from 'zod';
 
-export const agentSpecSchema = z.object({
-  name: z.string().min(1),
-  provider: z.string().min(1).optional(),
-  model: z.string().min(1).optional(),
-  systemPrompt: z.string(),
-});
+export const agentSpecSchema = lazySchema(() =>
+  z.object({
+    name: z.string().min(1),
+    provider: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+    systemPrompt: z.string(),
+  }),
+);
 export type AgentSpec = z.infer<typeof agentSpecSchema>;
 
 /** The default discussion panel: three distinct roles so the rounds have something to settle. */

@@ -7,6 +7,7 @@ import {
   ConclaveError,
   type GenerateMetadata,
   type JsonValue,
+  lazySchema,
   ProviderError,
   type ToolDefinition,
   toolCallSchema,
@@ -17,15 +18,17 @@ import { averageOutputTokens, estimateCallCost } from '../usage/cost-guard.js';
 import type { AgentSpec } from './agent-spec.js';
 import type { ModeContext } from './mode-context.js';
 
-export const turnOutputSchema = z.object({
-  content: z.string(),
-  toolCalls: z.array(toolCallSchema),
-  model: z.string(),
-  provider: z.string(),
-  finishReason: z.string(),
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-});
+export const turnOutputSchema = lazySchema(() =>
+  z.object({
+    content: z.string(),
+    toolCalls: z.array(toolCallSchema),
+    model: z.string(),
+    provider: z.string(),
+    finishReason: z.string(),
+    inputTokens: z.number().int().nonnegative(),
+    outputTokens: z.number().int().nonnegative(),
+  }),
+);
 export type TurnOutput = z.infer<typeof turnOutputSchema>;
 
 const turnCodec = {

@@ -24,6 +24,7 @@ export const chainConfigSchema = lazySchema(() => schemas().config);
 export type ChainConfig = z.infer<typeof chainConfigSchema>;
 
 const workflowSpecs = () => import('../workflow/workflow-spec.js');
+const chainRunner = () => import('./chain.js');
 
 export const chainMode = defineMode<ChainConfig>({
   name: 'chain',
@@ -88,8 +89,11 @@ export const chainMode = defineMode<ChainConfig>({
       ],
     };
   },
+  preload() {
+    Promise.all([workflowSpecs(), chainRunner()]).catch(() => undefined);
+  },
   async run(context, config) {
-    const [{ parseWorkflowSpec }, { runChain }] = await Promise.all([workflowSpecs(), import('./chain.js')]);
+    const [{ parseWorkflowSpec }, { runChain }] = await Promise.all([workflowSpecs(), chainRunner()]);
     const spec = parseWorkflowSpec(await context.recordedSpec('workflow'), config.workflowPath);
     // An edited spec may declare new variables: their defaults apply, recorded values win.
     const variables = { ...spec.variables, ...config.variables };

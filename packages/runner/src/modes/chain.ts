@@ -3,7 +3,7 @@
 // spec's retry policy, with the `on_failure` agent step run between attempts.
 
 import type { RetryContext, StepContext, StepRecord } from '@resume/core';
-import { type ChatMessage, ConfigError, type JsonValue, type MessageInput } from '@resume/core/spec';
+import { type ChatMessage, ConfigError, type JsonValue, lazySchema, type MessageInput } from '@resume/core/spec';
 import { z } from 'zod';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
 import {
@@ -51,15 +51,17 @@ export interface ChainOptions {
   stepLabels: StepKeyScheme;
 }
 
-const shellOutputSchema = z.object({
-  /** Null when the step was skipped (an uncertain run the user chose not to repeat). */
-  exitCode: z.number().int().nullable(),
-  stdoutTail: z.string(),
-  stderrTail: z.string(),
-  /** 0 when skipped. */
-  attempt: z.number().int().nonnegative(),
-  skipped: z.boolean().optional(),
-});
+const shellOutputSchema = lazySchema(() =>
+  z.object({
+    /** Null when the step was skipped (an uncertain run the user chose not to repeat). */
+    exitCode: z.number().int().nullable(),
+    stdoutTail: z.string(),
+    stderrTail: z.string(),
+    /** 0 when skipped. */
+    attempt: z.number().int().nonnegative(),
+    skipped: z.boolean().optional(),
+  }),
+);
 /** What a skipped shell step returns: its command may or may not have run, so nothing is known of it. */
 const SKIPPED_SHELL_OUTPUT: ShellOutput = { exitCode: null, stdoutTail: '', stderrTail: '', attempt: 0, skipped: true };
 export type ShellOutput = z.infer<typeof shellOutputSchema>;

@@ -6,27 +6,31 @@
 // - `<prefix>/item/<item>/dead-letter-<n>`: the item failed after its retries (n-th time);
 // - `data.mapRetries`: per map step and item, how many times a retry was asked for.
 import type { SessionState, StepRecord } from '@resume/core';
-import type { JsonValue, SessionStore } from '@resume/core/spec';
+import { type JsonValue, lazySchema, type SessionStore } from '@resume/core/spec';
 import { z } from 'zod';
 import { itemKeySegment } from '../workflow/map-items.js';
 import { stepIdOfKey } from '../workflow/step-ids.js';
 
 export const MAP_RETRIES_KEY = 'mapRetries';
 
-export const mapItemSchema = z.object({ id: z.string(), index: z.number().int().nonnegative(), value: z.unknown() });
-export const mapItemListSchema = z.array(mapItemSchema);
+export const mapItemSchema = lazySchema(() =>
+  z.object({ id: z.string(), index: z.number().int().nonnegative(), value: z.unknown() }),
+);
+export const mapItemListSchema = lazySchema(() => z.array(mapItemSchema));
 
-export const deadLetterSchema = z.object({
-  id: z.string(),
-  index: z.number().int().nonnegative(),
-  item: z.unknown(),
-  /** The do: step that failed (its id), or `artifacts`. */
-  step: z.string(),
-  error: z.string(),
-  attempts: z.number().int().nonnegative(),
-  /** 1 for the first failure, 2 after one retry... */
-  generation: z.number().int().positive(),
-});
+export const deadLetterSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    index: z.number().int().nonnegative(),
+    item: z.unknown(),
+    /** The do: step that failed (its id), or `artifacts`. */
+    step: z.string(),
+    error: z.string(),
+    attempts: z.number().int().nonnegative(),
+    /** 1 for the first failure, 2 after one retry... */
+    generation: z.number().int().positive(),
+  }),
+);
 export type DeadLetter = z.infer<typeof deadLetterSchema>;
 
 export const itemsKey = (prefix: string, sourceHash: string) => `${prefix}/items@${sourceHash}`;

@@ -134,6 +134,12 @@ export interface Mode<Config extends ModeConfig = ModeConfig> {
   start(input: ModeStartInput, setup: ModeSetup): Promise<ModeStart<Config>>;
   /** Runs (or, on a reopened session, replays and goes on with) the run to its conclusion. */
   run(context: ModeRunContext, config: Config): Promise<ModeResult>;
+  /**
+   * Starts loading the modules `run` imports, without waiting for them: a resume calls it as soon
+   * as it knows the mode, so they load while it reads, checks and opens the session (its waits on
+   * the disk) rather than after. Never fails: `run`'s own import reports a module that cannot load.
+   */
+  preload?(): void;
   /** "What runs next" in the mode's own words, for the resume plan ("round 3 of 4, agent critic"). */
   describeNext(state: SessionState, config: Config): string;
   /** The config a resume or a continue runs with (default: unchanged). */

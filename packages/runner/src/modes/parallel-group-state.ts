@@ -2,17 +2,20 @@
 // (recorded as data when it starts) and where each of its steps stands, found by branch.
 // Small on purpose: the resume plan reads it without loading the chain itself.
 import type { SessionState } from '@resume/core';
+import { lazySchema } from '@resume/core/spec';
 import { z } from 'zod';
 
 /** `data` key of the parallel group the chain reached last: `{ step, id, members }`. */
 export const PARALLEL_GROUP_KEY = 'parallelGroup';
 
-const parallelGroupDataSchema = z.object({
-  step: z.number().int().positive(),
-  totalSteps: z.number().int().positive().optional(),
-  id: z.string(),
-  members: z.array(z.string()),
-});
+const parallelGroupDataSchema = lazySchema(() =>
+  z.object({
+    step: z.number().int().positive(),
+    totalSteps: z.number().int().positive().optional(),
+    id: z.string(),
+    members: z.array(z.string()),
+  }),
+);
 
 /** The engine branch a member's steps are journaled in. */
 export function branchName(group: string, member: string): string {

@@ -2,13 +2,15 @@
 // nothing in the journal says they ran, so a resume runs them again. The repair records
 // them in the session (`data.lostInRepair`) so every resume plan lists them and asks.
 import type { Engine, SessionState } from '@resume/core';
-import type { LostStep, RepairReport } from '@resume/core/spec';
+import { type LostStep, lazySchema, type RepairReport } from '@resume/core/spec';
 import { z } from 'zod';
 
 export const LOST_IN_REPAIR_KEY = 'lostInRepair';
 
-const lostStepsSchema = z.array(
-  z.object({ key: z.string(), occurrence: z.number().int().positive(), safety: z.enum(['idempotent', 'unsafe']) }),
+const lostStepsSchema = lazySchema(() =>
+  z.array(
+    z.object({ key: z.string(), occurrence: z.number().int().positive(), safety: z.enum(['idempotent', 'unsafe']) }),
+  ),
 );
 
 function finishedIn(state: SessionState, step: LostStep): boolean {

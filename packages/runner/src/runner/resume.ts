@@ -50,6 +50,8 @@ export async function resume(
   }
   const recorded = readRunConfig(state, scope.modes);
   const { mode } = recorded;
+  // The mode's modules load while the plan is made and the session opened (their disk waits).
+  mode.preload?.();
   let config = applyOverrides(mode, recorded.config, resumeOptions);
   const useEditedSpec = resumeOptions.useEditedSpec ?? false;
   const resumePlan = await planFor(scope, state, {
