@@ -70,6 +70,13 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
   // when an importing chunk loads (the YAML parser: a resume validates the spec's recorded data
   // and never parses YAML, so it neither reads nor compiles the parser's 270 KB).
   const lazyCommonJs = manifest.conclave?.lazyCommonJs ?? {};
+  // `conclave.builtinsWithoutFacade`: built-ins the bundled code reads from their exports object
+  // instead of importing them as ES modules. For an ES module Node reads every property of the
+  // built-in, running its lazy getters: `node:util` then loads its argument parser, its diff and
+  // worker threads, and `node:process` (whose public module is also what `getBuiltinModule`
+  // loads) the diagnostic report: 16 modules at every start that no command uses. Each built-in
+  // lists the names the bundle imports from it; a new one fails the build until it is listed.
+  const builtinsWithoutFacade = manifest.conclave?.builtinsWithoutFacade ?? {};
   const lazyDirectory = lazyChunks ? path.join(path.dirname(target), 'bin-chunks') : path.dirname(target);
   await build({
     ...common,
@@ -90,6 +97,7 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
     plugins: [
       ...(Object.keys(lazyBuiltins).length > 0 ? [lazyBuiltinsPlugin(lazyBuiltins)] : []),
       ...(Object.keys(lazyCommonJs).length > 0 ? [lazyCommonJsPlugin(lazyCommonJs, lazyDirectory)] : []),
+      ...(Object.keys(builtinsWithoutFacade).length > 0 ? [builtinsWithoutFacadePlugin(builtinsWithoutFacade)] : []),
       ...((manifest.conclave?.inlineWasm ?? []).length > 0 ? [inlineWasmPlugin(manifest.conclave.inlineWasm)] : []),
       ...(manifest.conclave?.zodLocales ? [zodLocalesPlugin(manifest.conclave.zodLocales)] : []),
     ],
@@ -98,6 +106,34 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
       js: "#!/usr/bin/env node\nimport { createRequire as __conclaveCreateRequire } from 'node:module';\nconst require = __conclaveCreateRequire(import.meta.url);",
     },
   });
+}
+
+/**
+ * `conclave.builtinsWithoutFacade`: each listed built-in, wherever the bundle imports it, is a
+ * module exporting the built-in's exports object as its default and the listed names read from
+ * it (`process.getBuiltinModule`; for `node:process`, the global `process`, the very object it
+ * exports). Reading only the listed names runs none of the built-in's other getters.
+ */
+function builtinsWithoutFacadePlugin(namesByBuiltin) {
+  const bare = (name) => name.replace(/^node:/, '');
+  const wanted = new Map(Object.entries(namesByBuiltin).map(([name, names]) => [bare(name), names]));
+  return {
+    name: 'builtins-without-facade',
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter: /^(node:)?[a-z_]+$/ }, (args) =>
+        wanted.has(bare(args.path)) ? { path: bare(args.path), namespace: 'builtin-without-facade' } : undefined,
+      );
+      pluginBuild.onLoad({ filter: /.*/, namespace: 'builtin-without-facade' }, (args) => {
+        const exportsObject =
+          args.path === 'process' ? 'process' : `process.getBuiltinModule(${JSON.stringify(`node:${args.path}`)})`;
+        const named = wanted.get(args.path).map((name) => `export const ${name} = builtin.${name};`);
+        return {
+          loader: 'js',
+          contents: [`const builtin = ${exportsObject};`, 'export default builtin;', ...named, ''].join('\n'),
+        };
+      });
+    },
+  };
 }
 
 /**

@@ -48,12 +48,24 @@ const schemasIn = (stderr: string) => {
   };
 };
 
+/** A preload that prints, at exit, which of Node's modules that no command uses were loaded. */
+const UNUSED_NODE_MODULES = ['internal/process/report', 'worker_threads', 'internal/util/parse_args/parse_args'];
+const COUNT_NODE_MODULES = `const unused = ${JSON.stringify(UNUSED_NODE_MODULES)};
+process.on('exit', () => {
+  const loaded = unused.filter((name) => process.moduleLoadList.includes('NativeModule ' + name));
+  process.stderr.write('unused Node modules loaded: [' + loaded.join(', ') + ']\\n');
+});
+`;
+
+const unusedModulesIn = (stderr: string) => /unused Node modules loaded: \[(.*)\]/.exec(stderr)?.[1] ?? null;
+
 beforeAll(() => assertBuilt());
 
 describe('conclave: work a run and a resume do not do at start-up', () => {
   let sandbox: Sandbox;
   let counting: Record<string, string>;
   let countingSchemas: Record<string, string>;
+  let countingModules: Record<string, string>;
   beforeAll(async () => {
     sandbox = await createSandbox();
     const preload = path.join(sandbox.root, 'count-compiled.cjs');
@@ -62,6 +74,9 @@ describe('conclave: work a run and a resume do not do at start-up', () => {
     const schemaPreload = path.join(sandbox.root, 'count-schemas.cjs');
     await writeFile(schemaPreload, COUNT_SCHEMAS);
     countingSchemas = { NODE_OPTIONS: `--require ${schemaPreload}` };
+    const modulesPreload = path.join(sandbox.root, 'count-modules.cjs');
+    await writeFile(modulesPreload, COUNT_NODE_MODULES);
+    countingModules = { NODE_OPTIONS: `--require ${modulesPreload}` };
   });
   afterAll(() => sandbox.remove());
 
@@ -99,5 +114,21 @@ describe('conclave: work a run and a resume do not do at start-up', () => {
     expect(counted.events).toBe(0);
     // ...and a resume validates the recorded data instead: it never reads the parser.
     expect(counted.yaml).toBe(false);
+  });
+
+  it("loads none of Node's modules a command never uses (the diagnostic report, worker threads, the argument parser) on a run or a resume", async () => {
+    // Importing `node:process` or `node:util` as ES modules would load them: Node reads every
+    // export of a built-in it serves as an ES module, lazy ones included.
+    const spec = ['name: start-up-modules', 'steps:', '  - shell: "true"', '  - shell: "test -f go3"', ''].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'flow3.yaml'), spec);
+    const failed = await sandbox.run(['run', 'flow3.yaml'], { env: countingModules });
+    expect(failed.code).toBe(1);
+    expect(unusedModulesIn(failed.stderr)).toBe('');
+    const id = /conclave run --resume ([0-9a-z]{22})/.exec(failed.stderr)?.[1] ?? '';
+    expect(id).not.toBe('');
+    await writeFile(path.join(sandbox.workspace, 'go3'), '');
+    const resumed = await sandbox.run(['run', '--resume', id, '--yes'], { env: countingModules });
+    expect(resumed.code).toBe(0);
+    expect(unusedModulesIn(resumed.stderr)).toBe('');
   });
 });
