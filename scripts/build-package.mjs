@@ -120,8 +120,11 @@ function builtinsWithoutFacadePlugin(namesByBuiltin) {
   return {
     name: 'builtins-without-facade',
     setup(pluginBuild) {
+      // ES module imports only: a bundled CommonJS `require('node:util')` gets the whole built-in, as before.
       pluginBuild.onResolve({ filter: /^(node:)?[a-z_]+$/ }, (args) =>
-        wanted.has(bare(args.path)) ? { path: bare(args.path), namespace: 'builtin-without-facade' } : undefined,
+        args.kind === 'import-statement' && wanted.has(bare(args.path))
+          ? { path: bare(args.path), namespace: 'builtin-without-facade' }
+          : undefined,
       );
       pluginBuild.onLoad({ filter: /.*/, namespace: 'builtin-without-facade' }, (args) => {
         const exportsObject =
