@@ -108,6 +108,11 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
   });
 }
 
+/** A built-in's name without its `node:` prefix, as both spellings import it. */
+function bareBuiltin(name) {
+  return name.replace(/^node:/, '');
+}
+
 /**
  * `conclave.builtinsWithoutFacade`: each listed built-in, wherever the bundle imports it, is a
  * module exporting the built-in's exports object as its default and the listed names read from
@@ -115,15 +120,14 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
  * exports). Reading only the listed names runs none of the built-in's other getters.
  */
 function builtinsWithoutFacadePlugin(namesByBuiltin) {
-  const bare = (name) => name.replace(/^node:/, '');
-  const wanted = new Map(Object.entries(namesByBuiltin).map(([name, names]) => [bare(name), names]));
+  const wanted = new Map(Object.entries(namesByBuiltin).map(([name, names]) => [bareBuiltin(name), names]));
   return {
     name: 'builtins-without-facade',
     setup(pluginBuild) {
       // ES module imports only: a bundled CommonJS `require('node:util')` gets the whole built-in, as before.
       pluginBuild.onResolve({ filter: /^(node:)?[a-z_]+$/ }, (args) =>
-        args.kind === 'import-statement' && wanted.has(bare(args.path))
-          ? { path: bare(args.path), namespace: 'builtin-without-facade' }
+        args.kind === 'import-statement' && wanted.has(bareBuiltin(args.path))
+          ? { path: bareBuiltin(args.path), namespace: 'builtin-without-facade' }
           : undefined,
       );
       pluginBuild.onLoad({ filter: /.*/, namespace: 'builtin-without-facade' }, (args) => {
@@ -258,16 +262,15 @@ ${names
  * named import of a lazy built-in fails the build, so it can never silently break.
  */
 function lazyBuiltinsPlugin(importersByBuiltin) {
-  const bare = (name) => name.replace(/^node:/, '');
-  const wanted = new Map(Object.entries(importersByBuiltin).map(([name, packages]) => [bare(name), packages]));
+  const wanted = new Map(Object.entries(importersByBuiltin).map(([name, packages]) => [bareBuiltin(name), packages]));
   const inPackage = (importer, name) => importer.includes(`${path.sep}node_modules${path.sep}${name}${path.sep}`);
   return {
     name: 'lazy-builtins',
     setup(pluginBuild) {
       pluginBuild.onResolve({ filter: /^(node:)?[a-z_]+$/ }, (args) => {
-        const packages = wanted.get(bare(args.path));
+        const packages = wanted.get(bareBuiltin(args.path));
         if (!packages?.some((name) => inPackage(args.importer, name))) return undefined;
-        return { path: bare(args.path), namespace: 'lazy-builtin' };
+        return { path: bareBuiltin(args.path), namespace: 'lazy-builtin' };
       });
       pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
         loader: 'js',

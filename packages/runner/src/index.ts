@@ -146,6 +146,7 @@ export {
   type AgentInput,
   type BranchInput,
   type ContinueOptions,
+  createPlanner,
   createRunner,
   type ItemSelection,
   type ModelDecision,

@@ -3,22 +3,14 @@
 // commands that never show a screen never load Ink.
 
 import type { Engine } from '@resume/core/engine';
-import { UsageError } from '@resume/core/spec';
-import { createRunner } from '@resume/runner';
+import { createPlanner as createRunnerPlanner } from '@resume/runner';
 import { whoAmI } from '../commands/answer.js';
 import type { CliContext } from '../context/cli-context.js';
 import type { RunLimits } from './cost-limits.js';
 
-/** A runner that only plans resumes (dry runs, the details pane), so it is never given a model to call. */
+/** The runner's planner (dry runs, the details pane) over this CLI's engine, workspace and cost limits. */
 export async function createPlanner(context: CliContext, limits: RunLimits = context.config().config.limits) {
-  return createRunner({
-    engine: await context.engine(),
-    models: () => {
-      throw new UsageError('Planning calls no model.');
-    },
-    workspaceDir: context.environment.cwd,
-    limits,
-  });
+  return createRunnerPlanner({ engine: await context.engine(), workspaceDir: context.environment.cwd, limits });
 }
 
 export async function openSessionBackend(context: CliContext) {

@@ -2,8 +2,8 @@
 // ~/.conclave; `~` and relative paths expanded as the CLI expands them). Prints the command for the chosen session; `conclave tui` runs it instead.
 import { homedir, hostname, userInfo } from 'node:os';
 import { createEngine, type Engine } from '@resume/core';
-import { ConclaveError, UsageError } from '@resume/core/spec';
-import type { Runner } from '@resume/runner';
+import { ConclaveError } from '@resume/core/spec';
+import type { createPlanner } from '@resume/runner';
 import { defaultHome, expandHome } from '@resume/runner/home';
 import { createFsStore } from '@resume/storage-fs';
 import { createEngineBackend } from '../backend/engine-backend.js';
@@ -12,21 +12,13 @@ import { resumePlanView } from '../plan/resume-prompt-plan.js';
 
 /**
  * Plans resumes as `conclave tui` does: each mode's "what runs next" and the workspace's
- * changed files, from a runner that only plans (it is never given a model to call). The
- * runner is created when the first plan is asked for, after the first frame.
+ * changed files. The runner that plans is created when the first plan is asked for, after the
+ * first frame.
  */
 function resumePlanner(engine: Engine, workspaceDir: string) {
-  let planner: Promise<Runner> | null = null;
+  let planner: Promise<ReturnType<typeof createPlanner>> | null = null;
   return async (sessionId: string) => {
-    planner ??= import('@resume/runner').then(({ createRunner }) =>
-      createRunner({
-        engine,
-        models: () => {
-          throw new UsageError('Planning calls no model.');
-        },
-        workspaceDir,
-      }),
-    );
+    planner ??= import('@resume/runner').then((runner) => runner.createPlanner({ engine, workspaceDir }));
     return resumePlanView(await (await planner).plan(sessionId));
   };
 }

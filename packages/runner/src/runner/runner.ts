@@ -6,6 +6,7 @@
 // Each entry point lives in its own file: start.ts, run-workflow.ts, resume.ts (with
 // plan.ts), branch.ts, continue.ts; drive.ts runs a session's mode; session-setup.ts
 // creates sessions; runner-scope.ts holds what they share.
+import { UsageError } from '@resume/core/spec';
 import { branch } from './branch.js';
 import { continueSession } from './continue.js';
 import { interruptRun } from './drive.js';
@@ -49,4 +50,15 @@ export function createRunner(options: RunnerOptions): Runner {
     mapItems: (sessionId) => mapItems(scope, sessionId),
     retryItems: (sessionId, selection, resumeOptions) => retryItems(scope, sessionId, selection, resumeOptions),
   };
+}
+
+/** A runner that only plans resumes (dry runs, a details pane): it is never given a model to call. */
+export function createPlanner(options: Omit<RunnerOptions, 'models'>): Pick<Runner, 'plan'> {
+  const runner = createRunner({
+    ...options,
+    models: () => {
+      throw new UsageError('Planning calls no model.');
+    },
+  });
+  return { plan: runner.plan };
 }
