@@ -82,8 +82,11 @@ export interface SpecRecord {
   hash: string;
   blob: string | null;
   content?: string;
-  /** The YAML data of the recorded text as plain JSON, with the hash of that JSON (workflow specs). */
-  document?: { data: JsonValue; hash: string };
+  /**
+   * The YAML data of the recorded text as plain JSON, with the hash of that JSON (workflow specs),
+   * and the spec validating it gave under the rules named by `validated.rules`.
+   */
+  document?: { data: JsonValue; hash: string; validated?: { spec: JsonValue; rules: string; hash: string } };
   seq: number;
 }
 

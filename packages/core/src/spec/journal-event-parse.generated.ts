@@ -1228,6 +1228,31 @@ function parse173(value) {
 function parse174(value) {
   return (value === "task" || value === "workflow" || value === "prompt" || value === "project") ? value : NOT_PROVEN;
 }
+function parse186(value) {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
+  const output = {};
+  let item;
+  let parsed;
+  item = value["spec"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse25(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["spec"] = parsed;
+  item = value["rules"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse3(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["rules"] = parsed;
+  item = value["hash"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse3(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["hash"] = parsed;
+  return output;
+}
+function parse185(value) {
+  return value === undefined ? undefined : parse186(value);
+}
 function parse183(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
@@ -1243,6 +1268,13 @@ function parse183(value) {
   parsed = parse3(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["hash"] = parsed;
+  item = value["validated"];
+  if (item === undefined && "validated" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse185(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["validated"] = parsed;
+  }
   return output;
 }
 function parse182(value) {
@@ -1311,10 +1343,10 @@ function parse172(value) {
   }
   return output;
 }
-function parse186(value) {
+function parse190(value) {
   return (value === "title-changed") ? value : NOT_PROVEN;
 }
-function parse185(value) {
+function parse189(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1338,7 +1370,7 @@ function parse185(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse186(item);
+  parsed = parse190(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["title"];
@@ -1348,18 +1380,18 @@ function parse185(value) {
   output["title"] = parsed;
   return output;
 }
-function parse189(value) {
+function parse193(value) {
   return (value === "input-requested") ? value : NOT_PROVEN;
 }
-function parse194(value) {
+function parse198(value) {
   return value === null ? null : parse25(value);
 }
-function parse193(value) {
+function parse197(value) {
   if (value === undefined) return null;
-  const parsed = parse194(value);
+  const parsed = parse198(value);
   return parsed === undefined ? null : parsed;
 }
-function parse188(value) {
+function parse192(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1383,7 +1415,7 @@ function parse188(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse189(item);
+  parsed = parse193(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["key"];
@@ -1403,15 +1435,15 @@ function parse188(value) {
   output["prompt"] = parsed;
   item = value["schema"];
   if (item === undefined && "schema" in value) return NOT_PROVEN;
-  parsed = parse193(item);
+  parsed = parse197(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["schema"] = parsed;
   return output;
 }
-function parse196(value) {
+function parse200(value) {
   return (value === "input-received") ? value : NOT_PROVEN;
 }
-function parse195(value) {
+function parse199(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1435,7 +1467,7 @@ function parse195(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse196(item);
+  parsed = parse200(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["key"];
@@ -1460,13 +1492,13 @@ function parse195(value) {
   output["answeredBy"] = parsed;
   return output;
 }
-function parse203(value) {
+function parse207(value) {
   return (value === "graph-checkpoint-saved") ? value : NOT_PROVEN;
 }
-function parse206(value) {
+function parse210(value) {
   return value === null ? null : parse6(value);
 }
-function parse202(value) {
+function parse206(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1490,7 +1522,7 @@ function parse202(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse203(item);
+  parsed = parse207(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["namespace"];
@@ -1505,7 +1537,7 @@ function parse202(value) {
   output["checkpointId"] = parsed;
   item = value["parentCheckpointId"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse206(item);
+  parsed = parse210(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["parentCheckpointId"] = parsed;
   item = value["data"];
@@ -1515,10 +1547,10 @@ function parse202(value) {
   output["data"] = parsed;
   return output;
 }
-function parse209(value) {
+function parse213(value) {
   return (value === "graph-writes-saved") ? value : NOT_PROVEN;
 }
-function parse208(value) {
+function parse212(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1542,7 +1574,7 @@ function parse208(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse209(item);
+  parsed = parse213(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["namespace"];
@@ -1605,23 +1637,23 @@ function parse0(value) {
     case "spec-recorded":
       return parse172(value);
     case "title-changed":
-      return parse185(value);
+      return parse189(value);
     case "input-requested":
-      return parse188(value);
+      return parse192(value);
     case "input-received":
-      return parse195(value);
+      return parse199(value);
     case "graph-checkpoint-saved":
-      return parse202(value);
+      return parse206(value);
     case "graph-writes-saved":
-      return parse208(value);
+      return parse212(value);
     default:
       return NOT_PROVEN;
   }
 }
-function parse228(value) {
+function parse232(value) {
   return value === null ? null : parse165(value);
 }
-function parse225(value) {
+function parse229(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1638,15 +1670,15 @@ function parse225(value) {
   output["done"] = parsed;
   item = value["total"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse228(item);
+  parsed = parse232(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["total"] = parsed;
   return output;
 }
-function parse224(value) {
-  return value === null ? null : parse225(value);
+function parse228(value) {
+  return value === null ? null : parse229(value);
 }
-function parse238(value) {
+function parse242(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1663,13 +1695,13 @@ function parse238(value) {
   output["prompt"] = parsed;
   return output;
 }
-function parse237(value) {
-  return value === null ? null : parse238(value);
+function parse241(value) {
+  return value === null ? null : parse242(value);
 }
-function parse236(value) {
-  return value === undefined ? undefined : parse237(value);
+function parse240(value) {
+  return value === undefined ? undefined : parse241(value);
 }
-function parse247(value) {
+function parse251(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1686,10 +1718,10 @@ function parse247(value) {
   output["file"] = parsed;
   return output;
 }
-function parse246(value) {
-  return value === undefined ? undefined : parse247(value);
+function parse250(value) {
+  return value === undefined ? undefined : parse251(value);
 }
-function parse213(value) {
+function parse217(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1751,7 +1783,7 @@ function parse213(value) {
   output["messageCount"] = parsed;
   item = value["progress"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse224(item);
+  parsed = parse228(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["progress"] = parsed;
   item = value["inputTokens"];
@@ -1777,7 +1809,7 @@ function parse213(value) {
   item = value["waitingFor"];
   if (item === undefined && "waitingFor" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse236(item);
+    parsed = parse240(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["waitingFor"] = parsed;
   }
@@ -1794,7 +1826,7 @@ function parse213(value) {
   item = value["damage"];
   if (item === undefined && "damage" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse246(item);
+    parsed = parse250(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["damage"] = parsed;
   }
@@ -1807,5 +1839,5 @@ export function fastParseSessionHeader(value) {
   return parse9(value);
 }
 export function fastParseSessionSummary(value) {
-  return parse213(value);
+  return parse217(value);
 }

@@ -1,59 +1,15 @@
 // The workflow spec format (DESIGN 7, binding keys): parsing, zod validation with errors
 // that name the file, the path in the document and the fix, and the checks that must
 // pass before anything runs (agent names, template references).
-import { ConfigError, type JsonValue, jsonValueSchema } from '@resume/core/spec';
+import { ConfigError, type JsonValue, jsonValueSchema, lazySchema, once } from '@resume/core/spec';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { formatIssuePath } from './issue-path.js';
 import { MAX_MAP_PARALLEL } from './map-limits.js';
-import { recordedDocumentOf, type SpecDocument, specDocumentOf } from './spec-document.js';
+import { recordedDocumentOf, recordedValidatedSpecOf, type SpecDocument, specDocumentOf } from './spec-document.js';
 import { type StepIds, workflowStepIds, workflowStepTree } from './step-ids.js';
 import { describeReference, type TemplateLocation, type TemplateReference, templateReferences } from './template.js';
 import { readYamlData } from './yaml-error.js';
-
-const variableValueSchema = z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value));
-const agentNameSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'agent names are letters, digits, - and _');
-
-export const workflowAgentSchema = z.strictObject({
-  prompt: z.string().min(1, 'an agent needs a prompt'),
-  model: z.string().min(1).optional(),
-  provider: z.string().min(1).optional(),
-});
-
-const durationSchema = z.union([z.string(), z.number()]).transform((value, context) => {
-  const ms = parseDuration(value);
-  if (ms === null) {
-    context.addIssue({ code: 'custom', message: `"${value}" is not a duration (use 500ms, 1s, 2m)` });
-    return z.NEVER;
-  }
-  return ms;
-});
-
-export const retrySchema = z.strictObject({
-  attempts: z.number().int().min(1, 'attempts counts the first try, so it is at least 1').max(100),
-  backoff: durationSchema.optional(),
-});
-
-const stepIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a step id is letters, digits, ., - and _ (starting with a letter or digit)');
-
-export const agentStepSchema = z.strictObject({
-  id: stepIdSchema.optional(),
-  name: z.string().min(1).optional(),
-  agent: agentNameSchema,
-  input: z.string().default('{{ last_response }}'),
-});
-
-export const onFailureSchema = z.strictObject({ agent: agentNameSchema, input: z.string().min(1) });
-
-export const shellStepSchema = z.strictObject({
-  id: stepIdSchema.optional(),
-  name: z.string().min(1).optional(),
-  shell: z.string().min(1, 'a shell step needs a command'),
-  retry: retrySchema.optional(),
-  on_failure: onFailureSchema.optional(),
-});
 
 /** Copies a nested parse's issues into the outer one, under the same path (after `prefix`). */
 function addIssues(context: z.RefinementCtx, issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] = []): void {
@@ -79,159 +35,233 @@ function parseWithin<T extends z.ZodType>(schema: T, value: unknown, context: z.
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** An agent or shell step: a step of the workflow, a member of a parallel group, a map's do: or reduce: step. */
-const leafStepSchema = z.unknown().transform((value, context) => {
-  const hasAgent = isRecord(value) && 'agent' in value;
-  const hasShell = isRecord(value) && 'shell' in value;
-  if (isRecord(value) && 'map' in value && !hasAgent && !hasShell) {
-    context.addIssue({
-      code: 'custom',
-      message: 'a map step runs on its own: not inside a parallel group or another map step',
-    });
-    return z.NEVER;
-  }
-  if (isRecord(value) && 'parallel' in value) {
-    context.addIssue({
-      code: 'custom',
-      message: 'parallel groups do not nest: a step of a parallel group is an agent step or a shell step',
-    });
-    return z.NEVER;
-  }
-  if (hasAgent === hasShell) {
-    context.addIssue({
-      code: 'custom',
-      message: hasAgent
-        ? 'a step is either an agent step or a shell step, not both'
-        : 'a step needs `agent:` or `shell:`',
-    });
-    return z.NEVER;
-  }
-  return parseWithin(hasAgent ? agentStepSchema : shellStepSchema, value, context);
-});
-
-/** Steps that run concurrently, joined before the next step. */
-export const parallelStepSchema = z.strictObject({
-  id: stepIdSchema.optional(),
-  name: z.string().min(1).optional(),
-  parallel: z.array(leafStepSchema).min(1, 'a parallel group needs at least one step'),
-  /** How many of the group's steps run at once (default: all of them). */
-  max_concurrency: z.number().int().min(1, 'max_concurrency is at least 1').max(64).optional(),
-});
-
-const relativePathSchema = z
-  .string()
-  .min(1)
-  .refine(
-    (path) => !path.startsWith('/') && !path.split(/[\\/]/).includes('..'),
-    'paths stay inside the workspace (relative, no ..)',
-  );
-
 const ITEMS_FIX =
   'items: is a list ([a, b] or objects with an id:), { file: items.json } (JSON or JSONL), { glob: "src/**/*.ts" }, or a template that renders to JSON ("{{ steps.find.output }}").';
 
 /**
- * Where a map step's items come from: a list in the spec, a JSON or JSONL file, the files a
- * glob matches (paths relative to the workspace), or a template that renders to JSON (an
- * earlier step's output: `{{ steps.find.output }}`).
+ * The spec's schemas, built on their first use: a resume that takes the spec it recorded as
+ * validated (recordedValidatedSpecOf) builds none of them.
  */
-export const mapItemsSchema = z
-  .unknown()
-  .transform((value, context): JsonValue[] | { file: string } | { glob: string } | { template: string } => {
-    const fail = (message: string, path: PropertyKey[] = []) => {
-      context.addIssue({ code: 'custom', message, path: path.map((segment) => segment as string | number) });
-      return z.NEVER;
-    };
-    if (Array.isArray(value)) {
-      const parsed = z.array(jsonValueSchema).safeParse(value);
-      if (!parsed.success) return fail('items must be plain values (text, numbers, lists, maps)');
-      return parsed.data;
-    }
-    if (typeof value === 'string') {
-      if (!value.includes('{{')) return fail(`a text items: is a template that renders to JSON; ${ITEMS_FIX}`);
-      return { template: value };
-    }
-    if (isRecord(value)) {
-      const keys = Object.keys(value);
-      const [key] = keys;
-      if (keys.length !== 1 || (key !== 'file' && key !== 'glob')) return fail(`unknown items source; ${ITEMS_FIX}`);
-      const path = relativePathSchema.safeParse(value[key]);
-      if (!path.success) return fail(`${key}: ${path.error.issues[0]?.message ?? 'is not a path'}`, [key]);
-      return key === 'file' ? { file: path.data } : { glob: path.data };
-    }
-    return fail(`items is missing or of the wrong kind; ${ITEMS_FIX}`);
+const schemas = once(() => {
+  const variableValueSchema = z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value));
+  const agentNameSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'agent names are letters, digits, - and _');
+
+  const workflowAgentSchema = z.strictObject({
+    prompt: z.string().min(1, 'an agent needs a prompt'),
+    model: z.string().min(1).optional(),
+    provider: z.string().min(1).optional(),
   });
 
-/** A step run once per work item (see docs/workflow-spec.md, "Map steps"). */
-export const mapStepSchema = z.strictObject({
-  id: stepIdSchema.optional(),
-  name: z.string().min(1).optional(),
-  map: z.strictObject({
-    items: mapItemsSchema,
-    do: z
-      .array(leafStepSchema, {
-        error: (issue) =>
-          issue.input === undefined ? 'a map step needs do: (the steps run for each item)' : 'do: is a list of steps',
-      })
-      .min(1, 'a map step needs at least one step in do:'),
-    parallel: z
-      .number()
-      .int('parallel is a whole number of items')
-      .min(1, 'parallel is at least 1')
-      .max(MAX_MAP_PARALLEL, `parallel is at most ${MAX_MAP_PARALLEL}`)
-      .default(1),
-    reduce: leafStepSchema.optional(),
-    /** Files written for each item once its steps passed (paths and contents are templates). */
-    artifacts: z.array(z.strictObject({ path: z.string().min(1), from: z.string() })).default([]),
-  }),
-});
-
-const stepSchema = z.unknown().transform((value, context) => {
-  if (isRecord(value) && 'map' in value && !('parallel' in value)) {
-    if ('agent' in value || 'shell' in value) {
-      context.addIssue({ code: 'custom', message: 'a map step has `map:` only; its steps go under map.do' });
+  const durationSchema = z.union([z.string(), z.number()]).transform((value, context) => {
+    const ms = parseDuration(value);
+    if (ms === null) {
+      context.addIssue({ code: 'custom', message: `"${value}" is not a duration (use 500ms, 1s, 2m)` });
       return z.NEVER;
     }
-    return parseWithin(mapStepSchema, value, context);
-  }
-  if (isRecord(value) && 'parallel' in value) {
-    if ('agent' in value || 'shell' in value) {
+    return ms;
+  });
+
+  const retrySchema = z.strictObject({
+    attempts: z.number().int().min(1, 'attempts counts the first try, so it is at least 1').max(100),
+    backoff: durationSchema.optional(),
+  });
+
+  const stepIdSchema = z
+    .string()
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9_.-]*$/,
+      'a step id is letters, digits, ., - and _ (starting with a letter or digit)',
+    );
+
+  const agentStepSchema = z.strictObject({
+    id: stepIdSchema.optional(),
+    name: z.string().min(1).optional(),
+    agent: agentNameSchema,
+    input: z.string().default('{{ last_response }}'),
+  });
+
+  const onFailureSchema = z.strictObject({ agent: agentNameSchema, input: z.string().min(1) });
+
+  const shellStepSchema = z.strictObject({
+    id: stepIdSchema.optional(),
+    name: z.string().min(1).optional(),
+    shell: z.string().min(1, 'a shell step needs a command'),
+    retry: retrySchema.optional(),
+    on_failure: onFailureSchema.optional(),
+  });
+
+  /** An agent or shell step: a step of the workflow, a member of a parallel group, a map's do: or reduce: step. */
+  const leafStepSchema = z.unknown().transform((value, context) => {
+    const hasAgent = isRecord(value) && 'agent' in value;
+    const hasShell = isRecord(value) && 'shell' in value;
+    if (isRecord(value) && 'map' in value && !hasAgent && !hasShell) {
       context.addIssue({
         code: 'custom',
-        message: 'a step is a parallel group or an agent or shell step, not both',
+        message: 'a map step runs on its own: not inside a parallel group or another map step',
       });
       return z.NEVER;
     }
-    return parseWithin(parallelStepSchema, value, context);
-  }
-  return parseWithin(leafStepSchema, value, context);
+    if (isRecord(value) && 'parallel' in value) {
+      context.addIssue({
+        code: 'custom',
+        message: 'parallel groups do not nest: a step of a parallel group is an agent step or a shell step',
+      });
+      return z.NEVER;
+    }
+    if (hasAgent === hasShell) {
+      context.addIssue({
+        code: 'custom',
+        message: hasAgent
+          ? 'a step is either an agent step or a shell step, not both'
+          : 'a step needs `agent:` or `shell:`',
+      });
+      return z.NEVER;
+    }
+    return parseWithin(hasAgent ? agentStepSchema : shellStepSchema, value, context);
+  });
+
+  /** Steps that run concurrently, joined before the next step. */
+  const parallelStepSchema = z.strictObject({
+    id: stepIdSchema.optional(),
+    name: z.string().min(1).optional(),
+    parallel: z.array(leafStepSchema).min(1, 'a parallel group needs at least one step'),
+    /** How many of the group's steps run at once (default: all of them). */
+    max_concurrency: z.number().int().min(1, 'max_concurrency is at least 1').max(64).optional(),
+  });
+
+  const relativePathSchema = z
+    .string()
+    .min(1)
+    .refine(
+      (path) => !path.startsWith('/') && !path.split(/[\\/]/).includes('..'),
+      'paths stay inside the workspace (relative, no ..)',
+    );
+
+  /**
+   * Where a map step's items come from: a list in the spec, a JSON or JSONL file, the files a
+   * glob matches (paths relative to the workspace), or a template that renders to JSON (an
+   * earlier step's output: `{{ steps.find.output }}`).
+   */
+  const mapItemsSchema = z
+    .unknown()
+    .transform((value, context): JsonValue[] | { file: string } | { glob: string } | { template: string } => {
+      const fail = (message: string, path: PropertyKey[] = []) => {
+        context.addIssue({ code: 'custom', message, path: path.map((segment) => segment as string | number) });
+        return z.NEVER;
+      };
+      if (Array.isArray(value)) {
+        const parsed = z.array(jsonValueSchema).safeParse(value);
+        if (!parsed.success) return fail('items must be plain values (text, numbers, lists, maps)');
+        return parsed.data;
+      }
+      if (typeof value === 'string') {
+        if (!value.includes('{{')) return fail(`a text items: is a template that renders to JSON; ${ITEMS_FIX}`);
+        return { template: value };
+      }
+      if (isRecord(value)) {
+        const keys = Object.keys(value);
+        const [key] = keys;
+        if (keys.length !== 1 || (key !== 'file' && key !== 'glob')) return fail(`unknown items source; ${ITEMS_FIX}`);
+        const path = relativePathSchema.safeParse(value[key]);
+        if (!path.success) return fail(`${key}: ${path.error.issues[0]?.message ?? 'is not a path'}`, [key]);
+        return key === 'file' ? { file: path.data } : { glob: path.data };
+      }
+      return fail(`items is missing or of the wrong kind; ${ITEMS_FIX}`);
+    });
+
+  /** A step run once per work item (see docs/workflow-spec.md, "Map steps"). */
+  const mapStepSchema = z.strictObject({
+    id: stepIdSchema.optional(),
+    name: z.string().min(1).optional(),
+    map: z.strictObject({
+      items: mapItemsSchema,
+      do: z
+        .array(leafStepSchema, {
+          error: (issue) =>
+            issue.input === undefined ? 'a map step needs do: (the steps run for each item)' : 'do: is a list of steps',
+        })
+        .min(1, 'a map step needs at least one step in do:'),
+      parallel: z
+        .number()
+        .int('parallel is a whole number of items')
+        .min(1, 'parallel is at least 1')
+        .max(MAX_MAP_PARALLEL, `parallel is at most ${MAX_MAP_PARALLEL}`)
+        .default(1),
+      reduce: leafStepSchema.optional(),
+      /** Files written for each item once its steps passed (paths and contents are templates). */
+      artifacts: z.array(z.strictObject({ path: z.string().min(1), from: z.string() })).default([]),
+    }),
+  });
+
+  const stepSchema = z.unknown().transform((value, context) => {
+    if (isRecord(value) && 'map' in value && !('parallel' in value)) {
+      if ('agent' in value || 'shell' in value) {
+        context.addIssue({ code: 'custom', message: 'a map step has `map:` only; its steps go under map.do' });
+        return z.NEVER;
+      }
+      return parseWithin(mapStepSchema, value, context);
+    }
+    if (isRecord(value) && 'parallel' in value) {
+      if ('agent' in value || 'shell' in value) {
+        context.addIssue({
+          code: 'custom',
+          message: 'a step is a parallel group or an agent or shell step, not both',
+        });
+        return z.NEVER;
+      }
+      return parseWithin(parallelStepSchema, value, context);
+    }
+    return parseWithin(leafStepSchema, value, context);
+  });
+
+  const workflowSpecSchema = z.strictObject({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    variables: z.record(z.string(), variableValueSchema).default({}),
+    // A workflow of shell steps only needs no agent; a step naming an undeclared one is refused.
+    agents: z.record(agentNameSchema, workflowAgentSchema).default({}),
+    steps: z.array(stepSchema).min(1, 'a workflow needs at least one step'),
+    outputs: z
+      .strictObject({
+        artifacts: z
+          .array(
+            z.strictObject({
+              path: z
+                .string()
+                .min(1)
+                .refine(
+                  (path) => !path.startsWith('/') && !path.split(/[\\/]/).includes('..'),
+                  'artifact paths stay inside the workspace (relative, no ..)',
+                ),
+              from: z.string(),
+            }),
+          )
+          .default([]),
+      })
+      .default({ artifacts: [] }),
+  });
+  return {
+    workflowAgentSchema,
+    retrySchema,
+    agentStepSchema,
+    onFailureSchema,
+    shellStepSchema,
+    parallelStepSchema,
+    mapItemsSchema,
+    mapStepSchema,
+    workflowSpecSchema,
+  };
 });
 
-export const workflowSpecSchema = z.strictObject({
-  name: z.string().min(1),
-  description: z.string().optional(),
-  variables: z.record(z.string(), variableValueSchema).default({}),
-  // A workflow of shell steps only needs no agent; a step naming an undeclared one is refused.
-  agents: z.record(agentNameSchema, workflowAgentSchema).default({}),
-  steps: z.array(stepSchema).min(1, 'a workflow needs at least one step'),
-  outputs: z
-    .strictObject({
-      artifacts: z
-        .array(
-          z.strictObject({
-            path: z
-              .string()
-              .min(1)
-              .refine(
-                (path) => !path.startsWith('/') && !path.split(/[\\/]/).includes('..'),
-                'artifact paths stay inside the workspace (relative, no ..)',
-              ),
-            from: z.string(),
-          }),
-        )
-        .default([]),
-    })
-    .default({ artifacts: [] }),
-});
+export const workflowAgentSchema = lazySchema(() => schemas().workflowAgentSchema);
+export const retrySchema = lazySchema(() => schemas().retrySchema);
+export const agentStepSchema = lazySchema(() => schemas().agentStepSchema);
+export const onFailureSchema = lazySchema(() => schemas().onFailureSchema);
+export const shellStepSchema = lazySchema(() => schemas().shellStepSchema);
+export const parallelStepSchema = lazySchema(() => schemas().parallelStepSchema);
+export const mapItemsSchema = lazySchema(() => schemas().mapItemsSchema);
+export const mapStepSchema = lazySchema(() => schemas().mapStepSchema);
+export const workflowSpecSchema = lazySchema(() => schemas().workflowSpecSchema);
 
 export type WorkflowSpec = z.infer<typeof workflowSpecSchema>;
 export type WorkflowStep = WorkflowSpec['steps'][number];
@@ -303,20 +333,26 @@ let lastParsed: { text: string; file: string | null; spec: WorkflowSpec; raw: un
 /**
  * Parses and validates a workflow spec's text; `file` names it in errors. The recorded text
  * of a session whose journal holds its YAML data (spec-document.ts) is not parsed again: that
- * data is validated exactly as the parsed YAML would be.
+ * data is validated exactly as the parsed YAML would be, or, when the journal also holds the
+ * spec validated under this build's rules (the same fingerprint), that spec is taken as it is.
  */
 export function parseWorkflowSpec(text: string, file: string | null): WorkflowSpec {
   if (lastParsed && lastParsed.text === text && lastParsed.file === file) return structuredClone(lastParsed.spec);
+  const validated = recordedValidatedSpecOf(text) as WorkflowSpec | undefined;
   const raw = recordedDocumentOf(text) ?? readWorkflowYaml(text, file);
-  const spec = validateWorkflowData(raw, file);
+  const spec = validated ?? validateWorkflowData(raw, file);
   lastParsed = { text, file, spec: structuredClone(spec), raw };
   return spec;
 }
 
-/** The YAML data of a spec's text, to journal with it (undefined: JSON cannot hold it exactly). */
+/**
+ * The YAML data of a spec's text and the spec validating it gave, to journal with it
+ * (undefined: JSON cannot hold the data exactly).
+ */
 export function workflowSpecDocument(text: string, file: string | null): SpecDocument | undefined {
   if (!(lastParsed && lastParsed.text === text && lastParsed.file === file)) parseWorkflowSpec(text, file);
-  return specDocumentOf((lastParsed as NonNullable<typeof lastParsed>).raw);
+  const parsed = lastParsed as NonNullable<typeof lastParsed>;
+  return specDocumentOf(parsed.raw, parsed.spec);
 }
 
 function readWorkflowYaml(text: string, file: string | null): unknown {
