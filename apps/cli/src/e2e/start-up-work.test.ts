@@ -21,30 +21,37 @@ const compiledIn = (stderr: string) => Number(/functions compiled from strings: 
 
 /**
  * A preload that counts the zod schemas built (zod calls its global config's post-processor for
- * every schema instance) and those of the journal's events (the literal of one event type), and
- * prints both at exit.
+ * every schema instance), those of the journal's events (the literal of one event type) and
+ * those of the workflow spec (its top-level object, the one with `steps` and `outputs`), and
+ * prints them at exit.
  */
 const COUNT_SCHEMAS = `let built = 0;
 let events = 0;
+let specs = 0;
 globalThis.__zod_globalConfig = {
   postProcessor(schema) {
     built += 1;
     const definition = schema._zod.def;
     if (definition.type === 'literal' && definition.values.includes('session-resumed')) events += 1;
+    if (definition.type === 'object' && 'steps' in definition.shape && 'outputs' in definition.shape) specs += 1;
   },
 };
 process.on('exit', () => {
   const yaml = Object.keys(require('node:module')._cache).some((file) => file.endsWith('lazy-yaml.cjs'));
-  process.stderr.write('schemas built: ' + built + ', event schemas: ' + events + ', YAML parser loaded: ' + yaml + '\\n');
+  process.stderr.write('schemas built: ' + built + ', event schemas: ' + events + ', workflow spec schemas: ' + specs + ', YAML parser loaded: ' + yaml + '\\n');
 });
 `;
 
 const schemasIn = (stderr: string) => {
-  const counted = /schemas built: (\d+), event schemas: (\d+), YAML parser loaded: (true|false)/.exec(stderr);
+  const counted =
+    /schemas built: (\d+), event schemas: (\d+), workflow spec schemas: (\d+), YAML parser loaded: (true|false)/.exec(
+      stderr,
+    );
   return {
     built: Number(counted?.[1] ?? Number.NaN),
     events: Number(counted?.[2] ?? Number.NaN),
-    yaml: counted?.[3] === undefined ? null : counted[3] === 'true',
+    specs: Number(counted?.[3] ?? Number.NaN),
+    yaml: counted?.[4] === undefined ? null : counted[4] === 'true',
   };
 };
 
@@ -114,6 +121,24 @@ describe('conclave: work a run and a resume do not do at start-up', () => {
     expect(counted.events).toBe(0);
     // ...and a resume validates the recorded data instead: it never reads the parser.
     expect(counted.yaml).toBe(false);
+  });
+
+  it("builds none of the workflow spec's schemas on a resume: the run journaled its spec as validated under these rules", async () => {
+    const spec = ['name: start-up-spec', 'steps:', '  - shell: "true"', '  - shell: "test -f go4"', ''].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'flow4.yaml'), spec);
+    const failed = await sandbox.run(['run', 'flow4.yaml'], { env: countingSchemas });
+    expect(failed.code).toBe(1);
+    // A run validates its spec in full: it builds the spec's schemas...
+    expect(schemasIn(failed.stderr).specs).toBe(1);
+    const id = /conclave run --resume ([0-9a-z]{22})/.exec(failed.stderr)?.[1] ?? '';
+    expect(id).not.toBe('');
+    await writeFile(path.join(sandbox.workspace, 'go4'), '');
+    const resumed = await sandbox.run(['run', '--resume', id, '--yes'], { env: countingSchemas });
+    expect(resumed.code).toBe(0);
+    // ...and its resume, by the same build, takes the spec as the run validated it.
+    const counted = schemasIn(resumed.stderr);
+    expect(counted.built).toBeGreaterThan(0);
+    expect(counted.specs).toBe(0);
   });
 
   it("loads none of Node's modules a command never uses (the diagnostic report, worker threads, the argument parser) on a run or a resume", async () => {

@@ -84,9 +84,9 @@ export interface SpecRecord {
   content?: string;
   /**
    * The YAML data of the recorded text as plain JSON, with the hash of that JSON (workflow specs),
-   * and the spec validating it gave under the rules named by `validated.rules`.
+   * and the spec validating it gave (its JSON text) under the rules named by `validated.rules`.
    */
-  document?: { data: JsonValue; hash: string; validated?: { spec: JsonValue; rules: string; hash: string } };
+  document?: { data: JsonValue; hash: string; validated?: { spec: string; rules: string; hash: string } };
   seq: number;
 }
 

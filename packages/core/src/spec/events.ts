@@ -257,7 +257,7 @@ const buildEventSchemas = once(() => {
      * The data the text's YAML holds, when it is plain JSON, with the hash of its JSON: a
      * resume of the recorded text validates this instead of parsing the YAML again. Absent
      * in sessions recorded before it and for texts that are not YAML data.
-     * `validated`: the spec as validating that data gave it (plain JSON), the fingerprint of
+     * `validated`: the spec as validating that data gave it (its JSON text), the fingerprint of
      * the rules that validated it and a hash binding both to the data; a resume by a build
      * with the same rules takes it instead of validating again (decision 0019).
      */
@@ -265,7 +265,7 @@ const buildEventSchemas = once(() => {
       .object({
         data: jsonValueSchema,
         hash: z.string(),
-        validated: z.object({ spec: jsonValueSchema, rules: z.string(), hash: z.string() }).optional(),
+        validated: z.object({ spec: z.string(), rules: z.string(), hash: z.string() }).optional(),
       })
       .optional(),
   });

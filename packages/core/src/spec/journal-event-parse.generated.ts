@@ -1235,7 +1235,7 @@ function parse186(value) {
   let parsed;
   item = value["spec"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse25(item);
+  parsed = parse3(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["spec"] = parsed;
   item = value["rules"];
@@ -1343,10 +1343,10 @@ function parse172(value) {
   }
   return output;
 }
-function parse190(value) {
+function parse191(value) {
   return (value === "title-changed") ? value : NOT_PROVEN;
 }
-function parse189(value) {
+function parse190(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1370,7 +1370,7 @@ function parse189(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse190(item);
+  parsed = parse191(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["title"];
@@ -1380,18 +1380,18 @@ function parse189(value) {
   output["title"] = parsed;
   return output;
 }
-function parse193(value) {
+function parse194(value) {
   return (value === "input-requested") ? value : NOT_PROVEN;
 }
-function parse198(value) {
+function parse199(value) {
   return value === null ? null : parse25(value);
 }
-function parse197(value) {
+function parse198(value) {
   if (value === undefined) return null;
-  const parsed = parse198(value);
+  const parsed = parse199(value);
   return parsed === undefined ? null : parsed;
 }
-function parse192(value) {
+function parse193(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1415,7 +1415,7 @@ function parse192(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse193(item);
+  parsed = parse194(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["key"];
@@ -1435,15 +1435,15 @@ function parse192(value) {
   output["prompt"] = parsed;
   item = value["schema"];
   if (item === undefined && "schema" in value) return NOT_PROVEN;
-  parsed = parse197(item);
+  parsed = parse198(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["schema"] = parsed;
   return output;
 }
-function parse200(value) {
+function parse201(value) {
   return (value === "input-received") ? value : NOT_PROVEN;
 }
-function parse199(value) {
+function parse200(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1467,7 +1467,7 @@ function parse199(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse200(item);
+  parsed = parse201(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["key"];
@@ -1492,13 +1492,13 @@ function parse199(value) {
   output["answeredBy"] = parsed;
   return output;
 }
-function parse207(value) {
+function parse208(value) {
   return (value === "graph-checkpoint-saved") ? value : NOT_PROVEN;
 }
-function parse210(value) {
+function parse211(value) {
   return value === null ? null : parse6(value);
 }
-function parse206(value) {
+function parse207(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1522,7 +1522,7 @@ function parse206(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse207(item);
+  parsed = parse208(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["namespace"];
@@ -1537,7 +1537,7 @@ function parse206(value) {
   output["checkpointId"] = parsed;
   item = value["parentCheckpointId"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse210(item);
+  parsed = parse211(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["parentCheckpointId"] = parsed;
   item = value["data"];
@@ -1547,10 +1547,10 @@ function parse206(value) {
   output["data"] = parsed;
   return output;
 }
-function parse213(value) {
+function parse214(value) {
   return (value === "graph-writes-saved") ? value : NOT_PROVEN;
 }
-function parse212(value) {
+function parse213(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1574,7 +1574,7 @@ function parse212(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse213(item);
+  parsed = parse214(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["namespace"];
@@ -1637,23 +1637,23 @@ function parse0(value) {
     case "spec-recorded":
       return parse172(value);
     case "title-changed":
-      return parse189(value);
+      return parse190(value);
     case "input-requested":
-      return parse192(value);
+      return parse193(value);
     case "input-received":
-      return parse199(value);
+      return parse200(value);
     case "graph-checkpoint-saved":
-      return parse206(value);
+      return parse207(value);
     case "graph-writes-saved":
-      return parse212(value);
+      return parse213(value);
     default:
       return NOT_PROVEN;
   }
 }
-function parse232(value) {
+function parse233(value) {
   return value === null ? null : parse165(value);
 }
-function parse229(value) {
+function parse230(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1670,15 +1670,15 @@ function parse229(value) {
   output["done"] = parsed;
   item = value["total"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse232(item);
+  parsed = parse233(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["total"] = parsed;
   return output;
 }
-function parse228(value) {
-  return value === null ? null : parse229(value);
+function parse229(value) {
+  return value === null ? null : parse230(value);
 }
-function parse242(value) {
+function parse243(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1695,13 +1695,13 @@ function parse242(value) {
   output["prompt"] = parsed;
   return output;
 }
+function parse242(value) {
+  return value === null ? null : parse243(value);
+}
 function parse241(value) {
-  return value === null ? null : parse242(value);
+  return value === undefined ? undefined : parse242(value);
 }
-function parse240(value) {
-  return value === undefined ? undefined : parse241(value);
-}
-function parse251(value) {
+function parse252(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1718,10 +1718,10 @@ function parse251(value) {
   output["file"] = parsed;
   return output;
 }
-function parse250(value) {
-  return value === undefined ? undefined : parse251(value);
+function parse251(value) {
+  return value === undefined ? undefined : parse252(value);
 }
-function parse217(value) {
+function parse218(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1783,7 +1783,7 @@ function parse217(value) {
   output["messageCount"] = parsed;
   item = value["progress"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse228(item);
+  parsed = parse229(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["progress"] = parsed;
   item = value["inputTokens"];
@@ -1809,7 +1809,7 @@ function parse217(value) {
   item = value["waitingFor"];
   if (item === undefined && "waitingFor" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse240(item);
+    parsed = parse241(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["waitingFor"] = parsed;
   }
@@ -1826,7 +1826,7 @@ function parse217(value) {
   item = value["damage"];
   if (item === undefined && "damage" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse250(item);
+    parsed = parse251(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["damage"] = parsed;
   }
@@ -1839,5 +1839,5 @@ export function fastParseSessionHeader(value) {
   return parse9(value);
 }
 export function fastParseSessionSummary(value) {
-  return parse217(value);
+  return parse218(value);
 }

@@ -81,7 +81,7 @@ async function resumeCounting(sessionId: string, engine: Engine) {
 }
 
 /** The hash that binds a validated spec to its rules and to its data's hash (spec-document.ts). */
-const bindingHash = (rules: string, dataHash: string, spec: JsonValue) =>
+const bindingHash = (rules: string, dataHash: string, spec: string) =>
   `sha256:${createHash('sha256')
     .update(JSON.stringify([rules, dataHash, spec]))
     .digest('hex')}`;
@@ -98,7 +98,7 @@ describe('a resume and the spec its run recorded as validated', () => {
     const { id, engine, recorded } = await failedRun(SPEC);
     expect(recorded?.document?.validated?.rules).toBe(SPEC_RULES);
     // The spec as validating it gave: defaults and transforms applied.
-    expect(recorded?.document?.validated?.spec).toEqual({
+    expect(JSON.parse(recorded?.document?.validated?.spec ?? 'null')).toEqual({
       name: 'checked',
       variables: {},
       agents: { helper: { prompt: 'You help.' } },
@@ -155,13 +155,13 @@ describe('a resume and the spec its run recorded as validated', () => {
 
     const data = parse(invalid) as JsonValue;
     const dataHash = hashDocument(data);
-    const claimed = {
+    const claimed = JSON.stringify({
       name: 'checked',
       variables: {},
       agents: { helper: { prompt: 'You help {{ who }}.' } },
       steps: [{ shell: 'true' }, { shell: 'test -f go' }],
       outputs: { artifacts: [] },
-    };
+    });
     /** The run journals `invalid` (and its data) as validated under `rules`. */
     const recordedAsValid = (rules: string) => (event: SpecRecordedInput) => ({
       ...event,

@@ -7,8 +7,8 @@
 // (the redactor scrubbing a secret) makes the resume parse the recorded text as before.
 //
 // Next to the data goes the spec as validating it gave (after the schemas' transforms and
-// defaults, when that is plain JSON too) with the fingerprint of the rules that validated it
-// (spec-rules.ts). A resume by a build with the same rules takes that spec and builds no
+// defaults, when that is plain JSON too), as JSON text, with the fingerprint of the rules that
+// validated it (spec-rules.ts). A resume by a build with the same rules takes that spec and builds no
 // schema; any other build, or anything that does not check out, validates the data as before.
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '@resume/core/spec';
@@ -17,10 +17,14 @@ import { SPEC_RULES } from './spec-rules.js';
 
 /** The spec as validating a document gave it, under the rules `rules` names. */
 export interface ValidatedSpec {
-  spec: JsonValue;
+  /**
+   * The spec's JSON text: reading the journal checks a text, not the spec's every value, and
+   * the resume that takes it parses it into a copy of its own.
+   */
+  spec: string;
   /** The fingerprint of the validation rules (spec-rules.ts). */
   rules: string;
-  /** `sha256:<hex>` of the rules, the data's hash and the spec, together. */
+  /** `sha256:<hex>` of the rules, the data's hash and the spec's text, together. */
   hash: string;
 }
 
@@ -37,7 +41,7 @@ export function hashDocument(data: JsonValue): string {
 }
 
 /** The hash binding a validated spec to its rules and to the data it was validated from. */
-function hashValidated(rules: string, dataHash: string, spec: JsonValue): string {
+function hashValidated(rules: string, dataHash: string, spec: string): string {
   return `sha256:${createHash('sha256')
     .update(JSON.stringify([rules, dataHash, spec]))
     .digest('hex')}`;
@@ -81,12 +85,12 @@ export function specDocumentOf(data: unknown, validated?: unknown): SpecDocument
   if (!isPlainJson(data)) return undefined;
   const hash = hashDocument(data);
   if (SPEC_RULES === null || validated === undefined || !isPlainJson(validated)) return { data, hash };
-  const spec = structuredClone(validated);
+  const spec = JSON.stringify(validated);
   return { data, hash, validated: { spec, rules: SPEC_RULES, hash: hashValidated(SPEC_RULES, hash, spec) } };
 }
 
 /** Recorded documents by the exact text they were recorded with (a process resumes few sessions). */
-const recorded = new Map<string, { data: JsonValue; validated?: JsonValue }>();
+const recorded = new Map<string, { data: JsonValue; validated?: string }>();
 const MAX_REMEMBERED = 8;
 
 /**
@@ -105,10 +109,10 @@ export function rememberRecordedDocument(text: string, hash: string, document: u
   recorded.set(text, validated === undefined ? { data: candidate.data } : { data: candidate.data, validated });
 }
 
-function trustedValidatedSpec(validated: unknown, dataHash: string): JsonValue | undefined {
+function trustedValidatedSpec(validated: unknown, dataHash: string): string | undefined {
   if (SPEC_RULES === null || typeof validated !== 'object' || validated === null) return undefined;
   const { spec, rules, hash } = validated as Partial<ValidatedSpec>;
-  if (rules !== SPEC_RULES || typeof hash !== 'string' || !isPlainJson(spec)) return undefined;
+  if (rules !== SPEC_RULES || typeof hash !== 'string' || typeof spec !== 'string') return undefined;
   return hashValidated(rules, dataHash, spec) === hash ? spec : undefined;
 }
 
@@ -121,8 +125,18 @@ export function recordedDocumentOf(text: string): JsonValue | undefined {
   return data === undefined ? undefined : structuredClone(data);
 }
 
-/** The spec this text's recorded data was validated into under this build's rules, if noted (a copy). */
+/**
+ * The spec this text's recorded data was validated into under this build's rules, if noted:
+ * parsed from its recorded JSON text at each call, so every caller gets a copy of its own.
+ */
 export function recordedValidatedSpecOf(text: string): JsonValue | undefined {
   const validated = recorded.get(text)?.validated;
-  return validated === undefined ? undefined : structuredClone(validated);
+  if (validated === undefined) return undefined;
+  let spec: unknown;
+  try {
+    spec = JSON.parse(validated);
+  } catch {
+    return undefined;
+  }
+  return isPlainJson(spec) ? spec : undefined;
 }

@@ -6,5 +6,4 @@
 // fingerprint) records no validated spec and trusts none.
 declare const __CONCLAVE_SPEC_RULES__: string | undefined;
 
-export const SPEC_RULES: string | null =
-  typeof __CONCLAVE_SPEC_RULES__ === 'string' && __CONCLAVE_SPEC_RULES__.length > 0 ? __CONCLAVE_SPEC_RULES__ : null;
+export const SPEC_RULES: string | null = typeof __CONCLAVE_SPEC_RULES__ === 'string' ? __CONCLAVE_SPEC_RULES__ : null;

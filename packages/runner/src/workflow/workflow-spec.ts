@@ -337,10 +337,11 @@ let lastParsed: { text: string; file: string | null; spec: WorkflowSpec; raw: un
  * spec validated under this build's rules (the same fingerprint), that spec is taken as it is.
  */
 export function parseWorkflowSpec(text: string, file: string | null): WorkflowSpec {
+  const validated = recordedValidatedSpecOf(text);
+  if (validated !== undefined) return validated as WorkflowSpec;
   if (lastParsed && lastParsed.text === text && lastParsed.file === file) return structuredClone(lastParsed.spec);
-  const validated = recordedValidatedSpecOf(text) as WorkflowSpec | undefined;
   const raw = recordedDocumentOf(text) ?? readWorkflowYaml(text, file);
-  const spec = validated ?? validateWorkflowData(raw, file);
+  const spec = validateWorkflowData(raw, file);
   lastParsed = { text, file, spec: structuredClone(spec), raw };
   return spec;
 }
@@ -350,6 +351,8 @@ export function parseWorkflowSpec(text: string, file: string | null): WorkflowSp
  * (undefined: JSON cannot hold the data exactly).
  */
 export function workflowSpecDocument(text: string, file: string | null): SpecDocument | undefined {
+  const validated = recordedValidatedSpecOf(text);
+  if (validated !== undefined) return specDocumentOf(recordedDocumentOf(text), validated);
   if (!(lastParsed && lastParsed.text === text && lastParsed.file === file)) parseWorkflowSpec(text, file);
   const parsed = lastParsed as NonNullable<typeof lastParsed>;
   return specDocumentOf(parsed.raw, parsed.spec);
