@@ -3,7 +3,7 @@
 // plus TypeScript declarations. Apps (packages with a `bin`): one bundle per bin,
 // with the version injected, and their library entry points like a library.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -19,6 +19,12 @@ rmSync(path.join(packageDir, 'dist'), { recursive: true, force: true });
 const entryPoints = Object.values(manifest.exports ?? {})
   .map((target) => target['@resume/source'])
   .filter(Boolean);
+
+// The first lines of every bin output file after the shebang: a `require` for bundled CommonJS code.
+const REQUIRE_BANNER = [
+  "import { createRequire as __conclaveCreateRequire } from 'node:module';",
+  'const require = __conclaveCreateRequire(import.meta.url);',
+];
 
 const common = {
   platform: 'node',
@@ -108,9 +114,30 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
     ],
     // CommonJS dependencies bundled into ESM call `require` for Node built-ins: give them one.
     banner: {
-      js: "#!/usr/bin/env node\nimport { createRequire as __conclaveCreateRequire } from 'node:module';\nconst require = __conclaveCreateRequire(import.meta.url);",
+      js: `#!/usr/bin/env node\n${REQUIRE_BANNER.join('\n')}`,
     },
   });
+  if (lazyChunks) {
+    for (const file of [target, ...readdirSync(lazyDirectory).map((name) => path.join(lazyDirectory, name))]) {
+      if (file.endsWith('.mjs')) dropUnusedRequire(file);
+    }
+  }
+}
+
+/**
+ * `require` for the bundled CommonJS code, made in each output file by its banner. A chunk that
+ * never names `require` does not need one, and making it (a module object from the file's URL)
+ * is paid at every load of every chunk: the two lines become empty lines, so the source map's
+ * line numbers still hold.
+ */
+function dropUnusedRequire(file) {
+  const text = readFileSync(file, 'utf8');
+  const banner = REQUIRE_BANNER.join('\n');
+  const start = text.indexOf(banner);
+  if (start === -1) return;
+  const rest = text.slice(start + banner.length);
+  if (/\brequire\b/.test(rest)) return;
+  writeFileSync(file, `${text.slice(0, start)}\n${rest}`);
 }
 
 /** A built-in's name without its `node:` prefix, as both spellings import it. */

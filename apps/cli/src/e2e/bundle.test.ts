@@ -51,4 +51,16 @@ describe('the built conclave bundle', () => {
       'var file = import.meta.url.includes("/bin-chunks/") ? "./lazy-yaml.cjs" : "./bin-chunks/lazy-yaml.cjs";',
     ]);
   });
+
+  it('makes a `require` only in the files whose code names it', () => {
+    assertBuilt();
+    const makesRequire = (text: string) => text.includes('__conclaveCreateRequire(import.meta.url)');
+    const namesRequire = (text: string) =>
+      /\brequire\b/.test(text.replace(/^const require = __conclaveCreateRequire\(import\.meta\.url\);$/m, ''));
+    const files = bundledFiles().map((file) => ({ file: path.basename(file), text: readFileSync(file, 'utf8') }));
+    expect(files.filter(({ text }) => makesRequire(text) && !namesRequire(text)).map(({ file }) => file)).toEqual([]);
+    // The code that needs one still has it: esbuild's shim for bundled CommonJS, the YAML parser's loader.
+    expect(files.filter(({ text }) => namesRequire(text) && !makesRequire(text)).map(({ file }) => file)).toEqual([]);
+    expect(files.filter(({ text }) => makesRequire(text)).length).toBeGreaterThan(0);
+  });
 });

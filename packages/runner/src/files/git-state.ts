@@ -1,31 +1,41 @@
 // The git branch and HEAD of a workspace, read from `.git` directly (no `git` process, so
 // it works where git is not installed and costs a few file reads), and the comparison with
 // what a session recorded at start. Also the recorded workspace directory versus the current.
-import { readFile, stat } from 'node:fs/promises';
+// The reads are made directly (decision 0018): a few small files, each cheaper read than a
+// round trip through the thread pool, on the way to a resume's first step.
+import { readFileSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 import type { GitState } from '@resume/core/spec';
 
-async function readText(filePath: string): Promise<string | null> {
+function readText(filePath: string): string | null {
   try {
-    return await readFile(filePath, 'utf8');
+    return readFileSync(filePath, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+function statusOf(filePath: string): Stats | null {
+  try {
+    return statSync(filePath, { throwIfNoEntry: false }) ?? null;
   } catch {
     return null;
   }
 }
 
 /** Finds the git directory for `dir` (walking up), following a `.git` file (worktrees, submodules). */
-async function findGitDirectory(dir: string): Promise<{ gitDir: string; commonDir: string } | null> {
+function findGitDirectory(dir: string): { gitDir: string; commonDir: string } | null {
   let current = path.resolve(dir);
   for (;;) {
     const candidate = path.join(current, '.git');
-    const stats = await stat(candidate).catch(() => null);
+    const stats = statusOf(candidate);
     if (stats?.isDirectory()) return { gitDir: candidate, commonDir: candidate };
     if (stats?.isFile()) {
-      const text = await readText(candidate);
+      const text = readText(candidate);
       const match = text === null ? null : /^gitdir:\s*(.+)\s*$/m.exec(text);
       if (match?.[1]) {
         const gitDir = path.resolve(current, match[1].trim());
-        const common = await readText(path.join(gitDir, 'commondir'));
+        const common = readText(path.join(gitDir, 'commondir'));
         return { gitDir, commonDir: common === null ? gitDir : path.resolve(gitDir, common.trim()) };
       }
     }
@@ -35,12 +45,12 @@ async function findGitDirectory(dir: string): Promise<{ gitDir: string; commonDi
   }
 }
 
-async function resolveRef(commonDir: string, gitDir: string, ref: string): Promise<string | null> {
+function resolveRef(commonDir: string, gitDir: string, ref: string): string | null {
   for (const base of [gitDir, commonDir]) {
-    const loose = await readText(path.join(base, ref));
+    const loose = readText(path.join(base, ref));
     if (loose !== null && /^[0-9a-f]{40,64}$/.test(loose.trim())) return loose.trim();
   }
-  const packed = await readText(path.join(commonDir, 'packed-refs'));
+  const packed = readText(path.join(commonDir, 'packed-refs'));
   if (packed !== null) {
     for (const line of packed.split('\n')) {
       const [hash, name] = line.trim().split(' ');
@@ -55,16 +65,16 @@ async function resolveRef(commonDir: string, gitDir: string, ref: string): Promi
  * repository. A detached HEAD has branch null; a new repository without commits has head null.
  */
 export async function readGitState(dir: string): Promise<GitState | null> {
-  const found = await findGitDirectory(dir);
+  const found = findGitDirectory(dir);
   if (found === null) return null;
-  const headText = await readText(path.join(found.gitDir, 'HEAD'));
+  const headText = readText(path.join(found.gitDir, 'HEAD'));
   if (headText === null) return null;
   const head = headText.trim();
   const symbolic = /^ref:\s*(.+)$/.exec(head);
   if (symbolic?.[1]) {
     const ref = symbolic[1].trim();
     const branch = ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : ref;
-    return { branch, head: await resolveRef(found.commonDir, found.gitDir, ref) };
+    return { branch, head: resolveRef(found.commonDir, found.gitDir, ref) };
   }
   return { branch: null, head: /^[0-9a-f]{40,64}$/.test(head) ? head : null };
 }

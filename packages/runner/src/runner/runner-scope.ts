@@ -1,6 +1,6 @@
 // What every part of the runner shares: the caller's options, the engine, where run events
 // go, how spec files are read, and the session being driven (so `interrupt` can reach it).
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Engine, Session, SessionState } from '@resume/core';
 import { FileNotFoundError, IncompatibleSessionError } from '@resume/core/spec';
@@ -28,7 +28,9 @@ export function createRunnerScope(options: RunnerOptions): RunnerScope {
     engine: options.engine,
     modes: options.modes ?? builtinModes,
     emit: (event) => options.onEvent?.(event),
-    readTextFile: options.readTextFile ?? ((filePath: string) => readFile(filePath, 'utf8')),
+    // Read directly (decision 0018): the run waits for the file before anything else, and a read
+    // through the thread pool is four round trips (open, stat, read, close).
+    readTextFile: options.readTextFile ?? (async (filePath: string) => readFileSync(filePath, 'utf8')),
     resolvePath: (filePath, workspaceDir = options.workspaceDir) => path.resolve(workspaceDir, filePath),
     live: { current: null, interruptRequested: null },
   };

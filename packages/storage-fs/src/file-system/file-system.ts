@@ -2,7 +2,21 @@
 // simulated file system (one that loses unsynced data on "power loss") can be
 // plugged in for crash tests. The Node implementation never follows symlinks for
 // the files it opens (O_NOFOLLOW) and creates everything private (0700 / 0600).
-import { constants, promises as fs, fstatSync, lstatSync, type Stats, statfsSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  promises as fs,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  read,
+  readdirSync,
+  readSync,
+  type Stats,
+  statfsSync,
+  writeSync,
+} from 'node:fs';
 
 export const DIRECTORY_MODE = 0o700;
 export const FILE_MODE = 0o600;
@@ -49,6 +63,7 @@ export interface FileSystem {
   readRange(path: string, position: number, length: number): Promise<Buffer>;
   /** Status of the path itself (symlinks are not followed); null when it does not exist. */
   status(path: string): Promise<FileStatus | null>;
+  /** The entries of a small directory (a session's lease folder). */
   readDirectory(path: string): Promise<string[]>;
   /** The names of the entries that are real directories (not symlinks), from the listing's own entry types. */
   readSubdirectories?(path: string): Promise<string[]>;
@@ -82,6 +97,49 @@ export function errorCode(error: unknown): string | undefined {
 
 const noFollow = constants.O_NOFOLLOW ?? 0;
 
+/**
+ * Reads of at most this many bytes are made on the calling thread (decision 0018). A read
+ * through libuv's thread pool is a round trip per call (open, stat, read, close: four for a
+ * small file), each dearer than the whole read of a small file from the page cache; larger
+ * reads still go through the pool, so a long journal or snapshot never holds up the event loop.
+ */
+export const DIRECT_READ_LIMIT = 1024 * 1024;
+
+type ReadAt = (
+  fd: number,
+  buffer: Buffer,
+  offset: number,
+  length: number,
+  position: number,
+) => number | Promise<number>;
+
+const readThroughPool: ReadAt = (fd, buffer, offset, length, position) =>
+  new Promise((resolve, reject) => {
+    read(fd, buffer, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead)));
+  });
+
+/** The reader for `length` bytes: directly when small, else through the thread pool. */
+function readerFor(length: number): ReadAt {
+  return length <= DIRECT_READ_LIMIT ? readSync : readThroughPool;
+}
+
+/** Reads from `fd` at `position` until `buffer` is full or the file ends; the bytes read. */
+async function fill(
+  fd: number,
+  buffer: Buffer,
+  filledBefore: number,
+  position: number,
+  readAt: ReadAt,
+): Promise<number> {
+  let filled = filledBefore;
+  while (filled < buffer.length) {
+    const bytesRead = await readAt(fd, buffer, filled, buffer.length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return filled;
+}
+
 function toStatus(stats: Stats): FileStatus {
   return {
     size: stats.size,
@@ -91,6 +149,11 @@ function toStatus(stats: Stats): FileStatus {
     changedMs: stats.ctimeMs,
     modifiedMs: stats.mtimeMs,
   };
+}
+
+function statusNow(path: string): FileStatus | null {
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  return stats ? toStatus(stats) : null;
 }
 
 function wrap(handle: fs.FileHandle, durableWrites = false): WritableFile {
@@ -125,54 +188,38 @@ export function createNodeFileSystem(): FileSystem {
       return wrap(await fs.open(path, flags, FILE_MODE));
     },
     async readFile(path) {
-      const handle = await fs.open(path, constants.O_RDONLY | noFollow);
+      const fd = openSync(path, constants.O_RDONLY | noFollow);
       try {
-        // One read of the size the file has (`readFile` reads in 512 KB chunks, a thread-pool
-        // round trip each: a long journal or snapshot is dozens), then chunks only if it grew.
-        let buffer = Buffer.allocUnsafe((await handle.stat()).size + 1);
+        // One read of the size the file has (not 512 KB chunks, a round trip each: a long
+        // journal or snapshot is dozens), then larger reads only if it grew meanwhile.
+        const size = fstatSync(fd).size;
+        const readAt = readerFor(size);
+        let buffer = Buffer.allocUnsafe(size + 1);
         let filled = 0;
         for (;;) {
-          if (filled === buffer.length) {
-            const grown = Buffer.allocUnsafe(buffer.length * 2 + 64 * 1024);
-            buffer.copy(grown, 0, 0, filled);
-            buffer = grown;
-          }
-          const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-          if (bytesRead === 0) return buffer.subarray(0, filled);
-          filled += bytesRead;
+          filled = await fill(fd, buffer, filled, 0, readAt);
+          if (filled < buffer.length) return buffer.subarray(0, filled);
+          const grown = Buffer.allocUnsafe(buffer.length * 2 + 64 * 1024);
+          buffer.copy(grown, 0, 0, filled);
+          buffer = grown;
         }
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
     },
     async readRange(path, position, length) {
-      const handle = await fs.open(path, constants.O_RDONLY | noFollow);
+      const fd = openSync(path, constants.O_RDONLY | noFollow);
       try {
         const buffer = Buffer.alloc(length);
-        let filled = 0;
-        while (filled < length) {
-          const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
-          if (bytesRead === 0) break;
-          filled += bytesRead;
-        }
-        return buffer.subarray(0, filled);
+        return buffer.subarray(0, await fill(fd, buffer, 0, position, readerFor(length)));
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
     },
-    async status(path) {
-      try {
-        return toStatus(await fs.lstat(path));
-      } catch (error) {
-        if (errorCode(error) === 'ENOENT') return null;
-        throw error;
-      }
-    },
-    statusNow(path) {
-      const stats = lstatSync(path, { throwIfNoEntry: false });
-      return stats ? toStatus(stats) : null;
-    },
-    readDirectory: (path) => fs.readdir(path),
+    // A status call reads metadata only: made directly, like the small reads.
+    status: async (path) => statusNow(path),
+    statusNow,
+    readDirectory: async (path) => readdirSync(path),
     freeSpace(path) {
       try {
         const stats = statfsSync(path);
@@ -193,7 +240,7 @@ export function createNodeFileSystem(): FileSystem {
       return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
     },
     async makeDirectory(path) {
-      await fs.mkdir(path, { mode: DIRECTORY_MODE });
+      mkdirSync(path, { mode: DIRECTORY_MODE });
     },
     rename: (from, to) => fs.rename(from, to),
     link: (from, to) => fs.link(from, to),
