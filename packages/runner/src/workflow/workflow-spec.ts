@@ -258,9 +258,13 @@ export const retrySchema = lazySchema(() => schemas().retrySchema);
 export const agentStepSchema = lazySchema(() => schemas().agentStepSchema);
 export const onFailureSchema = lazySchema(() => schemas().onFailureSchema);
 export const shellStepSchema = lazySchema(() => schemas().shellStepSchema);
+/** Steps that run concurrently, joined before the next step. */
 export const parallelStepSchema = lazySchema(() => schemas().parallelStepSchema);
+/** Where a map step's items come from: a list, a JSON or JSONL file, a glob, or a template that renders to JSON. */
 export const mapItemsSchema = lazySchema(() => schemas().mapItemsSchema);
+/** A step run once per work item (see docs/workflow-spec.md, "Map steps"). */
 export const mapStepSchema = lazySchema(() => schemas().mapStepSchema);
+/** A workflow spec's document (DESIGN 7), built on first use. */
 export const workflowSpecSchema = lazySchema(() => schemas().workflowSpecSchema);
 
 export type WorkflowSpec = z.infer<typeof workflowSpecSchema>;
