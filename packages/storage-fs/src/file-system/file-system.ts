@@ -10,7 +10,6 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
-  read,
   readdirSync,
   readSync,
   type Stats,
@@ -105,39 +104,49 @@ const noFollow = constants.O_NOFOLLOW ?? 0;
  */
 export const DIRECT_READ_LIMIT = 1024 * 1024;
 
-type ReadAt = (
-  fd: number,
-  buffer: Buffer,
-  offset: number,
-  length: number,
-  position: number,
-) => number | Promise<number>;
-
-const readThroughPool: ReadAt = (fd, buffer, offset, length, position) =>
-  new Promise((resolve, reject) => {
-    read(fd, buffer, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead)));
-  });
-
-/** The reader for `length` bytes: directly when small, else through the thread pool. */
-function readerFor(length: number): ReadAt {
-  return length <= DIRECT_READ_LIMIT ? readSync : readThroughPool;
-}
-
-/** Reads from `fd` at `position` until `buffer` is full or the file ends; the bytes read. */
-async function fill(
-  fd: number,
-  buffer: Buffer,
-  filledBefore: number,
-  position: number,
-  readAt: ReadAt,
-): Promise<number> {
-  let filled = filledBefore;
+/** Reads from `fd` at `position` into `buffer` from `from` until it is full or the file ends; the bytes filled. */
+function fillNow(fd: number, buffer: Buffer, position: number, from = 0): number {
+  let filled = from;
   while (filled < buffer.length) {
-    const bytesRead = await readAt(fd, buffer, filled, buffer.length - filled, position + filled);
+    const bytesRead = readSync(fd, buffer, filled, buffer.length - filled, position + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
   return filled;
+}
+
+/**
+ * `fillNow` through the thread pool. A file handle's requests let go of the buffer as they
+ * complete (a callback `read` keeps it until a later collection: the crc check's read of a long
+ * journal stayed counted as retained after the open).
+ */
+async function fillThroughPool(handle: fs.FileHandle, buffer: Buffer, position: number, from = 0): Promise<number> {
+  let filled = from;
+  while (filled < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return filled;
+}
+
+/**
+ * A whole file of `size` bytes, in one read of that size (not 512 KB chunks, a round trip each
+ * through the pool), then larger reads only if it grew meanwhile.
+ */
+async function readWhole(
+  size: number,
+  fill: (buffer: Buffer, from: number) => number | Promise<number>,
+): Promise<Buffer> {
+  let buffer = Buffer.allocUnsafe(size + 1);
+  let filled = 0;
+  for (;;) {
+    filled = await fill(buffer, filled);
+    if (filled < buffer.length) return buffer.subarray(0, filled);
+    const grown = Buffer.allocUnsafe(buffer.length * 2 + 64 * 1024);
+    buffer.copy(grown, 0, 0, filled);
+    buffer = grown;
+  }
 }
 
 function toStatus(stats: Stats): FileStatus {
@@ -188,32 +197,38 @@ export function createNodeFileSystem(): FileSystem {
       return wrap(await fs.open(path, flags, FILE_MODE));
     },
     async readFile(path) {
-      const fd = openSync(path, constants.O_RDONLY | noFollow);
+      const flags = constants.O_RDONLY | noFollow;
+      const fd = openSync(path, flags);
       try {
-        // One read of the size the file has (not 512 KB chunks, a round trip each: a long
-        // journal or snapshot is dozens), then larger reads only if it grew meanwhile.
         const size = fstatSync(fd).size;
-        const readAt = readerFor(size);
-        let buffer = Buffer.allocUnsafe(size + 1);
-        let filled = 0;
-        for (;;) {
-          filled = await fill(fd, buffer, filled, 0, readAt);
-          if (filled < buffer.length) return buffer.subarray(0, filled);
-          const grown = Buffer.allocUnsafe(buffer.length * 2 + 64 * 1024);
-          buffer.copy(grown, 0, 0, filled);
-          buffer = grown;
-        }
+        if (size <= DIRECT_READ_LIMIT) return await readWhole(size, (buffer, from) => fillNow(fd, buffer, 0, from));
       } finally {
         closeSync(fd);
       }
+      const handle = await fs.open(path, flags);
+      try {
+        return await readWhole((await handle.stat()).size, (buffer, from) => fillThroughPool(handle, buffer, 0, from));
+      } finally {
+        await handle.close();
+      }
     },
     async readRange(path, position, length) {
-      const fd = openSync(path, constants.O_RDONLY | noFollow);
+      const flags = constants.O_RDONLY | noFollow;
+      if (length <= DIRECT_READ_LIMIT) {
+        const fd = openSync(path, flags);
+        try {
+          const buffer = Buffer.alloc(length);
+          return buffer.subarray(0, fillNow(fd, buffer, position));
+        } finally {
+          closeSync(fd);
+        }
+      }
+      const handle = await fs.open(path, flags);
       try {
         const buffer = Buffer.alloc(length);
-        return buffer.subarray(0, await fill(fd, buffer, 0, position, readerFor(length)));
+        return buffer.subarray(0, await fillThroughPool(handle, buffer, position));
       } finally {
-        closeSync(fd);
+        await handle.close();
       }
     },
     // A status call reads metadata only: made directly, like the small reads.
