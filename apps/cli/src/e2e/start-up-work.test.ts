@@ -66,6 +66,23 @@ process.on('exit', () => {
 
 const unusedModulesIn = (stderr: string) => /unused Node modules loaded: \[(.*)\]/.exec(stderr)?.[1] ?? null;
 
+/**
+ * A two-step workflow whose second step fails until its marker file exists: its run, then (the
+ * marker written) its resume, both with `env`. The run exits 1 and names its resume; the resume exits 0.
+ */
+async function runThenResume(sandbox: Sandbox, name: string, env: Record<string, string>) {
+  const spec = [`name: ${name}`, 'steps:', '  - shell: "true"', `  - shell: "test -f ${name}.go"`, ''].join('\n');
+  await writeFile(path.join(sandbox.workspace, `${name}.yaml`), spec);
+  const failed = await sandbox.run(['run', `${name}.yaml`], { env });
+  expect(failed.code).toBe(1);
+  const id = /conclave run --resume ([0-9a-z]{22})/.exec(failed.stderr)?.[1] ?? '';
+  expect(id).not.toBe('');
+  await writeFile(path.join(sandbox.workspace, `${name}.go`), '');
+  const resumed = await sandbox.run(['run', '--resume', id, '--yes'], { env });
+  expect(resumed.code).toBe(0);
+  return { failed, resumed };
+}
+
 beforeAll(() => assertBuilt());
 
 describe('conclave: work a run and a resume do not do at start-up', () => {
@@ -88,32 +105,15 @@ describe('conclave: work a run and a resume do not do at start-up', () => {
   afterAll(() => sandbox.remove());
 
   it('compiles no functions from strings: zod validates without generating parsers', async () => {
-    const spec = ['name: start-up', 'steps:', '  - shell: "true"', '  - shell: "test -f go"', ''].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'flow.yaml'), spec);
-    const failed = await sandbox.run(['run', 'flow.yaml'], { env: counting });
-    expect(failed.code).toBe(1);
+    const { failed, resumed } = await runThenResume(sandbox, 'start-up', counting);
     expect(compiledIn(failed.stderr)).toBe(0);
-    const id = /conclave run --resume ([0-9a-z]{22})/.exec(failed.stderr)?.[1] ?? '';
-    expect(id).not.toBe('');
-
-    await writeFile(path.join(sandbox.workspace, 'go'), '');
-    const resumed = await sandbox.run(['run', '--resume', id, '--yes'], { env: counting });
-    expect(resumed.code).toBe(0);
     expect(compiledIn(resumed.stderr)).toBe(0);
   });
 
   it("builds none of the journal's event schemas on a resume (events, records and files are checked by their written-out parsers) and never loads the YAML parser", async () => {
-    const spec = ['name: start-up-schemas', 'steps:', '  - shell: "true"', '  - shell: "test -f go2"', ''].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'flow2.yaml'), spec);
-    const failed = await sandbox.run(['run', 'flow2.yaml'], { env: countingSchemas });
-    expect(failed.code).toBe(1);
+    const { failed, resumed } = await runThenResume(sandbox, 'start-up-schemas', countingSchemas);
     // A run parses its spec's YAML: the parser's file is loaded then...
     expect(schemasIn(failed.stderr).yaml).toBe(true);
-    const id = /conclave run --resume ([0-9a-z]{22})/.exec(failed.stderr)?.[1] ?? '';
-    expect(id).not.toBe('');
-    await writeFile(path.join(sandbox.workspace, 'go2'), '');
-    const resumed = await sandbox.run(['run', '--resume', id, '--yes'], { env: countingSchemas });
-    expect(resumed.code).toBe(0);
     const counted = schemasIn(resumed.stderr);
     // The preload saw zod at work (the resume validates its options and the spec's data)...
     expect(counted.built).toBeGreaterThan(0);
@@ -124,17 +124,9 @@ describe('conclave: work a run and a resume do not do at start-up', () => {
   });
 
   it("builds none of the workflow spec's schemas on a resume: the run journaled its spec as validated under these rules", async () => {
-    const spec = ['name: start-up-spec', 'steps:', '  - shell: "true"', '  - shell: "test -f go4"', ''].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'flow4.yaml'), spec);
-    const failed = await sandbox.run(['run', 'flow4.yaml'], { env: countingSchemas });
-    expect(failed.code).toBe(1);
+    const { failed, resumed } = await runThenResume(sandbox, 'start-up-spec', countingSchemas);
     // A run validates its spec in full: it builds the spec's schemas...
     expect(schemasIn(failed.stderr).specs).toBe(1);
-    const id = /conclave run --resume ([0-9a-z]{22})/.exec(failed.stderr)?.[1] ?? '';
-    expect(id).not.toBe('');
-    await writeFile(path.join(sandbox.workspace, 'go4'), '');
-    const resumed = await sandbox.run(['run', '--resume', id, '--yes'], { env: countingSchemas });
-    expect(resumed.code).toBe(0);
     // ...and its resume, by the same build, takes the spec as the run validated it.
     const counted = schemasIn(resumed.stderr);
     expect(counted.built).toBeGreaterThan(0);
@@ -144,16 +136,8 @@ describe('conclave: work a run and a resume do not do at start-up', () => {
   it("loads none of Node's modules a command never uses (the diagnostic report, worker threads, the argument parser) on a run or a resume", async () => {
     // Importing `node:process` or `node:util` as ES modules would load them: Node reads every
     // export of a built-in it serves as an ES module, lazy ones included.
-    const spec = ['name: start-up-modules', 'steps:', '  - shell: "true"', '  - shell: "test -f go3"', ''].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'flow3.yaml'), spec);
-    const failed = await sandbox.run(['run', 'flow3.yaml'], { env: countingModules });
-    expect(failed.code).toBe(1);
+    const { failed, resumed } = await runThenResume(sandbox, 'start-up-modules', countingModules);
     expect(unusedModulesIn(failed.stderr)).toBe('');
-    const id = /conclave run --resume ([0-9a-z]{22})/.exec(failed.stderr)?.[1] ?? '';
-    expect(id).not.toBe('');
-    await writeFile(path.join(sandbox.workspace, 'go3'), '');
-    const resumed = await sandbox.run(['run', '--resume', id, '--yes'], { env: countingModules });
-    expect(resumed.code).toBe(0);
     expect(unusedModulesIn(resumed.stderr)).toBe('');
   });
 });
