@@ -104,11 +104,14 @@ const noFollow = constants.O_NOFOLLOW ?? 0;
  */
 export const DIRECT_READ_LIMIT = 1024 * 1024;
 
-/** Reads from `fd` at `position` into `buffer` from `from` until it is full or the file ends; the bytes filled. */
-function fillNow(fd: number, buffer: Buffer, position: number, from = 0): number {
+/** Reads up to `length` bytes at `position` into `buffer` at `offset`; the bytes read (0 at the end of the file). */
+type ReadAt = (buffer: Buffer, offset: number, length: number, position: number) => number | Promise<number>;
+
+/** Reads at `position` into `buffer` from `from` until it is full or the file ends; the bytes filled. */
+async function fill(readAt: ReadAt, buffer: Buffer, position: number, from = 0): Promise<number> {
   let filled = from;
   while (filled < buffer.length) {
-    const bytesRead = readSync(fd, buffer, filled, buffer.length - filled, position + filled);
+    const bytesRead = await readAt(buffer, filled, buffer.length - filled, position + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
@@ -116,36 +119,32 @@ function fillNow(fd: number, buffer: Buffer, position: number, from = 0): number
 }
 
 /**
- * `fillNow` through the thread pool. A file handle's requests let go of the buffer as they
- * complete (a callback `read` keeps it until a later collection: the crc check's read of a long
- * journal stayed counted as retained after the open).
+ * Opens `path` for reading and hands `work` a reader and the file's size: a direct one when
+ * `direct(size)`, else one through the thread pool. The pool's reader is a file handle's: its
+ * requests let go of the buffer as they complete (a callback `read` on the descriptor keeps it
+ * until a later collection: the crc check's read of a long journal stayed counted as retained).
  */
-async function fillThroughPool(handle: fs.FileHandle, buffer: Buffer, position: number, from = 0): Promise<number> {
-  let filled = from;
-  while (filled < buffer.length) {
-    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, position + filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
+async function reading<T>(
+  path: string,
+  direct: (size: number) => boolean,
+  work: (readAt: ReadAt, size: number) => Promise<T>,
+): Promise<T> {
+  const flags = constants.O_RDONLY | noFollow;
+  const fd = openSync(path, flags);
+  try {
+    const size = fstatSync(fd).size;
+    if (direct(size))
+      return await work((buffer, offset, length, position) => readSync(fd, buffer, offset, length, position), size);
+  } finally {
+    closeSync(fd);
   }
-  return filled;
-}
-
-/**
- * A whole file of `size` bytes, in one read of that size (not 512 KB chunks, a round trip each
- * through the pool), then larger reads only if it grew meanwhile.
- */
-async function readWhole(
-  size: number,
-  fill: (buffer: Buffer, from: number) => number | Promise<number>,
-): Promise<Buffer> {
-  let buffer = Buffer.allocUnsafe(size + 1);
-  let filled = 0;
-  for (;;) {
-    filled = await fill(buffer, filled);
-    if (filled < buffer.length) return buffer.subarray(0, filled);
-    const grown = Buffer.allocUnsafe(buffer.length * 2 + 64 * 1024);
-    buffer.copy(grown, 0, 0, filled);
-    buffer = grown;
+  const handle = await fs.open(path, flags);
+  try {
+    const readAt: ReadAt = async (buffer, offset, length, position) =>
+      (await handle.read(buffer, offset, length, position)).bytesRead;
+    return await work(readAt, (await handle.stat()).size);
+  } finally {
+    await handle.close();
   }
 }
 
@@ -196,41 +195,33 @@ export function createNodeFileSystem(): FileSystem {
       const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | noFollow;
       return wrap(await fs.open(path, flags, FILE_MODE));
     },
-    async readFile(path) {
-      const flags = constants.O_RDONLY | noFollow;
-      const fd = openSync(path, flags);
-      try {
-        const size = fstatSync(fd).size;
-        if (size <= DIRECT_READ_LIMIT) return await readWhole(size, (buffer, from) => fillNow(fd, buffer, 0, from));
-      } finally {
-        closeSync(fd);
-      }
-      const handle = await fs.open(path, flags);
-      try {
-        return await readWhole((await handle.stat()).size, (buffer, from) => fillThroughPool(handle, buffer, 0, from));
-      } finally {
-        await handle.close();
-      }
-    },
-    async readRange(path, position, length) {
-      const flags = constants.O_RDONLY | noFollow;
-      if (length <= DIRECT_READ_LIMIT) {
-        const fd = openSync(path, flags);
-        try {
+    readFile: (path) =>
+      reading(
+        path,
+        (size) => size <= DIRECT_READ_LIMIT,
+        async (readAt, size) => {
+          // One read of the size the file has (not 512 KB chunks, a round trip each through the
+          // pool), then larger reads only if it grew meanwhile.
+          let buffer = Buffer.allocUnsafe(size + 1);
+          let filled = 0;
+          for (;;) {
+            filled = await fill(readAt, buffer, 0, filled);
+            if (filled < buffer.length) return buffer.subarray(0, filled);
+            const grown = Buffer.allocUnsafe(buffer.length * 2 + 64 * 1024);
+            buffer.copy(grown, 0, 0, filled);
+            buffer = grown;
+          }
+        },
+      ),
+    readRange: (path, position, length) =>
+      reading(
+        path,
+        () => length <= DIRECT_READ_LIMIT,
+        async (readAt) => {
           const buffer = Buffer.alloc(length);
-          return buffer.subarray(0, fillNow(fd, buffer, position));
-        } finally {
-          closeSync(fd);
-        }
-      }
-      const handle = await fs.open(path, flags);
-      try {
-        const buffer = Buffer.alloc(length);
-        return buffer.subarray(0, await fillThroughPool(handle, buffer, position));
-      } finally {
-        await handle.close();
-      }
-    },
+          return buffer.subarray(0, await fill(readAt, buffer, position));
+        },
+      ),
     // A status call reads metadata only: made directly, like the small reads.
     status: async (path) => statusNow(path),
     statusNow,
