@@ -5,8 +5,9 @@ import { chooseItems, type ItemSelection, type MapStepStatus, readMapItems } fro
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { truncate } from '../output/format.js';
+import { parseRunFlags } from '../runs/run-flags.js';
 import { runWithHarness } from '../runs/run-harness.js';
-import { parseRunFlags, sessionSetup } from '../runs/session-flows.js';
+import { sessionSetup } from '../runs/session-flows.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 
 function firstLine(text: string): string {

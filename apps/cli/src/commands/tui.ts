@@ -16,6 +16,9 @@ export async function openBrowserCommand(context: CliContext): Promise<number> {
     ...screenIo(context),
   });
   if (!picked) return 0;
-  const { parseRunFlags, runPicked } = await import('../runs/session-flows.js');
+  const [{ parseRunFlags }, { runPicked }] = await Promise.all([
+    import('../runs/run-flags.js'),
+    import('../runs/session-flows.js'),
+  ]);
   return runPicked(context, picked, parseRunFlags({}));
 }

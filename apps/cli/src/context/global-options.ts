@@ -1,28 +1,49 @@
 // The options every command accepts (DESIGN 9), validated once at the boundary.
-import { UsageError } from '@resume/core/spec';
+import { lazySchema, UsageError } from '@resume/core/spec';
 import { z } from 'zod';
+import { plain, plainOptions } from '../program/plain-options.js';
 import { builtinProviders } from '../providers/builtin-providers.js';
 
-export const globalOptionsSchema = z.object({
-  home: z.string().min(1).optional(),
-  store: z.string().min(1).optional(),
-  provider: z
-    .string()
-    .refine((name) => builtinProviders.has(name), {
-      error: () => `not a provider Conclave knows (use ${builtinProviders.names().join(', ')})`,
-    })
-    .optional(),
-  model: z.string().min(1).optional(),
-  json: z.boolean().default(false),
-  quiet: z.boolean().default(false),
-  /** Commander's `--no-color` sets `color: false`. */
-  color: z.boolean().optional(),
-  debug: z.boolean().default(false),
-});
+/** Built only when the options are not plain (see `plain-options.ts`). */
+export const globalOptionsSchema = lazySchema(() =>
+  z.object({
+    home: z.string().min(1).optional(),
+    store: z.string().min(1).optional(),
+    provider: z
+      .string()
+      .refine((name) => builtinProviders.has(name), {
+        error: () => `not a provider Conclave knows (use ${builtinProviders.names().join(', ')})`,
+      })
+      .optional(),
+    model: z.string().min(1).optional(),
+    json: z.boolean().default(false),
+    quiet: z.boolean().default(false),
+    /** Commander's `--no-color` sets `color: false`. */
+    color: z.boolean().optional(),
+    debug: z.boolean().default(false),
+  }),
+);
 export type GlobalOptions = z.infer<typeof globalOptionsSchema>;
+
+/** The schema's checks for plain values, in its order (`plain-options.test.ts` checks they agree). */
+export const plainGlobalOptions = {
+  shape: {
+    home: plain.nonEmptyText,
+    store: plain.nonEmptyText,
+    provider: plain.textWhere((name) => builtinProviders.has(name)),
+    model: plain.nonEmptyText,
+    json: plain.switch,
+    quiet: plain.switch,
+    color: plain.switch,
+    debug: plain.switch,
+  },
+  defaults: { json: false, quiet: false, debug: false },
+};
 
 /** Validates the global options; a bad value is a usage error naming the option (exit 64). */
 export function parseGlobalOptions(raw: unknown): GlobalOptions {
+  const known = plainOptions<GlobalOptions>(raw, plainGlobalOptions.shape, plainGlobalOptions.defaults);
+  if (known) return known;
   const parsed = globalOptionsSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

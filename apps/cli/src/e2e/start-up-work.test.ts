@@ -21,37 +21,43 @@ const compiledIn = (stderr: string) => Number(/functions compiled from strings: 
 
 /**
  * A preload that counts the zod schemas built (zod calls its global config's post-processor for
- * every schema instance), those of the journal's events (the literal of one event type) and
- * those of the workflow spec (its top-level object, the one with `steps` and `outputs`), and
+ * every schema instance), those of the journal's events (the literal of one event type), those
+ * of the workflow spec (its top-level object, the one with `steps` and `outputs`) and those of
+ * the command line's options (the global options, a run's flags, a workflow's options), and
  * prints them at exit.
  */
 const COUNT_SCHEMAS = `let built = 0;
 let events = 0;
 let specs = 0;
+let options = 0;
+const optionShapes = [['quiet', 'debug'], ['onUncertain', 'checkpointInterval'], ['saveSession', 'var']];
 globalThis.__zod_globalConfig = {
   postProcessor(schema) {
     built += 1;
     const definition = schema._zod.def;
     if (definition.type === 'literal' && definition.values.includes('session-resumed')) events += 1;
-    if (definition.type === 'object' && 'steps' in definition.shape && 'outputs' in definition.shape) specs += 1;
+    if (definition.type !== 'object') return;
+    if ('steps' in definition.shape && 'outputs' in definition.shape) specs += 1;
+    if (optionShapes.some((keys) => keys.every((key) => key in definition.shape))) options += 1;
   },
 };
 process.on('exit', () => {
   const yaml = Object.keys(require('node:module')._cache).some((file) => file.endsWith('lazy-yaml.cjs'));
-  process.stderr.write('schemas built: ' + built + ', event schemas: ' + events + ', workflow spec schemas: ' + specs + ', YAML parser loaded: ' + yaml + '\\n');
+  process.stderr.write('schemas built: ' + built + ', event schemas: ' + events + ', workflow spec schemas: ' + specs + ', option schemas: ' + options + ', YAML parser loaded: ' + yaml + '\\n');
 });
 `;
 
 const schemasIn = (stderr: string) => {
   const counted =
-    /schemas built: (\d+), event schemas: (\d+), workflow spec schemas: (\d+), YAML parser loaded: (true|false)/.exec(
+    /schemas built: (\d+), event schemas: (\d+), workflow spec schemas: (\d+), option schemas: (\d+), YAML parser loaded: (true|false)/.exec(
       stderr,
     );
   return {
     built: Number(counted?.[1] ?? Number.NaN),
     events: Number(counted?.[2] ?? Number.NaN),
     specs: Number(counted?.[3] ?? Number.NaN),
-    yaml: counted?.[4] === undefined ? null : counted[4] === 'true',
+    options: Number(counted?.[4] ?? Number.NaN),
+    yaml: counted?.[5] === undefined ? null : counted[5] === 'true',
   };
 };
 
@@ -131,6 +137,22 @@ describe('conclave: work a run and a resume do not do at start-up', () => {
     const counted = schemasIn(resumed.stderr);
     expect(counted.built).toBeGreaterThan(0);
     expect(counted.specs).toBe(0);
+  });
+
+  it("builds none of the command line's option schemas on a run or a resume whose options are plain, and still names a bad value", async () => {
+    const { failed, resumed } = await runThenResume(sandbox, 'start-up-options', countingSchemas);
+    expect(schemasIn(failed.stderr).options).toBe(0);
+    const counted = schemasIn(resumed.stderr);
+    expect(counted.built).toBeGreaterThan(0);
+    expect(counted.options).toBe(0);
+    // A value only the schema decides on builds it (so the count sees these schemas), and the
+    // error names the flag as before.
+    const bad = await sandbox.run(['run', '--resume', 'x', '--max-cost', '1', '--checkpoint-interval', '0'], {
+      env: countingSchemas,
+    });
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toContain('--checkpoint-interval must be at least 1');
+    expect(schemasIn(bad.stderr).options).toBeGreaterThan(0);
   });
 
   it("loads none of Node's modules a command never uses (the diagnostic report, worker threads, the argument parser) on a run or a resume", async () => {

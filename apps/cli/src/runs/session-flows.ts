@@ -7,15 +7,15 @@ import type { SessionState } from '@resume/core';
 import { pendingInput } from '@resume/core/engine';
 import { ExitCode, type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
 import { agentsForModels, formatResumePlan, type ProviderName, resumeCommandFor } from '@resume/runner';
-import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
-import { checkModeOption, parseModeName, startsFromFile } from '../modes/mode-names.js';
+import { checkModeOption, startsFromFile } from '../modes/mode-names.js';
 import { formatWhen, truncate } from '../output/format.js';
 import { isListIndex, resolveSession } from '../sessions/resolve-session.js';
 import { answerInTerminal, canAskInTerminal, reportWaiting } from './answer-in-terminal.js';
 import { costLimitsOf } from './cost-limits.js';
 import { screenIo } from './decisions.js';
 import { recordOf, selectionFrom } from './models.js';
+import { parseRunFlags, type RunFlags } from './run-flags.js';
 import { configAgents, providersNamedIn, runWithHarness } from './run-harness.js';
 import { createPlanner, openSessionBackend } from './session-backend.js';
 
@@ -23,60 +23,6 @@ export interface FlowInput {
   kind: 'start' | 'continue' | 'resume' | 'branch';
   task: string;
   options: Record<string, unknown>;
-}
-
-const positiveInteger = (flag: string) =>
-  z.coerce
-    .number({ error: `${flag} takes a whole number` })
-    .int(`${flag} takes a whole number`)
-    .positive(`${flag} must be at least 1`);
-
-export const runFlagsSchema = z.object({
-  continue: z.union([z.string(), z.boolean()]).optional(),
-  resume: z.union([z.string(), z.boolean()]).optional(),
-  branchFrom: z.string().optional(),
-  atRound: positiveInteger('--at-round').optional(),
-  mode: z
-    .string()
-    .transform((value) => parseModeName(value, { listing: false }))
-    .optional(),
-  project: z.string().optional(),
-  maxRounds: positiveInteger('--max-rounds').optional(),
-  script: z.string().optional(),
-  title: z.string().optional(),
-  fromCheckpoint: z.string().optional(),
-  startChunk: positiveInteger('--start-chunk').optional(),
-  resetDiscussion: z.boolean().optional(),
-  forceConsensus: z.boolean().optional(),
-  models: z
-    .string()
-    .transform((value) =>
-      value
-        .split(',')
-        .map((model) => model.trim())
-        .filter(Boolean),
-    )
-    .optional(),
-  force: z.boolean().optional(),
-  workspace: z.string().optional(),
-  useEditedSpec: z.boolean().optional(),
-  dryRun: z.boolean().optional(),
-  yes: z.boolean().optional(),
-  onConflict: z.enum(['keep', 'restore', 'cancel']).optional(),
-  onUncertain: z.enum(['rerun', 'skip', 'abort']).optional(),
-  maxCost: z.string().optional(),
-  maxLineageCost: z.string().optional(),
-  checkpointInterval: positiveInteger('--checkpoint-interval').optional(),
-});
-export type RunFlags = z.infer<typeof runFlagsSchema>;
-
-export function parseRunFlags(options: Record<string, unknown>): RunFlags {
-  const parsed = runFlagsSchema.safeParse(options);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UsageError(issue ? issue.message : 'Invalid options.', { hint: 'See conclave --help.' });
-  }
-  return parsed.data;
 }
 
 export async function runSessionFlow(context: CliContext, input: FlowInput): Promise<number> {
