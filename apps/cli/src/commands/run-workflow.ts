@@ -4,7 +4,7 @@ import { lazySchema, UsageError } from '@resume/core/spec';
 import type { ProviderName } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
-import { plain, plainOptions } from '../program/plain-options.js';
+import { type PlainShape, plain, plainOptions } from '../program/plain-options.js';
 import { costLimitsOf } from '../runs/cost-limits.js';
 import { recordOf, selectionFrom } from '../runs/models.js';
 import { runWithHarness } from '../runs/run-harness.js';
@@ -25,7 +25,7 @@ export const workflowOptionsSchema = lazySchema(() =>
 type WorkflowOptions = z.infer<typeof workflowOptionsSchema>;
 
 /** The schema's checks for plain values, in its order (`plain-options.test.ts` checks they agree). */
-export const plainWorkflowOptions = {
+export const plainWorkflowOptions: PlainShape = {
   shape: {
     var: plain.texts,
     saveSession: plain.switch,
@@ -43,8 +43,7 @@ export async function runWorkflowCommand(
   input: { file: string | undefined; options: Record<string, unknown> },
 ): Promise<number> {
   const options =
-    plainOptions<WorkflowOptions>(input.options, plainWorkflowOptions.shape, plainWorkflowOptions.defaults) ??
-    workflowOptionsSchema.parse(input.options);
+    plainOptions<WorkflowOptions>(input.options, plainWorkflowOptions) ?? workflowOptionsSchema.parse(input.options);
   if (options.resume !== undefined) {
     if (input.file)
       throw new UsageError('Give either a file to run or --resume <id>, not both.', {

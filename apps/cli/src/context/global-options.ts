@@ -1,7 +1,7 @@
 // The options every command accepts (DESIGN 9), validated once at the boundary.
 import { lazySchema, UsageError } from '@resume/core/spec';
 import { z } from 'zod';
-import { plain, plainOptions } from '../program/plain-options.js';
+import { type PlainShape, plain, plainOptions } from '../program/plain-options.js';
 import { builtinProviders } from '../providers/builtin-providers.js';
 
 /** Built only when the options are not plain (see `plain-options.ts`). */
@@ -26,7 +26,7 @@ export const globalOptionsSchema = lazySchema(() =>
 export type GlobalOptions = z.infer<typeof globalOptionsSchema>;
 
 /** The schema's checks for plain values, in its order (`plain-options.test.ts` checks they agree). */
-export const plainGlobalOptions = {
+export const plainGlobalOptions: PlainShape = {
   shape: {
     home: plain.nonEmptyText,
     store: plain.nonEmptyText,
@@ -42,7 +42,7 @@ export const plainGlobalOptions = {
 
 /** Validates the global options; a bad value is a usage error naming the option (exit 64). */
 export function parseGlobalOptions(raw: unknown): GlobalOptions {
-  const known = plainOptions<GlobalOptions>(raw, plainGlobalOptions.shape, plainGlobalOptions.defaults);
+  const known = plainOptions<GlobalOptions>(raw, plainGlobalOptions);
   if (known) return known;
   const parsed = globalOptionsSchema.safeParse(raw);
   if (parsed.success) return parsed.data;

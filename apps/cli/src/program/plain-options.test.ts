@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { plainWorkflowOptions, workflowOptionsSchema } from '../commands/run-workflow.js';
 import { globalOptionsSchema, parseGlobalOptions, plainGlobalOptions } from '../context/global-options.js';
 import { parseRunFlags, plainRunFlags, runFlagsSchema } from '../runs/run-flags.js';
-import { type PlainCheck, plainOptions } from './plain-options.js';
+import { type PlainShape, plainOptions } from './plain-options.js';
 
 /** Values of every kind commander gives, and of kinds it never does. */
 const VALUES: unknown[] = [
@@ -85,15 +85,11 @@ const outcome = (work: () => unknown): Outcome => {
 };
 
 /** Checks the plain shape against its schema on generated option sets; returns how many it answered. */
-function agreement(
-  schema: z.ZodType,
-  plain: { shape: Record<string, PlainCheck>; defaults?: Record<string, unknown> },
-  seed: number,
-) {
+function agreement(schema: z.ZodType, plain: PlainShape, seed: number) {
   let answered = 0;
   let declined = 0;
   for (const raw of optionSets(Object.keys(plain.shape), 3000, seed)) {
-    const fast = outcome(() => plainOptions(raw, plain.shape, plain.defaults));
+    const fast = outcome(() => plainOptions(raw, plain));
     const full = outcome(() => schema.safeParse(raw));
     const context = JSON.stringify(raw);
     if ('threw' in fast) {
@@ -131,15 +127,18 @@ describe('options checked without their schema', () => {
   );
 
   it('answers the options of a plain command line', () => {
-    expect(plainOptions({ resume: '01jf3k', yes: true, quiet: true }, plainRunFlags.shape)).toEqual({
+    expect(plainOptions({ resume: '01jf3k', yes: true, quiet: true }, plainRunFlags)).toEqual({
       resume: '01jf3k',
       yes: true,
     });
+    expect(plainOptions({ quiet: true, provider: 'scripted' }, plainGlobalOptions)).toEqual({
+      quiet: true,
+      provider: 'scripted',
+      json: false,
+      debug: false,
+    });
     expect(
-      plainOptions({ quiet: true, provider: 'scripted' }, plainGlobalOptions.shape, plainGlobalOptions.defaults),
-    ).toEqual({ quiet: true, provider: 'scripted', json: false, debug: false });
-    expect(
-      plainOptions({ maxRounds: '4', models: 'a, b', mode: 'consensus', onConflict: 'keep' }, plainRunFlags.shape),
+      plainOptions({ maxRounds: '4', models: 'a, b', mode: 'consensus', onConflict: 'keep' }, plainRunFlags),
     ).toEqual({ maxRounds: 4, models: ['a', 'b'], mode: 'discussion', onConflict: 'keep' });
   });
 

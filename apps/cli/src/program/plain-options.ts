@@ -4,64 +4,63 @@
 // type commander gives it). `plainOptions` answers for those: exactly what the schema's parse
 // returns (the same values, defaults filled in, unknown keys dropped), or `undefined` for
 // anything else, and then the schema, built at that moment, parses the options or reports the
-// problem as it always did. Each module keeps its plain shape next to its schema, and a test
-// checks the two agree on generated values (`plain-options.test.ts`).
+// problem as it always did. Each option's check answers as the journal's fast parsers do
+// (core's fast-parse.ts): the schema's value, or NOT_PROVEN. Each module keeps its plain shape
+// next to its schema, and a test checks the two agree on generated values
+// (`plain-options.test.ts`).
+import { NOT_PROVEN } from '@resume/core/spec';
 
-/** What a plain check answers for a value the schema must decide on. */
-export const DECLINED: unique symbol = Symbol('declined');
-
-/** One option's value as the schema's parse returns it, or DECLINED. */
+/** One option's value as the schema's parse returns it, or NOT_PROVEN (the schema decides). */
 export type PlainCheck = (value: unknown) => unknown;
+
+/** An options schema's plain shape: each option's check (in the schema's order) and the schema's `.default(...)`s. */
+export interface PlainShape {
+  shape: Readonly<Record<string, PlainCheck>>;
+  defaults?: Readonly<Record<string, unknown>>;
+}
 
 /** The checks for an option's value as commander gives it, each agreeing with the schema named. */
 export const plain = {
   /** `z.string()` */
-  text: (value: unknown) => (typeof value === 'string' ? value : DECLINED),
+  text: (value: unknown) => (typeof value === 'string' ? value : NOT_PROVEN),
   /** `z.string().min(1)` */
-  nonEmptyText: (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : DECLINED),
+  nonEmptyText: (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : NOT_PROVEN),
   /** `z.boolean()` */
-  switch: (value: unknown) => (typeof value === 'boolean' ? value : DECLINED),
+  switch: (value: unknown) => (typeof value === 'boolean' ? value : NOT_PROVEN),
   /** `z.union([z.string(), z.boolean()])`: an option with an optional value (`--resume [id]`) */
-  textOrSwitch: (value: unknown) => (typeof value === 'string' || typeof value === 'boolean' ? value : DECLINED),
+  textOrSwitch: (value: unknown) => (typeof value === 'string' || typeof value === 'boolean' ? value : NOT_PROVEN),
   /** `z.array(z.string())`: a repeated option */
   texts: (value: unknown) =>
     Array.isArray(value) &&
     Object.getPrototypeOf(value) === Array.prototype &&
     value.every((item) => typeof item === 'string')
       ? [...value]
-      : DECLINED,
+      : NOT_PROVEN,
   /** `z.coerce.number().int().positive()` of the text commander gives */
   count: (value: unknown) => {
-    if (typeof value !== 'string') return DECLINED;
+    if (typeof value !== 'string') return NOT_PROVEN;
     const number = Number(value);
-    return Number.isSafeInteger(number) && number > 0 ? number : DECLINED;
+    return Number.isSafeInteger(number) && number > 0 ? number : NOT_PROVEN;
   },
   /** `z.enum(values)` */
   choice:
     (values: readonly string[]) =>
     (value: unknown): unknown =>
-      typeof value === 'string' && values.includes(value) ? value : DECLINED,
+      typeof value === 'string' && values.includes(value) ? value : NOT_PROVEN,
   /** `z.string().refine(accepts)` */
   textWhere:
     (accepts: (value: string) => boolean) =>
     (value: unknown): unknown =>
-      typeof value === 'string' && accepts(value) ? value : DECLINED,
+      typeof value === 'string' && accepts(value) ? value : NOT_PROVEN,
   /** `z.string().transform(convert)` */
   textThen:
     (convert: (value: string) => unknown) =>
     (value: unknown): unknown =>
-      typeof value === 'string' ? convert(value) : DECLINED,
+      typeof value === 'string' ? convert(value) : NOT_PROVEN,
 };
 
-/**
- * What `z.object(...)` of these options returns for `raw`, or undefined when its schema must decide.
- * `shape` holds each option's check (in the schema's order), `defaults` the schema's `.default(...)`s.
- */
-export function plainOptions<Output>(
-  raw: unknown,
-  shape: Readonly<Record<string, PlainCheck>>,
-  defaults: Readonly<Record<string, unknown>> = {},
-): Output | undefined {
+/** What `z.object(...)` of these options returns for `raw`, or undefined when its schema must decide. */
+export function plainOptions<Output>(raw: unknown, { shape, defaults = {} }: PlainShape): Output | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const prototype = Object.getPrototypeOf(raw);
   if (prototype !== Object.prototype && prototype !== null) return undefined;
@@ -78,7 +77,7 @@ export function plainOptions<Output>(
       continue;
     }
     const parsed = (shape[key] as PlainCheck)(value);
-    if (parsed === DECLINED) return undefined;
+    if (parsed === NOT_PROVEN) return undefined;
     output[key] = parsed;
   }
   return output as Output;

@@ -3,7 +3,7 @@
 import { lazySchema, UsageError } from '@resume/core/spec';
 import { z } from 'zod';
 import { parseModeName } from '../modes/mode-names.js';
-import { plain, plainOptions } from '../program/plain-options.js';
+import { type PlainShape, plain, plainOptions } from '../program/plain-options.js';
 
 const positiveInteger = (flag: string) =>
   z.coerce
@@ -53,7 +53,7 @@ export const runFlagsSchema = lazySchema(() =>
 export type RunFlags = z.infer<typeof runFlagsSchema>;
 
 /** The schema's checks for plain values, in its order (`plain-options.test.ts` checks they agree). */
-export const plainRunFlags = {
+export const plainRunFlags: PlainShape = {
   shape: {
     continue: plain.textOrSwitch,
     resume: plain.textOrSwitch,
@@ -84,7 +84,7 @@ export const plainRunFlags = {
 
 /** Validates a run's flags; a bad value is a usage error that says what the flag takes (exit 64). */
 export function parseRunFlags(options: Record<string, unknown>): RunFlags {
-  const known = plainOptions<RunFlags>(options, plainRunFlags.shape);
+  const known = plainOptions<RunFlags>(options, plainRunFlags);
   if (known) return known;
   const parsed = runFlagsSchema.safeParse(options);
   if (!parsed.success) {

@@ -131,18 +131,21 @@ async function reading<T>(
 ): Promise<T> {
   const flags = constants.O_RDONLY | noFollow;
   const fd = openSync(path, flags);
+  let size: number;
   try {
-    const size = fstatSync(fd).size;
+    size = fstatSync(fd).size;
     if (direct(size))
       return await work((buffer, offset, length, position) => readSync(fd, buffer, offset, length, position), size);
   } finally {
     closeSync(fd);
   }
+  // The size just taken serves the pooled reader too: a file that grew or shrank since is read
+  // to its end all the same (`fill` stops at the end, `readFile` grows its buffer).
   const handle = await fs.open(path, flags);
   try {
     const readAt: ReadAt = async (buffer, offset, length, position) =>
       (await handle.read(buffer, offset, length, position)).bytesRead;
-    return await work(readAt, (await handle.stat()).size);
+    return await work(readAt, size);
   } finally {
     await handle.close();
   }
