@@ -15,6 +15,8 @@ export const ExitCode = {
   /** The disk holding the store is full (or over quota); nothing acknowledged was lost (sysexits EX_IOERR). */
   storeFull: 74,
   inUse: 75,
+  /** The operating system refused access to a file or folder (sysexits EX_NOPERM). */
+  noPermission: 77,
   interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -37,6 +37,7 @@ const instances: Record<string, () => ConclaveError> = {
   JournalCorruptedErrorWithoutSession: () =>
     new core.JournalCorruptedError({ sessionId: null, file: 'export.json', offset: null, problem: 'bad json' }),
   LeaseLostError: () => new core.LeaseLostError(sessionId),
+  PermissionDeniedError: () => new core.PermissionDeniedError('/tmp/home/sessions/x/journal.jsonl', 'read'),
   ProviderError: () => new core.ProviderError({ reason: 'rate-limit', provider: 'openai', message: 'Slow down.' }),
   RecoveryLimitError: () => new core.RecoveryLimitError({ sessionId, recoveries: 11, limit: 10, stepKey: 'charge' }),
   ReplayMismatchError: () =>
