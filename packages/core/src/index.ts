@@ -51,6 +51,7 @@ export { createRedactor, isSecretEnvName, type Redactor, type RedactorOptions } 
 export { AppendConflictError } from './spec/errors/append-conflict-error.js';
 export { ConclaveError, type ConclaveErrorOptions, ExitCode } from './spec/errors/conclave-error.js';
 export { ConfigError } from './spec/errors/config-error.js';
+export { fileAccessError } from './spec/errors/file-access-error.js';
 export { FileNotFoundError } from './spec/errors/file-not-found-error.js';
 export { IncompatibleSessionError } from './spec/errors/incompatible-session-error.js';
 export { InputRejectedError } from './spec/errors/input-rejected-error.js';
