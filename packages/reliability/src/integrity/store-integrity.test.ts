@@ -132,6 +132,62 @@ describe('damage before a snapshot', () => {
   });
 });
 
+describe('what verify and repair say about a changed byte', () => {
+  it('names the damaged record and its events, never calls the journal cut, and a dry run drops nothing', async () => {
+    const home = await sessionOnDisk(20, 8);
+    const original = readFileSync(home.journal);
+    // Line 4 is the fourth checkpoint's record: events 11..13 (the creation, then three per round).
+    const damagedAt = lineStart(original, 4);
+    flip(home.journal, damagedAt + 60);
+    const lastSeq = (await engineAt(home.home).store.getSummary(home.id))?.lastSeq ?? 0;
+
+    const verified = await cli(home, 'sessions', 'verify', home.id);
+    expect(verified.code).toBe(65);
+    expect(verified.stdout).toContain(`the record at byte ${damagedAt} (events 11..13) is damaged: checksum mismatch`);
+    expect(verified.stdout).not.toContain('it was cut');
+
+    const dryRun = await cli(home, 'sessions', 'repair', home.id, '--dry-run');
+    expect(dryRun.code).toBe(0);
+    expect(dryRun.stdout).toContain('events 11..13 are unreadable; they are recorded as lost');
+    expect(dryRun.stdout).not.toMatch(/cannot be kept|events after/);
+    const report = JSON.parse((await cli(home, 'sessions', 'repair', home.id, '--dry-run', '--json')).stdout) as {
+      keptSeq: number;
+      droppedEvents: unknown;
+    };
+    expect(report).toMatchObject({ keptSeq: lastSeq, droppedEvents: null });
+  });
+});
+
+describe('a damaged snapshot', () => {
+  it('verify finds it, repair drops it (kept aside) and says so, and verify is then satisfied', async () => {
+    const home = await sessionOnDisk(20, 8);
+    const snapshot = path.join(home.dir, 'snapshot.json');
+    flip(snapshot, 200);
+    const damaged = readFileSync(snapshot);
+    const journal = readFileSync(home.journal);
+
+    const verified = await cli(home, 'sessions', 'verify', home.id);
+    expect(verified.code).toBe(65);
+    expect(verified.stdout).toContain('the snapshot is damaged');
+
+    const dryRun = await cli(home, 'sessions', 'repair', home.id, '--dry-run');
+    expect(dryRun.stdout).toContain('snapshot.json: damaged; dropped (moved aside to');
+    expect(readFileSync(snapshot)).toEqual(damaged);
+
+    const repaired = await cli(home, 'sessions', 'repair', home.id);
+    expect(repaired.code).toBe(0);
+    expect(repaired.stdout).toContain('snapshot.json: damaged; dropped (moved aside to');
+    const aside = readdirSync(home.dir).filter((name) => name.startsWith('snapshot.json.damaged-'));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(path.join(home.dir, aside[0] ?? ''))).toEqual(damaged);
+    expect(readFileSync(home.journal)).toEqual(journal);
+    expect((await cli(home, 'sessions', 'verify', home.id)).code).toBe(0);
+    const engine = engineAt(home.home, 8);
+    expect(await contents(engine, home.id)).toEqual(home.messages);
+    await engine.close();
+  });
+});
+
 describe('truncation evidence', () => {
   it('a journal cut short of its snapshot is damaged, and repair says which events are gone', async () => {
     const home = await sessionOnDisk(20, 8);

@@ -34,7 +34,13 @@ import type { SnapshotFiles } from '../snapshot/snapshot-files.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
 import { HEADER, JOURNAL, LEASE_DIRECTORY, SNAPSHOT, SNAPSHOT_ARCHIVED } from '../store/store-paths.js';
-import { analyzeJournal, type JournalAnalysis, planJournalRepair } from './journal-analysis.js';
+import {
+  analyzeJournal,
+  damagedAtEnd,
+  damagedEvents,
+  type JournalAnalysis,
+  planJournalRepair,
+} from './journal-analysis.js';
 import { summaryFromHeader } from './placeholder-summary.js';
 
 export interface SessionMaintenance {
@@ -110,7 +116,11 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     if (journal.missing) problems.push({ file: journal.file, offset: null, problem: 'the journal is missing' });
     const analysis = analyzeJournal(journal.bytes);
     for (const range of analysis.damaged) {
-      problems.push({ file: journal.file, offset: range.offset, problem: `${range.problem} (${range.length} bytes)` });
+      problems.push({
+        file: journal.file,
+        offset: range.offset,
+        problem: `the record at byte ${range.offset} (${damagedEvents(analysis, range)}) is damaged: ${range.problem} (${range.length} bytes)`,
+      });
     }
     for (const offset of analysis.restoredNewlines) {
       problems.push({ file: journal.file, offset, problem: 'the newline between two records is damaged' });
@@ -141,12 +151,15 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
         problems.push({ file: error.file, offset: error.offset, problem: error.message });
       });
     }
-    for (const evidence of await evidenceOf(id)) {
-      if (evidence.seq > plan.keptSeq) {
+    // The journal was cut when its intact records end short of what other files knew; damage after
+    // the last intact record is reported above with the events it held, not as a cut.
+    const readableEnd = Math.max(plan.keptSeq, lastRecord?.last ?? 0);
+    for (const evidence of damagedAtEnd(analysis) ? [] : await evidenceOf(id)) {
+      if (evidence.seq > readableEnd) {
         problems.push({
           file: journal.file,
           offset: null,
-          problem: `the journal ends at event ${plan.keptSeq} but ${evidence.source} knew ${evidence.seq}: it was cut`,
+          problem: `the journal ends at event ${readableEnd} but ${evidence.source} knew ${evidence.seq}: it was cut`,
         });
       }
     }
@@ -175,6 +188,17 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       return { header: fromSnapshot.data.header, rewrite: `rebuilt from the snapshot (${why})` };
     }
     return { header: null, rewrite: null };
+  };
+
+  /** The snapshot file a read would use when it exists but fails its checks (null when it is sound or absent). */
+  const damagedSnapshotName = async (id: string): Promise<string | null> => {
+    if ((await snapshots.readFile(id)) !== null) return null;
+    for (const name of [SNAPSHOT, SNAPSHOT_ARCHIVED]) {
+      const status = await plain.status(paths.inSession(id, name));
+      if (status?.isFile) return name;
+      if (status) return null;
+    }
+    return null;
   };
 
   /** The session's files that exist as something other than a regular file (a directory, a symlink). */
@@ -231,7 +255,10 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     const droppedEvents =
       knownEnd > keptSeq || plan.dropped ? { first: keptSeq + 1, last: knownEnd > keptSeq ? knownEnd : null } : null;
     if (droppedEvents) {
-      const which = droppedEvents.last === null ? `after ${keptSeq}` : `${droppedEvents.first}..${droppedEvents.last}`;
+      const which =
+        droppedEvents.last === null
+          ? `after ${keptSeq} (those the damaged bytes held)`
+          : `${droppedEvents.first}..${droppedEvents.last}`;
       const sources = evidence.filter((item) => item.seq > keptSeq).map((item) => item.source);
       actions.push(
         `events ${which} cannot be kept${sources.length > 0 ? ` (known from ${sources.join(', ')})` : ''}; the session continues from event ${keptSeq}`,
@@ -247,6 +274,14 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     if (snapshotAction === 'remove')
       actions.push(`snapshot.json: remove (the journal no longer holds event ${snapshot?.snapshot.seq})`);
     if (snapshotAction === 'repoint') actions.push('snapshot.json: point it at the repaired journal');
+    // A snapshot that fails its own checks is only derived data: the journal holds everything it summarized.
+    const damagedSnapshot = snapshot ? null : await damagedSnapshotName(id);
+    const snapshotAside = damagedSnapshot && paths.inSession(id, context.asideName(damagedSnapshot, 'damaged'));
+    if (damagedSnapshot) {
+      actions.push(
+        `${damagedSnapshot}: damaged; dropped (moved aside to ${snapshotAside}); the journal holds everything it summarized and the next writer takes a new one`,
+      );
+    }
     const report: RepairReport = {
       sessionId: id,
       keptSeq,
@@ -269,6 +304,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       await writeFileAtomically(context.durable, journalFile(id), bytes);
     }
     if (rewrite && header) await headers.write(id, header);
+    if (damagedSnapshot && snapshotAside) await plain.rename(paths.inSession(id, damagedSnapshot), snapshotAside);
     if (snapshot && snapshotAction === 'remove') {
       await plain.remove(paths.inSession(id, SNAPSHOT)).catch(() => {});
       await plain.remove(paths.inSession(id, SNAPSHOT_ARCHIVED)).catch(() => {});
