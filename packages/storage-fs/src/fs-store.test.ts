@@ -5,6 +5,7 @@ import {
   createSessionId,
   JournalCorruptedError,
   LeaseLostError,
+  type ProcessProbe,
   SessionLockedError,
   StoreIoError,
 } from '@resume/core/spec';
@@ -13,7 +14,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNodeFileSystem, type FileSystem } from './file-system/file-system.js';
 import { createFsStore, type FsStore, type FsStoreOptions } from './fs-store.js';
 import { encodeBatch } from './journal/journal-codec.js';
-import type { ProcessProbe } from './lease/process-probe.js';
 
 let dir: string;
 const stores: FsStore[] = [];

@@ -11,9 +11,11 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import {
   type AcquireLeaseOptions,
+  createProcessProbe,
   JournalCorruptedError,
   type JournalEvent,
   matchesQuery,
+  type ProcessProbe,
   type ReadRange,
   type RepairReport,
   type SessionLease,
@@ -36,7 +38,6 @@ import { createJournalAppender } from './journal/journal-appender.js';
 import { scanJournal } from './journal/journal-codec.js';
 import { createJournalFiles } from './journal/journal-files.js';
 import { acquireLease, inspectLease, liveHolder } from './lease/lease-files.js';
-import { createProcessProbe, type ProcessProbe } from './lease/process-probe.js';
 import { createSessionMaintenance } from './repair/session-maintenance.js';
 import { createSessionRequests } from './requests/session-requests.js';
 import { createSnapshotFiles } from './snapshot/snapshot-files.js';

@@ -9,9 +9,11 @@
 import path from 'node:path';
 import {
   fastSafeParser,
+  isHolderAlive,
   type LeaseHolder,
   type LeaseHolderInfo,
   lazySchema,
+  type ProcessProbe,
   SessionLockedError,
 } from '@resume/core/spec';
 import { z } from 'zod';
@@ -19,7 +21,6 @@ import { writeFileAtomically, writeTemporary } from '../file-system/atomic-write
 import { errorCode, type FileSystem } from '../file-system/file-system.js';
 import { frameObject, unframe } from '../journal/framing.js';
 import { fastParseLeaseRecord } from '../store/store-files-parse.generated.js';
-import { isHolderAlive, type ProcessProbe } from './process-probe.js';
 
 /** A lease file's record (built on first use; a valid file is read by its written-out parser). */
 export const leaseRecordSchema = lazySchema(() =>
