@@ -12,6 +12,7 @@ import {
   LeaseLostError,
   lazySchema,
   SessionNotFoundError,
+  type SessionSummary,
   StoreIoError,
   sessionSummarySchema,
   UsageError,
@@ -49,6 +50,8 @@ export interface JournalWriter {
   lastSeq: number;
   /** crc32 of the journal's bytes [0, size), once known (computed on the first snapshot). */
   crc: number | null;
+  /** The summary the last batch this writer appended carried (kept with a snapshot taken there). */
+  summary: SessionSummary | null;
   /** Frames this journal's appends in one buffer kept between them (appends to a journal are one at a time). */
   framer: LineFramer;
   /** The lease files fencing checks, named once. */
@@ -99,6 +102,7 @@ export function createJournalAppender(
       size: committed.end,
       lastSeq: committed.lastSeq,
       crc: null,
+      summary: null,
       framer: new LineFramer(),
       leaseFiles: null,
     };
@@ -190,6 +194,7 @@ export function createJournalAppender(
     if (writer.crc !== null) writer.crc = crc32(line, writer.crc);
     writer.size += line.length;
     writer.lastSeq = batch.events.at(-1)?.seq ?? writer.lastSeq;
+    writer.summary = batch.summary;
     index.record({ id, summary: batch.summary, journalSize: writer.size, archived: false, damage: null, missing: [] });
   };
 

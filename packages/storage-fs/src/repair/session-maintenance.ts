@@ -18,6 +18,7 @@ import {
   SessionLockedError,
   type SessionSummary,
   sessionHeaderSchema,
+  sessionSummarySchema,
   type VerifyReport,
 } from '@resume/core/spec';
 import { z } from 'zod';
@@ -26,11 +27,11 @@ import type { HeaderFiles } from '../header/header-file.js';
 import type { Damage, IndexEntry, InspectedSession, JournalLocation, SummaryIndex } from '../index/summary-index.js';
 import { unframe } from '../journal/framing.js';
 import type { JournalAppender } from '../journal/journal-appender.js';
-import { encodeBatch, lastRecordInTail } from '../journal/journal-codec.js';
+import { encodeBatch, encodeLost, lastRecordInTail } from '../journal/journal-codec.js';
 import { headerInFirstRecord, type JournalFiles } from '../journal/journal-files.js';
 import { stepsStartedIn } from '../journal/lost-steps.js';
 import { acquireLease, currentEpoch, inspectLease, latestLease, liveHolder } from '../lease/lease-files.js';
-import type { SnapshotFiles } from '../snapshot/snapshot-files.js';
+import type { SnapshotFile, SnapshotFiles } from '../snapshot/snapshot-files.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
 import { HEADER, JOURNAL, LEASE_DIRECTORY, SNAPSHOT, SNAPSHOT_ARCHIVED } from '../store/store-paths.js';
@@ -219,6 +220,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     const analysis: JournalAnalysis = analyzeJournal(journal.bytes);
     const snapshot = await snapshots.readFile(id);
     const savedTo = paths.inSession(id, context.asideName(JOURNAL, 'damaged'));
+    const savedFor = (bytes: Buffer) => (bytes.length > 0 ? savedTo : null);
     const plan = planJournalRepair(analysis, snapshot?.snapshot.seq ?? null, savedTo);
     const { header, rewrite } = await headerFor(id, plan.bytes.length > 0 ? plan.bytes : journal.bytes);
     const actions: string[] = [];
@@ -233,8 +235,18 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       );
     }
     if (rewrite) actions.push(`header.json: ${rewrite}`);
+    // The journal itself proves events up to here; a snapshot beyond it still proves the state after its event.
+    const provenSeq = keptSeq;
+    const restored =
+      snapshot && keptSeq > 0
+        ? restoredFromSnapshot(id, snapshot.snapshot, keptSeq, epochAt(analysis, keptSeq), savedFor(journal.bytes))
+        : null;
+    if (restored) {
+      bytes = Buffer.concat([bytes, restored.bytes]);
+      keptSeq = restored.seq;
+    }
     const journalChanged = !bytes.equals(journal.bytes);
-    const removedBytes = journalChanged ? Math.max(0, journal.bytes.length - bytesKeptOf(analysis, keptSeq)) : 0;
+    const removedBytes = journalChanged ? Math.max(0, journal.bytes.length - bytesKeptOf(analysis, provenSeq)) : 0;
     if (journalChanged) {
       for (const offset of analysis.restoredNewlines)
         actions.push(`journal.jsonl: restore the damaged newline at byte ${offset}`);
@@ -248,12 +260,22 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       }
       if (analysis.tornTail)
         actions.push(`journal.jsonl: cut an unfinished last write of ${analysis.tornTail.length} bytes`);
+      if (restored) {
+        const lost = restored.lost
+          ? `events ${restored.lost.first}..${restored.lost.last} themselves are recorded as lost, event ${restored.seq} as restored from the snapshot`
+          : `event ${restored.seq} is recorded as restored from the snapshot`;
+        actions.push(
+          `journal.jsonl: the state after event ${restored.seq} (messages, usage, status) is rebuilt from snapshot.json; ${lost}${restored.summaryKept ? '' : ' (the snapshot kept no listing summary: the session lists with its header until it is written again)'}`,
+        );
+      }
       if (journal.bytes.length > 0) actions.push(`the journal as it was is kept in ${savedTo}`);
     }
     const evidence = await evidenceOf(id);
-    const knownEnd = Math.max(plan.dropped?.last ?? 0, ...evidence.map((item) => item.seq));
+    // What the kept journal (with what the snapshot restores) now reaches is not dropped.
+    const dropped = plan.dropped && (plan.dropped.last === null || plan.dropped.last > keptSeq) ? plan.dropped : null;
+    const knownEnd = Math.max(dropped?.last ?? 0, ...evidence.map((item) => item.seq));
     const droppedEvents =
-      knownEnd > keptSeq || plan.dropped ? { first: keptSeq + 1, last: knownEnd > keptSeq ? knownEnd : null } : null;
+      knownEnd > keptSeq || dropped ? { first: keptSeq + 1, last: knownEnd > keptSeq ? knownEnd : null } : null;
     if (droppedEvents) {
       const which =
         droppedEvents.last === null
@@ -264,9 +286,10 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
         `events ${which} cannot be kept${sources.length > 0 ? ` (known from ${sources.join(', ')})` : ''}; the session continues from event ${keptSeq}`,
       );
     }
+    const snapshotOffset = restored ? bytes.length : plan.snapshotOffset;
     const snapshotAction = !snapshot
       ? null
-      : snapshot.snapshot.seq > keptSeq || (journalChanged && plan.snapshotOffset === null)
+      : snapshot.snapshot.seq > keptSeq || (journalChanged && snapshotOffset === null)
         ? 'remove'
         : journalChanged || snapshot.archived
           ? 'repoint'
@@ -290,7 +313,9 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       dryRun,
       actions,
       droppedEvents,
-      lostSteps: journalChanged ? stepsStartedIn(removedPart(journal.bytes, analysis, keptSeq, plan.lost)) : [],
+      lostSteps: journalChanged
+        ? stepsStartedIn(removedPart(journal.bytes, analysis, keptSeq, plan.lost ?? restored?.lost ?? null))
+        : [],
     };
     const misplaced = await nonFiles(id);
     for (const name of misplaced) actions.push(`${name}: not a regular file; it is moved aside`);
@@ -309,13 +334,13 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       await plain.remove(paths.inSession(id, SNAPSHOT)).catch(() => {});
       await plain.remove(paths.inSession(id, SNAPSHOT_ARCHIVED)).catch(() => {});
     }
-    if (snapshot && snapshotAction === 'repoint' && plan.snapshotOffset !== null) {
+    if (snapshot && snapshotAction === 'repoint' && snapshotOffset !== null) {
       await snapshots.write(id, {
         ...snapshot.snapshot,
         // Not the replay log: an ordered replay needs the journal's own records, which the repair may have lost.
         operations: undefined,
-        journalOffset: plan.snapshotOffset,
-        journalCrc: crc32(bytes.subarray(0, plan.snapshotOffset)),
+        journalOffset: snapshotOffset,
+        journalCrc: crc32(bytes.subarray(0, snapshotOffset)),
       });
     }
     const summary = lastSummaryOf(bytes) ?? summaryFromHeader(id, header);
@@ -395,6 +420,69 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
   };
 
   return { verify, repair, inspectForIndex };
+}
+
+/** The data key of the event a repair writes where a snapshot restores the state the journal lost. */
+export const RESTORED_FROM_SNAPSHOT = 'restoredFromSnapshot';
+
+const snapshotStateSchema = lazySchema(() =>
+  z.object({ header: sessionHeaderSchema, lastSeq: z.number().int().positive() }),
+);
+
+interface Restored {
+  /** The records that stand for the events the journal lost, up to and including the snapshot's. */
+  bytes: Buffer;
+  seq: number;
+  lost: { first: number; last: number } | null;
+  /** Whether the snapshot kept the listing summary of its event (snapshots written before it did not). */
+  summaryKept: boolean;
+}
+
+/**
+ * When the journal ends (after a repair) before a sound snapshot's event, the snapshot still
+ * proves the session's state after that event: the events in between are written as one
+ * record of their loss, and the snapshot's event as a `data-set` of `restoredFromSnapshot`,
+ * carrying the listing summary of that moment. An open folds from the snapshot and reads on
+ * from that event; nothing before it is replayed (a full replay reports the loss, exit 65).
+ */
+function restoredFromSnapshot(
+  id: string,
+  snapshot: SnapshotFile,
+  keptSeq: number,
+  epoch: number,
+  savedTo: string | null,
+): Restored | null {
+  if (snapshot.seq <= keptSeq) return null;
+  const state = snapshotStateSchema.safeParse(snapshot.state);
+  if (!state.success || state.data.header.id !== id || state.data.lastSeq !== snapshot.seq) return null;
+  const kept = sessionSummarySchema.safeParse(snapshot.summary);
+  const summaryKept = kept.success && kept.data.id === id && kept.data.lastSeq === snapshot.seq;
+  const summary: SessionSummary = summaryKept
+    ? kept.data
+    : { ...summaryFromHeader(id, state.data.header), lastSeq: snapshot.seq };
+  const lost = snapshot.seq - 1 > keptSeq ? { first: keptSeq + 1, last: snapshot.seq - 1 } : null;
+  const reason = `the journal no longer held them; the snapshot at event ${snapshot.seq} holds the state after them`;
+  const restoredEvent = journalEventSchema.parse({
+    seq: snapshot.seq,
+    at: summary.updatedAt,
+    type: 'data-set',
+    key: RESTORED_FROM_SNAPSHOT,
+    value: { from: SNAPSHOT, lost: lost && [lost.first, lost.last], savedTo },
+  });
+  return {
+    bytes: Buffer.concat([
+      ...(lost ? [encodeLost({ epoch, first: lost.first, last: lost.last, lost: { reason, savedTo } })] : []),
+      encodeBatch({ epoch, events: [restoredEvent], summary }),
+    ]),
+    seq: snapshot.seq,
+    lost,
+    summaryKept,
+  };
+}
+
+/** The epoch of the intact record holding event `seq` (0 when there is none: the records are rebuilt). */
+function epochAt(analysis: JournalAnalysis, seq: number): number {
+  return analysis.records.find((record) => record.first <= seq && seq <= record.last)?.epoch ?? 0;
 }
 
 function creationRecord(header: SessionHeader): Buffer {

@@ -40,6 +40,11 @@ const snapshotHeaderSchema = lazySchema(() =>
     }),
     /** The session's replay log operations up to `seq` (see `snapshot-operations.ts`), when its writer had one. */
     operations: z.array(z.unknown()).optional(),
+    /**
+     * The listing summary the journal's record of event `seq` carried (checked where it is used):
+     * a repair that has only the snapshot left lists the session with it.
+     */
+    summary: z.unknown().optional(),
   }),
 );
 
@@ -56,6 +61,8 @@ export interface SnapshotFile {
   state: unknown;
   /** The replay log's operations as events (decoded on first read), when the snapshot kept them. */
   operations?: unknown[] | undefined;
+  /** The listing summary at event `seq`, as written (unchecked), when the snapshot kept it. */
+  summary?: unknown;
 }
 
 /** `String.prototype.isWellFormed` (Node 20+; the type library targets an older ECMAScript). */
@@ -125,6 +132,7 @@ export function encodeSnapshot(snapshot: Omit<SnapshotFile, 'v'>): Buffer {
     contents: { texts: texts.length, bytes, crc: crc32(contents) },
     state,
     ...operations,
+    ...(snapshot.summary === undefined ? {} : { summary: snapshot.summary }),
   });
   return bytes === 0 ? header : Buffer.concat([header, contents], header.length + bytes);
 }
