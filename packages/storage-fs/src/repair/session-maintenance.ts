@@ -143,7 +143,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       problems.push({
         file: paths.inSession(id, SNAPSHOT),
         offset: null,
-        problem: 'the snapshot is damaged (it is ignored and written again)',
+        problem: 'the snapshot is damaged (opening ignores it and replays the journal; a repair moves it aside)',
       });
     }
     if (problems.length === 0) {

@@ -7,6 +7,8 @@
 // is read (both checksums, and its length), exactly as a version 1 snapshot was, so a damaged or cut
 // snapshot is ignored at open as before; what is deferred is only the decoding of each text, which
 // happens on the first read of that message's `content` (see docs/decisions/0015-snapshot-texts-read-on-demand.md).
+// The header may keep `operations` (the replay log up to `seq`) and `summary` (the listing summary
+// of event `seq`, which a repair uses when the journal no longer has it).
 // Version 1 (one framed line holding the whole state) is still read.
 import { crc32 } from 'node:zlib';
 import { lazySchema } from '@resume/core/spec';
