@@ -199,7 +199,9 @@ describe('truncation evidence', () => {
     const listed = await cli(home, 'sessions', 'list', '--json');
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: home.id, status: 'damaged' })]);
     const dryRun = await cli(home, 'sessions', 'repair', home.id, '--dry-run');
-    expect(dryRun.stdout).toMatch(/the state after event \d+ \(messages, usage, status\) is rebuilt from snapshot\.json/);
+    expect(dryRun.stdout).toMatch(
+      /the state after event \d+ \(messages, usage, status\) is rebuilt from snapshot\.json/,
+    );
     expect(dryRun.stdout).toMatch(/events \d+\.\.\d+ cannot be kept \(known from the listing index, its last writer\)/);
     expect(dryRun.stdout).toContain('snapshot.json: point it at the repaired journal');
     expect((await cli(home, 'sessions', 'repair', home.id)).code).toBe(0);
@@ -350,7 +352,10 @@ describe('a journal emptied or deleted under a snapshot', () => {
     const dir = path.join(home, 'sessions', id);
     const journal = path.join(dir, 'journal.jsonl');
     const snapshotSeq = Number(/"seq":(\d+)/.exec(readFileSync(path.join(dir, 'snapshot.json'), 'latin1'))?.[1]);
-    const records = readFileSync(journal, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const records = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const atSnapshot = records.find((record) => record.last === snapshotSeq)?.summary as Summary;
     const shown = JSON.parse((await runConclave(['sessions', 'show', id, '--json'], { home, cwd })).stdout) as {
       messages: { content: string; seq?: number }[];
@@ -380,7 +385,10 @@ describe('a journal emptied or deleted under a snapshot', () => {
         keptSeq: number;
         droppedEvents: unknown;
       };
-      expect(repaired).toMatchObject({ keptSeq: snapshotSeq, droppedEvents: { first: snapshotSeq + 1, last: lastSeq } });
+      expect(repaired).toMatchObject({
+        keptSeq: snapshotSeq,
+        droppedEvents: { first: snapshotSeq + 1, last: lastSeq },
+      });
       const verified = await cli(home, 'sessions', 'verify', home.id);
       expect(verified.stdout).toContain(`ok       ${home.id}  (${snapshotSeq} events)`);
       expect(verified.code).toBe(0);
