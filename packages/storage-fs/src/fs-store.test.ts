@@ -208,6 +208,28 @@ describe('file store on disk', () => {
     expect(await seqs(reopened, id)).toEqual([1, 2]);
   });
 
+  it('repairs a journal emptied under a snapshot that kept no listing summary: the state stays, listed from its header', async () => {
+    const id = await sessionWith(open(), 4);
+    const store = open();
+    const header = await store.getHeader(id);
+    // Taken by a store that did not write the journal's last batch, as snapshots were before they kept a summary.
+    await store.putSnapshot(id, { seq: 4, formatVersion: 5, state: { header, lastSeq: 4, messages: [] } });
+    await writeFile(journalPath(id), '');
+    const report = await store.repair(id);
+    expect(report).toMatchObject({ keptSeq: 4, droppedEvents: null, savedTo: null });
+    expect(report.actions).toContainEqual(
+      expect.stringContaining('events 2..3 themselves are recorded as lost, event 4 as restored from the snapshot'),
+    );
+    expect(report.actions).toContainEqual(expect.stringContaining('the snapshot kept no listing summary'));
+    expect((await store.verify(id)).problems).toEqual([]);
+    expect(await store.getSummary(id)).toMatchObject({ id, title: header?.title, lastSeq: 4 });
+    const fromSnapshot = [];
+    for await (const event of store.read(id, { fromSeq: 4 })) fromSnapshot.push(event);
+    expect(fromSnapshot).toEqual([expect.objectContaining({ seq: 4, type: 'data-set', key: 'restoredFromSnapshot' })]);
+    // Reading the lost events themselves is refused, never guessed.
+    await expect(seqs(store, id)).rejects.toThrow(/events 2\.\.3 were lost to damage/);
+  });
+
   it('archives with gzip, reads transparently, and un-archives on append', async () => {
     const store = open();
     const id = await sessionWith(store, 3);

@@ -191,9 +191,8 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     return { header: null, rewrite: null };
   };
 
-  /** The snapshot file a read would use when it exists but fails its checks (null when it is sound or absent). */
+  /** The snapshot file a read would use, when reading it found none sound: it exists but fails its checks. */
   const damagedSnapshotName = async (id: string): Promise<string | null> => {
-    if ((await snapshots.readFile(id)) !== null) return null;
     for (const name of [SNAPSHOT, SNAPSHOT_ARCHIVED]) {
       const status = await plain.status(paths.inSession(id, name));
       if (status?.isFile) return name;
@@ -423,7 +422,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
 }
 
 /** The data key of the event a repair writes where a snapshot restores the state the journal lost. */
-export const RESTORED_FROM_SNAPSHOT = 'restoredFromSnapshot';
+const RESTORED_FROM_SNAPSHOT = 'restoredFromSnapshot';
 
 const snapshotStateSchema = lazySchema(() =>
   z.object({ header: sessionHeaderSchema, lastSeq: z.number().int().positive() }),
