@@ -136,6 +136,7 @@ export {
   type ToolDefinition,
   type Usage,
 } from './spec/model.js';
+export { type PrintableLayout, printableText } from './spec/printable-text.js';
 export { matchesQuery } from './spec/query.js';
 export { retryAfterMs } from './spec/retry-after.js';
 export {

@@ -107,6 +107,7 @@ export {
   type ToolDefinition,
   type Usage,
 } from './model.js';
+export { type PrintableLayout, printableText } from './printable-text.js';
 export { matchesQuery } from './query.js';
 export { retryAfterMs } from './retry-after.js';
 export { MINIMUM_SECRET_LENGTH, REDACTED, SECRET_SHAPES, type SecretShape, scrubSecrets } from './secret-shapes.js';
