@@ -2,7 +2,7 @@
 // printed at the end. A first SIGINT/SIGTERM interrupts (the in-flight call is aborted and
 // the session journaled as interrupted); a second one leaves at once.
 
-import { ConclaveError, ExitCode, type JsonValue } from '@resume/core/spec';
+import { ConclaveError, ExitCode, type JsonValue, printableText } from '@resume/core/spec';
 import { type AgentInput, createRunner, type Runner, type RunResult } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
 import { reportError } from '../errors/report-error.js';
@@ -148,7 +148,7 @@ function reportResult(
           ? result.error.exitCode
           : ExitCode.failed;
   if (context.options.json) {
-    terminal.out(
+    terminal.data(
       JSON.stringify({
         sessionId: result.sessionId,
         status: result.status,
@@ -171,7 +171,7 @@ function reportResult(
     if (!context.options.json) {
       if (result.conclusion && !view.conclusionShown) {
         terminal.out();
-        terminal.out(result.conclusion.trim());
+        terminal.out(printableText(result.conclusion.trim(), 'lines'));
         terminal.out();
       }
       terminal.out(`Session saved: ${result.sessionId}`);
