@@ -24,6 +24,7 @@ export {
 } from './errors/provider-error-factory.js';
 export { RecoveryLimitError } from './errors/recovery-limit-error.js';
 export { ReplayMismatchError } from './errors/replay-mismatch-error.js';
+export { type DeletedSessionRecord, SessionDeletedError } from './errors/session-deleted-error.js';
 export { SessionExistsError } from './errors/session-exists-error.js';
 export { SessionFinishedError } from './errors/session-finished-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './errors/session-locked-error.js';
