@@ -54,7 +54,7 @@ describe('the screens show hostile text without letting it act', () => {
     await view.press('/', 'c', 'o', 'n', 's', 'i', 'd');
     const searched = await view.waitForFrame((text) => text.includes('Consider x'), 'the content match');
     expectInert(searched);
-    expect(searched).toContain("Consider x ␛]0;PWNED␇");
+    expect(searched).toContain('Consider x ␛]0;PWNED␇');
   });
 
   it('the live run view: finished turns, the streaming turn, notices and the failure', async () => {
