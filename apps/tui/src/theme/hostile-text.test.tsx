@@ -42,7 +42,7 @@ describe('the screens show hostile text without letting it act', () => {
           waitingFor: { key: 'ok', prompt: `Proceed? ${HOSTILE}` },
         }),
       ],
-      content: { [id]: [{ role: 'assistant', speaker: 'critic', content: `Consider ${HOSTILE}` }] },
+      content: { [id]: [{ role: 'assistant', speaker: 'critic', round: 1, content: `Consider ${HOSTILE}` }] },
     });
     const view = renderWithProviders(<SessionPicker backend={fake.backend} onDone={() => undefined} settleMs={0} />, {
       size: { columns: 160, rows: 30 },
