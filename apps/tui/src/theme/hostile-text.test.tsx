@@ -1,10 +1,8 @@
 // Text a session carries (its title, what the models said, a question, a file's path, an error)
 // is shown on the screens with its controls visible (␛, <U+202E>), never acting on the terminal.
-import { PassThrough } from 'node:stream';
 import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConflictScreen } from '../conflicts/conflict-screen.js';
-import { createLiveRunView } from '../live/create-live-run-view.js';
 import { initialLiveRunState, type LiveRunEvent, liveRunReducer } from '../live/live-run-reducer.js';
 import { LiveRunView } from '../live/live-run-view.js';
 import { SessionPicker } from '../picker/session-picker.js';
@@ -85,29 +83,6 @@ describe('the screens show hostile text without letting it act', () => {
     });
     const last = renderWithProviders(<LiveRunView state={failed} />, { size: { columns: 120, rows: 30 } });
     expectInert(await last.waitForFrame((text) => text.includes('failed')));
-  });
-
-  it('the live run view without a terminal writes plain lines with the controls shown', async () => {
-    const stdout = new PassThrough();
-    let text = '';
-    stdout.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-    });
-    const view = createLiveRunView({
-      stdout: stdout as unknown as NodeJS.WriteStream,
-      stdin: new PassThrough() as unknown as NodeJS.ReadStream,
-      env: {},
-    });
-    view.onEvent({ type: 'run-started', sessionId: 's1', mode: 'discussion', resumed: false });
-    view.onEvent({
-      type: 'turn-completed',
-      message: { role: 'assistant', speaker: 'architect', round: 1, content: HOSTILE },
-      replayed: false,
-    });
-    view.onEvent({ type: 'progress', label: `round ${HOSTILE}`, done: 1, total: 2 });
-    await view.finish({ status: 'failed', sessionId: 's1', message: HOSTILE });
-    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
-    expect(text).toContain(SHOWN);
   });
 
   it('prompts: an uncertain step, an unavailable model, a changed file and its diff', async () => {
