@@ -71,6 +71,7 @@ export {
 } from './spec/errors/provider-error-factory.js';
 export { RecoveryLimitError } from './spec/errors/recovery-limit-error.js';
 export { ReplayMismatchError } from './spec/errors/replay-mismatch-error.js';
+export { type DeletedSessionRecord, SessionDeletedError } from './spec/errors/session-deleted-error.js';
 export { SessionExistsError } from './spec/errors/session-exists-error.js';
 export { SessionFinishedError } from './spec/errors/session-finished-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './spec/errors/session-locked-error.js';
@@ -136,6 +137,7 @@ export {
   type ToolDefinition,
   type Usage,
 } from './spec/model.js';
+export { type PrintableLayout, printableText } from './spec/printable-text.js';
 export { matchesQuery } from './spec/query.js';
 export { retryAfterMs } from './spec/retry-after.js';
 export {

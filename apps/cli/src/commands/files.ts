@@ -31,7 +31,7 @@ export async function filesCommand(context: CliContext, input: FilesCommandInput
   if (input.to !== undefined) throw new UsageError('--to names where --restore writes a version; it needs --restore.');
 
   if (context.options.json) {
-    context.terminal.out(
+    context.terminal.data(
       JSON.stringify(
         versions.map((version, index) => ({
           number: index + 1,

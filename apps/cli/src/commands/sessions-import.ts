@@ -21,7 +21,7 @@ export async function importSessionCommand(context: CliContext, input: { file: s
       hint: `It is already in this store: conclave sessions show ${data.sessionId}`,
     });
   const id = await importExportFile(store, data, { pid: process.pid, host: hostname() });
-  if (context.options.json) context.terminal.out(JSON.stringify({ imported: id }));
+  if (context.options.json) context.terminal.data(JSON.stringify({ imported: id }));
   else context.terminal.out(`Imported session ${id} (${data.events.length} events).`);
   return 0;
 }

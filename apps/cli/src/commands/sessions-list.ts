@@ -2,7 +2,7 @@
 // index other commands accept. `--json` lists every match unless --limit (DESIGN 9).
 // Kept light: summaries come from the store's index, no journal is opened.
 
-import { sessionStatusSchema, UsageError } from '@resume/core/spec';
+import { printableText, sessionStatusSchema, UsageError } from '@resume/core/spec';
 import { parseDurationDays } from '@resume/runner/config';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
@@ -55,7 +55,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   const terminal = context.terminal;
   if (context.options.json) {
     const limited = options.limit ? matching.slice(0, options.limit) : matching;
-    terminal.out(JSON.stringify(limited.map(({ summary, index }) => listItem(summary, index))));
+    terminal.data(JSON.stringify(limited.map(({ summary, index }) => listItem(summary, index))));
     return 0;
   }
   if (matching.length === 0) {
@@ -86,7 +86,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
           ? terminal.red(status)
           : terminal.yellow(status);
     terminal.out(
-      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${truncate(describeProgress(summary), 12).padEnd(12)}  ${formatCost(summary.costUsd).replace('cost unknown', '?').padEnd(9)}  ${truncate(summary.title, 60)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
+      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${truncate(describeProgress(summary), 12).padEnd(12)}  ${formatCost(summary.costUsd).replace('cost unknown', '?').padEnd(9)}  ${truncate(printableText(summary.title, 'line'), 60)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
     );
   }
   if (matching.length > shown.length)

@@ -44,7 +44,7 @@ export async function repairSessionCommand(
       ? (report.lostSteps ?? []).filter((step) => step.safety === 'unsafe')
       : await noteStepsLostInRepair(await context.engine(), report);
   if (context.options.json) {
-    context.terminal.out(JSON.stringify({ ...report, willRunAgain: lost }));
+    context.terminal.data(JSON.stringify({ ...report, willRunAgain: lost }));
     return 0;
   }
   printRepair(context, report, lost);

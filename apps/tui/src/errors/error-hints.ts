@@ -8,6 +8,7 @@ import {
   JournalCorruptedError,
   RecoveryLimitError,
   ReplayMismatchError,
+  SessionDeletedError,
   SessionNotFoundError,
   type SessionSummary,
   StepAbortedError,
@@ -35,6 +36,9 @@ function wordedHint(error: ConclaveError): string | undefined {
       : 'The file cannot be read; restore it from a backup or export.';
   }
   if (IncompatibleSessionError.isInstance(error)) return 'Pass --force to resume anyway, or start a new session.';
+  if (SessionDeletedError.isInstance(error)) {
+    return 'Start the task again as a new session. Delete sessions with `conclave sessions delete` (it refuses one that is running), not by removing their folders.';
+  }
   if (ReplayMismatchError.isInstance(error)) {
     return 'The code that resumed the session asks for different work than the journal recorded: run the version that wrote it, or branch from a checkpoint before the change.';
   }

@@ -1,10 +1,11 @@
 // The details of the session under the cursor: lineage tree, checkpoints, resume
 // plan and cost. Display only; the hook loads the details lazily.
 import type { SessionSummary } from '@resume/core/spec';
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
 import type { ReactNode } from 'react';
 import type { SessionDetails } from '../backend/tui-backend.js';
 import { fitText, formatCost, formatProgress, formatTokens } from '../theme/format.js';
+import { Text } from '../theme/text.js';
 import { damagedSymbol, repairCommand, statusSymbol } from '../theme/theme.js';
 import { useTheme } from '../theme/theme-context.js';
 

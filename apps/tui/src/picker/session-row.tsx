@@ -1,9 +1,10 @@
 // One line of the session list (plus the content snippet when the search matched
 // inside the session). Display only.
-import type { SessionSummary } from '@resume/core/spec';
-import { Box, Text } from 'ink';
+import { printableText, type SessionSummary } from '@resume/core/spec';
+import { Box } from 'ink';
 import type { ContentMatch } from '../backend/tui-backend.js';
 import { fitText, formatAge, formatCost, formatProgress, padText } from '../theme/format.js';
+import { Text } from '../theme/text.js';
 import { damagedSymbol, statusSymbol } from '../theme/theme.js';
 import { useNow, useTheme } from '../theme/theme-context.js';
 
@@ -42,7 +43,8 @@ export function SessionRow(props: {
   const { summary, selected, columns, match } = props;
   const theme = useTheme();
   const now = useNow();
-  const title = summary.title || summary.task || summary.id;
+  // One line in the list: a newline or tab in the title is shown (␊, ␉), not flattened away.
+  const title = printableText(summary.title || summary.task || summary.id, 'line');
   return (
     <Box flexDirection="column">
       <Text inverse={selected && !theme.colorEnabled} backgroundColor={selected ? theme.accent : undefined}>

@@ -19,8 +19,10 @@ import {
   type MessageInput,
   parseJournalEvent,
   ReplayMismatchError,
+  SessionDeletedError,
   SessionFinishedError,
   type SessionLease,
+  SessionNotFoundError,
   type SessionStore,
   StepAbortedError,
   StepFailedError,
@@ -313,9 +315,22 @@ export class LiveSession implements Session {
         summary: summarize(this.state),
       });
     } catch (error) {
-      // The in-memory state is now ahead of the journal: this writer must stop.
-      this.#broken = error;
-      throw error;
+      // The in-memory state is now ahead of the journal: this writer must stop. A session this
+      // writer holds that the store no longer has was deleted from under it (its folder removed
+      // by hand): that is said as such, with what went with it.
+      this.#broken = SessionNotFoundError.isInstance(error)
+        ? new SessionDeletedError(
+            this.id,
+            {
+              messages: this.state.messages.length,
+              steps: this.state.steps.length,
+              costUsd: this.state.usage.costUsd,
+              location: error.location,
+            },
+            { cause: error },
+          )
+        : error;
+      throw this.#broken;
     }
     this.#committedSeq = events.at(-1)?.seq ?? this.#committedSeq;
     if (this.#committedSeq - this.#snapshotSeq >= this.#context.snapshotEvery && this.#pending.length === 0) {
@@ -828,7 +843,9 @@ export class LiveSession implements Session {
       if (!this.#broken) await this.flush();
     } finally {
       this.#closed = true;
-      await this.#lease.release();
+      // A deleted session's lease went with it: there is nothing left to release.
+      if (SessionDeletedError.isInstance(this.#broken)) await this.#lease.release().catch(() => undefined);
+      else await this.#lease.release();
     }
   }
 }

@@ -24,6 +24,7 @@ export {
 } from './errors/provider-error-factory.js';
 export { RecoveryLimitError } from './errors/recovery-limit-error.js';
 export { ReplayMismatchError } from './errors/replay-mismatch-error.js';
+export { type DeletedSessionRecord, SessionDeletedError } from './errors/session-deleted-error.js';
 export { SessionExistsError } from './errors/session-exists-error.js';
 export { SessionFinishedError } from './errors/session-finished-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './errors/session-locked-error.js';
@@ -107,6 +108,7 @@ export {
   type ToolDefinition,
   type Usage,
 } from './model.js';
+export { type PrintableLayout, printableText } from './printable-text.js';
 export { createProcessProbe, type HolderIdentity, isHolderAlive, type ProcessProbe } from './process-probe.js';
 export { matchesQuery } from './query.js';
 export { retryAfterMs } from './retry-after.js';

@@ -75,6 +75,11 @@ export function createJournalAppender(
 ): JournalAppender {
   const { paths, plain, durable } = context;
   const writers = new Map<string, JournalWriter>();
+  /** The session's folder is gone (removed by hand while it was written, say): named, so the error can say where. */
+  const missing = (id: string) =>
+    new SessionNotFoundError(id, `Session ${id} is not in the store: its folder ${paths.session(id)} is gone.`, {
+      location: paths.session(id),
+    });
 
   const drop = async (id: string) => {
     const writer = writers.get(id);
@@ -88,7 +93,7 @@ export function createJournalAppender(
     await index.beginWriting(id);
     await journals.unarchive(id);
     const file = paths.inSession(id, JOURNAL);
-    if (!(await plain.status(file))?.isFile) throw new SessionNotFoundError(id);
+    if (!(await plain.status(file))?.isFile) throw missing(id);
     // Only the end of the journal decides where appends go: read the tail, not the history.
     const committed = await journals.committedEnd(id);
     if (committed.torn) {
@@ -145,7 +150,7 @@ export function createJournalAppender(
     }
     if (plain.existsNow(names.next)) return true;
     if (plain.existsNow(names.current)) return false;
-    if (!plain.existsNow(names.directory)) throw new SessionNotFoundError(id);
+    if (!plain.existsNow(names.directory)) throw missing(id);
     return true;
   };
 
@@ -153,7 +158,7 @@ export function createJournalAppender(
     const now = leaseSupersededNow(id, epoch, writer);
     if (now !== undefined) return now;
     const current = await currentEpoch(plain, paths.inSession(id, LEASE_DIRECTORY)).catch((error: unknown) => {
-      if (errorCode(error) === 'ENOENT') throw new SessionNotFoundError(id);
+      if (errorCode(error) === 'ENOENT') throw missing(id);
       throw error;
     });
     return epoch < current;
