@@ -39,6 +39,7 @@ export {
   hashContent,
 } from './files/file-snapshots.js';
 export type { GitComparison, WorkspaceComparison } from './files/git-state.js';
+export { describeFileKind, readUserFile, USER_FILE_LIMITS, type UserFileOptions } from './files/user-file.js';
 export { WorkspaceAccessError, type WorkspaceAccessReason } from './files/workspace-access-error.js';
 // ---- modes: the agents they run and the errors they raise (modes/)
 export {
