@@ -111,7 +111,12 @@ export {
   lineageUsage,
   type SessionUsage,
 } from './resume/lineage.js';
-export { lostInRepairOf, noteStepsLostInRepair } from './resume/lost-in-repair.js';
+export {
+  type EventsLostInRepair,
+  eventsLostInRepairOf,
+  lostInRepairOf,
+  noteStepsLostInRepair,
+} from './resume/lost-in-repair.js';
 export {
   type BuildResumePlanOptions,
   buildResumePlan,
