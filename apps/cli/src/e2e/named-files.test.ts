@@ -1,13 +1,13 @@
 // End-to-end: files the user names on the command line (export targets, import bundles, specs,
 // project, items and config files) through the built `conclave`: only regular files are read or
 // replaced, damaged sessions are never exported as if whole, and every refusal is typed.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdtempSync, readlinkSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { mkdir, readFile, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI_PATH, type CliResult, createSandbox, type Sandbox } from './run-cli.js';
+import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
 
 const sessionIdFrom = (text: string) => /Session saved: ([0-9a-z]{22})/.exec(text)?.[1] ?? '';
 const MiB = 1024 * 1024;
@@ -18,28 +18,8 @@ function mkfifo(file: string): void {
   execFileSync('mkfifo', [file]);
 }
 
-/** Runs the CLI as a user the operating system holds to file modes (root is not: it runs as nobody). */
-function runAsUser(args: string[], options: { cwd: string; env: Record<string, string> }): Promise<CliResult> {
-  const root = process.getuid?.() === 0;
-  const child = spawn(process.execPath, [CLI_PATH, ...args], {
-    cwd: options.cwd,
-    env: options.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...(root ? { uid: 65534, gid: 65534 } : {}),
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Root reads any file whatever its mode: it runs the CLI as nobody, whom the modes hold. */
+const asUserTheModesHold = process.getuid?.() === 0 ? { user: { uid: 65534, gid: 65534 } } : {};
 
 describe('conclave sessions export -o', () => {
   let sandbox: Sandbox;
@@ -229,9 +209,10 @@ describe('conclave sessions import of files that are not bundles', () => {
         const file = path.join(folder, name);
         await writeFile(file, '{}');
         chmodSync(file, 0o000);
-        const result = await runAsUser([...command, file], {
+        const result = await sandbox.run([...command, file], {
           cwd: folder,
-          env: { ...sandbox.env, CONCLAVE_HOME: path.join(folder, 'home'), HOME: folder },
+          env: { CONCLAVE_HOME: path.join(folder, 'home'), HOME: folder },
+          ...asUserTheModesHold,
         });
         expect(result.code, result.stderr).toBe(77);
         expect(result.stderr).toContain(`Permission denied: cannot read ${file}`);
