@@ -39,7 +39,13 @@ export {
   hashContent,
 } from './files/file-snapshots.js';
 export type { GitComparison, WorkspaceComparison } from './files/git-state.js';
-export { describeFileKind, readUserFile, USER_FILE_LIMITS, type UserFileOptions } from './files/user-file.js';
+export {
+  describeFileKind,
+  readUserFile,
+  readUserFileBytes,
+  USER_FILE_LIMITS,
+  type UserFileOptions,
+} from './files/user-file.js';
 export { WorkspaceAccessError, type WorkspaceAccessReason } from './files/workspace-access-error.js';
 // ---- modes: the agents they run and the errors they raise (modes/)
 export {

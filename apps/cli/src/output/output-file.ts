@@ -1,4 +1,4 @@
-// A file a command writes where the user said (`-o file`): only a new path, or with `--force` an
+// A file a command writes where the user said (`sessions export -o`, `files --restore --to`): only a new path, or with `--force` an
 // existing regular file, is written. A device, a FIFO, a socket or a directory is refused by
 // name, and so is a symbolic link, `--force` or not (a link is never written through nor
 // replaced: the message names where it points). The text goes to a temporary file beside the
@@ -29,15 +29,22 @@ import { describeFileKind } from '@resume/runner';
 /** `-o -` means standard output. */
 export const STANDARD_OUTPUT = '-';
 
-export function writeOutputFile(target: string, text: string, options: { force: boolean }): void {
+export interface OutputFileOptions {
+  /** Replace an existing regular file. */
+  force: boolean;
+  /** A new file's mode, less the umask (default 0600: private, like the store). */
+  mode?: number;
+}
+
+export function writeOutputFile(target: string, content: string | Uint8Array, options: OutputFileOptions): void {
   const existing = existingTarget(target);
   if (existing) refuseUnlessReplaceable(target, existing, options.force);
   const folder = path.dirname(target);
   const temporary = path.join(folder, `.${path.basename(target)}.tmp-${randomBytes(6).toString('hex')}`);
   try {
-    const descriptor = openSync(temporary, 'wx', 0o600);
+    const descriptor = openSync(temporary, 'wx', options.mode ?? 0o600);
     try {
-      const bytes = Buffer.from(text, 'utf8');
+      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
       for (let offset = 0; offset < bytes.length; ) offset += writeSync(descriptor, bytes, offset);
       if (existing) keepOwnerAndMode(descriptor, existing);
       fsyncSync(descriptor);
@@ -66,16 +73,14 @@ function refuseUnlessReplaceable(target: string, existing: Stats, force: boolean
   if (existing.isSymbolicLink()) {
     const pointsTo = path.resolve(path.dirname(target), readlinkSync(target));
     throw new UsageError(`${target} is a symbolic link to ${pointsTo}; Conclave never writes through a link.`, {
-      hint: `Give the path itself: -o ${pointsTo} (with --force if it exists), or another name.`,
+      hint: `Give the path itself (${pointsTo}) or another name.`,
     });
   }
   if (existing.isDirectory())
-    throw new UsageError(`${target} is a directory, not a file.`, {
-      hint: `Give a file name inside it: -o ${path.join(target, 'session.json')}`,
-    });
+    throw new UsageError(`${target} is a directory, not a file.`, { hint: 'Give a file name inside it.' });
   if (!existing.isFile())
     throw new UsageError(`${target} is ${describeFileKind(existing)}, not a regular file; it is never written.`, {
-      hint: 'Give the path of a new or regular file, or leave out -o to write to standard output.',
+      hint: 'Give the path of a new or regular file.',
     });
   if (!force)
     throw new UsageError(`${target} already exists.`, {
@@ -99,8 +104,8 @@ function placeNew(temporary: string, target: string): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST')
-      throw new UsageError(`${target} appeared while the export was being written; it was left as it is.`, {
-        hint: 'Run the export again (with --force to replace it).',
+      throw new UsageError(`${target} appeared while it was being written; it was left as it is.`, {
+        hint: 'Run the command again (an export with --force replaces it).',
       });
     // A file system without hard links: the check above is as close as it gets.
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;

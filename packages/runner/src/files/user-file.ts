@@ -28,6 +28,11 @@ export interface UserFileOptions {
 
 /** The text of a regular file the user named, or a typed error naming the file and the fix. */
 export function readUserFile(file: string, options: UserFileOptions): string {
+  return readUserFileBytes(file, options).toString('utf8');
+}
+
+/** The bytes of a regular file the user named (as `readUserFile`). */
+export function readUserFileBytes(file: string, options: UserFileOptions): Buffer {
   const named = checkedStatus(file, options, () => statSync(file));
   // O_NONBLOCK: opening a FIFO put in place since the check returns at once instead of waiting for a writer.
   const descriptor = accessed(file, options, () => openSync(file, constants.O_RDONLY | constants.O_NONBLOCK));
@@ -37,7 +42,7 @@ export function readUserFile(file: string, options: UserFileOptions): string {
       throw new UsageError(`The ${options.what} ${file} was replaced while it was being opened.`, {
         hint: 'Run the command again once nothing else is writing it.',
       });
-    return readAtMost(descriptor, file, options).toString('utf8');
+    return readAtMost(descriptor, file, options);
   } finally {
     closeSync(descriptor);
   }
