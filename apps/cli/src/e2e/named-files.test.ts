@@ -174,6 +174,11 @@ describe('conclave sessions import of files that are not bundles', () => {
     expect(piped.code).toBe(64);
     expect(piped.stderr).toContain(`${fifo} is a named pipe (FIFO)`);
 
+    // A reference that is a path goes through the same reader: a name too long is said so.
+    const tooLong = await sandbox.run(['sessions', 'show', `./${'a'.repeat(300)}.json`]);
+    expect(tooLong.code).toBe(64);
+    expect(tooLong.stderr).toContain('The name of the export is too long');
+
     const huge = path.join(sandbox.workspace, 'huge.json');
     await writeFile(huge, '');
     truncateSync(huge, 300 * MiB); // sparse: nothing is written to disk

@@ -32,8 +32,17 @@ export async function resolveSession(context: CliContext, reference: string): Pr
   }
   if (looksLikePath(trimmed)) {
     const file = path.resolve(context.environment.cwd, trimmed);
-    // Only a file can be an export; a directory falls through to the id lookup (not found).
-    if (statSync(file, { throwIfNoEntry: false })?.isFile()) return sessionFromExport(context, file);
+    // Only a file can be an export; a directory falls through to the id lookup (not found). A path
+    // the system will not even look up (a name too long, a folder it may not search) is read as
+    // an export, whose reader says why it cannot be.
+    const stats = (() => {
+      try {
+        return statSync(file, { throwIfNoEntry: false });
+      } catch {
+        return 'unreadable' as const;
+      }
+    })();
+    if (stats === 'unreadable' || stats?.isFile()) return sessionFromExport(context, file);
   }
   return resolveIdPrefix(engine, trimmed);
 }
