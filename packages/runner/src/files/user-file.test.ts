@@ -78,4 +78,13 @@ describe('readUserFile', () => {
     truncateSync(file, USER_FILE_LIMITS.text);
     expect(readUserFile(file, spec)).toHaveLength(USER_FILE_LIMITS.text);
   });
+
+  it('reads past the size the file had when checked, and still stops at the limit', () => {
+    // A /proc file says it is empty and is not: as a file that grew after the check.
+    expect(readUserFile('/proc/self/status', spec)).toContain('Pid:');
+    expect(refusal('/proc/self/status', { what: 'workflow spec', maxBytes: 100 })).toMatchObject({
+      exitCode: 64,
+      message: expect.stringContaining('more than the 100 B a workflow spec may be'),
+    });
+  });
 });

@@ -42,7 +42,7 @@ export function readUserFileBytes(file: string, options: UserFileOptions): Buffe
       throw new UsageError(`The ${options.what} ${file} was replaced while it was being opened.`, {
         hint: 'Run the command again once nothing else is writing it.',
       });
-    return readAtMost(descriptor, file, options);
+    return readAtMost(descriptor, file, options, opened.size);
   } finally {
     closeSync(descriptor);
   }
@@ -59,17 +59,20 @@ function checkedStatus(file: string, options: UserFileOptions, status: () => Sta
   return stats;
 }
 
-/** Reads to the end, refusing a file that grew past the limit since it was checked. */
-function readAtMost(descriptor: number, file: string, options: UserFileOptions): Buffer {
+/**
+ * Reads to the end (one read for a file that kept its size: a short read is a regular file's
+ * end), refusing a file that grew past the limit since it was checked.
+ */
+function readAtMost(descriptor: number, file: string, options: UserFileOptions, size: number): Buffer {
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
-    const chunk = Buffer.allocUnsafe(Math.min(MiB, options.maxBytes + 1 - total));
+    const chunk = Buffer.allocUnsafe(Math.min(options.maxBytes + 1 - total, total === 0 ? size + 1 : MiB));
     const read = accessed(file, options, () => readSync(descriptor, chunk, 0, chunk.length, null));
-    if (read === 0) return Buffer.concat(chunks, total);
     chunks.push(chunk.subarray(0, read));
     total += read;
     if (total > options.maxBytes) throw tooLarge(file, options, total);
+    if (read < chunk.length) return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
   }
 }
 
