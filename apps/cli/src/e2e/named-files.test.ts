@@ -87,6 +87,11 @@ describe('conclave sessions export -o', () => {
     expect(refused.code).toBe(77);
     expect(refused.stderr).toContain('Permission denied');
     expect(refused.stderr).toContain('/sys');
+    // A name near the limit of 255 bytes is written, its temporary file beside it included.
+    const longName = path.join(sandbox.workspace, `${'n'.repeat(245)}.json`);
+    const long = await sandbox.run(['sessions', 'export', id, '-o', longName]);
+    expect(long.code, long.stderr).toBe(0);
+    expect(statSync(longName).isFile()).toBe(true);
     const dash = await sandbox.run(['sessions', 'export', id, '--format', 'md', '-o', '-']);
     expect(dash.code, dash.stderr).toBe(0);
     expect(dash.stdout).toContain('Evaluate my idea');

@@ -40,7 +40,8 @@ export function writeOutputFile(target: string, content: string | Uint8Array, op
   const existing = existingTarget(target);
   if (existing) refuseUnlessReplaceable(target, existing, options.force);
   const folder = path.dirname(target);
-  const temporary = path.join(folder, `.${path.basename(target)}.tmp-${randomBytes(6).toString('hex')}`);
+  // Shortened so that a target whose name is near the limit still has a temporary name within it.
+  const temporary = path.join(folder, `.${path.basename(target).slice(0, 200)}.tmp-${randomBytes(6).toString('hex')}`);
   try {
     const descriptor = openSync(temporary, 'wx', options.mode ?? 0o600);
     try {
@@ -55,7 +56,11 @@ export function writeOutputFile(target: string, content: string | Uint8Array, op
     else placeNew(temporary, target);
     syncFolder(folder);
   } catch (error) {
-    rmSync(temporary, { force: true });
+    try {
+      rmSync(temporary, { force: true });
+    } catch {
+      // What the user needs to hear is why the write failed, not that its leftover could not go.
+    }
     throw writeError(error, target);
   }
 }
