@@ -259,7 +259,7 @@ describe('conclave: interrupt and resume', () => {
     for (const [name, kind] of [
       ['out.link', `is a symbolic link to ${target}`],
       ['out.fifo', 'is a named pipe (FIFO)'],
-    ]) {
+    ] as const) {
       const refused = await sandbox.run(['files', id, '--restore', '1', '--to', name]);
       expect(refused.code).toBe(64);
       expect(refused.stderr).toContain(`${path.join(sandbox.workspace, name)} ${kind}`);
