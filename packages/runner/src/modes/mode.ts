@@ -43,7 +43,7 @@ export type ModeStartInput = TaskStartInput | FileStartInput;
 export interface ModeSetup {
   /**
    * Reads a file the run needs (relative paths from the workspace): a regular file within the size
-   * its kind allows (default a workflow spec's); anything else is a typed error naming it.
+   * its kind allows (1 MiB, 64 MiB for a project file); anything else is a typed error naming it.
    */
   readFile(filePath: string, kind?: 'workflow' | 'prompt' | 'project'): Promise<string>;
   /** The hash journaled with a spec text (`sha256:...`). */

@@ -39,11 +39,12 @@ export function createRunnerScope(options: RunnerOptions): RunnerScope {
 
 /**
  * What a file a run reads is, for its messages and its size limit: specs and prompt files are
- * written by hand (1 MiB at most), a project file is data.
+ * written by hand (1 MiB at most, like a file of a kind not given), a project file is data.
  */
 export function inputFile(kind?: 'workflow' | 'prompt' | 'project'): UserFileOptions {
   if (kind === 'project') return { what: 'project file', maxBytes: USER_FILE_LIMITS.data };
-  return { what: kind === 'prompt' ? 'prompt file' : 'workflow spec', maxBytes: USER_FILE_LIMITS.text };
+  const what = kind === 'workflow' ? 'workflow spec' : kind === 'prompt' ? 'prompt file' : 'file';
+  return { what, maxBytes: USER_FILE_LIMITS.text };
 }
 
 /** Reads a file a run starts from; a missing one is a typed error naming where it was looked for. */
