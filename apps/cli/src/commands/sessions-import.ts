@@ -1,20 +1,13 @@
 // `conclave sessions import <file>`: recreates an exported session under its own id.
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { FileNotFoundError, SessionExistsError } from '@resume/core/spec';
+import { SessionExistsError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
-import { importExportFile, parseExportFile } from '../sessions/export-file.js';
+import { importExportFile, parseExportFile, readExportFile } from '../sessions/export-file.js';
 
 export async function importSessionCommand(context: CliContext, input: { file: string }): Promise<number> {
   const file = path.resolve(context.environment.cwd, input.file);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    throw new FileNotFoundError(file, `Cannot read ${file}: no such file.`);
-  }
-  const data = parseExportFile(text, file);
+  const data = parseExportFile(readExportFile(file), file);
   const store = await context.store();
   if (await store.getHeader(data.sessionId))
     throw new SessionExistsError(data.sessionId, {

@@ -2,6 +2,7 @@
 // transcript shared by `sessions show` and `sessions export --format md`.
 import type { SessionState } from '@resume/core';
 import { printableText, type SessionSummary } from '@resume/core/spec';
+import type { EventsLostInRepair } from '@resume/runner';
 import { formatCost, formatTokens, formatWhen } from '../output/format.js';
 
 export interface LineageEntry {
@@ -179,11 +180,21 @@ function truncateJson(value: unknown, length: number): string {
   return text.length > length ? `${text.slice(0, length)}…` : text;
 }
 
+/** `events 49..50 were lost in a repair (it kept events 1..48)`, for an export's output line and text. */
+export function describeEventsLost(lost: EventsLostInRepair): string {
+  const range = lost.last === null ? `events ${lost.first} onwards` : `events ${lost.first}..${lost.last}`;
+  return `${range} were lost in a repair (it kept events 1..${lost.keptSeq})`;
+}
+
 /**
  * A whole session as a Markdown document (export --format md). Controls in the session's text
  * are shown, not kept (printableText), so the file is safe to `cat`; the JSON export is exact.
  */
-export function renderMarkdown(state: SessionState, lineageUsage: UsageView): string {
+export function renderMarkdown(
+  state: SessionState,
+  lineageUsage: UsageView,
+  lostInRepair: readonly EventsLostInRepair[] = [],
+): string {
   const lines = [
     `# ${printableText(state.title, 'line')}`,
     '',
@@ -194,6 +205,7 @@ export function renderMarkdown(state: SessionState, lineageUsage: UsageView): st
     ...(state.header.parentId ? [`- Parent: \`${state.header.parentId}\``] : []),
     `- Usage: ${formatTokens(state.usage.inputTokens, state.usage.outputTokens)}, ${formatCost(state.usage.costUsd)}` +
       (state.header.parentId ? ` (lineage: ${formatCost(lineageUsage.costUsd)})` : ''),
+    ...lostInRepair.map((lost) => `- Missing: ${describeEventsLost(lost)}`),
     '',
     ...renderTranscript(state, { full: true, markdown: true }),
     '',

@@ -7,9 +7,9 @@
 // config file, and `loadConfigOnDemand` loads them only when one exists. `loadConfig`
 // (load-config.ts) is the synchronous loader that has them at hand.
 
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '@resume/core/spec';
+import { ConfigError, FileNotFoundError } from '@resume/core/spec';
+import { readUserFile, USER_FILE_LIMITS } from '../files/user-file.js';
 import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import type { ConclaveConfig, ConfigFile } from './config-schema.js';
 import { defaultHome, expandHome, HOME_CONFIG_FILE, WORKSPACE_CONFIG_FILE } from './data-home.js';
@@ -187,14 +187,12 @@ function setPath(target: Record<string, unknown>, dotted: string, value: unknown
   node[parts[parts.length - 1] as string] = value;
 }
 
+/** A config file's text, or null when there is none; one that cannot be read is a typed error naming it. */
 export function readOptionalFile(file: string): string | null {
   try {
-    return readFileSync(file, 'utf8');
+    return readUserFile(file, { what: 'config file', maxBytes: USER_FILE_LIMITS.text });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new ConfigError(
-      { file, key: null, problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` },
-      { cause: error },
-    );
+    if (FileNotFoundError.isInstance(error)) return null;
+    throw error;
   }
 }

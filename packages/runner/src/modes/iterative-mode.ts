@@ -45,7 +45,7 @@ export const iterativeMode = defineMode<IterativeConfig>({
     if (!options.project) {
       throw new UsageError('Iterative mode needs a project file.', { hint: 'Pass --project <file>.' });
     }
-    const text = await setup.readFile(options.project);
+    const text = await setup.readFile(options.project, 'project');
     const config: IterativeConfig = {
       mode: 'iterative',
       task: input.task,
