@@ -1,6 +1,10 @@
 // The shapes of common credentials, shared by the core redactor (everything journaled) and
 // the provider adapters (error messages), so both recognise the same tokens.
 
+import { createKnownSecretMatcher, MINIMUM_SECRET_LENGTH } from './known-secrets.js';
+
+export { MINIMUM_SECRET_LENGTH };
+
 /** What a secret is replaced with. */
 export const REDACTED = '[REDACTED]';
 
@@ -49,49 +53,6 @@ export function mayHoldSecretShape(text: string): boolean {
   return SHAPE_ANCHORS.test(text);
 }
 
-/** Shorter values are too likely to occur in ordinary text to be replaced everywhere. */
-export const MINIMUM_SECRET_LENGTH = 8;
-
-/** Base64 text shorter than this is too likely to occur by chance in other base64 data. */
-const MINIMUM_ENCODED_LENGTH = 12;
-
-/**
- * The forms a secret takes when something re-encodes it: URL-encoded (also with `+` for spaces),
- * and base64 / base64url at each of the three byte alignments it can have inside a longer encoded
- * text (`Basic base64(user:key)`): for each, the run of characters that depends on the secret's
- * bytes alone, so it is found wherever the secret sits in the encoded data.
- */
-export function encodedForms(secret: string): string[] {
-  const forms = new Set<string>();
-  const urlEncoded = encodeURIComponent(secret);
-  if (urlEncoded !== secret) {
-    forms.add(urlEncoded);
-    forms.add(urlEncoded.replaceAll('%20', '+'));
-  }
-  const bytes = Buffer.from(secret, 'utf8');
-  for (let skip = 0; skip < 3; skip += 1) {
-    const whole = Math.floor((bytes.length - skip) / 3) * 3;
-    if (whole <= 0) continue;
-    const core = bytes.subarray(skip, skip + whole).toString('base64');
-    if (core.length < MINIMUM_ENCODED_LENGTH) continue;
-    forms.add(core);
-    forms.add(core.replaceAll('+', '-').replaceAll('/', '_'));
-  }
-  forms.delete(secret);
-  return [...forms];
-}
-
-/** Every secret with its encoded forms, longest first (so a longer match is replaced whole). */
-export function expandSecrets(secrets: Iterable<string | null | undefined>): string[] {
-  const values = new Set<string>();
-  for (const secret of secrets) {
-    if (typeof secret !== 'string' || secret.length < MINIMUM_SECRET_LENGTH) continue;
-    values.add(secret);
-    for (const form of encodedForms(secret)) values.add(form);
-  }
-  return [...values].sort((left, right) => right.length - left.length);
-}
-
 // A masked credential as servers print them: a visible head, a run of mask characters, a visible
 // tail (`sk-test-SE****6789`, `sk-…abcd`, `AKIA...WXYZ`).
 const maskedToken = /([A-Za-z0-9_-]{2,})(\*{3,}|•{3,}|…|\.{3})([A-Za-z0-9_-]{2,})/g;
@@ -109,27 +70,24 @@ function scrubMaskedForms(text: string, secrets: readonly string[]): string {
   });
 }
 
-/**
- * Replaces the given secret values (longest first) and their encoded forms, masked forms of them,
- * and every known credential shape in a text. `secrets` may be given already expanded
- * (`expandSecrets`), as the redactor does once for all its texts.
- */
-export function scrubSecrets(
-  text: string,
-  secrets: Iterable<string | null | undefined> = [],
-  options: { expanded?: boolean } = {},
-): string {
-  const values = options.expanded
-    ? Array.isArray(secrets)
-      ? (secrets as readonly string[])
-      : [...(secrets as Iterable<string>)]
-    : expandSecrets(secrets);
-  let result = text;
-  for (const secret of values) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-  if (result.includes('*') || result.includes('…') || result.includes('...') || result.includes('•')) {
-    result = scrubMaskedForms(result, values);
-  }
-  if (!mayHoldSecretShape(result)) return result;
-  for (const shape of SECRET_SHAPES) result = result.replace(shape.pattern, shape.replace);
-  return result;
+/** Scrubs texts of the given secrets, their forms (known-secrets.ts), masked forms of them and every credential shape. */
+export function createSecretScrubber(secrets: Iterable<string | null | undefined> = []): (text: string) => string {
+  const values = [...secrets].filter(
+    (secret): secret is string => typeof secret === 'string' && secret.length >= MINIMUM_SECRET_LENGTH,
+  );
+  const matcher = createKnownSecretMatcher(values);
+  return (text) => {
+    let result = matcher ? matcher.replace(text, REDACTED) : text;
+    if (result.includes('*') || result.includes('…') || result.includes('...') || result.includes('•')) {
+      result = scrubMaskedForms(result, values);
+    }
+    if (!mayHoldSecretShape(result)) return result;
+    for (const shape of SECRET_SHAPES) result = result.replace(shape.pattern, shape.replace);
+    return result;
+  };
+}
+
+/** `text` with the given secret values and every known credential shape replaced (see `createSecretScrubber`). */
+export function scrubSecrets(text: string, secrets: Iterable<string | null | undefined> = []): string {
+  return createSecretScrubber(secrets)(text);
 }
