@@ -86,6 +86,10 @@ const schemas = once(() => {
     id: stepIdSchema.optional(),
     name: z.string().min(1).optional(),
     shell: z.string().min(1, 'a shell step needs a command'),
+    /** Variables the command gets that are otherwise kept from it (the provider API keys). */
+    env: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an env: entry is a variable name, such as OPENAI_API_KEY'))
+      .optional(),
     retry: retrySchema.optional(),
     on_failure: onFailureSchema.optional(),
   });
