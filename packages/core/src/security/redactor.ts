@@ -39,7 +39,8 @@ export function isSecretEnvName(name: string): boolean {
   return secretEnvName.test(name) || secretEnvNameAnywhere.test(name);
 }
 
-export function createRedactor(options: RedactorOptions = {}): Redactor {
+/** The secret values a redactor knows: the given ones and those of secret-looking variables of `env`. */
+function knownSecrets(options: RedactorOptions): Set<string> {
   const known = new Set<string>();
   const addSecret = (value: string | null | undefined) => {
     if (typeof value !== 'string') return;
@@ -48,6 +49,19 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   };
   for (const secret of options.secrets ?? []) addSecret(secret);
   for (const [name, value] of Object.entries(options.env ?? {})) if (isSecretEnvName(name)) addSecret(value);
+  return known;
+}
+
+/**
+ * Replaces the known secrets of `options` in all their forms and nothing else: for messages shown
+ * to the user, whose examples (`export OPENAI_API_KEY=sk-...`) and masked URLs stay as written.
+ */
+export function createKnownSecretScrubber(options: RedactorOptions): (text: string) => string {
+  return createSecretScrubber(knownSecrets(options), { shapes: false });
+}
+
+export function createRedactor(options: RedactorOptions = {}): Redactor {
+  const known = knownSecrets(options);
   // Each secret's forms (reversed, hex, base64, escaped, folded, heads and tails) are worked out once here.
   const redactText = createSecretScrubber(known);
   // Object keys are few and repeat in every event (`type`, `seq`, `at`...): each is scrubbed once.

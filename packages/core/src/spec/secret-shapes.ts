@@ -2,6 +2,7 @@
 // the provider adapters (error messages), so both recognise the same tokens.
 
 import { createKnownSecretMatcher, MINIMUM_SECRET_LENGTH } from './known-secrets.js';
+import { URL_PASSWORD } from './url-credentials.js';
 
 export { MINIMUM_SECRET_LENGTH };
 
@@ -28,8 +29,10 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   { pattern: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, replace: REDACTED },
   // Google API keys.
   { pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g, replace: REDACTED },
-  // Passwords in URLs: `postgres://user:password@host`.
-  { pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+@/gi, replace: `$1${REDACTED}@` },
+  // Password hashes in crypt(3) form, as /etc/shadow holds them (`$6$salt$hash`, `$2b$10$…`, `$y$…`).
+  { pattern: /\$(?:1|2[abxy]?|5|6|7|y|gy)\$[./A-Za-z0-9$]{8,}/g, replace: REDACTED },
+  // Passwords in URLs: `postgres://user:password@host`, masked as everything shown is (url-credentials.ts).
+  { pattern: URL_PASSWORD, replace: `$1${REDACTED}@` },
   // `x-api-key: …`, `api_key=…`, `"password": "…"` in texts such as logged requests.
   {
     pattern:
@@ -46,7 +49,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
  * hold one of them.
  */
 const SHAPE_ANCHORS =
-  /bearer|basic|sk-|gh[pousr]_|github_pat_|xox[abposr]-|akia|asia|aiza|:\/\/|api|passw|secret|token/i;
+  /bearer|basic|sk-|gh[pousr]_|github_pat_|xox[abposr]-|akia|asia|aiza|:\/\/|api|passw|secret|token|\$(?:1|2[abxy]?|5|6|7|y|gy)\$/i;
 
 /** Whether a text holds something one of `SECRET_SHAPES` might match (when false, none does). */
 export function mayHoldSecretShape(text: string): boolean {
@@ -70,8 +73,14 @@ function scrubMaskedForms(text: string, secrets: readonly string[]): string {
   });
 }
 
-/** Scrubs texts of the given secrets, their forms (known-secrets.ts), masked forms of them and every credential shape. */
-export function createSecretScrubber(secrets: Iterable<string | null | undefined> = []): (text: string) => string {
+/**
+ * Scrubs texts of the given secrets, their forms (known-secrets.ts) and masked forms of them, and
+ * of every credential shape unless `shapes` is false (for messages whose examples must stay as written).
+ */
+export function createSecretScrubber(
+  secrets: Iterable<string | null | undefined> = [],
+  options: { shapes?: boolean } = {},
+): (text: string) => string {
   const values = [...secrets].filter(
     (secret): secret is string => typeof secret === 'string' && secret.length >= MINIMUM_SECRET_LENGTH,
   );
@@ -81,7 +90,7 @@ export function createSecretScrubber(secrets: Iterable<string | null | undefined
     if (result.includes('*') || result.includes('…') || result.includes('...') || result.includes('•')) {
       result = scrubMaskedForms(result, values);
     }
-    if (!mayHoldSecretShape(result)) return result;
+    if (options.shapes === false || !mayHoldSecretShape(result)) return result;
     for (const shape of SECRET_SHAPES) result = result.replace(shape.pattern, shape.replace);
     return result;
   };
