@@ -153,12 +153,17 @@ function storeBytes(home: string): Map<string, Buffer> {
   return files;
 }
 
+/** A data home and a workspace in a temporary directory removed after the test. */
+function homeAndWorkspace(): { home: string; workspace: string } {
+  const root = temporaryDirectory();
+  const workspace = path.join(root, 'workspace');
+  mkdirSync(workspace);
+  return { home: path.join(root, 'home'), workspace };
+}
+
 describe('secrets never reach the store', () => {
   it('after runs of every mode with the scripted, OpenAI and Anthropic providers', async () => {
-    const root = temporaryDirectory();
-    const home = path.join(root, 'home');
-    const workspace = path.join(root, 'workspace');
-    mkdirSync(workspace);
+    const { home, workspace } = homeAndWorkspace();
     writeFileSync(
       path.join(workspace, 'project.md'),
       '# Notes\n\n'.concat('A paragraph about the project. '.repeat(400)),
@@ -274,10 +279,7 @@ describe('secrets never reach the store', () => {
   }, 120_000);
 
   it('after shell steps print the secrets in every form a program can, in runs that pass and fail', async () => {
-    const root = temporaryDirectory();
-    const home = path.join(root, 'home');
-    const workspace = path.join(root, 'workspace');
-    mkdirSync(workspace);
+    const { home, workspace } = homeAndWorkspace();
     // Prints its argument in every form: folded, JSON-escaped, hex over lines and in capitals,
     // reversed, spaced out, base64 wrapped, every character URL-encoded once and twice, masked
     // to its head and tail, and the whole environment.
