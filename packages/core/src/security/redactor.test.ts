@@ -230,6 +230,12 @@ describe('createRedactor', () => {
       expect(redactor.redactText(ordinary)).toBe(ordinary.replace('svc-token-01', REDACTED));
     });
 
+    it('replaces a secret-named variable holding a path whole, never by its head', () => {
+      const redactor = createRedactor({ env: { POSTGRES_PASSWORD_FILE: '/run/secrets/postgres-password' } });
+      expect(redactor.redactText('read /run/secrets/postgres-password')).toBe(`read ${REDACTED}`);
+      expect(redactor.redactText('wrote /run/secrets/other-file')).toBe('wrote /run/secrets/other-file');
+    });
+
     it('scrubs masked forms of a known secret and of key shapes, as servers print them', () => {
       const body = {
         error: { message: `Incorrect API key provided: sk-test-SE****6789. Also seen: sk-proj-…abcd and AKIA...WXYZ` },

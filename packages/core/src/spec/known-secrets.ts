@@ -122,6 +122,11 @@ function normalise(text: string, decode: boolean): { codes: number[]; starts: nu
 /** Whether a text may hold an escape `decodeAt` undoes (native searches: far cheaper than a scan). */
 const mayHoldEscape = (text: string) => text.includes('%') || text.includes('\\u');
 
+/** A file path (`/run/secrets/db`, `~/.pgpass`, `./key.pem`) rather than a secret itself. */
+function looksLikePath(value: string): boolean {
+  return /^(?:\/|~\/|\.\.?\/)[^\s]*$/.test(value);
+}
+
 /** One searched string: a whole short form, or the head or the tail of a longer one. */
 interface Needle {
   form: readonly number[];
@@ -136,18 +141,23 @@ export interface KnownSecretMatcher {
 
 /** A matcher for the given secrets (values shorter than `MINIMUM_SECRET_LENGTH` are ignored); null when none is left. */
 export function createKnownSecretMatcher(secrets: Iterable<string | null | undefined>): KnownSecretMatcher | null {
-  const forms = new Map<string, number[]>();
+  // Each form with whether a head or tail of it counts: not for a path (`POSTGRES_PASSWORD_FILE=
+  // /run/secrets/db`), whose head begins every path beside it.
+  const forms = new Map<string, { codes: number[]; fragments: boolean }>();
   for (const value of secrets) {
     if (typeof value !== 'string' || value.length < MINIMUM_SECRET_LENGTH) continue;
+    const fragments = !looksLikePath(value);
     for (const form of [value, ...encodedForms(value)]) {
       const codes = normalise(form, true).codes;
-      if (codes.length >= MINIMUM_SECRET_LENGTH) forms.set(String.fromCharCode(...codes), codes);
+      const key = String.fromCharCode(...codes);
+      if (codes.length >= MINIMUM_SECRET_LENGTH)
+        forms.set(key, { codes, fragments: fragments || forms.get(key)?.fragments === true });
     }
   }
   if (forms.size === 0) return null;
   const needles: Needle[] = [];
-  for (const form of forms.values()) {
-    if (form.length < MINIMUM_FRAGMENT_LENGTH) needles.push({ form, kind: 'whole', length: form.length });
+  for (const { codes: form, fragments } of forms.values()) {
+    if (!fragments || form.length < MINIMUM_FRAGMENT_LENGTH) needles.push({ form, kind: 'whole', length: form.length });
     else {
       needles.push({ form, kind: 'head', length: MINIMUM_FRAGMENT_LENGTH });
       needles.push({ form, kind: 'tail', length: MINIMUM_FRAGMENT_LENGTH });
