@@ -104,6 +104,37 @@ describe('createRedactor', () => {
     );
   });
 
+  it('never lets a known secret through broken over lines or spaced out, reversed or in hex', () => {
+    const secretArbitrary = fc.stringMatching(/^[A-Za-z0-9!*()~._-]{8,40}$/);
+    const separators = fc.array(fc.constantFrom('\n', ' ', '\r\n', '\t'), { minLength: 1, maxLength: 40 });
+    const encodings = [
+      (secret: string) => secret,
+      (secret: string) => [...secret].reverse().join(''),
+      (secret: string) => Buffer.from(secret).toString('hex'),
+    ];
+    fc.assert(
+      fc.property(
+        secretArbitrary,
+        fc.constantFrom(...encodings),
+        separators,
+        fc.array(fc.nat(), { maxLength: 40 }),
+        fc.string(),
+        fc.string(),
+        (secret, encode, breaks, places, before, after) => {
+          let printed = encode(secret);
+          for (const [index, place] of places.entries()) {
+            const at = place % (printed.length + 1);
+            printed = printed.slice(0, at) + (breaks[index % breaks.length] ?? ' ') + printed.slice(at);
+          }
+          const { redactText } = createRedactor({ secrets: [secret] });
+          const joined = redactText(`${before}<${printed}>${after}`).replace(/\s+/g, '');
+          expect(joined).not.toContain(encode(secret));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('scrubs a value every place it is shared, and follows cycles without passing the original through', () => {
     const { redact } = createRedactor({ secrets: ['toString'] });
     const shared = { toString: '', note: 'the key is toString' };
