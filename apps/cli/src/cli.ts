@@ -24,8 +24,14 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
           quiet: false,
           env: environment.env,
         });
-        const { reportError } = await import('./errors/report-error.js');
-        exitCode = reportError(error, terminal, { debug });
+        const [{ reportError }, { createKnownSecretScrubber }] = await Promise.all([
+          import('./errors/report-error.js'),
+          import('@resume/core/engine'),
+        ]);
+        exitCode = reportError(error, terminal, {
+          debug,
+          scrub: createKnownSecretScrubber({ env: { ...environment.env } }),
+        });
       }
     },
   });

@@ -46,7 +46,13 @@ export type {
   UsageTotals,
 } from './journal/state.js';
 // ---- secrets (security/)
-export { createRedactor, isSecretEnvName, type Redactor, type RedactorOptions } from './security/redactor.js';
+export {
+  createKnownSecretScrubber,
+  createRedactor,
+  isSecretEnvName,
+  type Redactor,
+  type RedactorOptions,
+} from './security/redactor.js';
 // ---- the spec, by name (also at `@resume/core/spec`)
 export { AppendConflictError } from './spec/errors/append-conflict-error.js';
 export { ConclaveError, type ConclaveErrorOptions, ExitCode } from './spec/errors/conclave-error.js';
@@ -163,3 +169,4 @@ export {
   type VerifyReport,
 } from './spec/store.js';
 export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './spec/summary.js';
+export { maskUrlCredentials } from './spec/url-credentials.js';

@@ -139,3 +139,4 @@ export {
   sessionQuerySchema,
   sessionSummarySchema,
 } from './summary.js';
+export { maskUrlCredentials } from './url-credentials.js';
