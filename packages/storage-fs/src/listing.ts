@@ -25,7 +25,14 @@ interface StampedIndex {
 /** Every session's summary, newest first, as `store.list()` would return it; null when the index cannot vouch for it. */
 export function readStampedListing(home: string): SessionSummary[] | null {
   const files = createNodeFileSystem();
-  const status = (target: string) => files.statusNow?.(target) ?? null;
+  // A path that cannot be looked at (refused) is not as the index says: the store then answers.
+  const status = (target: string) => {
+    try {
+      return files.statusNow?.(target) ?? null;
+    } catch {
+      return null;
+    }
+  };
   const root = path.resolve(home);
   const sessions = path.join(root, 'sessions');
   // The store refuses a home or folder that is not a real directory: leave that to it.
