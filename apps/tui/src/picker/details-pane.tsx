@@ -28,14 +28,18 @@ export function DetailsPane(props: {
   const lines: { key: string; node: ReactNode }[] = [];
   const usage = `${formatTokens(summary.inputTokens)} in / ${formatTokens(summary.outputTokens)} out`;
   const lineageCost = details && details.lineage.length > 1 ? ` (lineage ${formatCost(details.lineageCostUsd)})` : '';
-  const status = summary.damage
-    ? `${damagedSymbol} damaged (${summary.status})`
-    : `${statusSymbol[summary.status]} ${summary.status}`;
+  const status = summary.unreadable
+    ? `${damagedSymbol} unreadable`
+    : summary.damage
+      ? `${damagedSymbol} damaged (${summary.status})`
+      : `${statusSymbol[summary.status]} ${summary.status}`;
   lines.push({
     key: 'facts',
     node: (
       <Text>
-        <Text color={summary.damage ? theme.danger : theme.statusColor(summary.status)}>{status}</Text>
+        <Text color={summary.damage || summary.unreadable ? theme.danger : theme.statusColor(summary.status)}>
+          {status}
+        </Text>
         {fitText(
           ` · ${summary.mode} · ${formatProgress(summary)} · ${usage} · ${formatCost(summary.costUsd)}${lineageCost}`,
           width - status.length,
@@ -43,7 +47,20 @@ export function DetailsPane(props: {
       </Text>
     ),
   });
-  if (summary.damage) {
+  if (summary.unreadable) {
+    lines.push({
+      key: 'unreadable',
+      node: <Text color={theme.danger}>{fitText(summary.unreadable.problem, width)}</Text>,
+    });
+    lines.push({
+      key: 'fix',
+      node: (
+        <Text color={theme.muted}>
+          {fitText(`Check the owner and mode of ${summary.unreadable.path} (and of the folders above it).`, width)}
+        </Text>
+      ),
+    });
+  } else if (summary.damage) {
     lines.push({
       key: 'damage',
       node: (
