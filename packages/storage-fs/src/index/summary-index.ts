@@ -264,7 +264,8 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
         }
       }
       const refreshed = await Promise.all([...ids].map((id) => refreshOrRefused(cache, id, listed)));
-      const next = stampFor(folder, writing, startedMs);
+      // An unreadable session is looked at again by the next listing: the index cannot vouch for it.
+      const next = refreshed.some((entry) => entry?.summary?.unreadable) ? null : stampFor(folder, writing, startedMs);
       if (!sameStamp(stamp, next)) {
         stamp = next;
         dirty = true;
