@@ -43,6 +43,11 @@ import { type IndexStamp, sameStamp, stampFor, stampHolds, WRITING_MARKER_PREFIX
 const damageSchema = lazySchema(() => z.object({ problem: z.string(), file: z.string() }));
 export type Damage = z.infer<typeof damageSchema>;
 
+/** The damage a listing shows for `problem` found in `file` at `offset` (null: the whole file). */
+export function damageAt(problem: string, offset: number | null, file: string): Damage {
+  return { problem: offset === null ? problem : `${problem} at byte ${offset}`, file };
+}
+
 const entrySchema = lazySchema(() =>
   z.object({
     id: z.string(),
