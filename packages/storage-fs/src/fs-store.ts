@@ -52,6 +52,7 @@ import {
   JOURNAL,
   JOURNAL_ARCHIVED,
   LEASE_DIRECTORY,
+  resolveHome,
   SNAPSHOT,
   SNAPSHOT_ARCHIVED,
   storePaths,
@@ -105,7 +106,7 @@ export interface FsStore extends SessionStore {
 }
 
 export function createFsStore(options: FsStoreOptions): FsStore {
-  const home = path.resolve(options.dir);
+  const home = resolveHome(options.dir);
   const files = guardFileSystem(options.fileSystem ?? createNodeFileSystem(), home);
   const now = options.now ?? (() => new Date());
   const context: StoreContext = {

@@ -15,7 +15,7 @@ import { isExactIndexFile } from './index/index-file-check.generated.js';
 import { type IndexStamp, stampHolds } from './index/index-stamp.js';
 import { type ListedEntry, listedSummary, newestFirst } from './index/listing-order.js';
 import { unframe } from './journal/framing.js';
-import { JOURNAL, JOURNAL_ARCHIVED, stripNewline } from './store/store-paths.js';
+import { JOURNAL, JOURNAL_ARCHIVED, resolveHome, stripNewline } from './store/store-paths.js';
 
 interface StampedIndex {
   entries: (Omit<ListedEntry, 'summary'> & { id: string; summary: SessionSummary | null; missing: string[] })[];
@@ -33,7 +33,7 @@ export function readStampedListing(home: string): SessionSummary[] | null {
       return null;
     }
   };
-  const root = path.resolve(home);
+  const root = resolveHome(home);
   const sessions = path.join(root, 'sessions');
   // The store refuses a home or folder that is not a real directory: leave that to it.
   for (const directory of [root, sessions, path.join(root, 'index'), path.join(root, 'blobs')]) {
