@@ -55,21 +55,67 @@ function refusing(modes: Modes): FileSystem {
   };
   return {
     ...real,
-    openAppend: async (target) => (open('open', target), real.openAppend(target)),
-    createExclusive: async (target) => (change('open', target), real.createExclusive(target)),
-    readFile: async (target) => (open('open', target), real.readFile(target)),
-    readRange: async (target, position, length) => (open('open', target), real.readRange(target, position, length)),
-    status: async (target) => (reach('lstat', target), real.status(target)),
-    statusNow: (target) => (reach('lstat', target), real.statusNow?.(target) ?? null),
-    existsNow: (target) => (reach('lstat', target), real.existsNow?.(target) ?? false),
-    readDirectory: async (target) => (open('scandir', target), real.readDirectory(target)),
-    readSubdirectories: async (target) => (open('scandir', target), (await real.readSubdirectories?.(target)) ?? []),
-    makeDirectory: async (target) => (change('mkdir', target), real.makeDirectory(target)),
-    rename: async (from, to) => (change('rename', from), change('rename', to), real.rename(from, to)),
-    link: async (from, to) => (change('link', to), real.link(from, to)),
-    remove: async (target) => (change('unlink', target), real.remove(target)),
-    removeTree: async (target) => (change('rm', target), real.removeTree(target)),
-    truncate: async (target, length) => (open('open', target), real.truncate(target, length)),
+    openAppend: async (target) => {
+      open('open', target);
+      return real.openAppend(target);
+    },
+    createExclusive: async (target) => {
+      change('open', target);
+      return real.createExclusive(target);
+    },
+    readFile: async (target) => {
+      open('open', target);
+      return real.readFile(target);
+    },
+    readRange: async (target, position, length) => {
+      open('open', target);
+      return real.readRange(target, position, length);
+    },
+    status: async (target) => {
+      reach('lstat', target);
+      return real.status(target);
+    },
+    statusNow: (target) => {
+      reach('lstat', target);
+      return real.statusNow?.(target) ?? null;
+    },
+    existsNow: (target) => {
+      reach('lstat', target);
+      return real.existsNow?.(target) ?? false;
+    },
+    readDirectory: async (target) => {
+      open('scandir', target);
+      return real.readDirectory(target);
+    },
+    readSubdirectories: async (target) => {
+      open('scandir', target);
+      return (await real.readSubdirectories?.(target)) ?? [];
+    },
+    makeDirectory: async (target) => {
+      change('mkdir', target);
+      return real.makeDirectory(target);
+    },
+    rename: async (from, to) => {
+      change('rename', from);
+      change('rename', to);
+      return real.rename(from, to);
+    },
+    link: async (from, to) => {
+      change('link', to);
+      return real.link(from, to);
+    },
+    remove: async (target) => {
+      change('unlink', target);
+      return real.remove(target);
+    },
+    removeTree: async (target) => {
+      change('rm', target);
+      return real.removeTree(target);
+    },
+    truncate: async (target, length) => {
+      open('open', target);
+      return real.truncate(target, length);
+    },
   };
 }
 
