@@ -221,6 +221,12 @@ describe('paths the operating system refuses', () => {
     expect((await open().list()).map((summary) => summary.id)).toContain(refused);
   });
 
+  it('names the data home when it may not be searched', async () => {
+    await twoSessions();
+    const error = await refusal(open(refusing({ closed: [dir] })).list());
+    expect([error.path, error.access]).toEqual([dir, 'read']);
+  });
+
   it('lists from the journals when the listing index cannot be read', async () => {
     const { readable, refused } = await twoSessions();
     const store = open(refusing({ closed: [path.join(dir, 'index')] }));

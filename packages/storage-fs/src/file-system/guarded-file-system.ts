@@ -32,10 +32,11 @@ type Access = 'read' | 'write' | 'entry';
 
 export function guardFileSystem(raw: FileSystem, home: string): GuardedFileSystem {
   /**
-   * The path that refused `target`: the first folder below the home that may not be searched
-   * (the status of its entry is refused), else the folder whose entries change, else `target`.
+   * What refused `target`: the first folder below the home that may not be searched (the status
+   * of an entry in it is refused; reading it would be needed), else the folder whose entries a
+   * create, rename or remove changes (writing it), else `target` itself.
    */
-  const refusedPath = (target: string, access: Access): string => {
+  const refused = (target: string, access: Access): { path: string; access: 'read' | 'write' } => {
     const inHome = path.relative(home, target);
     if (raw.statusNow && inHome !== '' && !inHome.startsWith('..') && !path.isAbsolute(inHome)) {
       let folder = home;
@@ -44,23 +45,23 @@ export function guardFileSystem(raw: FileSystem, home: string): GuardedFileSyste
         try {
           raw.statusNow(entry);
         } catch (error) {
-          if (PermissionDeniedError.isInstance(fileAccessError(error, folder, 'read'))) return folder;
+          if (PermissionDeniedError.isInstance(fileAccessError(error, folder, 'read')))
+            return { path: folder, access: 'read' };
           break;
         }
         folder = entry;
       }
     }
-    return access === 'entry' ? path.dirname(target) : target;
+    if (access === 'entry') return { path: path.dirname(target), access: 'write' };
+    return { path: target, access };
   };
   /** The PermissionDeniedError for a refused `target`, or the error itself. */
   const denied = (error: unknown, target: string, access: Access): unknown => {
-    const typedError = fileAccessError(error, target, 'read');
-    if (!PermissionDeniedError.isInstance(typedError)) return error;
+    if (!PermissionDeniedError.isInstance(fileAccessError(error, target, 'read'))) return error;
     // Node names the path it was refused (a file deep in a tree being removed).
     const where = typeof (error as { path?: unknown }).path === 'string' ? (error as { path: string }).path : target;
-    return new PermissionDeniedError(refusedPath(where, access), access === 'read' ? 'read' : 'write', {
-      cause: error,
-    });
+    const at = refused(where, access);
+    return new PermissionDeniedError(at.path, at.access, { cause: error });
   };
   const refuse =
     (target: string, access: Access) =>
