@@ -57,7 +57,12 @@ export function readStampedListing(home: string): SessionSummary[] | null {
     const plain = status(path.join(sessions, id, JOURNAL));
     const journal = plain?.isFile ? plain : status(path.join(sessions, id, JOURNAL_ARCHIVED));
     const archived = !plain?.isFile;
-    return journal?.isFile === true && journal.size === entry.journalSize && archived === entry.archived;
+    return (
+      journal?.isFile === true &&
+      journal.readable !== false &&
+      journal.size === entry.journalSize &&
+      archived === entry.archived
+    );
   };
   if (stampHolds(index.stamp, status(sessions))) {
     // The sessions written when the index was stamped are checked as the store checks them.

@@ -61,6 +61,26 @@ describe('a store the user may not read or write', () => {
     );
   });
 
+  it('lists a session whose journal may not be read as unreadable, naming the journal', async () => {
+    const journal = path.join(sandbox.home, 'sessions', readable, 'journal.jsonl');
+    await chmod(journal, 0o000);
+    try {
+      const json = await sandbox.json<{ id: string; status: string; unreadable: { path: string } | null }[]>(
+        ['sessions', 'list'],
+        as,
+      );
+      expect(json.find((item) => item.id === readable)).toMatchObject({
+        status: 'unreadable',
+        unreadable: { path: journal },
+      });
+      const shown = await sandbox.run(['sessions', 'show', readable], as);
+      expect(shown.code, shown.stderr).toBe(77);
+      expect(shown.stderr).toContain(`Permission denied: cannot read ${journal}`);
+    } finally {
+      await chmod(journal, 0o600);
+    }
+  });
+
   it('names the refused folder and exits 77 for every command on the session', async () => {
     for (const command of [
       ['sessions', 'show', refused],
