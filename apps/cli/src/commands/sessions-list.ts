@@ -2,7 +2,7 @@
 // index other commands accept. `--json` lists every match unless --limit (DESIGN 9).
 // Kept light: summaries come from the store's index, no journal is opened.
 
-import { sessionStatusSchema, UsageError } from '@resume/core/spec';
+import { permissionDeniedHint, sessionStatusSchema, UsageError } from '@resume/core/spec';
 import { parseDurationDays } from '@resume/runner/config';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
@@ -95,7 +95,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
     );
   for (const { summary } of shown.filter(({ summary }) => summary.unreadable)) {
     terminal.note(
-      `${terminal.red('unreadable:')} ${shortId(summary.id)}: ${summary.unreadable?.problem}. Check the owner and mode of ${summary.unreadable?.path} (and of the folders above it).`,
+      `${terminal.red('unreadable:')} ${shortId(summary.id)}: ${summary.unreadable?.problem}. ${permissionDeniedHint(summary.unreadable?.path ?? '')}`,
     );
   }
   for (const { summary } of shown.filter(({ summary }) => summary.damage && !summary.unreadable)) {

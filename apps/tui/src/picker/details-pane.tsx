@@ -1,6 +1,6 @@
 // The details of the session under the cursor: lineage tree, checkpoints, resume
 // plan and cost. Display only; the hook loads the details lazily.
-import type { SessionSummary } from '@resume/core/spec';
+import { permissionDeniedHint, type SessionSummary } from '@resume/core/spec';
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import type { SessionDetails } from '../backend/tui-backend.js';
@@ -54,11 +54,7 @@ export function DetailsPane(props: {
     });
     lines.push({
       key: 'fix',
-      node: (
-        <Text color={theme.muted}>
-          {fitText(`Check the owner and mode of ${summary.unreadable.path} (and of the folders above it).`, width)}
-        </Text>
-      ),
+      node: <Text color={theme.muted}>{fitText(permissionDeniedHint(summary.unreadable.path), width)}</Text>,
     });
   } else if (summary.damage) {
     lines.push({
