@@ -64,7 +64,7 @@ export { InputRejectedError } from './spec/errors/input-rejected-error.js';
 export { InterruptedError } from './spec/errors/interrupted-error.js';
 export { JournalCorruptedError } from './spec/errors/journal-corrupted-error.js';
 export { LeaseLostError } from './spec/errors/lease-lost-error.js';
-export { PermissionDeniedError } from './spec/errors/permission-denied-error.js';
+export { PermissionDeniedError, permissionDeniedHint } from './spec/errors/permission-denied-error.js';
 export { ProviderError, type ProviderErrorReason } from './spec/errors/provider-error.js';
 export {
   createProviderErrorFactory,

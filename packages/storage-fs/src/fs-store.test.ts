@@ -143,6 +143,21 @@ describe('file store on disk', () => {
     }
   });
 
+  it('follows a data home that is a symlink to a directory (the user chose it)', async () => {
+    const store = open();
+    const id = await sessionWith(store, 2);
+    await store.close();
+    const linkedHome = path.join(await mkdtemp(path.join(tmpdir(), 'conclave-linked-home-')), 'home');
+    try {
+      await symlink(dir, linkedHome);
+      const linked = open({ dir: linkedHome });
+      expect((await linked.list()).map((summary) => summary.id)).toEqual([id]);
+      expect(await seqs(linked, id)).toEqual([1, 2]);
+    } finally {
+      await rm(path.dirname(linkedHome), { recursive: true, force: true });
+    }
+  });
+
   it('cuts a torn tail when the lease is taken, keeping the cut bytes aside', async () => {
     const store = open();
     const id = await sessionWith(store, 3);

@@ -34,7 +34,7 @@ export interface Sandbox {
 export interface RunOptions {
   cwd?: string;
   env?: Record<string, string | undefined>;
-  /** Runs the CLI as this user (a test running as root drops to one the file modes hold). */
+  /** Runs the CLI as this user (a test running as root meets file modes only as another user). */
   user?: { uid: number; gid: number };
 }
 

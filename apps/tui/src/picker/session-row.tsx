@@ -49,8 +49,11 @@ export function SessionRow(props: {
     <Box flexDirection="column">
       <Text inverse={selected && !theme.colorEnabled} backgroundColor={selected ? theme.accent : undefined}>
         <Text color={selected ? undefined : theme.accent}>{selected ? '› ' : '  '}</Text>
-        <Text color={summary.damage ? theme.danger : theme.statusColor(summary.status)}>
-          {padText(summary.damage ? damagedSymbol : statusSymbol[summary.status], rowColumns.status)}
+        <Text color={summary.damage || summary.unreadable ? theme.danger : theme.statusColor(summary.status)}>
+          {padText(
+            summary.damage || summary.unreadable ? damagedSymbol : statusSymbol[summary.status],
+            rowColumns.status,
+          )}
         </Text>
         <Text bold={selected}>{cell(title, titleWidth(columns))}</Text>
         <Text color={theme.muted}>{cell(summary.mode, rowColumns.mode)}</Text>
@@ -58,7 +61,9 @@ export function SessionRow(props: {
         <Text color={theme.muted}>{cell(formatAge(summary.updatedAt, now()), rowColumns.age)}</Text>
         <Text>{padText(formatCost(summary.costUsd), rowColumns.cost)}</Text>
       </Text>
-      {summary.damage ? (
+      {summary.unreadable ? (
+        <Text color={theme.danger}>{fitText(`      ! unreadable: ${summary.unreadable.problem}`, columns - 2)}</Text>
+      ) : summary.damage ? (
         <Text color={theme.danger}>
           {fitText(`      ! damaged: ${summary.damage.problem} (repair: see the details)`, columns - 2)}
         </Text>

@@ -11,7 +11,7 @@ export { InputRejectedError } from './errors/input-rejected-error.js';
 export { InterruptedError } from './errors/interrupted-error.js';
 export { JournalCorruptedError } from './errors/journal-corrupted-error.js';
 export { LeaseLostError } from './errors/lease-lost-error.js';
-export { PermissionDeniedError } from './errors/permission-denied-error.js';
+export { PermissionDeniedError, permissionDeniedHint } from './errors/permission-denied-error.js';
 export { ProviderError, type ProviderErrorReason } from './errors/provider-error.js';
 export {
   createProviderErrorFactory,

@@ -1721,6 +1721,26 @@ function parse252(value) {
 function parse251(value) {
   return value === undefined ? undefined : parse252(value);
 }
+function parse256(value) {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
+  const output = {};
+  let item;
+  let parsed;
+  item = value["path"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse3(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["path"] = parsed;
+  item = value["problem"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse3(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["problem"] = parsed;
+  return output;
+}
+function parse255(value) {
+  return value === undefined ? undefined : parse256(value);
+}
 function parse218(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
@@ -1829,6 +1849,13 @@ function parse218(value) {
     parsed = parse251(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["damage"] = parsed;
+  }
+  item = value["unreadable"];
+  if (item === undefined && "unreadable" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse255(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["unreadable"] = parsed;
   }
   return output;
 }

@@ -131,6 +131,10 @@ export function resolveConfig(options: LoadConfigOptions, parse: ConfigTextParse
     setPath(merged, key, value);
     sources[key] = overrideSources.get(key) ?? DEFAULT_SOURCE;
   }
+  // A store path with a leading ~ (quoted, so no shell expanded it) is in the user's home, as a data home is.
+  const store = merged.store as { url: string | null };
+  if (store.url === '~' || store.url?.startsWith('~/'))
+    store.url = expandHome(store.url, options.userHome, options.cwd);
   sources.home = home.source;
   const config = { home: home.value, ...merged } as unknown as ConclaveConfig;
   return { config, sources, files };

@@ -58,6 +58,22 @@ function object38(value) {
   } else return false;
   return Object.keys(value).length === present;
 }
+function object42(value) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  let present = 0;
+  if (Object.hasOwn(value, "path")) {
+    const field43 = value["path"];
+    if (field43 === undefined || !(typeof field43 === 'string')) return false;
+    present += 1;
+  } else return false;
+  if (Object.hasOwn(value, "problem")) {
+    const field44 = value["problem"];
+    if (field44 === undefined || !(typeof field44 === 'string')) return false;
+    present += 1;
+  } else return false;
+  return Object.keys(value).length === present;
+}
 function object7(value) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
@@ -162,25 +178,30 @@ function object7(value) {
     if (field37 === undefined || !((field37 === undefined || object38(field37)))) return false;
     present += 1;
   }
+  if (Object.hasOwn(value, "unreadable")) {
+    const field41 = value["unreadable"];
+    if (field41 === undefined || !((field41 === undefined || object42(field41)))) return false;
+    present += 1;
+  }
   return Object.keys(value).length === present;
 }
-function object44(value) {
+function object48(value) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   let present = 0;
   if (Object.hasOwn(value, "problem")) {
-    const field45 = value["problem"];
-    if (field45 === undefined || !(typeof field45 === 'string')) return false;
+    const field49 = value["problem"];
+    if (field49 === undefined || !(typeof field49 === 'string')) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "file")) {
-    const field46 = value["file"];
-    if (field46 === undefined || !(typeof field46 === 'string')) return false;
+    const field50 = value["file"];
+    if (field50 === undefined || !(typeof field50 === 'string')) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
 }
-function array48(value) {
+function array52(value) {
   if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return false;
   if (Object.keys(value).length !== value.length) return false;
   for (let index = 0; index < value.length; index += 1) {
@@ -204,23 +225,23 @@ function object4(value) {
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "journalSize")) {
-    const field41 = value["journalSize"];
-    if (field41 === undefined || !((typeof field41 === 'number' && Number.isFinite(field41) && Number.isSafeInteger(field41) && field41 >= 0))) return false;
+    const field45 = value["journalSize"];
+    if (field45 === undefined || !((typeof field45 === 'number' && Number.isFinite(field45) && Number.isSafeInteger(field45) && field45 >= 0))) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "archived")) {
-    const field42 = value["archived"];
-    if (field42 === undefined || !(typeof field42 === 'boolean')) return false;
+    const field46 = value["archived"];
+    if (field46 === undefined || !(typeof field46 === 'boolean')) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "damage")) {
-    const field43 = value["damage"];
-    if (field43 === undefined || !((field43 !== undefined && (field43 === null || object44(field43))))) return false;
+    const field47 = value["damage"];
+    if (field47 === undefined || !((field47 !== undefined && (field47 === null || object48(field47))))) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "missing")) {
-    const field47 = value["missing"];
-    if (field47 === undefined || !((field47 !== undefined && array48(field47)))) return false;
+    const field51 = value["missing"];
+    if (field51 === undefined || !((field51 !== undefined && array52(field51)))) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
@@ -234,7 +255,7 @@ function array3(value) {
   }
   return true;
 }
-function array54(value) {
+function array58(value) {
   if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return false;
   if (Object.keys(value).length !== value.length) return false;
   for (let index = 0; index < value.length; index += 1) {
@@ -243,23 +264,23 @@ function array54(value) {
   }
   return true;
 }
-function object50(value) {
+function object54(value) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   let present = 0;
   if (Object.hasOwn(value, "modifiedMs")) {
-    const field51 = value["modifiedMs"];
-    if (field51 === undefined || !(typeof field51 === 'number' && Number.isFinite(field51))) return false;
+    const field55 = value["modifiedMs"];
+    if (field55 === undefined || !(typeof field55 === 'number' && Number.isFinite(field55))) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "changedMs")) {
-    const field52 = value["changedMs"];
-    if (field52 === undefined || !(typeof field52 === 'number' && Number.isFinite(field52))) return false;
+    const field56 = value["changedMs"];
+    if (field56 === undefined || !(typeof field56 === 'number' && Number.isFinite(field56))) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "writing")) {
-    const field53 = value["writing"];
-    if (field53 === undefined || !(array54(field53))) return false;
+    const field57 = value["writing"];
+    if (field57 === undefined || !(array58(field57))) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
@@ -279,8 +300,8 @@ function object0(value) {
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "stamp")) {
-    const field49 = value["stamp"];
-    if (field49 === undefined || !((field49 !== undefined && (field49 === null || object50(field49))))) return false;
+    const field53 = value["stamp"];
+    if (field53 === undefined || !((field53 !== undefined && (field53 === null || object54(field53))))) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
