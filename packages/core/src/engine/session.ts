@@ -349,7 +349,9 @@ export class LiveSession implements Session {
     this.#occurrences.set(key, occurrence);
     const recorded = this.#folder.step(key, occurrence);
     const log = this.#orderedLog();
-    let replayedFailure = false;
+    // A final failure the code went on from replays as that failure: when more was recorded after
+    // it, or when the session completed after it (the code caught it and finished).
+    let wentOn = this.state.status === 'completed';
     try {
       if (log?.replaying) {
         const next = log.peek();
@@ -360,12 +362,12 @@ export class LiveSession implements Session {
           next.occurrence === occurrence;
         if (!matches) throw this.#mismatch(log, `step "${key}" #${occurrence}`, key);
         log.advance();
-        // A failure the code went on from (more was recorded after it) replays as that failure.
-        replayedFailure = recorded?.status === 'failed' && !recorded.willRetry && log.replaying;
+        wentOn ||= log.replaying;
       } else if (!log && scope === null) {
         this.#checkKeyedOrder(key, recorded, options.inserted === true, options.branch ?? null);
       }
       if (!recorded) this.#assertUnfinished(`step "${key}"`);
+      const replayedFailure = recorded?.status === 'failed' && !recorded.willRetry && wentOn;
       return await this.#runStep(key, occurrence, scope, recorded, replayedFailure, fn, options);
     } catch (error) {
       if (endsReplay(error)) {
