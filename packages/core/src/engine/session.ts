@@ -33,7 +33,7 @@ import {
   WaitingForInputError,
 } from '../spec/index.js';
 import { isRetryableByDefault, toErrorInfo } from './error-info.js';
-import { type Jsonify, toJournalJson } from './json-output.js';
+import { type Jsonify, type JsonStepFunction, toJournalJson } from './json-output.js';
 import { describeOperation, ReplayLog, sameJson } from './replay-log.js';
 import { backoffDelay, sleep as defaultSleep } from './retry.js';
 import type {
@@ -339,7 +339,7 @@ export class LiveSession implements Session {
   // ---- durable steps -------------------------------------------------------
 
   step<T>(key: string, fn: StepFunction<T>, options: CodecStepOptions<T>): Promise<T>;
-  step<T>(key: string, fn: StepFunction<T>, options?: StepOptions<T>): Promise<Jsonify<T>>;
+  step<T>(key: string, fn: JsonStepFunction<T, StepFunction<T>>, options?: StepOptions<T>): Promise<Jsonify<T>>;
   async step<T>(key: string, fn: StepFunction<T>, options: AnyStepOptions<T> = {}): Promise<unknown> {
     this.#assertWritable();
     if (key.length === 0) throw new UsageError('A step key must not be empty.');
