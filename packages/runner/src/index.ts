@@ -152,6 +152,7 @@ export { describeNext } from './runner/describe-next.js';
 export type { RemainingEstimate } from './runner/estimate-remaining.js';
 // ---- the runner, as the CLI and the TUI call it (runner/)
 export { chooseItems, readMapItems } from './runner/map-items-command.js';
+export { type NextStep, nextStepOf, type StartsFrom } from './runner/next-step.js';
 export { type RunConfig, readRunConfig } from './runner/run-config.js';
 export type { BranchState, ParallelBranchState, RunEvent, RunEventListener } from './runner/run-event.js';
 export {

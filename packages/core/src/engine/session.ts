@@ -35,7 +35,7 @@ import {
   WaitingForInputError,
 } from '../spec/index.js';
 import { isRetryableByDefault, toErrorInfo } from './error-info.js';
-import { type Jsonify, toJournalJson } from './json-output.js';
+import { type Jsonify, type JsonStepFunction, toJournalJson } from './json-output.js';
 import { describeOperation, ReplayLog, sameJson } from './replay-log.js';
 import { backoffDelay, sleep as defaultSleep } from './retry.js';
 import type {
@@ -354,7 +354,7 @@ export class LiveSession implements Session {
   // ---- durable steps -------------------------------------------------------
 
   step<T>(key: string, fn: StepFunction<T>, options: CodecStepOptions<T>): Promise<T>;
-  step<T>(key: string, fn: StepFunction<T>, options?: StepOptions<T>): Promise<Jsonify<T>>;
+  step<T>(key: string, fn: JsonStepFunction<T, StepFunction<T>>, options?: StepOptions<T>): Promise<Jsonify<T>>;
   async step<T>(key: string, fn: StepFunction<T>, options: AnyStepOptions<T> = {}): Promise<unknown> {
     this.#assertWritable();
     if (key.length === 0) throw new UsageError('A step key must not be empty.');
@@ -364,7 +364,9 @@ export class LiveSession implements Session {
     this.#occurrences.set(key, occurrence);
     const recorded = this.#folder.step(key, occurrence);
     const log = this.#orderedLog();
-    let replayedFailure = false;
+    // A final failure the code went on from replays as that failure: when more was recorded after
+    // it, or when the session completed after it (the code caught it and finished).
+    let wentOn = this.state.status === 'completed';
     try {
       if (log?.replaying) {
         const next = log.peek();
@@ -375,12 +377,12 @@ export class LiveSession implements Session {
           next.occurrence === occurrence;
         if (!matches) throw this.#mismatch(log, `step "${key}" #${occurrence}`, key);
         log.advance();
-        // A failure the code went on from (more was recorded after it) replays as that failure.
-        replayedFailure = recorded?.status === 'failed' && !recorded.willRetry && log.replaying;
+        wentOn ||= log.replaying;
       } else if (!log && scope === null) {
         this.#checkKeyedOrder(key, recorded, options.inserted === true, options.branch ?? null);
       }
       if (!recorded) this.#assertUnfinished(`step "${key}"`);
+      const replayedFailure = recorded?.status === 'failed' && !recorded.willRetry && wentOn;
       return await this.#runStep(key, occurrence, scope, recorded, replayedFailure, fn, options);
     } catch (error) {
       if (endsReplay(error)) {

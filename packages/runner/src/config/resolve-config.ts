@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { ConfigError, FileNotFoundError } from '@resume/core/spec';
 import { readUserFile, USER_FILE_LIMITS } from '../files/user-file.js';
+import { withNextStep } from '../runner/next-step.js';
 import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import type { ConclaveConfig, ConfigFile } from './config-schema.js';
 import { defaultHome, expandHome, HOME_CONFIG_FILE, WORKSPACE_CONFIG_FILE } from './data-home.js';
@@ -93,12 +94,14 @@ export function resolveConfig(options: LoadConfigOptions, parse: ConfigTextParse
   const homeConfig = readConfigFile(homeFile);
   if (homeConfig) {
     if (homeConfig.home !== undefined)
-      throw new ConfigError({
-        file: homeFile,
-        key: 'home',
-        problem: 'the data home cannot be set inside the data home',
-        fix: `Set it with --home, $CONCLAVE_HOME or in a workspace ${WORKSPACE_CONFIG_FILE}.`,
-      });
+      throw withNextStep(
+        new ConfigError({
+          file: homeFile,
+          key: 'home',
+          problem: 'the data home cannot be set inside the data home',
+        }),
+        { kind: 'set-home-elsewhere' },
+      );
     files.unshift(homeFile);
     homeLayers.push({ source: homeFile, values: flatten(homeConfig) });
   }

@@ -709,7 +709,7 @@ export function resolveVariables(
       throw new ConfigError({
         file,
         key: 'variables',
-        problem: `--var ${name} sets a variable the workflow does not declare`,
+        problem: `a value is given for the variable "${name}", which the workflow does not declare`,
         fix: `Declare it under variables: or use one of: ${Object.keys(spec.variables).join(', ') || '(none declared)'}.`,
       });
     }
