@@ -5,8 +5,8 @@ import {
   JournalCorruptedError,
   type JournalEvent,
   type SessionHeader,
-  type SessionStore,
   SessionLockedError,
+  type SessionStore,
 } from '@resume/core/spec';
 import { messageEvents, testHeader, testSummary } from '@resume/core/testing';
 import { describe, expect, it } from 'vitest';
@@ -170,7 +170,12 @@ describe.skipIf(!postgres.available)(`PostgreSQL store integrity ${skipped}`, ()
     const pool = database.openPool();
     await pool.query(`UPDATE "${store.schema}".events SET hash = NULL, batch_summary = NULL`);
     await pool.query(`UPDATE "${store.schema}".sessions SET journal_hash = NULL`);
-    await store.append(header.id, { expectedSeq: 2, epoch: 0, events: messageEvents(3, 2), summary: testSummary(header, 4) });
+    await store.append(header.id, {
+      expectedSeq: 2,
+      epoch: 0,
+      events: messageEvents(3, 2),
+      summary: testSummary(header, 4),
+    });
 
     expect((await collect(store.read(header.id))).map((event) => event.seq)).toEqual([1, 2, 3, 4]);
     expect(await store.verify?.(header.id)).toMatchObject({ lastSeq: 4, problems: [] });

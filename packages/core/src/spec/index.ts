@@ -135,4 +135,5 @@ export {
   type SessionSummary,
   sessionQuerySchema,
   sessionSummarySchema,
+  summaryFromHeader,
 } from './summary.js';
