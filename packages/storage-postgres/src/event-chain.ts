@@ -79,7 +79,11 @@ export function checkEventRow(sessionId: string, row: EventRow, position: ChainP
   position.previousHash = hash;
   position.checked = checked || hash !== null;
   const fail = (problem: string): RowCheck => ({ ok: false, seq, problem, hash });
-  if (seq !== expectedSeq) return fail(`the journal jumps from seq ${expectedSeq - 1} to ${seq}`);
+  if (seq !== expectedSeq) {
+    const missing =
+      seq - expectedSeq === 1 ? `event ${expectedSeq} is missing` : `events ${expectedSeq}..${seq - 1} are missing`;
+    return fail(`${missing}: the journal jumps from seq ${expectedSeq - 1} to ${seq}`);
+  }
   if (hash === null && checked) return fail('the row has no checksum, though the rows before it have one');
   if (hash !== null && hash !== chainHash(sessionId, previousHash, seq, payload)) {
     return fail('the row does not match its checksum (its payload or seq was changed, or a row before it removed)');

@@ -251,18 +251,17 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
     let keptSeq = analysis.keptSeq;
     const cut = lastKnown > keptSeq;
     if (cut) {
-      actions.push(
-        `events ${keptSeq + 1}..${lastKnown} are moved to ${asideTable}; the session continues from event ${keptSeq}`,
-      );
+      actions.push(`events ${keptSeq + 1}..${lastKnown} are moved to ${asideTable}`);
     }
     if (analysis.headMoved) {
-      actions.push(`${analysis.headMoved}; the head now points at event ${keptSeq}`);
+      actions.push(`events, seq ${analysis.journalSeq}: ${analysis.headMoved}`);
     }
     const created = keptSeq === 0 && header !== null;
     if (created) {
       actions.push(`events: rebuilt with the session's creation from its header`);
       keptSeq = 1;
     }
+    if (cut || analysis.headMoved) actions.push(`the session continues from event ${keptSeq}`);
     const removeSnapshot = analysis.snapshotProblem !== null || (analysis.snapshotSeq ?? 0) > keptSeq;
     if (removeSnapshot) {
       actions.push(

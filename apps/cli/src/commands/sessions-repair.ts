@@ -77,6 +77,6 @@ function printRepair(context: CliContext, report: RepairReport, lost: LostStep[]
     return;
   }
   if (report.removedBytes > 0) terminal.out(`Removed ${report.removedBytes} bytes from the journal.`);
-  if (report.savedTo) terminal.out(`The journal as it was is kept in ${report.savedTo}`);
+  if (report.savedTo) terminal.out(`Everything the repair removed is kept in ${report.savedTo}`);
   terminal.out(`Resume it with: conclave --resume ${id}`);
 }
