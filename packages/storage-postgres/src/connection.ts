@@ -2,7 +2,8 @@
 // A connection string may carry a password: it is used to connect and nowhere else
 // (never in `location`, error messages or anything journaled).
 
-import { UsageError } from '@resume/core/spec';
+import { accessSync, constants } from 'node:fs';
+import { fileAccessError, UsageError } from '@resume/core/spec';
 import pg from 'pg';
 import { z } from 'zod';
 
@@ -91,7 +92,7 @@ export interface OwnedPool {
 export function openPool(options: ResolvedPostgresStoreOptions): OwnedPool {
   if (options.pool) return { pool: options.pool, owned: false };
   const pool = new pg.Pool({
-    connectionString: options.connectionString,
+    connectionString: options.connectionString === undefined ? undefined : withLibpqSslModes(options.connectionString),
     max: options.maxConnections,
     application_name: 'conclave',
   });
@@ -99,6 +100,51 @@ export function openPool(options: ResolvedPostgresStoreOptions): OwnedPool {
   // crash the process. The next query reports the problem through the store instead.
   pool.on('error', () => {});
   return { pool, owned: true };
+}
+
+const sslModes = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full'];
+
+/**
+ * The connection string with `sslmode` meaning what it means to libpq: `require` (and
+ * `prefer`) encrypt without checking the certificate, `verify-ca` checks that a CA in
+ * `sslrootcert` signed it, `verify-full` also checks the host name. The driver reads them
+ * that way only when asked to (`uselibpqcompat=true`); otherwise it checks everything and
+ * prints a warning of its own. Certificate files are checked here, so a missing one is
+ * named as such rather than as an unreachable server.
+ */
+export function withLibpqSslModes(connectionString: string): string {
+  if (!URL.canParse(connectionString)) return connectionString;
+  const parameters = new URL(connectionString).searchParams;
+  const mode = parameters.get('sslmode');
+  if (mode === null) return connectionString;
+  const masked = maskConnectionString(connectionString);
+  if (!sslModes.includes(mode)) {
+    throw new UsageError(`The store URL ${masked} has sslmode=${mode}, which is not an SSL mode.`, {
+      hint: `Use one of ${sslModes.join(', ')} (require encrypts without checking the certificate; verify-full checks it and the host name).`,
+    });
+  }
+  for (const name of ['sslrootcert', 'sslcert', 'sslkey']) {
+    const file = parameters.get(name);
+    if (file === null) continue;
+    try {
+      accessSync(file, constants.R_OK);
+    } catch (error) {
+      throw fileAccessError(error, file, 'read') ?? error;
+    }
+  }
+  if (mode === 'verify-ca' && parameters.get('sslrootcert') === null) {
+    throw new UsageError(
+      `The store URL ${masked} has sslmode=verify-ca but no sslrootcert: the CA certificate to check the server's against.`,
+      {
+        hint: 'Add sslrootcert=/path/to/root.crt (the CA that signed the server certificate), or use sslmode=require to encrypt without checking it.',
+      },
+    );
+  }
+  if (parameters.has('uselibpqcompat')) return connectionString;
+  const hashAt = connectionString.indexOf('#');
+  const [base, fragment] =
+    hashAt === -1 ? [connectionString, ''] : [connectionString.slice(0, hashAt), connectionString.slice(hashAt)];
+  return `${base}${base.includes('?') ? '&' : '?'}uselibpqcompat=true${fragment}`;
 }
 
 /** Quotes an already validated identifier. */
