@@ -6,6 +6,7 @@ import { accessSync, constants } from 'node:fs';
 import { fileAccessError, UsageError } from '@resume/core/spec';
 import pg from 'pg';
 import { z } from 'zod';
+import type { ServerWaitListener } from './server-wait.js';
 
 const schemaNamePattern = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -38,6 +39,13 @@ export const postgresStoreOptionsSchema = z
     holderHost: z.string().min(1).optional(),
     /** Largest number of connections of a pool the store creates itself (default 10). */
     maxConnections: z.number().int().positive().default(10),
+    /**
+     * Told when an operation has waited `waitNoticeMs` for the server (frozen, or unreachable
+     * without the connection closing), again every twice that long, and once when it answered.
+     */
+    onWaiting: z.custom<ServerWaitListener>((value) => typeof value === 'function', 'a function').optional(),
+    /** How long an operation waits for the server before `onWaiting` is told (default 5 s). */
+    waitNoticeMs: z.number().int().positive().default(5_000),
   })
   .refine((options) => options.connectionString !== undefined || options.pool !== undefined, {
     message: 'give either connectionString or pool',
@@ -81,6 +89,14 @@ export function describeLocation(options: ResolvedPostgresStoreOptions): string 
     return `${maskConnectionString(options.connectionString)} (schema ${options.schema})`;
   }
   return `postgres (caller's pool, schema ${options.schema})`;
+}
+
+/** The server's host and port, for messages (never a secret). */
+export function describeServer(options: ResolvedPostgresStoreOptions): string {
+  if (options.connectionString === undefined || options.pool !== undefined) return "the caller's pool";
+  if (!URL.canParse(options.connectionString)) return 'the server in the connection string';
+  const url = new URL(options.connectionString);
+  return url.host || new URLSearchParams(url.search).get('host') || 'localhost';
 }
 
 export interface OwnedPool {

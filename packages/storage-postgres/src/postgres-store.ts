@@ -34,6 +34,7 @@ import {
 import type pg from 'pg';
 import {
   describeLocation,
+  describeServer,
   openPool,
   type PostgresStoreOptions,
   parseStoreOptions,
@@ -61,6 +62,7 @@ import {
 } from './leases.js';
 import { type MigrationReport, migratePool } from './migrations.js';
 import { corrupted, eventOf, missingEvent, parseHeader, parseSnapshot, parseSummary } from './rows.js';
+import { watchServerWaits } from './server-wait.js';
 import { createSessionMaintenance } from './session-maintenance.js';
 import { summaryAssignments, summaryValues } from './summary-columns.js';
 import {
@@ -117,8 +119,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     return ready;
   };
 
+  const waitingFor = watchServerWaits(describeServer(resolved), resolved.onWaiting, resolved.waitNoticeMs);
+
   /** Runs `work` on a pooled connection, translating driver errors. */
-  const withClient = async <T>(action: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+  const withClient = <T>(action: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
+    waitingFor(action, () => onClient(action, work));
+
+  const onClient = async <T>(action: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
     await ensureReady();
     let client: pg.PoolClient;
     try {
@@ -148,14 +155,15 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       }
     });
 
-  const query = async <Row extends pg.QueryResultRow>(action: string, text: string, values: unknown[]) => {
-    await ensureReady();
-    try {
-      return await pool.query<Row>(text, values);
-    } catch (error) {
-      throw translateDatabaseError(error, location, action);
-    }
-  };
+  const query = <Row extends pg.QueryResultRow>(action: string, text: string, values: unknown[]) =>
+    waitingFor(action, async () => {
+      await ensureReady();
+      try {
+        return await pool.query<Row>(text, values);
+      } catch (error) {
+        throw translateDatabaseError(error, location, action);
+      }
+    });
 
   /** Where the chain stands before `seq` (> 1): a ranged read checks its first row against the one before. */
   const chainBefore = async (sessionId: string, seq: number, action: string): Promise<ChainPosition> => {
@@ -187,7 +195,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     location,
     schema: resolved.schema,
 
-    migrate: ensureReady,
+    migrate: () => waitingFor('prepare its tables', ensureReady),
 
     async create(header: SessionHeader) {
       const valid = sessionHeaderSchema.parse(header);
