@@ -11,15 +11,9 @@ import {
 import { messageEvents, testHeader, testSummary } from '@resume/core/testing';
 import { describe, expect, it } from 'vitest';
 import { announceSkip } from './testing/postgres-cluster.js';
-import { postgres, useTestDatabase } from './testing/test-database.js';
+import { collect, postgres, useTestDatabase } from './testing/test-database.js';
 
 const skipped = announceSkip(postgres);
-
-async function collect(iterable: AsyncIterable<JournalEvent>): Promise<JournalEvent[]> {
-  const events: JournalEvent[] = [];
-  for await (const event of iterable) events.push(event);
-  return events;
-}
 
 /** A session written in batches of the given sizes (one message per event). */
 async function sessionInBatches(store: SessionStore, sizes: number[]): Promise<SessionHeader> {

@@ -1,7 +1,6 @@
 import {
   AppendConflictError,
   JournalCorruptedError,
-  type JournalEvent,
   SessionExistsError,
   type SessionHeader,
   SessionNotFoundError,
@@ -13,15 +12,9 @@ import { messageEvent, messageEvents, testHeader, testSummary } from '@resume/co
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore } from './postgres-store.js';
 import { announceSkip } from './testing/postgres-cluster.js';
-import { postgres, useTestDatabase } from './testing/test-database.js';
+import { collect, postgres, useTestDatabase } from './testing/test-database.js';
 
 const skipped = announceSkip(postgres);
-
-async function collect(iterable: AsyncIterable<JournalEvent>): Promise<JournalEvent[]> {
-  const events: JournalEvent[] = [];
-  for await (const event of iterable) events.push(event);
-  return events;
-}
 
 /** Creates a session whose first batch holds `count` messages. */
 async function sessionWith(store: SessionStore, count: number): Promise<SessionHeader> {

@@ -1,7 +1,6 @@
 // A server that stops answering (frozen, or a network that drops packets without closing
 // the connection) is waited for out loud: the store says whom it waits for and for what,
 // keeps saying how long, and says when the server answered again.
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerWait } from './server-wait.js';
 import { freezableProxy } from './testing/freezable-proxy.js';
