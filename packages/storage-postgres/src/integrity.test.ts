@@ -177,6 +177,26 @@ describe.skipIf(!postgres.available)(`PostgreSQL store integrity ${skipped}`, ()
     expect((await readError(store, header.id)).message).toContain('seq 4');
   });
 
+  it('rebuilds a damaged summary from the one its last append wrote, and leaves a session never appended to alone', async () => {
+    const store = database.openStore();
+    const header = await sessionInBatches(store, [2]);
+    const pool = database.openPool();
+    await pool.query(`UPDATE "${store.schema}".sessions SET summary = '{"title":1}' WHERE id = $1`, [header.id]);
+    await expect(store.list()).rejects.toSatisfy((error: unknown) => JournalCorruptedError.isInstance(error));
+    expect((await store.verify?.(header.id))?.problems[0]?.problem).toContain('invalid summary');
+
+    await store.repair?.(header.id);
+    expect(await store.list()).toEqual([testSummary(header, 2)]);
+    const aside = await pool.query(`SELECT source, content FROM "${store.schema}".damaged_rows`);
+    expect(aside.rows).toEqual([{ source: 'sessions.summary', content: '{"title":1}' }]);
+
+    const empty = testHeader();
+    await store.create(empty);
+    expect(await store.verify?.(empty.id)).toEqual({ sessionId: empty.id, lastSeq: 0, problems: [] });
+    expect((await store.repair?.(empty.id))?.actions).toEqual([]);
+    expect(await collect(store.read(empty.id))).toEqual([]);
+  });
+
   it('refuses to repair a session a live writer holds', async () => {
     const store = database.openStore();
     const header = await sessionInBatches(store, [1]);

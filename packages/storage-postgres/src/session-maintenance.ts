@@ -8,6 +8,7 @@
 import { hostname } from 'node:os';
 import {
   type IntegrityProblem,
+  JournalCorruptedError,
   type JournalEvent,
   journalEventSchema,
   type LostStep,
@@ -209,7 +210,8 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
       try {
         analysis.snapshotSeq = parseSnapshot(id, `${schemaName}.snapshots`, snapshot.rows[0]).seq;
       } catch (error) {
-        analysis.snapshotProblem = error instanceof Error ? error.message : String(error);
+        if (!JournalCorruptedError.isInstance(error)) throw error;
+        analysis.snapshotProblem = 'the snapshot row is invalid';
       }
     }
     return analysis;
@@ -256,7 +258,8 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
     if (analysis.headMoved) {
       actions.push(`events, seq ${analysis.journalSeq}: ${analysis.headMoved}`);
     }
-    const created = keptSeq === 0 && header !== null;
+    // A journal with nothing left is rebuilt with the session's creation (a session never appended to is left alone).
+    const created = keptSeq === 0 && lastKnown > 0 && header !== null;
     if (created) {
       actions.push(`events: rebuilt with the session's creation from its header`);
       keptSeq = 1;
