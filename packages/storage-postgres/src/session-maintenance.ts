@@ -306,18 +306,19 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
     };
     if (dryRun || actions.length === 0) return report;
 
+    /** Copies what `select` yields (seq, epoch, hash, content; it sees the session as $1 and `values` from $4) into damaged_rows. */
     const setAside = (source: string, problem: string, select: string, values: unknown[]) =>
       client.query(
         `INSERT INTO ${schema}.damaged_rows (session_id, source, seq, epoch, hash, content, problem)
-         SELECT $1, '${source}', seq, epoch, hash, content, $2 FROM (${select}) aside`,
-        [id, problem, ...values],
+         SELECT $1, $2, seq, epoch, hash, content, $3 FROM (${select}) aside`,
+        [id, source, problem, ...values],
       );
     const why = actions.join('; ');
     if (cut) {
       await setAside(
         'events',
         why,
-        `SELECT seq, epoch, hash, payload::text AS content FROM ${schema}.events WHERE session_id = $1 AND seq > $3`,
+        `SELECT seq, epoch, hash, payload::text AS content FROM ${schema}.events WHERE session_id = $1 AND seq > $4`,
         [analysis.keptSeq],
       );
       await client.query(`DELETE FROM ${schema}.events WHERE session_id = $1 AND seq > $2`, [id, analysis.keptSeq]);
@@ -357,7 +358,7 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
       await setAside(
         'sessions.header',
         why,
-        `SELECT NULL::bigint AS seq, NULL::bigint AS epoch, NULL AS hash, $3::text AS content`,
+        `SELECT NULL::bigint AS seq, NULL::bigint AS epoch, NULL AS hash, $4::text AS content`,
         [analysis.headerContent],
       );
       await client.query(`UPDATE ${schema}.sessions SET header = $2 WHERE id = $1`, [
@@ -370,7 +371,7 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
         await setAside(
           'sessions.summary',
           why,
-          `SELECT NULL::bigint AS seq, NULL::bigint AS epoch, NULL AS hash, $3::text AS content`,
+          `SELECT NULL::bigint AS seq, NULL::bigint AS epoch, NULL AS hash, $4::text AS content`,
           [analysis.summaryContent],
         );
       }
