@@ -138,5 +138,6 @@ export {
   type SessionSummary,
   sessionQuerySchema,
   sessionSummarySchema,
+  summaryFromHeader,
 } from './summary.js';
 export { maskUrlCredentials } from './url-credentials.js';
