@@ -2,6 +2,7 @@
 // (no journal is opened). Running sessions are never selected; interrupted ones only
 // when the caller asks, because they are exactly what a user comes back to resume.
 import { formatBytes, type SessionStatus, type SessionSummary } from '@resume/core/spec';
+import { dayMs, parseDuration } from '../config/duration.js';
 
 export { formatBytes };
 
@@ -78,19 +79,14 @@ export function selectForRetention(
   return { remove, archive };
 }
 
-/** `30d`, `12h`, `2w`, `90m` or a bare number of days, as days. Null when not a duration. */
 /**
  * An age in days from `30d`, `12h`, `10min`, `2w` or a bare number of days; null when it is
  * not one. `m` alone is refused (null): minutes or months? `ambiguousDuration` says why.
  */
 export function parseDurationDays(text: string): number | null {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(min|h|d|w)?\s*$/i.exec(text);
-  if (!match) return null;
-  const amount = Number(match[1]);
-  const unit = (match[2] ?? 'd').toLowerCase();
-  const perDay: Record<string, number> = { min: 24 * 60, h: 24, d: 1, w: 1 / 7 };
-  const divisor = perDay[unit];
-  return divisor === undefined ? null : amount / divisor;
+  if (ambiguousDuration(text) !== null) return null;
+  const ms = parseDuration(text, 'd');
+  return ms === null ? null : ms / dayMs;
 }
 
 /** For `1m`, `3mo`...: what to write instead (minutes or months?); null when the text is not ambiguous. */

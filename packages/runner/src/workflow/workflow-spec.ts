@@ -3,7 +3,7 @@
 // pass before anything runs (agent names, template references).
 import { ConfigError, type JsonValue, jsonValueSchema, lazySchema, once } from '@resume/core/spec';
 import { z } from 'zod';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../config/duration.js';
 import { formatIssuePath, issueMessage, listSome } from './issue-path.js';
 import { MAX_MAP_PARALLEL } from './map-limits.js';
 import { recordedDocumentOf, recordedValidatedSpecOf, type SpecDocument, specDocumentOf } from './spec-document.js';
