@@ -6,7 +6,7 @@ import path from 'node:path';
 import { FileNotFoundError, type JournalEvent, UsageError } from '@resume/core/spec';
 import { readUserFileBytes } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
-import { formatWhen } from '../output/format.js';
+import { displayWidth, formatWhen } from '../output/format.js';
 import { writeOutputFile } from '../output/output-file.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 
@@ -55,9 +55,11 @@ export async function filesCommand(context: CliContext, input: FilesCommandInput
     return 0;
   }
   context.terminal.out(context.terminal.dim(`${'#'.padStart(3)}  ${'SAVED'.padEnd(16)}  ${'SIZE'.padStart(9)}  PATH`));
+  // Paths are never cut (one is typed back to restore it), but padded so the reasons line up.
+  const pathWidth = Math.max(...versions.map((version) => displayWidth(version.path)));
   versions.forEach((version, index) => {
     context.terminal.out(
-      `${String(index + 1).padStart(3)}  ${formatWhen(version.at).padEnd(16)}  ${`${version.size} B`.padStart(9)}  ${version.path}  ${context.terminal.dim(`(${reasons[version.reason]})`)}`,
+      `${String(index + 1).padStart(3)}  ${formatWhen(version.at).padEnd(16)}  ${`${version.size} B`.padStart(9)}  ${version.path}${' '.repeat(pathWidth - displayWidth(version.path))}  ${context.terminal.dim(`(${reasons[version.reason]})`)}`,
     );
   });
   context.terminal.note(

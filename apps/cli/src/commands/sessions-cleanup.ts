@@ -6,7 +6,7 @@ import { sessionStatusSchema, UsageError } from '@resume/core/spec';
 import { ambiguousDuration, parseDurationDays, type RetentionPolicy } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
-import { formatWhen, truncate } from '../output/format.js';
+import { formatWhen, padText, truncate } from '../output/format.js';
 import { applyRetention } from '../sessions/apply-retention.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
 
@@ -94,7 +94,7 @@ export async function cleanupSessionsCommand(
     terminal.out(`${verb} ${removed.length} session${removed.length === 1 ? '' : 's'}:`);
     for (const entry of removed)
       terminal.out(
-        `  ${shortId(entry.session.id)}  ${formatWhen(entry.session.updatedAt)}  ${truncate(entry.session.title, 50)}  ${terminal.dim(entry.reason)}`,
+        `  ${shortId(entry.session.id)}  ${formatWhen(entry.session.updatedAt)}  ${padText(entry.session.title.trim(), 50)}  ${terminal.dim(entry.reason)}`,
       );
   }
   const archived = options.dryRun

@@ -2,12 +2,12 @@
 // index other commands accept. `--json` lists every match unless --limit (DESIGN 9).
 // Kept light: summaries come from the store's index, no journal is opened.
 
-import { permissionDeniedHint, printableText, sessionStatusSchema, UsageError } from '@resume/core/spec';
+import { permissionDeniedHint, sessionStatusSchema, UsageError } from '@resume/core/spec';
 import { parseDurationDays } from '@resume/runner/config';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { listableModes, parseModeName } from '../modes/mode-names.js';
-import { formatCost, formatWhen, truncate } from '../output/format.js';
+import { formatCost, formatWhen, padText, truncate } from '../output/format.js';
 import { listedStatus, listItem } from '../sessions/list-item.js';
 import { describeProgress } from '../sessions/session-view.js';
 import { shortIdsAmong } from '../sessions/short-ids.js';
@@ -86,7 +86,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
           ? terminal.red(status)
           : terminal.yellow(status);
     terminal.out(
-      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${truncate(describeProgress(summary), 12).padEnd(12)}  ${formatCost(summary.costUsd).replace('cost unknown', '?').padEnd(9)}  ${truncate(printableText(summary.title, 'line'), 60)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
+      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${padText(describeProgress(summary), 12)}  ${formatCost(summary.costUsd, '?').padEnd(9)}  ${truncate(summary.title, 60)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
     );
   }
   if (matching.length > shown.length)

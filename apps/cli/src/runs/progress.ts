@@ -3,7 +3,7 @@
 // far). stdout stays for the result, so `--json` output pipes cleanly.
 import type { RunEvent, RunResult } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
-import { formatCost, truncate } from '../output/format.js';
+import { formatCost, formatTokens, truncate } from '../output/format.js';
 import type { Terminal } from '../output/terminal.js';
 import { screenIo } from './decisions.js';
 
@@ -121,7 +121,7 @@ export function createPlainRunView(terminal: Terminal): RunView {
           break;
         }
         case 'usage': {
-          const line = `  ${event.totals.inputTokens} in / ${event.totals.outputTokens} out tokens · ${formatCost(event.totals.costUsd)}`;
+          const line = `  ${formatTokens(event.totals.inputTokens, event.totals.outputTokens)} · ${formatCost(event.totals.costUsd)}`;
           if (line !== lastUsage) terminal.note(terminal.dim(line));
           lastUsage = line;
           break;

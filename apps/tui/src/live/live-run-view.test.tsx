@@ -33,7 +33,7 @@ describe('LiveRunView', () => {
     const frame = await view.waitForFrame((text) => text.includes('Cost matt'));
     expect(frame).toContain('[architect] round 1\nScale first.');
     expect(frame).toContain('[critic] round 1 …');
-    expect(frame).toContain('round 1 of 3 · 1.5k in / 300 out · $0.02 · Ctrl+C saves a checkpoint and stops');
+    expect(frame).toContain('round 1 of 3 · 1.5k in / 300 out tokens · $0.02 · Ctrl+C saves a checkpoint and stops');
   });
 
   it("names a chunked run's passes chunks", async () => {

@@ -63,9 +63,7 @@ function StatusLine(props: { state: LiveRunState; width: number }) {
   const parts = [
     progress ? describeProgress(progress) : null,
     mapItems ? describeItems(mapItems) : null,
-    usage
-      ? `${formatTokens(usage.inputTokens)} in / ${formatTokens(usage.outputTokens)} out · ${formatCost(usage.costUsd)}`
-      : null,
+    usage ? `${formatTokens(usage.inputTokens, usage.outputTokens)} · ${formatCost(usage.costUsd)}` : null,
     checkpoint ? `checkpoint #${checkpoint.seq}` : null,
   ].filter((part): part is string => part !== null);
   return (

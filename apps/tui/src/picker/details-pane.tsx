@@ -27,7 +27,7 @@ export function DetailsPane(props: {
     );
   }
   const lines: { key: string; node: ReactNode }[] = [];
-  const usage = `${formatTokens(summary.inputTokens)} in / ${formatTokens(summary.outputTokens)} out`;
+  const usage = formatTokens(summary.inputTokens, summary.outputTokens);
   const lineageCost = details && details.lineage.length > 1 ? ` (lineage ${formatCost(details.lineageCostUsd)})` : '';
   const status = summary.unreadable
     ? `${damagedSymbol} unreadable`

@@ -59,7 +59,7 @@ export function SessionRow(props: {
         <Text color={theme.muted}>{cell(summary.mode, rowColumns.mode)}</Text>
         <Text>{cell(formatProgress(summary), rowColumns.progress)}</Text>
         <Text color={theme.muted}>{cell(formatAge(summary.updatedAt, now()), rowColumns.age)}</Text>
-        <Text>{padText(formatCost(summary.costUsd), rowColumns.cost)}</Text>
+        <Text>{padText(formatCost(summary.costUsd, '?'), rowColumns.cost)}</Text>
       </Text>
       {summary.unreadable ? (
         <Text color={theme.danger}>{fitText(`      ! unreadable: ${summary.unreadable.problem}`, columns - 2)}</Text>

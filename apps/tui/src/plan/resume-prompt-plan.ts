@@ -88,7 +88,7 @@ export function resumePlanLines(plan: ResumePromptPlan): PlanLine[] {
       : '';
   lines.push({
     kind: 'cost',
-    text: `Cost so far: ${formatCost(plan.cost.costUsd)} (${formatTokens(plan.cost.inputTokens)} in / ${formatTokens(plan.cost.outputTokens)} out${lineage})`,
+    text: `Cost so far: ${formatCost(plan.cost.costUsd)} (${formatTokens(plan.cost.inputTokens, plan.cost.outputTokens)}${lineage})`,
   });
   lines.push(...planWarnings(plan).map((text) => ({ kind: 'warning' as const, text })));
   return lines;

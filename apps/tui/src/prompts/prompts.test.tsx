@@ -40,7 +40,7 @@ describe('ResumePrompt', () => {
     expect(frame).toContain('Skipped (already done, not repeated): 7 steps: chunk-1, chunk-2, chunk-3 and 4 more');
     expect(frame).toContain('Uncertain: write_file (#3) (attempt 1) never finished and has side effects');
     expect(frame).toContain('Next: chunk 8 of 15');
-    expect(frame).toContain('Cost so far: $0.12 (12.0k in / 3.4k out)');
+    expect(frame).toContain('Cost so far: $0.12 (12.0k in / 3.4k out tokens)');
     expect(frame).toContain('1 file changed since the session touched it: notes.md (modified)');
     await view.press(keys.enter);
     expect(answers).toEqual([true]);

@@ -1,6 +1,11 @@
-// Turning summary fields into the short strings the screens show.
+// The short strings both the screens and the CLI's human output show: ages, costs, token counts,
+// progress, and text measured and cut by display width (an emoji or a CJK character takes two
+// columns), so a row never wraps and a column never shifts. Exported as `@resume/tui/format`.
 import { printableText, type SessionSummary } from '@resume/core/spec';
+import cliTruncate from 'cli-truncate';
+import stringWidth from 'string-width';
 
+/** `30s ago`, `5m ago`, `3h ago`, `12d ago`, then the date. */
 export function formatAge(iso: string, now: Date): string {
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return '?';
@@ -15,17 +20,24 @@ export function formatAge(iso: string, now: Date): string {
   return iso.slice(0, 10);
 }
 
-export function formatCost(costUsd: number | null): string {
-  if (costUsd === null) return '—';
+/** `$0`, `<$0.01`, `$1.23`; `unknown` (a table passes `?`) when no call was priced. */
+export function formatCost(costUsd: number | null | undefined, unknown = 'cost unknown'): string {
+  if (costUsd === null || costUsd === undefined) return unknown;
   if (costUsd === 0) return '$0';
   if (costUsd < 0.01) return '<$0.01';
   return `$${costUsd.toFixed(2)}`;
 }
 
-export function formatTokens(count: number): string {
+/** `950`, `12.0k`, `3.4M`. */
+export function formatCount(count: number): string {
   if (count < 1000) return String(count);
   if (count < 1_000_000) return `${(count / 1000).toFixed(1)}k`;
   return `${(count / 1_000_000).toFixed(1)}M`;
+}
+
+/** `12.0k in / 3.4k out tokens`. */
+export function formatTokens(inputTokens: number, outputTokens: number): string {
+  return `${formatCount(inputTokens)} in / ${formatCount(outputTokens)} out tokens`;
 }
 
 /** "3 rounds", "8/15 chunks", "2 steps"; the message count when the mode counts nothing. */
@@ -42,13 +54,19 @@ function plural(label: string, count: number): string {
   return count === 1 ? singular : `${singular}s`;
 }
 
+/** The columns `text` takes in a terminal. */
+export const displayWidth: (text: string) => number = stringWidth;
+
 /** Cuts `text` to `width` columns on one line (controls shown: printableText), with an ellipsis when cut. */
 export function fitText(text: string, width: number): string {
-  const flat = printableText(text.replace(/\s+/g, ' '), 'line');
   if (width <= 0) return '';
-  if (flat.length <= width) return flat;
-  if (width === 1) return '…';
-  return `${flat.slice(0, width - 1)}…`;
+  return cliTruncate(printableText(text.replace(/\s+/g, ' '), 'line'), width);
+}
+
+/** `text` on one line, cut to and padded out to exactly `width` columns. */
+export function padText(text: string, width: number): string {
+  const fitted = fitText(text, width);
+  return fitted + ' '.repeat(Math.max(0, width - stringWidth(fitted)));
 }
 
 /**
@@ -59,11 +77,6 @@ export function wrapHelp(help: string, width: number): string[] {
   return wrapUnits(help.split(/ {2,}/), '  ', width, '');
 }
 
-export function padText(text: string, width: number): string {
-  const fitted = fitText(text, width);
-  return fitted + ' '.repeat(Math.max(0, width - fitted.length));
-}
-
 /**
  * A text broken between words into lines of at most `width` (a word longer than a line is cut),
  * continuation lines indented by `indent`: nothing is lost on a narrow terminal.
@@ -72,23 +85,23 @@ export function wrapText(text: string, width: number, indent = ''): string[] {
   return wrapUnits(printableText(text.replace(/\s+/g, ' ').trim(), 'line').split(' '), ' ', width, indent);
 }
 
-/** Lays `units` (words, key-help entries) out `separator`-joined in lines of at most `width`. */
+/** Lays `units` (words, key-help entries) out `separator`-joined in lines of at most `width` columns. */
 function wrapUnits(units: string[], separator: string, width: number, indent: string): string[] {
   const lines: string[] = [];
   const prefix = () => (lines.length === 0 ? '' : indent);
-  const room = () => Math.max(1, width - prefix().length);
+  const room = () => Math.max(2, width - stringWidth(prefix()));
   let line = '';
   for (const unit of units) {
     if (line === '') line = unit;
-    else if (line.length + separator.length + unit.length <= room()) line = `${line}${separator}${unit}`;
+    else if (stringWidth(`${line}${separator}${unit}`) <= room()) line = `${line}${separator}${unit}`;
     else {
       lines.push(prefix() + line);
       line = unit;
     }
-    while (line.length > room()) {
-      const cut = room();
-      lines.push(prefix() + line.slice(0, cut));
-      line = line.slice(cut);
+    while (stringWidth(line) > room()) {
+      const head = cliTruncate(line, room(), { truncationCharacter: '' }) || (Array.from(line)[0] ?? '');
+      lines.push(prefix() + head);
+      line = line.slice(head.length);
     }
   }
   if (line !== '' || lines.length === 0) lines.push(prefix() + line);

@@ -23,7 +23,9 @@ describe('format', () => {
   it('says ages, costs and progress briefly', () => {
     expect(formatAge('2026-03-01T11:59:30.000Z', now)).toBe('30s ago');
     expect(formatAge('2026-02-27T12:00:00.000Z', now)).toBe('2d ago');
-    expect(formatCost(null)).toBe('—');
+    expect(formatCost(null)).toBe('cost unknown');
+    expect(formatCost(null, '?')).toBe('?');
+    expect(formatCost(0)).toBe('$0');
     expect(formatCost(0.004)).toBe('<$0.01');
     expect(formatProgress({ progress: { label: 'chunk', done: 7, total: 15 }, messageCount: 3 })).toBe('7/15 chunks');
     expect(formatProgress({ progress: { label: 'round', done: 1, total: null }, messageCount: 3 })).toBe('1 round');
