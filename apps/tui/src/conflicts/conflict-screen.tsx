@@ -1,7 +1,7 @@
 // Files changed since the session touched them: per file keep or restore, a coloured
 // scrollable diff on `d`, and a summary of what Enter will do. Display only.
 import { Box } from 'ink';
-import { conflictHelp, diffHelp } from '../keys/key-bindings.js';
+import { conflictKeys, diffKeys, helpLine } from '../keys/key-bindings.js';
 import { PromptFrame } from '../prompts/prompt-frame.js';
 import { fitText, padText } from '../theme/format.js';
 import { Text } from '../theme/text.js';
@@ -38,7 +38,7 @@ export function ConflictScreen(props: {
   const shown = state.files.slice(start, start + listHeight);
   const warning = createdSinceWarning(state.files);
   return (
-    <PromptFrame title="Files changed since the session touched them" tone="warning" help={conflictHelp}>
+    <PromptFrame title="Files changed since the session touched them" tone="warning" help={helpLine(conflictKeys)}>
       {shown.map((file, offset) => {
         const index = start + offset;
         const selected = index === state.cursor;
@@ -95,7 +95,7 @@ function DiffView(props: { diff: OpenDiff; height: number; width: number }) {
           </Text>
         ))}
       </Box>
-      <Text color={theme.muted}>{diffHelp}</Text>
+      <Text color={theme.muted}>{helpLine(diffKeys)}</Text>
     </Box>
   );
 }

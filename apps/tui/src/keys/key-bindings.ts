@@ -1,9 +1,86 @@
-// Every key binding of every screen, in one place (DESIGN 10: the picker, resume,
-// conflict, uncertain-step and model prompts). Screens turn a keypress into a named
-// command here and never look at raw keys themselves; the help lines come from here too.
+// Every key binding of every screen, as data: per screen, which keys give which command and
+// how the keys and the command are described. Screens turn a keypress into a command here and
+// never look at raw keys themselves; their help lines and the key table of docs/tui.md are
+// generated from the same tables (`./bin/node apps/tui/scripts/write-key-table.mjs` rewrites the table).
 import type { Key } from 'ink';
 
 export type KeyPress = { input: string; key: Partial<Key> };
+
+const keyNames = [
+  'upArrow',
+  'downArrow',
+  'leftArrow',
+  'rightArrow',
+  'pageUp',
+  'pageDown',
+  'home',
+  'end',
+  'return',
+  'escape',
+  'tab',
+  'backspace',
+  'delete',
+] as const;
+type KeyName = (typeof keyNames)[number];
+
+/**
+ * One way to press a binding: a character (whatever the modifiers), a named key, Ctrl with a
+ * letter, any typed text (no Ctrl or Meta, no named key), or any single character.
+ */
+export type KeyMatch = { input: string } | { key: KeyName } | { ctrl: string } | 'text' | 'character';
+
+export interface KeyBinding<Command> {
+  keys: readonly KeyMatch[];
+  /** How the keys are written, in the help line and in docs/tui.md. */
+  label: string;
+  /** What the binding does, in the help line. */
+  help: string;
+  /** What docs/tui.md says it does, when that is more than the help line says. */
+  description?: string;
+  /** Left out of the help line (kept short); docs/tui.md still lists it. */
+  inHelpLine?: false;
+  /** The command, or how the key pressed picks it (↑ or ↓ of one `move` binding). */
+  command: Command | ((press: KeyPress) => Command);
+}
+
+export interface KeyScreen<Command> {
+  /** The screen, as docs/tui.md names it. */
+  name: string;
+  bindings: readonly KeyBinding<Command>[];
+  /** What docs/tui.md adds after the keys. */
+  note?: string;
+}
+
+function matches(match: KeyMatch, { input, key }: KeyPress): boolean {
+  if (match === 'text') return input.length > 0 && !key.ctrl && !key.meta && !keyNames.some((name) => key[name]);
+  if (match === 'character') return input.length === 1 && !key.ctrl && !key.meta;
+  if ('input' in match) return input === match.input;
+  if ('ctrl' in match) return key.ctrl === true && input === match.ctrl;
+  return key[match.key] === true;
+}
+
+/** The command of the first binding one of whose keys is `press`; null when none is. */
+export function commandFor<Command>(screen: KeyScreen<Command>, press: KeyPress): Command | null {
+  for (const binding of screen.bindings) {
+    if (!binding.keys.some((match) => matches(match, press))) continue;
+    const { command } = binding;
+    return typeof command === 'function' ? (command as (press: KeyPress) => Command)(press) : command;
+  }
+  return null;
+}
+
+/** The help line of a screen (`↑↓/jk move  Enter select  …`), without the bindings labelled `leaveOut`. */
+export function helpLine(screen: KeyScreen<unknown>, leaveOut: readonly string[] = []): string {
+  return screen.bindings
+    .filter((binding) => binding.inHelpLine !== false && !leaveOut.includes(binding.label))
+    .map((binding) => `${binding.label} ${binding.help}`)
+    .join('  ');
+}
+
+const typed = (...characters: string[]): KeyMatch[] => characters.map((character) => ({ input: character }));
+const named = (...names: KeyName[]): KeyMatch[] => names.map((name) => ({ key: name }));
+const upOrK = (press: KeyPress) => press.key.upArrow === true || press.input === 'k';
+const up = (press: KeyPress) => press.key.upArrow === true;
 
 export type PickerCommand =
   | { type: 'move'; by: number }
@@ -20,28 +97,71 @@ export type PickerCommand =
   | { type: 'answer' }
   | { type: 'leave' };
 
-export function pickerCommand({ input, key }: KeyPress): PickerCommand | null {
-  if (key.upArrow || input === 'k') return { type: 'move', by: -1 };
-  if (key.downArrow || input === 'j') return { type: 'move', by: 1 };
-  if (key.pageUp) return { type: 'page', direction: -1 };
-  if (key.pageDown) return { type: 'page', direction: 1 };
-  if (key.home || input === 'g') return { type: 'move-to', position: 'first' };
-  if (key.end || input === 'G') return { type: 'move-to', position: 'last' };
-  if (key.return) return { type: 'select' };
-  if (key.escape || input === 'q') return { type: 'leave' };
-  if (input === '/') return { type: 'search' };
-  if (input === 'd') return { type: 'delete' };
-  if (input === 'c') return { type: 'continue' };
-  if (input === 'a') return { type: 'answer' };
-  if (input === 's') return { type: 'cycle-status' };
-  if (input === 'm') return { type: 'cycle-mode' };
-  if (input === 'w') return { type: 'toggle-workspace' };
-  if (key.tab) return { type: 'toggle-details' };
-  return null;
-}
-
-export const pickerHelp =
-  '↑↓/jk move  Enter select  c continue  a answer  / search  s status  m mode  w this dir/all  d delete  Tab details  q quit';
+export const pickerKeys: KeyScreen<PickerCommand> = {
+  name: 'Session picker',
+  bindings: [
+    {
+      keys: [...named('upArrow', 'downArrow'), ...typed('k', 'j')],
+      label: '↑↓/jk',
+      help: 'move',
+      command: (press) => ({ type: 'move', by: upOrK(press) ? -1 : 1 }),
+    },
+    {
+      keys: named('pageUp', 'pageDown'),
+      label: 'PgUp/PgDn',
+      help: 'page',
+      inHelpLine: false,
+      command: (press) => ({ type: 'page', direction: press.key.pageUp ? -1 : 1 }),
+    },
+    {
+      keys: [...named('home', 'end'), ...typed('g', 'G')],
+      label: 'g/G',
+      help: 'first/last',
+      inHelpLine: false,
+      command: (press) => ({ type: 'move-to', position: press.key.home || press.input === 'g' ? 'first' : 'last' }),
+    },
+    {
+      keys: named('return'),
+      label: 'Enter',
+      help: 'select',
+      description: 'select (resume if unfinished, continue if completed)',
+      command: { type: 'select' },
+    },
+    { keys: typed('c'), label: 'c', help: 'continue', command: { type: 'continue' } },
+    {
+      keys: typed('a'),
+      label: 'a',
+      help: 'answer',
+      description: 'answer the question of a waiting session',
+      command: { type: 'answer' },
+    },
+    { keys: typed('/'), label: '/', help: 'search', command: { type: 'search' } },
+    {
+      keys: typed('s'),
+      label: 's',
+      help: 'status',
+      description: 'cycle status filter',
+      command: { type: 'cycle-status' },
+    },
+    { keys: typed('m'), label: 'm', help: 'mode', description: 'cycle mode filter', command: { type: 'cycle-mode' } },
+    {
+      keys: typed('w'),
+      label: 'w',
+      help: 'this dir/all',
+      description: 'this directory / all workspaces',
+      command: { type: 'toggle-workspace' },
+    },
+    { keys: typed('d'), label: 'd', help: 'delete', description: 'delete (asks `[y/N]`)', command: { type: 'delete' } },
+    {
+      keys: named('tab'),
+      label: 'Tab',
+      help: 'details',
+      description: 'details pane on/off',
+      command: { type: 'toggle-details' },
+    },
+    { keys: [...named('escape'), ...typed('q')], label: 'Esc/q', help: 'quit', command: { type: 'leave' } },
+  ],
+};
 
 export type SearchInputCommand =
   | { type: 'type'; text: string }
@@ -51,28 +171,74 @@ export type SearchInputCommand =
   | { type: 'move'; by: number };
 
 /** While the search box has focus, letters are text; arrows still move the cursor. */
-export function searchInputCommand({ input, key }: KeyPress): SearchInputCommand | null {
-  if (key.escape) return { type: 'clear' };
-  if (key.return) return { type: 'accept' };
-  if (key.backspace || key.delete) return { type: 'erase' };
-  if (key.upArrow) return { type: 'move', by: -1 };
-  if (key.downArrow) return { type: 'move', by: 1 };
-  if (key.ctrl || key.meta || key.tab) return null;
-  if (input.length > 0) return { type: 'type', text: input };
-  return null;
-}
+export const searchKeys: KeyScreen<SearchInputCommand> = {
+  name: 'Search box',
+  bindings: [
+    {
+      keys: ['text'],
+      label: 'type',
+      help: 'to search titles and content',
+      command: (press) => ({ type: 'type', text: press.input }),
+    },
+    {
+      keys: named('backspace', 'delete'),
+      label: 'Backspace',
+      help: 'erase',
+      inHelpLine: false,
+      command: { type: 'erase' },
+    },
+    {
+      keys: named('upArrow', 'downArrow'),
+      label: '↑↓',
+      help: 'move',
+      inHelpLine: false,
+      command: (press) => ({ type: 'move', by: up(press) ? -1 : 1 }),
+    },
+    {
+      keys: named('return'),
+      label: 'Enter',
+      help: 'keep',
+      description: 'keep the search',
+      command: { type: 'accept' },
+    },
+    { keys: named('escape'), label: 'Esc', help: 'clear', description: 'clear it', command: { type: 'clear' } },
+  ],
+};
 
-export const searchHelp = 'type to search titles and content  Enter keep  Esc clear';
+export type ConfirmCommand = { type: 'answer'; yes: boolean };
 
-export type ConfirmCommand = { type: 'answer'; yes: boolean } | { type: 'accept-default' };
+/** `Resume …? [Y/n]`: yes is the default. */
+export const resumeKeys: KeyScreen<ConfirmCommand> = {
+  name: 'Resume prompt',
+  bindings: [
+    {
+      keys: [...typed('y', 'Y'), ...named('return')],
+      label: 'y/Enter',
+      help: 'resume',
+      command: { type: 'answer', yes: true },
+    },
+    {
+      keys: [...typed('n', 'N'), ...named('escape')],
+      label: 'n/Esc',
+      help: 'do not resume',
+      command: { type: 'answer', yes: false },
+    },
+  ],
+};
 
-/** `[Y/n]` questions: y/n answer, Enter takes the default, Esc says no. */
-export function confirmCommand({ input, key }: KeyPress): ConfirmCommand | null {
-  if (input === 'y' || input === 'Y') return { type: 'answer', yes: true };
-  if (input === 'n' || input === 'N' || key.escape) return { type: 'answer', yes: false };
-  if (key.return) return { type: 'accept-default' };
-  return null;
-}
+/** `Delete …? [y/N]`: keeping the session is the default. */
+export const deleteKeys: KeyScreen<ConfirmCommand> = {
+  name: 'Delete question (`sessions delete` in a terminal, `d` in the picker)',
+  bindings: [
+    { keys: typed('y', 'Y'), label: 'y', help: 'delete', command: { type: 'answer', yes: true } },
+    {
+      keys: [...typed('n', 'N'), ...named('escape', 'return')],
+      label: 'n/Enter/Esc',
+      help: 'keep',
+      command: { type: 'answer', yes: false },
+    },
+  ],
+};
 
 export type ConflictCommand =
   | { type: 'move'; by: number }
@@ -83,28 +249,59 @@ export type ConflictCommand =
   | { type: 'apply' }
   | { type: 'cancel' };
 
-export function conflictCommand({ input, key }: KeyPress, diffOpen: boolean): ConflictCommand | null {
-  if (diffOpen) {
-    if (key.upArrow || input === 'k') return { type: 'scroll-diff', by: -1 };
-    if (key.downArrow || input === 'j') return { type: 'scroll-diff', by: 1 };
-    if (key.pageUp) return { type: 'scroll-diff', by: -10 };
-    if (key.pageDown || input === ' ') return { type: 'scroll-diff', by: 10 };
-    if (input === 'd' || input === 'q' || key.escape) return { type: 'toggle-diff' };
-    return null;
-  }
-  // `k` is "keep" here (DESIGN 10), so files move with the arrows only.
-  if (key.upArrow) return { type: 'move', by: -1 };
-  if (key.downArrow) return { type: 'move', by: 1 };
-  if (input === 'k') return { type: 'keep' };
-  if (input === 'r') return { type: 'restore' };
-  if (input === 'd') return { type: 'toggle-diff' };
-  if (key.return) return { type: 'apply' };
-  if (key.escape) return { type: 'cancel' };
-  return null;
-}
+export const conflictKeys: KeyScreen<ConflictCommand> = {
+  name: 'Conflict screen',
+  note: 'a file created since the session read it as missing is flagged `!new since read`',
+  bindings: [
+    // `k` is "keep" here (DESIGN 10), so files move with the arrows only.
+    {
+      keys: named('upArrow', 'downArrow'),
+      label: '↑↓',
+      help: 'file',
+      command: (press) => ({ type: 'move', by: up(press) ? -1 : 1 }),
+    },
+    { keys: typed('k'), label: 'k', help: 'keep current', command: { type: 'keep' } },
+    {
+      keys: typed('r'),
+      label: 'r',
+      help: 'restore snapshot',
+      description: 'restore snapshot (your version is kept with the session: `conclave files`)',
+      command: { type: 'restore' },
+    },
+    { keys: typed('d'), label: 'd', help: 'diff', command: { type: 'toggle-diff' } },
+    { keys: named('return'), label: 'Enter', help: 'apply', command: { type: 'apply' } },
+    { keys: named('escape'), label: 'Esc', help: 'cancel resume', command: { type: 'cancel' } },
+  ],
+};
 
-export const conflictHelp = '↑↓ file  k keep current  r restore snapshot  d diff  Enter apply  Esc cancel resume';
-export const diffHelp = '↑↓/jk scroll  PgUp/PgDn page  d/Esc close diff';
+export const diffKeys: KeyScreen<ConflictCommand> = {
+  name: 'Diff',
+  bindings: [
+    {
+      keys: [...named('upArrow', 'downArrow'), ...typed('k', 'j')],
+      label: '↑↓/jk',
+      help: 'scroll',
+      command: (press) => ({ type: 'scroll-diff', by: upOrK(press) ? -1 : 1 }),
+    },
+    {
+      keys: [...named('pageUp', 'pageDown'), ...typed(' ')],
+      label: 'PgUp/PgDn',
+      help: 'page',
+      description: 'page (also `Space`)',
+      command: (press) => ({ type: 'scroll-diff', by: press.key.pageUp ? -10 : 10 }),
+    },
+    {
+      keys: [...typed('d', 'q'), ...named('escape')],
+      label: 'd/Esc',
+      help: 'close diff',
+      command: { type: 'toggle-diff' },
+    },
+  ],
+};
+
+export function conflictCommand(press: KeyPress, diffOpen: boolean): ConflictCommand | null {
+  return commandFor(diffOpen ? diffKeys : conflictKeys, press);
+}
 
 export type ChoiceCommand =
   | { type: 'move'; by: number }
@@ -113,16 +310,26 @@ export type ChoiceCommand =
   | { type: 'cancel' };
 
 /** Menus (uncertain step, model unavailable): arrows move, a shortcut letter picks, Enter accepts, Esc cancels. */
-export function choiceCommand({ input, key }: KeyPress): ChoiceCommand | null {
-  if (key.upArrow) return { type: 'move', by: -1 };
-  if (key.downArrow) return { type: 'move', by: 1 };
-  if (key.return) return { type: 'accept' };
-  if (key.escape) return { type: 'cancel' };
-  if (input.length === 1 && !key.ctrl && !key.meta) return { type: 'choose-shortcut', shortcut: input.toLowerCase() };
-  return null;
-}
-
-export const choiceHelp = '↑↓ move  Enter choose  letter shortcut  Esc cancel';
+export const choiceKeys: KeyScreen<ChoiceCommand> = {
+  name: 'Uncertain step, model unavailable, unfinished session',
+  bindings: [
+    {
+      keys: named('upArrow', 'downArrow'),
+      label: '↑↓',
+      help: 'move',
+      command: (press) => ({ type: 'move', by: up(press) ? -1 : 1 }),
+    },
+    { keys: named('return'), label: 'Enter', help: 'choose', command: { type: 'accept' } },
+    { keys: named('escape'), label: 'Esc', help: 'cancel', command: { type: 'cancel' } },
+    {
+      keys: ['character'],
+      label: 'letter',
+      help: 'shortcut',
+      description: 'shortcut: the letter or digit in brackets picks at once',
+      command: (press) => ({ type: 'choose-shortcut', shortcut: press.input.toLowerCase() }),
+    },
+  ],
+};
 
 export type TextInputCommand =
   | { type: 'type'; text: string }
@@ -134,24 +341,65 @@ export type TextInputCommand =
   | { type: 'submit' }
   | { type: 'cancel' };
 
-/** A one-line text box (the follow-up question): letters are text, readline-style editing keys. */
-export function textInputCommand({ input, key }: KeyPress): TextInputCommand | null {
-  if (key.return) return { type: 'submit' };
-  if (key.escape) return { type: 'cancel' };
-  // Terminals send Backspace as DEL, which Ink reports as `delete`; the forward delete is Ctrl+D.
-  if (key.backspace || key.delete) return { type: 'erase-back' };
-  if (key.leftArrow) return { type: 'move', by: -1 };
-  if (key.rightArrow) return { type: 'move', by: 1 };
-  if (key.home || (key.ctrl && input === 'a')) return { type: 'move-to', position: 'start' };
-  if (key.end || (key.ctrl && input === 'e')) return { type: 'move-to', position: 'end' };
-  if (key.ctrl && input === 'd') return { type: 'erase-forward' };
-  if (key.ctrl && input === 'u') return { type: 'clear' };
-  if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow) return null;
-  if (input.length > 0) return { type: 'type', text: input };
-  return null;
+/**
+ * The keys of a one-line text box, readline-style; `submit` says what Enter does, `cancel` what
+ * Esc does, `more` are the box's own keys (listed after the arrows).
+ */
+function textBoxBindings<Command>(
+  submit: { help: string; description: string },
+  cancel: string,
+  more: KeyBinding<Command>[] = [],
+): KeyBinding<Command | TextInputCommand>[] {
+  return [
+    { keys: named('return'), label: 'Enter', ...submit, command: { type: 'submit' } },
+    {
+      keys: named('leftArrow', 'rightArrow'),
+      label: '←→',
+      help: 'move',
+      command: (press) => ({ type: 'move', by: press.key.leftArrow ? -1 : 1 }),
+    },
+    ...more,
+    { keys: [{ ctrl: 'u' }], label: 'Ctrl+U', help: 'clear', command: { type: 'clear' } },
+    { keys: named('escape'), label: 'Esc', help: 'cancel', description: cancel, command: { type: 'cancel' } },
+    // Terminals send Backspace as DEL, which Ink reports as `delete`; the forward delete is Ctrl+D.
+    {
+      keys: named('backspace', 'delete'),
+      label: 'Backspace',
+      help: 'erase',
+      inHelpLine: false,
+      command: { type: 'erase-back' },
+    },
+    {
+      keys: [{ ctrl: 'd' }],
+      label: 'Ctrl+D',
+      help: 'erase forward',
+      inHelpLine: false,
+      command: { type: 'erase-forward' },
+    },
+    {
+      keys: [...named('home', 'end'), { ctrl: 'a' }, { ctrl: 'e' }],
+      label: 'Ctrl+A/Ctrl+E',
+      help: 'start/end',
+      description: 'start/end (also `Home`/`End`)',
+      inHelpLine: false,
+      command: (press) => ({ type: 'move-to', position: press.key.home || press.input === 'a' ? 'start' : 'end' }),
+    },
+    {
+      keys: ['text'],
+      label: 'type',
+      help: 'the text',
+      inHelpLine: false,
+      command: (press) => ({ type: 'type', text: press.input }),
+    },
+  ];
 }
 
-export const textInputHelp = 'Enter start  ←→ move  Ctrl+U clear  Esc cancel';
+/** The follow-up question of a continued session. */
+export const followUpKeys: KeyScreen<TextInputCommand> = {
+  name: 'Follow-up question',
+  bindings: textBoxBindings({ help: 'start', description: 'start the continued run' }, 'leave without starting'),
+  note: 'an empty question never starts a run',
+};
 
 /**
  * The answer box of a waiting session (the picker's details pane, the question asked inline):
@@ -159,11 +407,61 @@ export const textInputHelp = 'Enter start  ←→ move  Ctrl+U clear  Esc cancel
  */
 export type AnswerInputCommand = TextInputCommand | { type: 'choice'; by: number };
 
-export function answerInputCommand(press: KeyPress): AnswerInputCommand | null {
-  if (press.key.upArrow) return { type: 'choice', by: -1 };
-  if (press.key.downArrow) return { type: 'choice', by: 1 };
-  return textInputCommand(press);
+export const answerKeys: KeyScreen<AnswerInputCommand> = {
+  name: "Answer box (picker `a`, `--resume` on a waiting session, an agent's question during a run)",
+  bindings: textBoxBindings<AnswerInputCommand>(
+    { help: 'answer and continue', description: 'check and journal it and continue the run' },
+    'leave without answering',
+    [
+      {
+        keys: named('upArrow', 'downArrow'),
+        label: '↑↓',
+        help: 'choices',
+        description: 'go through the choices of a closed question',
+        command: (press) => ({ type: 'choice', by: up(press) ? -1 : 1 }),
+      },
+    ],
+  ),
+  note: 'an answer that does not fit is refused inline, nothing written',
+};
+
+/** The answer box's help line: ↑↓ only for a closed question, ←→ otherwise. */
+export function answerHelp(withChoices: boolean): string {
+  return helpLine(answerKeys, [withChoices ? '←→' : '↑↓']);
 }
 
-export const answerHelp = 'Enter answer and continue  ←→ move  Ctrl+U clear  Esc cancel';
-export const answerChoicesHelp = 'Enter answer and continue  ↑↓ choices  Ctrl+U clear  Esc cancel';
+/** The live run view has no keys of its own. */
+const liveRunKeys: KeyScreen<never> = {
+  name: 'Live run',
+  bindings: [],
+  note: 'none: `Ctrl+C` reaches the CLI, which checkpoints, prints the resume command and exits 130',
+};
+
+/** Every screen, in the order docs/tui.md lists them. */
+export const keyScreens: readonly KeyScreen<unknown>[] = [
+  pickerKeys,
+  searchKeys,
+  resumeKeys,
+  conflictKeys,
+  diffKeys,
+  deleteKeys,
+  answerKeys,
+  followUpKeys,
+  choiceKeys,
+  liveRunKeys,
+];
+
+/** `` `label` `` for a key, a plain word for what is not one (`type`, `letter`). */
+function keyLabel(label: string): string {
+  return /^[a-z]{2,}$/.test(label) ? label : `\`${label}\``;
+}
+
+/** The key table of docs/tui.md, generated from the screens above. */
+export function keyTable(): string {
+  const rows = keyScreens.map((screen) => {
+    const keys = screen.bindings.map((binding) => `${keyLabel(binding.label)} ${binding.description ?? binding.help}`);
+    const note = screen.note ? `${keys.length > 0 ? '; ' : ''}${screen.note}` : '';
+    return `| ${screen.name} | ${keys.join(', ')}${note} |`;
+  });
+  return ['| Screen | Keys |', '|---|---|', ...rows].join('\n');
+}

@@ -3,7 +3,7 @@
 // store with thousands of sessions opens as fast as one with ten.
 import { Box } from 'ink';
 import type { TuiBackend } from '../backend/tui-backend.js';
-import { answerChoicesHelp, answerHelp, pickerHelp, searchHelp } from '../keys/key-bindings.js';
+import { answerHelp, helpLine, pickerKeys, searchKeys } from '../keys/key-bindings.js';
 import { AnswerBox } from '../prompts/answer-box.js';
 import type { AnswerDraft } from '../prompts/answer-reducer.js';
 import { fitText, wrapHelp } from '../theme/format.js';
@@ -34,7 +34,7 @@ export function SessionPicker(props: SessionPickerProps) {
   const { columns, rows } = useScreenSize();
   // One line is left free: a frame as tall as the terminal scrolls on some terminals.
   const detailsRows = rows >= 20 ? detailsHeight : 0;
-  const help = wrapHelp(pickerHelp, columns - 1);
+  const help = wrapHelp(helpLine(pickerKeys), columns - 1);
   const browseHeight = Math.max(3, rows - 1 - chromeHeight - help.length - detailsRows);
   const model = useSessionPicker({
     backend: props.backend,
@@ -108,7 +108,7 @@ export function SessionPicker(props: SessionPickerProps) {
         <>
           <Text color={theme.muted}>
             {fitText(
-              state.answer ? (state.answer.question.choices ? answerChoicesHelp : answerHelp) : searchHelp,
+              state.answer ? answerHelp(Boolean(state.answer.question.choices)) : helpLine(searchKeys),
               columns - 1,
             )}
           </Text>

@@ -6,13 +6,7 @@ import { useInput } from 'ink';
 import { useEffect, useReducer, useRef } from 'react';
 import type { TuiBackend } from '../backend/tui-backend.js';
 import { errorText } from '../errors/error-hints.js';
-import {
-  answerInputCommand,
-  confirmCommand,
-  type KeyPress,
-  pickerCommand,
-  searchInputCommand,
-} from '../keys/key-bindings.js';
+import { answerKeys, commandFor, deleteKeys, type KeyPress, pickerKeys, searchKeys } from '../keys/key-bindings.js';
 import { answerCommandAction, answerText } from '../prompts/answer-reducer.js';
 import {
   initialPickerState,
@@ -180,7 +174,7 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
   const handleKey = (press: KeyPress, mode: PickerState['mode']): PickerState['mode'] => {
     const { key } = press;
     if (mode === 'answer') {
-      const command = answerInputCommand(press);
+      const command = commandFor(answerKeys, press);
       if (!command) return mode;
       const action = answerCommandAction(command);
       if (action.type === 'cancel') {
@@ -192,7 +186,7 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
       return mode;
     }
     if (mode === 'confirm-delete') {
-      const answer = confirmCommand(press);
+      const answer = commandFor(deleteKeys, press);
       if (answer?.type === 'answer' && answer.yes && selected) {
         const id = selected.id;
         backend.deleteSession(id).then(
@@ -206,7 +200,7 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
       return answer === null ? mode : 'browse';
     }
     if (mode === 'search') {
-      const command = searchInputCommand(press);
+      const command = commandFor(searchKeys, press);
       if (!command) return mode;
       if (command.type === 'type') dispatch({ type: 'query-typed', text: command.text });
       else if (command.type === 'erase') dispatch({ type: 'query-erased' });
@@ -217,7 +211,7 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
       }
       return mode;
     }
-    const command = pickerCommand(press);
+    const command = commandFor(pickerKeys, press);
     if (!command) return mode;
     switch (command.type) {
       case 'move':

@@ -6,7 +6,7 @@ import { useInput } from 'ink';
 import { useEffect, useReducer, useRef } from 'react';
 import type { AnswerOutcome, PendingQuestion } from '../backend/tui-backend.js';
 import { errorText } from '../errors/error-hints.js';
-import { answerChoicesHelp, answerHelp, answerInputCommand } from '../keys/key-bindings.js';
+import { answerHelp, answerKeys, commandFor } from '../keys/key-bindings.js';
 import { useScreenSize } from '../theme/theme-context.js';
 import { AnswerBox } from './answer-box.js';
 import { answerCommandAction, answerDraft, answerReducer, answerText } from './answer-reducer.js';
@@ -33,7 +33,7 @@ export function AnswerPrompt(props: {
   const submitRef = useRef(submit);
   submitRef.current = submit;
   useInput((typed, key) => {
-    const command = answerInputCommand({ input: typed, key });
+    const command = commandFor(answerKeys, { input: typed, key });
     if (!command || draft.submitting || draft.accepted) return;
     const action = answerCommandAction(command);
     if (action.type === 'cancel') return onDone(null);
@@ -64,7 +64,7 @@ export function AnswerPrompt(props: {
     <PromptFrame
       title={`Session ${info.question.sessionId} "${info.title}" waits for your answer`}
       tone="warning"
-      help={info.question.choices ? answerChoicesHelp : answerHelp}
+      help={answerHelp(Boolean(info.question.choices))}
     >
       <AnswerBox draft={draft} width={width} />
     </PromptFrame>

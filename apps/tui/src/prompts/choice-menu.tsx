@@ -2,7 +2,7 @@
 // once and Esc reports the cancel value.
 import { Box, useInput } from 'ink';
 import { useEffect, useMemo, useReducer } from 'react';
-import { choiceCommand } from '../keys/key-bindings.js';
+import { choiceKeys, commandFor } from '../keys/key-bindings.js';
 import { Text } from '../theme/text.js';
 import { useTheme } from '../theme/theme-context.js';
 import { type ChoiceOption, choiceReducer, initialChoiceState } from './choice-reducer.js';
@@ -25,7 +25,7 @@ export function ChoiceMenu<T>(props: {
   }, [state.chosen, options, onChoose]);
 
   useInput((input, key) => {
-    const command = choiceCommand({ input, key });
+    const command = commandFor(choiceKeys, { input, key });
     if (!command) return;
     if (command.type === 'cancel') props.onCancel();
     else if (command.type === 'move') dispatch({ type: 'moved', by: command.by });

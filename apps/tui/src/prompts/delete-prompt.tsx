@@ -2,7 +2,7 @@
 // it is, and which sessions continue or branch from it (they will show their parent as
 // deleted). No is the default: Enter and Esc keep the session.
 import { useInput } from 'ink';
-import { confirmCommand } from '../keys/key-bindings.js';
+import { commandFor, deleteKeys, helpLine } from '../keys/key-bindings.js';
 import { fitText } from '../theme/format.js';
 import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
@@ -22,13 +22,12 @@ export function DeletePrompt(props: { info: DeleteInfo; onAnswer: (yes: boolean)
   const { columns } = useScreenSize();
   const { info, onAnswer } = props;
   useInput((input, key) => {
-    const command = confirmCommand({ input, key });
-    if (!command) return;
-    onAnswer(command.type === 'answer' ? command.yes : false);
+    const command = commandFor(deleteKeys, { input, key });
+    if (command) onAnswer(command.yes);
   });
   const width = Math.min(columns, 100) - 4;
   return (
-    <PromptFrame title={fitText(`Delete "${info.title}"?`, width)} tone="danger" help="y delete  n/Enter/Esc keep">
+    <PromptFrame title={fitText(`Delete "${info.title}"?`, width)} tone="danger" help={helpLine(deleteKeys)}>
       <Text>{fitText(`${info.sessionId} · ${info.details}`, width)}</Text>
       {info.children.length > 0 ? (
         <>

@@ -3,7 +3,7 @@
 // never submitted.
 import { useInput } from 'ink';
 import { useReducer, useState } from 'react';
-import { textInputCommand, textInputHelp } from '../keys/key-bindings.js';
+import { commandFor, followUpKeys, helpLine } from '../keys/key-bindings.js';
 import { fitText } from '../theme/format.js';
 import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
@@ -24,7 +24,7 @@ export function FollowUpPrompt(props: { info: FollowUpInfo; onAnswer: (question:
   const [emptyTried, setEmptyTried] = useState(false);
   const { info, onAnswer } = props;
   useInput((typed, key) => {
-    const command = textInputCommand({ input: typed, key });
+    const command = commandFor(followUpKeys, { input: typed, key });
     if (!command) return;
     if (command.type === 'cancel') return onAnswer(null);
     if (command.type === 'submit') {
@@ -40,7 +40,7 @@ export function FollowUpPrompt(props: { info: FollowUpInfo; onAnswer: (question:
   const after = input.text.slice(input.cursor + 1);
   const conclusion = info.conclusion?.trim().split('\n')[0];
   return (
-    <PromptFrame title={fitText(`Continue "${info.title}" · ${info.sessionId}`, width)} help={textInputHelp}>
+    <PromptFrame title={fitText(`Continue "${info.title}" · ${info.sessionId}`, width)} help={helpLine(followUpKeys)}>
       {conclusion ? <Text color={theme.muted}>{fitText(`Concluded: ${conclusion}`, width)}</Text> : null}
       <Text>The agents see the earlier discussion and your question; a new linked session is started.</Text>
       <Text>

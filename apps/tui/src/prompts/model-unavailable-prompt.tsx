@@ -1,7 +1,7 @@
 // A model the session used is not available now: go on with the same name (it may
 // answer differently), pick another model, or cancel.
 import { useMemo } from 'react';
-import { choiceHelp } from '../keys/key-bindings.js';
+import { choiceKeys, helpLine } from '../keys/key-bindings.js';
 import { Text } from '../theme/text.js';
 import { useTheme } from '../theme/theme-context.js';
 import { ChoiceMenu } from './choice-menu.js';
@@ -50,7 +50,7 @@ export function ModelUnavailablePrompt(props: {
   const options = useMemo(() => modelChoices(info), [info]);
   const agents = info.agents && info.agents.length > 0 ? ` (used by ${info.agents.join(', ')})` : '';
   return (
-    <PromptFrame title={`Model '${info.model}' is not available`} tone="warning" help={choiceHelp}>
+    <PromptFrame title={`Model '${info.model}' is not available`} tone="warning" help={helpLine(choiceKeys)}>
       <Text>
         The session used '{info.model}'{agents}, which the provider does not offer now.
       </Text>

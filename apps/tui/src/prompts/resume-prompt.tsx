@@ -1,7 +1,7 @@
 // "Resume from chunk 8 of 15? [Y/n]" with what will be skipped, what is uncertain and
 // what runs next. Enter or y resumes; n or Esc does not.
 import { useInput } from 'ink';
-import { confirmCommand } from '../keys/key-bindings.js';
+import { commandFor, helpLine, resumeKeys } from '../keys/key-bindings.js';
 import { type PlanLine, type ResumePromptPlan, resumePlanLines } from '../plan/resume-prompt-plan.js';
 import { fitText, wrapText } from '../theme/format.js';
 import { Text } from '../theme/text.js';
@@ -14,9 +14,8 @@ export function ResumePrompt(props: { plan: ResumePromptPlan; onAnswer: (resume:
   const { columns } = useScreenSize();
   const { plan, onAnswer } = props;
   useInput((input, key) => {
-    const command = confirmCommand({ input, key });
-    if (!command) return;
-    onAnswer(command.type === 'accept-default' ? true : command.yes);
+    const command = commandFor(resumeKeys, { input, key });
+    if (command) onAnswer(command.yes);
   });
   const width = Math.min(columns, 100) - 4;
   const lines = resumePlanLines(plan);
@@ -25,11 +24,7 @@ export function ResumePrompt(props: { plan: ResumePromptPlan; onAnswer: (resume:
       ? 'warning'
       : 'normal';
   return (
-    <PromptFrame
-      title={fitText(`${plan.title} · ${plan.sessionId}`, width)}
-      tone={tone}
-      help="y/Enter resume  n/Esc do not resume"
-    >
+    <PromptFrame title={fitText(`${plan.title} · ${plan.sessionId}`, width)} tone={tone} help={helpLine(resumeKeys)}>
       {lines.map((line) => (
         <Text key={`${line.kind}-${line.text}`} color={lineColor(line, theme)}>
           {wrapText(`${line.kind === 'warning' ? '! ' : '• '}${line.text}`, width, '  ').join('\n')}

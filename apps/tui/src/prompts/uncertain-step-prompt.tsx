@@ -1,7 +1,7 @@
 // A step with side effects started and never recorded an outcome: re-run it, skip it,
 // or abort the resume. Abort is the default: doing nothing is never destructive.
 import type { UncertainStepInfo } from '@resume/core/spec';
-import { choiceHelp } from '../keys/key-bindings.js';
+import { choiceKeys, helpLine } from '../keys/key-bindings.js';
 import { formatAge } from '../theme/format.js';
 import { Text } from '../theme/text.js';
 import { useNow, useTheme } from '../theme/theme-context.js';
@@ -26,7 +26,7 @@ export function UncertainStepPrompt(props: {
   const { info } = props;
   const occurrence = info.occurrence > 1 ? ` (#${info.occurrence})` : '';
   return (
-    <PromptFrame title={`Uncertain step: ${info.key}${occurrence}`} tone="warning" help={choiceHelp}>
+    <PromptFrame title={`Uncertain step: ${info.key}${occurrence}`} tone="warning" help={helpLine(choiceKeys)}>
       <Text>
         Attempt {info.attempt} started {formatAge(info.startedAt, now())} and never finished. It has side effects
         (writes, commands), so it is not re-run without your decision.

@@ -2,7 +2,7 @@
 // no conclusion to build on. Resume it first (the follow-up is asked once it completes),
 // continue from where it stopped anyway, or cancel. Cancel is the default.
 import type { SessionStatus } from '@resume/core/spec';
-import { choiceHelp } from '../keys/key-bindings.js';
+import { choiceKeys, helpLine } from '../keys/key-bindings.js';
 import { fitText } from '../theme/format.js';
 import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
@@ -50,7 +50,7 @@ export function UnfinishedContinuePrompt(props: {
   const options = unfinishedContinueChoices();
   const where = info.stoppedAt ? ` at ${info.stoppedAt}` : '';
   return (
-    <PromptFrame title={fitText(`"${info.title}" is ${info.status}`, width)} tone="warning" help={choiceHelp}>
+    <PromptFrame title={fitText(`"${info.title}" is ${info.status}`, width)} tone="warning" help={helpLine(choiceKeys)}>
       <Text>
         Session {info.sessionId} stopped{where} before it reached a conclusion.
       </Text>
