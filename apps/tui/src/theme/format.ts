@@ -54,19 +54,26 @@ function plural(label: string, count: number): string {
   return count === 1 ? singular : `${singular}s`;
 }
 
+// Plain ASCII is one column a character: measured by its length, it skips the grapheme
+// segmentation that makes a listing of 1,000 sessions a third slower.
+const printableAscii = /^[\x20-\x7e]*$/;
+
 /** The columns `text` takes in a terminal. */
-export const displayWidth: (text: string) => number = stringWidth;
+export function displayWidth(text: string): number {
+  return printableAscii.test(text) ? text.length : stringWidth(text);
+}
 
 /** Cuts `text` to `width` columns on one line (controls shown: printableText), with an ellipsis when cut. */
 export function fitText(text: string, width: number): string {
   if (width <= 0) return '';
-  return cliTruncate(printableText(text.replace(/\s+/g, ' '), 'line'), width);
+  const flat = printableText(text.replace(/\s+/g, ' '), 'line');
+  return displayWidth(flat) <= width ? flat : cliTruncate(flat, width);
 }
 
 /** `text` on one line, cut to and padded out to exactly `width` columns. */
 export function padText(text: string, width: number): string {
   const fitted = fitText(text, width);
-  return fitted + ' '.repeat(Math.max(0, width - stringWidth(fitted)));
+  return fitted + ' '.repeat(Math.max(0, width - displayWidth(fitted)));
 }
 
 /**
@@ -89,16 +96,16 @@ export function wrapText(text: string, width: number, indent = ''): string[] {
 function wrapUnits(units: string[], separator: string, width: number, indent: string): string[] {
   const lines: string[] = [];
   const prefix = () => (lines.length === 0 ? '' : indent);
-  const room = () => Math.max(2, width - stringWidth(prefix()));
+  const room = () => Math.max(2, width - displayWidth(prefix()));
   let line = '';
   for (const unit of units) {
     if (line === '') line = unit;
-    else if (stringWidth(`${line}${separator}${unit}`) <= room()) line = `${line}${separator}${unit}`;
+    else if (displayWidth(`${line}${separator}${unit}`) <= room()) line = `${line}${separator}${unit}`;
     else {
       lines.push(prefix() + line);
       line = unit;
     }
-    while (stringWidth(line) > room()) {
+    while (displayWidth(line) > room()) {
       const head = cliTruncate(line, room(), { truncationCharacter: '' }) || (Array.from(line)[0] ?? '');
       lines.push(prefix() + head);
       line = line.slice(head.length);
