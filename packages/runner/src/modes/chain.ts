@@ -3,16 +3,9 @@
 // spec's retry policy, with the `on_failure` agent step run between attempts.
 
 import type { RetryContext, StepContext, StepRecord } from '@resume/core';
-import { type ChatMessage, ConfigError, type JsonValue, lazySchema, type MessageInput } from '@resume/core/spec';
-import { z } from 'zod';
+import { type ChatMessage, ConfigError, type JsonValue, type MessageInput } from '@resume/core/spec';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
-import {
-  memberKeyPrefix,
-  type StepKeyScheme,
-  stepKeyPrefix,
-  stepLabel,
-  workflowStepTree,
-} from '../workflow/step-ids.js';
+import { memberKeyPrefix, stepKeyPrefix, stepLabel, workflowStepTree } from '../workflow/step-ids.js';
 import { renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
 import {
   isMapStep,
@@ -21,11 +14,11 @@ import {
   type WorkflowAgentStep,
   type WorkflowLeafStep,
   type WorkflowShellStep,
-  type WorkflowSpec,
 } from '../workflow/workflow-spec.js';
 import { runAgentTurn, toChatMessage } from './agent-turn.js';
 import { runMapStep } from './chain-map.js';
 import { type BranchRun, type GroupMember, runParallelGroup } from './chain-parallel.js';
+import { type ChainOptions, type ShellOutput, type StepPlace, shellOutputSchema } from './chain-step.js';
 import {
   type CheckpointAnnouncer,
   checkpoint,
@@ -41,31 +34,8 @@ import { runShellCommand, ShellCommandFailedError } from './shell-command.js';
 import { shellStepEnvironment } from './shell-environment.js';
 import { writeOutputFiles } from './workspace-output.js';
 
-export interface ChainOptions {
-  spec: WorkflowSpec;
-  /** The spec's file, for error messages. */
-  file: string | null;
-  variables: Record<string, string>;
-  /** How the session keys its steps (recorded at its start; by position before step ids). */
-  stepKeys: StepKeyScheme;
-  /** How its checkpoint labels name steps (recorded at its start; by position before labels by id). */
-  stepLabels: StepKeyScheme;
-}
-
-const shellOutputSchema = lazySchema(() =>
-  z.object({
-    /** Null when the step was skipped (an uncertain run the user chose not to repeat). */
-    exitCode: z.number().int().nullable(),
-    stdoutTail: z.string(),
-    stderrTail: z.string(),
-    /** 0 when skipped. */
-    attempt: z.number().int().nonnegative(),
-    skipped: z.boolean().optional(),
-  }),
-);
 /** What a skipped shell step returns: its command may or may not have run, so nothing is known of it. */
 const SKIPPED_SHELL_OUTPUT: ShellOutput = { exitCode: null, stdoutTail: '', stderrTail: '', attempt: 0, skipped: true };
-export type ShellOutput = z.infer<typeof shellOutputSchema>;
 
 async function runAgentStep(
   context: ModeContext,
@@ -151,23 +121,6 @@ function attemptInBudget(step: StepRecord): number {
 
 function passedLabel(label: string, attempt: number): string {
   return `${label}, passed at attempt ${attempt}`;
-}
-
-/** Where a step stands: its number (`2`, or `3.2` for the second step of group 3) and its spec path. */
-export interface StepPlace {
-  index: number;
-  number: string;
-  path: string;
-  /** How checkpoint labels name it (`step tests`, or `step 2 shell` in sessions recorded before). */
-  label: string;
-  /** Set for a member of a parallel group or a step of a map item. */
-  branch: BranchRun | null;
-  /** More environment for a shell step (a map item's `CONCLAVE_ITEM_*`). */
-  env?: Record<string, string>;
-  /** `CONCLAVE_STEP` when not the step's name, id or number (a map item's `<map>/<step>`). */
-  stepName?: string;
-  /** The checkpoint marked with the step's completion in a branch (a map item's last step: the item is done). */
-  completionLabel?: (attempt: number) => string;
 }
 
 async function runShellStep(

@@ -9,8 +9,10 @@ import type { ModelResolver, ModeTool } from '../modes/mode-context.js';
 import type { ModeRegistry } from '../modes/mode-registry.js';
 import type { CompatibilityFinding } from '../resume/compatibility.js';
 import type { ResumePlan } from '../resume/resume-plan.js';
-import type { ItemSelection } from './map-items-command.js';
 import type { RunEvent } from './run-event.js';
+
+/** Which items `retryItems` runs again: every failed one, or these ids. */
+export type ItemSelection = 'failed' | readonly string[];
 
 export interface RunDecisions {
   /**
