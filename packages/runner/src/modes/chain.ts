@@ -12,13 +12,18 @@ import {
   isParallelStep,
   isShellStep,
   type WorkflowAgentStep,
-  type WorkflowLeafStep,
   type WorkflowShellStep,
 } from '../workflow/workflow-spec.js';
 import { runAgentTurn, toChatMessage } from './agent-turn.js';
 import { runMapStep } from './chain-map.js';
 import { type BranchRun, type GroupMember, runParallelGroup } from './chain-parallel.js';
-import { type ChainOptions, type ShellOutput, type StepPlace, shellOutputSchema } from './chain-step.js';
+import {
+  type ChainOptions,
+  type LeafRunner,
+  type ShellOutput,
+  type StepPlace,
+  shellOutputSchema,
+} from './chain-step.js';
 import {
   type CheckpointAnnouncer,
   checkpoint,
@@ -229,15 +234,7 @@ function reachedBefore(context: ModeContext, step: number, total: number): boole
 }
 
 /** Runs one agent or shell step (on the main line, as a member of a parallel group, for a map item). */
-export async function runLeafStep(
-  context: ModeContext,
-  options: ChainOptions,
-  place: StepPlace,
-  prefix: string,
-  step: WorkflowLeafStep,
-  scope: TemplateScope,
-  announcer?: CheckpointAnnouncer,
-): Promise<StepResult & { shell: ShellOutput | null }> {
+export const runLeafStep: LeafRunner = async (context, options, place, prefix, step, scope, announcer) => {
   if (isShellStep(step)) {
     const result = await runShellStep(context, options, place, prefix, step, scope, announcer);
     return { response: result.stdoutTail, exitCode: result.exitCode, skipped: result.skipped === true, shell: result };
@@ -256,7 +253,7 @@ export async function runLeafStep(
     place.completionLabel,
   );
   return { response, shell: null };
-}
+};
 
 export async function runChain(context: ModeContext, options: ChainOptions): Promise<ModeResult> {
   const { spec } = options;
