@@ -92,9 +92,11 @@ export async function cleanupSessionsCommand(
     : outcome.selection.remove.filter((entry) => outcome.deleted.includes(entry.session.id));
   if (removed.length > 0) {
     terminal.out(`${verb} ${removed.length} session${removed.length === 1 ? '' : 's'}:`);
+    // Short ids differ in length where sessions share a long prefix: padded, the columns line up.
+    const idWidth = Math.max(...removed.map((entry) => shortId(entry.session.id).length));
     for (const entry of removed)
       terminal.out(
-        `  ${shortId(entry.session.id)}  ${formatWhen(entry.session.updatedAt)}  ${padText(entry.session.title.trim(), 50)}  ${terminal.dim(entry.reason)}`,
+        `  ${shortId(entry.session.id).padEnd(idWidth)}  ${formatWhen(entry.session.updatedAt)}  ${padText(entry.session.title.trim(), 50)}  ${terminal.dim(entry.reason)}`,
       );
   }
   const archived = options.dryRun
