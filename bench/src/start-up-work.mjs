@@ -46,7 +46,10 @@ export async function measureStartUpWork({ cli = defaultCliPath } = {}) {
   try {
     const preload = path.join(directory, 'count.cjs');
     await writeFile(preload, PRELOAD);
-    await writeFile(path.join(directory, 'flow.yaml'), 'name: work\nsteps:\n  - shell: "true"\n  - shell: "test -f go"\n');
+    await writeFile(
+      path.join(directory, 'flow.yaml'),
+      'name: work\nsteps:\n  - shell: "true"\n  - shell: "test -f go"\n',
+    );
     const env = {
       PATH: process.env.PATH ?? '',
       CONCLAVE_HOME: path.join(directory, 'home'),
@@ -55,7 +58,9 @@ export async function measureStartUpWork({ cli = defaultCliPath } = {}) {
     };
     const cliRun = (args) => spawnSync(process.execPath, [cli, ...args], { cwd: directory, env, encoding: 'utf8' });
     const run = cliRun(['run', 'flow.yaml', '--quiet']);
-    const listed = execFileSync(process.execPath, [cli, 'sessions', 'list', '--json'], { env: { ...env, NODE_OPTIONS: '' } });
+    const listed = execFileSync(process.execPath, [cli, 'sessions', 'list', '--json'], {
+      env: { ...env, NODE_OPTIONS: '' },
+    });
     await writeFile(path.join(directory, 'go'), '');
     const resume = cliRun(['run', '--resume', JSON.parse(listed.toString())[0].id, '--yes', '--quiet']);
     if (resume.status !== 0) throw new Error(`the resume exited ${resume.status}:\n${resume.stderr.slice(-800)}`);
