@@ -3,7 +3,6 @@
 import { lazySchema, UsageError } from '@resume/core/spec';
 import { z } from 'zod';
 import { parseModeName } from '../modes/mode-names.js';
-import { type PlainShape, plain, plainOptions } from '../program/plain-options.js';
 
 const positiveInteger = (flag: string) =>
   z.coerce
@@ -52,40 +51,8 @@ export const runFlagsSchema = lazySchema(() =>
 );
 export type RunFlags = z.infer<typeof runFlagsSchema>;
 
-/** The schema's checks for plain values, in its order (`plain-options.test.ts` checks they agree). */
-export const plainRunFlags: PlainShape = {
-  shape: {
-    continue: plain.textOrSwitch,
-    resume: plain.textOrSwitch,
-    branchFrom: plain.text,
-    atRound: plain.count,
-    mode: plain.textThen(modeOf),
-    project: plain.text,
-    maxRounds: plain.count,
-    script: plain.text,
-    title: plain.text,
-    fromCheckpoint: plain.text,
-    startChunk: plain.count,
-    resetDiscussion: plain.switch,
-    forceConsensus: plain.switch,
-    models: plain.textThen(modelsOf),
-    force: plain.switch,
-    workspace: plain.text,
-    useEditedSpec: plain.switch,
-    dryRun: plain.switch,
-    yes: plain.switch,
-    onConflict: plain.choice(CONFLICT_CHOICES),
-    onUncertain: plain.choice(UNCERTAIN_CHOICES),
-    maxCost: plain.text,
-    maxLineageCost: plain.text,
-    checkpointInterval: plain.count,
-  },
-};
-
 /** Validates a run's flags; a bad value is a usage error that says what the flag takes (exit 64). */
 export function parseRunFlags(options: Record<string, unknown>): RunFlags {
-  const known = plainOptions<RunFlags>(options, plainRunFlags);
-  if (known) return known;
   const parsed = runFlagsSchema.safeParse(options);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
