@@ -17,7 +17,11 @@ const message = (work: () => unknown) => {
 
 describe('the command line options', () => {
   it('come back as the commands read them: numbers, lists, modes by their names, defaults filled in', () => {
-    expect(parseRunFlags({ resume: '01jf3k', yes: true, quiet: true })).toEqual({ resume: '01jf3k', yes: true });
+    expect(parseRunFlags({ resume: '01jf3k', yes: true, quiet: true })).toEqual({
+      resume: '01jf3k',
+      yes: true,
+      modeOptions: {},
+    });
     expect(parseGlobalOptions({ quiet: true, provider: 'scripted' })).toEqual({
       quiet: true,
       provider: 'scripted',
@@ -25,10 +29,10 @@ describe('the command line options', () => {
       debug: false,
     });
     expect(parseRunFlags({ maxRounds: '4', models: 'a, b', mode: 'consensus', onConflict: 'keep' })).toEqual({
-      maxRounds: 4,
       models: ['a', 'b'],
       mode: 'discussion',
       onConflict: 'keep',
+      modeOptions: { maxRounds: 4 },
     });
     expect(workflowOptionsSchema.parse({ title: 't' })).toEqual({ var: [], saveSession: true, title: 't' });
   });
