@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import type { CliContext, CliEnvironment } from '../context/cli-context.js';
 import { listableModes, modeFlags, runModeHelp } from '../modes/mode-names.js';
 import { builtinProviders } from '../providers/builtin-providers.js';
+import { CONFLICT_CHOICES, UNCERTAIN_CHOICES } from '../runs/resume-choices.js';
 
 export interface ProgramHooks {
   /** Called by the chosen action with the work to do; the caller runs it and keeps the exit code. */
@@ -54,18 +55,15 @@ function addResumeOptions(command: Command): Command {
 function addResumeChoices(command: Command): Command {
   return command
     .addOption(
-      new Option('--on-conflict <choice>', 'files changed since the session: keep|restore|cancel').choices([
-        'keep',
-        'restore',
-        'cancel',
-      ]),
+      new Option('--on-conflict <choice>', `files changed since the session: ${CONFLICT_CHOICES.join('|')}`).choices(
+        CONFLICT_CHOICES,
+      ),
     )
     .addOption(
-      new Option('--on-uncertain <choice>', 'an unsafe step that never finished: rerun|skip|abort').choices([
-        'rerun',
-        'skip',
-        'abort',
-      ]),
+      new Option(
+        '--on-uncertain <choice>',
+        `an unsafe step that never finished: ${UNCERTAIN_CHOICES.join('|')}`,
+      ).choices(UNCERTAIN_CHOICES),
     );
 }
 

@@ -5,6 +5,7 @@ import { lazySchema, UsageError } from '@resume/core/spec';
 import type { ModeFlag, RunOverrides } from '@resume/runner/modes';
 import { z } from 'zod';
 import { modeFlags, parseModeName } from '../modes/mode-names.js';
+import { CONFLICT_CHOICES, UNCERTAIN_CHOICES } from './resume-choices.js';
 
 const positiveInteger = (flag: string) =>
   z.coerce
@@ -18,9 +19,6 @@ const modelsOf = (value: string) =>
     .split(',')
     .map((model) => model.trim())
     .filter(Boolean);
-
-const CONFLICT_CHOICES = ['keep', 'restore', 'cancel'] as const;
-const UNCERTAIN_CHOICES = ['rerun', 'skip', 'abort'] as const;
 
 /** A mode's start option as its flag gives it (a text from the command line, or a switch). */
 function modeFlagSchema(flag: ModeFlag) {
