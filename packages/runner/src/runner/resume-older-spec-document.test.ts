@@ -28,9 +28,12 @@ type SpecRecordedInput = Extract<Parameters<Session['record']>[0], { type: 'spec
 const SPEC =
   'name: checked\nagents: { helper: { prompt: "You help." } }\nsteps:\n  - shell: "true"\n  - shell: "test -f go"\n';
 
-/** What those builds journaled as `validated` for `spec` (its rules' fingerprint and binding hash are opaque here). */
-const validatedOf = (spec: JsonValue) => ({
-  spec: JSON.stringify(spec),
+/**
+ * What those builds journaled as `validated` for a spec named `checked` with these agents and
+ * steps (its rules' fingerprint and binding hash are opaque here).
+ */
+const validatedOf = (agents: JsonValue, steps: JsonValue) => ({
+  spec: JSON.stringify({ name: 'checked', variables: {}, agents, steps, outputs: { artifacts: [] } }),
   rules: `sha256:${'1'.repeat(64)}`,
   hash: `sha256:${'2'.repeat(64)}`,
 });
@@ -63,13 +66,7 @@ describe('a session whose journal holds a validated spec (decision 0019)', () =>
         data,
         hash: hashDocument(data),
         // Taken as it is, this spec would fail the resumed step.
-        validated: validatedOf({
-          name: 'checked',
-          variables: {},
-          agents: {},
-          steps: [{ shell: 'true' }, { shell: 'false' }],
-          outputs: { artifacts: [] },
-        }),
+        validated: validatedOf({}, [{ shell: 'true' }, { shell: 'false' }]),
       },
     }));
     expect(older.recorded?.document?.validated).toBeDefined();
@@ -97,13 +94,10 @@ describe('a session whose journal holds a validated spec (decision 0019)', () =>
       document: {
         data,
         hash: hashDocument(data),
-        validated: validatedOf({
-          name: 'checked',
-          variables: {},
-          agents: { helper: { prompt: 'You help {{ who }}.' } },
-          steps: [{ shell: 'true' }, { shell: 'test -f go' }],
-          outputs: { artifacts: [] },
-        }),
+        validated: validatedOf({ helper: { prompt: 'You help {{ who }}.' } }, [
+          { shell: 'true' },
+          { shell: 'test -f go' },
+        ]),
       },
     }));
     await writeFile(path.join(workspace, 'flow.yaml'), invalid);
