@@ -1,7 +1,7 @@
 // The options every command accepts (DESIGN 9), validated once at the boundary.
 import { lazySchema, UsageError } from '@resume/core/spec';
+import { builtinProviders } from '@resume/runner/providers';
 import { z } from 'zod';
-import { builtinProviders } from '../providers/builtin-providers.js';
 
 /** Built on the first command's options. */
 export const globalOptionsSchema = lazySchema(() =>
