@@ -53,6 +53,7 @@ import {
   JOURNAL,
   JOURNAL_ARCHIVED,
   LEASE_DIRECTORY,
+  LEGACY_SNAPSHOT,
   resolveHome,
   SNAPSHOT,
   SNAPSHOT_ARCHIVED,
@@ -324,10 +325,12 @@ export function createFsStore(options: FsStoreOptions): FsStore {
         await gzip(journal.subarray(0, scan.validLength)),
       );
       await plain.remove(paths.inSession(id, JOURNAL));
-      const snapshot = await plain.readFile(paths.inSession(id, SNAPSHOT)).catch(() => null);
-      if (snapshot) {
+      for (const name of [SNAPSHOT, LEGACY_SNAPSHOT]) {
+        const snapshot = await plain.readFile(paths.inSession(id, name)).catch(() => null);
+        if (!snapshot) continue;
         await writeFileAtomically(context.durable, paths.inSession(id, SNAPSHOT_ARCHIVED), await gzip(snapshot));
-        await plain.remove(paths.inSession(id, SNAPSHOT));
+        await plain.remove(paths.inSession(id, name));
+        break;
       }
       snapshots.forget(id);
       await context.durable.syncDirectory(paths.session(id));
