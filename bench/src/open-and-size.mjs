@@ -33,7 +33,7 @@ export async function measureOpenAndSize({ messages, repeats }) {
     const session = await writer.createSession({ title: 'open bench', mode: 'custom' });
     // The checkpoints that also wrote the session's snapshot (inline, every 1,000 events), timed
     // in the second half of the session, against the other checkpoints of that half.
-    const snapshotFile = path.join(home, 'sessions', session.id, 'snapshot.json');
+    const snapshotFile = path.join(home, 'sessions', session.id, 'snapshot.bin');
     const snapshotStamp = () => statSync(snapshotFile, { throwIfNoEntry: false })?.mtimeMs ?? 0;
     const checkpointTimes = { snapshot: [], plain: [] };
     for (let index = 0; index < messages; index += 1) {

@@ -253,7 +253,7 @@ describe('file store on disk', () => {
     const files = await readdir(path.join(dir, 'sessions', id));
     expect(files).toContain('journal.jsonl.gz');
     expect(files).not.toContain('journal.jsonl');
-    expect(files).toContain('snapshot.json.gz');
+    expect(files).toContain('snapshot.bin.gz');
     const reopened = open();
     expect(await seqs(reopened, id)).toEqual([1, 2, 3]);
     expect(await reopened.getSnapshot(id)).toEqual({ seq: 3, formatVersion: 1, state: { done: true } });

@@ -32,6 +32,7 @@ import { writeFileAtomically } from './file-system/atomic-write.js';
 import { createNodeFileSystem, errorCode, type FileSystem } from './file-system/file-system.js';
 import { guardFileSystem } from './file-system/guarded-file-system.js';
 import { createHeaderFiles } from './header/header-file.js';
+import { STAMP_SETTLE_MS } from './index/index-stamp.js';
 import { listedSummary, newestFirst } from './index/listing-order.js';
 import {
   createSummaryIndex,
@@ -53,6 +54,7 @@ import {
   JOURNAL,
   JOURNAL_ARCHIVED,
   LEASE_DIRECTORY,
+  LEGACY_SNAPSHOT,
   resolveHome,
   SNAPSHOT,
   SNAPSHOT_ARCHIVED,
@@ -95,6 +97,12 @@ export interface FsStoreOptions {
   processProbe?: ProcessProbe;
   /** Injected for tests: the clock used for lease times and the names of files kept aside. */
   now?: () => Date;
+  /**
+   * How long (ms) the sessions folder must have been unchanged before a listing stamps the
+   * listing index, which lets later listings skip checking every session (default 2,000: file
+   * times are only as fine as the file system's clock, a few ms). Tests pass a few tens of ms.
+   */
+  listingSettleMs?: number;
 }
 
 export interface FsStore extends SessionStore {
@@ -171,6 +179,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     durableFileSystem: context.durable,
     indexFile: paths.indexFile,
     sessionsDirectory: paths.sessions,
+    settleMs: options.listingSettleMs ?? STAMP_SETTLE_MS,
     locate: journals.locate,
     inspect: maintenance.inspectForIndex,
   });
@@ -324,10 +333,12 @@ export function createFsStore(options: FsStoreOptions): FsStore {
         await gzip(journal.subarray(0, scan.validLength)),
       );
       await plain.remove(paths.inSession(id, JOURNAL));
-      const snapshot = await plain.readFile(paths.inSession(id, SNAPSHOT)).catch(() => null);
-      if (snapshot) {
+      for (const name of [SNAPSHOT, LEGACY_SNAPSHOT]) {
+        const snapshot = await plain.readFile(paths.inSession(id, name)).catch(() => null);
+        if (!snapshot) continue;
         await writeFileAtomically(context.durable, paths.inSession(id, SNAPSHOT_ARCHIVED), await gzip(snapshot));
-        await plain.remove(paths.inSession(id, SNAPSHOT));
+        await plain.remove(paths.inSession(id, name));
+        break;
       }
       snapshots.forget(id);
       await context.durable.syncDirectory(paths.session(id));

@@ -1,5 +1,5 @@
 // Test support shared by the workspace's packages (never published, never imported by
-// shipped code): real child processes from TypeScript entries.
+// shipped code): real child processes from TypeScript entries, and waiting on file times.
 export {
   type BundledChild,
   type BundleOptions,
@@ -10,3 +10,4 @@ export {
   exited,
   onLines,
 } from './child-process.js';
+export { untilChangeIsOlderThan } from './file-clock.js';

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createEngine } from '@resume/core';
 import { messageEvent, testSummary } from '@resume/core/testing';
 import { createFsStore } from '@resume/storage-fs';
+import { untilChangeIsOlderThan } from '@resume/test-support';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assertBuilt, createSandbox, type Sandbox } from '../e2e/run-cli.js';
 import { quickListArguments, quickListJson } from './quick-list.js';
@@ -44,6 +45,17 @@ describe('the quick listing', () => {
     return result.stdout.trimEnd();
   };
 
+  /**
+   * A listing that stamps the index (as a user's full listing does once the sessions folder has
+   * been unchanged for 2 s), made once it has been unchanged for 50 ms.
+   */
+  const stampingListing = async () => {
+    await untilChangeIsOlderThan(path.join(sandbox.home, 'sessions'), 50);
+    const store = createFsStore({ dir: sandbox.home, listingSettleMs: 50 });
+    await store.list();
+    await store.close();
+  };
+
   it('prints what the full command prints, and never a status older than the journal', async () => {
     const engine = createEngine({ store: createFsStore({ dir: sandbox.home }) });
     const ids: string[] = [];
@@ -72,7 +84,7 @@ describe('the quick listing', () => {
     await writeFile(grown, journal);
 
     // Once the sessions folder has settled, a listing stamps the index and the quick path answers.
-    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    await stampingListing();
     const full = await fullListing();
     expect(quickListJson(args, environment())).toBe(full);
     expect(quickListJson(['sessions', 'list', '--home', sandbox.home, '--json'], { ...environment(), env: {} })).toBe(
@@ -113,8 +125,7 @@ describe('the quick listing', () => {
     await session.complete();
     await session.close();
     await engine.close();
-    await new Promise((resolve) => setTimeout(resolve, 2_200));
-    await fullListing();
+    await stampingListing();
     const args = ['sessions', 'list', '--json'];
     expect(quickListJson(args, environment())).not.toBeNull();
     expect(

@@ -23,13 +23,23 @@ describe('FollowUpPrompt', () => {
 
   it('never submits an empty question, and Esc leaves without one', async () => {
     const answers: (string | null)[] = [];
-    const view = renderWithProviders(<FollowUpPrompt info={info} onAnswer={(answer) => answers.push(answer)} />);
+    let answered = () => {};
+    const answer = new Promise<void>((resolve) => (answered = resolve));
+    const view = renderWithProviders(
+      <FollowUpPrompt
+        info={info}
+        onAnswer={(given) => {
+          answers.push(given);
+          answered();
+        }}
+      />,
+    );
     await view.waitForFrame((frame) => frame.includes('Follow-up question:'));
     await view.press('  ', keys.enter);
     await view.waitForFrame((frame) => frame.includes('Type a question first'));
     expect(answers).toEqual([]);
     await view.press(keys.escape);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await answer;
     expect(answers).toEqual([null]);
   });
 });

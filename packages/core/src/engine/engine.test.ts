@@ -10,6 +10,7 @@ import {
   UsageError,
   uniqueIdPrefixes,
 } from '../spec/index.js';
+import { createHang } from '../testing/hang.js';
 import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
 import { createEngine } from './engine.js';
 import type { Engine, Session } from './types.js';
@@ -101,9 +102,9 @@ describe('engine and sessions', () => {
     const store = createMemoryStore();
     const { first, second } = processes(store);
     const session = await first.createSession({ title: 't', mode: 'custom' });
-    const never = new Promise<never>(() => {});
-    void session.step('read', () => never);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    const { hang, reached } = createHang();
+    void session.step('read', hang);
+    await reached();
     store.killHolder(session.id);
 
     const reopened = await second().openSession(session.id);
@@ -111,8 +112,8 @@ describe('engine and sessions', () => {
     let reads = 0;
     expect(await reopened.step('read', async () => ++reads)).toBe(1);
 
-    void reopened.step('write', () => never, { safety: 'unsafe' });
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    void reopened.step('write', hang, { safety: 'unsafe' });
+    await reached();
     store.killHolder(session.id);
 
     const third = second();
@@ -147,8 +148,9 @@ describe('engine and sessions', () => {
     const store = createMemoryStore();
     const { first, second } = processes(store);
     const session = await first.createSession({ title: 't', mode: 'custom' });
-    void session.step('deploy', () => new Promise(() => {}), { safety: 'unsafe' });
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    const { hang, reached } = createHang();
+    void session.step('deploy', hang, { safety: 'unsafe' });
+    await reached();
     store.killHolder(session.id);
     const reopened = await second().openSession(session.id);
     const error = await reopened
@@ -304,14 +306,17 @@ describe('engine and sessions', () => {
   it('aborts the in-flight step on interrupt and journals the interruption', async () => {
     const engine = createEngine({ store: createMemoryStore() });
     const session = await engine.createSession({ title: 't', mode: 'custom' });
+    let called = () => {};
+    const inFlight = new Promise<void>((resolve) => (called = resolve));
     const running = session.step(
       'llm',
       ({ signal }) =>
         new Promise((_, reject) => {
           signal.addEventListener('abort', () => reject(new Error('aborted by signal')));
+          called();
         }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await inFlight;
     await session.interrupt();
     const error = await running.catch((caught: unknown) => caught);
     expect(InterruptedError.isInstance(error)).toBe(true);

@@ -13,6 +13,7 @@ import {
   StepOutputError,
   UncertainStepError,
 } from '../spec/index.js';
+import { createHang } from '../testing/hang.js';
 import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
 import { testHeader } from '../testing/session-fixtures.js';
 import { createEngine } from './engine.js';
@@ -36,7 +37,7 @@ async function events(store: MemoryStore, id: string): Promise<JournalEvent[]> {
 }
 
 /** Resolves never: the process "dies" while it waits here. */
-const hang = () => new Promise<never>(() => {});
+const { hang, reached } = createHang();
 
 describe('ordered replay: re-running the same code', () => {
   it('appends every message and checkpoint once when the job is re-run after a crash (the README example)', async () => {
@@ -56,7 +57,7 @@ describe('ordered replay: re-running the same code', () => {
     };
     const session = await nextProcess().createSession({ title: 'nightly report' });
     void job(session);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await reached();
     store.killHolder(session.id);
 
     crashAfterCheckpoint = false;
@@ -106,7 +107,7 @@ describe('ordered replay: re-running the same code', () => {
       return a + b;
     };
     void nextProcess().run({ id, title: 'job', mode: 'custom' }, job);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await reached();
     store.killHolder(id);
     crash = false;
     expect(await nextProcess().run({ id, title: 'job' }, job)).toBe('AB');
@@ -182,14 +183,18 @@ describe('ordered replay: re-running the same code', () => {
         });
         return 'answer';
       });
+      // The left step finishes after the right one has started.
+      let rightStarted = () => {};
+      const rightStart = new Promise<void>((resolve) => (rightStarted = resolve));
       const [left, right] = await Promise.all([
         session.step('left', async () => {
           calls.push('left');
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          await rightStart;
           return 'L';
         }),
         session.step('right', () => {
           calls.push('right');
+          rightStarted();
           return 'R';
         }),
       ]);
@@ -254,7 +259,7 @@ describe('ordered replay: re-running the same code', () => {
     };
     const first = await nextProcess().createSession({ title: 't' });
     void job(first);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await reached();
     store.killHolder(first.id);
 
     const session = await nextProcess().openSession(first.id);
@@ -506,7 +511,7 @@ describe('retries and failures', () => {
         { retry: { attempts: 3, backoff: { initialMs: 10_000 } }, sleep: hang },
       )
       .catch(() => {});
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await reached();
     store.killHolder(session.id);
     clock += 4_000;
     const waited: number[] = [];
@@ -548,14 +553,14 @@ describe('recoveries', () => {
     const session = await nextProcess().createSession({ title: 't' });
     await session.step('ok', () => 1);
     void session.step('poison', () => hang());
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await reached();
     store.killHolder(session.id);
     for (let crash = 1; crash <= 2; crash += 1) {
       const again = await nextProcess().openSession(session.id, { maxRecoveries: 2 });
       expect(again.state.stalledRecoveries).toBe(crash);
       await again.step('ok', () => 1);
       void again.step('poison', () => hang());
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await reached();
       store.killHolder(session.id);
     }
     const error = await nextProcess()

@@ -200,7 +200,7 @@ describe('every cut and byte change of every store file', () => {
   }, 600_000);
 
   for (const archived of [false, true]) {
-    const name = archived ? 'snapshot.json.gz' : 'snapshot.json';
+    const name = archived ? 'snapshot.bin.gz' : 'snapshot.bin';
     it(`${name}: ignored when damaged, the journal replayed to the same state`, async () => {
       const base = await buildBase(archived);
       const cases = await forEveryDamage(base, `${HOME}/sessions/${base.target}/${name}`, async (engine) => {

@@ -129,7 +129,7 @@ describe('a full disk at every write of a run', () => {
     const noSnapshots: FileSystem = {
       ...view,
       createExclusive: (target) => {
-        if (target.includes('snapshot.json')) {
+        if (target.includes('snapshot.bin')) {
           refused += 1;
           return Promise.reject(Object.assign(new Error(`ENOSPC: open '${target}'`), { code: 'ENOSPC' }));
         }

@@ -177,7 +177,7 @@ describe('store loaders under fuzzing (records with valid checksums)', () => {
     `snapshot: ${RUNS} crafted snapshots are never used; the journal is replayed to the same state`,
     async () => {
       const base = await buildBase();
-      const file = `${HOME}/sessions/${base.target}/snapshot.json`;
+      const file = `${HOME}/sessions/${base.target}/snapshot.bin`;
       // Random files, random states, and the real state with one of its identity fields
       // (the header's id, lastSeq, the snapshot's seq or format) edited. A state edited
       // elsewhere behind a valid checksum is trusted today: see docs/reliability.md.

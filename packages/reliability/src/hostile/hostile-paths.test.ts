@@ -67,7 +67,7 @@ async function buildFixture(): Promise<Fixture> {
   await engine.close();
 
   symlinkSync(path.join(outside, linkedId), path.join(home, 'sessions', linkedId));
-  for (const name of ['journal.jsonl', 'snapshot.json', 'header.json']) {
+  for (const name of ['journal.jsonl', 'snapshot.bin', 'header.json']) {
     rmSync(path.join(home, 'sessions', pointingId, name), { force: true });
     symlinkSync(path.join(outside, linkedId, name), path.join(home, 'sessions', pointingId, name));
   }

@@ -80,7 +80,7 @@ const cli = (home: Home, ...argv: string[]) => runConclave(argv, { home: home.ho
 describe('damage before a snapshot', () => {
   it('is found before anything is appended, reported by verify, and repair keeps what the snapshot proves', async () => {
     const home = await sessionOnDisk(20, 8);
-    expect(existsSync(path.join(home.dir, 'snapshot.json'))).toBe(true);
+    expect(existsSync(path.join(home.dir, 'snapshot.bin'))).toBe(true);
     const original = readFileSync(home.journal);
     flip(home.journal, lineStart(original, 4) + 60);
     const damaged = readFileSync(home.journal);
@@ -161,7 +161,7 @@ describe('what verify and repair say about a changed byte', () => {
 describe('a damaged snapshot', () => {
   it('verify finds it, repair drops it (kept aside) and says so, and verify is then satisfied', async () => {
     const home = await sessionOnDisk(20, 8);
-    const snapshot = path.join(home.dir, 'snapshot.json');
+    const snapshot = path.join(home.dir, 'snapshot.bin');
     flip(snapshot, 200);
     const damaged = readFileSync(snapshot);
     const journal = readFileSync(home.journal);
@@ -171,13 +171,13 @@ describe('a damaged snapshot', () => {
     expect(verified.stdout).toContain('the snapshot is damaged');
 
     const dryRun = await cli(home, 'sessions', 'repair', home.id, '--dry-run');
-    expect(dryRun.stdout).toContain('snapshot.json: damaged; dropped (moved aside to');
+    expect(dryRun.stdout).toContain('snapshot.bin: damaged; dropped (moved aside to');
     expect(readFileSync(snapshot)).toEqual(damaged);
 
     const repaired = await cli(home, 'sessions', 'repair', home.id);
     expect(repaired.code).toBe(0);
-    expect(repaired.stdout).toContain('snapshot.json: damaged; dropped (moved aside to');
-    const aside = readdirSync(home.dir).filter((name) => name.startsWith('snapshot.json.damaged-'));
+    expect(repaired.stdout).toContain('snapshot.bin: damaged; dropped (moved aside to');
+    const aside = readdirSync(home.dir).filter((name) => name.startsWith('snapshot.bin.damaged-'));
     expect(aside).toHaveLength(1);
     expect(readFileSync(path.join(home.dir, aside[0] ?? ''))).toEqual(damaged);
     expect(readFileSync(home.journal)).toEqual(journal);
@@ -200,10 +200,10 @@ describe('truncation evidence', () => {
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: home.id, status: 'damaged' })]);
     const dryRun = await cli(home, 'sessions', 'repair', home.id, '--dry-run');
     expect(dryRun.stdout).toMatch(
-      /the state after event \d+ \(messages, usage, status\) is rebuilt from snapshot\.json/,
+      /the state after event \d+ \(messages, usage, status\) is rebuilt from snapshot\.bin/,
     );
     expect(dryRun.stdout).toMatch(/events \d+\.\.\d+ cannot be kept \(known from the listing index, its last writer\)/);
-    expect(dryRun.stdout).toContain('snapshot.json: point it at the repaired journal');
+    expect(dryRun.stdout).toContain('snapshot.bin: point it at the repaired journal');
     expect((await cli(home, 'sessions', 'repair', home.id)).code).toBe(0);
     // What is left is a prefix of what there was, said out loud above: every message up to the snapshot's event.
     const after = engineAt(home.home);
@@ -216,7 +216,7 @@ describe('truncation evidence', () => {
 
   it('a journal cut without a snapshot is damaged by what its last writer and the listing knew', async () => {
     const home = await sessionOnDisk(6);
-    expect(existsSync(path.join(home.dir, 'snapshot.json'))).toBe(false);
+    expect(existsSync(path.join(home.dir, 'snapshot.bin'))).toBe(false);
     const listedBefore = await cli(home, 'sessions', 'list', '--json');
     expect(listedBefore.code).toBe(0);
     const bytes = readFileSync(home.journal);
@@ -351,7 +351,7 @@ describe('a journal emptied or deleted under a snapshot', () => {
     const id = listed?.id ?? '';
     const dir = path.join(home, 'sessions', id);
     const journal = path.join(dir, 'journal.jsonl');
-    const snapshotSeq = Number(/"seq":(\d+)/.exec(readFileSync(path.join(dir, 'snapshot.json'), 'latin1'))?.[1]);
+    const snapshotSeq = Number(/"seq":(\d+)/.exec(readFileSync(path.join(dir, 'snapshot.bin'), 'latin1'))?.[1]);
     const records = readFileSync(journal, 'utf8')
       .trim()
       .split('\n')
@@ -376,10 +376,10 @@ describe('a journal emptied or deleted under a snapshot', () => {
       const dryRun = await cli(home, 'sessions', 'repair', home.id, '--dry-run');
       expect(dryRun.stdout).toContain(`would keep events 1..${snapshotSeq}`);
       expect(dryRun.stdout).toContain(
-        `the state after event ${snapshotSeq} (messages, usage, status) is rebuilt from snapshot.json; events 2..${snapshotSeq - 1} themselves are recorded as lost`,
+        `the state after event ${snapshotSeq} (messages, usage, status) is rebuilt from snapshot.bin; events 2..${snapshotSeq - 1} themselves are recorded as lost`,
       );
       expect(dryRun.stdout).toContain(`events ${snapshotSeq + 1}..${lastSeq} cannot be kept`);
-      expect(dryRun.stdout).not.toContain('snapshot.json: remove');
+      expect(dryRun.stdout).not.toContain('snapshot.bin: remove');
 
       const repaired = JSON.parse((await cli(home, 'sessions', 'repair', home.id, '--json')).stdout) as {
         keptSeq: number;
@@ -444,7 +444,7 @@ describe('lease folder', () => {
 });
 
 describe('every session file deleted, emptied, replaced by a directory or by a symlink', () => {
-  const files = ['header.json', 'journal.jsonl', 'snapshot.json', '../../index/summaries.json'] as const;
+  const files = ['header.json', 'journal.jsonl', 'snapshot.bin', '../../index/summaries.json'] as const;
   const damages = ['delete', 'empty', 'directory', 'symlink'] as const;
   for (const name of files) {
     for (const damage of damages) {
@@ -476,7 +476,7 @@ describe('every session file deleted, emptied, replaced by a directory or by a s
         // (here its last event: every message), and says so.
         expect(kept).toEqual(home.messages);
         if (name === 'journal.jsonl')
-          expect(report?.actions?.some((action) => action.includes('is rebuilt from snapshot.json'))).toBe(true);
+          expect(report?.actions?.some((action) => action.includes('is rebuilt from snapshot.bin'))).toBe(true);
         expect(readFileSync(outside).length).toBeGreaterThan(0);
         await after.close();
       });

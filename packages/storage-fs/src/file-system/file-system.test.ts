@@ -45,7 +45,7 @@ describe('the Node file system', () => {
   });
 
   it('reads a file larger than the direct limit through the thread pool, whole', async () => {
-    const file = path.join(directory, 'snapshot.json');
+    const file = path.join(directory, 'snapshot.bin');
     const content = Buffer.alloc(DIRECT_READ_LIMIT + 4096, 7);
     writeFileSync(file, content);
     let read: Buffer | undefined;

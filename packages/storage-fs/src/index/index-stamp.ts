@@ -12,7 +12,10 @@ export interface IndexStamp {
 /** The marker a writer keeps in the sessions folder while it writes a session. */
 export const WRITING_MARKER_PREFIX = '.writing-';
 
-/** A folder whose last change is newer than this (ms) at the start of a check is not stamped. */
+/**
+ * A folder whose last change is newer than this (ms) at the start of a check is not stamped by
+ * default: a change within the same tick of the file system's clock would not move its times.
+ */
 export const STAMP_SETTLE_MS = 2_000;
 
 /** Whether the sessions folder is still as it was when `stamp` was taken. */
@@ -25,10 +28,18 @@ export function stampHolds(stamp: IndexStamp | null, folder: FileStatus | null):
   );
 }
 
-/** The stamp for a folder checked from `startedMs` on; null while the folder may still be changing within one tick. */
-export function stampFor(folder: FileStatus | null, writing: string[], startedMs: number): IndexStamp | null {
+/**
+ * The stamp for a folder checked from `startedMs` on; null while the folder may still be changing
+ * within one tick (its last change is less than `settleMs` old).
+ */
+export function stampFor(
+  folder: FileStatus | null,
+  writing: string[],
+  startedMs: number,
+  settleMs: number,
+): IndexStamp | null {
   if (!folder?.isDirectory || folder.modifiedMs === undefined || folder.changedMs === undefined) return null;
-  if (Math.max(folder.modifiedMs, folder.changedMs) >= startedMs - STAMP_SETTLE_MS) return null;
+  if (Math.max(folder.modifiedMs, folder.changedMs) >= startedMs - settleMs) return null;
   return { modifiedMs: folder.modifiedMs, changedMs: folder.changedMs, writing };
 }
 

@@ -1,15 +1,16 @@
 // The listing index trusted by its stamp: a listing of a sessions folder that has not changed
 // since the index was checked makes no status call per session, and still never shows a
 // summary older than the journal: writers announce themselves in the sessions folder.
-// These tests wait for the folder to settle (STAMP_SETTLE_MS), as a user's second listing would.
+// The stores here stamp a folder unchanged for 50 ms (`listingSettleMs`, more than the file
+// clock's tick), where a user's listing waits for it to settle for 2 s (the last test).
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { messageEvent, testHeader, testSummary } from '@resume/core/testing';
+import { untilChangeIsOlderThan } from '@resume/test-support';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNodeFileSystem, type FileSystem } from '../file-system/file-system.js';
 import { createFsStore, type FsStore } from '../fs-store.js';
-import { STAMP_SETTLE_MS } from './index-stamp.js';
 
 let dir: string;
 const stores: FsStore[] = [];
@@ -22,8 +23,13 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A store whose status calls inside the sessions folder are recorded in `statuses`. */
-function open(statuses: string[] = []): FsStore {
+const SETTLE_MS = 50;
+
+/**
+ * A store whose status calls inside the sessions folder are recorded in `statuses`; it stamps the
+ * folder once unchanged for SETTLE_MS, or for the default settle time (null).
+ */
+function open(statuses: string[] = [], listingSettleMs: number | null = SETTLE_MS): FsStore {
   const real = createNodeFileSystem();
   const inSessions = (target: string) => target.startsWith(path.join(dir, 'sessions') + path.sep);
   const counting: FileSystem = {
@@ -37,7 +43,11 @@ function open(statuses: string[] = []): FsStore {
       return real.statusNow?.(target) ?? null;
     },
   };
-  const store = createFsStore({ dir, fileSystem: counting });
+  const store = createFsStore({
+    dir,
+    fileSystem: counting,
+    ...(listingSettleMs === null ? {} : { listingSettleMs }),
+  });
   stores.push(store);
   return store;
 }
@@ -61,7 +71,7 @@ async function createSession(store: FsStore, events: number): Promise<string> {
 }
 
 /** Waits until the sessions folder's last change is old enough to be stamped. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, STAMP_SETTLE_MS + 150));
+const settle = () => untilChangeIsOlderThan(path.join(dir, 'sessions'), SETTLE_MS);
 
 const lastSeqs = async (store: FsStore) =>
   Object.fromEntries((await store.list()).map((summary) => [summary.id, summary.lastSeq]));
@@ -160,13 +170,14 @@ describe('listing index stamp', () => {
     expect(trusted).toEqual([]);
   });
 
-  it('never stamps a sessions folder that changed just before the check', async () => {
+  it('never stamps a sessions folder that changed less than 2 s before the check', async () => {
     const setup = open();
     const id = await createSession(setup, 1);
     await setup.close();
-    await open().list();
+    await settle();
+    await open([], null).list();
     const statuses: string[] = [];
-    await open(statuses).list();
+    await open(statuses, null).list();
     // Still checked session by session: the folder's time could hide a change in the same tick.
     expect(statuses).toContain(path.join(dir, 'sessions', id, 'journal.jsonl'));
   });

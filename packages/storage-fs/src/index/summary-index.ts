@@ -108,6 +108,8 @@ export interface SummaryIndexContext {
   durableFileSystem: FileSystem;
   indexFile: string;
   sessionsDirectory: string;
+  /** How long (ms) the sessions folder must have been unchanged for a listing to stamp the index. */
+  settleMs: number;
   /** `isDirectory`: the session's folder was just listed as a real directory, so it is not checked again. */
   locate(sessionId: string, isDirectory?: boolean): Promise<JournalLocation | null>;
   /**
@@ -270,7 +272,9 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
       }
       const refreshed = await Promise.all([...ids].map((id) => refreshOrRefused(cache, id, listed)));
       // An unreadable session is looked at again by the next listing: the index cannot vouch for it.
-      const next = refreshed.some((entry) => entry?.summary?.unreadable) ? null : stampFor(folder, writing, startedMs);
+      const next = refreshed.some((entry) => entry?.summary?.unreadable)
+        ? null
+        : stampFor(folder, writing, startedMs, context.settleMs);
       if (!sameStamp(stamp, next)) {
         stamp = next;
         dirty = true;

@@ -19,7 +19,7 @@ import { errorCode, type FileStatus } from '../file-system/file-system.js';
 import type { JournalLocation } from '../index/summary-index.js';
 import type { StoreContext } from '../store/store-context.js';
 import { fastParseFirstEvent } from '../store/store-files-parse.generated.js';
-import { JOURNAL, JOURNAL_ARCHIVED, SNAPSHOT, SNAPSHOT_ARCHIVED } from '../store/store-paths.js';
+import { JOURNAL, JOURNAL_ARCHIVED, SNAPSHOT, SNAPSHOT_NAMES } from '../store/store-paths.js';
 import { parseBody, verifyFrame } from './framing.js';
 import { committedEndInTail, lastRecordInTail, scanJournal } from './journal-codec.js';
 
@@ -185,11 +185,13 @@ export function createJournalFiles(context: StoreContext): JournalFiles {
     if (!journal) return;
     await writeFileAtomically(durable, paths.inSession(id, JOURNAL), journal.bytes);
     await plain.remove(paths.inSession(id, JOURNAL_ARCHIVED));
-    const snapshot = await plain.status(paths.inSession(id, SNAPSHOT_ARCHIVED));
-    if (snapshot?.isFile) {
-      const content = await gunzip(await plain.readFile(paths.inSession(id, SNAPSHOT_ARCHIVED))).catch(() => null);
+    for (const { name } of SNAPSHOT_NAMES.filter((snapshot) => snapshot.archived)) {
+      const snapshot = await plain.status(paths.inSession(id, name));
+      if (!snapshot?.isFile) continue;
+      const content = await gunzip(await plain.readFile(paths.inSession(id, name))).catch(() => null);
       if (content) await writeFileAtomically(durable, paths.inSession(id, SNAPSHOT), content);
-      await plain.remove(paths.inSession(id, SNAPSHOT_ARCHIVED));
+      await plain.remove(paths.inSession(id, name));
+      break;
     }
     await durable.syncDirectory(paths.session(id));
   };

@@ -31,10 +31,10 @@ import { encodeBatch, encodeLost, lastRecordInTail } from '../journal/journal-co
 import { headerInFirstRecord, type JournalFiles } from '../journal/journal-files.js';
 import { stepsStartedIn } from '../journal/lost-steps.js';
 import { acquireLease, currentEpoch, inspectLease, latestLease, liveHolder } from '../lease/lease-files.js';
-import type { SnapshotFile, SnapshotFiles } from '../snapshot/snapshot-files.js';
+import type { SnapshotFiles, StoredSnapshot } from '../snapshot/snapshot-files.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
-import { HEADER, JOURNAL, LEASE_DIRECTORY, SNAPSHOT, SNAPSHOT_ARCHIVED } from '../store/store-paths.js';
+import { HEADER, JOURNAL, LEASE_DIRECTORY, LEGACY_SNAPSHOT, SNAPSHOT, SNAPSHOT_NAMES } from '../store/store-paths.js';
 import {
   analyzeJournal,
   damagedAtEnd,
@@ -79,7 +79,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     const found: Evidence[] = [];
     const snapshot = await snapshots.readFile(id);
     if (snapshot)
-      found.push({ seq: snapshot.snapshot.seq, source: 'its snapshot', file: paths.inSession(id, SNAPSHOT) });
+      found.push({ seq: snapshot.snapshot.seq, source: 'its snapshot', file: paths.inSession(id, snapshot.name) });
     const entry = await parts.index().known(id);
     if (entry?.summary) found.push({ seq: entry.summary.lastSeq, source: 'the listing index', file: paths.indexFile });
     const lease = await latestLease(plain, leaseDirectory(id)).catch(() => null);
@@ -138,10 +138,10 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     if (!journal.missing && analysis.records.length === 0 && analysis.damaged.length === 0) {
       problems.push({ file: journal.file, offset: null, problem: 'the journal is empty' });
     }
-    const snapshotContent = await plain.readFile(paths.inSession(id, SNAPSHOT)).catch(() => null);
-    if (snapshotContent && !(await snapshots.readFile(id))) {
+    const damagedSnapshot = (await snapshots.readFile(id)) ? null : await damagedSnapshotName(id);
+    if (damagedSnapshot && !damagedSnapshot.archived) {
       problems.push({
-        file: paths.inSession(id, SNAPSHOT),
+        file: paths.inSession(id, damagedSnapshot.name),
         offset: null,
         problem: 'the snapshot is damaged (opening ignores it and replays the journal; a repair moves it aside)',
       });
@@ -192,10 +192,10 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
   };
 
   /** The snapshot file a read would use, when reading it found none sound: it exists but fails its checks. */
-  const damagedSnapshotName = async (id: string): Promise<string | null> => {
-    for (const name of [SNAPSHOT, SNAPSHOT_ARCHIVED]) {
-      const status = await plain.status(paths.inSession(id, name));
-      if (status?.isFile) return name;
+  const damagedSnapshotName = async (id: string): Promise<(typeof SNAPSHOT_NAMES)[number] | null> => {
+    for (const snapshot of SNAPSHOT_NAMES) {
+      const status = await plain.status(paths.inSession(id, snapshot.name));
+      if (status?.isFile) return snapshot;
       if (status) return null;
     }
     return null;
@@ -204,7 +204,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
   /** The session's files that exist as something other than a regular file (a directory, a symlink). */
   const nonFiles = async (id: string): Promise<string[]> => {
     const found: string[] = [];
-    for (const name of [HEADER, JOURNAL, SNAPSHOT]) {
+    for (const name of [HEADER, JOURNAL, SNAPSHOT, LEGACY_SNAPSHOT]) {
       const status = await plain.status(paths.inSession(id, name));
       if (status && !status.isFile) found.push(name);
     }
@@ -238,7 +238,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     const provenSeq = keptSeq;
     const restored =
       snapshot && keptSeq > 0
-        ? restoredFromSnapshot(id, snapshot.snapshot, keptSeq, epochAt(analysis, keptSeq), savedFor(journal.bytes))
+        ? restoredFromSnapshot(id, snapshot, keptSeq, epochAt(analysis, keptSeq), savedFor(journal.bytes))
         : null;
     if (restored) {
       bytes = Buffer.concat([bytes, restored.bytes]);
@@ -264,7 +264,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
           ? `events ${restored.lost.first}..${restored.lost.last} themselves are recorded as lost, event ${restored.seq} as restored from the snapshot`
           : `event ${restored.seq} is recorded as restored from the snapshot`;
         actions.push(
-          `journal.jsonl: the state after event ${restored.seq} (messages, usage, status) is rebuilt from snapshot.json; ${lost}${restored.summaryKept ? '' : ' (the snapshot kept no listing summary: the session lists with its header until it is written again)'}`,
+          `journal.jsonl: the state after event ${restored.seq} (messages, usage, status) is rebuilt from ${snapshot?.name}; ${lost}${restored.summaryKept ? '' : ' (the snapshot kept no listing summary: the session lists with its header until it is written again)'}`,
         );
       }
       if (journal.bytes.length > 0) actions.push(`the journal as it was is kept in ${savedTo}`);
@@ -294,10 +294,10 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
           ? 'repoint'
           : null;
     if (snapshotAction === 'remove')
-      actions.push(`snapshot.json: remove (the journal no longer holds event ${snapshot?.snapshot.seq})`);
-    if (snapshotAction === 'repoint') actions.push('snapshot.json: point it at the repaired journal');
+      actions.push(`${snapshot?.name}: remove (the journal no longer holds event ${snapshot?.snapshot.seq})`);
+    if (snapshotAction === 'repoint') actions.push(`${snapshot?.name}: point it at the repaired journal`);
     // A snapshot that fails its own checks is only derived data: the journal holds everything it summarized.
-    const damagedSnapshot = snapshot ? null : await damagedSnapshotName(id);
+    const damagedSnapshot = snapshot ? null : (await damagedSnapshotName(id))?.name;
     const snapshotAside = damagedSnapshot && paths.inSession(id, context.asideName(damagedSnapshot, 'damaged'));
     if (damagedSnapshot) {
       actions.push(
@@ -330,8 +330,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     if (rewrite && header) await headers.write(id, header);
     if (damagedSnapshot && snapshotAside) await plain.rename(paths.inSession(id, damagedSnapshot), snapshotAside);
     if (snapshot && snapshotAction === 'remove') {
-      await plain.remove(paths.inSession(id, SNAPSHOT)).catch(() => {});
-      await plain.remove(paths.inSession(id, SNAPSHOT_ARCHIVED)).catch(() => {});
+      for (const { name } of SNAPSHOT_NAMES) await plain.remove(paths.inSession(id, name)).catch(() => {});
     }
     if (snapshot && snapshotAction === 'repoint' && snapshotOffset !== null) {
       await snapshots.write(id, {
@@ -446,7 +445,7 @@ interface Restored {
  */
 function restoredFromSnapshot(
   id: string,
-  snapshot: SnapshotFile,
+  { snapshot, name: snapshotName }: StoredSnapshot,
   keptSeq: number,
   epoch: number,
   savedTo: string | null,
@@ -466,7 +465,7 @@ function restoredFromSnapshot(
     at: summary.updatedAt,
     type: 'data-set',
     key: RESTORED_FROM_SNAPSHOT,
-    value: { from: SNAPSHOT, lost: lost && [lost.first, lost.last], savedTo },
+    value: { from: snapshotName, lost: lost && [lost.first, lost.last], savedTo },
   });
   return {
     bytes: Buffer.concat([

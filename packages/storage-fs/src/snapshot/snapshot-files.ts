@@ -21,17 +21,17 @@ import { gunzip, type JournalFiles } from '../journal/journal-files.js';
 import { type LeaseRecord, latestLease } from '../lease/lease-files.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
-import { JOURNAL, LEASE_DIRECTORY, SNAPSHOT, SNAPSHOT_ARCHIVED } from '../store/store-paths.js';
-import { decodeSnapshot, encodeSnapshot, SNAPSHOT_FILE_VERSION, type SnapshotFile } from './snapshot-format.js';
+import { JOURNAL, LEASE_DIRECTORY, SNAPSHOT, SNAPSHOT_NAMES } from '../store/store-paths.js';
+import { decodeSnapshot, encodeSnapshot, type SnapshotFile } from './snapshot-format.js';
 
 export type { SnapshotFile } from './snapshot-format.js';
 
 export interface SnapshotFiles {
   put(sessionId: string, snapshot: FoldSnapshot): Promise<void>;
   get(sessionId: string): Promise<FoldSnapshot | null>;
-  /** The snapshot file as stored, without checking it against the journal; null when absent or damaged. */
-  readFile(sessionId: string): Promise<{ snapshot: SnapshotFile; archived: boolean } | null>;
-  /** Writes a snapshot file as given (repair re-points one at a rewritten journal). */
+  /** The snapshot file as stored (and its name), without checking it against the journal; null when absent or damaged. */
+  readFile(sessionId: string): Promise<StoredSnapshot | null>;
+  /** Writes a snapshot file as given, removing it under any other name (repair re-points one at a rewritten journal). */
   write(sessionId: string, snapshot: SnapshotFile): Promise<void>;
   /** Events from a snapshot's recorded offset, or null when that shortcut does not apply. */
   readFromOffset(sessionId: string, range: ReadRange): Promise<JournalEvent[] | null>;
@@ -42,6 +42,13 @@ export interface SnapshotFiles {
   wholeJournalChecked(sessionId: string): void;
   /** Notes the lease this store now holds (its epoch) and the one it followed, whose release can vouch for the journal. */
   leaseTaken(sessionId: string, epoch: number, previous: LeaseRecord | null): void;
+}
+
+export interface StoredSnapshot {
+  snapshot: SnapshotFile;
+  /** The file's name in the session's directory (`snapshot.bin`, or a former name). */
+  name: string;
+  archived: boolean;
 }
 
 export function createSnapshotFiles(
@@ -58,7 +65,7 @@ export function createSnapshotFiles(
 
   const write = async (id: string, snapshot: SnapshotFile) => {
     await writeFileAtomically(plain, paths.inSession(id, SNAPSHOT), encodeSnapshot(snapshot));
-    await plain.remove(paths.inSession(id, SNAPSHOT_ARCHIVED)).catch(() => {});
+    for (const { name } of SNAPSHOT_NAMES.slice(1)) await plain.remove(paths.inSession(id, name)).catch(() => {});
   };
 
   const put = async (id: string, snapshot: FoldSnapshot): Promise<void> => {
@@ -74,7 +81,6 @@ export function createSnapshotFiles(
           writer.crc = crc32(await plain.readRange(journalFile(id), 0, writer.size));
         }
         await write(id, {
-          v: SNAPSHOT_FILE_VERSION,
           seq: snapshot.seq,
           formatVersion: snapshot.formatVersion,
           ...(writer && atEnd ? { journalOffset: writer.size, journalCrc: writer.crc ?? 0 } : {}),
@@ -89,22 +95,23 @@ export function createSnapshotFiles(
     });
   };
 
-  const readFile = async (id: string): Promise<{ snapshot: SnapshotFile; archived: boolean } | null> => {
-    let content: Buffer;
-    let archived = false;
-    try {
-      content = await plain.readFile(paths.inSession(id, SNAPSHOT));
-    } catch (error) {
-      if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'EISDIR') throw error;
+  /** The first of the snapshot's names that holds a file; a damaged archive reads as none. */
+  const readFile = async (id: string): Promise<StoredSnapshot | null> => {
+    for (const { name, archived } of SNAPSHOT_NAMES) {
+      let content: Buffer;
       try {
-        content = await gunzip(await plain.readFile(paths.inSession(id, SNAPSHOT_ARCHIVED)));
-        archived = true;
-      } catch {
-        return null;
+        content = await plain.readFile(paths.inSession(id, name));
+      } catch (error) {
+        if (errorCode(error) === 'ENOENT' || errorCode(error) === 'EISDIR') continue;
+        // An archive that cannot be read is no snapshot (the journal holds everything).
+        if (archived) return null;
+        throw error;
       }
+      const decoded = archived ? await gunzip(content).catch(() => null) : content;
+      const snapshot = decoded && decodeSnapshot(decoded);
+      return snapshot ? { snapshot, name, archived } : null;
     }
-    const snapshot = decodeSnapshot(content);
-    return snapshot ? { snapshot, archived } : null;
+    return null;
   };
 
   /** Throws when the journal no longer holds, intact, the prefix the snapshot summarizes. */

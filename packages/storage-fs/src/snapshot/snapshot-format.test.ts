@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -38,6 +38,13 @@ function stateWith(contents: string[]) {
 
 const snapshotOf = (state: unknown) => ({ seq: 6, formatVersion: 3, journalOffset: 100, journalCrc: 7, state });
 
+/** The same snapshot as the versions that named the file `snapshot.json` wrote it: with `v: 2` in its header. */
+function asLayoutTwo(bytes: Buffer): Buffer {
+  const newline = bytes.indexOf(0x0a);
+  const { crc: _crc, ...header } = JSON.parse(bytes.toString('utf8', 0, newline));
+  return Buffer.concat([frameObject({ v: 2, ...header }), bytes.subarray(newline + 1)]);
+}
+
 describe('snapshot file format', () => {
   it('round trips a state: every view of the messages sees the texts that were written', () => {
     const state = stateWith(texts);
@@ -53,14 +60,16 @@ describe('snapshot file format', () => {
     );
     expect(isDeepStrictEqual(read, state)).toBe(true);
     expect(read).toEqual(state);
-    expect(decoded).toMatchObject({ v: 2, seq: 6, formatVersion: 3, journalOffset: 100, journalCrc: 7 });
+    expect(decoded).toMatchObject({ seq: 6, formatVersion: 3, journalOffset: 100, journalCrc: 7 });
   });
 
   it('keeps the texts out of the parsed part: they follow it as one checksummed section', () => {
     const bytes = encodeSnapshot(snapshotOf(stateWith(['first text', 'second text'])));
     const newline = bytes.indexOf(0x0a);
     const head = JSON.parse(bytes.toString('utf8', 0, newline));
-    expect(head.v).toBe(2);
+    // One version: the folded state's.
+    expect(head).not.toHaveProperty('v');
+    expect(head.formatVersion).toBe(3);
     expect(head.contents).toMatchObject({ texts: 2, bytes: 21 });
     expect(head.state.messages.map((message: { content: unknown }) => message.content)).toEqual([10, 11]);
     expect(bytes.toString('utf8', newline + 1)).toBe('first textsecond text');
@@ -80,10 +89,21 @@ describe('snapshot file format', () => {
     expect(again.messages.map((entry) => entry.content)).toEqual(texts.map((text, i) => (i === 1 ? 'replaced' : text)));
   });
 
-  it('still reads version 1 snapshots (the whole state in one framed line)', () => {
+  it('still reads the layouts a snapshot.json had: 1 (the whole state in one framed line) and 2 (this one)', () => {
     const state = stateWith(texts);
-    const decoded = decodeSnapshot(frameObject({ v: 1, ...snapshotOf(state) }));
-    expect(decoded).toEqual({ v: 1, ...snapshotOf(state) });
+    expect(decodeSnapshot(frameObject({ v: 1, ...snapshotOf(state) }))).toEqual(snapshotOf(state));
+    const layoutTwo = decodeSnapshot(asLayoutTwo(encodeSnapshot(snapshotOf(state))));
+    expect(layoutTwo).toEqual(snapshotOf(state));
+    expect(layoutTwo).not.toHaveProperty('v');
+  });
+
+  it('ignores a snapshot of a layout it does not know', () => {
+    const bytes = encodeSnapshot(snapshotOf(stateWith(['a text'])));
+    const newline = bytes.indexOf(0x0a);
+    const { crc: _crc, ...header } = JSON.parse(bytes.toString('utf8', 0, newline));
+    const contents = bytes.subarray(newline + 1);
+    expect(decodeSnapshot(Buffer.concat([frameObject({ ...header, v: 3 }), contents]))).toBeNull();
+    expect(decodeSnapshot(Buffer.concat([frameObject({ ...header, index: [] }), contents]))).toBeNull();
   });
 
   it('writes a state whose messages are not texts as it is', () => {
@@ -169,7 +189,7 @@ describe('snapshots of a session on disk', () => {
     const expected = structuredClone(session.state);
     await session.close();
     await engine.close();
-    return { id: session.id, expected, file: path.join(dir, 'sessions', session.id, 'snapshot.json') };
+    return { id: session.id, expected, file: path.join(dir, 'sessions', session.id, 'snapshot.bin') };
   }
 
   async function opened(id: string) {
@@ -181,10 +201,73 @@ describe('snapshots of a session on disk', () => {
     return state;
   }
 
-  it('opens from a version 2 snapshot to the same state the journal folds to', async () => {
+  it('opens from its snapshot.bin to the same state the journal folds to', async () => {
     const { id, expected, file } = await sessionOnDisk();
-    expect(decodeSnapshot(await readFile(file))?.v).toBe(2);
+    expect(decodeSnapshot(await readFile(file))?.seq).toBeGreaterThan(1);
     expect(await opened(id)).toEqual(expected);
+  });
+
+  it('a home written when the snapshot was snapshot.json opens from it, and the next snapshot is written as snapshot.bin', async () => {
+    const { id, expected, file } = await sessionOnDisk();
+    const written = decodeSnapshot(await readFile(file));
+    const legacy = path.join(dir, 'sessions', id, 'snapshot.json');
+    await writeFile(legacy, asLayoutTwo(await readFile(file)));
+    await rm(file);
+    const store = createFsStore({ dir });
+    expect((await store.getSnapshot(id))?.seq).toBe(written?.seq);
+    expect(await store.verify(id)).toMatchObject({ problems: [] });
+    await store.close();
+    expect(await opened(id)).toEqual(expected);
+
+    const engine = createEngine({ store: createFsStore({ dir }), snapshotEvery: 1 });
+    const session = await engine.openSession(id, { replay: 'keyed', countRecovery: false });
+    session.addMessage({ role: 'user', content: 'one more' });
+    await session.checkpoint();
+    await session.close();
+    await engine.close();
+    expect(await readdir(path.join(dir, 'sessions', id))).toContain('snapshot.bin');
+    expect(await readdir(path.join(dir, 'sessions', id))).not.toContain('snapshot.json');
+    expect((await opened(id)).messages.at(-1)?.content).toBe('one more');
+  });
+
+  it('a damaged snapshot.json of such a home is found by verify and moved aside by repair', async () => {
+    const { id, expected, file } = await sessionOnDisk();
+    const bytes = asLayoutTwo(await readFile(file));
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 0x01;
+    const legacy = path.join(dir, 'sessions', id, 'snapshot.json');
+    await writeFile(legacy, bytes);
+    await rm(file);
+    const store = createFsStore({ dir });
+    expect((await store.verify(id)).problems).toEqual([expect.objectContaining({ file: legacy })]);
+    const report = await store.repair(id);
+    expect(report.actions).toContainEqual(expect.stringMatching(/^snapshot\.json: damaged; dropped/));
+    expect((await store.verify(id)).problems).toEqual([]);
+    await store.close();
+    expect(
+      (await readdir(path.join(dir, 'sessions', id))).some((name) => name.startsWith('snapshot.json.damaged-')),
+    ).toBe(true);
+    expect(await opened(id)).toEqual(expected);
+  });
+
+  it('an archived snapshot.json.gz of such a home is read, and un-archived as snapshot.bin', async () => {
+    const { id, file } = await sessionOnDisk();
+    const written = decodeSnapshot(await readFile(file));
+    const store = createFsStore({ dir });
+    await store.archive(id);
+    const sessionDir = path.join(dir, 'sessions', id);
+    await rename(path.join(sessionDir, 'snapshot.bin.gz'), path.join(sessionDir, 'snapshot.json.gz'));
+    expect((await store.getSnapshot(id))?.seq).toBe(written?.seq);
+    await store.close();
+    const engine = createEngine({ store: createFsStore({ dir }) });
+    const session = await engine.openSession(id, { replay: 'keyed', countRecovery: false });
+    session.addMessage({ role: 'user', content: 'one more' });
+    await session.checkpoint();
+    await session.close();
+    await engine.close();
+    const files = await readdir(sessionDir);
+    expect(files).toContain('snapshot.bin');
+    expect(files.filter((name) => name.startsWith('snapshot.json'))).toEqual([]);
+    expect(decodeSnapshot(await readFile(file))?.seq).toBeGreaterThanOrEqual(written?.seq ?? Number.NaN);
   });
 
   it('an ordered open uses the replay log the snapshot kept and replays the same code without writing', async () => {

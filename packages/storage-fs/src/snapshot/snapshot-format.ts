@@ -1,15 +1,19 @@
-// The snapshot file's bytes. Version 2 (written now) keeps message texts out of the parsed JSON:
-//   {"crc":"…","v":2,"seq":…,"contents":{"bytes":N,"crc":…},"state":{…"messages":[{"role":…,"content":2048,…}]}}\n
+// The snapshot file's bytes (`snapshot.bin`): one framed JSON line, then the message texts:
+//   {"crc":"…","seq":…,"formatVersion":5,"contents":{"bytes":N,"crc":…},"state":{…"messages":[{"role":…,"content":2048,…}]}}\n
 //   <N bytes: the texts of the externalized messages, UTF-8, one after the other>
 // The first line is framed like every other file of the store (its crc covers the header, the
 // state and the contents' length and crc); a message whose `content` is a number there has that
 // many bytes of text in the contents section, in message order. The whole file is checked when it
-// is read (both checksums, and its length), exactly as a version 1 snapshot was, so a damaged or cut
-// snapshot is ignored at open as before; what is deferred is only the decoding of each text, which
-// happens on the first read of that message's `content` (see docs/decisions/0015-snapshot-texts-read-on-demand.md).
+// is read (both checksums, and its length), so a damaged or cut snapshot is ignored at open; what
+// is deferred is only the decoding of each text, which happens on the first read of that
+// message's `content` (see docs/decisions/0015-snapshot-texts-read-on-demand.md).
 // The header may keep `operations` (the replay log up to `seq`) and `summary` (the listing summary
 // of event `seq`, which a repair uses when the journal no longer has it).
-// Version 1 (one framed line holding the whole state) is still read.
+// The one version a snapshot carries is `formatVersion`, the engine's version of the folded state.
+// The header's members are checked strictly: a layout this code does not know (a member it does
+// not know) is ignored and the journal replayed. Files written under the former name
+// `snapshot.json` carry a layout version `v` as well: 2 is this layout, 1 one framed line holding
+// the whole state; both are still read.
 import { crc32 } from 'node:zlib';
 import { lazySchema } from '@resume/core/spec';
 import { z } from 'zod';
@@ -28,11 +32,12 @@ const snapshotFields = () => ({
   state: z.unknown(),
 });
 
-/** A version 1 snapshot file: one framed line holding the whole state. */
-export const snapshotFileSchema = lazySchema(() => z.object({ v: z.literal(1), ...snapshotFields() }));
+/** A `snapshot.json` of layout 1: one framed line holding the whole state. */
+const layoutOneSchema = lazySchema(() => z.object({ v: z.literal(1), ...snapshotFields() }));
 const snapshotHeaderSchema = lazySchema(() =>
-  z.object({
-    v: z.literal(2),
+  z.strictObject({
+    /** Written by the versions that named the file `snapshot.json`: the same layout. */
+    v: z.literal(2).optional(),
     ...snapshotFields(),
     contents: z.object({
       /** How many messages have their text in the contents section (their `content` is its byte length). */
@@ -50,12 +55,8 @@ const snapshotHeaderSchema = lazySchema(() =>
   }),
 );
 
-/** The snapshot version this code writes. */
-export const SNAPSHOT_FILE_VERSION = 2;
-
-/** A snapshot as stored, whatever its version (`state` as it was folded: message texts read on demand). */
+/** A snapshot as stored, whatever its layout (`state` as it was folded: message texts read on demand). */
 export interface SnapshotFile {
-  v: number;
   seq: number;
   formatVersion: number;
   journalOffset?: number | undefined;
@@ -85,8 +86,8 @@ function withContent(message: Record<string, unknown>, placeholder: number): Rec
   return copy;
 }
 
-/** The bytes of a snapshot file in the current version. */
-export function encodeSnapshot(snapshot: Omit<SnapshotFile, 'v'>): Buffer {
+/** The bytes of a snapshot file. */
+export function encodeSnapshot(snapshot: SnapshotFile): Buffer {
   // Referring to the state's messages and checkpoints as they are (before their texts move out).
   const operations = Array.isArray(snapshot.operations)
     ? { operations: encodeOperations(snapshot.operations, snapshot.state) }
@@ -126,7 +127,6 @@ export function encodeSnapshot(snapshot: Omit<SnapshotFile, 'v'>): Buffer {
     else offset += text.source.copy(contents, offset, text.start, text.end);
   }
   const header = frameObject({
-    v: SNAPSHOT_FILE_VERSION,
     seq: snapshot.seq,
     formatVersion: snapshot.formatVersion,
     ...(snapshot.journalOffset === undefined ? {} : { journalOffset: snapshot.journalOffset }),
@@ -140,7 +140,7 @@ export function encodeSnapshot(snapshot: Omit<SnapshotFile, 'v'>): Buffer {
 }
 
 /**
- * Reads a snapshot file of either version; null when it is damaged in any way (a checksum, its
+ * Reads a snapshot file of any layout; null when it is damaged in any way (a checksum, its
  * length, a placeholder that does not fit its contents), so the caller ignores it.
  */
 export function decodeSnapshot(file: Buffer): SnapshotFile | null {
@@ -148,15 +148,16 @@ export function decodeSnapshot(file: Buffer): SnapshotFile | null {
   const line = newline === -1 ? file : file.subarray(0, newline);
   const framed = unframe(line);
   if (!framed.ok) return null;
-  const version = isRecord(framed.value) ? framed.value.v : undefined;
-  if (version === 1) {
+  if (isRecord(framed.value) && framed.value.v === 1) {
     if (newline !== -1 && newline !== file.length - 1) return null;
-    const parsed = snapshotFileSchema.safeParse(framed.value);
-    return parsed.success ? parsed.data : null;
+    const parsed = layoutOneSchema.safeParse(framed.value);
+    if (!parsed.success) return null;
+    const { v: _layout, ...snapshot } = parsed.data;
+    return snapshot;
   }
   const parsed = snapshotHeaderSchema.safeParse(framed.value);
   if (!parsed.success) return null;
-  const { contents: section, operations, ...snapshot } = parsed.data;
+  const { v: _layout, contents: section, operations, ...snapshot } = parsed.data;
   const start = newline === -1 ? file.length : newline + 1;
   // A cut or extended file is damaged: its recorded length says where it ends.
   if (file.length - start !== section.bytes) return null;

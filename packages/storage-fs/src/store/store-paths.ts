@@ -1,7 +1,7 @@
 // Where everything lives under the data home (DESIGN 5):
 //   sessions/<id>/header.json        the header given to `create` (framed, checksummed)
 //   sessions/<id>/journal.jsonl      one framed line per committed batch (journal.jsonl.gz once archived)
-//   sessions/<id>/snapshot.json      the latest fold snapshot (snapshot.json.gz once archived)
+//   sessions/<id>/snapshot.bin       the latest fold snapshot (snapshot.bin.gz once archived; see snapshot/snapshot-format.ts)
 //   sessions/<id>/lease/epoch-N      the writer lease of epoch N (see lease/lease-files.ts)
 //   blobs/ab/cdef...                 content-addressed blobs (sha256)
 //   sessions/.writing-<id>/          a writer is at work on the session (see index/summary-index.ts)
@@ -11,8 +11,21 @@ import path from 'node:path';
 
 export const JOURNAL = 'journal.jsonl';
 export const JOURNAL_ARCHIVED = 'journal.jsonl.gz';
-export const SNAPSHOT = 'snapshot.json';
-export const SNAPSHOT_ARCHIVED = 'snapshot.json.gz';
+export const SNAPSHOT = 'snapshot.bin';
+export const SNAPSHOT_ARCHIVED = 'snapshot.bin.gz';
+/** The snapshot's former name (its bytes were never JSON alone: a JSON line, then the message texts). */
+export const LEGACY_SNAPSHOT = 'snapshot.json';
+export const LEGACY_SNAPSHOT_ARCHIVED = 'snapshot.json.gz';
+/**
+ * Every name a snapshot may have, in the order a read looks for them: a home written before the
+ * rename keeps its `snapshot.json` until the next snapshot is written, which removes it.
+ */
+export const SNAPSHOT_NAMES = [
+  { name: SNAPSHOT, archived: false },
+  { name: SNAPSHOT_ARCHIVED, archived: true },
+  { name: LEGACY_SNAPSHOT, archived: false },
+  { name: LEGACY_SNAPSHOT_ARCHIVED, archived: true },
+] as const;
 export const HEADER = 'header.json';
 export const LEASE_DIRECTORY = 'lease';
 
