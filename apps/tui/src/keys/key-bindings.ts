@@ -1,4 +1,4 @@
-// Every key binding of every screen, in one place (DESIGN 10: the picker, resume,
+// Every key binding of every screen, in one place (docs/architecture.md#the-tui: the picker, resume,
 // conflict, uncertain-step and model prompts). Screens turn a keypress into a named
 // command here and never look at raw keys themselves; the help lines come from here too.
 import type { Key } from 'ink';
@@ -92,7 +92,7 @@ export function conflictCommand({ input, key }: KeyPress, diffOpen: boolean): Co
     if (input === 'd' || input === 'q' || key.escape) return { type: 'toggle-diff' };
     return null;
   }
-  // `k` is "keep" here (DESIGN 10), so files move with the arrows only.
+  // `k` is "keep" here (docs/architecture.md#the-tui), so files move with the arrows only.
   if (key.upArrow) return { type: 'move', by: -1 };
   if (key.downArrow) return { type: 'move', by: 1 };
   if (input === 'k') return { type: 'keep' };
