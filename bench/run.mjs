@@ -76,7 +76,7 @@ const budgets = {
   open10000Ms: { limit: 100, value: open.openMedianMs },
   bytesVsEventJson: { limit: 2.5, value: open.diskBytes / open.eventJsonBytes },
 };
-process.stdout.write('\nbudgets (docs/benchmarks.md)\n');
+process.stdout.write('\nstorage budgets\n');
 for (const [name, budget] of Object.entries(budgets)) {
   const value = budget.value ?? budget.worst;
   const ok = name === 'rewriteVsCheckpointAt1000' ? value >= budget.limit : value <= budget.limit;
