@@ -215,11 +215,7 @@ function recordCodec<T>(): StepCodec<T> {
 }
 
 function defaultCost(call: ModelCallCost): number | null {
-  return costOf(
-    call.model,
-    { inputTokens: call.inputTokens, outputTokens: call.outputTokens },
-    { provider: call.provider },
-  );
+  return costOf(call.model, { inputTokens: call.inputTokens, outputTokens: call.outputTokens });
 }
 
 /** What identifies a call's request: everything it sends except the abort signal and the HTTP headers. */

@@ -1,13 +1,14 @@
 // Turns what the Anthropic SDK throws into ProviderError with a typed reason (including
 // 529 `overloaded_error`, also when it arrives as an error event inside a stream). Which SDK
-// error is which failure is decided here; the wording, hints and scrubbing of the key come
-// from the shared factory.
+// What an error body says is read here; which SDK error is which failure, the wording, hints
+// and scrubbing of the key are shared (`providerErrorFromSdk`, the error factory).
 import Anthropic from '@anthropic-ai/sdk';
 import {
   createProviderErrorFactory,
   type ProviderCallContext,
-  ProviderError,
+  type ProviderError,
   type ProviderErrorReason,
+  providerErrorFromSdk,
 } from '@resume/core/spec';
 import { errorBodySchema } from './anthropic-api.js';
 
@@ -36,23 +37,22 @@ export function anthropicErrors(context: ProviderCallContext) {
 }
 
 export function toProviderError(error: unknown, context: ProviderCallContext): ProviderError {
-  if (ProviderError.isInstance(error)) return error;
   const errors = anthropicErrors(context);
-  if (context.signal?.aborted || error instanceof Anthropic.APIUserAbortError) return errors.aborted();
-  if (error instanceof Anthropic.APIConnectionError) {
-    return errors.unreachable({ timedOut: error instanceof Anthropic.APIConnectionTimeoutError });
-  }
-  if (error instanceof Anthropic.APIError) {
-    const body = errorBodySchema.safeParse(error.error);
-    const detail = body.success ? (body.data.error.message ?? body.data.error.type) : error.message;
-    const typed = body.success ? reasonsByErrorType[body.data.error.type] : undefined;
-    if (error.status === undefined) {
-      // An `error` event inside a stream that had started with 200.
-      const reason = typed ?? 'unavailable';
-      const isRetryable = reason === 'overloaded' || reason === 'rate-limit' || reason === 'unavailable';
-      return errors.streamFailure(detail, reason, isRetryable);
-    }
-    return errors.httpFailure(error.status, detail, error.headers);
-  }
-  return errors.connectionFailure(error);
+  return providerErrorFromSdk(error, {
+    errors,
+    signal: context.signal,
+    sdk: Anthropic,
+    apiFailure(failure) {
+      const body = errorBodySchema.safeParse(failure.error);
+      const detail = body.success ? (body.data.error.message ?? body.data.error.type) : failure.message;
+      const typed = body.success ? reasonsByErrorType[body.data.error.type] : undefined;
+      if (failure.status === undefined) {
+        // An `error` event inside a stream that had started with 200.
+        const reason = typed ?? 'unavailable';
+        const isRetryable = reason === 'overloaded' || reason === 'rate-limit' || reason === 'unavailable';
+        return errors.streamFailure(detail, reason, isRetryable);
+      }
+      return errors.httpFailure(failure.status, detail, failure.headers);
+    },
+  });
 }

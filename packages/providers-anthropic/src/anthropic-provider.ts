@@ -4,13 +4,12 @@ import Anthropic from '@anthropic-ai/sdk';
 import {
   type ChatModel,
   type ChatProvider,
+  createToolCallDrafts,
   type FinishReason,
   type GenerateRequest,
   type GenerateResult,
   MODEL_SPECIFICATION_VERSION,
   ProviderError,
-  parseToolCallArguments,
-  type ToolCall,
 } from '@resume/core/spec';
 import { modelInfoSchema, streamEventSchema } from './anthropic-api.js';
 import { anthropicErrors, toProviderError } from './anthropic-errors.js';
@@ -44,14 +43,6 @@ const finishReasons: Record<string, FinishReason> = {
   tool_use: 'tool-calls',
   refusal: 'content-filter',
 };
-
-interface BlockDraft {
-  kind: 'text' | 'tool_use' | 'other';
-  text: string;
-  id: string;
-  name: string;
-  json: string;
-}
 
 export function createAnthropicProvider(options: AnthropicProviderOptions = {}): ChatProvider {
   const env = options.env ?? process.env;
@@ -95,7 +86,13 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
         const context = { model: modelId, baseURL, secrets, signal: request.signal };
         const { system, messages } = toAnthropicMessages(request);
         const tools = toAnthropicTools(request.tools);
-        const blocks = new Map<number, BlockDraft>();
+        // Text blocks by index; tool_use blocks are assembled as tool calls.
+        const texts = new Map<number, string>();
+        const toolUses = createToolCallDrafts({
+          provider: ANTHROPIC_PROVIDER_NAME,
+          model: modelId,
+          described: 'input that is',
+        });
         let inputTokens = 0;
         let outputTokens = 0;
         let stopReason: string | null = null;
@@ -135,22 +132,25 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
               outputTokens = usage?.output_tokens ?? 0;
             } else if ('content_block' in event) {
               const block = event.content_block;
-              blocks.set(event.index, {
-                kind: block.type === 'text' ? 'text' : block.type === 'tool_use' ? 'tool_use' : 'other',
-                text: 'text' in block && typeof block.text === 'string' ? block.text : '',
-                id: 'id' in block && typeof block.id === 'string' ? block.id : '',
-                name: 'name' in block && typeof block.name === 'string' ? block.name : '',
-                json: '',
-              });
+              if (block.type === 'text')
+                texts.set(event.index, 'text' in block && typeof block.text === 'string' ? block.text : '');
+              else if (block.type === 'tool_use')
+                toolUses.add(event.index, {
+                  id: 'id' in block && typeof block.id === 'string' ? block.id : '',
+                  name: 'name' in block && typeof block.name === 'string' ? block.name : '',
+                });
             } else if ('delta' in event && event.type === 'content_block_delta') {
-              const draft = blocks.get(event.index);
               const delta = event.delta;
-              if (!draft) continue;
-              if ('text' in delta && typeof delta.text === 'string') {
-                draft.text += delta.text;
+              const text = texts.get(event.index);
+              if (text !== undefined && 'text' in delta && typeof delta.text === 'string') {
+                texts.set(event.index, text + delta.text);
                 request.onDelta?.(delta.text);
-              } else if ('partial_json' in delta && typeof delta.partial_json === 'string') {
-                draft.json += delta.partial_json;
+              } else if (
+                toolUses.has(event.index) &&
+                'partial_json' in delta &&
+                typeof delta.partial_json === 'string'
+              ) {
+                toolUses.add(event.index, { arguments: delta.partial_json });
               }
             } else if ('delta' in event && event.type === 'message_delta') {
               stopReason = event.delta.stop_reason ?? stopReason;
@@ -170,25 +170,11 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
           throw anthropicErrors(context).streamEndedEarly();
         }
 
-        const ordered = [...blocks.entries()].sort(([left], [right]) => left - right).map(([, draft]) => draft);
-        const text = ordered
-          .filter((draft) => draft.kind === 'text')
-          .map((draft) => draft.text)
+        const text = [...texts.entries()]
+          .sort(([left], [right]) => left - right)
+          .map(([, blockText]) => blockText)
           .join('');
-        const toolCalls = ordered
-          .filter((draft) => draft.kind === 'tool_use')
-          .map(
-            (draft): ToolCall => ({
-              id: draft.id,
-              name: draft.name,
-              args: parseToolCallArguments(draft.json, {
-                provider: ANTHROPIC_PROVIDER_NAME,
-                model: modelId,
-                toolName: draft.name,
-                described: 'input that is',
-              }),
-            }),
-          );
+        const toolCalls = toolUses.toolCalls();
 
         return {
           message: {

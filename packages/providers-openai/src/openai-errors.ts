@@ -1,11 +1,13 @@
-// Turns what the OpenAI SDK throws into ProviderError with a typed reason. Which SDK error is
-// which failure is decided here; the wording, hints and scrubbing of the key come from the
-// shared factory, so neither the key nor an Authorization value reaches a user.
+// Turns what the OpenAI SDK throws into ProviderError with a typed reason. What an error body
+// says is read here; which SDK error is which failure, the wording, hints and scrubbing of the
+// key are shared (`providerErrorFromSdk`, the error factory), so neither the key nor an
+// Authorization value reaches a user.
 import {
   createProviderErrorFactory,
   type ProviderCallContext,
-  ProviderError,
+  type ProviderError,
   type ProviderErrorReason,
+  providerErrorFromSdk,
 } from '@resume/core/spec';
 import OpenAI from 'openai';
 
@@ -23,21 +25,19 @@ export function openAIErrors(context: ProviderCallContext) {
 }
 
 export function toProviderError(error: unknown, context: ProviderCallContext): ProviderError {
-  if (ProviderError.isInstance(error)) return error;
   const errors = openAIErrors(context);
-  if (context.signal?.aborted || error instanceof OpenAI.APIUserAbortError) return errors.aborted();
-  if (error instanceof OpenAI.APIConnectionError) {
-    return errors.unreachable({ timedOut: error instanceof OpenAI.APIConnectionTimeoutError });
-  }
-  if (error instanceof OpenAI.APIError) {
-    const detail =
-      error.error && typeof error.error === 'object' && 'message' in error.error
-        ? String(error.error.message)
-        : error.message;
-    // No status: an error event inside an otherwise successful stream.
-    if (error.status === undefined) return errors.streamFailure(detail);
-    return errors.httpFailure(error.status, detail, error.headers);
-  }
-  // Anything else during a request is the transport failing (a stream cut mid-way, a reset).
-  return errors.connectionFailure(error);
+  return providerErrorFromSdk(error, {
+    errors,
+    signal: context.signal,
+    sdk: OpenAI,
+    apiFailure(failure) {
+      const detail =
+        failure.error && typeof failure.error === 'object' && 'message' in failure.error
+          ? String(failure.error.message)
+          : failure.message;
+      // No status: an error event inside an otherwise successful stream.
+      if (failure.status === undefined) return errors.streamFailure(detail);
+      return errors.httpFailure(failure.status, detail, failure.headers);
+    },
+  });
 }

@@ -4,13 +4,12 @@
 import {
   type ChatModel,
   type ChatProvider,
+  createToolCallDrafts,
   type FinishReason,
   type GenerateRequest,
   type GenerateResult,
   MODEL_SPECIFICATION_VERSION,
   ProviderError,
-  parseToolCallArguments,
-  type ToolCall,
 } from '@resume/core/spec';
 import OpenAI from 'openai';
 import { chatCompletionChunkSchema, modelListSchema } from './openai-api.js';
@@ -54,12 +53,6 @@ const finishReasons: Record<string, FinishReason> = {
   function_call: 'tool-calls',
   content_filter: 'content-filter',
 };
-
-interface ToolCallDraft {
-  id: string;
-  name: string;
-  arguments: string;
-}
 
 export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatProvider {
   const env = options.env ?? process.env;
@@ -110,7 +103,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
         const openai = getClient(modelId);
         const tools = toOpenAITools(request.tools);
         let text = '';
-        const drafts = new Map<number, ToolCallDraft>();
+        const drafts = createToolCallDrafts({
+          provider: OPENAI_PROVIDER_NAME,
+          model: modelId,
+          described: 'arguments that are',
+        });
         let finish: string | null = null;
         let usage: { prompt_tokens: number; completion_tokens: number } | null = null;
         let reportedModel: string | null = null;
@@ -154,13 +151,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
                 text += delta.refusal;
                 request.onDelta?.(delta.refusal);
               }
-              for (const call of delta?.tool_calls ?? []) {
-                const draft = drafts.get(call.index) ?? { id: '', name: '', arguments: '' };
-                if (call.id) draft.id = call.id;
-                if (call.function?.name) draft.name += call.function.name;
-                if (call.function?.arguments) draft.arguments += call.function.arguments;
-                drafts.set(call.index, draft);
-              }
+              for (const call of delta?.tool_calls ?? [])
+                drafts.add(call.index, { id: call.id, name: call.function?.name, arguments: call.function?.arguments });
               if (choice.finish_reason) finish = choice.finish_reason;
             }
           }
@@ -175,20 +167,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ChatP
           throw openAIErrors(errorContext(request.signal)).streamEndedEarly();
         }
 
-        const toolCalls = [...drafts.entries()]
-          .sort(([left], [right]) => left - right)
-          .map(
-            ([index, draft]): ToolCall => ({
-              id: draft.id || `call_${index}`,
-              name: draft.name,
-              args: parseToolCallArguments(draft.arguments, {
-                provider: OPENAI_PROVIDER_NAME,
-                model: modelId,
-                toolName: draft.name,
-                described: 'arguments that are',
-              }),
-            }),
-          );
+        const toolCalls = drafts.toolCalls();
 
         const inputEstimate = JSON.stringify(request.messages).length + (request.system?.length ?? 0);
         return {

@@ -100,6 +100,18 @@ export {
 export type { ModelResolver } from './modes/mode-context.js';
 export { type FailedBranch, ParallelGroupFailedError } from './modes/parallel-group-failed-error.js';
 export { ShellCommandFailedError, type ShellResult } from './modes/shell-command.js';
+// ---- model providers by name (also at `@resume/runner/providers`)
+export {
+  builtinProviders,
+  configuredModel,
+  createProviderRegistry,
+  defineProvider,
+  type ProviderEnvironment,
+  type ProviderFactory,
+  type ProviderLoadInput,
+  type ProviderRegistry,
+  type ProviderSettings,
+} from './providers/index.js';
 // ---- resume planning, compatibility and lineage (resume/)
 export type {
   CompatibilityFinding,

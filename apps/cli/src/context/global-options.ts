@@ -1,8 +1,8 @@
 // The options every command accepts (docs/architecture.md#the-cli), validated once at the boundary.
 import { lazySchema, UsageError } from '@resume/core/spec';
+import { builtinProviders } from '@resume/runner/providers';
 import { z } from 'zod';
 import { type PlainShape, plain, plainOptions } from '../program/plain-options.js';
-import { builtinProviders } from '../providers/builtin-providers.js';
 
 /** Built only when the options are not plain (see `plain-options.ts`). */
 export const globalOptionsSchema = lazySchema(() =>

@@ -1,10 +1,11 @@
 // The whole command surface (docs/architecture.md#the-cli) as a commander program. Every action imports its
 // command module lazily, so `conclave sessions list` loads only what listing needs and
 // never Ink, React or a provider SDK.
+
+import { builtinProviders } from '@resume/runner/providers';
 import { Command, Option } from 'commander';
 import type { CliContext, CliEnvironment } from '../context/cli-context.js';
 import { listableModes, runModeHelp } from '../modes/mode-names.js';
-import { builtinProviders } from '../providers/builtin-providers.js';
 
 export interface ProgramHooks {
   /** Called by the chosen action with the work to do; the caller runs it and keeps the exit code. */

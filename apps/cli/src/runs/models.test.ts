@@ -2,9 +2,8 @@
 // config, the flag or a session's record, and every agent's model comes from its factory.
 import { type ChatProvider, MODEL_SPECIFICATION_VERSION, ProviderError } from '@resume/core/spec';
 import { loadConfigOnDemand } from '@resume/runner/config';
+import { builtinProviders, type ProviderFactory } from '@resume/runner/providers';
 import { describe, expect, it } from 'vitest';
-import { builtinProviders } from '../providers/builtin-providers.js';
-import type { ProviderFactory } from '../providers/provider-registry.js';
 import { chooseProvider, createModelResolver, selectionFrom } from './models.js';
 
 /** A toy provider: its models answer with their own id, and it counts how often it was loaded. */
@@ -45,7 +44,7 @@ async function configNaming(provider: string) {
     cwd: '/work',
     userHome: '/home/user',
     env: {},
-    readFile: (file) => (file === '/work/.conclave.yaml' ? `providers:\n  default: ${provider}\n` : null),
+    readFile: (file) => (file === '/work/.conclave.yaml' ? `provider: ${provider}\n` : null),
   });
   return config;
 }
@@ -78,7 +77,7 @@ describe('providers looked up by name', () => {
 
   it('a session that recorded the provider resumes with it; --provider names it too', () => {
     const providers = builtinProviders.with(toyFactory());
-    const base = { config: { providers: { default: null } } as never, env: { ANTHROPIC_API_KEY: 'k' }, providers };
+    const base = { config: { provider: null, providers: {} } as never, env: { ANTHROPIC_API_KEY: 'k' }, providers };
     expect(chooseProvider({ ...base, flag: undefined, recorded: { provider: 'toy' } })).toBe('toy');
     expect(chooseProvider({ ...base, flag: 'toy', recorded: null })).toBe('toy');
     // Without a flag, record or config default, the environment decides in registration order.
@@ -103,6 +102,6 @@ describe('providers looked up by name', () => {
   });
 
   it('refuses a config provider name that is not a name at all, naming the key', async () => {
-    await expect(configNaming('"Open AI"')).rejects.toThrow(/providers\.default/);
+    await expect(configNaming('"Open AI"')).rejects.toMatchObject({ key: 'provider' });
   });
 });

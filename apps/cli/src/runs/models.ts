@@ -2,13 +2,12 @@
 // what the session recorded (a resume uses the same provider), then the config's default,
 // then the first registered provider the environment selects (an OpenAI key, then an
 // Anthropic key), else the offline scripted provider, which the CLI announces in one line.
-// Providers are looked up by name in a ProviderRegistry (providers/). Secrets are read
+// Providers are looked up by name in a ProviderRegistry (@resume/runner/providers). Secrets are read
 // from the environment by the factories and never recorded.
 import path from 'node:path';
 import { type ChatModel, type ChatProvider, type JsonValue, ProviderError } from '@resume/core/spec';
 import type { ConclaveConfig } from '@resume/runner';
-import { builtinProviders } from '../providers/builtin-providers.js';
-import type { ProviderRegistry } from '../providers/provider-registry.js';
+import { builtinProviders, configuredModel, type ProviderRegistry } from '@resume/runner/providers';
 
 export const SCRIPTED_NOTICE =
   'Using the offline scripted provider (no API key configured). For a real model set OPENAI_API_KEY or ANTHROPIC_API_KEY, or pass --provider openai|anthropic.';
@@ -32,7 +31,7 @@ export function chooseProvider(input: {
   if (input.flag) return providers.get(input.flag).name;
   const recorded = input.recorded?.provider;
   if (typeof recorded === 'string' && providers.has(recorded)) return recorded;
-  if (input.config.providers.default) return providers.get(input.config.providers.default).name;
+  if (input.config.provider) return providers.get(input.config.provider).name;
   return providers.list().find((factory) => factory.detect?.(input.env))?.name ?? 'scripted';
 }
 
@@ -64,9 +63,8 @@ export function selectionFrom(input: {
   });
   const recordedModel = typeof input.recorded?.model === 'string' ? input.recorded.model : null;
   const recordedScript = typeof input.recorded?.script === 'string' ? input.recorded.script : null;
-  const configScript = input.config.providers.scripted.script
-    ? path.resolve(input.cwd, input.config.providers.scripted.script)
-    : null;
+  const configured = input.config.providers.scripted?.script;
+  const configScript = typeof configured === 'string' ? path.resolve(input.cwd, configured) : null;
   return {
     provider,
     model: input.flagModel ?? (input.flagProvider ? null : recordedModel),
@@ -113,7 +111,9 @@ export async function createModelResolver(
   for (const name of wanted)
     providers.set(
       name,
-      await registry.get(name).load({ config: options.config, env: options.env, script: selection.script }),
+      await registry
+        .get(name)
+        .load({ settings: settingsOf(options.config, name), env: options.env, script: selection.script }),
     );
   let listed: Promise<readonly string[] | null> | null = null;
   const availableModels = () => {
@@ -133,7 +133,7 @@ export async function createModelResolver(
     const model =
       selection.model ??
       (options.providerForced ? undefined : agent.model) ??
-      factory.configuredModel?.(options.config) ??
+      configuredModel(settingsOf(options.config, name)) ??
       factory.defaultModel;
     return provider.chatModel(replacementFor(model) ?? model);
   };
@@ -142,6 +142,11 @@ export async function createModelResolver(
     replacements.get(model) ??
     [...replacements].find(([from]) => from.startsWith(`${model}-`) || model.startsWith(`${from}-`))?.[1];
   return { resolve, availableModels, replace: (from, to) => replacements.set(from, to) };
+}
+
+/** A provider's section of the config (validated by its schema when the file was read). */
+function settingsOf(config: ConclaveConfig, name: string): Record<string, unknown> {
+  return config.providers[name] ?? {};
 }
 
 async function listAvailableModels(

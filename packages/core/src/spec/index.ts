@@ -110,6 +110,14 @@ export {
 } from './model.js';
 export { type PrintableLayout, printableText } from './printable-text.js';
 export { createProcessProbe, type HolderIdentity, isHolderAlive, type ProcessProbe } from './process-probe.js';
+export {
+  createToolCallDrafts,
+  providerErrorFromSdk,
+  type SdkApiError,
+  type SdkErrorClasses,
+  type ToolCallDrafts,
+  type ToolCallPiece,
+} from './provider-sdk.js';
 export { matchesQuery } from './query.js';
 export { retryAfterMs } from './retry-after.js';
 export { MINIMUM_SECRET_LENGTH, REDACTED, SECRET_SHAPES, type SecretShape, scrubSecrets } from './secret-shapes.js';

@@ -41,32 +41,8 @@ const buildConfigSchemas = once(() => {
     system: z.string().optional(),
   });
 
-  const endpointSchema = z.strictObject({
-    /** An OpenAI-compatible server (Ollama, vLLM, LM Studio, OpenRouter...) or a proxy. */
-    baseUrl: z
-      .url({ protocol: /^https?$/, error: 'is not an http:// or https:// URL' })
-      .refine((value) => {
-        // Runs after a failed URL check too: only a parsable URL can carry credentials.
-        const url = URL.canParse(value) ? new URL(value) : null;
-        return url === null || (url.username === '' && url.password === '');
-      }, 'must not carry a user or password (the API key comes from OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment; a proxy password belongs in its own settings)')
-      .optional(),
-    /** The model used when an agent names none. */
-    model: z.string().min(1).optional(),
-  });
-
-  const providersConfigSchema = z.strictObject({
-    /** Used when neither --provider nor an API key in the environment decides. */
-    default: providerNameSchema.optional(),
-    openai: endpointSchema.optional(),
-    anthropic: endpointSchema.optional(),
-    scripted: z
-      .strictObject({
-        /** A YAML script of turns the scripted models play (see --script). */
-        script: z.string().optional(),
-      })
-      .optional(),
-  });
+  // Each provider's section is checked by the schema its factory declares (parse-config-text.ts).
+  const providersConfigSchema = z.record(providerNameSchema, z.record(z.string(), z.unknown()));
 
   const checkpointConfigSchema = z.strictObject({
     /** Write a fold snapshot every N events so opening a long session stays fast. */
@@ -141,6 +117,9 @@ const buildConfigSchemas = once(() => {
     store: storeConfigSchema.optional(),
     agents: z.array(agentConfigSchema).min(1).optional(),
     judge: judgeConfigSchema.optional(),
+    /** The provider used when neither --provider nor a session's record decides (else an API key in the environment). */
+    provider: providerNameSchema.optional(),
+    /** Settings by provider name (`providers.openai.baseUrl`), each in the shape its provider declares. */
     providers: providersConfigSchema.optional(),
     checkpoint: checkpointConfigSchema.optional(),
     resume: resumeConfigSchema.optional(),
@@ -154,7 +133,6 @@ const buildConfigSchemas = once(() => {
     limitsConfigSchema,
     agentConfigSchema,
     judgeConfigSchema,
-    endpointSchema,
     providersConfigSchema,
     checkpointConfigSchema,
     resumeConfigSchema,
@@ -169,7 +147,6 @@ const buildConfigSchemas = once(() => {
 
 export const agentConfigSchema = lazySchema(() => buildConfigSchemas().agentConfigSchema);
 export const judgeConfigSchema = lazySchema(() => buildConfigSchemas().judgeConfigSchema);
-type EndpointSchema = ReturnType<typeof buildConfigSchemas>['endpointSchema'];
 export const providersConfigSchema = lazySchema(() => buildConfigSchemas().providersConfigSchema);
 export const checkpointConfigSchema = lazySchema(() => buildConfigSchemas().checkpointConfigSchema);
 export const resumeConfigSchema = lazySchema(() => buildConfigSchemas().resumeConfigSchema);
@@ -189,12 +166,9 @@ export interface ConclaveConfig {
   store: { url: string | null };
   agents: AgentConfig[] | null;
   judge: z.infer<typeof judgeConfigSchema>;
-  providers: {
-    default: ProviderName | null;
-    openai: z.infer<EndpointSchema>;
-    anthropic: z.infer<EndpointSchema>;
-    scripted: { script?: string };
-  };
+  provider: ProviderName | null;
+  /** Each provider's settings, by name (only the sections the files set). */
+  providers: Record<ProviderName, Record<string, unknown>>;
   checkpoint: { snapshotEvery: number; interval: number };
   resume: {
     maxRecoveries: number;
@@ -228,6 +202,11 @@ export const MOVED_CONFIG_KEYS: ReadonlyArray<{ from: string[]; to: string; what
     from: ['checkpoint', 'maxRecoveries'],
     to: 'resume.maxRecoveries',
     what: 'crashes in a row without progress before a session is no longer resumed without --force',
+  },
+  {
+    from: ['providers', 'default'],
+    to: 'provider',
+    what: 'the provider used when neither --provider nor a session decides; providers holds only settings by provider name',
   },
 ];
 

@@ -155,6 +155,45 @@ describe('loadConfig', () => {
     }
   });
 
+  it("keeps each provider's settings under its name, in the shape its factory declares", () => {
+    const read = filesystem({
+      [`${workspace}/.conclave.yaml`]:
+        'provider: openai\nproviders:\n  openai:\n    baseUrl: http://localhost:11434/v1\n    model: llama3.1\n  scripted:\n    script: turns.yaml\n',
+    });
+    const loaded = loadConfig({ cwd: workspace, userHome, env: {}, readFile: read });
+    expect(loaded.config.provider).toBe('openai');
+    expect(loaded.config.providers).toEqual({
+      openai: { baseUrl: 'http://localhost:11434/v1', model: 'llama3.1' },
+      scripted: { script: 'turns.yaml' },
+    });
+    expect(loaded.sources['providers.openai.model']).toBe(`${workspace}/.conclave.yaml`);
+  });
+
+  it('names the key a provider does not take, and a section no provider is registered under', () => {
+    const misspelt = filesystem({ [`${workspace}/.conclave.yaml`]: 'providers:\n  anthropic:\n    baseURL: x\n' });
+    expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: misspelt })).toThrowError(
+      /providers\.anthropic\.baseURL: unknown key "baseURL"/,
+    );
+    const unknown = filesystem({ [`${workspace}/.conclave.yaml`]: 'providers:\n  toy:\n    model: toy-small\n' });
+    expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: unknown })).toThrowError(
+      /providers\.toy: no provider is registered as "toy" \(providers: openai, anthropic, scripted\)/,
+    );
+  });
+
+  it('points a file that still sets providers.default to the provider key, with the value to write', () => {
+    const file = `${workspace}/.conclave.yaml`;
+    const read = filesystem({ [file]: 'providers:\n  default: anthropic\n' });
+    try {
+      loadConfig({ cwd: workspace, userHome, env: {}, readFile: read });
+      expect.unreachable();
+    } catch (error) {
+      expect(ConfigError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ file, key: 'providers.default' });
+      expect((error as ConfigError).message).toContain('this key is now provider');
+      expect((error as ConfigError).hint).toBe('Write it as provider: "anthropic" and remove providers.default.');
+    }
+  });
+
   it('refuses agent names that are not plain names', () => {
     for (const name of ['../../x', '.hidden', 'a/b', '']) {
       const read = filesystem({ [`${workspace}/.conclave.yaml`]: `agents:\n  - name: ${JSON.stringify(name)}\n` });

@@ -1,15 +1,25 @@
 // Parses and validates one config file's text: YAML first (errors name the file and the
-// line), then secret-looking keys, then the config schema (errors name the key). Loaded
-// only when a config file exists (see resolve-config.ts).
+// line), then secret-looking keys, then the config schema, then each provider's section by
+// the schema its factory declares (errors name the key). Loaded only when a config file
+// exists (see resolve-config.ts).
 
 import { ConfigError } from '@resume/core/spec';
 import type { z } from 'zod';
+import { builtinProviders } from '../providers/builtin-providers.js';
+import type { ProviderRegistry } from '../providers/provider-registry.js';
 import { issueMessage, keyInPath } from '../workflow/issue-path.js';
 import { readYamlData } from '../workflow/yaml-error.js';
 import { type ConfigFile, configFileSchema, MOVED_CONFIG_KEYS, SECRET_KEY_PATTERN } from './config-schema.js';
 
-/** Parses config YAML; errors name the file, the key and the line where YAML knows it. */
-export function parseConfigText(text: string, file: string): ConfigFile {
+/**
+ * Parses config YAML; errors name the file, the key and the line where YAML knows it.
+ * `providers.<name>` must name a provider of `providers` and have the shape it declares.
+ */
+export function parseConfigText(
+  text: string,
+  file: string,
+  providers: ProviderRegistry = builtinProviders,
+): ConfigFile {
   const raw =
     readYamlData(text, {
       file,
@@ -35,16 +45,56 @@ export function parseConfigText(text: string, file: string): ConfigFile {
   for (const moved of MOVED_CONFIG_KEYS) {
     if (valueAt(raw, moved.from) === undefined) continue;
     const [section, ...rest] = moved.to.split('.');
+    const value = JSON.stringify(valueAt(raw, moved.from));
     throw new ConfigError({
       file,
       key: moved.from.join('.'),
       problem: `this key is now ${moved.to} (${moved.what})`,
-      fix: `Write it as ${section}: { ${rest.join('.')}: ${JSON.stringify(valueAt(raw, moved.from))} } and remove ${moved.from.join('.')}.`,
+      fix: `Write it as ${rest.length > 0 ? `${section}: { ${rest.join('.')}: ${value} }` : `${section}: ${value}`} and remove ${moved.from.join('.')}.`,
     });
   }
   const result = configFileSchema.safeParse(raw);
   if (!result.success) throw configErrorFromIssues(file, result.error.issues);
-  return result.data;
+  return {
+    ...result.data,
+    ...(result.data.providers ? { providers: providerSettings(file, result.data.providers, providers) } : {}),
+  };
+}
+
+/** Each provider's section, validated by the schema its factory declares. */
+function providerSettings(
+  file: string,
+  sections: Record<string, Record<string, unknown>>,
+  providers: ProviderRegistry,
+): Record<string, Record<string, unknown>> {
+  const settings: Record<string, Record<string, unknown>> = {};
+  for (const [name, section] of Object.entries(sections)) {
+    if (!providers.has(name))
+      throw new ConfigError({
+        file,
+        key: `providers.${name}`,
+        problem: `no provider is registered as "${name}" (providers: ${providers.names().join(', ')})`,
+        fix: 'Name a registered provider, or remove the section.',
+      });
+    const schema = providers.get(name).configSchema;
+    if (!schema) {
+      const [first] = Object.keys(section);
+      if (first === undefined) continue;
+      throw new ConfigError({
+        file,
+        key: `providers.${name}.${first}`,
+        problem: `provider "${name}" takes no settings`,
+      });
+    }
+    const result = schema.safeParse(section);
+    if (!result.success)
+      throw configErrorFromIssues(
+        file,
+        result.error.issues.map((issue) => ({ ...issue, path: ['providers', name, ...issue.path] })),
+      );
+    settings[name] = result.data as Record<string, unknown>;
+  }
+  return settings;
 }
 
 function configErrorFromIssues(file: string, issues: z.core.$ZodIssue[]): ConfigError {

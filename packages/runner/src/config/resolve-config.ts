@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { ConfigError, FileNotFoundError } from '@resume/core/spec';
 import { readUserFile, USER_FILE_LIMITS } from '../files/user-file.js';
+import type { ProviderRegistry } from '../providers/provider-registry.js';
 import { withNextStep } from '../runner/next-step.js';
 import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import type { ConclaveConfig, ConfigFile } from './config-schema.js';
@@ -30,6 +31,8 @@ export interface LoadConfigOptions {
   home?: string | undefined;
   /** `--store`: wins over everything. */
   storeUrl?: string | undefined;
+  /** The providers whose sections `providers.<name>` may hold (default: the built-in ones). */
+  providers?: ProviderRegistry | undefined;
   /** Injected for tests; returns null when the file does not exist. */
   readFile?: (file: string) => string | null;
 }
@@ -46,7 +49,8 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
   store: { url: null },
   agents: null,
   judge: {},
-  providers: { default: null, openai: {}, anthropic: {}, scripted: {} },
+  provider: null,
+  providers: {},
   checkpoint: { snapshotEvery: 1000, interval: 1 },
   resume: { maxRecoveries: 10, resetDiscussion: false, forceConsensus: false, onConflict: null, onUncertain: null },
   retention: {
@@ -66,14 +70,14 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
 type Layer = { source: string; values: Map<string, unknown> };
 
 /** Turns a config file's text into its validated content (parse-config-text.ts). */
-export type ConfigTextParser = (text: string, file: string) => ConfigFile;
+export type ConfigTextParser = (text: string, file: string, providers?: ProviderRegistry) => ConfigFile;
 
 /** The effective config, with `parse` for the files that exist (shared by both loaders). */
 export function resolveConfig(options: LoadConfigOptions, parse: ConfigTextParser): LoadedConfig {
   const readFile = options.readFile ?? readOptionalFile;
   const readConfigFile = (file: string): ConfigFile | null => {
     const text = readFile(file);
-    return text === null ? null : parse(text, file);
+    return text === null ? null : parse(text, file, options.providers);
   };
   const files: string[] = [];
 

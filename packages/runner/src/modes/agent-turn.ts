@@ -13,6 +13,7 @@ import {
   toolCallSchema,
 } from '@resume/core/spec';
 import { z } from 'zod';
+import { builtinProviders } from '../providers/builtin-providers.js';
 import { costOf } from '../usage/cost.js';
 import { averageOutputTokens, estimateCallCost } from '../usage/cost-guard.js';
 import type { AgentSpec } from './agent-spec.js';
@@ -73,7 +74,7 @@ export async function runAgentTurn(context: ModeContext, input: AgentTurnInput):
       model: resolved.modelId,
       estimateUsd: estimateCallCost({
         model: resolved.modelId,
-        provider: resolved.provider,
+        free: (context.providers ?? builtinProviders).isFree(resolved.provider),
         ...(input.system !== undefined ? { system: input.system } : {}),
         messages: input.messages,
         outputTokens: averageOutputTokens(session.state),
@@ -114,7 +115,9 @@ function callModel(
         stepKey: input.key,
         inputTokens: result.usage.inputTokens,
         outputTokens: result.usage.outputTokens,
-        costUsd: costOf(result.model, result.usage, { provider: model.provider }),
+        costUsd: costOf(result.model, result.usage, {
+          free: (context.providers ?? builtinProviders).isFree(model.provider),
+        }),
       });
       return {
         content: result.message.content,

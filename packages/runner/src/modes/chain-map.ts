@@ -16,8 +16,8 @@ import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import { stepLabel, workflowStepIds } from '../workflow/step-ids.js';
 import { itemText, renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
 import type { WorkflowMapStep } from '../workflow/workflow-spec.js';
-import type { ChainOptions, runLeafStep, StepPlace } from './chain.js';
 import { type BranchRun, oneDecisionAtATime, runBounded } from './chain-parallel.js';
+import type { ChainOptions, LeafRunner, StepPlace } from './chain-step.js';
 import { MapItemsFailedError } from './map-items-failed-error.js';
 import {
   type DeadLetter,
@@ -33,9 +33,6 @@ import {
 import { checkpoint, type ModeContext } from './mode-context.js';
 import { ShellCommandFailedError } from './shell-command.js';
 import { writeOutputFiles } from './workspace-output.js';
-
-/** Runs one agent or shell step where `place` says (chain.ts's runLeafStep, passed in to keep the modules acyclic). */
-export type LeafRunner = typeof runLeafStep;
 
 export interface MapStepInput {
   index: number;

@@ -3,29 +3,27 @@
 // spec's retry policy, with the `on_failure` agent step run between attempts.
 
 import type { RetryContext, StepContext, StepRecord } from '@resume/core';
-import { type ChatMessage, ConfigError, type JsonValue, lazySchema, type MessageInput } from '@resume/core/spec';
-import { z } from 'zod';
+import { type ChatMessage, ConfigError, type JsonValue, type MessageInput } from '@resume/core/spec';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
-import {
-  memberKeyPrefix,
-  type StepKeyScheme,
-  stepKeyPrefix,
-  stepLabel,
-  workflowStepTree,
-} from '../workflow/step-ids.js';
+import { memberKeyPrefix, stepKeyPrefix, stepLabel, workflowStepTree } from '../workflow/step-ids.js';
 import { renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
 import {
   isMapStep,
   isParallelStep,
   isShellStep,
   type WorkflowAgentStep,
-  type WorkflowLeafStep,
   type WorkflowShellStep,
-  type WorkflowSpec,
 } from '../workflow/workflow-spec.js';
 import { runAgentTurn, toChatMessage } from './agent-turn.js';
 import { runMapStep } from './chain-map.js';
 import { type BranchRun, type GroupMember, runParallelGroup } from './chain-parallel.js';
+import {
+  type ChainOptions,
+  type LeafRunner,
+  type ShellOutput,
+  type StepPlace,
+  shellOutputSchema,
+} from './chain-step.js';
 import {
   type CheckpointAnnouncer,
   checkpoint,
@@ -41,31 +39,8 @@ import { runShellCommand, ShellCommandFailedError } from './shell-command.js';
 import { shellStepEnvironment } from './shell-environment.js';
 import { writeOutputFiles } from './workspace-output.js';
 
-export interface ChainOptions {
-  spec: WorkflowSpec;
-  /** The spec's file, for error messages. */
-  file: string | null;
-  variables: Record<string, string>;
-  /** How the session keys its steps (recorded at its start; by position before step ids). */
-  stepKeys: StepKeyScheme;
-  /** How its checkpoint labels name steps (recorded at its start; by position before labels by id). */
-  stepLabels: StepKeyScheme;
-}
-
-const shellOutputSchema = lazySchema(() =>
-  z.object({
-    /** Null when the step was skipped (an uncertain run the user chose not to repeat). */
-    exitCode: z.number().int().nullable(),
-    stdoutTail: z.string(),
-    stderrTail: z.string(),
-    /** 0 when skipped. */
-    attempt: z.number().int().nonnegative(),
-    skipped: z.boolean().optional(),
-  }),
-);
 /** What a skipped shell step returns: its command may or may not have run, so nothing is known of it. */
 const SKIPPED_SHELL_OUTPUT: ShellOutput = { exitCode: null, stdoutTail: '', stderrTail: '', attempt: 0, skipped: true };
-export type ShellOutput = z.infer<typeof shellOutputSchema>;
 
 async function runAgentStep(
   context: ModeContext,
@@ -151,23 +126,6 @@ function attemptInBudget(step: StepRecord): number {
 
 function passedLabel(label: string, attempt: number): string {
   return `${label}, passed at attempt ${attempt}`;
-}
-
-/** Where a step stands: its number (`2`, or `3.2` for the second step of group 3) and its spec path. */
-export interface StepPlace {
-  index: number;
-  number: string;
-  path: string;
-  /** How checkpoint labels name it (`step tests`, or `step 2 shell` in sessions recorded before). */
-  label: string;
-  /** Set for a member of a parallel group or a step of a map item. */
-  branch: BranchRun | null;
-  /** More environment for a shell step (a map item's `CONCLAVE_ITEM_*`). */
-  env?: Record<string, string>;
-  /** `CONCLAVE_STEP` when not the step's name, id or number (a map item's `<map>/<step>`). */
-  stepName?: string;
-  /** The checkpoint marked with the step's completion in a branch (a map item's last step: the item is done). */
-  completionLabel?: (attempt: number) => string;
 }
 
 async function runShellStep(
@@ -276,15 +234,7 @@ function reachedBefore(context: ModeContext, step: number, total: number): boole
 }
 
 /** Runs one agent or shell step (on the main line, as a member of a parallel group, for a map item). */
-export async function runLeafStep(
-  context: ModeContext,
-  options: ChainOptions,
-  place: StepPlace,
-  prefix: string,
-  step: WorkflowLeafStep,
-  scope: TemplateScope,
-  announcer?: CheckpointAnnouncer,
-): Promise<StepResult & { shell: ShellOutput | null }> {
+export const runLeafStep: LeafRunner = async (context, options, place, prefix, step, scope, announcer) => {
   if (isShellStep(step)) {
     const result = await runShellStep(context, options, place, prefix, step, scope, announcer);
     return { response: result.stdoutTail, exitCode: result.exitCode, skipped: result.skipped === true, shell: result };
@@ -303,7 +253,7 @@ export async function runLeafStep(
     place.completionLabel,
   );
   return { response, shell: null };
-}
+};
 
 export async function runChain(context: ModeContext, options: ChainOptions): Promise<ModeResult> {
   const { spec } = options;

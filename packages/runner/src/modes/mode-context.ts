@@ -11,6 +11,7 @@ import type {
   ToolDefinition,
   UncertainStepInfo,
 } from '@resume/core/spec';
+import type { ProviderRegistry } from '../providers/provider-registry.js';
 import { HANDLED_REQUESTS_KEY, handledRequestIds, type RequestInbox } from '../runner/checkpoint-requests.js';
 import type { RunEvent } from '../runner/run-event.js';
 import type { CostGuard } from '../usage/cost-guard.js';
@@ -38,6 +39,8 @@ export interface ModeContext {
   /** For blobs (file snapshots). */
   store: Pick<SessionStore, 'putBlob'>;
   models: ModelResolver;
+  /** The providers the models come from, which say whose calls are free (default: the built-in ones). */
+  providers?: ProviderRegistry;
   workspaceDir: string;
   env: Record<string, string | undefined>;
   emit: (event: RunEvent) => void;

@@ -6,10 +6,7 @@ import { MAP_RETRIES_KEY, type MapStepStatus, mapRetries, mapStatusesOf } from '
 import { withNextStep } from './next-step.js';
 import { resume } from './resume.js';
 import type { RunnerScope } from './runner-scope.js';
-import type { ResumeOptions, RunResult } from './runner-types.js';
-
-/** Which items `retryItems` runs again: every failed one, or these ids. */
-export type ItemSelection = 'failed' | readonly string[];
+import type { ItemSelection, ResumeOptions, RunResult } from './runner-types.js';
 
 /**
  * A workflow session's map steps with each item's state, read from its journal: what

@@ -34,6 +34,7 @@ export function modeRunContext(
     session,
     store: scope.engine.store,
     models: options.models,
+    ...(options.providers ? { providers: options.providers } : {}),
     workspaceDir,
     env: options.env ?? {},
     emit: scope.emit,

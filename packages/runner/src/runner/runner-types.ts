@@ -7,10 +7,13 @@ import type { MapStepStatus } from '../modes/map-journal.js';
 import type { AgentInput } from '../modes/mode.js';
 import type { ModelResolver, ModeTool } from '../modes/mode-context.js';
 import type { ModeRegistry } from '../modes/mode-registry.js';
+import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { CompatibilityFinding } from '../resume/compatibility.js';
 import type { ResumePlan } from '../resume/resume-plan.js';
-import type { ItemSelection } from './map-items-command.js';
 import type { RunEvent } from './run-event.js';
+
+/** Which items `retryItems` runs again: every failed one, or these ids. */
+export type ItemSelection = 'failed' | readonly string[];
 
 export interface RunDecisions {
   /**
@@ -48,6 +51,8 @@ export interface ToolFactoryInput {
 export interface RunnerOptions {
   engine: Engine;
   models: ModelResolver;
+  /** The providers the models come from, which say whose calls are free (default: the built-in ones). */
+  providers?: ProviderRegistry;
   workspaceDir: string;
   /** The environment shell steps inherit (default: none beyond the CONCLAVE_* variables). */
   env?: Record<string, string | undefined>;

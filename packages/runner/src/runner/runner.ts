@@ -18,12 +18,12 @@ import { createRunnerScope } from './runner-scope.js';
 import type { Runner, RunnerOptions } from './runner-types.js';
 import { start } from './start.js';
 
-export type { ItemSelection } from './map-items-command.js';
 export { resumeCommandFor } from './resume-command.js';
 export type {
   AgentInput,
   BranchInput,
   ContinueOptions,
+  ItemSelection,
   ModelDecision,
   ModelUnavailableFinding,
   ResumeOptions,

@@ -21,7 +21,8 @@ export const DEFAULT_OUTPUT_TOKENS_ESTIMATE = 500;
 
 export interface CallEstimateInput {
   model: string;
-  provider?: string;
+  /** The call's provider is free (its factory says so): the estimate is 0. */
+  free?: boolean;
   system?: string;
   messages: readonly Pick<ChatMessage, 'content'>[];
   /** Output tokens to assume (default: the session's average, else 500). */
@@ -29,11 +30,9 @@ export interface CallEstimateInput {
   table?: PriceTable;
 }
 
-const freeProviders = new Set(['scripted', 'mock']);
-
 /** Estimated USD of one call, or null when the model's price is unknown. */
 export function estimateCallCost(input: CallEstimateInput): number | null {
-  if (input.provider !== undefined && freeProviders.has(input.provider)) return 0;
+  if (input.free) return 0;
   const price = priceOf(input.model, input.table);
   if (!price) return null;
   const inputTokens =

@@ -23,8 +23,8 @@ describe('costOf', () => {
     expect(costOf('openai/gpt-4o', { inputTokens: 10, outputTokens: 10 })).toBeNull();
   });
 
-  it('costs nothing for the scripted provider, whatever model id it stands in for', () => {
-    expect(costOf('gpt-4o', { inputTokens: 5000, outputTokens: 5000 }, { provider: 'scripted' })).toBe(0);
+  it('costs nothing for a free provider (scripted), whatever model id it stands in for', () => {
+    expect(costOf('gpt-4o', { inputTokens: 5000, outputTokens: 5000 }, { free: true })).toBe(0);
     expect(costOf('scripted', { inputTokens: 5000, outputTokens: 5000 })).toBe(0);
   });
 

@@ -24,9 +24,6 @@ export type PriceTable = z.infer<typeof priceTableSchema>;
 /** The built-in price table (validated when the module loads). */
 export const priceTable: PriceTable = priceTableSchema.parse(pricesFile);
 
-/** Providers whose calls cost nothing whatever model id they are given. */
-const freeProviders = new Set(['scripted', 'mock']);
-
 // Dated snapshots share their base model's price (`gpt-4o-2024-08-06`, `claude-3-5-sonnet-20241022`),
 // unless the table lists the snapshot itself (an older snapshot can have another price).
 // Only these suffixes are stripped: `gpt-4o-audio-preview` is a different product and stays unknown.
@@ -43,14 +40,14 @@ export function priceOf(model: string, table: PriceTable = priceTable): ModelPri
 }
 
 export interface CostOptions {
-  /** The provider that served the call; offline providers (`scripted`) cost 0. */
-  provider?: string;
+  /** The call's provider is free (its factory says so: the offline `scripted`): it costs 0. */
+  free?: boolean;
   table?: PriceTable;
 }
 
 /** Cost in USD of one call's usage, or null when the model's price is unknown. */
 export function costOf(model: string, usage: Usage, options: CostOptions = {}): number | null {
-  if (options.provider !== undefined && freeProviders.has(options.provider)) return 0;
+  if (options.free) return 0;
   const price = priceOf(model, options.table);
   if (!price) return null;
   const cost = (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000;
