@@ -1,7 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
-import { specRulesFingerprint } from './scripts/spec-rules.mjs';
 
 const conditions = ['@resume/source', ...defaultServerConditions];
 
@@ -26,8 +25,6 @@ const projects = ['packages', 'apps', 'examples'].flatMap((group) =>
 );
 
 export default defineConfig({
-  // The workflow spec's validation rules, as a build injects them (scripts/spec-rules.mjs).
-  define: { __CONCLAVE_SPEC_RULES__: JSON.stringify(specRulesFingerprint()) },
   resolve: { conditions },
   ssr: { resolve: { conditions } },
   test: {

@@ -92,6 +92,10 @@ const { measurePerformanceBudgetsApart, performanceRows, formatPerformanceRows }
 const performanceBudgets = performanceRows(measurePerformanceBudgetsApart({ quick }), { checkpoints, open });
 process.stdout.write(`\n${formatPerformanceRows(performanceBudgets)}`);
 
+// What a run and its resume build and load at start-up (zod schemas, compiled functions, modules), counted.
+const { measureStartUpWork, formatStartUpWork } = await import('./src/start-up-work.mjs');
+process.stdout.write(`\n${formatStartUpWork(await measureStartUpWork())}`);
+
 // Map steps: 1,000 items of a trivial shell step at parallel 1 and 4, and the durability overhead per item.
 const { runMapThroughputSection } = await import('./src/map-throughput.mjs');
 const map = await runMapThroughputSection({ quick });

@@ -8,7 +8,6 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { specRulesFingerprint } from './spec-rules.mjs';
 
 const packageDir = process.cwd();
 const manifest = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
@@ -35,8 +34,6 @@ const common = {
   conditions: ['@resume/source'],
   define: {
     __CONCLAVE_VERSION__: JSON.stringify(manifest.version),
-    // The workflow spec's validation rules as this build has them (scripts/spec-rules.mjs).
-    __CONCLAVE_SPEC_RULES__: JSON.stringify(specRulesFingerprint()),
   },
 };
 

@@ -70,6 +70,7 @@ export {
   type Mode,
   type ModeConfig,
   type ModeContext,
+  type ModeFlag,
   type ModeRegistry,
   type ModeResult,
   type ModeRunContext,

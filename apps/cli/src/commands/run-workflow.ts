@@ -4,13 +4,12 @@ import { lazySchema, UsageError } from '@resume/core/spec';
 import type { ProviderName } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
-import { type PlainShape, plain, plainOptions } from '../program/plain-options.js';
 import { costLimitsOf } from '../runs/cost-limits.js';
 import { recordOf, selectionFrom } from '../runs/models.js';
 import { runWithHarness } from '../runs/run-harness.js';
 import { pickWorkflowSession, runSessionFlow } from '../runs/session-flows.js';
 
-/** Built only when the options are not plain (see `plain-options.ts`). */
+/** Built on the first use. */
 export const workflowOptionsSchema = lazySchema(() =>
   z.object({
     var: z.array(z.string()).default([]),
@@ -24,26 +23,11 @@ export const workflowOptionsSchema = lazySchema(() =>
 );
 type WorkflowOptions = z.infer<typeof workflowOptionsSchema>;
 
-/** The schema's checks for plain values, in its order (`plain-options.test.ts` checks they agree). */
-export const plainWorkflowOptions: PlainShape = {
-  shape: {
-    var: plain.texts,
-    saveSession: plain.switch,
-    resume: plain.textOrSwitch,
-    script: plain.text,
-    title: plain.text,
-    maxCost: plain.text,
-    maxLineageCost: plain.text,
-  },
-  defaults: { var: [], saveSession: true },
-};
-
 export async function runWorkflowCommand(
   context: CliContext,
   input: { file: string | undefined; options: Record<string, unknown> },
 ): Promise<number> {
-  const options =
-    plainOptions<WorkflowOptions>(input.options, plainWorkflowOptions) ?? workflowOptionsSchema.parse(input.options);
+  const options: WorkflowOptions = workflowOptionsSchema.parse(input.options);
   if (options.resume !== undefined) {
     if (input.file)
       throw new UsageError('Give either a file to run or --resume <id>, not both.', {

@@ -2,9 +2,8 @@
 import { lazySchema, UsageError } from '@resume/core/spec';
 import { builtinProviders } from '@resume/runner/providers';
 import { z } from 'zod';
-import { type PlainShape, plain, plainOptions } from '../program/plain-options.js';
 
-/** Built only when the options are not plain (see `plain-options.ts`). */
+/** Built on the first command's options. */
 export const globalOptionsSchema = lazySchema(() =>
   z.object({
     home: z.string().min(1).optional(),
@@ -25,25 +24,8 @@ export const globalOptionsSchema = lazySchema(() =>
 );
 export type GlobalOptions = z.infer<typeof globalOptionsSchema>;
 
-/** The schema's checks for plain values, in its order (`plain-options.test.ts` checks they agree). */
-export const plainGlobalOptions: PlainShape = {
-  shape: {
-    home: plain.nonEmptyText,
-    store: plain.nonEmptyText,
-    provider: plain.textWhere((name) => builtinProviders.has(name)),
-    model: plain.nonEmptyText,
-    json: plain.switch,
-    quiet: plain.switch,
-    color: plain.switch,
-    debug: plain.switch,
-  },
-  defaults: { json: false, quiet: false, debug: false },
-};
-
 /** Validates the global options; a bad value is a usage error naming the option (exit 64). */
 export function parseGlobalOptions(raw: unknown): GlobalOptions {
-  const known = plainOptions<GlobalOptions>(raw, plainGlobalOptions);
-  if (known) return known;
   const parsed = globalOptionsSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

@@ -1,6 +1,7 @@
 // End-to-end: one mode vocabulary on the command line: runs and listings accept the
 // registered modes, the help lists them, and a mode that runs files says how to run it.
 import { createEngine } from '@resume/core';
+import { builtinModes } from '@resume/runner/modes';
 import { createFsStore } from '@resume/storage-fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
@@ -23,6 +24,21 @@ describe('conclave: modes by their registered names', () => {
     expect(listHelp.stdout.replace(/\s+/g, ' ')).toContain(
       'only this mode (discussion, iterative, orchestrated, prompt, chain, custom)',
     );
+  });
+
+  it('offers every start option a mode declares as a flag, checked by what the mode says it takes', async () => {
+    const help = (await sandbox.run(['--help'])).stdout.replace(/\s+/g, ' ');
+    const declared = builtinModes.list().flatMap((mode) => mode.commandLine ?? []);
+    expect(declared.map((flag) => flag.flags)).toEqual(
+      expect.arrayContaining(['--max-rounds <n>', '--force-consensus', '--project <file>', '--start-chunk <n>']),
+    );
+    for (const flag of declared) expect(help).toContain(`${flag.flags} ${flag.description}`);
+    const bad = await sandbox.run(['--max-rounds', 'many', 'Plan the migration']);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toContain('--max-rounds takes a whole number');
+    const wrongMode = await sandbox.run(['--start-chunk', '2', 'Plan the migration']);
+    expect(wrongMode.code).toBe(64);
+    expect(wrongMode.stderr).toContain('--start-chunk applies to iterative mode; this is a discussion run.');
   });
 
   it('filters listings by any registered mode, and refuses an unknown one naming the modes (64)', async () => {

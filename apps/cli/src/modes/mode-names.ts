@@ -2,7 +2,7 @@
 // the mode of sessions a program runs itself, when listing). `--mode` on a run, `sessions
 // list --mode` and `--list-sessions --mode` all accept these names, and the help lists them.
 import { UsageError } from '@resume/core/spec';
-import { builtinModes } from '@resume/runner/modes';
+import { builtinModes, type ModeFlag } from '@resume/runner/modes';
 
 /** Older names still accepted (the source documents call the discussion "consensus"). */
 const MODE_ALIASES: Readonly<Record<string, string>> = { consensus: 'discussion' };
@@ -37,11 +37,18 @@ export function startsFromFile(mode: string): boolean {
   return builtinModes.has(mode) && builtinModes.get(mode).startsFrom.kind === 'file';
 }
 
-/** The start options a registered mode declares (the keys of its options schema). */
+/** The flags of the registered modes' start options, one per option (the first mode to declare it names it). */
+export function modeFlags(): ModeFlag[] {
+  const byOption = new Map<string, ModeFlag>();
+  for (const mode of builtinModes.list()) {
+    for (const flag of mode.commandLine ?? []) if (!byOption.has(flag.option)) byOption.set(flag.option, flag);
+  }
+  return [...byOption.values()];
+}
+
+/** The start options a registered mode takes on the command line. */
 function optionNames(mode: string): string[] {
-  const schema = builtinModes.has(mode) ? builtinModes.get(mode).optionsSchema : undefined;
-  const shape = (schema as { shape?: Record<string, unknown> } | undefined)?.shape;
-  return shape ? Object.keys(shape) : [];
+  return builtinModes.has(mode) ? (builtinModes.get(mode).commandLine ?? []).map((flag) => flag.option) : [];
 }
 
 /** Refuses a start option the chosen mode does not read, naming the modes that do. */

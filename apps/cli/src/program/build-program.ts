@@ -5,7 +5,8 @@
 import { builtinProviders } from '@resume/runner/providers';
 import { Command, Option } from 'commander';
 import type { CliContext, CliEnvironment } from '../context/cli-context.js';
-import { listableModes, runModeHelp } from '../modes/mode-names.js';
+import { listableModes, modeFlags, runModeHelp } from '../modes/mode-names.js';
+import { CONFLICT_CHOICES, UNCERTAIN_CHOICES } from '../runs/resume-choices.js';
 
 export interface ProgramHooks {
   /** Called by the chosen action with the work to do; the caller runs it and keeps the exit code. */
@@ -39,15 +40,15 @@ function addResumeOptions(command: Command): Command {
     .option('--max-cost <usd>', 'stop at a checkpoint before a model call would take the session past this cost')
     .option('--max-lineage-cost <usd>', 'the same for the cost summed over the session and its parents')
     .option('--from-checkpoint <seq|label>', 'resume or branch from this checkpoint instead of the last one')
-    .option('--start-chunk <n>', 'iterative mode: start at chunk N')
     .option('--reset-discussion', 'keep the context but start a fresh discussion')
-    .option('--force-consensus', 'the judge concludes at once')
     .option('--models <a,b>', 'models for the agents (comma-separated)')
     .option('--force', 'resume even when the compatibility check blocks or the recovery limit is reached')
     .option('--workspace <dir>', "resume in this directory instead of the session's recorded workspace")
     .option('--use-edited-spec', 'resume with the workflow or prompt file as edited (default: the recorded one)')
     .option('--dry-run', 'print the resume plan and stop')
     .option('-y, --yes', 'accept the resume prompt');
+  // The modes' start options, as each mode declares them; a resume takes some as overrides.
+  for (const flag of modeFlags()) command.option(flag.flags, flag.description);
   return addResumeChoices(command);
 }
 
@@ -55,18 +56,15 @@ function addResumeOptions(command: Command): Command {
 function addResumeChoices(command: Command): Command {
   return command
     .addOption(
-      new Option('--on-conflict <choice>', 'files changed since the session: keep|restore|cancel').choices([
-        'keep',
-        'restore',
-        'cancel',
-      ]),
+      new Option('--on-conflict <choice>', `files changed since the session: ${CONFLICT_CHOICES.join('|')}`).choices(
+        CONFLICT_CHOICES,
+      ),
     )
     .addOption(
-      new Option('--on-uncertain <choice>', 'an unsafe step that never finished: rerun|skip|abort').choices([
-        'rerun',
-        'skip',
-        'abort',
-      ]),
+      new Option(
+        '--on-uncertain <choice>',
+        `an unsafe step that never finished: ${UNCERTAIN_CHOICES.join('|')}`,
+      ).choices(UNCERTAIN_CHOICES),
     );
 }
 
@@ -136,8 +134,6 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
     .option('--branch-from <id>', 'start a new session from a checkpoint of another one')
     .option('--at-round <n>', 'with --branch-from: the round to branch after')
     .option('--mode <mode>', runModeHelp())
-    .option('--project <file>', 'iterative mode: the file to work through chunk by chunk')
-    .option('--max-rounds <n>', 'discussion: stop after N rounds')
     .option('--script <file.yaml>', 'scripted provider: turns to play, in order')
     .option('--title <title>', 'the session title (default: from the task)')
     .option('--list-sessions', 'alias of: sessions list')

@@ -1,9 +1,11 @@
 // The flags of a run (`--resume`, `--continue`, `--branch-from` and a new session's), validated
-// once at the boundary.
+// once at the boundary. The modes' start options (`--max-rounds`, `--project`...) are the flags
+// the registered modes declare (`modeFlags`), checked by what each declares it takes.
 import { lazySchema, UsageError } from '@resume/core/spec';
+import type { ModeFlag, RunOverrides } from '@resume/runner/modes';
 import { z } from 'zod';
-import { parseModeName } from '../modes/mode-names.js';
-import { type PlainShape, plain, plainOptions } from '../program/plain-options.js';
+import { modeFlags, parseModeName } from '../modes/mode-names.js';
+import { CONFLICT_CHOICES, UNCERTAIN_CHOICES } from './resume-choices.js';
 
 const positiveInteger = (flag: string) =>
   z.coerce
@@ -18,10 +20,18 @@ const modelsOf = (value: string) =>
     .map((model) => model.trim())
     .filter(Boolean);
 
-const CONFLICT_CHOICES = ['keep', 'restore', 'cancel'] as const;
-const UNCERTAIN_CHOICES = ['rerun', 'skip', 'abort'] as const;
+/** A mode's start option as its flag gives it (a text from the command line, or a switch). */
+function modeFlagSchema(flag: ModeFlag) {
+  if (flag.value === 'count') return positiveInteger(flag.flags.split(' ')[0] ?? flag.option).optional();
+  return (flag.value === 'text' ? z.string() : z.boolean()).optional();
+}
 
-/** Built only when the flags are not plain (see `plain-options.ts`). */
+/** The modes' start options among a run's flags, as the modes read them. */
+const modeOptionsSchema = lazySchema(() =>
+  z.object(Object.fromEntries(modeFlags().map((flag) => [flag.option, modeFlagSchema(flag)]))),
+);
+
+/** Built on the first run's flags. */
 export const runFlagsSchema = lazySchema(() =>
   z.object({
     continue: z.union([z.string(), z.boolean()]).optional(),
@@ -29,14 +39,10 @@ export const runFlagsSchema = lazySchema(() =>
     branchFrom: z.string().optional(),
     atRound: positiveInteger('--at-round').optional(),
     mode: z.string().transform(modeOf).optional(),
-    project: z.string().optional(),
-    maxRounds: positiveInteger('--max-rounds').optional(),
     script: z.string().optional(),
     title: z.string().optional(),
     fromCheckpoint: z.string().optional(),
-    startChunk: positiveInteger('--start-chunk').optional(),
     resetDiscussion: z.boolean().optional(),
-    forceConsensus: z.boolean().optional(),
     models: z.string().transform(modelsOf).optional(),
     force: z.boolean().optional(),
     workspace: z.string().optional(),
@@ -50,43 +56,29 @@ export const runFlagsSchema = lazySchema(() =>
     checkpointInterval: positiveInteger('--checkpoint-interval').optional(),
   }),
 );
-export type RunFlags = z.infer<typeof runFlagsSchema>;
-
-/** The schema's checks for plain values, in its order (`plain-options.test.ts` checks they agree). */
-export const plainRunFlags: PlainShape = {
-  shape: {
-    continue: plain.textOrSwitch,
-    resume: plain.textOrSwitch,
-    branchFrom: plain.text,
-    atRound: plain.count,
-    mode: plain.textThen(modeOf),
-    project: plain.text,
-    maxRounds: plain.count,
-    script: plain.text,
-    title: plain.text,
-    fromCheckpoint: plain.text,
-    startChunk: plain.count,
-    resetDiscussion: plain.switch,
-    forceConsensus: plain.switch,
-    models: plain.textThen(modelsOf),
-    force: plain.switch,
-    workspace: plain.text,
-    useEditedSpec: plain.switch,
-    dryRun: plain.switch,
-    yes: plain.switch,
-    onConflict: plain.choice(CONFLICT_CHOICES),
-    onUncertain: plain.choice(UNCERTAIN_CHOICES),
-    maxCost: plain.text,
-    maxLineageCost: plain.text,
-    checkpointInterval: plain.count,
-  },
+export type RunFlags = z.infer<typeof runFlagsSchema> & {
+  /** The modes' start options given, by option name (`maxRounds: 3`). */
+  modeOptions: Record<string, string | number | boolean>;
 };
+
+/** The modes' start options a resume or a follow-up also takes as overrides. */
+export function overridesOf(flags: RunFlags): Pick<RunOverrides, 'forceConsensus' | 'maxRounds' | 'startChunk'> {
+  const { forceConsensus, maxRounds, startChunk } = flags.modeOptions as RunOverrides;
+  return {
+    ...(forceConsensus ? { forceConsensus } : {}),
+    ...(maxRounds ? { maxRounds } : {}),
+    ...(startChunk ? { startChunk } : {}),
+  };
+}
 
 /** Validates a run's flags; a bad value is a usage error that says what the flag takes (exit 64). */
 export function parseRunFlags(options: Record<string, unknown>): RunFlags {
-  const known = plainOptions<RunFlags>(options, plainRunFlags);
-  if (known) return known;
-  const parsed = runFlagsSchema.safeParse(options);
+  const flags = parsedOrUsageError(runFlagsSchema, options);
+  return { ...flags, modeOptions: parsedOrUsageError(modeOptionsSchema, options) as RunFlags['modeOptions'] };
+}
+
+function parsedOrUsageError<Output>(schema: z.ZodType<Output>, options: Record<string, unknown>): Output {
+  const parsed = schema.safeParse(options);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new UsageError(issue ? issue.message : 'Invalid options.', { hint: 'See conclave --help.' });

@@ -15,7 +15,7 @@ import { answerInTerminal, canAskInTerminal, reportWaiting } from './answer-in-t
 import { costLimitsOf } from './cost-limits.js';
 import { screenIo } from './decisions.js';
 import { recordOf, selectionFrom } from './models.js';
-import { parseRunFlags, type RunFlags } from './run-flags.js';
+import { overridesOf, parseRunFlags, type RunFlags } from './run-flags.js';
 import { configAgents, providersNamedIn, runWithHarness } from './run-harness.js';
 import { createPlanner, openSessionBackend } from './session-backend.js';
 
@@ -65,7 +65,7 @@ function selectionFor(context: CliContext, flags: RunFlags, recorded: Record<str
 async function startFlow(context: CliContext, task: string, flags: RunFlags): Promise<number> {
   const { config } = context.config();
   const mode = flags.mode ?? 'discussion';
-  if (flags.startChunk !== undefined)
+  if (flags.modeOptions.startChunk !== undefined)
     checkModeOption(
       mode,
       'startChunk',
@@ -105,12 +105,7 @@ async function startFlow(context: CliContext, task: string, flags: RunFlags): Pr
               },
             }
           : {}),
-        options: {
-          maxRounds: flags.maxRounds ?? config.discussion.maxRounds,
-          ...(flags.forceConsensus ? { forceConsensus: true } : {}),
-          ...(flags.project ? { project: flags.project } : {}),
-          ...(flags.startChunk ? { startChunk: flags.startChunk } : {}),
-        },
+        options: { maxRounds: config.discussion.maxRounds, ...flags.modeOptions },
         record: { ...recordOf(selection), ...costs.record },
       }),
   );
@@ -238,12 +233,16 @@ async function continueSession(context: CliContext, id: string, question: string
   return runWithHarness(context, setup, (runner) =>
     runner.continue(id, question, {
       ...(flags.resetDiscussion ? { resetDiscussion: true } : {}),
-      ...(flags.forceConsensus ? { forceConsensus: true } : {}),
-      ...(flags.maxRounds ? { maxRounds: flags.maxRounds } : {}),
+      ...withoutStartChunk(overridesOf(flags)),
       ...(flags.models?.length ? { models: flags.models } : {}),
       ...(flags.title ? { title: flags.title } : {}),
     }),
   );
+}
+
+/** A follow-up starts a new session: it has no chunk to start at. */
+function withoutStartChunk({ startChunk: _startChunk, ...overrides }: ReturnType<typeof overridesOf>) {
+  return overrides;
 }
 
 async function resumeFlow(context: CliContext, task: string, flags: RunFlags): Promise<number> {
@@ -315,7 +314,7 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
       ...(fromCheckpoint === undefined ? {} : { fromCheckpoint }),
       ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}),
       ...(flags.useEditedSpec ? { useEditedSpec: true } : {}),
-      ...(flags.startChunk !== undefined ? { startChunk: flags.startChunk } : {}),
+      ...overridesOf(flags),
     });
     if (context.options.json) context.terminal.data(JSON.stringify(plan, null, 2));
     else context.terminal.out(formatResumePlan(plan));
@@ -329,9 +328,7 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
       ...(flags.force ? { force: true } : {}),
       ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}),
       ...(flags.useEditedSpec ? { useEditedSpec: true } : {}),
-      ...(flags.forceConsensus ? { forceConsensus: true } : {}),
-      ...(flags.maxRounds ? { maxRounds: flags.maxRounds } : {}),
-      ...(flags.startChunk ? { startChunk: flags.startChunk } : {}),
+      ...overridesOf(flags),
       ...(flags.models?.length ? { models: flags.models } : {}),
     }),
   );

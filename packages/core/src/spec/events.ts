@@ -257,9 +257,8 @@ const buildEventSchemas = once(() => {
      * The data the text's YAML holds, when it is plain JSON, with the hash of its JSON: a
      * resume of the recorded text validates this instead of parsing the YAML again. Absent
      * in sessions recorded before it and for texts that are not YAML data.
-     * `validated`: the spec as validating that data gave it (its JSON text), the fingerprint of
-     * the rules that validated it and a hash binding both to the data; a resume by a build
-     * with the same rules takes it instead of validating again (decision 0019).
+     * `validated`: the spec as validating that data gave it, written by the builds of decision
+     * 0019 (superseded); no longer written, and a resume validates the data instead.
      */
     document: z
       .object({

@@ -32,6 +32,15 @@ export const discussionMode = defineMode<DiscussionConfig>({
   description: 'agents speak in rounds until a judge declares consensus (the default)',
   startsFrom: { kind: 'task' },
   optionsSchema: lazySchema(() => schemas().options),
+  commandLine: [
+    { option: 'maxRounds', flags: '--max-rounds <n>', description: 'discussion: stop after N rounds', value: 'count' },
+    {
+      option: 'forceConsensus',
+      flags: '--force-consensus',
+      description: 'the judge concludes at once',
+      value: 'switch',
+    },
+  ],
   configSchema: discussionConfigSchema,
   usesWorkspace: false,
   async start(input) {

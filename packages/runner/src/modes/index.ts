@@ -11,6 +11,7 @@ export {
   type FileStartInput,
   type Mode,
   type ModeConfig,
+  type ModeFlag,
   type ModeRunContext,
   type ModeSetup,
   type ModeSpecFile,

@@ -38,6 +38,20 @@ export const iterativeMode = defineMode<IterativeConfig>({
   description: 'agents work through a project file chunk by chunk (--project <file>)',
   startsFrom: { kind: 'task' },
   optionsSchema: lazySchema(() => schemas().options),
+  commandLine: [
+    {
+      option: 'project',
+      flags: '--project <file>',
+      description: 'iterative mode: the file to work through chunk by chunk',
+      value: 'text',
+    },
+    {
+      option: 'startChunk',
+      flags: '--start-chunk <n>',
+      description: 'iterative mode: start at chunk N',
+      value: 'count',
+    },
+  ],
   configSchema: iterativeConfigSchema,
   usesWorkspace: true,
   async start(input, setup) {

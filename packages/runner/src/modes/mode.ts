@@ -115,6 +115,21 @@ export interface ModeSpecFile<Config extends ModeConfig> {
   adoptEdited(text: string, config: Config, setup: ModeSetup): Promise<Config | null>;
 }
 
+/**
+ * A start option as the command line takes it: the CLI adds one flag per option its modes
+ * declare (the first mode to declare an option names its flag) and passes the value on in the
+ * start options. `value`: `count` is a whole number of at least 1 (`--max-rounds <n>`), `text`
+ * any text (`--project <file>`), `switch` no value (`--force-consensus`).
+ */
+export interface ModeFlag {
+  /** The option's key in `optionsSchema`. */
+  option: string;
+  /** As `--help` shows it: `--max-rounds <n>`. */
+  flags: string;
+  description: string;
+  value: 'count' | 'text' | 'switch';
+}
+
 export interface Mode<Config extends ModeConfig = ModeConfig> {
   /** The registered name: lower-case words joined by hyphens; journaled as the session's mode. */
   readonly name: string;
@@ -124,6 +139,8 @@ export interface Mode<Config extends ModeConfig = ModeConfig> {
   readonly startsFrom: { kind: 'task' } | { kind: 'file'; matches(filePath: string): boolean; describe: string };
   /** The start options this mode reads (validated before any session exists; other keys are ignored). */
   readonly optionsSchema?: z.ZodType<Record<string, unknown>>;
+  /** The start options a user gives on the command line, each a flag (see `ModeFlag`). */
+  readonly commandLine?: readonly ModeFlag[];
   /** The recorded run config; every resume validates it again (the header is a boundary). */
   readonly configSchema: z.ZodType<Config>;
   /** What the mode's numbered passes are called in live output ("chunk 3", "step 2"); default `round`. */

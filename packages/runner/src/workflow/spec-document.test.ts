@@ -4,12 +4,10 @@ import {
   hashDocument,
   isPlainJson,
   recordedDocumentOf,
-  recordedValidatedSpecOf,
   rememberRecordedDocument,
   specDocumentOf,
 } from './spec-document.js';
 import { hashText } from './spec-hash.js';
-import { SPEC_RULES } from './spec-rules.js';
 
 describe('the YAML data journaled with a workflow spec', () => {
   it('is recorded only when JSON holds it exactly', () => {
@@ -43,60 +41,5 @@ describe('the YAML data journaled with a workflow spec', () => {
     first.steps.push({ shell: 'changed' });
     expect(recordedDocumentOf(text)).toEqual(data);
     expect(data.steps).toHaveLength(1);
-  });
-
-  it('holds the spec as validated, under these rules, only while rules, data and spec all check out', () => {
-    const text = 'name: validated\nsteps:\n  - shell: "true"\n';
-    const data = parse(text);
-    const spec = {
-      name: 'validated',
-      variables: {},
-      agents: {},
-      steps: [{ shell: 'true' }],
-      outputs: { artifacts: [] },
-    };
-    expect(specDocumentOf(data, { at: new Date(0) })).toEqual({ data, hash: hashDocument(data) });
-    const document = specDocumentOf(data, spec);
-    expect(document?.validated).toMatchObject({ spec: JSON.stringify(spec), rules: SPEC_RULES });
-    if (!document?.validated) return;
-    const { validated } = document;
-    const variants = [
-      `${text}# another text\n`,
-      `${text}# another data\n`,
-      `${text}# another spec\n`,
-      `${text}# other rules\n`,
-      `${text}# as recorded\n`,
-    ];
-    const [otherText, otherData, otherSpec, otherRules, asRecorded] = variants as [
-      string,
-      string,
-      string,
-      string,
-      string,
-    ];
-    rememberRecordedDocument(otherText, 'sha256:not-this-text', document);
-    const changedData = { ...data, name: 'changed' };
-    rememberRecordedDocument(otherData, hashText(otherData), {
-      data: changedData,
-      hash: hashDocument(changedData),
-      validated,
-    });
-    rememberRecordedDocument(otherSpec, hashText(otherSpec), {
-      ...document,
-      validated: { ...validated, spec: JSON.stringify({ ...spec, name: 'x' }) },
-    });
-    rememberRecordedDocument(otherRules, hashText(otherRules), {
-      ...document,
-      validated: { ...validated, rules: 'sha256:other' },
-    });
-    rememberRecordedDocument(asRecorded, hashText(asRecorded), document);
-    expect(recordedValidatedSpecOf(otherText)).toBeUndefined();
-    // The data itself still stands in for its text; only the validated spec is not trusted.
-    for (const variant of [otherData, otherSpec, otherRules]) expect(recordedValidatedSpecOf(variant)).toBeUndefined();
-    expect(recordedDocumentOf(otherSpec)).toEqual(data);
-    expect(recordedValidatedSpecOf(asRecorded)).toEqual(spec);
-    // A copy for each caller.
-    (recordedValidatedSpecOf(asRecorded) as { steps: unknown[] }).steps.push({ shell: 'changed' });
-    expect(recordedValidatedSpecOf(asRecorded)).toEqual(spec);
   });
 });

@@ -5,46 +5,19 @@
 // it only for the very text it was recorded with: the text must still have its recorded
 // hash and the data its own, so anything that changed either on the way to the journal
 // (the redactor scrubbing a secret) makes the resume parse the recorded text as before.
-//
-// Next to the data goes the spec as validating it gave (after the schemas' transforms and
-// defaults, when that is plain JSON too), as JSON text, with the fingerprint of the rules that
-// validated it (spec-rules.ts). A resume by a build with the same rules takes that spec and builds no
-// schema; any other build, or anything that does not check out, validates the data as before.
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '@resume/core/spec';
 import { hashText } from './spec-hash.js';
-import { SPEC_RULES } from './spec-rules.js';
-
-/** The spec as validating a document gave it, under the rules `rules` names. */
-export interface ValidatedSpec {
-  /**
-   * The spec's JSON text: reading the journal checks a text, not the spec's every value, and
-   * the resume that takes it parses it into a copy of its own.
-   */
-  spec: string;
-  /** The fingerprint of the validation rules (spec-rules.ts). */
-  rules: string;
-  /** `sha256:<hex>` of the rules, the data's hash and the spec's text, together. */
-  hash: string;
-}
 
 /** What `spec-recorded` holds as `document`. */
 export interface SpecDocument {
   data: JsonValue;
   /** `sha256:<hex>` of the data's JSON, taken before the event was written. */
   hash: string;
-  validated?: ValidatedSpec;
 }
 
 export function hashDocument(data: JsonValue): string {
   return `sha256:${createHash('sha256').update(JSON.stringify(data)).digest('hex')}`;
-}
-
-/** The hash binding a validated spec to its rules and to the data it was validated from. */
-function hashValidated(rules: string, dataHash: string, spec: string): string {
-  return `sha256:${createHash('sha256')
-    .update(JSON.stringify([rules, dataHash, spec]))
-    .digest('hex')}`;
 }
 
 /**
@@ -76,28 +49,22 @@ export function isPlainJson(value: unknown, within: Set<object> = new Set()): va
   }
 }
 
-/**
- * The document to journal for YAML data, or undefined when JSON cannot hold it exactly. With
- * `validated` (the spec validating that data gave, under this build's rules) it holds that spec
- * too, when JSON holds it exactly and this build knows its rules' fingerprint.
- */
-export function specDocumentOf(data: unknown, validated?: unknown): SpecDocument | undefined {
+/** The document to journal for YAML data, or undefined when JSON cannot hold it exactly. */
+export function specDocumentOf(data: unknown): SpecDocument | undefined {
   if (!isPlainJson(data)) return undefined;
-  const hash = hashDocument(data);
-  if (SPEC_RULES === null || validated === undefined || !isPlainJson(validated)) return { data, hash };
-  const spec = JSON.stringify(validated);
-  return { data, hash, validated: { spec, rules: SPEC_RULES, hash: hashValidated(SPEC_RULES, hash, spec) } };
+  return { data, hash: hashDocument(data) };
 }
 
 /** Recorded documents by the exact text they were recorded with (a process resumes few sessions). */
-const recorded = new Map<string, { data: JsonValue; validated?: string }>();
+const recorded = new Map<string, JsonValue>();
 const MAX_REMEMBERED = 8;
 
 /**
  * Notes a recorded spec's document for its text, when both are as recorded (`hash` is the
  * text's recorded hash); a document that fails either check is ignored, and the text parsed.
- * Its validated spec is noted only when it was validated under this build's rules and its
- * hash still binds it to those rules and to this data; otherwise the data is validated.
+ * Anything else the document holds is ignored: sessions recorded by 0.x builds between
+ * decisions 0019 and its reversal also hold a `validated` spec, which is validated again from
+ * the data like any other.
  */
 export function rememberRecordedDocument(text: string, hash: string, document: unknown): void {
   if (document === undefined || recorded.has(text)) return;
@@ -105,15 +72,7 @@ export function rememberRecordedDocument(text: string, hash: string, document: u
   if (typeof candidate?.hash !== 'string' || !isPlainJson(candidate.data)) return;
   if (hashText(text) !== hash || hashDocument(candidate.data) !== candidate.hash) return;
   if (recorded.size >= MAX_REMEMBERED) recorded.delete(recorded.keys().next().value as string);
-  const validated = trustedValidatedSpec(candidate.validated, candidate.hash);
-  recorded.set(text, validated === undefined ? { data: candidate.data } : { data: candidate.data, validated });
-}
-
-function trustedValidatedSpec(validated: unknown, dataHash: string): string | undefined {
-  if (SPEC_RULES === null || typeof validated !== 'object' || validated === null) return undefined;
-  const { spec, rules, hash } = validated as Partial<ValidatedSpec>;
-  if (rules !== SPEC_RULES || typeof hash !== 'string' || typeof spec !== 'string') return undefined;
-  return hashValidated(rules, dataHash, spec) === hash ? spec : undefined;
+  recorded.set(text, candidate.data);
 }
 
 /**
@@ -121,22 +80,6 @@ function trustedValidatedSpec(validated: unknown, dataHash: string): string | un
  * text would give, so nothing a caller does to it reaches the session's recorded state.
  */
 export function recordedDocumentOf(text: string): JsonValue | undefined {
-  const data = recorded.get(text)?.data;
+  const data = recorded.get(text);
   return data === undefined ? undefined : structuredClone(data);
-}
-
-/**
- * The spec this text's recorded data was validated into under this build's rules, if noted:
- * parsed from its recorded JSON text at each call, so every caller gets a copy of its own.
- */
-export function recordedValidatedSpecOf(text: string): JsonValue | undefined {
-  const validated = recorded.get(text)?.validated;
-  if (validated === undefined) return undefined;
-  let spec: unknown;
-  try {
-    spec = JSON.parse(validated);
-  } catch {
-    return undefined;
-  }
-  return isPlainJson(spec) ? spec : undefined;
 }

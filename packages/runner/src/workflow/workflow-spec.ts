@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { formatIssuePath, issueMessage, listSome } from './issue-path.js';
 import { MAX_MAP_PARALLEL } from './map-limits.js';
-import { recordedDocumentOf, recordedValidatedSpecOf, type SpecDocument, specDocumentOf } from './spec-document.js';
+import { recordedDocumentOf, type SpecDocument, specDocumentOf } from './spec-document.js';
 import { type StepIds, workflowStepIds, workflowStepTree } from './step-ids.js';
 import { describeReference, type TemplateLocation, type TemplateReference, templateReferences } from './template.js';
 import { readYamlData } from './yaml-error.js';
@@ -38,10 +38,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 const ITEMS_FIX =
   'items: is a list ([a, b] or objects with an id:), { file: items.json } (JSON or JSONL), { glob: "src/**/*.ts" }, or a template that renders to JSON ("{{ steps.find.output }}").';
 
-/**
- * The spec's schemas, built on their first use: a resume that takes the spec it recorded as
- * validated (recordedValidatedSpecOf) builds none of them.
- */
+/** The spec's schemas, built on their first use: a command that reads no workflow spec builds none of them. */
 const schemas = once(() => {
   const variableValueSchema = z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value));
   const agentNameSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'agent names are letters, digits, - and _');
@@ -341,12 +338,9 @@ let lastParsed: { text: string; file: string | null; spec: WorkflowSpec; raw: un
 /**
  * Parses and validates a workflow spec's text; `file` names it in errors. The recorded text
  * of a session whose journal holds its YAML data (spec-document.ts) is not parsed again: that
- * data is validated exactly as the parsed YAML would be, or, when the journal also holds the
- * spec validated under this build's rules (the same fingerprint), that spec is taken as it is.
+ * data is validated exactly as the parsed YAML would be.
  */
 export function parseWorkflowSpec(text: string, file: string | null): WorkflowSpec {
-  const validated = recordedValidatedSpecOf(text);
-  if (validated !== undefined) return validated as WorkflowSpec;
   if (lastParsed && lastParsed.text === text && lastParsed.file === file) return structuredClone(lastParsed.spec);
   const raw = recordedDocumentOf(text) ?? readWorkflowYaml(text, file);
   const spec = validateWorkflowData(raw, file);
@@ -354,16 +348,10 @@ export function parseWorkflowSpec(text: string, file: string | null): WorkflowSp
   return spec;
 }
 
-/**
- * The YAML data of a spec's text and the spec validating it gave, to journal with it
- * (undefined: JSON cannot hold the data exactly).
- */
+/** The YAML data of a spec's text, to journal with it (undefined: JSON cannot hold it exactly). */
 export function workflowSpecDocument(text: string, file: string | null): SpecDocument | undefined {
-  const validated = recordedValidatedSpecOf(text);
-  if (validated !== undefined) return specDocumentOf(recordedDocumentOf(text), validated);
   if (!(lastParsed && lastParsed.text === text && lastParsed.file === file)) parseWorkflowSpec(text, file);
-  const parsed = lastParsed as NonNullable<typeof lastParsed>;
-  return specDocumentOf(parsed.raw, parsed.spec);
+  return specDocumentOf((lastParsed as NonNullable<typeof lastParsed>).raw);
 }
 
 function readWorkflowYaml(text: string, file: string | null): unknown {
