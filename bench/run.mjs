@@ -1,4 +1,4 @@
-// `pnpm bench`: the storage benchmarks of DESIGN 13, as ratios measured in one run so
+// `pnpm bench`: the benchmarks of docs/benchmarks.md, as ratios measured in one run so
 // machine noise cancels. Uses the built packages (`./bin/pnpm build` first). Prints a
 // table and writes bench/results/latest.json.
 import { existsSync } from 'node:fs';
@@ -76,7 +76,7 @@ const budgets = {
   open10000Ms: { limit: 100, value: open.openMedianMs },
   bytesVsEventJson: { limit: 2.5, value: open.diskBytes / open.eventJsonBytes },
 };
-process.stdout.write('\nbudgets (DESIGN 13)\n');
+process.stdout.write('\nstorage budgets\n');
 for (const [name, budget] of Object.entries(budgets)) {
   const value = budget.value ?? budget.worst;
   const ok = name === 'rewriteVsCheckpointAt1000' ? value >= budget.limit : value <= budget.limit;

@@ -1,4 +1,4 @@
-// Start-up budget of DESIGN 13: `conclave sessions list --json` over 1,000 sessions
+// A start-up budget (docs/benchmarks.md): `conclave sessions list --json` over 1,000 sessions
 // against a bare `node -e 0`, both run as fresh processes, interleaved so that load
 // on the machine hits both alike. Uses the built CLI (apps/cli/dist/conclave.mjs).
 import { execFileSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 // Runs one invocation of the CLI and returns its exit code. The only place errors
-// become exit codes (DESIGN 9); commander's own usage errors become 64.
+// become exit codes (docs/architecture.md#the-cli); commander's own usage errors become 64.
 
 import { printableText } from '@resume/core/spec';
 import { CommanderError } from 'commander';
@@ -7,7 +7,7 @@ import type { CliEnvironment } from './context/cli-context.js';
 import { createTerminal } from './output/terminal.js';
 import { buildProgram } from './program/build-program.js';
 
-/** Exit codes of DESIGN 9 (the full map is ExitCode in @resume/core/spec). */
+/** Exit codes (the full map is ExitCode in @resume/core/spec; docs/cli.md#exit-codes). */
 const SUCCESS = 0;
 const USAGE = 64;
 

@@ -3,7 +3,7 @@
 // that stores and model providers implement. What Conclave builds on top (runner, modes,
 // workflows, config, pricing) is `@resume/runner`. Explicit named exports only.
 
-// ---- engine and sessions (DESIGN 4)
+// ---- engine and sessions (docs/engine.md)
 export { answerFromText, type ExpectedAnswer, expectedAnswer } from './engine/answer-text.js';
 export { createEngine } from './engine/engine.js';
 export { isRetryableByDefault, toErrorInfo } from './engine/error-info.js';

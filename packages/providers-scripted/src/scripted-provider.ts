@@ -1,4 +1,4 @@
-// The offline provider (DESIGN 6, binding behaviour): deterministic models whose output is a
+// The offline provider (binding behaviour, docs/architecture.md#models-and-providers): deterministic models whose output is a
 // pure function of the agent and its input, so an interrupted-and-resumed run produces the
 // transcript of an uninterrupted one. It is what runs when no API key is configured.
 import { appendFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The embedded file store (DESIGN 5), composed from small parts: the guarded file
+// The embedded file store (docs/architecture.md#the-store-contract), composed from small parts: the guarded file
 // system (store/, file-system/), headers, journals and their appender, snapshots, the
 // listing index, leases, blobs, requests to a session's writer, and whole-session
 // verification and repair. The layout

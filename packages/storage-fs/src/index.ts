@@ -1,4 +1,4 @@
-// `@resume/storage-fs`: the embedded file store (DESIGN 5).
+// `@resume/storage-fs`: the embedded file store (docs/architecture.md#the-store-contract).
 
 export { createProcessProbe, type ProcessProbe } from '@resume/core/spec';
 export type { FileStatus, FileSystem, WritableFile } from './file-system/file-system.js';

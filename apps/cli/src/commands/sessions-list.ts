@@ -1,5 +1,5 @@
 // `conclave sessions list` (and `--list-sessions`): every session newest first, with the
-// index other commands accept. `--json` lists every match unless --limit (DESIGN 9).
+// index other commands accept. `--json` lists every match unless --limit (docs/architecture.md#the-cli).
 // Kept light: summaries come from the store's index, no journal is opened.
 
 import { permissionDeniedHint, sessionStatusSchema, UsageError } from '@resume/core/spec';

@@ -1,5 +1,5 @@
 // `conclave sessions show <id>`: status, lineage, checkpoints, usage and cost (session and
-// lineage) and the transcript; `--json` for scripts (DESIGN 9 fields).
+// lineage) and the transcript; `--json` for scripts (the binding fields of docs/architecture.md#the-cli).
 import { pendingInput } from '@resume/core/engine';
 import { printableText, type SessionHeader } from '@resume/core/spec';
 import { resumeCommandFor } from '@resume/runner';

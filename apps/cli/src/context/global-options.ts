@@ -1,4 +1,4 @@
-// The options every command accepts (DESIGN 9), validated once at the boundary.
+// The options every command accepts (docs/architecture.md#the-cli), validated once at the boundary.
 import { lazySchema, UsageError } from '@resume/core/spec';
 import { builtinProviders } from '@resume/runner/providers';
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 // End-to-end: the built `conclave` executable as a subprocess, against a temporary
 // CONCLAVE_HOME and workspace, with the offline scripted provider. Covers every command
-// and alias, the JSON shapes and exit codes of DESIGN 9, Ctrl+C and resume, and what
+// and alias, the JSON shapes and exit codes of docs/architecture.md#the-cli, Ctrl+C and resume, and what
 // happens without a terminal when a decision is missing.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -58,7 +58,7 @@ describe('conclave: a discussion, continued, listed, shown', () => {
   });
   afterAll(() => sandbox.remove());
 
-  it('lists every session as JSON with the DESIGN 9 fields, newest first', async () => {
+  it('lists every session as JSON with the binding fields, newest first', async () => {
     const list = await sandbox.json<ListItem[]>(['sessions', 'list']);
     expect(list.map((item) => item.id)).toEqual([childId, parentId]);
     for (const item of list) {

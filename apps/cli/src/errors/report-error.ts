@@ -1,5 +1,5 @@
 // The one place that turns an error into what the user reads and the exit code
-// (DESIGN 9). Conclave errors print their message, their details and what to do next
+// (docs/architecture.md#the-cli). Conclave errors print their message, their details and what to do next
 // (worded in hints.ts from the error's code and data); anything else is a bug, printed
 // briefly; stack traces only with --debug.
 import { ConclaveError, ExitCode, maskUrlCredentials, printableText } from '@resume/core/spec';

@@ -1,4 +1,4 @@
-// The whole command surface (DESIGN 9) as a commander program. Every action imports its
+// The whole command surface (docs/architecture.md#the-cli) as a commander program. Every action imports its
 // command module lazily, so `conclave sessions list` loads only what listing needs and
 // never Ink, React or a provider SDK.
 

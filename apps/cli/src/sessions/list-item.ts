@@ -1,4 +1,4 @@
-// One session as `conclave sessions list --json` prints it (DESIGN 9), shared by the command
+// One session as `conclave sessions list --json` prints it (docs/architecture.md#the-cli), shared by the command
 // and its quick path (quick-list.ts), which must print exactly the same.
 import type { SessionSummary } from '@resume/core/spec';
 

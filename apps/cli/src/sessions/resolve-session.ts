@@ -1,4 +1,4 @@
-// Turns what a user typed into a session id (DESIGN 9): a full id or a unique prefix of
+// Turns what a user typed into a session id (docs/architecture.md#the-cli): a full id or a unique prefix of
 // at least 6 characters, the index shown by `sessions list`, or the path of an exported
 // file (imported first when the store does not have it yet).
 import { statSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// What `sessions show --json` prints (DESIGN 9 fields and more) and the readable
+// What `sessions show --json` prints (the binding fields of docs/architecture.md#the-cli and more) and the readable
 // transcript shared by `sessions show` and `sessions export --format md`.
 import type { SessionState } from '@resume/core';
 import { printableText, type SessionSummary } from '@resume/core/spec';

@@ -253,7 +253,7 @@ export const conflictKeys: KeyScreen<ConflictCommand> = {
   name: 'Conflict screen',
   note: 'a file created since the session read it as missing is flagged `!new since read`',
   bindings: [
-    // `k` is "keep" here (DESIGN 10), so files move with the arrows only.
+    // `k` is "keep" here (docs/architecture.md#the-tui), so files move with the arrows only.
     {
       keys: named('upArrow', 'downArrow'),
       label: '↑↓',

@@ -1,4 +1,4 @@
-// createEngine({ store }): sessions over any SessionStore (DESIGN 4). Opening takes
+// createEngine({ store }): sessions over any SessionStore (docs/engine.md). Opening takes
 // the writer lease and folds from the latest snapshot; listing shows sessions whose
 // writer died as interrupted; every event written passes through the redactor.
 import { hostname } from 'node:os';

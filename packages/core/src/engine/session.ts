@@ -1,5 +1,5 @@
 // A live session: one writer holding the lease, folding its own events as it appends
-// them. Owns the durable step protocol (DESIGN 3): start record durable before the
+// them. Owns the durable step protocol (docs/architecture.md#durable-steps-and-replay): start record durable before the
 // function runs, completed steps replayed without calling it, uncertain steps decided
 // by their declared safety, attempts journaled; and the replay policy (types.ts): in
 // `ordered` replay every operation the code asks for is matched against the journal's

@@ -1,4 +1,4 @@
-// The engine and session API (DESIGN 4, binding names). Implemented in engine/engine.ts
+// The engine and session API (binding names, docs/engine.md). Implemented in engine/engine.ts
 // and engine/session.ts.
 import type { CheckpointRecord, SessionState } from '../journal/state.js';
 import type {

@@ -1,4 +1,4 @@
-// Scrubs secrets from everything Conclave writes (DESIGN 12): the values of secret-looking
+// Scrubs secrets from everything Conclave writes (docs/architecture.md#secrets-and-stored-data): the values of secret-looking
 // environment variables and configured secrets, in every form a program prints them, and the
 // shapes of common tokens, wherever they occur in a JSON value. The engine runs every event through it before it is journaled.
 

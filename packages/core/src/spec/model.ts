@@ -1,4 +1,4 @@
-// The model interface (DESIGN 6). Providers implement it and import nothing else of ours.
+// The model interface (docs/architecture.md#models-and-providers). Providers implement it and import nothing else of ours.
 import type { Message, ToolCall } from './events.js';
 
 export const MODEL_SPECIFICATION_VERSION = 'v1';

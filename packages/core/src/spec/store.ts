@@ -1,4 +1,4 @@
-// The only thing a store implements (DESIGN 5). Every store passes the conformance
+// The only thing a store implements (docs/architecture.md#the-store-contract). Every store passes the conformance
 // suite in `@resume/core/testing`. Stores know nothing of folds or modes: the engine
 // numbers events, derives summaries and snapshots, and hands them over.
 import { z } from 'zod';

@@ -14,7 +14,7 @@ import { runConclave } from '../support/cli-in-process.js';
 import { sized, sizedTimeout } from '../support/stress.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
 
-/** DESIGN 9: the exit codes a user may see. */
+/** Exit codes a user may see in these runs (the full list: docs/cli.md#exit-codes). */
 const DOCUMENTED_EXIT_CODES = [0, 1, 64, 65, 66, 69, 75, 130];
 
 async function prepareHome(root: string) {

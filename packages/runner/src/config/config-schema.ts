@@ -1,4 +1,4 @@
-// The Conclave config file format (DESIGN 11): `.conclave.yaml` in the workspace and
+// The Conclave config file format (docs/architecture.md#config): `.conclave.yaml` in the workspace and
 // `$CONCLAVE_HOME/config.yaml`. Strict objects, so a misspelt key is an error that names
 // it instead of a setting silently ignored. Secrets never live here: keys come from the
 // environment, and a key that looks like one is refused with a message saying so.

@@ -1,5 +1,5 @@
 // Who speaks in a run: the agents of a mode, as recorded in the session's options so a
-// resume uses the same ones (DESIGN 8).
+// resume uses the same ones (docs/architecture.md#resume-and-continue).
 import { lazySchema } from '@resume/core/spec';
 import { z } from 'zod';
 

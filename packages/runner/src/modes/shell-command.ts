@@ -1,4 +1,4 @@
-// Runs one shell step attempt in the workspace. The binding environment (DESIGN 7):
+// Runs one shell step attempt in the workspace. The binding environment (docs/architecture.md#workflow-specs-and-shell-steps):
 // CONCLAVE_SESSION_ID, CONCLAVE_STEP and CONCLAVE_ATTEMPT (1-based, continued across resumes).
 import { spawn } from 'node:child_process';
 import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';

@@ -1,4 +1,4 @@
-// The compatibility check run before any resume (DESIGN 8): has the spec changed, and how
+// The compatibility check run before any resume (docs/architecture.md#resume-and-continue): has the spec changed, and how
 // much; did an agent or a step that already ran disappear; are the tools and models the
 // session used still there; can this version read the journal. The result is `ok`, `warn`
 // (go on, print the findings) or `block` (stop unless forced), with ways out.

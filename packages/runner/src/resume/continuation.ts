@@ -1,4 +1,4 @@
-// Continuation (DESIGN 8): the messages a child session starts with when a session is
+// Continuation (docs/architecture.md#resume-and-continue): the messages a child session starts with when a session is
 // continued with a follow-up: a continuation prompt (previous task, previous conclusion,
 // the new follow-up) and the parent's history compacted to the budget. And the resume
 // message, added only where a model's context is not exact (continue, branch, changed

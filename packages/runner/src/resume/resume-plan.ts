@@ -1,4 +1,4 @@
-// The resume plan (DESIGN 8): before anything runs, what is done and will be skipped, what
+// The resume plan (docs/architecture.md#resume-and-continue): before anything runs, what is done and will be skipped, what
 // is uncertain, what runs next, which attempts continue, what changed, and the cost so far.
 // Pure: the I/O results (compatibility, file and git comparisons) are passed in.
 

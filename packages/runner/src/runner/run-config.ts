@@ -1,5 +1,5 @@
 // How a session runs, recorded in its header options under `run` so a resume or a
-// continue rebuilds exactly the same mode (DESIGN 8). Validated on read by the mode's own
+// continue rebuilds exactly the same mode (docs/architecture.md#resume-and-continue). Validated on read by the mode's own
 // schema: the header is a boundary like any file.
 import type { SessionState } from '@resume/core';
 import { IncompatibleSessionError, type JsonValue } from '@resume/core/spec';

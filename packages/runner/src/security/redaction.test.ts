@@ -1,6 +1,6 @@
 // End to end: sessions run with secrets in the environment, models that echo them, errors that
 // contain them, large outputs and forks; then every byte handed to the store and every byte
-// read back from it is scanned. No secret may appear anywhere (DESIGN 12).
+// read back from it is scanned. No secret may appear anywhere (docs/architecture.md#secrets-and-stored-data).
 
 import { createEngine, createRedactor } from '@resume/core';
 import { ProviderError, type SessionStore } from '@resume/core/spec';

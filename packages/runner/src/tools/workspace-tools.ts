@@ -1,4 +1,4 @@
-// The orchestrated mode's tools (DESIGN 7): `read_file`, `write_file`, `list_files` and
+// The orchestrated mode's tools (docs/architecture.md#workflow-specs-and-shell-steps): `read_file`, `write_file`, `list_files` and
 // `run_command`, confined to one workspace directory. Each has a JSON schema for the model
 // and a safety for the durable step that wraps it: reads are idempotent, writes and
 // commands are unsafe (not re-run silently after a crash). Each execution reports the files

@@ -23,7 +23,7 @@ outputs:
 `;
 
 describe('parseWorkflowSpec', () => {
-  it('accepts the format of DESIGN 7', () => {
+  it('accepts the binding format of docs/architecture.md', () => {
     const spec = parseWorkflowSpec(valid, 'flow.yaml');
     expect(spec.name).toBe('research-chain');
     expect(spec.steps).toHaveLength(3);

@@ -1,4 +1,4 @@
-// The workflow spec format (DESIGN 7, binding keys): parsing, zod validation with errors
+// The workflow spec format (binding keys, docs/architecture.md#workflow-specs-and-shell-steps): parsing, zod validation with errors
 // that name the file, the path in the document and the fix, and the checks that must
 // pass before anything runs (agent names, template references).
 import { ConfigError, type JsonValue, jsonValueSchema, lazySchema, once } from '@resume/core/spec';
@@ -265,7 +265,7 @@ export const parallelStepSchema = lazySchema(() => schemas().parallelStepSchema)
 export const mapItemsSchema = lazySchema(() => schemas().mapItemsSchema);
 /** A step run once per work item (see docs/workflow-spec.md, "Map steps"). */
 export const mapStepSchema = lazySchema(() => schemas().mapStepSchema);
-/** A workflow spec's document (DESIGN 7), built on first use. */
+/** A workflow spec's document (docs/architecture.md#workflow-specs-and-shell-steps), built on first use. */
 export const workflowSpecSchema = lazySchema(() => schemas().workflowSpecSchema);
 
 export type WorkflowSpec = z.infer<typeof workflowSpecSchema>;

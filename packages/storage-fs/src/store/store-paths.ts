@@ -1,4 +1,4 @@
-// Where everything lives under the data home (DESIGN 5):
+// Where everything lives under the data home (docs/architecture.md#the-store-contract):
 //   sessions/<id>/header.json        the header given to `create` (framed, checksummed)
 //   sessions/<id>/journal.jsonl      one framed line per committed batch (journal.jsonl.gz once archived)
 //   sessions/<id>/snapshot.bin       the latest fold snapshot (snapshot.bin.gz once archived; see snapshot/snapshot-format.ts)

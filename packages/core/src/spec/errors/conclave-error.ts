@@ -1,10 +1,10 @@
 // The base of every error Conclave throws on purpose. `code` is stable (scripts
-// and front ends match on it), `exitCode` is what the CLI exits with (DESIGN 9),
+// and front ends match on it), `exitCode` is what the CLI exits with (docs/architecture.md#the-cli),
 // and the message says what happened and what to do next.
 
 const marker = Symbol.for('conclave.error');
 
-/** Exit codes (binding, DESIGN 9). */
+/** Exit codes (binding, docs/architecture.md#the-cli). */
 export const ExitCode = {
   success: 0,
   failed: 1,
