@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { costLimitsOf } from '../runs/cost-limits.js';
 import { recordOf, selectionFrom } from '../runs/models.js';
+import { parseRunFlags } from '../runs/run-flags.js';
 import { runWithHarness } from '../runs/run-harness.js';
 import { pickWorkflowSession, runSessionFlow } from '../runs/session-flows.js';
 
@@ -28,6 +29,8 @@ export async function runWorkflowCommand(
   input: { file: string | undefined; options: Record<string, unknown> },
 ): Promise<number> {
   const options: WorkflowOptions = workflowOptionsSchema.parse(input.options);
+  // Checked before anything else: a bad value is refused before a session exists.
+  const { maxParallel } = parseRunFlags(input.options);
   if (options.resume !== undefined) {
     if (input.file)
       throw new UsageError('Give either a file to run or --resume <id>, not both.', {
@@ -73,6 +76,7 @@ export async function runWorkflowCommand(
     context,
     {
       limits: costs.limits,
+      parallel: maxParallel,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: [],

@@ -183,7 +183,11 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
           '--resume [id]',
           'resume an interrupted workflow run (without id: pick one in a terminal, else the newest of this directory)',
         )
-        .option('--script <file.yaml>', 'scripted provider: turns to play, in order'),
+        .option('--script <file.yaml>', 'scripted provider: turns to play, in order')
+        .option(
+          '--max-parallel <n>',
+          "run every map step's items and parallel group's steps at most N at once (instead of the spec's; within limits.maxParallel)",
+        ),
     ),
   );
   // `run dlq` and `run retry` take their own options (--yes, --dry-run...), not run's.

@@ -54,6 +54,7 @@ export const runFlagsSchema = lazySchema(() =>
     maxCost: z.string().optional(),
     maxLineageCost: z.string().optional(),
     checkpointInterval: positiveInteger('--checkpoint-interval').optional(),
+    maxParallel: positiveInteger('--max-parallel').optional(),
   }),
 );
 export type RunFlags = z.infer<typeof runFlagsSchema> & {

@@ -35,6 +35,8 @@ export interface HarnessSetup {
   limits?: RunLimits;
   /** `--checkpoint-interval` (else the config's `checkpoint.interval`). */
   checkpointInterval?: number | undefined;
+  /** `run --max-parallel`: how many map items and group steps run at once, whatever the spec says. */
+  parallel?: number | undefined;
 }
 
 export async function runWithHarness(
@@ -81,7 +83,12 @@ export async function runWithHarness(
     maxRecoveries: config.resume.maxRecoveries,
     checkpointInterval: setup.checkpointInterval ?? config.checkpoint.interval,
     maxParallel: config.limits.maxParallel,
+    ...(setup.parallel !== undefined ? { parallel: setup.parallel } : {}),
   });
+  if (setup.parallel !== undefined && setup.parallel > config.limits.maxParallel)
+    context.terminal.note(
+      `--max-parallel ${setup.parallel} is above limits.maxParallel (${config.limits.maxParallel}): at most ${config.limits.maxParallel} run at once.`,
+    );
 
   let interrupting = false;
   const stopListening = environment.onSignal((signal) => {

@@ -121,6 +121,7 @@ export async function sessionSetup(context: CliContext, flags: RunFlags, id: str
     setup: {
       limits: costLimitsOf(flags, context.config().config, recorded).limits,
       checkpointInterval: flags.checkpointInterval,
+      parallel: flags.maxParallel,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: providersNamedIn(recorded.run),

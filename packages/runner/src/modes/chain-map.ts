@@ -103,8 +103,10 @@ export async function runMapStep(
   );
   if (items.length === 0) context.emit({ type: 'notice', text: `Map step ${mapId} has no items.` });
   const limit = context.maxParallel ?? DEFAULT_MAX_PARALLEL;
-  const parallel = Math.max(1, Math.min(map.parallel, limit));
-  if (parallel < map.parallel)
+  // The run's --max-parallel replaces the spec's value (and is said once, by the runner, when above the limit).
+  const wanted = context.parallel ?? map.parallel;
+  const parallel = Math.max(1, Math.min(wanted, limit));
+  if (parallel < wanted && context.parallel === undefined)
     context.emit({
       type: 'notice',
       text: `Map step ${mapId} runs ${parallel} items at once, not ${map.parallel}: limits.maxParallel is ${limit}.`,

@@ -5,6 +5,7 @@
 import type { RetryContext, StepContext, StepRecord } from '@resume/core';
 import { type ChatMessage, ConfigError, type JsonValue, type MessageInput } from '@resume/core/spec';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
+import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import { memberKeyPrefix, stepKeyPrefix, stepLabel, workflowStepTree } from '../workflow/step-ids.js';
 import { renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
 import {
@@ -316,7 +317,10 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
         number: index + 1,
         label: stepLabel(options.stepLabels, index, ids.id, 'parallel'),
         members,
-        maxConcurrency: step.max_concurrency ?? members.length,
+        maxConcurrency:
+          context.parallel === undefined
+            ? (step.max_concurrency ?? members.length)
+            : Math.min(context.parallel, context.maxParallel ?? DEFAULT_MAX_PARALLEL),
       });
       scope.steps.push({ response: null, group: true });
       for (const [at, result] of results.entries()) {

@@ -56,6 +56,8 @@ export interface ModeContext {
   checkpointInterval?: number;
   /** The most items a map step runs at once (`limits.maxParallel`; default 16). */
   maxParallel?: number;
+  /** How many map items and group steps run at once, instead of the spec's `parallel` and `max_concurrency`. */
+  parallel?: number;
 }
 
 export interface ModeResult {

@@ -31,6 +31,7 @@ export function modeRunContext(
     requests: watchRequests(scope.engine, session, options.requestPollMs ?? 500),
     checkpointInterval: options.checkpointInterval ?? 1,
     maxParallel: options.maxParallel ?? DEFAULT_MAX_PARALLEL,
+    ...(options.parallel !== undefined ? { parallel: options.parallel } : {}),
     session,
     store: scope.engine.store,
     models: options.models,

@@ -93,6 +93,11 @@ export interface RunnerOptions {
   limits?: { maxCostUsd?: number | null; maxLineageCostUsd?: number | null; warnAboveUsd?: number | null };
   /** The most items a workflow map step runs at once (`limits.maxParallel`; default 16): a spec asking more is refused. */
   maxParallel?: number;
+  /**
+   * Runs every map step's items and every parallel group's steps this many at once, whatever
+   * the spec says (`--max-parallel`); still at most `maxParallel`.
+   */
+  parallel?: number;
 }
 
 export type { AgentInput };
