@@ -11,12 +11,27 @@ module.enableCompileCache?.();
 
 const version = typeof __CONCLAVE_VERSION__ === 'string' ? __CONCLAVE_VERSION__ : '0.0.0-source';
 
+/** Whether a run started (it listens for interrupts): a run is never cut short by its reader leaving. */
+let running = false;
+
 // `conclave sessions show … | head`: the reader left; that is not an error worth a trace.
+// `conclave run x.yaml 2>&1 | head -2`: the run goes on to its end with that stream's output
+// dropped (stopping it there would leave a step started and never finished), and exits with its
+// own outcome.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    if (error.code !== 'EPIPE') throw error;
+    if (!running) process.exit(process.exitCode ?? 0);
+    dropOutput(stream);
   });
+}
+
+function dropOutput(stream: NodeJS.WriteStream): void {
+  stream.write = (_chunk: unknown, encoding?: unknown, callback?: unknown) => {
+    const done = typeof encoding === 'function' ? encoding : callback;
+    if (typeof done === 'function') queueMicrotask(() => done());
+    return true;
+  };
 }
 
 const args = process.argv.slice(2);
@@ -67,6 +82,8 @@ async function run(args: string[]): Promise<void> {
       const onTerminate = () => handler('SIGTERM');
       process.on('SIGINT', onInterrupt);
       process.on('SIGTERM', onTerminate);
+      // Until the process ends: the run's outcome is still to be reported and exited with.
+      running = true;
       return () => {
         process.off('SIGINT', onInterrupt);
         process.off('SIGTERM', onTerminate);

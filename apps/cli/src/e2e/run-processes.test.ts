@@ -1,5 +1,5 @@
 // End-to-end: how `conclave run` treats the processes of a workflow's shell steps and the
-// run's own output: how many run at once (--max-parallel).
+// run's own output: how many run at once (--max-parallel), a reader that leaves (`| head`).
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -62,5 +62,39 @@ describe('conclave run --max-parallel', () => {
     const result = await sandbox.run(['run', 'one.yaml', '--max-parallel', '0']);
     expect(result.code).toBe(64);
     expect(result.stderr).toContain('--max-parallel must be at least 1');
+  });
+});
+
+describe('conclave run when the reader of its output leaves', () => {
+  it("goes on to the end with its output dropped, and exits with the run's outcome", async () => {
+    const spec = [
+      'name: piped',
+      'steps:',
+      "  - shell: 'sleep 0.3; echo one > one.txt'",
+      "  - shell: 'sleep 0.3; echo two > two.txt'",
+      "  - shell: 'sleep 0.3; echo three > three.txt'",
+      '',
+    ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'piped.yaml'), spec);
+    // `conclave run piped.yaml 2>&1 | head -2`: the reader takes the first lines and goes.
+    const running = sandbox.start(['run', 'piped.yaml']);
+    await running.waitFor('Started session');
+    running.child.stdout?.destroy();
+    running.child.stderr?.destroy();
+    const result = await running.done;
+    expect(result.code).toBe(0);
+    expect(await readFile(path.join(sandbox.workspace, 'three.txt'), 'utf8')).toBe('three\n');
+    const [session] = await sandbox.json<Array<{ status: string }>>(['sessions', 'list']);
+    expect(session?.status).toBe('completed');
+  });
+
+  it('exits non-zero when the run it went on with fails', async () => {
+    const spec = ['name: piped', 'steps:', "  - shell: 'sleep 0.3; exit 3'", ''].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'piped.yaml'), spec);
+    const running = sandbox.start(['run', 'piped.yaml']);
+    await running.waitFor('Started session');
+    running.child.stdout?.destroy();
+    running.child.stderr?.destroy();
+    expect((await running.done).code).toBe(1);
   });
 });
