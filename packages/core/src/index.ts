@@ -10,6 +10,7 @@ export { isRetryableByDefault, toErrorInfo } from './engine/error-info.js';
 export type { Jsonify } from './engine/json-output.js';
 export { SNAPSHOT_FORMAT_VERSION } from './engine/session.js';
 export type {
+  AttemptStart,
   CodecStepOptions,
   CreateSessionInput,
   Engine,

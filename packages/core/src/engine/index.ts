@@ -30,6 +30,7 @@ export { isRetryableByDefault, toErrorInfo } from './error-info.js';
 export type { Jsonify } from './json-output.js';
 export { SNAPSHOT_FORMAT_VERSION } from './session.js';
 export type {
+  AttemptStart,
   CodecStepOptions,
   CreateSessionInput,
   Engine,

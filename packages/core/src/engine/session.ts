@@ -578,6 +578,7 @@ export class LiveSession implements Session {
       idempotencyKey: step.idempotencyKey,
       startedAt,
       previousFailures: failuresOf(step),
+      ...(step.attempts.at(-1)?.process ? { process: step.attempts.at(-1)?.process } : {}),
     };
   }
 
@@ -597,6 +598,7 @@ export class LiveSession implements Session {
     const log = scope === null ? this.#log : null;
     for (let attempt = firstAttempt; ; attempt += 1) {
       if (this.signal.aborted) throw new InterruptedError(this.id);
+      const details = options.prepareAttempt ? await options.prepareAttempt({ attempt, idempotencyKey }) : undefined;
       const started = this.#append(
         {
           type: 'step-started',
@@ -606,6 +608,8 @@ export class LiveSession implements Session {
           safety,
           idempotencyKey,
           ...(options.branch !== undefined ? { branch: options.branch } : {}),
+          ...(details?.process ? { process: details.process } : {}),
+          ...(details?.stoppedProcess ? { stoppedProcess: details.stoppedProcess } : {}),
         },
         scope,
       );

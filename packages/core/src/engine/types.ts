@@ -13,7 +13,9 @@ import type {
   SessionQuery,
   SessionStore,
   SessionSummary,
+  StepProcess,
   StepSafety,
+  StoppedStepProcess,
   UncertainStepInfo,
 } from '../spec/index.js';
 import type { Jsonify, JsonStepFunction } from './json-output.js';
@@ -80,6 +82,12 @@ export interface StepContext {
   previousFailures: ErrorInfo[];
 }
 
+/** What an attempt's start records besides its number (see `prepareAttempt`). */
+export interface AttemptStart {
+  process?: StepProcess;
+  stoppedProcess?: StoppedStepProcess;
+}
+
 /** What `beforeRetry` is told about the attempt about to run. */
 export interface RetryContext {
   /** The attempt about to run (1-based, counted over the whole step like `StepContext.attempt`). */
@@ -140,6 +148,13 @@ interface BaseStepOptions {
    * the next step starts: call `flush()` first. Ignored for outputs stored as blobs.
    */
   completionWithNextAppend?: boolean;
+  /**
+   * Called right before each attempt's start is journaled; what it returns is journaled with the
+   * start: the process the attempt will run its command in (started, and held until the start
+   * is durable, so a command never runs without its record), and an earlier attempt's command
+   * that was stopped first. Its function runs once that start is durable.
+   */
+  prepareAttempt?: (attempt: { attempt: number; idempotencyKey: string }) => Promise<AttemptStart | undefined>;
   /** Injected for tests: how to wait between attempts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /**

@@ -10,7 +10,7 @@ import {
   type SessionHeader,
   type SessionSummary,
 } from '../spec/index.js';
-import type { InputRecord, SessionState, StepRecord, UsageTotals } from './state.js';
+import type { InputRecord, SessionState, StepAttempt, StepRecord, UsageTotals } from './state.js';
 
 function fail(sessionId: string | null, problem: string): never {
   throw new JournalCorruptedError({
@@ -128,12 +128,13 @@ export class Folder {
           );
         }
         const last = step.attempts.at(-1);
-        const attempt = {
+        const attempt: StepAttempt = {
           attempt: event.attempt,
           startedSeq: event.seq,
           startedAt: event.at,
           error: null,
           willRetry: false,
+          ...(event.process ? { process: event.process } : {}),
         };
         // An attempt that never recorded an outcome (the process died) is run again under the same number.
         if (last && last.attempt === event.attempt && last.error === null)

@@ -1,6 +1,14 @@
 // The state a journal folds to. Plain JSON data (no Maps, no classes) so it can be
 // snapshotted and compared; produced only by `fold` (journal/fold.ts).
-import type { ErrorInfo, JsonValue, Message, SessionHeader, SessionStatus, StepSafety } from '../spec/index.js';
+import type {
+  ErrorInfo,
+  JsonValue,
+  Message,
+  SessionHeader,
+  SessionStatus,
+  StepProcess,
+  StepSafety,
+} from '../spec/index.js';
 
 export interface StepAttempt {
   attempt: number;
@@ -12,6 +20,8 @@ export interface StepAttempt {
   failedAt?: string;
   /** Whether the retry policy allowed another attempt after this failure. */
   willRetry: boolean;
+  /** The process the attempt ran its command in (a shell step's), when its start recorded one. */
+  process?: StepProcess;
 }
 
 export interface StepRecord {

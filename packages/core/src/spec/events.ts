@@ -110,6 +110,16 @@ const buildEventSchemas = once(() => {
     copied: z.number().int().nonnegative().optional(),
   });
   const messageAddedEventSchema = z.object({ ...base, type: z.literal('message-added'), message: messageSchema });
+  /** A process an attempt started (a shell step's command): enough to find it again, and not a later one with its pid. */
+  const stepProcessSchema = z.object({
+    pid: z.number().int().positive(),
+    /** The process group it leads (the command and everything it started). */
+    processGroup: z.number().int().positive(),
+    /** When it started (Linux: /proc/<pid>/stat field 22, in clock ticks since boot); null where unknown. */
+    startTime: z.string().nullable(),
+    host: z.string(),
+    bootId: z.string().nullable(),
+  });
   const stepStartedEventSchema = z.object({
     ...base,
     type: z.literal('step-started'),
@@ -120,6 +130,15 @@ const buildEventSchemas = once(() => {
     idempotencyKey: z.string(),
     /** The concurrent branch the step runs in (a parallel group member, a map item); absent: the main line. */
     branch: z.string().min(1).optional(),
+    /** The process this attempt runs its command in, started and held until this event was durable. */
+    process: stepProcessSchema.optional(),
+    /**
+     * An earlier attempt's command that was still running when this attempt was chosen to run
+     * (the process that ran it had died), stopped first: the signal that ended it and how long it had run.
+     */
+    stoppedProcess: stepProcessSchema
+      .extend({ signal: z.enum(['SIGTERM', 'SIGKILL']), ranForMs: z.number().int().nonnegative().nullable() })
+      .optional(),
   });
   const stepCompletedEventSchema = z.object({
     ...base,
@@ -387,6 +406,8 @@ export const errorInfoSchema = lazySchema(() => buildEventSchemas().errorInfoSch
 export const sessionCreatedEventSchema = lazySchema(() => buildEventSchemas().sessionCreatedEventSchema);
 export const messageAddedEventSchema = lazySchema(() => buildEventSchemas().messageAddedEventSchema);
 export const stepStartedEventSchema = lazySchema(() => buildEventSchemas().stepStartedEventSchema);
+export type StepProcess = NonNullable<z.infer<typeof stepStartedEventSchema>['process']>;
+export type StoppedStepProcess = NonNullable<z.infer<typeof stepStartedEventSchema>['stoppedProcess']>;
 export const stepCompletedEventSchema = lazySchema(() => buildEventSchemas().stepCompletedEventSchema);
 export const stepFailedEventSchema = lazySchema(() => buildEventSchemas().stepFailedEventSchema);
 export const stepSkippedEventSchema = lazySchema(() => buildEventSchemas().stepSkippedEventSchema);

@@ -61,8 +61,10 @@ export {
   type SessionHeader,
   type SessionMode,
   type SessionStatus,
+  type StepProcess,
   type StepSafety,
   type StepScope,
+  type StoppedStepProcess,
   sessionHeaderSchema,
   sessionModeSchema,
   sessionStatusSchema,
@@ -109,7 +111,13 @@ export {
   type Usage,
 } from './model.js';
 export { type PrintableLayout, printableText } from './printable-text.js';
-export { createProcessProbe, type HolderIdentity, isHolderAlive, type ProcessProbe } from './process-probe.js';
+export {
+  createProcessProbe,
+  type HolderIdentity,
+  isHolderAlive,
+  isProcessGroupAlive,
+  type ProcessProbe,
+} from './process-probe.js';
 export {
   createToolCallDrafts,
   providerErrorFromSdk,

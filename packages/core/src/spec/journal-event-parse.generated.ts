@@ -418,6 +418,89 @@ function parse69(value) {
 function parse71(value) {
   return value === undefined ? undefined : parse6(value);
 }
+function parse74(value) {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
+  const output = {};
+  let item;
+  let parsed;
+  item = value["pid"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse2(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["pid"] = parsed;
+  item = value["processGroup"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse2(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["processGroup"] = parsed;
+  item = value["startTime"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse15(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["startTime"] = parsed;
+  item = value["host"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse3(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["host"] = parsed;
+  item = value["bootId"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse15(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["bootId"] = parsed;
+  return output;
+}
+function parse73(value) {
+  return value === undefined ? undefined : parse74(value);
+}
+function parse84(value) {
+  return (value === "SIGTERM" || value === "SIGKILL") ? value : NOT_PROVEN;
+}
+function parse83(value) {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
+  const output = {};
+  let item;
+  let parsed;
+  item = value["pid"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse2(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["pid"] = parsed;
+  item = value["processGroup"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse2(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["processGroup"] = parsed;
+  item = value["startTime"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse15(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["startTime"] = parsed;
+  item = value["host"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse3(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["host"] = parsed;
+  item = value["bootId"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse15(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["bootId"] = parsed;
+  item = value["signal"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse84(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["signal"] = parsed;
+  item = value["ranForMs"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse19(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["ranForMs"] = parsed;
+  return output;
+}
+function parse82(value) {
+  return value === undefined ? undefined : parse83(value);
+}
 function parse64(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
@@ -477,15 +560,29 @@ function parse64(value) {
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["branch"] = parsed;
   }
+  item = value["process"];
+  if (item === undefined && "process" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse73(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["process"] = parsed;
+  }
+  item = value["stoppedProcess"];
+  if (item === undefined && "stoppedProcess" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse82(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["stoppedProcess"] = parsed;
+  }
   return output;
 }
-function parse74(value) {
+function parse88(value) {
   return (value === "step-completed") ? value : NOT_PROVEN;
 }
-function parse78(value) {
+function parse92(value) {
   return value === undefined ? undefined : parse25(value);
 }
-function parse73(value) {
+function parse87(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -509,7 +606,7 @@ function parse73(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse74(item);
+  parsed = parse88(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["key"];
@@ -530,7 +627,7 @@ function parse73(value) {
   item = value["output"];
   if (item === undefined && "output" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse78(item);
+    parsed = parse92(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["output"] = parsed;
   }
@@ -543,15 +640,15 @@ function parse73(value) {
   }
   return output;
 }
-function parse82(value) {
+function parse96(value) {
   return (value === "step-failed") ? value : NOT_PROVEN;
 }
-function parse92(value) {
+function parse106(value) {
   if (value === undefined) return false;
   const parsed = parse29(value);
   return parsed === undefined ? false : parsed;
 }
-function parse86(value) {
+function parse100(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -573,67 +670,10 @@ function parse86(value) {
   output["code"] = parsed;
   item = value["retryable"];
   if (item === undefined && "retryable" in value) return NOT_PROVEN;
-  parsed = parse92(item);
+  parsed = parse106(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["retryable"] = parsed;
   return output;
-}
-function parse81(value) {
-  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
-  const output = {};
-  let item;
-  let parsed;
-  item = value["seq"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse2(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["seq"] = parsed;
-  item = value["at"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse3(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["at"] = parsed;
-  item = value["within"];
-  if (item === undefined && "within" in value) return NOT_PROVEN;
-  if (item !== undefined) {
-    parsed = parse4(item);
-    if (parsed === NOT_PROVEN) return NOT_PROVEN;
-    output["within"] = parsed;
-  }
-  item = value["type"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse82(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["type"] = parsed;
-  item = value["key"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse6(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["key"] = parsed;
-  item = value["occurrence"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse2(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["occurrence"] = parsed;
-  item = value["attempt"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse2(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["attempt"] = parsed;
-  item = value["error"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse86(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["error"] = parsed;
-  item = value["willRetry"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse29(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["willRetry"] = parsed;
-  return output;
-}
-function parse96(value) {
-  return (value === "step-skipped") ? value : NOT_PROVEN;
 }
 function parse95(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
@@ -672,24 +712,27 @@ function parse95(value) {
   parsed = parse2(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["occurrence"] = parsed;
-  item = value["reason"];
+  item = value["attempt"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse3(item);
+  parsed = parse2(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["reason"] = parsed;
-  item = value["output"];
-  if (item === undefined && "output" in value) return NOT_PROVEN;
-  if (item !== undefined) {
-    parsed = parse78(item);
-    if (parsed === NOT_PROVEN) return NOT_PROVEN;
-    output["output"] = parsed;
-  }
+  output["attempt"] = parsed;
+  item = value["error"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse100(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["error"] = parsed;
+  item = value["willRetry"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse29(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["willRetry"] = parsed;
   return output;
 }
-function parse102(value) {
-  return (value === "tool-call-started") ? value : NOT_PROVEN;
+function parse110(value) {
+  return (value === "step-skipped") ? value : NOT_PROVEN;
 }
-function parse101(value) {
+function parse109(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -713,7 +756,61 @@ function parse101(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse102(item);
+  parsed = parse110(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["type"] = parsed;
+  item = value["key"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse6(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["key"] = parsed;
+  item = value["occurrence"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse2(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["occurrence"] = parsed;
+  item = value["reason"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse3(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["reason"] = parsed;
+  item = value["output"];
+  if (item === undefined && "output" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse92(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["output"] = parsed;
+  }
+  return output;
+}
+function parse116(value) {
+  return (value === "tool-call-started") ? value : NOT_PROVEN;
+}
+function parse115(value) {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
+  const output = {};
+  let item;
+  let parsed;
+  item = value["seq"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse2(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["seq"] = parsed;
+  item = value["at"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse3(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["at"] = parsed;
+  item = value["within"];
+  if (item === undefined && "within" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse4(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["within"] = parsed;
+  }
+  item = value["type"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse116(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["callId"];
@@ -738,10 +835,10 @@ function parse101(value) {
   output["stepKey"] = parsed;
   return output;
 }
-function parse109(value) {
+function parse123(value) {
   return (value === "tool-call-completed") ? value : NOT_PROVEN;
 }
-function parse108(value) {
+function parse122(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -765,7 +862,7 @@ function parse108(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse109(item);
+  parsed = parse123(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["callId"];
@@ -785,15 +882,15 @@ function parse108(value) {
   output["result"] = parsed;
   item = value["isError"];
   if (item === undefined && "isError" in value) return NOT_PROVEN;
-  parsed = parse92(item);
+  parsed = parse106(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["isError"] = parsed;
   return output;
 }
-function parse115(value) {
+function parse129(value) {
   return (value === "variables-set") ? value : NOT_PROVEN;
 }
-function parse114(value) {
+function parse128(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -817,7 +914,7 @@ function parse114(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse115(item);
+  parsed = parse129(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["variables"];
@@ -827,13 +924,13 @@ function parse114(value) {
   output["variables"] = parsed;
   return output;
 }
-function parse118(value) {
+function parse132(value) {
   return (value === "file-snapshot-taken") ? value : NOT_PROVEN;
 }
-function parse125(value) {
+function parse139(value) {
   return (value === "read" || value === "write") ? value : NOT_PROVEN;
 }
-function parse117(value) {
+function parse131(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -857,7 +954,7 @@ function parse117(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse118(item);
+  parsed = parse132(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["path"];
@@ -882,18 +979,18 @@ function parse117(value) {
   output["blob"] = parsed;
   item = value["access"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse125(item);
+  parsed = parse139(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["access"] = parsed;
   return output;
 }
-function parse127(value) {
+function parse141(value) {
   return (value === "file-version-saved") ? value : NOT_PROVEN;
 }
-function parse132(value) {
+function parse146(value) {
   return (value === "replaced-by-restore") ? value : NOT_PROVEN;
 }
-function parse126(value) {
+function parse140(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -917,7 +1014,7 @@ function parse126(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse127(item);
+  parsed = parse141(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["path"];
@@ -942,21 +1039,21 @@ function parse126(value) {
   output["blob"] = parsed;
   item = value["reason"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse132(item);
+  parsed = parse146(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["reason"] = parsed;
   return output;
 }
-function parse134(value) {
+function parse148(value) {
   return (value === "usage-recorded") ? value : NOT_PROVEN;
 }
-function parse149(value) {
+function parse163(value) {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : NOT_PROVEN;
 }
-function parse148(value) {
-  return value === null ? null : parse149(value);
+function parse162(value) {
+  return value === null ? null : parse163(value);
 }
-function parse133(value) {
+function parse147(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -980,7 +1077,7 @@ function parse133(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse134(item);
+  parsed = parse148(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["provider"];
@@ -1020,15 +1117,15 @@ function parse133(value) {
   output["outputTokens"] = parsed;
   item = value["costUsd"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse148(item);
+  parsed = parse162(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["costUsd"] = parsed;
   return output;
 }
-function parse151(value) {
+function parse165(value) {
   return (value === "checkpoint-marked") ? value : NOT_PROVEN;
 }
-function parse150(value) {
+function parse164(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1052,7 +1149,7 @@ function parse150(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse151(item);
+  parsed = parse165(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["label"];
@@ -1062,21 +1159,21 @@ function parse150(value) {
   output["label"] = parsed;
   return output;
 }
-function parse155(value) {
+function parse169(value) {
   return (value === "status-changed") ? value : NOT_PROVEN;
 }
-function parse156(value) {
+function parse170(value) {
   return (value === "running" || value === "interrupted" || value === "waiting" || value === "completed" || value === "failed") ? value : NOT_PROVEN;
 }
-function parse161(value) {
-  return value === null ? null : parse86(value);
+function parse175(value) {
+  return value === null ? null : parse100(value);
 }
-function parse160(value) {
+function parse174(value) {
   if (value === undefined) return null;
-  const parsed = parse161(value);
+  const parsed = parse175(value);
   return parsed === undefined ? null : parsed;
 }
-function parse154(value) {
+function parse168(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1100,12 +1197,12 @@ function parse154(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse155(item);
+  parsed = parse169(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["status"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse156(item);
+  parsed = parse170(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["status"] = parsed;
   item = value["reason"];
@@ -1115,21 +1212,21 @@ function parse154(value) {
   output["reason"] = parsed;
   item = value["error"];
   if (item === undefined && "error" in value) return NOT_PROVEN;
-  parsed = parse160(item);
+  parsed = parse174(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["error"] = parsed;
   return output;
 }
-function parse163(value) {
+function parse177(value) {
   return (value === "session-resumed") ? value : NOT_PROVEN;
 }
-function parse165(value) {
+function parse179(value) {
   return typeof value === 'number' && Number.isFinite(value) && Number.isSafeInteger(value) ? value : NOT_PROVEN;
 }
-function parse167(value) {
+function parse181(value) {
   return value === undefined ? undefined : parse29(value);
 }
-function parse162(value) {
+function parse176(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1153,7 +1250,7 @@ function parse162(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse163(item);
+  parsed = parse177(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["recovery"];
@@ -1163,7 +1260,7 @@ function parse162(value) {
   output["recovery"] = parsed;
   item = value["pid"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse165(item);
+  parsed = parse179(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["pid"] = parsed;
   item = value["host"];
@@ -1174,16 +1271,16 @@ function parse162(value) {
   item = value["crashed"];
   if (item === undefined && "crashed" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse167(item);
+    parsed = parse181(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["crashed"] = parsed;
   }
   return output;
 }
-function parse170(value) {
+function parse184(value) {
   return (value === "data-set") ? value : NOT_PROVEN;
 }
-function parse169(value) {
+function parse183(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1207,7 +1304,7 @@ function parse169(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse170(item);
+  parsed = parse184(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["key"];
@@ -1222,13 +1319,13 @@ function parse169(value) {
   output["value"] = parsed;
   return output;
 }
-function parse173(value) {
+function parse187(value) {
   return (value === "spec-recorded") ? value : NOT_PROVEN;
 }
-function parse174(value) {
+function parse188(value) {
   return (value === "task" || value === "workflow" || value === "prompt" || value === "project") ? value : NOT_PROVEN;
 }
-function parse186(value) {
+function parse200(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1250,10 +1347,10 @@ function parse186(value) {
   output["hash"] = parsed;
   return output;
 }
-function parse185(value) {
-  return value === undefined ? undefined : parse186(value);
+function parse199(value) {
+  return value === undefined ? undefined : parse200(value);
 }
-function parse183(value) {
+function parse197(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1271,16 +1368,16 @@ function parse183(value) {
   item = value["validated"];
   if (item === undefined && "validated" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse185(item);
+    parsed = parse199(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["validated"] = parsed;
   }
   return output;
 }
-function parse182(value) {
-  return value === undefined ? undefined : parse183(value);
+function parse196(value) {
+  return value === undefined ? undefined : parse197(value);
 }
-function parse172(value) {
+function parse186(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1304,12 +1401,12 @@ function parse172(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse173(item);
+  parsed = parse187(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["kind"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse174(item);
+  parsed = parse188(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["kind"] = parsed;
   item = value["path"];
@@ -1337,16 +1434,16 @@ function parse172(value) {
   item = value["document"];
   if (item === undefined && "document" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse182(item);
+    parsed = parse196(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["document"] = parsed;
   }
   return output;
 }
-function parse191(value) {
+function parse205(value) {
   return (value === "title-changed") ? value : NOT_PROVEN;
 }
-function parse190(value) {
+function parse204(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1370,7 +1467,7 @@ function parse190(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse191(item);
+  parsed = parse205(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["title"];
@@ -1380,123 +1477,16 @@ function parse190(value) {
   output["title"] = parsed;
   return output;
 }
-function parse194(value) {
+function parse208(value) {
   return (value === "input-requested") ? value : NOT_PROVEN;
 }
-function parse199(value) {
+function parse213(value) {
   return value === null ? null : parse25(value);
 }
-function parse198(value) {
+function parse212(value) {
   if (value === undefined) return null;
-  const parsed = parse199(value);
+  const parsed = parse213(value);
   return parsed === undefined ? null : parsed;
-}
-function parse193(value) {
-  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
-  const output = {};
-  let item;
-  let parsed;
-  item = value["seq"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse2(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["seq"] = parsed;
-  item = value["at"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse3(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["at"] = parsed;
-  item = value["within"];
-  if (item === undefined && "within" in value) return NOT_PROVEN;
-  if (item !== undefined) {
-    parsed = parse4(item);
-    if (parsed === NOT_PROVEN) return NOT_PROVEN;
-    output["within"] = parsed;
-  }
-  item = value["type"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse194(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["type"] = parsed;
-  item = value["key"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse6(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["key"] = parsed;
-  item = value["occurrence"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse2(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["occurrence"] = parsed;
-  item = value["prompt"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse3(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["prompt"] = parsed;
-  item = value["schema"];
-  if (item === undefined && "schema" in value) return NOT_PROVEN;
-  parsed = parse198(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["schema"] = parsed;
-  return output;
-}
-function parse201(value) {
-  return (value === "input-received") ? value : NOT_PROVEN;
-}
-function parse200(value) {
-  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
-  const output = {};
-  let item;
-  let parsed;
-  item = value["seq"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse2(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["seq"] = parsed;
-  item = value["at"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse3(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["at"] = parsed;
-  item = value["within"];
-  if (item === undefined && "within" in value) return NOT_PROVEN;
-  if (item !== undefined) {
-    parsed = parse4(item);
-    if (parsed === NOT_PROVEN) return NOT_PROVEN;
-    output["within"] = parsed;
-  }
-  item = value["type"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse201(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["type"] = parsed;
-  item = value["key"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse6(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["key"] = parsed;
-  item = value["occurrence"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse2(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["occurrence"] = parsed;
-  item = value["value"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse25(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["value"] = parsed;
-  item = value["answeredBy"];
-  if (item === undefined && "answeredBy" in value) return NOT_PROVEN;
-  parsed = parse48(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["answeredBy"] = parsed;
-  return output;
-}
-function parse208(value) {
-  return (value === "graph-checkpoint-saved") ? value : NOT_PROVEN;
-}
-function parse211(value) {
-  return value === null ? null : parse6(value);
 }
 function parse207(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
@@ -1525,32 +1515,32 @@ function parse207(value) {
   parsed = parse208(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
-  item = value["namespace"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse3(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["namespace"] = parsed;
-  item = value["checkpointId"];
+  item = value["key"];
   if (item === undefined) return NOT_PROVEN;
   parsed = parse6(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["checkpointId"] = parsed;
-  item = value["parentCheckpointId"];
+  output["key"] = parsed;
+  item = value["occurrence"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse211(item);
+  parsed = parse2(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["parentCheckpointId"] = parsed;
-  item = value["data"];
+  output["occurrence"] = parsed;
+  item = value["prompt"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse25(item);
+  parsed = parse3(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["data"] = parsed;
+  output["prompt"] = parsed;
+  item = value["schema"];
+  if (item === undefined && "schema" in value) return NOT_PROVEN;
+  parsed = parse212(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["schema"] = parsed;
   return output;
 }
-function parse214(value) {
-  return (value === "graph-writes-saved") ? value : NOT_PROVEN;
+function parse215(value) {
+  return (value === "input-received") ? value : NOT_PROVEN;
 }
-function parse213(value) {
+function parse214(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1574,7 +1564,114 @@ function parse213(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse214(item);
+  parsed = parse215(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["type"] = parsed;
+  item = value["key"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse6(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["key"] = parsed;
+  item = value["occurrence"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse2(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["occurrence"] = parsed;
+  item = value["value"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse25(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["value"] = parsed;
+  item = value["answeredBy"];
+  if (item === undefined && "answeredBy" in value) return NOT_PROVEN;
+  parsed = parse48(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["answeredBy"] = parsed;
+  return output;
+}
+function parse222(value) {
+  return (value === "graph-checkpoint-saved") ? value : NOT_PROVEN;
+}
+function parse225(value) {
+  return value === null ? null : parse6(value);
+}
+function parse221(value) {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
+  const output = {};
+  let item;
+  let parsed;
+  item = value["seq"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse2(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["seq"] = parsed;
+  item = value["at"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse3(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["at"] = parsed;
+  item = value["within"];
+  if (item === undefined && "within" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse4(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["within"] = parsed;
+  }
+  item = value["type"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse222(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["type"] = parsed;
+  item = value["namespace"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse3(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["namespace"] = parsed;
+  item = value["checkpointId"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse6(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["checkpointId"] = parsed;
+  item = value["parentCheckpointId"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse225(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["parentCheckpointId"] = parsed;
+  item = value["data"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse25(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["data"] = parsed;
+  return output;
+}
+function parse228(value) {
+  return (value === "graph-writes-saved") ? value : NOT_PROVEN;
+}
+function parse227(value) {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
+  const output = {};
+  let item;
+  let parsed;
+  item = value["seq"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse2(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["seq"] = parsed;
+  item = value["at"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse3(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["at"] = parsed;
+  item = value["within"];
+  if (item === undefined && "within" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse4(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["within"] = parsed;
+  }
+  item = value["type"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse228(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["namespace"];
@@ -1609,51 +1706,51 @@ function parse0(value) {
     case "step-started":
       return parse64(value);
     case "step-completed":
-      return parse73(value);
+      return parse87(value);
     case "step-failed":
-      return parse81(value);
-    case "step-skipped":
       return parse95(value);
+    case "step-skipped":
+      return parse109(value);
     case "tool-call-started":
-      return parse101(value);
+      return parse115(value);
     case "tool-call-completed":
-      return parse108(value);
+      return parse122(value);
     case "variables-set":
-      return parse114(value);
+      return parse128(value);
     case "file-snapshot-taken":
-      return parse117(value);
+      return parse131(value);
     case "file-version-saved":
-      return parse126(value);
+      return parse140(value);
     case "usage-recorded":
-      return parse133(value);
+      return parse147(value);
     case "checkpoint-marked":
-      return parse150(value);
+      return parse164(value);
     case "status-changed":
-      return parse154(value);
+      return parse168(value);
     case "session-resumed":
-      return parse162(value);
+      return parse176(value);
     case "data-set":
-      return parse169(value);
+      return parse183(value);
     case "spec-recorded":
-      return parse172(value);
+      return parse186(value);
     case "title-changed":
-      return parse190(value);
+      return parse204(value);
     case "input-requested":
-      return parse193(value);
-    case "input-received":
-      return parse200(value);
-    case "graph-checkpoint-saved":
       return parse207(value);
+    case "input-received":
+      return parse214(value);
+    case "graph-checkpoint-saved":
+      return parse221(value);
     case "graph-writes-saved":
-      return parse213(value);
+      return parse227(value);
     default:
       return NOT_PROVEN;
   }
 }
-function parse233(value) {
-  return value === null ? null : parse165(value);
+function parse247(value) {
+  return value === null ? null : parse179(value);
 }
-function parse230(value) {
+function parse244(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1670,15 +1767,15 @@ function parse230(value) {
   output["done"] = parsed;
   item = value["total"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse233(item);
+  parsed = parse247(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["total"] = parsed;
   return output;
 }
-function parse229(value) {
-  return value === null ? null : parse230(value);
-}
 function parse243(value) {
+  return value === null ? null : parse244(value);
+}
+function parse257(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1695,13 +1792,13 @@ function parse243(value) {
   output["prompt"] = parsed;
   return output;
 }
-function parse242(value) {
-  return value === null ? null : parse243(value);
+function parse256(value) {
+  return value === null ? null : parse257(value);
 }
-function parse241(value) {
-  return value === undefined ? undefined : parse242(value);
+function parse255(value) {
+  return value === undefined ? undefined : parse256(value);
 }
-function parse252(value) {
+function parse266(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1718,10 +1815,10 @@ function parse252(value) {
   output["file"] = parsed;
   return output;
 }
-function parse251(value) {
-  return value === undefined ? undefined : parse252(value);
+function parse265(value) {
+  return value === undefined ? undefined : parse266(value);
 }
-function parse256(value) {
+function parse270(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1738,10 +1835,10 @@ function parse256(value) {
   output["problem"] = parsed;
   return output;
 }
-function parse255(value) {
-  return value === undefined ? undefined : parse256(value);
+function parse269(value) {
+  return value === undefined ? undefined : parse270(value);
 }
-function parse218(value) {
+function parse232(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1763,7 +1860,7 @@ function parse218(value) {
   output["mode"] = parsed;
   item = value["status"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse156(item);
+  parsed = parse170(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["status"] = parsed;
   item = value["workspaceDir"];
@@ -1803,7 +1900,7 @@ function parse218(value) {
   output["messageCount"] = parsed;
   item = value["progress"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse229(item);
+  parsed = parse243(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["progress"] = parsed;
   item = value["inputTokens"];
@@ -1818,7 +1915,7 @@ function parse218(value) {
   output["outputTokens"] = parsed;
   item = value["costUsd"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse148(item);
+  parsed = parse162(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["costUsd"] = parsed;
   item = value["task"];
@@ -1829,13 +1926,13 @@ function parse218(value) {
   item = value["waitingFor"];
   if (item === undefined && "waitingFor" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse241(item);
+    parsed = parse255(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["waitingFor"] = parsed;
   }
   item = value["archived"];
   if (item === undefined && "archived" in value) return NOT_PROVEN;
-  parsed = parse92(item);
+  parsed = parse106(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["archived"] = parsed;
   item = value["bytes"];
@@ -1846,14 +1943,14 @@ function parse218(value) {
   item = value["damage"];
   if (item === undefined && "damage" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse251(item);
+    parsed = parse265(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["damage"] = parsed;
   }
   item = value["unreadable"];
   if (item === undefined && "unreadable" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse255(item);
+    parsed = parse269(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["unreadable"] = parsed;
   }
@@ -1866,5 +1963,5 @@ export function fastParseSessionHeader(value) {
   return parse9(value);
 }
 export function fastParseSessionSummary(value) {
-  return parse218(value);
+  return parse232(value);
 }

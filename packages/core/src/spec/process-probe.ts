@@ -3,8 +3,9 @@
 // pid is gone or is a zombie (killed, not yet reaped by its parent: it runs nothing and holds
 // nothing), or the pid now belongs to another process (a different start time). A holder on
 // another host is always presumed alive: it cannot be checked, and a live holder is never
-// taken over.
-import { readFileSync } from 'node:fs';
+// taken over. The same probe tells whether a shell step's command (a process group) recorded by a
+// run that died is still running.
+import { readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 export interface ProcessProbe {
@@ -15,6 +16,8 @@ export interface ProcessProbe {
   isRunning(pid: number): boolean;
   /** An opaque token for when `pid` started (Linux: /proc/<pid>/stat field 22); null if unknown. */
   startTime(pid: number): string | null;
+  /** The processes of a process group that can still run; absent where they cannot be listed. */
+  groupMembers?(processGroup: number): number[];
 }
 
 function readText(path: string): string | null {
@@ -54,7 +57,55 @@ export function createProcessProbe(): ProcessProbe {
     startTime(pid) {
       return statFields(pid)?.[19] ?? null;
     },
+    groupMembers(processGroup) {
+      let entries: string[];
+      try {
+        entries = readdirSync('/proc');
+      } catch {
+        return [];
+      }
+      const members: number[] = [];
+      for (const entry of entries) {
+        const pid = Number(entry);
+        if (!Number.isInteger(pid) || pid <= 0) continue;
+        // Field 3 is the state, field 5 the process group.
+        const fields = statFields(pid);
+        if (fields && Number(fields[2]) === processGroup && !finishedStates.has(fields[0] ?? '')) members.push(pid);
+      }
+      return members;
+    },
   };
+}
+
+export interface ProcessGroupRecord {
+  pid: number;
+  processGroup: number;
+  startTime: string | null;
+  host: string;
+  bootId: string | null;
+}
+
+/**
+ * Whether a recorded command (the process group its shell leads) may still be running: its
+ * leader with the recorded start time, or any process left in its group (a group id is not given
+ * to a new process while its group has members). Another host's cannot be checked: false, the
+ * caller says so. A leader whose pid now belongs to a later process means the group is gone.
+ */
+export function isProcessGroupAlive(record: ProcessGroupRecord, probe: ProcessProbe): boolean {
+  if (record.host !== probe.hostname) return false;
+  if (record.bootId !== null && probe.bootId !== null && record.bootId !== probe.bootId) return false;
+  if (probe.isRunning(record.pid)) {
+    const current = probe.startTime(record.pid);
+    if (record.startTime === null || current === null || current === record.startTime) return true;
+    return false;
+  }
+  if (probe.groupMembers) return probe.groupMembers(record.processGroup).length > 0;
+  try {
+    process.kill(-record.processGroup, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface HolderIdentity {

@@ -1,4 +1,4 @@
-import type { ErrorInfo, StepSafety } from '../events.js';
+import type { ErrorInfo, StepProcess, StepSafety } from '../events.js';
 import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
 
 export interface UncertainStepInfo {
@@ -11,6 +11,8 @@ export interface UncertainStepInfo {
   /** ISO time the uncertain attempt started. */
   startedAt: string;
   previousFailures: ErrorInfo[];
+  /** The process the attempt ran its command in, when its start recorded one (it may still be running). */
+  process?: StepProcess;
 }
 
 /**
