@@ -1,5 +1,7 @@
 // End-to-end: how `conclave run` treats the processes of a workflow's shell steps and the
-// run's own output: how many run at once (--max-parallel), a reader that leaves (`| head`).
+// run's own output: a command the interrupted run left running, Ctrl+C, how many run at once
+// (--max-parallel), a reader that leaves (`| head`).
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +14,109 @@ beforeEach(async () => {
   sandbox = await createSandbox();
 });
 afterEach(() => sandbox.remove());
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitForFile(file: string): Promise<string> {
+  for (;;) {
+    const text = await readFile(file, 'utf8').catch(() => '');
+    if (text.trim()) return text.trim();
+    await pause(20);
+  }
+}
+
+function procStat(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Whether a process still runs (a zombie waiting to be reaped does not). */
+const isRunning = (pid: number) => existsSync(`/proc/${pid}`) && !/\) [ZX] /.test(procStat(pid));
+
+describe('a command the interrupted run left running', () => {
+  it('is recorded with its start, listed by the plan, and waited for before the step is skipped', async () => {
+    const spec = [
+      'name: orphan',
+      'steps:',
+      '  - id: long',
+      "    shell: 'echo $$ > started.txt; sleep 2; echo done > finished.txt'",
+      '',
+    ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'orphan.yaml'), spec);
+    const running = sandbox.start(['run', 'orphan.yaml']);
+    const pid = Number(await waitForFile(path.join(sandbox.workspace, 'started.txt')));
+    running.child.kill('SIGKILL');
+    await running.done;
+    const [session] = await sandbox.json<Array<{ id: string }>>(['sessions', 'list']);
+    const id = session?.id ?? '';
+
+    const journal = await readFile(path.join(sandbox.home, 'sessions', id, 'journal.jsonl'), 'utf8');
+    const started = journal
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((line) => (JSON.parse(line) as { events: Array<Record<string, unknown>> }).events)
+      .find((event) => event.type === 'step-started' && event.key === 'step[long]/shell');
+    const stat = procStat(pid);
+    expect(started?.process).toMatchObject({
+      pid,
+      processGroup: pid,
+      startTime: stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19],
+    });
+
+    const plan = await sandbox.run(['run', '--resume', id, '--dry-run']);
+    expect(plan.stdout).toContain(`its command is still running (pid ${pid}, for `);
+
+    const resumed = await sandbox.run(['run', '--resume', id, '--yes', '--on-uncertain', 'skip']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(
+      `step long: its command from the interrupted run is still running (pid ${pid}, for `,
+    );
+    expect(resumed.stderr).toContain('step long: waiting for it to end before deciding what to do with the step.');
+    expect(resumed.stderr).toContain('step long: its command ended after ');
+    // It ran to its end: waited for, not stopped.
+    expect(await readFile(path.join(sandbox.workspace, 'finished.txt'), 'utf8')).toBe('done\n');
+  });
+
+  it('is stopped first with --on-uncertain rerun, and the rerun records it', async () => {
+    const spec = ['name: orphan', 'steps:', '  - id: long', "    shell: 'echo $$ >> started.txt; sleep 30'", ''].join(
+      '\n',
+    );
+    await writeFile(path.join(sandbox.workspace, 'orphan.yaml'), spec.replace('sleep 30', 'test -f again || sleep 30'));
+    const running = sandbox.start(['run', 'orphan.yaml']);
+    const pid = Number(await waitForFile(path.join(sandbox.workspace, 'started.txt')));
+    running.child.kill('SIGKILL');
+    await running.done;
+    const [session] = await sandbox.json<Array<{ id: string }>>(['sessions', 'list']);
+    await writeFile(path.join(sandbox.workspace, 'again'), '');
+    const resumed = await sandbox.run(['run', '--resume', session?.id ?? '', '--yes', '--on-uncertain', 'rerun']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('step long: stopped it (SIGTERM) before running the step again.');
+    expect(isRunning(pid)).toBe(false);
+    const journal = await readFile(path.join(sandbox.home, 'sessions', session?.id ?? '', 'journal.jsonl'), 'utf8');
+    expect(journal).toContain(`"stoppedProcess":{"pid":${pid},"processGroup":${pid}`);
+  });
+});
+
+describe('Ctrl+C during a shell step', () => {
+  it('stops its whole process group, a child that ignores SIGTERM included', async () => {
+    const spec = [
+      'name: stubborn',
+      'steps:',
+      `  - shell: '(trap "" TERM; exec sleep 30) & echo $! > child.pid; wait'`,
+      '',
+    ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'stubborn.yaml'), spec);
+    const running = sandbox.start(['run', 'stubborn.yaml']);
+    const child = Number(await waitForFile(path.join(sandbox.workspace, 'child.pid')));
+    running.child.kill('SIGINT');
+    const result = await running.done;
+    expect(result.code, result.stderr).toBe(130);
+    expect(isRunning(child)).toBe(false);
+  });
+});
 
 /** A command that fails when another one holds the workspace's `busy` directory at the same time. */
 const alone = 'mkdir busy 2>/dev/null || { echo overlap >> overlaps.txt; exit 1; }; sleep 0.3; rmdir busy';

@@ -163,6 +163,7 @@ export function buildDecisions(context: CliContext, flags: DecisionFlags, catalo
   if (flags.onUncertain) {
     const decision = flags.onUncertain;
     decisions.uncertainStep = () => decision;
+    decisions.uncertainChoice = decision;
   } else if (interactive) {
     decisions.uncertainStep = async (step: UncertainStepInfo) => {
       const tui = await import('@resume/tui');

@@ -2,8 +2,14 @@
 // conversation; shell steps are one durable unsafe step whose attempts follow the
 // spec's retry policy, with the `on_failure` agent step run between attempts.
 
-import type { RetryContext, StepContext, StepRecord } from '@resume/core';
-import { type ChatMessage, ConfigError, type JsonValue, type MessageInput } from '@resume/core/spec';
+import type { AttemptStart, RetryContext, StepContext, StepRecord } from '@resume/core';
+import {
+  type ChatMessage,
+  ConfigError,
+  type JsonValue,
+  type MessageInput,
+  type StoppedStepProcess,
+} from '@resume/core/spec';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
 import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import { memberKeyPrefix, stepKeyPrefix, stepLabel, workflowStepTree } from '../workflow/step-ids.js';
@@ -36,7 +42,8 @@ import {
   setData,
 } from './mode-context.js';
 import { PARALLEL_GROUP_KEY } from './parallel-group-state.js';
-import { runShellCommand, ShellCommandFailedError } from './shell-command.js';
+import { commandAwareDecision } from './running-command.js';
+import { type HeldShellCommand, holdShellCommand, ShellCommandFailedError } from './shell-command.js';
 import { shellStepEnvironment } from './shell-environment.js';
 import { writeOutputFiles } from './workspace-output.js';
 
@@ -179,14 +186,13 @@ async function runShellStep(
     if (branch) await context.session.flush();
     else await checkpoint(context, `${place.label}, attempt ${retry.attemptInBudget}/${retry.maxAttempts}`);
   };
-  const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
-    // This attempt's start is durable, and with it the completion of the step before.
-    announcer?.now();
-    // The step that just started is the last one recorded (or close to it): looked for from the end,
-    // so a long workflow does not scan every step before it on each step.
-    const record = context.session.state.steps.findLast((recorded) => recorded.key === key);
-    context.emit({ type: 'progress', label: 'attempt', done: record ? attemptInBudget(record) : 1, total: attempts });
-    const result = await runShellCommand({
+  // Each attempt's command is started held before its start is journaled, so the start records
+  // its process; it runs once that start is durable (and never, if this process dies before).
+  let held: HeldShellCommand | null = null;
+  let stopped: StoppedStepProcess | null = null;
+  const prepareAttempt = async ({ attempt }: { attempt: number }): Promise<AttemptStart> => {
+    held?.cancel();
+    held = holdShellCommand({
       command,
       cwd: context.workspaceDir,
       env: {
@@ -195,36 +201,64 @@ async function runShellStep(
         // Steps are numbered from 1 wherever a number is shown ("step 2 of 3"); steps[1] in templates.
         ...place.env,
         CONCLAVE_STEP: place.stepName ?? step.name ?? step.id ?? place.number,
-        CONCLAVE_ATTEMPT: String(stepContext.attempt),
+        CONCLAVE_ATTEMPT: String(attempt),
       },
-      signal: stepContext.signal,
     });
+    const start: AttemptStart = {
+      ...(held.process ? { process: held.process } : {}),
+      ...(stopped ? { stoppedProcess: stopped } : {}),
+    };
+    stopped = null;
+    return start;
+  };
+  const attemptFn = async (stepContext: StepContext): Promise<ShellOutput> => {
+    // This attempt's start is durable, and with it the completion of the step before.
+    announcer?.now();
+    // The step that just started is the last one recorded (or close to it): looked for from the end,
+    // so a long workflow does not scan every step before it on each step.
+    const record = context.session.state.steps.findLast((recorded) => recorded.key === key);
+    context.emit({ type: 'progress', label: 'attempt', done: record ? attemptInBudget(record) : 1, total: attempts });
+    const prepared = held;
+    held = null;
+    if (!prepared) throw new Error(`The command of step "${key}" was not prepared before its attempt.`);
+    const result = await prepared.run(stepContext.signal);
     if (result.exitCode !== 0) throw new ShellCommandFailedError(command, result);
     return { ...result, attempt: stepContext.attempt };
   };
-  return context.session.step(key, attemptFn, {
-    safety: 'unsafe',
-    retry: {
-      attempts,
-      backoff: { initialMs: backoffMs, factor: 1, maxMs: backoffMs },
-      retryOn: (error) => ShellCommandFailedError.isInstance(error),
-    },
-    codec: { encode: (value: ShellOutput) => value as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
-    skipValue: SKIPPED_SHELL_OUTPUT,
-    beforeRetry,
-    // The step's checkpoint goes in the same durable append as its completion, and on the main
-    // line that append is the next step's start (or the one after the last step): one durable
-    // write per step. A group's steps are checkpointed together at the join.
-    ...(branch
-      ? { branch: branch.name, ...(place.completionLabel ? { checkpointOnCompletion: place.completionLabel } : {}) }
-      : {
-          checkpointOnCompletion: (attempt: number) => passedLabel(place.label, attempt),
-          ...(announcer ? { completionWithNextAppend: true } : {}),
-        }),
-    inserted: options.stepKeys === 'id',
-    ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
-    ...(context.sleep ? { sleep: context.sleep } : {}),
-  });
+  const onUncertain = context.onUncertain
+    ? commandAwareDecision(context, place.label, context.onUncertain, (process) => {
+        stopped = process;
+      })
+    : undefined;
+  try {
+    return await context.session.step(key, attemptFn, {
+      prepareAttempt,
+      safety: 'unsafe',
+      retry: {
+        attempts,
+        backoff: { initialMs: backoffMs, factor: 1, maxMs: backoffMs },
+        retryOn: (error) => ShellCommandFailedError.isInstance(error),
+      },
+      codec: { encode: (value: ShellOutput) => value as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
+      skipValue: SKIPPED_SHELL_OUTPUT,
+      beforeRetry,
+      // The step's checkpoint goes in the same durable append as its completion, and on the main
+      // line that append is the next step's start (or the one after the last step): one durable
+      // write per step. A group's steps are checkpointed together at the join.
+      ...(branch
+        ? { branch: branch.name, ...(place.completionLabel ? { checkpointOnCompletion: place.completionLabel } : {}) }
+        : {
+            checkpointOnCompletion: (attempt: number) => passedLabel(place.label, attempt),
+            ...(announcer ? { completionWithNextAppend: true } : {}),
+          }),
+      inserted: options.stepKeys === 'id',
+      ...(onUncertain ? { onUncertain } : {}),
+      ...(context.sleep ? { sleep: context.sleep } : {}),
+    });
+  } finally {
+    // An attempt prepared and never run (its start could not be written, the run stopped): its held shell ends.
+    (held as HeldShellCommand | null)?.cancel();
+  }
 }
 
 /** Whether the recorded chain progress is already at (or past) `step` of the same `total` steps. */

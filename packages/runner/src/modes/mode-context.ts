@@ -46,6 +46,12 @@ export interface ModeContext {
   emit: (event: RunEvent) => void;
   /** Decides uncertain unsafe steps; without it the step throws UncertainStepError. */
   onUncertain?: (step: UncertainStepInfo) => UncertainDecision | Promise<UncertainDecision>;
+  /**
+   * The decision given up front for every uncertain step, when there is one: a shell step's
+   * command still running from the interrupted run is stopped first for `rerun`, left alone for
+   * `abort`, and otherwise waited for before `onUncertain` is asked.
+   */
+  uncertainChoice?: UncertainDecision;
   /** Waits between retry attempts (injected by tests). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Refuses a new model call that would pass the run's cost limit (none: no limit). */

@@ -1,7 +1,8 @@
 // Runs one shell step attempt in the workspace. The binding environment (docs/architecture.md#workflow-specs-and-shell-steps):
 // CONCLAVE_SESSION_ID, CONCLAVE_STEP and CONCLAVE_ATTEMPT (1-based, continued across resumes).
 import { spawn } from 'node:child_process';
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions, ExitCode, type StepProcess } from '@resume/core/spec';
+import { processProbe, stopProcessGroup } from '../processes/process-group.js';
 
 const TAIL_CHARS = 4000;
 
@@ -33,55 +34,96 @@ export class ShellCommandFailedError extends ConclaveError {
 
 const tail = (text: string) => (text.length <= TAIL_CHARS ? text : text.slice(-TAIL_CHARS));
 
-export interface RunShellInput {
+export interface ShellCommandInput {
   command: string;
   cwd: string;
   env: Record<string, string | undefined>;
-  signal: AbortSignal;
 }
 
-/** Resolves with the result whatever the exit code; rejects only when aborted or unable to start. */
-export function runShellCommand(input: RunShellInput): Promise<ShellResult> {
-  return new Promise((resolve, reject) => {
-    if (input.signal.aborted) {
-      reject(input.signal.reason);
-      return;
-    }
-    // Its own process group, so an interrupt stops the command's children too.
-    const child = spawn(input.command, {
-      cwd: input.cwd,
-      env: input.env,
-      shell: true,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (data: string) => {
-      stdout = tail(stdout + data);
-    });
-    child.stderr.setEncoding('utf8').on('data', (data: string) => {
-      stderr = tail(stderr + data);
-    });
-    const onAbort = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
-      } catch {
-        child.kill('SIGTERM');
-      }
-    };
-    input.signal.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error) => {
-      input.signal.removeEventListener('abort', onAbort);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      input.signal.removeEventListener('abort', onAbort);
-      if (input.signal.aborted) {
-        reject(input.signal.reason);
-        return;
-      }
-      resolve({ exitCode: code ?? (signal ? 128 : 1), stdoutTail: stdout, stderrTail: stderr });
-    });
+/** A command started and held before it runs (see holdShellCommand). */
+export interface HeldShellCommand {
+  /** The process it runs in (null when it could not be started): journaled with the attempt's start. */
+  process: StepProcess | null;
+  /** Lets the command run; resolves with its result whatever the exit code, rejects when aborted or unable to start. */
+  run(signal: AbortSignal): Promise<ShellResult>;
+  /** The command will not run: its held shell ends without running it. */
+  cancel(): void;
+}
+
+// The held shell waits for one line on its stdin before it becomes the command (same pid, same
+// group): the line is written once the attempt's start, with this pid, is durable. If the process
+// holding it dies first, the pipe closes, the read fails and the command never runs.
+const HOLD_SCRIPT = 'IFS= read -r go || exit 125; exec /bin/sh -c "$1" </dev/null';
+
+/**
+ * Starts a shell step's command held: its process exists (pid, process group, start time can be
+ * recorded) but the command runs only when `run` is called. Its own process group, so an interrupt,
+ * a timeout or a resume finding it still running stops the command's children too.
+ */
+export function holdShellCommand(input: ShellCommandInput): HeldShellCommand {
+  const child = spawn('/bin/sh', ['-c', HOLD_SCRIPT, 'sh', input.command], {
+    cwd: input.cwd,
+    env: input.env,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (data: string) => {
+    stdout = tail(stdout + data);
+  });
+  child.stderr.setEncoding('utf8').on('data', (data: string) => {
+    stderr = tail(stderr + data);
+  });
+  // A pipe closed by a command that ended early is no error of ours.
+  child.stdin.on('error', () => undefined);
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+    child.on('error', (error) => resolve({ code: null, signal: null, error }));
+    child.on('close', (code, signal) => resolve({ code, signal }));
+  });
+  const probe = processProbe();
+  const pid = child.pid;
+  const recorded: StepProcess | null =
+    pid === undefined
+      ? null
+      : { pid, processGroup: pid, startTime: probe.startTime(pid), host: probe.hostname, bootId: probe.bootId };
+  let released = false;
+  return {
+    process: recorded,
+    cancel() {
+      if (released) return;
+      released = true;
+      child.stdin.destroy();
+    },
+    async run(signal) {
+      if (released) throw new Error('This command was already run or cancelled.');
+      released = true;
+      if (signal.aborted) {
+        child.stdin.destroy();
+        throw signal.reason;
+      }
+      let stopping: Promise<unknown> | null = null;
+      const onAbort = () => {
+        if (pid !== undefined) stopping ??= stopProcessGroup(pid);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      child.stdin.end('go\n');
+      try {
+        const outcome = await closed;
+        if (outcome.error) throw outcome.error;
+        if (signal.aborted) {
+          // The whole group is gone before the interrupt is reported: nothing of it keeps running.
+          await (stopping ?? (pid !== undefined ? stopProcessGroup(pid) : null));
+          throw signal.reason;
+        }
+        return {
+          exitCode: outcome.code ?? (outcome.signal ? 128 : 1),
+          stdoutTail: stdout,
+          stderrTail: stderr,
+        };
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    },
+  };
 }

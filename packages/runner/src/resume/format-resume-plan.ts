@@ -1,7 +1,9 @@
 // The resume plan as readable text: what `--dry-run` prints and what the TUI's resume
 // prompt shows under its question. Plain text (no colour codes) so it reads the same in
 // a terminal, a log and a test.
+
 import type { UsageTotals } from '@resume/core';
+import { describeElapsed } from '../processes/process-group.js';
 import { describeAttempt, type PlannedStep, type ResumePlan } from './resume-plan.js';
 import { describeSpecRule } from './spec-change.js';
 
@@ -89,6 +91,10 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
           ? 'idempotent, will run again'
           : 'has side effects: choose rerun, skip or abort (--on-uncertain)';
       lines.push(`    - ${step.label}, attempt ${step.attempt}: ${what}`);
+      if (step.running)
+        lines.push(
+          `      its command is still running (pid ${step.running.pid}, for ${describeElapsed(step.running.forMs)}): the resume waits for it to end, or stops it first with rerun`,
+        );
     }
   }
   if (plan.retrying.length > 0) {

@@ -3,7 +3,7 @@
 // Pure: the I/O results (compatibility, file and git comparisons) are passed in.
 
 import type { CheckpointRecord, SessionState, StepRecord, UsageTotals } from '@resume/core';
-import type { ErrorInfo, SessionMode, SessionStatus, StepSafety } from '@resume/core/spec';
+import type { ErrorInfo, SessionMode, SessionStatus, StepProcess, StepSafety } from '@resume/core/spec';
 import type { FileChange } from '../files/file-snapshots.js';
 import type { GitComparison, WorkspaceComparison } from '../files/git-state.js';
 import type { RemainingEstimate } from '../runner/estimate-remaining.js';
@@ -29,6 +29,13 @@ export interface UncertainPlannedStep extends PlannedStep {
   /** Idempotent steps run again; unsafe ones wait for a decision (rerun / skip / abort). */
   action: 'rerun' | 'decide';
   failures: ErrorInfo[];
+  /** The process the attempt ran its command in, when its start recorded one. */
+  process?: StepProcess;
+  /**
+   * Set when that command is still running (the process that started it died, it did not): a
+   * resume waits for it to end, or stops it first when re-running was chosen up front.
+   */
+  running?: { pid: number; forMs: number };
 }
 
 export interface RetryingPlannedStep extends PlannedStep {
@@ -198,6 +205,7 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
         startedAt: current?.startedAt ?? state.updatedAt,
         action: step.safety === 'idempotent' ? 'rerun' : 'decide',
         failures,
+        ...(current?.process ? { process: current.process } : {}),
       });
       continue;
     }

@@ -53,15 +53,23 @@ describe('shell step results in templates', () => {
       await until(() => existsSync(path.join(workspace, 'started')));
       const sessionId = (await engine().listSessions())[0]?.id ?? '';
       store.killHolder(sessionId);
+      // The "crashed" run's command is still running: the resume waits for it to end before skipping.
+      let waited = false;
       const skipping = createRunner({
         engine: engine(),
         models: models.resolve,
         workspaceDir: workspace,
         sleep: instantSleep,
         decisions: { uncertainStep: () => 'skip' },
+        onEvent: (event) => {
+          if (event.type !== 'notice' || !event.text.includes('waiting for it to end')) return;
+          waited = true;
+          void writeFile(path.join(workspace, 'release'), '');
+        },
       });
       const result = await skipping.resume(sessionId);
       expect(result.status).toBe('completed');
+      expect(waited).toBe(true);
       expect(await writerInput(engine, sessionId)).toBe('exit= skipped=true out=');
     } finally {
       await writeFile(path.join(workspace, 'release'), '');

@@ -40,6 +40,7 @@ export function modeRunContext(
     env: options.env ?? {},
     emit: scope.emit,
     ...(options.decisions?.uncertainStep ? { onUncertain: options.decisions.uncertainStep } : {}),
+    ...(options.decisions?.uncertainChoice ? { uncertainChoice: options.decisions.uncertainChoice } : {}),
     ...(options.sleep ? { sleep: options.sleep } : {}),
     recordedSpec: (kind) => recordedSpecText(scope, session.state, kind),
     tools: (names, file) => toolsFor(scope, session, names, file, workspaceDir),

@@ -7,6 +7,7 @@ import { compareWorkspaceFiles } from '../files/file-snapshots.js';
 import { compareGitState, readGitState } from '../files/git-state.js';
 import { mapStatusesOf } from '../modes/map-journal.js';
 import type { Mode } from '../modes/mode.js';
+import { isCommandRunning } from '../processes/process-group.js';
 import { checkCompatibility } from '../resume/compatibility.js';
 import { lineageUsage } from '../resume/lineage.js';
 import { buildResumePlan, type ResumePlan } from '../resume/resume-plan.js';
@@ -96,7 +97,7 @@ export async function planFor(
       pending: ids('pending'),
     };
   });
-  return buildResumePlan(state, {
+  const built = buildResumePlan(state, {
     maps,
     lineageCost: lineage?.total ?? null,
     remaining: estimateRemaining(checkpointState ?? state, remaining),
@@ -110,6 +111,12 @@ export async function planFor(
     workspace,
     spec,
   });
+  // A command an interrupted run left running: the plan says so (the resume waits for it or stops it).
+  for (const step of built.uncertain) {
+    if (step.process && isCommandRunning(step.process))
+      step.running = { pid: step.process.pid, forMs: Math.max(0, Date.now() - Date.parse(step.startedAt)) };
+  }
+  return built;
 }
 
 /**

@@ -24,6 +24,13 @@ export interface RunDecisions {
   review?: (plan: ResumePlan) => void | Promise<void>;
   /** An unsafe step started and never finished: run it again, skip it, or stop. */
   uncertainStep?: (step: UncertainStepInfo) => UncertainDecision | Promise<UncertainDecision>;
+  /**
+   * The answer `uncertainStep` gives every step, when it was given up front (a flag, a setting).
+   * A shell step's command still running from the interrupted run is then stopped first
+   * (`rerun`: SIGTERM to its process group, then SIGKILL) or left alone (`abort`); without it,
+   * the resume waits for that command to end before asking.
+   */
+  uncertainChoice?: UncertainDecision;
   /** Files changed since the session touched them: per path keep or restore; null cancels the resume. */
   fileConflicts?: (
     changes: FileChange[],
