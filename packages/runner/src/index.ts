@@ -101,6 +101,7 @@ export {
 export type { ModelResolver } from './modes/mode-context.js';
 export { type FailedBranch, ParallelGroupFailedError } from './modes/parallel-group-failed-error.js';
 export { ShellCommandFailedError, type ShellResult } from './modes/shell-command.js';
+export { StepTimedOutError } from './modes/step-timed-out-error.js';
 // ---- model providers by name (also at `@resume/runner/providers`)
 export {
   builtinProviders,

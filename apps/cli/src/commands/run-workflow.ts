@@ -30,7 +30,7 @@ export async function runWorkflowCommand(
 ): Promise<number> {
   const options: WorkflowOptions = workflowOptionsSchema.parse(input.options);
   // Checked before anything else: a bad value is refused before a session exists.
-  const { maxParallel } = parseRunFlags(input.options);
+  const { maxParallel, stepTimeout } = parseRunFlags(input.options);
   if (options.resume !== undefined) {
     if (input.file)
       throw new UsageError('Give either a file to run or --resume <id>, not both.', {
@@ -77,6 +77,7 @@ export async function runWorkflowCommand(
     {
       limits: costs.limits,
       parallel: maxParallel,
+      stepTimeoutMs: stepTimeout,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: [],

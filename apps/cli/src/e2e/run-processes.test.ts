@@ -203,3 +203,101 @@ describe('conclave run when the reader of its output leaves', () => {
     expect((await running.done).code).toBe(1);
   });
 });
+
+describe('step timeouts', () => {
+  it('fails a hung shell step after its timeout, stops its whole group, retries it, and says so in the journal', async () => {
+    const spec = [
+      'name: hung',
+      'steps:',
+      '  - id: hang',
+      "    shell: 'echo $$ >> started.txt; test -f fixed || { sleep 60 & echo $! >> children.txt; wait; }'",
+      '    timeout: 300ms',
+      '    retry: { attempts: 2 }',
+      '',
+    ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'hung.yaml'), spec);
+    const result = await sandbox.run(['run', 'hung.yaml']);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain('timed out after 300ms');
+    const children = (await readFile(path.join(sandbox.workspace, 'children.txt'), 'utf8')).split('\n').filter(Boolean);
+    expect(children).toHaveLength(2);
+    for (const child of children) expect(isRunning(Number(child))).toBe(false);
+    const [session] = await sandbox.json<Array<{ id: string; status: string }>>(['sessions', 'list']);
+    expect(session?.status).toBe('failed');
+    const shown = await sandbox.run(['sessions', 'show', session?.id ?? '']);
+    expect(shown.stdout).toContain('timed out after 300ms');
+
+    // A resume gets a fresh set of attempts; the cause fixed, it passes.
+    await writeFile(path.join(sandbox.workspace, 'fixed'), '');
+    const resumed = await sandbox.run(['run', '--resume', session?.id ?? '', '--yes']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+  });
+
+  it('applies --step-timeout, then defaults.timeout, to steps without their own, parallel members and map items included', async () => {
+    const spec = [
+      'name: slow',
+      'defaults: { timeout: 10m }',
+      'steps:',
+      '  - id: group',
+      '    parallel:',
+      "      - { id: quick, shell: 'true' }",
+      "      - { id: slow, shell: 'sleep 30' }",
+      '',
+    ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'slow.yaml'), spec);
+    const result = await sandbox.run(['run', 'slow.yaml', '--step-timeout', '200ms']);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain('"slow" failed after its retries');
+    expect(result.stderr).toContain('timed out after 200ms');
+
+    const map = [
+      'name: slow-items',
+      'defaults: { timeout: 200ms }',
+      'steps:',
+      '  - id: each',
+      '    map:',
+      '      items: [a, b]',
+      `      do: [ { shell: 'test "$CONCLAVE_ITEM" = a || sleep 30' } ]`,
+      '',
+    ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'slow-items.yaml'), map);
+    const items = await sandbox.run(['run', 'slow-items.yaml']);
+    expect(items.code, items.stderr).toBe(1);
+    expect(items.stderr).toContain('1 of 2 items of map step "each" failed after their retries (b)');
+    const sessions = await sandbox.json<Array<{ id: string; title: string }>>(['sessions', 'list']);
+    const letters = await sandbox.json<Array<{ error: string }>>([
+      'run',
+      'dlq',
+      sessions.find((session) => session.title === 'slow-items')?.id ?? '',
+    ]);
+    expect(letters[0]?.error).toContain('timed out after 200ms');
+  });
+
+  it('fails an agent step whose model does not answer in time', async () => {
+    const spec = [
+      'name: slow-model',
+      'agents:',
+      '  writer: { prompt: "You write." }',
+      'steps:',
+      '  - agent: writer',
+      '    input: hello',
+      '    timeout: 200ms',
+      '',
+    ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'slow-model.yaml'), spec);
+    const result = await sandbox.run(['run', 'slow-model.yaml'], { env: { CONCLAVE_SCRIPTED_LATENCY_MS: '5000' } });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain('timed out after 200ms');
+  });
+
+  it('refuses a timeout that is not a duration, naming the step and the fix', async () => {
+    const spec = ['name: bad', 'steps:', "  - shell: 'true'", '    timeout: soon', ''].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'bad.yaml'), spec);
+    const result = await sandbox.run(['run', 'bad.yaml']);
+    expect(result.code).toBe(64);
+    expect(result.stderr).toContain('bad.yaml at steps[0].timeout: "soon" is not a duration');
+    const flag = await sandbox.run(['run', 'bad.yaml', '--step-timeout', 'soon']);
+    expect(flag.code).toBe(64);
+    expect(flag.stderr).toContain('--step-timeout takes a duration such as 30s or 5m');
+  });
+});

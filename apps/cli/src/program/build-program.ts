@@ -185,6 +185,10 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
         )
         .option('--script <file.yaml>', 'scripted provider: turns to play, in order')
         .option(
+          '--step-timeout <duration>',
+          'how long one attempt of a workflow step may take (30s, 5m) when the step sets no timeout:; before defaults.timeout',
+        )
+        .option(
           '--max-parallel <n>',
           "run every map step's items and parallel group's steps at most N at once (instead of the spec's; within limits.maxParallel)",
         ),

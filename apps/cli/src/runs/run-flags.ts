@@ -2,6 +2,7 @@
 // once at the boundary. The modes' start options (`--max-rounds`, `--project`...) are the flags
 // the registered modes declare (`modeFlags`), checked by what each declares it takes.
 import { lazySchema, UsageError } from '@resume/core/spec';
+import { parseDuration } from '@resume/runner/config';
 import type { ModeFlag, RunOverrides } from '@resume/runner/modes';
 import { z } from 'zod';
 import { modeFlags, parseModeName } from '../modes/mode-names.js';
@@ -55,6 +56,18 @@ export const runFlagsSchema = lazySchema(() =>
     maxLineageCost: z.string().optional(),
     checkpointInterval: positiveInteger('--checkpoint-interval').optional(),
     maxParallel: positiveInteger('--max-parallel').optional(),
+    stepTimeout: z
+      .string()
+      .transform((value, context) => {
+        const ms = parseDuration(value);
+        if (ms !== null && ms > 0) return ms;
+        context.addIssue({
+          code: 'custom',
+          message: `--step-timeout takes a duration such as 30s or 5m, not "${value}"`,
+        });
+        return z.NEVER;
+      })
+      .optional(),
   }),
 );
 export type RunFlags = z.infer<typeof runFlagsSchema> & {

@@ -37,6 +37,8 @@ export interface HarnessSetup {
   checkpointInterval?: number | undefined;
   /** `run --max-parallel`: how many map items and group steps run at once, whatever the spec says. */
   parallel?: number | undefined;
+  /** `run --step-timeout`: how long one attempt of a workflow step may take when the step says nothing. */
+  stepTimeoutMs?: number | undefined;
 }
 
 export async function runWithHarness(
@@ -84,6 +86,7 @@ export async function runWithHarness(
     checkpointInterval: setup.checkpointInterval ?? config.checkpoint.interval,
     maxParallel: config.limits.maxParallel,
     ...(setup.parallel !== undefined ? { parallel: setup.parallel } : {}),
+    ...(setup.stepTimeoutMs !== undefined ? { stepTimeoutMs: setup.stepTimeoutMs } : {}),
   });
   if (setup.parallel !== undefined && setup.parallel > config.limits.maxParallel)
     context.terminal.note(

@@ -122,6 +122,7 @@ export async function sessionSetup(context: CliContext, flags: RunFlags, id: str
       limits: costLimitsOf(flags, context.config().config, recorded).limits,
       checkpointInterval: flags.checkpointInterval,
       parallel: flags.maxParallel,
+      stepTimeoutMs: flags.stepTimeout,
       selection,
       providerForced: context.options.provider !== undefined,
       agentProviders: providersNamedIn(recorded.run),

@@ -24,3 +24,12 @@ export function parseDuration(value: string | number, bareUnit: DurationUnit = '
 }
 
 export const dayMs = unitMs.d;
+
+/** A duration as people write it, in a form `parseDuration` reads back: `300ms`, `90s`, `5m`, `1h`. */
+export function describeDuration(ms: number): string {
+  if (ms < 1000 || ms % 1000 !== 0) return `${ms}ms`;
+  const seconds = ms / 1000;
+  if (seconds % 3600 === 0) return `${seconds / 3600}h`;
+  if (seconds % 60 === 0) return `${seconds / 60}m`;
+  return `${seconds}s`;
+}

@@ -20,6 +20,7 @@ export {
   type ProviderName,
   providerNameSchema,
 } from './config-schema.js';
+export { describeDuration, parseDuration } from './duration.js';
 export {
   HOME_CONFIG_FILE,
   type LoadConfigOptions,

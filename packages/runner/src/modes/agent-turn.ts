@@ -18,6 +18,7 @@ import { costOf } from '../usage/cost.js';
 import { averageOutputTokens, estimateCallCost } from '../usage/cost-guard.js';
 import type { AgentSpec } from './agent-spec.js';
 import type { ModeContext } from './mode-context.js';
+import { StepTimedOutError } from './step-timed-out-error.js';
 
 export const turnOutputSchema = lazySchema(() =>
   z.object({
@@ -52,9 +53,12 @@ export interface AgentTurnInput {
   metadata?: GenerateMetadata;
   /** A checkpoint marked with the turn's completion (see the engine's `checkpointOnCompletion`). */
   checkpointOnCompletion?: (attempt: number) => string;
+  /** How long one call may take: a slower one fails (a StepTimedOutError, retried like a provider's hiccup). */
+  timeoutMs?: number;
 }
 
-const retryableProviderError = (error: unknown): boolean => ProviderError.isInstance(error) && error.isRetryable;
+const retryableProviderError = (error: unknown): boolean =>
+  (ProviderError.isInstance(error) && error.isRetryable) || StepTimedOutError.isInstance(error);
 
 /** Runs (or replays) one model call; usage is journaled with the call it belongs to. */
 export async function runAgentTurn(context: ModeContext, input: AgentTurnInput): Promise<TurnOutput> {
@@ -98,14 +102,22 @@ function callModel(
     input.key,
     async (step) => {
       const model = resolved ?? context.models(input.agent);
-      const result = await model.generate({
-        messages: input.messages,
-        ...(input.system !== undefined ? { system: input.system } : {}),
-        ...(input.tools && input.tools.length > 0 ? { tools: input.tools } : {}),
-        signal: step.signal,
-        onDelta: (text) => context.emit({ type: 'delta', agent: input.agent.name, text }),
-        metadata: { agent: input.agent.name, ...input.metadata, idempotencyKey: step.idempotencyKey },
-      });
+      const timeout = input.timeoutMs === undefined ? null : AbortSignal.timeout(input.timeoutMs);
+      const result = await model
+        .generate({
+          messages: input.messages,
+          ...(input.system !== undefined ? { system: input.system } : {}),
+          ...(input.tools && input.tools.length > 0 ? { tools: input.tools } : {}),
+          signal: timeout ? AbortSignal.any([step.signal, timeout]) : step.signal,
+          onDelta: (text) => context.emit({ type: 'delta', agent: input.agent.name, text }),
+          metadata: { agent: input.agent.name, ...input.metadata, idempotencyKey: step.idempotencyKey },
+        })
+        .catch((error: unknown) => {
+          // Our own deadline, not an interrupt: a failed attempt like any other.
+          if (timeout?.aborted && !step.signal.aborted && input.timeoutMs !== undefined)
+            throw new StepTimedOutError({ what: `${input.agent.name}'s model call`, timeoutMs: input.timeoutMs });
+          throw error;
+        });
       session.record({
         type: 'usage-recorded',
         provider: model.provider,

@@ -32,6 +32,7 @@ import {
 } from './map-journal.js';
 import { checkpoint, type ModeContext } from './mode-context.js';
 import { ShellCommandFailedError } from './shell-command.js';
+import { StepTimedOutError } from './step-timed-out-error.js';
 import { writeOutputFiles } from './workspace-output.js';
 
 export interface MapStepInput {
@@ -63,7 +64,12 @@ function itemFailure(error: unknown): { message: string; attempts: number } | nu
   if (ConfigError.isInstance(error)) return { message: error.message, attempts: 0 };
   if (!StepFailedError.isInstance(error)) return null;
   const cause = error.cause;
-  if (!ShellCommandFailedError.isInstance(cause) && !WorkspaceAccessError.isInstance(cause)) return null;
+  if (
+    !ShellCommandFailedError.isInstance(cause) &&
+    !WorkspaceAccessError.isInstance(cause) &&
+    !StepTimedOutError.isInstance(cause)
+  )
+    return null;
   return { message: cause.message, attempts: error.attempts.length };
 }
 

@@ -19,6 +19,7 @@ import {
   isParallelStep,
   isShellStep,
   type WorkflowAgentStep,
+  type WorkflowLeafStep,
   type WorkflowShellStep,
 } from '../workflow/workflow-spec.js';
 import { runAgentTurn, toChatMessage } from './agent-turn.js';
@@ -45,6 +46,7 @@ import { PARALLEL_GROUP_KEY } from './parallel-group-state.js';
 import { commandAwareDecision } from './running-command.js';
 import { type HeldShellCommand, holdShellCommand, ShellCommandFailedError } from './shell-command.js';
 import { shellStepEnvironment } from './shell-environment.js';
+import { StepTimedOutError } from './step-timed-out-error.js';
 import { writeOutputFiles } from './workspace-output.js';
 
 /** What a skipped shell step returns: its command may or may not have run, so nothing is known of it. */
@@ -60,6 +62,8 @@ async function runAgentStep(
   branch: BranchRun | null = null,
   /** A checkpoint marked with the answer, in the same append (a map item's last step). */
   completionLabel?: (attempt: number) => string,
+  /** How long one model call may take. */
+  timeoutMs?: number,
 ): Promise<string> {
   const { session } = context;
   const declared = options.spec.agents[agentName];
@@ -113,6 +117,7 @@ async function runAgentStep(
     inserted: options.stepKeys === 'id',
     ...(branch ? { branch: branch.name } : {}),
     ...(completionLabel ? { checkpointOnCompletion: completionLabel } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
   });
   write(key, { role: 'assistant', content: output.content, speaker: agentName, round, tags: [agentTag] });
   return output.content;
@@ -221,7 +226,7 @@ async function runShellStep(
     const prepared = held;
     held = null;
     if (!prepared) throw new Error(`The command of step "${key}" was not prepared before its attempt.`);
-    const result = await prepared.run(stepContext.signal);
+    const result = await prepared.run(stepContext.signal, stepTimeout(context, options, step));
     if (result.exitCode !== 0) throw new ShellCommandFailedError(command, result);
     return { ...result, attempt: stepContext.attempt };
   };
@@ -237,7 +242,7 @@ async function runShellStep(
       retry: {
         attempts,
         backoff: { initialMs: backoffMs, factor: 1, maxMs: backoffMs },
-        retryOn: (error) => ShellCommandFailedError.isInstance(error),
+        retryOn: (error) => ShellCommandFailedError.isInstance(error) || StepTimedOutError.isInstance(error),
       },
       codec: { encode: (value: ShellOutput) => value as JsonValue, decode: (value) => shellOutputSchema.parse(value) },
       skipValue: SKIPPED_SHELL_OUTPUT,
@@ -259,6 +264,11 @@ async function runShellStep(
     // An attempt prepared and never run (its start could not be written, the run stopped): its held shell ends.
     (held as HeldShellCommand | null)?.cancel();
   }
+}
+
+/** How long one attempt of `step` may take: its `timeout:`, else the run's, else the spec's `defaults.timeout`. */
+function stepTimeout(context: ModeContext, options: ChainOptions, step: WorkflowLeafStep): number | undefined {
+  return step.timeout ?? context.stepTimeoutMs ?? options.spec.defaults?.timeout;
 }
 
 /** Whether the recorded chain progress is already at (or past) `step` of the same `total` steps. */
@@ -286,6 +296,7 @@ export const runLeafStep: LeafRunner = async (context, options, place, prefix, s
     place.index + 1,
     place.branch,
     place.completionLabel,
+    stepTimeout(context, options, agentStep),
   );
   return { response, shell: null };
 };

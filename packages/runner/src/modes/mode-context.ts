@@ -64,6 +64,8 @@ export interface ModeContext {
   maxParallel?: number;
   /** How many map items and group steps run at once, instead of the spec's `parallel` and `max_concurrency`. */
   parallel?: number;
+  /** How long one attempt of a workflow step may take when the step sets no `timeout:` (before `defaults.timeout`). */
+  stepTimeoutMs?: number;
 }
 
 export interface ModeResult {

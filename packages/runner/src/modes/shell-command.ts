@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { ConclaveError, type ConclaveErrorOptions, ExitCode, type StepProcess } from '@resume/core/spec';
 import { processProbe, stopProcessGroup } from '../processes/process-group.js';
+import { StepTimedOutError } from './step-timed-out-error.js';
 
 const TAIL_CHARS = 4000;
 
@@ -44,16 +45,28 @@ export interface ShellCommandInput {
 export interface HeldShellCommand {
   /** The process it runs in (null when it could not be started): journaled with the attempt's start. */
   process: StepProcess | null;
-  /** Lets the command run; resolves with its result whatever the exit code, rejects when aborted or unable to start. */
-  run(signal: AbortSignal): Promise<ShellResult>;
+  /**
+   * Lets the command run; resolves with its result whatever the exit code, rejects when aborted,
+   * unable to start, or still running after `timeoutMs` (a StepTimedOutError, once its group is stopped).
+   */
+  run(signal: AbortSignal, timeoutMs?: number): Promise<ShellResult>;
   /** The command will not run: its held shell ends without running it. */
   cancel(): void;
 }
 
-// The held shell waits for one line on its stdin before it becomes the command (same pid, same
+// The held shell waits for one line on its stdin before it runs the command (same pid, same
 // group): the line is written once the attempt's start, with this pid, is durable. If the process
-// holding it dies first, the pipe closes, the read fails and the command never runs.
-const HOLD_SCRIPT = 'IFS= read -r go || exit 125; exec /bin/sh -c "$1" </dev/null';
+// holding it dies first, the pipe closes, the read fails and the command never runs. The command
+// then runs as `sh -c` would run it (stdin /dev/null, no positional parameters), in this shell:
+// no second exec per step.
+const HOLD_SCRIPT = [
+  'IFS= read -r go || exit 125',
+  'exec </dev/null',
+  'conclave_command=$1',
+  'shift',
+  'eval "unset conclave_command go',
+  '$conclave_command"',
+].join('\n');
 
 /**
  * Starts a shell step's command held: its process exists (pid, process group, start time can be
@@ -95,7 +108,7 @@ export function holdShellCommand(input: ShellCommandInput): HeldShellCommand {
       released = true;
       child.stdin.destroy();
     },
-    async run(signal) {
+    async run(signal, timeoutMs) {
       if (released) throw new Error('This command was already run or cancelled.');
       released = true;
       if (signal.aborted) {
@@ -107,14 +120,26 @@ export function holdShellCommand(input: ShellCommandInput): HeldShellCommand {
         if (pid !== undefined) stopping ??= stopProcessGroup(pid);
       };
       signal.addEventListener('abort', onAbort, { once: true });
+      let timedOut: Promise<'SIGTERM' | 'SIGKILL' | null> | null = null;
+      const timer =
+        timeoutMs === undefined || pid === undefined
+          ? undefined
+          : setTimeout(() => {
+              timedOut = stopProcessGroup(pid);
+            }, timeoutMs);
       child.stdin.end('go\n');
       try {
         const outcome = await closed;
+        clearTimeout(timer);
         if (outcome.error) throw outcome.error;
         if (signal.aborted) {
           // The whole group is gone before the interrupt is reported: nothing of it keeps running.
-          await (stopping ?? (pid !== undefined ? stopProcessGroup(pid) : null));
+          await (stopping ?? timedOut ?? (pid !== undefined ? stopProcessGroup(pid) : null));
           throw signal.reason;
+        }
+        if (timedOut !== null && timeoutMs !== undefined) {
+          const stoppedWith = await (timedOut as Promise<'SIGTERM' | 'SIGKILL' | null>);
+          throw new StepTimedOutError({ what: `Command \`${input.command}\``, timeoutMs, stoppedWith });
         }
         return {
           exitCode: outcome.code ?? (outcome.signal ? 128 : 1),

@@ -32,6 +32,7 @@ export function modeRunContext(
     checkpointInterval: options.checkpointInterval ?? 1,
     maxParallel: options.maxParallel ?? DEFAULT_MAX_PARALLEL,
     ...(options.parallel !== undefined ? { parallel: options.parallel } : {}),
+    ...(options.stepTimeoutMs !== undefined ? { stepTimeoutMs: options.stepTimeoutMs } : {}),
     session,
     store: scope.engine.store,
     models: options.models,

@@ -105,6 +105,8 @@ export interface RunnerOptions {
    * the spec says (`--max-parallel`); still at most `maxParallel`.
    */
   parallel?: number;
+  /** How long one attempt of a workflow step may take when the step sets no `timeout:` (before the spec's `defaults.timeout`). */
+  stepTimeoutMs?: number;
 }
 
 export type { AgentInput };

@@ -58,6 +58,9 @@ const schemas = once(() => {
     return ms;
   });
 
+  /** How long one attempt of a step may take; more fails the attempt (its command's group is stopped). */
+  const timeoutSchema = durationSchema.refine((ms) => ms > 0, 'a timeout is longer than 0');
+
   const retrySchema = z.strictObject({
     attempts: z.number().int().min(1, 'attempts counts the first try, so it is at least 1').max(100),
     backoff: durationSchema.optional(),
@@ -75,6 +78,7 @@ const schemas = once(() => {
     name: z.string().min(1).optional(),
     agent: agentNameSchema,
     input: z.string().default('{{ last_response }}'),
+    timeout: timeoutSchema.optional(),
   });
 
   const onFailureSchema = z.strictObject({ agent: agentNameSchema, input: z.string().min(1) });
@@ -89,6 +93,7 @@ const schemas = once(() => {
       .optional(),
     retry: retrySchema.optional(),
     on_failure: onFailureSchema.optional(),
+    timeout: timeoutSchema.optional(),
   });
 
   /** An agent or shell step: a step of the workflow, a member of a parallel group, a map's do: or reduce: step. */
@@ -221,6 +226,8 @@ const schemas = once(() => {
     variables: z.record(z.string(), variableValueSchema).default({}),
     // A workflow of shell steps only needs no agent; a step naming an undeclared one is refused.
     agents: z.record(agentNameSchema, workflowAgentSchema).default({}),
+    /** What every step gets unless it says otherwise. */
+    defaults: z.strictObject({ timeout: timeoutSchema.optional() }).optional(),
     steps: z.array(stepSchema).min(1, 'a workflow needs at least one step'),
     outputs: z
       .strictObject({
@@ -292,6 +299,7 @@ export function isMapStep(step: WorkflowStep): step is WorkflowMapStep {
 }
 
 const fixes: Array<[RegExp, string]> = [
+  [/\.timeout$/, 'Write how long one attempt may take as 30s, 5m or 1h, e.g. timeout: 10m.'],
   [/\.map\.items/, 'items: is a list, { file: items.json }, { glob: "src/*.ts" } or "{{ steps.<id>.output }}".'],
   [/\.map\.parallel$/, 'parallel: N runs up to N items at once (1 by default; see limits.maxParallel).'],
   [/\.map\.do\[\d+\]\.retry\.attempts$/, 'Give the total number of tries, e.g. retry: { attempts: 3, backoff: 1s }.'],
@@ -306,6 +314,7 @@ const fixes: Array<[RegExp, string]> = [
     'Give the total number of tries, e.g. retry: { attempts: 3, backoff: 1s }.',
   ],
   [/^steps\[\d+\](\.parallel\[\d+\])?\.retry\.backoff$/, 'Write the delay between attempts as 500ms, 1s or 2m.'],
+  [/^defaults/, 'Write the defaults as defaults: { timeout: 10m }.'],
   [
     /^steps\[\d+\]\.parallel\[\d+\]$/,
     'List the group\'s steps under parallel:, each `- agent: <name>` with `input:` or `- shell: "<command>"`; to run more steps at once, put them all in one group.',
