@@ -15,6 +15,11 @@ beforeEach(async () => {
 });
 afterEach(() => sandbox.remove());
 
+/** Writes `<name>.yaml` into the workspace, one line per entry. */
+async function writeSpec(name: string, lines: string[]): Promise<void> {
+  await writeFile(path.join(sandbox.workspace, `${name}.yaml`), `${lines.join('\n')}\n`);
+}
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitForFile(file: string): Promise<string> {
@@ -36,22 +41,25 @@ function procStat(pid: number): string {
 /** Whether a process still runs (a zombie waiting to be reaped does not). */
 const isRunning = (pid: number) => existsSync(`/proc/${pid}`) && !/\) [ZX] /.test(procStat(pid));
 
+/**
+ * Runs a one-step workflow (step id `long`) whose command writes its pid to started.txt, and
+ * SIGKILLs `conclave` alone once it has: the command keeps running.
+ */
+async function orphanedRun(command: string): Promise<{ id: string; pid: number }> {
+  await writeSpec('orphan', ['name: orphan', 'steps:', '  - id: long', `    shell: '${command}'`]);
+  const running = sandbox.start(['run', 'orphan.yaml']);
+  const pid = Number(await waitForFile(path.join(sandbox.workspace, 'started.txt')));
+  running.child.kill('SIGKILL');
+  await running.done;
+  const [session] = await sandbox.json<Array<{ id: string }>>(['sessions', 'list']);
+  return { id: session?.id ?? '', pid };
+}
+
 describe('a command the interrupted run left running', () => {
   it('is recorded with its start, listed by the plan, and waited for before the step is skipped', async () => {
-    const spec = [
-      'name: orphan',
-      'steps:',
-      '  - id: long',
-      "    shell: 'echo $$ > started.txt; sleep 2; echo done > finished.txt'",
-      '',
-    ].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'orphan.yaml'), spec);
-    const running = sandbox.start(['run', 'orphan.yaml']);
-    const pid = Number(await waitForFile(path.join(sandbox.workspace, 'started.txt')));
-    running.child.kill('SIGKILL');
-    await running.done;
-    const [session] = await sandbox.json<Array<{ id: string }>>(['sessions', 'list']);
-    const id = session?.id ?? '';
+    const { id, pid } = await orphanedRun(
+      'echo $$ > started.txt; until test -f release; do sleep 0.05; done; echo done > finished.txt',
+    );
 
     const journal = await readFile(path.join(sandbox.home, 'sessions', id, 'journal.jsonl'), 'utf8');
     const started = journal
@@ -69,7 +77,10 @@ describe('a command the interrupted run left running', () => {
     const plan = await sandbox.run(['run', '--resume', id, '--dry-run']);
     expect(plan.stdout).toContain(`its command is still running (pid ${pid}, for `);
 
-    const resumed = await sandbox.run(['run', '--resume', id, '--yes', '--on-uncertain', 'skip']);
+    const resuming = sandbox.start(['run', '--resume', id, '--yes', '--on-uncertain', 'skip']);
+    await resuming.waitFor('waiting for it to end');
+    await writeFile(path.join(sandbox.workspace, 'release'), '');
+    const resumed = await resuming.done;
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(
       `step long: its command from the interrupted run is still running (pid ${pid}, for `,
@@ -81,34 +92,24 @@ describe('a command the interrupted run left running', () => {
   });
 
   it('is stopped first with --on-uncertain rerun, and the rerun records it', async () => {
-    const spec = ['name: orphan', 'steps:', '  - id: long', "    shell: 'echo $$ >> started.txt; sleep 30'", ''].join(
-      '\n',
-    );
-    await writeFile(path.join(sandbox.workspace, 'orphan.yaml'), spec.replace('sleep 30', 'test -f again || sleep 30'));
-    const running = sandbox.start(['run', 'orphan.yaml']);
-    const pid = Number(await waitForFile(path.join(sandbox.workspace, 'started.txt')));
-    running.child.kill('SIGKILL');
-    await running.done;
-    const [session] = await sandbox.json<Array<{ id: string }>>(['sessions', 'list']);
+    const { id, pid } = await orphanedRun('echo $$ >> started.txt; test -f again || sleep 30');
     await writeFile(path.join(sandbox.workspace, 'again'), '');
-    const resumed = await sandbox.run(['run', '--resume', session?.id ?? '', '--yes', '--on-uncertain', 'rerun']);
+    const resumed = await sandbox.run(['run', '--resume', id, '--yes', '--on-uncertain', 'rerun']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain('step long: stopped it (SIGTERM) before running the step again.');
     expect(isRunning(pid)).toBe(false);
-    const journal = await readFile(path.join(sandbox.home, 'sessions', session?.id ?? '', 'journal.jsonl'), 'utf8');
+    const journal = await readFile(path.join(sandbox.home, 'sessions', id, 'journal.jsonl'), 'utf8');
     expect(journal).toContain(`"stoppedProcess":{"pid":${pid},"processGroup":${pid}`);
   });
 });
 
 describe('Ctrl+C during a shell step', () => {
   it('stops its whole process group, a child that ignores SIGTERM included', async () => {
-    const spec = [
+    await writeSpec('stubborn', [
       'name: stubborn',
       'steps:',
       `  - shell: '(trap "" TERM; exec sleep 30) & echo $! > child.pid; wait'`,
-      '',
-    ].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'stubborn.yaml'), spec);
+    ]);
     const running = sandbox.start(['run', 'stubborn.yaml']);
     const child = Number(await waitForFile(path.join(sandbox.workspace, 'child.pid')));
     running.child.kill('SIGINT');
@@ -123,7 +124,7 @@ const alone = 'mkdir busy 2>/dev/null || { echo overlap >> overlaps.txt; exit 1;
 
 describe('conclave run --max-parallel', () => {
   it('runs every map and parallel group one at a time with --max-parallel 1, whatever the spec says', async () => {
-    const spec = [
+    await writeSpec('crowded', [
       'name: crowded',
       'steps:',
       '  - id: each',
@@ -136,9 +137,7 @@ describe('conclave run --max-parallel', () => {
       '    parallel:',
       `      - { id: one, shell: '${alone}' }`,
       `      - { id: two, shell: '${alone}' }`,
-      '',
-    ].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'crowded.yaml'), spec);
+    ]);
     const result = await sandbox.run(['run', 'crowded.yaml', '--max-parallel', '1']);
     expect(result.code, result.stderr).toBe(0);
     await expect(readFile(path.join(sandbox.workspace, 'overlaps.txt'), 'utf8')).rejects.toThrow();
@@ -146,16 +145,14 @@ describe('conclave run --max-parallel', () => {
 
   it('stays within limits.maxParallel and says so', async () => {
     await writeFile(path.join(sandbox.workspace, '.conclave.yaml'), 'limits:\n  maxParallel: 1\n');
-    const spec = [
+    await writeSpec('crowded', [
       'name: crowded',
       'steps:',
       '  - id: group',
       '    parallel:',
       `      - { id: one, shell: '${alone}' }`,
       `      - { id: two, shell: '${alone}' }`,
-      '',
-    ].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'crowded.yaml'), spec);
+    ]);
     const result = await sandbox.run(['run', 'crowded.yaml', '--max-parallel', '4']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('--max-parallel 4 is above limits.maxParallel (1)');
@@ -172,15 +169,13 @@ describe('conclave run --max-parallel', () => {
 
 describe('conclave run when the reader of its output leaves', () => {
   it("goes on to the end with its output dropped, and exits with the run's outcome", async () => {
-    const spec = [
+    await writeSpec('piped', [
       'name: piped',
       'steps:',
       "  - shell: 'sleep 0.3; echo one > one.txt'",
       "  - shell: 'sleep 0.3; echo two > two.txt'",
       "  - shell: 'sleep 0.3; echo three > three.txt'",
-      '',
-    ].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'piped.yaml'), spec);
+    ]);
     // `conclave run piped.yaml 2>&1 | head -2`: the reader takes the first lines and goes.
     const running = sandbox.start(['run', 'piped.yaml']);
     await running.waitFor('Started session');
@@ -194,8 +189,7 @@ describe('conclave run when the reader of its output leaves', () => {
   });
 
   it('exits non-zero when the run it went on with fails', async () => {
-    const spec = ['name: piped', 'steps:', "  - shell: 'sleep 0.3; exit 3'", ''].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'piped.yaml'), spec);
+    await writeSpec('piped', ['name: piped', 'steps:', "  - shell: 'sleep 0.3; exit 3'"]);
     const running = sandbox.start(['run', 'piped.yaml']);
     await running.waitFor('Started session');
     running.child.stdout?.destroy();
@@ -206,16 +200,14 @@ describe('conclave run when the reader of its output leaves', () => {
 
 describe('step timeouts', () => {
   it('fails a hung shell step after its timeout, stops its whole group, retries it, and says so in the journal', async () => {
-    const spec = [
+    await writeSpec('hung', [
       'name: hung',
       'steps:',
       '  - id: hang',
       "    shell: 'echo $$ >> started.txt; test -f fixed || { sleep 60 & echo $! >> children.txt; wait; }'",
       '    timeout: 300ms',
       '    retry: { attempts: 2 }',
-      '',
-    ].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'hung.yaml'), spec);
+    ]);
     const result = await sandbox.run(['run', 'hung.yaml']);
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toContain('timed out after 300ms');
@@ -234,7 +226,7 @@ describe('step timeouts', () => {
   });
 
   it('applies --step-timeout, then defaults.timeout, to steps without their own, parallel members and map items included', async () => {
-    const spec = [
+    await writeSpec('slow', [
       'name: slow',
       'defaults: { timeout: 10m }',
       'steps:',
@@ -242,15 +234,13 @@ describe('step timeouts', () => {
       '    parallel:',
       "      - { id: quick, shell: 'true' }",
       "      - { id: slow, shell: 'sleep 30' }",
-      '',
-    ].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'slow.yaml'), spec);
+    ]);
     const result = await sandbox.run(['run', 'slow.yaml', '--step-timeout', '200ms']);
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toContain('"slow" failed after its retries');
     expect(result.stderr).toContain('timed out after 200ms');
 
-    const map = [
+    await writeSpec('slow-items', [
       'name: slow-items',
       'defaults: { timeout: 200ms }',
       'steps:',
@@ -258,9 +248,7 @@ describe('step timeouts', () => {
       '    map:',
       '      items: [a, b]',
       `      do: [ { shell: 'test "$CONCLAVE_ITEM" = a || sleep 30' } ]`,
-      '',
-    ].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'slow-items.yaml'), map);
+    ]);
     const items = await sandbox.run(['run', 'slow-items.yaml']);
     expect(items.code, items.stderr).toBe(1);
     expect(items.stderr).toContain('1 of 2 items of map step "each" failed after their retries (b)');
@@ -274,7 +262,7 @@ describe('step timeouts', () => {
   });
 
   it('fails an agent step whose model does not answer in time', async () => {
-    const spec = [
+    await writeSpec('slow-model', [
       'name: slow-model',
       'agents:',
       '  writer: { prompt: "You write." }',
@@ -282,17 +270,14 @@ describe('step timeouts', () => {
       '  - agent: writer',
       '    input: hello',
       '    timeout: 200ms',
-      '',
-    ].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'slow-model.yaml'), spec);
+    ]);
     const result = await sandbox.run(['run', 'slow-model.yaml'], { env: { CONCLAVE_SCRIPTED_LATENCY_MS: '5000' } });
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toContain('timed out after 200ms');
   });
 
   it('refuses a timeout that is not a duration, naming the step and the fix', async () => {
-    const spec = ['name: bad', 'steps:', "  - shell: 'true'", '    timeout: soon', ''].join('\n');
-    await writeFile(path.join(sandbox.workspace, 'bad.yaml'), spec);
+    await writeSpec('bad', ['name: bad', 'steps:', "  - shell: 'true'", '    timeout: soon']);
     const result = await sandbox.run(['run', 'bad.yaml']);
     expect(result.code).toBe(64);
     expect(result.stderr).toContain('bad.yaml at steps[0].timeout: "soon" is not a duration');
