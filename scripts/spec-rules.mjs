@@ -47,6 +47,7 @@ function resolveRelative(from, specifier) {
     base.replace(/\.js$/, '.tsx'),
     `${base}.ts`,
     path.join(base, 'index.ts'),
+    base,
   ];
   const found = candidates.find((candidate) => existsSync(candidate));
   if (!found) throw new Error(`${path.relative(root, from)}: cannot resolve ${specifier}`);

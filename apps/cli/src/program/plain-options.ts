@@ -4,11 +4,12 @@
 // type commander gives it). `plainOptions` answers for those: exactly what the schema's parse
 // returns (the same values, defaults filled in, unknown keys dropped), or `undefined` for
 // anything else, and then the schema, built at that moment, parses the options or reports the
-// problem as it always did. Each option's check answers as the journal's fast parsers do
-// (core's fast-parse.ts): the schema's value, or NOT_PROVEN. Each module keeps its plain shape
-// next to its schema, and a test checks the two agree on generated values
-// (`plain-options.test.ts`).
-import { NOT_PROVEN } from '@resume/core/spec';
+// problem as it always did. Each option's check answers the schema's value, or NOT_PROVEN.
+// Each module keeps its plain shape next to its schema, and a test checks the two agree on
+// generated values (`plain-options.test.ts`).
+
+/** What an option's check answers when the schema must decide. */
+const NOT_PROVEN: unique symbol = Symbol('not proven');
 
 /** One option's value as the schema's parse returns it, or NOT_PROVEN (the schema decides). */
 export type PlainCheck = (value: unknown) => unknown;

@@ -40,8 +40,6 @@ export { WaitingForInputError } from './errors/waiting-for-input-error.js';
 export {
   type ErrorInfo,
   type EventInput,
-  fastParseJournalEvent,
-  fastParseSessionHeader,
   type GitState,
   JOURNAL_FORMAT_VERSION,
   type JournalEvent,
@@ -68,20 +66,6 @@ export {
   type ToolCall,
   toolCallSchema,
 } from './events.js';
-export {
-  compileFastParse,
-  compileLeafCheck,
-  compileZodCheck,
-  type FastParse,
-  fastParser,
-  fastSafeParser,
-  NOT_PROVEN,
-  type WrittenFastParse,
-  type ZodCheckLike,
-  type ZodSchemaInternals,
-  type ZodSchemaLike,
-} from './fast-parse.js';
-export { type FastParseSourceOptions, fastParseSource, zodCheckSource } from './fast-parse-source.js';
 export { formatBytes } from './format-bytes.js';
 export {
   createSessionId,
@@ -130,7 +114,6 @@ export {
   type VerifyReport,
 } from './store.js';
 export {
-  fastParseSessionSummary,
   type SessionQuery,
   type SessionSummary,
   sessionQuerySchema,
