@@ -50,6 +50,10 @@ if (entryPoints.length > 0) {
     splitting: true,
     packages: 'external',
     chunkNames: 'chunks/[name]-[hash]',
+    // A class that names itself in its own body (`static code`, `X.code`) is emitted as
+    // `var X = class _X`: without this, `constructor.name` and `console.log` of a library's
+    // errors would read `_ReplayMismatchError`.
+    keepNames: true,
   });
 }
 

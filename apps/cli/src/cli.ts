@@ -1,6 +1,7 @@
 // Runs one invocation of the CLI and returns its exit code. The only place errors
 // become exit codes (DESIGN 9); commander's own usage errors become 64.
 
+import { printableText } from '@resume/core/spec';
 import { CommanderError } from 'commander';
 import type { CliEnvironment } from './context/cli-context.js';
 import { createTerminal } from './output/terminal.js';
@@ -23,16 +24,19 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
           quiet: false,
           env: environment.env,
         });
-        const { reportError } = await import('./errors/report-error.js');
-        exitCode = reportError(error, terminal, { debug });
+        const [{ reportError }, { createKnownSecretScrubber }] = await Promise.all([
+          import('./errors/report-error.js'),
+          import('@resume/core/engine'),
+        ]);
+        exitCode = reportError(error, terminal, {
+          debug,
+          scrub: createKnownSecretScrubber({ env: { ...environment.env } }),
+        });
       }
     },
   });
   program.exitOverride();
-  program.configureOutput({
-    writeOut: (text) => environment.streams.stdout.write(text),
-    writeErr: (text) => environment.streams.stderr.write(text),
-  });
+  program.configureOutput(commanderOutput(environment));
   for (const command of program.commands) applyOverrides(command, environment);
   try {
     await program.parseAsync([...argv], { from: 'user' });
@@ -54,9 +58,14 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
 /** exitOverride and output settings are not inherited by commands added before they were set. */
 function applyOverrides(command: import('commander').Command, environment: CliEnvironment) {
   command.exitOverride();
-  command.configureOutput({
-    writeOut: (text) => environment.streams.stdout.write(text),
-    writeErr: (text) => environment.streams.stderr.write(text),
-  });
+  command.configureOutput(commanderOutput(environment));
   for (const child of command.commands) applyOverrides(child, environment);
+}
+
+/** Commander's help and usage errors, which quote what was typed: controls shown, not acting (printableText). */
+function commanderOutput(environment: CliEnvironment) {
+  return {
+    writeOut: (text: string) => environment.streams.stdout.write(printableText(text, 'lines')),
+    writeErr: (text: string) => environment.streams.stderr.write(printableText(text, 'lines')),
+  };
 }

@@ -46,7 +46,13 @@ export type {
   UsageTotals,
 } from './journal/state.js';
 // ---- secrets (security/)
-export { createRedactor, isSecretEnvName, type Redactor, type RedactorOptions } from './security/redactor.js';
+export {
+  createKnownSecretScrubber,
+  createRedactor,
+  isSecretEnvName,
+  type Redactor,
+  type RedactorOptions,
+} from './security/redactor.js';
 // ---- the spec, by name (also at `@resume/core/spec`)
 export { AppendConflictError } from './spec/errors/append-conflict-error.js';
 export { ConclaveError, type ConclaveErrorOptions, ExitCode } from './spec/errors/conclave-error.js';
@@ -58,7 +64,7 @@ export { InputRejectedError } from './spec/errors/input-rejected-error.js';
 export { InterruptedError } from './spec/errors/interrupted-error.js';
 export { JournalCorruptedError } from './spec/errors/journal-corrupted-error.js';
 export { LeaseLostError } from './spec/errors/lease-lost-error.js';
-export { PermissionDeniedError } from './spec/errors/permission-denied-error.js';
+export { PermissionDeniedError, permissionDeniedHint } from './spec/errors/permission-denied-error.js';
 export { ProviderError, type ProviderErrorReason } from './spec/errors/provider-error.js';
 export {
   createProviderErrorFactory,
@@ -71,6 +77,7 @@ export {
 } from './spec/errors/provider-error-factory.js';
 export { RecoveryLimitError } from './spec/errors/recovery-limit-error.js';
 export { ReplayMismatchError } from './spec/errors/replay-mismatch-error.js';
+export { type DeletedSessionRecord, SessionDeletedError } from './spec/errors/session-deleted-error.js';
 export { SessionExistsError } from './spec/errors/session-exists-error.js';
 export { SessionFinishedError } from './spec/errors/session-finished-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './spec/errors/session-locked-error.js';
@@ -136,6 +143,7 @@ export {
   type ToolDefinition,
   type Usage,
 } from './spec/model.js';
+export { type PrintableLayout, printableText } from './spec/printable-text.js';
 export { matchesQuery } from './spec/query.js';
 export { retryAfterMs } from './spec/retry-after.js';
 export {
@@ -161,3 +169,4 @@ export {
   type VerifyReport,
 } from './spec/store.js';
 export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './spec/summary.js';
+export { maskUrlCredentials } from './spec/url-credentials.js';

@@ -4,6 +4,7 @@ export {
   loadScript,
   type ParsedScriptTurn,
   parseScript,
+  parseScriptText,
   type ScriptTurn,
   scriptSchema,
   scriptToolCallSchema,

@@ -57,6 +57,11 @@ export function loadScript(path: string): ParsedScriptTurn[] {
       { cause: error },
     );
   }
+  return parseScriptText(text, path);
+}
+
+/** Validates a YAML script's text; `path` names the file in errors. */
+export function parseScriptText(text: string, path: string): ParsedScriptTurn[] {
   let document: unknown;
   try {
     document = parseYaml(text);

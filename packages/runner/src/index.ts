@@ -39,6 +39,13 @@ export {
   hashContent,
 } from './files/file-snapshots.js';
 export type { GitComparison, WorkspaceComparison } from './files/git-state.js';
+export {
+  describeFileKind,
+  readUserFile,
+  readUserFileBytes,
+  USER_FILE_LIMITS,
+  type UserFileOptions,
+} from './files/user-file.js';
 export { WorkspaceAccessError, type WorkspaceAccessReason } from './files/workspace-access-error.js';
 // ---- modes: the agents they run and the errors they raise (modes/)
 export {
@@ -110,7 +117,12 @@ export {
   lineageUsage,
   type SessionUsage,
 } from './resume/lineage.js';
-export { lostInRepairOf, noteStepsLostInRepair } from './resume/lost-in-repair.js';
+export {
+  type EventsLostInRepair,
+  eventsLostInRepairOf,
+  lostInRepairOf,
+  noteStepsLostInRepair,
+} from './resume/lost-in-repair.js';
 export {
   type BuildResumePlanOptions,
   buildResumePlan,
@@ -140,6 +152,7 @@ export { describeNext } from './runner/describe-next.js';
 export type { RemainingEstimate } from './runner/estimate-remaining.js';
 // ---- the runner, as the CLI and the TUI call it (runner/)
 export { chooseItems, readMapItems } from './runner/map-items-command.js';
+export { type NextStep, nextStepOf, type StartsFrom } from './runner/next-step.js';
 export { type RunConfig, readRunConfig } from './runner/run-config.js';
 export type { BranchState, ParallelBranchState, RunEvent, RunEventListener } from './runner/run-event.js';
 export {

@@ -1,10 +1,12 @@
 // Real processes, real SIGKILLs: a writer is killed at random moments while it
 // appends, and every batch it had acknowledged must be there after a reopen, the
 // journal always a clean prefix. `CONCLAVE_STRESS=1` (pnpm test:crash) kills 1,000+ times.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import { SessionLockedError } from '@resume/core/spec';
+import { createProcessProbe, SessionLockedError } from '@resume/core/spec';
 import { testHeader } from '@resume/core/testing';
 import { type BundledChild, bundleChild, exited, onLines } from '@resume/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,4 +153,78 @@ describe('lease races between real processes', () => {
     await lease.release();
     await store.close();
   });
+
+  /** The state letter of /proc/<pid>/stat (`Z` for a zombie), or null once the pid is gone. */
+  const processState = (pid: number): string | null => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
+    } catch {
+      return null;
+    }
+  };
+
+  it.skipIf(process.platform !== 'linux')(
+    'takes over a holder that was killed but never reaped (a zombie)',
+    { timeout: 60_000 },
+    async () => {
+      const store = createFsStore({ dir });
+      const id = await newSession(store);
+      // The holder's parent execs `sleep`, which never reaps it: once killed, the holder stays a zombie.
+      const parent = spawn(
+        'sh',
+        ['-c', '"$0" "$@" & exec sleep 60', process.execPath, contender.outfile, dir, id, '0'],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
+      try {
+        const outcome = await new Promise<string>((resolve) =>
+          onLines(parent.stdout, (line) => {
+            if (line !== 'ready') resolve(line);
+          }),
+        );
+        expect(outcome).toMatch(/^won \d+$/);
+        const holder = await store.inspectLease(id);
+        expect(holder).not.toBeNull();
+        const pid = holder?.pid ?? 0;
+        process.kill(pid, 'SIGKILL');
+        while (processState(pid) !== 'Z') await new Promise((resolve) => setTimeout(resolve, 10));
+        // The pid still answers a signal, as a zombie does; it holds nothing.
+        expect(() => process.kill(pid, 0)).not.toThrow();
+        expect(await store.inspectLease(id)).toBeNull();
+        const lease = await store.acquireLease(id, { holder: { pid: process.pid, host: hostname() } });
+        expect(lease.epoch).toBe(Number(outcome.split(' ')[1]) + 1);
+        await lease.release();
+      } finally {
+        parent.kill('SIGKILL');
+        await exited(parent);
+        await store.close();
+      }
+    },
+  );
+
+  it.skipIf(process.platform !== 'linux')(
+    "takes over a live pid whose start time is not the holder's (the pid was reused), never the holder itself",
+    async () => {
+      const probe = createProcessProbe();
+      const store = createFsStore({ dir });
+      const id = await newSession(store);
+      const live = await store.acquireLease(id, { holder: { pid: process.pid, host: hostname() } });
+      // The real holder: its recorded start time matches this process.
+      const locked = await store
+        .acquireLease(id, { holder: { pid: process.pid, host: hostname() } })
+        .catch((error: unknown) => error);
+      expect(SessionLockedError.isInstance(locked)).toBe(true);
+      await store.close();
+      // The same pid, but the process it names started at another time than the holder recorded.
+      const reused = createFsStore({
+        dir,
+        processProbe: { ...probe, startTime: (pid) => `${Number(probe.startTime(pid)) + 1}` },
+      });
+      const taken = await reused.acquireLease(id, { holder: { pid: process.pid, host: hostname() } });
+      expect(taken.epoch).toBe(live.epoch + 1);
+      await reused.close();
+    },
+  );
 });

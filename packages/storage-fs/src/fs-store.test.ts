@@ -5,6 +5,7 @@ import {
   createSessionId,
   JournalCorruptedError,
   LeaseLostError,
+  type ProcessProbe,
   SessionLockedError,
   StoreIoError,
 } from '@resume/core/spec';
@@ -13,7 +14,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNodeFileSystem, type FileSystem } from './file-system/file-system.js';
 import { createFsStore, type FsStore, type FsStoreOptions } from './fs-store.js';
 import { encodeBatch } from './journal/journal-codec.js';
-import type { ProcessProbe } from './lease/process-probe.js';
 
 let dir: string;
 const stores: FsStore[] = [];
@@ -143,6 +143,21 @@ describe('file store on disk', () => {
     }
   });
 
+  it('follows a data home that is a symlink to a directory (the user chose it)', async () => {
+    const store = open();
+    const id = await sessionWith(store, 2);
+    await store.close();
+    const linkedHome = path.join(await mkdtemp(path.join(tmpdir(), 'conclave-linked-home-')), 'home');
+    try {
+      await symlink(dir, linkedHome);
+      const linked = open({ dir: linkedHome });
+      expect((await linked.list()).map((summary) => summary.id)).toEqual([id]);
+      expect(await seqs(linked, id)).toEqual([1, 2]);
+    } finally {
+      await rm(path.dirname(linkedHome), { recursive: true, force: true });
+    }
+  });
+
   it('cuts a torn tail when the lease is taken, keeping the cut bytes aside', async () => {
     const store = open();
     const id = await sessionWith(store, 3);
@@ -206,6 +221,28 @@ describe('file store on disk', () => {
     });
     await lease.release();
     expect(await seqs(reopened, id)).toEqual([1, 2]);
+  });
+
+  it('repairs a journal emptied under a snapshot that kept no listing summary: the state stays, listed from its header', async () => {
+    const id = await sessionWith(open(), 4);
+    const store = open();
+    const header = await store.getHeader(id);
+    // Taken by a store that did not write the journal's last batch, as snapshots were before they kept a summary.
+    await store.putSnapshot(id, { seq: 4, formatVersion: 5, state: { header, lastSeq: 4, messages: [] } });
+    await writeFile(journalPath(id), '');
+    const report = await store.repair(id);
+    expect(report).toMatchObject({ keptSeq: 4, droppedEvents: null, savedTo: null });
+    expect(report.actions).toContainEqual(
+      expect.stringContaining('events 2..3 themselves are recorded as lost, event 4 as restored from the snapshot'),
+    );
+    expect(report.actions).toContainEqual(expect.stringContaining('the snapshot kept no listing summary'));
+    expect((await store.verify(id)).problems).toEqual([]);
+    expect(await store.getSummary(id)).toMatchObject({ id, title: header?.title, lastSeq: 4 });
+    const fromSnapshot = [];
+    for await (const event of store.read(id, { fromSeq: 4 })) fromSnapshot.push(event);
+    expect(fromSnapshot).toEqual([expect.objectContaining({ seq: 4, type: 'data-set', key: 'restoredFromSnapshot' })]);
+    // Reading the lost events themselves is refused, never guessed.
+    await expect(seqs(store, id)).rejects.toThrow(/events 2\.\.3 were lost to damage/);
   });
 
   it('archives with gzip, reads transparently, and un-archives on append', async () => {

@@ -11,9 +11,11 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import {
   type AcquireLeaseOptions,
+  createProcessProbe,
   JournalCorruptedError,
   type JournalEvent,
   matchesQuery,
+  type ProcessProbe,
   type ReadRange,
   type RepairReport,
   type SessionLease,
@@ -31,12 +33,17 @@ import { createNodeFileSystem, errorCode, type FileSystem } from './file-system/
 import { guardFileSystem } from './file-system/guarded-file-system.js';
 import { createHeaderFiles } from './header/header-file.js';
 import { listedSummary, newestFirst } from './index/listing-order.js';
-import { createSummaryIndex, type IndexEntry, type SummaryIndex } from './index/summary-index.js';
+import {
+  createSummaryIndex,
+  type Damage,
+  damageAt,
+  type IndexEntry,
+  type SummaryIndex,
+} from './index/summary-index.js';
 import { createJournalAppender } from './journal/journal-appender.js';
 import { scanJournal } from './journal/journal-codec.js';
 import { createJournalFiles } from './journal/journal-files.js';
 import { acquireLease, inspectLease, liveHolder } from './lease/lease-files.js';
-import { createProcessProbe, type ProcessProbe } from './lease/process-probe.js';
 import { createSessionMaintenance } from './repair/session-maintenance.js';
 import { createSessionRequests } from './requests/session-requests.js';
 import { createSnapshotFiles } from './snapshot/snapshot-files.js';
@@ -46,6 +53,7 @@ import {
   JOURNAL,
   JOURNAL_ARCHIVED,
   LEASE_DIRECTORY,
+  resolveHome,
   SNAPSHOT,
   SNAPSHOT_ARCHIVED,
   storePaths,
@@ -99,7 +107,7 @@ export interface FsStore extends SessionStore {
 }
 
 export function createFsStore(options: FsStoreOptions): FsStore {
-  const home = path.resolve(options.dir);
+  const home = resolveHome(options.dir);
   const files = guardFileSystem(options.fileSystem ?? createNodeFileSystem(), home);
   const now = options.now ?? (() => new Date());
   const context: StoreContext = {
@@ -116,7 +124,33 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const layout = createLayout(context);
   const journals = createJournalFiles(context);
   let index: SummaryIndex;
-  const headers = createHeaderFiles(context, layout, journals, (id, damage) => index.markDamaged(id, damage));
+  /**
+   * Records damage a reader found, so listings show the session damaged until a repair: in the
+   * listing index, saved at once (a changed byte in the middle of a journal leaves its size, and
+   * so the entry, as they were). Best-effort: it never fails the reader.
+   */
+  const recordDamage = async (id: string, damage: Damage): Promise<void> => {
+    try {
+      if (!(await index.get(id))) return;
+      await index.markDamaged(id, damage);
+      await index.save();
+    } catch {
+      // The reader reports the damage itself; the next reader records it.
+    }
+  };
+  /** `work` on a session, recording the damage its JournalCorruptedError names. */
+  const noticing =
+    <A extends unknown[], T>(work: (id: string, ...rest: A) => Promise<T>) =>
+    async (id: string, ...rest: A): Promise<T> => {
+      try {
+        return await work(id, ...rest);
+      } catch (error) {
+        if (JournalCorruptedError.isInstance(error) && error.sessionId === id)
+          await recordDamage(id, damageAt(error.problem, error.offset, error.file));
+        throw error;
+      }
+    };
+  const headers = createHeaderFiles(context, layout, journals, recordDamage);
   const appender = createJournalAppender(
     context,
     journals,
@@ -169,8 +203,9 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     return scan.events;
   }
 
+  const readNoticing = noticing(readEvents);
   const read = (id: string, range: ReadRange = {}): AsyncIterable<JournalEvent> =>
-    iterateWhenLoaded(() => readEvents(id, range));
+    iterateWhenLoaded(() => readNoticing(id, range));
 
   const decorate = (entry: IndexEntry & { summary: SessionSummary }): SessionSummary => listedSummary(entry);
 
@@ -305,7 +340,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     create: headers.create,
     append: appender.append,
     read,
-    getHeader: headers.get,
+    getHeader: noticing(headers.get),
     async getSummary(id) {
       if (!(await layout.exists(id))) return null;
       const entry = await index.get(id);
@@ -313,7 +348,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     },
     list,
     delete: remove,
-    acquireLease: acquire,
+    acquireLease: noticing(acquire),
     async inspectLease(id) {
       if (!(await layout.exists(id))) return null;
       // Never read through a lease folder replaced by a symlink.
@@ -321,11 +356,16 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       return inspectLease(context.lease, leaseDirectory(id));
     },
     putSnapshot: snapshots.put,
-    getSnapshot: snapshots.get,
+    getSnapshot: noticing(snapshots.get),
     putBlob: blobs.put,
     getBlob: blobs.get,
     repair: maintenance.repair,
-    verify: maintenance.verify,
+    async verify(id) {
+      const report = await noticing(maintenance.verify)(id);
+      const [first] = report.problems;
+      if (first) await recordDamage(id, damageAt(first.problem, first.offset, first.file));
+      return report;
+    },
     archive,
     postRequest: requests.post,
     listRequests: requests.list,

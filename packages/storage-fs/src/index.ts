@@ -1,6 +1,6 @@
 // `@resume/storage-fs`: the embedded file store (DESIGN 5).
 
+export { createProcessProbe, type ProcessProbe } from '@resume/core/spec';
 export type { FileStatus, FileSystem, WritableFile } from './file-system/file-system.js';
 export { createNodeFileSystem } from './file-system/file-system.js';
 export { createFsStore, type FsStore, type FsStoreOptions } from './fs-store.js';
-export { createProcessProbe, type ProcessProbe } from './lease/process-probe.js';

@@ -15,7 +15,7 @@ import { checkIndexFile } from './index/index-file-check.generated.js';
 import { type IndexStamp, stampHolds } from './index/index-stamp.js';
 import { type ListedEntry, listedSummary, newestFirst } from './index/listing-order.js';
 import { unframe } from './journal/framing.js';
-import { JOURNAL, JOURNAL_ARCHIVED, stripNewline } from './store/store-paths.js';
+import { JOURNAL, JOURNAL_ARCHIVED, resolveHome, stripNewline } from './store/store-paths.js';
 
 interface StampedIndex {
   entries: (Omit<ListedEntry, 'summary'> & { id: string; summary: SessionSummary | null; missing: string[] })[];
@@ -25,8 +25,15 @@ interface StampedIndex {
 /** Every session's summary, newest first, as `store.list()` would return it; null when the index cannot vouch for it. */
 export function readStampedListing(home: string): SessionSummary[] | null {
   const files = createNodeFileSystem();
-  const status = (target: string) => files.statusNow?.(target) ?? null;
-  const root = path.resolve(home);
+  // A path that cannot be looked at (refused) is not as the index says: the store then answers.
+  const status = (target: string) => {
+    try {
+      return files.statusNow?.(target) ?? null;
+    } catch {
+      return null;
+    }
+  };
+  const root = resolveHome(home);
   const sessions = path.join(root, 'sessions');
   // The store refuses a home or folder that is not a real directory: leave that to it.
   for (const directory of [root, sessions, path.join(root, 'index'), path.join(root, 'blobs')]) {
@@ -50,7 +57,12 @@ export function readStampedListing(home: string): SessionSummary[] | null {
     const plain = status(path.join(sessions, id, JOURNAL));
     const journal = plain?.isFile ? plain : status(path.join(sessions, id, JOURNAL_ARCHIVED));
     const archived = !plain?.isFile;
-    return journal?.isFile === true && journal.size === entry.journalSize && archived === entry.archived;
+    return (
+      journal?.isFile === true &&
+      journal.readable !== false &&
+      journal.size === entry.journalSize &&
+      archived === entry.archived
+    );
   };
   if (stampHolds(index.stamp, status(sessions))) {
     // The sessions written when the index was stamped are checked as the store checks them.

@@ -18,6 +18,15 @@ describe('connection strings', () => {
     expect(maskConnectionString('postgres://db/conclave?password=hunter2&sslmode=require')).not.toContain('hunter2');
     expect(maskConnectionString('host=db password=hunter2 dbname=conclave')).not.toContain('hunter2');
     expect(maskConnectionString('postgres://team@db/conclave')).toBe('postgres://team@db/conclave');
+    // No user, a password holding an unencoded @, a password parameter: each shown as ***.
+    expect(maskConnectionString('postgres://:hunter2@db/conclave')).toBe('postgres://:***@db/conclave');
+    expect(maskConnectionString('postgres://team:hunt@r2@db/conclave')).toBe('postgres://team:***@db/conclave');
+    expect(maskConnectionString('postgres://team@db/conclave?password=hunter2&sslmode=require')).toBe(
+      'postgres://team@db/conclave?password=***&sslmode=require',
+    );
+    expect(maskConnectionString("host=db password='hunter 2' dbname=conclave")).toBe(
+      'host=db password=*** dbname=conclave',
+    );
   });
 
   it('keeps the password out of the store location', async () => {

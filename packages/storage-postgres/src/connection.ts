@@ -2,7 +2,7 @@
 // A connection string may carry a password: it is used to connect and nowhere else
 // (never in `location`, error messages or anything journaled).
 
-import { UsageError } from '@resume/core/spec';
+import { maskUrlCredentials, UsageError } from '@resume/core/spec';
 import pg from 'pg';
 import { z } from 'zod';
 
@@ -61,17 +61,7 @@ export function isPostgresUrl(url: string): boolean {
 
 /** The connection string with its password (and any password parameter) replaced by `***`. */
 export function maskConnectionString(connectionString: string): string {
-  try {
-    const url = new URL(connectionString);
-    if (url.password) url.password = '***';
-    for (const key of [...url.searchParams.keys()]) {
-      if (/pass|secret|token|key/i.test(key)) url.searchParams.set(key, '***');
-    }
-    return url.toString();
-  } catch {
-    // Not a URL (a libpq key=value string, or garbage): hide anything that looks like a password.
-    return connectionString.replace(/(password\s*=\s*)(?:'[^']*'|\S+)/gi, '$1***').replace(/:[^:@/]*@/, ':***@');
-  }
+  return maskUrlCredentials(connectionString);
 }
 
 /** Where the data lives, for messages: host, database and schema, never a secret. */

@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { LeaseLostError, SessionLockedError } from '@resume/core/spec';
 import { messageEvents, testHeader, testSummary } from '@resume/core/testing';
 import { describe, expect, it } from 'vitest';
@@ -122,6 +123,32 @@ describe.skipIf(!postgres.available)(`PostgreSQL leases ${skipped}`, () => {
       (error: unknown) => SessionLockedError.isInstance(error),
     );
   });
+
+  it.skipIf(process.platform !== 'linux')(
+    'takes over at once when the holder on this machine was killed but never reaped (a zombie)',
+    async () => {
+      // `sleep 60` is killed; its parent has become `sleep 61`, which never reaps it.
+      const parent = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 61'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      try {
+        const pid = await new Promise<number>((resolve) =>
+          parent.stdout.once('data', (chunk) => resolve(Number(`${chunk}`))),
+        );
+        const store = database.openStore({ holderHost: 'this-machine', leaseTtlMs: 3_600_000 });
+        const header = testHeader();
+        await store.create(header);
+        const zombie = await store.acquireLease(header.id, { holder: { pid, host: 'this-machine' } });
+        process.kill(pid, 'SIGKILL');
+        const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+        while (state() !== 'Z') await pause(10);
+        expect(() => process.kill(pid, 0)).not.toThrow();
+        expect(await store.inspectLease(header.id)).toBeNull();
+        const lease = await store.acquireLease(header.id, { holder: { pid: process.pid, host: 'this-machine' } });
+        expect(lease.epoch).toBe(zombie.epoch + 1);
+      } finally {
+        parent.kill('SIGKILL');
+      }
+    },
+  );
 
   it('releases idempotently, and every new lease gets a higher epoch', async () => {
     const store = database.openStore();

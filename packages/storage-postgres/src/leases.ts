@@ -3,8 +3,8 @@
 // is renewed by a heartbeat while held. Taking over bumps the epoch; appends compare
 // it (fencing), so a holder that lost its lease can no longer write.
 
-import type { LeaseHolderInfo, SessionLease } from '@resume/core/spec';
-import { SessionLockedError, SessionNotFoundError } from '@resume/core/spec';
+import type { LeaseHolderInfo, ProcessProbe, SessionLease } from '@resume/core/spec';
+import { createProcessProbe, SessionLockedError, SessionNotFoundError } from '@resume/core/spec';
 import type pg from 'pg';
 
 export interface LeaseRow {
@@ -22,14 +22,12 @@ export interface LeaseContext {
   isProcessAlive: (pid: number) => boolean;
 }
 
-/** Whether a process on this machine exists (EPERM means it does, owned by someone else). */
+let probe: ProcessProbe | null = null;
+
+/** Whether a process on this machine can still run (the file store's judgement: a zombie cannot). */
 export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  probe ??= createProcessProbe();
+  return probe.isRunning(pid);
 }
 
 /** The holder of a lease row if that holder is alive: not expired, and not a dead pid on this machine. */

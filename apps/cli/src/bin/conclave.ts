@@ -20,11 +20,24 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 const args = process.argv.slice(2);
+await maskProcessTitle(args);
 // `conclave --version` needs nothing but the version: answer before loading the command line.
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${version}\n`);
 } else if (!(await listedQuickly(args))) {
   await run(args);
+}
+
+/**
+ * A password on the command line (`--store postgres://app:pw@db/x`) would stay in the process
+ * list (`ps`, /proc/<pid>/cmdline) for the whole run: the title is rewritten with it masked.
+ * Node writes the title over the original arguments (a masked one is never longer but by a few `*`).
+ */
+async function maskProcessTitle(args: string[]): Promise<void> {
+  if (!args.some((arg) => arg.includes('@') || arg.includes('='))) return;
+  const { maskUrlCredentials } = await import('@resume/core/spec');
+  const masked = process.argv.map((arg) => maskUrlCredentials(arg));
+  if (masked.some((arg, index) => arg !== process.argv[index])) process.title = masked.join(' ');
 }
 
 /** `sessions list --json` from the stamped listing index, when it can vouch for itself (sessions/quick-list.ts). */

@@ -24,7 +24,7 @@ export async function answerCommand(
   if (input.answer === undefined) {
     // Without an answer: say what is asked.
     if (context.options.json) {
-      context.terminal.out(JSON.stringify({ sessionId: id, key: question.key, prompt: question.prompt }));
+      context.terminal.data(JSON.stringify({ sessionId: id, key: question.key, prompt: question.prompt }));
     } else {
       context.terminal.out(question.prompt);
       context.terminal.note(context.terminal.dim(`Answer with: conclave answer ${id} "…"`));
@@ -35,7 +35,7 @@ export async function answerCommand(
   await engine.respond(id, question.key, value, { answeredBy: input.by ?? whoAmI() });
   const shortId = await shortIdsOfStore(context, [id]);
   if (context.options.json) {
-    context.terminal.out(JSON.stringify({ sessionId: id, key: question.key, answered: true }));
+    context.terminal.data(JSON.stringify({ sessionId: id, key: question.key, answered: true }));
   } else {
     context.terminal.note(`✓ Answered "${question.key}" of session ${id}.`);
     context.terminal.note(`Continue it with: conclave --resume ${shortId(id)}`);

@@ -66,6 +66,6 @@ export async function checkpointRequestCommand(
         `Not written within ${wait}s (the session may be inside a long step, or it stopped); it is written at its next safe point if it runs on.`,
       );
   }
-  if (context.options.json) context.terminal.out(JSON.stringify(result));
+  if (context.options.json) context.terminal.data(JSON.stringify(result));
   return wait !== null && !result.written ? 1 : 0;
 }

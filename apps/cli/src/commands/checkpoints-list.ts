@@ -14,7 +14,7 @@ export async function listCheckpointsCommand(context: CliContext, input: { refer
     at: checkpoint.at,
   }));
   if (context.options.json) {
-    context.terminal.out(JSON.stringify(checkpoints));
+    context.terminal.data(JSON.stringify(checkpoints));
     return 0;
   }
   if (checkpoints.length === 0) {

@@ -7,7 +7,7 @@ export async function showConfigCommand(context: CliContext): Promise<number> {
   const effective = context.config();
   const { config, sources, files } = maskCredentialsIn(effective);
   if (context.options.json) {
-    context.terminal.out(JSON.stringify({ config, sources, files }, null, 2));
+    context.terminal.data(JSON.stringify({ config, sources, files }, null, 2));
     return 0;
   }
   const terminal = context.terminal;

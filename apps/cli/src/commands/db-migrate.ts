@@ -10,7 +10,7 @@ export async function migrateDatabaseCommand(context: CliContext): Promise<numbe
       hint: 'Pass --store postgres://user@host/database or set CONCLAVE_STORE_URL.',
     });
   const report = await postgres.migrate({ connectionString: url });
-  if (context.options.json) context.terminal.out(JSON.stringify(report));
+  if (context.options.json) context.terminal.data(JSON.stringify(report));
   else
     context.terminal.out(
       report.applied.length === 0

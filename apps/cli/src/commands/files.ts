@@ -1,11 +1,13 @@
 // `conclave files <id>`: the versions of workspace files a session keeps for the user (the
 // content a conflict "restore" replaced with the snapshot), and `--restore` to get one back.
 // Nothing is ever overwritten: a version is written only where no file exists yet.
-import { readFile, writeFile } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { FileNotFoundError, type JournalEvent, UsageError } from '@resume/core/spec';
+import { readUserFileBytes } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen } from '../output/format.js';
+import { writeOutputFile } from '../output/output-file.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 
 type SavedVersion = Extract<JournalEvent, { type: 'file-version-saved' }>;
@@ -31,7 +33,7 @@ export async function filesCommand(context: CliContext, input: FilesCommandInput
   if (input.to !== undefined) throw new UsageError('--to names where --restore writes a version; it needs --restore.');
 
   if (context.options.json) {
-    context.terminal.out(
+    context.terminal.data(
       JSON.stringify(
         versions.map((version, index) => ({
           number: index + 1,
@@ -101,9 +103,9 @@ async function restoreVersion(
   }
   const target =
     to === undefined ? path.join(workspace as string, version.path) : path.resolve(context.environment.cwd, to);
-  const existing = await readFile(target).catch(() => null);
+  const existing = sameContent(target, content);
   if (existing !== null) {
-    if (Buffer.compare(existing, content) === 0) {
+    if (existing) {
       context.terminal.out(`${target} already has this version; nothing was written.`);
       return 0;
     }
@@ -111,7 +113,8 @@ async function restoreVersion(
       hint: `Write the saved version elsewhere and compare: conclave files ${id} --restore ${which} --to ${version.path}.saved`,
     });
   }
-  await writeFile(target, content, { flag: 'wx', mode: 0o644 });
+  // A link, a directory, a device or a FIFO at the target is refused by name; a new file is linked into place.
+  writeOutputFile(target, content, { force: false, mode: 0o644 });
   context.terminal.out(
     `Wrote the saved version of ${version.path} (${version.size} B, saved ${formatWhen(version.at)}) to ${target}.`,
   );
@@ -122,4 +125,12 @@ function pickVersion(versions: readonly SavedVersion[], which: string): SavedVer
   if (/^\d+$/.test(which)) return versions[Number(which) - 1];
   const wanted = which.replaceAll('\\', '/').replace(/^\.\//, '');
   return versions.filter((version) => version.path === wanted).at(-1);
+}
+
+/** Whether a regular file at `target` holds exactly `content` (null: no regular file there). */
+function sameContent(target: string, content: Uint8Array): boolean | null {
+  const stats = lstatSync(target, { throwIfNoEntry: false });
+  if (!stats?.isFile()) return null;
+  if (stats.size !== content.length) return false;
+  return Buffer.compare(readUserFileBytes(target, { what: 'file', maxBytes: content.length }), content) === 0;
 }

@@ -61,7 +61,7 @@ export async function deadLettersCommand(
               : [],
           ),
         );
-    terminal.out(JSON.stringify(listed, null, 2));
+    terminal.data(JSON.stringify(listed, null, 2));
     return 0;
   }
   if (maps.length === 0) {
@@ -120,7 +120,7 @@ export async function retryItemsCommand(
     const { maps } = await readMapItems(await context.engine(), id);
     const chosen = chooseItems(id, maps, selection);
     if (context.options.json) {
-      context.terminal.out(JSON.stringify(Object.fromEntries(chosen), null, 2));
+      context.terminal.data(JSON.stringify(Object.fromEntries(chosen), null, 2));
     } else {
       for (const [step, ids] of chosen) context.terminal.out(`Map step ${step}: would retry ${ids.join(', ')}`);
     }

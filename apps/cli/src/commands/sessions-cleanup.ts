@@ -66,7 +66,7 @@ export async function cleanupSessionsCommand(
     reason: entry.reason,
   });
   if (context.options.json) {
-    terminal.out(
+    terminal.data(
       JSON.stringify({
         dryRun: options.dryRun,
         delete: outcome.selection.remove.map(describe),

@@ -43,7 +43,7 @@ export async function deleteSessionCommand(
   }
   await engine.deleteSession(id);
   if (context.options.json)
-    context.terminal.out(JSON.stringify({ deleted: [id], orphaned: children.map((c) => c.id) }));
+    context.terminal.data(JSON.stringify({ deleted: [id], orphaned: children.map((c) => c.id) }));
   else context.terminal.out(`Deleted session ${id}${summary ? ` "${summary.title}"` : ''}.`);
   if (children.length > 0)
     context.terminal.warn(

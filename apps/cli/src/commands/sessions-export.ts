@@ -1,16 +1,21 @@
-// `conclave sessions export <id> [--format json|md] [-o file]`.
-import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, statfsSync, writeSync } from 'node:fs';
+// `conclave sessions export <id> [--format json|md] [-o file] [--force]`.
 import path from 'node:path';
-import { StoreFullError } from '@resume/core/spec';
+import type { Engine, SessionState } from '@resume/core';
+import { JournalCorruptedError, type JournalEvent } from '@resume/core/spec';
+import { eventsLostInRepairOf } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
+import { STANDARD_OUTPUT, writeOutputFile } from '../output/output-file.js';
 import { buildExportFile } from '../sessions/export-file.js';
 import { lineageOf } from '../sessions/lineage.js';
 import { resolveSession } from '../sessions/resolve-session.js';
-import { renderMarkdown } from '../sessions/session-view.js';
+import { describeEventsLost, renderMarkdown } from '../sessions/session-view.js';
 
-const exportOptionsSchema = z.object({ format: z.enum(['json', 'md']).default('json'), output: z.string().optional() });
+const exportOptionsSchema = z.object({
+  format: z.enum(['json', 'md']).default('json'),
+  output: z.string().optional(),
+  force: z.boolean().default(false),
+});
 
 export async function exportSessionCommand(
   context: CliContext,
@@ -19,64 +24,44 @@ export async function exportSessionCommand(
   const options = exportOptionsSchema.parse(input.options);
   const engine = await context.engine();
   const id = await resolveSession(context, input.reference);
+  // Read as every other reader reads it: a damaged session is refused (65, naming the repair), never exported short.
+  const state = await engine.readSession(id);
+  const lost = eventsLostInRepairOf(state);
   let text: string;
   if (options.format === 'md') {
-    const state = await engine.readSession(id);
     const { usage } = await lineageOf(engine, state);
-    text = renderMarkdown(state, usage);
+    text = renderMarkdown(state, usage, lost);
   } else {
-    const events = [];
-    for await (const event of engine.readEvents(id)) events.push(event);
-    const file = await buildExportFile(engine.store, id, events, {
+    const file = await buildExportFile(engine.store, id, await wholeJournal(engine, state), {
       now: context.environment.now(),
       version: context.environment.version,
+      lostInRepair: lost,
     });
     text = `${JSON.stringify(file, null, 2)}\n`;
   }
-  if (options.output) {
+  const losses = lost.map((entry) => `; ${describeEventsLost(entry)}`).join('');
+  if (options.output && options.output !== STANDARD_OUTPUT) {
     const target = path.resolve(context.environment.cwd, options.output);
-    writeAtomically(target, text);
-    context.terminal.note(`Exported session ${id} to ${target}`);
+    writeOutputFile(target, text, { force: options.force });
+    context.terminal.note(`Exported session ${id} to ${target}${losses}`);
   } else {
     context.environment.streams.stdout.write(text);
+    if (losses) context.terminal.note(`Session ${id}${losses}`);
   }
   return 0;
 }
 
-/**
- * Written to a temporary file beside the target, synced and renamed over it: an export cut
- * short (a full disk, Ctrl+C) never leaves a half file, nor replaces a good one with it.
- * Sessions hold whatever the user discussed: private by default, like the store.
- */
-function writeAtomically(target: string, text: string): void {
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.tmp-${randomBytes(6).toString('hex')}`);
-  try {
-    const descriptor = openSync(temporary, 'wx', 0o600);
-    try {
-      const bytes = Buffer.from(text, 'utf8');
-      for (let offset = 0; offset < bytes.length; ) offset += writeSync(descriptor, bytes, offset);
-      fsyncSync(descriptor);
-    } finally {
-      closeSync(descriptor);
-    }
-    renameSync(temporary, target);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOSPC' || code === 'EDQUOT') {
-      const free = (() => {
-        try {
-          const stats = statfsSync(path.dirname(target));
-          return stats.bavail * stats.bsize;
-        } catch {
-          return null;
-        }
-      })();
-      throw new StoreFullError(
-        { path: target, location: path.dirname(target), freeBytes: free, quota: code === 'EDQUOT' },
-        { cause: error },
-      );
-    }
-    throw error;
-  }
+/** The journal up to the event the session was read at, refused unless every event is there. */
+async function wholeJournal(engine: Engine, state: SessionState): Promise<JournalEvent[]> {
+  const id = state.header.id;
+  const events: JournalEvent[] = [];
+  for await (const event of engine.readEvents(id, { toSeq: state.lastSeq })) events.push(event);
+  if (events.length !== state.lastSeq || events.at(-1)?.seq !== state.lastSeq)
+    throw new JournalCorruptedError({
+      sessionId: id,
+      file: `${engine.store.location} (session ${id})`,
+      offset: null,
+      problem: `its journal gives ${events.length} of its ${state.lastSeq} events`,
+    });
+  return events;
 }

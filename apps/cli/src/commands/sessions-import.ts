@@ -1,27 +1,20 @@
 // `conclave sessions import <file>`: recreates an exported session under its own id.
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { FileNotFoundError, SessionExistsError } from '@resume/core/spec';
+import { SessionExistsError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
-import { importExportFile, parseExportFile } from '../sessions/export-file.js';
+import { importExportFile, parseExportFile, readExportFile } from '../sessions/export-file.js';
 
 export async function importSessionCommand(context: CliContext, input: { file: string }): Promise<number> {
   const file = path.resolve(context.environment.cwd, input.file);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    throw new FileNotFoundError(file, `Cannot read ${file}: no such file.`);
-  }
-  const data = parseExportFile(text, file);
+  const data = parseExportFile(readExportFile(file), file);
   const store = await context.store();
   if (await store.getHeader(data.sessionId))
     throw new SessionExistsError(data.sessionId, {
       hint: `It is already in this store: conclave sessions show ${data.sessionId}`,
     });
   const id = await importExportFile(store, data, { pid: process.pid, host: hostname() });
-  if (context.options.json) context.terminal.out(JSON.stringify({ imported: id }));
+  if (context.options.json) context.terminal.data(JSON.stringify({ imported: id }));
   else context.terminal.out(`Imported session ${id} (${data.events.length} events).`);
   return 0;
 }

@@ -2,7 +2,7 @@
 // index other commands accept. `--json` lists every match unless --limit (DESIGN 9).
 // Kept light: summaries come from the store's index, no journal is opened.
 
-import { sessionStatusSchema, UsageError } from '@resume/core/spec';
+import { permissionDeniedHint, printableText, sessionStatusSchema, UsageError } from '@resume/core/spec';
 import { parseDurationDays } from '@resume/runner/config';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
@@ -19,7 +19,7 @@ const listOptionsSchema = z.object({
   status: z
     .string()
     .transform((value) => value.split(',').map((status) => status.trim()))
-    .pipe(z.array(sessionStatusSchema.or(z.literal('damaged'))))
+    .pipe(z.array(sessionStatusSchema.or(z.enum(['damaged', 'unreadable']))))
     .optional(),
   since: z.string().optional(),
   workspace: z.boolean().optional(),
@@ -31,7 +31,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new UsageError(`Invalid --${String(issue?.path[0] ?? 'option')}: ${issue?.message ?? 'invalid value'}.`, {
-      hint: `Modes: ${listableModes().join(', ')}. Statuses: running, interrupted, completed, failed, damaged.`,
+      hint: `Modes: ${listableModes().join(', ')}. Statuses: running, interrupted, completed, failed, damaged, unreadable.`,
     });
   }
   const options = parsed.data;
@@ -55,7 +55,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   const terminal = context.terminal;
   if (context.options.json) {
     const limited = options.limit ? matching.slice(0, options.limit) : matching;
-    terminal.out(JSON.stringify(limited.map(({ summary, index }) => listItem(summary, index))));
+    terminal.data(JSON.stringify(limited.map(({ summary, index }) => listItem(summary, index))));
     return 0;
   }
   if (matching.length === 0) {
@@ -80,20 +80,25 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   for (const { summary, index } of shown) {
     const status = listedStatus(summary).padEnd(11);
     const coloured =
-      summary.status === 'completed' && !summary.damage
+      summary.status === 'completed' && !summary.damage && !summary.unreadable
         ? terminal.green(status)
-        : summary.status === 'failed' || summary.damage
+        : summary.status === 'failed' || summary.damage || summary.unreadable
           ? terminal.red(status)
           : terminal.yellow(status);
     terminal.out(
-      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${truncate(describeProgress(summary), 12).padEnd(12)}  ${formatCost(summary.costUsd).replace('cost unknown', '?').padEnd(9)}  ${truncate(summary.title, 60)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
+      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${truncate(describeProgress(summary), 12).padEnd(12)}  ${formatCost(summary.costUsd).replace('cost unknown', '?').padEnd(9)}  ${truncate(printableText(summary.title, 'line'), 60)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
     );
   }
   if (matching.length > shown.length)
     terminal.note(
       terminal.dim(`… ${matching.length - shown.length} more (use --limit ${matching.length}, or --json for all)`),
     );
-  for (const { summary } of shown.filter(({ summary }) => summary.damage)) {
+  for (const { summary } of shown.filter(({ summary }) => summary.unreadable)) {
+    terminal.note(
+      `${terminal.red('unreadable:')} ${shortId(summary.id)}: ${summary.unreadable?.problem}. ${permissionDeniedHint(summary.unreadable?.path ?? '')}`,
+    );
+  }
+  for (const { summary } of shown.filter(({ summary }) => summary.damage && !summary.unreadable)) {
     terminal.note(
       `${terminal.red('damaged:')} ${shortId(summary.id)}: ${summary.damage?.problem}. See what a repair would do: conclave sessions repair ${summary.id} --dry-run`,
     );

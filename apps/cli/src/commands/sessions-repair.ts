@@ -39,12 +39,12 @@ export async function repairSessionCommand(
   const report = await store.repair(id, { dryRun: options.dryRun });
   // Side-effecting steps started in the removed part run again on resume: recorded so the
   // resume plan lists them and asks, and said here.
-  const lost =
-    report.dryRun || report.removedBytes === 0
-      ? (report.lostSteps ?? []).filter((step) => step.safety === 'unsafe')
-      : await noteStepsLostInRepair(await context.engine(), report);
+  // The events it dropped are recorded too, so an export says which ones are missing.
+  const lost = report.dryRun
+    ? (report.lostSteps ?? []).filter((step) => step.safety === 'unsafe')
+    : await noteStepsLostInRepair(await context.engine(), report);
   if (context.options.json) {
-    context.terminal.out(JSON.stringify({ ...report, willRunAgain: lost }));
+    context.terminal.data(JSON.stringify({ ...report, willRunAgain: lost }));
     return 0;
   }
   printRepair(context, report, lost);

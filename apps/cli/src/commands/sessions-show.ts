@@ -1,7 +1,7 @@
 // `conclave sessions show <id>`: status, lineage, checkpoints, usage and cost (session and
 // lineage) and the transcript; `--json` for scripts (DESIGN 9 fields).
 import { pendingInput } from '@resume/core/engine';
-import type { SessionHeader } from '@resume/core/spec';
+import { printableText, type SessionHeader } from '@resume/core/spec';
 import { resumeCommandFor } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
@@ -24,20 +24,20 @@ export async function showSessionCommand(
   const { lineage, usage } = await lineageOf(engine, state);
   const terminal = context.terminal;
   if (context.options.json) {
-    terminal.out(JSON.stringify(sessionJson(state, lineage, usage), null, 2));
+    terminal.data(JSON.stringify(sessionJson(state, lineage, usage), null, 2));
     return 0;
   }
   const shortId = await shortIdsOfStore(context, [id, ...lineage.map((entry) => entry.id)]);
   const statusColour =
     state.status === 'completed' ? terminal.green : state.status === 'failed' ? terminal.red : terminal.yellow;
-  terminal.out(terminal.bold(state.title));
+  terminal.out(terminal.bold(printableText(state.title, 'line')));
   terminal.out(`  id:          ${state.header.id}`);
   terminal.out(`  mode:        ${state.header.mode}`);
   terminal.out(
     `  status:      ${statusColour(state.status)}${state.statusReason ? ` (${state.statusReason})` : ''}` +
       (state.recoveries > 0 ? `, resumed ${state.recoveries} time${state.recoveries === 1 ? '' : 's'}` : ''),
   );
-  if (state.error) terminal.out(`  error:       ${state.error.message}`);
+  if (state.error) terminal.out(`  error:       ${printableText(state.error.message, 'lines')}`);
   terminal.out(`  created:     ${formatWhen(state.createdAt)}    updated: ${formatWhen(state.updatedAt)}`);
   if (state.header.workspaceDir) terminal.out(`  workspace:   ${state.header.workspaceDir}`);
   if (lineage.length > 0) {

@@ -17,7 +17,7 @@ export async function verifySessionsCommand(context: CliContext, input: { refere
   }
   const damaged = reports.filter((report) => report.problems.length > 0);
   if (context.options.json) {
-    terminal.out(JSON.stringify(reports));
+    terminal.data(JSON.stringify(reports));
     return damaged.length > 0 ? ExitCode.corrupted : ExitCode.success;
   }
   for (const report of reports) {

@@ -2,8 +2,9 @@
 // CONCLAVE_HOME and workspace, with the offline scripted provider. Covers every command
 // and alias, the JSON shapes and exit codes of DESIGN 9, Ctrl+C and resume, and what
 // happens without a terminal when a decision is missing.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
@@ -252,6 +253,18 @@ describe('conclave: interrupt and resume', () => {
     const aside = await sandbox.run(['files', id, '--restore', '1', '--to', 'out.mine.txt']);
     expect(aside.code, aside.stderr).toBe(0);
     expect(await readFile(path.join(sandbox.workspace, 'out.mine.txt'), 'utf8')).toBe('edited by hand');
+    // Only a new path is written: a FIFO or a link there is refused by name, never read or followed.
+    execFileSync('mkfifo', [path.join(sandbox.workspace, 'out.fifo')]);
+    await symlink(target, path.join(sandbox.workspace, 'out.link'));
+    for (const [name, kind] of [
+      ['out.link', `is a symbolic link to ${target}`],
+      ['out.fifo', 'is a named pipe (FIFO)'],
+    ] as const) {
+      const refused = await sandbox.run(['files', id, '--restore', '1', '--to', name]);
+      expect(refused.code).toBe(64);
+      expect(refused.stderr).toContain(`${path.join(sandbox.workspace, name)} ${kind}`);
+    }
+    expect(await readFile(target, 'utf8')).toBe('from the session');
     const exported = await sandbox.run(['sessions', 'export', id, '--format', 'json']);
     expect(exported.code, exported.stderr).toBe(0);
     const file = JSON.parse(exported.stdout) as {

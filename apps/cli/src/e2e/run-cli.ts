@@ -34,6 +34,8 @@ export interface Sandbox {
 export interface RunOptions {
   cwd?: string;
   env?: Record<string, string | undefined>;
+  /** Runs the CLI as this user (a test running as root meets file modes only as another user). */
+  user?: { uid: number; gid: number };
 }
 
 export interface RunningCli {
@@ -71,6 +73,7 @@ export async function createSandbox(): Promise<Sandbox> {
       cwd: options.cwd ?? workspace,
       env: merged,
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...options.user,
     });
     let stdout = '';
     let stderr = '';

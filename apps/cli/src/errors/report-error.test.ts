@@ -1,4 +1,8 @@
+import { createEngine } from '@resume/core';
 import { ProviderError, StepFailedError } from '@resume/core/spec';
+import { createMemoryStore } from '@resume/core/testing';
+import { createScriptedProvider } from '@resume/providers-scripted';
+import { createRunner } from '@resume/runner';
 import { describe, expect, it } from 'vitest';
 import { createTerminal } from '../output/terminal.js';
 import { reportError } from './report-error.js';
@@ -43,5 +47,20 @@ describe('reportError', () => {
     );
     expect(stderr()).toContain("Continue with 'gpt-4o' anyway");
     expect(stderr()).toContain('--models <a,b>');
+  });
+
+  it("words a runner error's next step in the CLI's own commands", async () => {
+    const provider = createScriptedProvider();
+    const runner = createRunner({
+      engine: createEngine({ store: createMemoryStore() }),
+      models: (agent) => provider.chatModel(agent.model ?? 'scripted'),
+      workspaceDir: '/workspace',
+    });
+    const { sessionId } = await runner.start({ mode: 'discussion', task: 'Pick a database' });
+    const error = await runner.resume(sessionId).catch((caught: unknown) => caught);
+    const { terminal, stderr } = capture();
+    expect(reportError(error, terminal, { debug: false })).toBe(64);
+    expect(stderr()).toContain(`Session ${sessionId} is already completed; there is nothing to resume.`);
+    expect(stderr()).toContain(`Ask a follow-up instead: conclave --resume ${sessionId} "your question"`);
   });
 });

@@ -1,4 +1,5 @@
 // Small formatting helpers shared by the human (non-JSON) views.
+import { printableText } from '@resume/core/spec';
 
 export function formatCost(costUsd: number | null | undefined): string {
   if (costUsd === null || costUsd === undefined) return 'cost unknown';
@@ -54,8 +55,9 @@ export function formatAge(iso: string, now: Date): string {
   return 'long ago';
 }
 
+/** `text` on one line (whitespace runs read as one space, controls shown: printableText), cut to `length`. */
 export function truncate(text: string, length: number): string {
-  const single = text.replace(/\s+/g, ' ').trim();
+  const single = printableText(text.replace(/\s+/g, ' ').trim(), 'line');
   return single.length <= length ? single : `${single.slice(0, Math.max(0, length - 1))}…`;
 }
 

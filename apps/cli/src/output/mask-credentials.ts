@@ -1,12 +1,8 @@
 // Store URLs may carry a password (`postgres://user:secret@host/db`); whatever the CLI prints
-// shows it as `***`, in text and in --json alike.
+// shows it as `***`, in text and in --json alike (core's maskUrlCredentials).
+import { maskUrlCredentials } from '@resume/core/spec';
 
-const credentials = /([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+):[^\s@/]*@/gi;
-
-/** The text with the password of every URL in it replaced by `***`. */
-export function maskUrlCredentials(text: string): string {
-  return text.replace(credentials, '$1:***@');
-}
+export { maskUrlCredentials };
 
 /** A copy of a JSON-like value with `maskUrlCredentials` applied to every string in it. */
 export function maskCredentialsIn<T>(value: T): T {

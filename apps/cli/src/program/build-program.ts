@@ -337,11 +337,16 @@ ${examples([
       .description('write a session to a file (json round-trips through import; md is for reading)')
       .argument('<id>', 'id, unique prefix or list index')
       .addOption(new Option('--format <format>', 'json or md').choices(['json', 'md']).default('json'))
-      .option('-o, --output <file>', 'write here instead of stdout'),
+      .option('-o, --output <file>', 'write here (a new file; - is stdout) instead of stdout')
+      .option('--force', 'with -o: replace an existing regular file (it keeps its mode; links are never followed)'),
   );
   exportCommand.addHelpText(
     'after',
-    examples(['conclave sessions export 01jf3k -o idea.json', 'conclave sessions export 1 --format md > idea.md']),
+    examples([
+      'conclave sessions export 01jf3k -o idea.json',
+      'conclave sessions export 01jf3k -o idea.json --force   # replace idea.json',
+      'conclave sessions export 1 --format md > idea.md',
+    ]),
   );
   exportCommand.action(actOnSession(async () => (await import('../commands/sessions-export.js')).exportSessionCommand));
   sessions.addCommand(exportCommand);

@@ -56,8 +56,11 @@ const scriptedProvider: ProviderFactory = {
   detect: () => true,
   listsModels: (env) => Boolean(env.CONCLAVE_SCRIPTED_MODELS),
   async load({ env, script }) {
-    const { createScriptedProvider } = await import('@resume/providers-scripted');
-    return createScriptedProvider({ env: { ...env }, ...(script ? { script } : {}) });
+    const { createScriptedProvider, parseScriptText } = await import('@resume/providers-scripted');
+    if (!script) return createScriptedProvider({ env: { ...env } });
+    const { readUserFile, USER_FILE_LIMITS } = await import('@resume/runner');
+    const text = readUserFile(script, { what: 'script', maxBytes: USER_FILE_LIMITS.text });
+    return createScriptedProvider({ env: { ...env }, script: parseScriptText(text, script) });
   },
 };
 

@@ -2,7 +2,15 @@
 // printed at the end. A first SIGINT/SIGTERM interrupts (the in-flight call is aborted and
 // the session journaled as interrupted); a second one leaves at once.
 
-import { ConclaveError, ExitCode, type JsonValue } from '@resume/core/spec';
+import { createKnownSecretScrubber } from '@resume/core/engine';
+import {
+  ConclaveError,
+  ExitCode,
+  type JsonValue,
+  maskUrlCredentials,
+  printableText,
+  SessionDeletedError,
+} from '@resume/core/spec';
 import { type AgentInput, createRunner, type Runner, type RunResult } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
 import { reportError } from '../errors/report-error.js';
@@ -148,7 +156,7 @@ function reportResult(
           ? result.error.exitCode
           : ExitCode.failed;
   if (context.options.json) {
-    terminal.out(
+    terminal.data(
       JSON.stringify({
         sessionId: result.sessionId,
         status: result.status,
@@ -171,7 +179,7 @@ function reportResult(
     if (!context.options.json) {
       if (result.conclusion && !view.conclusionShown) {
         terminal.out();
-        terminal.out(result.conclusion.trim());
+        terminal.out(printableText(result.conclusion.trim(), 'lines'));
         terminal.out();
       }
       terminal.out(`Session saved: ${result.sessionId}`);
@@ -209,8 +217,18 @@ function reportResult(
     if (result.resumeCommand) terminal.warn(`Resume with: ${result.resumeCommand}`);
     return exitCode;
   }
-  if (result.error && !context.options.json) reportError(result.error, terminal, { debug: context.options.debug });
-  else if (result.error) terminal.warn(`Error: ${result.error.message}`);
+  if (result.error) {
+    // A failed shell step's message holds its output tails: what it printed of a secret stays hidden.
+    const scrub = createKnownSecretScrubber({ env: { ...context.environment.env } });
+    if (!context.options.json) reportError(result.error, terminal, { debug: context.options.debug, scrub });
+    else terminal.warn(`Error: ${maskUrlCredentials(scrub(result.error.message))}`);
+  }
+  if (SessionDeletedError.isInstance(result.error)) {
+    terminal.warn(
+      `${terminal.red('✗ Failed.')} Session ${result.sessionId} no longer exists; nothing of this run was kept.`,
+    );
+    return exitCode;
+  }
   terminal.warn(`${terminal.red('✗ Failed.')} Session ${result.sessionId} keeps everything done so far.`);
   if (result.resumeCommand) terminal.warn(`Resume with: ${result.resumeCommand}`);
   return exitCode;

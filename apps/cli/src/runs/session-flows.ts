@@ -281,7 +281,7 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
     if (question) {
       if (!canAskInTerminal(context) || !(await answerInTerminal(context, id))) {
         if (context.options.json)
-          context.terminal.out(
+          context.terminal.data(
             JSON.stringify({
               sessionId: id,
               status: 'waiting',
@@ -317,7 +317,7 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
       ...(flags.useEditedSpec ? { useEditedSpec: true } : {}),
       ...(flags.startChunk !== undefined ? { startChunk: flags.startChunk } : {}),
     });
-    if (context.options.json) context.terminal.out(JSON.stringify(plan, null, 2));
+    if (context.options.json) context.terminal.data(JSON.stringify(plan, null, 2));
     else context.terminal.out(formatResumePlan(plan));
     context.terminal.note('Dry run: nothing was run or changed.');
     return 0;

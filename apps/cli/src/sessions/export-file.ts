@@ -14,6 +14,7 @@ import {
   sessionIdSchema,
   UnsupportedFormatError,
 } from '@resume/core/spec';
+import { type EventsLostInRepair, readUserFile, USER_FILE_LIMITS } from '@resume/runner';
 import { z } from 'zod';
 
 export const EXPORT_FORMAT = 'conclave-session';
@@ -36,6 +37,19 @@ export const exportFileSchema = z.object({
   events: z.array(journalEventSchema).min(1),
   /** Referenced blobs (file snapshots, large step outputs, specs): sha256 → base64. */
   blobs: z.record(z.string().regex(/^[0-9a-f]{64}$/), z.string()),
+  /**
+   * Events lost in a repair of the exported session before it was exported (`last` null when
+   * unknown): the bundle is the whole journal that is left, and says what is not in it.
+   */
+  lostInRepair: z
+    .array(
+      z.object({
+        first: z.number().int().positive(),
+        last: z.number().int().positive().nullable(),
+        keptSeq: z.number().int().nonnegative(),
+      }),
+    )
+    .optional(),
   /** sha256 of the JSON of `events` as written (format 2 on). */
   checksum: z.object({ algorithm: z.literal('sha256'), events: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
 });
@@ -45,7 +59,7 @@ export async function buildExportFile(
   store: SessionStore,
   sessionId: string,
   events: JournalEvent[],
-  meta: { now: Date; version: string },
+  meta: { now: Date; version: string; lostInRepair?: readonly EventsLostInRepair[] },
 ): Promise<ExportFile> {
   const blobs: Record<string, string> = {};
   for (const hash of referencedBlobs(events)) {
@@ -61,12 +75,27 @@ export async function buildExportFile(
     journalFormatVersion: JOURNAL_FORMAT_VERSION,
     events,
     blobs,
+    ...(meta.lostInRepair && meta.lostInRepair.length > 0 ? { lostInRepair: [...meta.lostInRepair] } : {}),
     checksum: { algorithm: 'sha256', events: sha256(JSON.stringify(events)) },
   };
 }
 
 function sha256(content: string | Buffer): string {
   return createHash('sha256').update(content).digest('hex');
+}
+
+/** A bundle whose content does not hold together: names the file and what is wrong (65). */
+function damaged(file: string, problem: string): JournalCorruptedError {
+  return new JournalCorruptedError(
+    { sessionId: null, file, offset: null, problem },
+    { hint: 'Nothing was imported. The file is damaged or was edited by hand; export the session again.' },
+  );
+}
+
+function valueAt(raw: unknown, keys: readonly PropertyKey[]): unknown {
+  let value = raw;
+  for (const key of keys) value = (value as Record<PropertyKey, unknown> | null)?.[key];
+  return value;
 }
 
 function tampered(file: string, problem: string): JournalCorruptedError {
@@ -91,6 +120,11 @@ function verifyChecksums(raw: unknown, data: ExportFile, file: string): void {
   }
 }
 
+/** An export's text: a regular file of at most 256 MiB (a bundle is parsed as one JSON text). */
+export function readExportFile(file: string): string {
+  return readUserFile(file, { what: 'export', maxBytes: USER_FILE_LIMITS.bundle });
+}
+
 /** Validates an export file's content; errors say what is wrong with which file. */
 export function parseExportFile(text: string, file: string): ExportFile {
   let raw: unknown;
@@ -112,19 +146,20 @@ export function parseExportFile(text: string, file: string): ExportFile {
   const parsed = exportFileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new UnsupportedFormatError(
-      `${file} (${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'})`,
-      head.data.formatVersion,
-      { hint: 'The file is damaged or was edited by hand; export the session again.' },
+    const field = issue && issue.path.length > 0 ? issue.path.join('.') : null;
+    const value = field ? valueAt(raw, issue?.path ?? []) : undefined;
+    const shown = typeof value === 'string' ? ` ${JSON.stringify(value.slice(0, 60))}` : '';
+    throw damaged(
+      file,
+      field ? `its field ${field}${shown} is invalid: ${issue?.message}` : `it is not an export (${issue?.message})`,
     );
   }
   const data = parsed.data;
   const first = data.events[0];
   if (first?.type !== 'session-created' || first.header.id !== data.sessionId)
-    throw new UnsupportedFormatError(`${file} (the journal does not start with this session's creation)`, 1);
+    throw damaged(file, `its events do not start with the creation of session ${data.sessionId}`);
   data.events.forEach((event, index) => {
-    if (event.seq !== index + 1)
-      throw new UnsupportedFormatError(`${file} (event ${index + 1} is numbered ${event.seq})`, 1);
+    if (event.seq !== index + 1) throw damaged(file, `its event ${index + 1} is numbered ${event.seq}`);
   });
   if (first.header.formatVersion > JOURNAL_FORMAT_VERSION)
     throw new UnsupportedFormatError(`Session ${data.sessionId} in ${file}`, first.header.formatVersion);

@@ -2,8 +2,9 @@
 // and its quick path (quick-list.ts), which must print exactly the same.
 import type { SessionSummary } from '@resume/core/spec';
 
-/** `damaged` when the store found the session's files damaged, else its status. */
-export function listedStatus(summary: SessionSummary): SessionSummary['status'] | 'damaged' {
+/** `unreadable` when the store may not read the session's files, `damaged` when it found them damaged, else its status. */
+export function listedStatus(summary: SessionSummary): SessionSummary['status'] | 'damaged' | 'unreadable' {
+  if (summary.unreadable) return 'unreadable';
   return summary.damage ? 'damaged' : summary.status;
 }
 
@@ -15,6 +16,7 @@ export function listItem(summary: SessionSummary, index: number) {
     mode: summary.mode,
     status: listedStatus(summary),
     damage: summary.damage ?? null,
+    unreadable: summary.unreadable ?? null,
     createdAt: summary.createdAt,
     updatedAt: summary.updatedAt,
     parentId: summary.parentId,

@@ -1,7 +1,7 @@
 // Turns what a user typed into a session id (DESIGN 9): a full id or a unique prefix of
 // at least 6 characters, the index shown by `sessions list`, or the path of an exported
 // file (imported first when the store does not have it yet).
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Engine } from '@resume/core';
@@ -32,8 +32,17 @@ export async function resolveSession(context: CliContext, reference: string): Pr
   }
   if (looksLikePath(trimmed)) {
     const file = path.resolve(context.environment.cwd, trimmed);
-    // Only a file can be an export; a directory falls through to the id lookup (not found).
-    if (statSync(file, { throwIfNoEntry: false })?.isFile()) return sessionFromExport(context, file);
+    // Only a file can be an export; a directory falls through to the id lookup (not found). A path
+    // the system will not even look up (a name too long, a folder it may not search) is read as
+    // an export, whose reader says why it cannot be.
+    const stats = (() => {
+      try {
+        return statSync(file, { throwIfNoEntry: false });
+      } catch {
+        return 'unreadable' as const;
+      }
+    })();
+    if (stats === 'unreadable' || stats?.isFile()) return sessionFromExport(context, file);
   }
   return resolveIdPrefix(engine, trimmed);
 }
@@ -61,8 +70,8 @@ function looksLikePath(reference: string): boolean {
 
 async function sessionFromExport(context: CliContext, file: string): Promise<string> {
   // Loaded here: the export format's schemas are built only when a reference is a file.
-  const { importExportFile, parseExportFile } = await import('./export-file.js');
-  const data = parseExportFile(readFileSync(file, 'utf8'), file);
+  const { importExportFile, parseExportFile, readExportFile } = await import('./export-file.js');
+  const data = parseExportFile(readExportFile(file), file);
   const store = await context.store();
   if (await store.getHeader(data.sessionId)) return data.sessionId;
   await importExportFile(store, data, { pid: process.pid, host: hostname() });

@@ -1,7 +1,8 @@
 // What `sessions show --json` prints (DESIGN 9 fields and more) and the readable
 // transcript shared by `sessions show` and `sessions export --format md`.
 import type { SessionState } from '@resume/core';
-import type { SessionSummary } from '@resume/core/spec';
+import { printableText, type SessionSummary } from '@resume/core/spec';
+import type { EventsLostInRepair } from '@resume/runner';
 import { formatCost, formatTokens, formatWhen } from '../output/format.js';
 
 export interface LineageEntry {
@@ -98,7 +99,9 @@ export function renderStepHistory(state: SessionState, options: { maxSteps?: num
     );
     for (const attempt of step.attempts) {
       if (attempt.error === null) continue;
-      lines.push(`      attempt ${attempt.attempt}: ${attempt.error.message.split('\n')[0]}`);
+      lines.push(
+        `      attempt ${attempt.attempt}: ${printableText(attempt.error.message.split('\n')[0] ?? '', 'line')}`,
+      );
     }
   }
   if (state.steps.length > max) lines.unshift(`    … ${state.steps.length - max} earlier steps`);
@@ -143,8 +146,8 @@ export function renderTranscript(state: SessionState, options: TranscriptOptions
       lines.push('', options.markdown ? `## Round ${round}` : style.dim(`── round ${round} ──`));
     }
     const speaker = message.speaker ?? message.role;
-    const label = message.role === 'system' ? `${speaker} (system)` : speaker;
-    let body = message.content.trim();
+    const label = printableText(message.role === 'system' ? `${speaker} (system)` : speaker, 'line');
+    let body = printableText(message.content.trim(), 'lines');
     if (!options.full && options.maxLength && body.length > options.maxLength)
       body = `${body.slice(0, options.maxLength)}… (${body.length - options.maxLength} more characters; --transcript shows all)`;
     if (options.markdown) {
@@ -159,7 +162,7 @@ export function renderTranscript(state: SessionState, options: TranscriptOptions
         for (const call of calls) {
           const result = results.get(call.id);
           lines.push(
-            `  ${style.cyan('↳')} ${call.name}(${JSON.stringify(call.args)})` +
+            `  ${style.cyan('↳')} ${printableText(`${call.name}(${JSON.stringify(call.args)})`, 'line')}` +
               (result?.result !== undefined ? ` → ${truncateJson(result.result, 400)}` : ''),
           );
         }
@@ -173,14 +176,27 @@ export function renderTranscript(state: SessionState, options: TranscriptOptions
 }
 
 function truncateJson(value: unknown, length: number): string {
-  const text = JSON.stringify(value);
+  const text = printableText(JSON.stringify(value), 'line');
   return text.length > length ? `${text.slice(0, length)}…` : text;
 }
 
-/** A whole session as a Markdown document (export --format md). */
-export function renderMarkdown(state: SessionState, lineageUsage: UsageView): string {
+/** `events 49..50 were lost in a repair (it kept events 1..48)`, for an export's output line and text. */
+export function describeEventsLost(lost: EventsLostInRepair): string {
+  const range = lost.last === null ? `events ${lost.first} onwards` : `events ${lost.first}..${lost.last}`;
+  return `${range} were lost in a repair (it kept events 1..${lost.keptSeq})`;
+}
+
+/**
+ * A whole session as a Markdown document (export --format md). Controls in the session's text
+ * are shown, not kept (printableText), so the file is safe to `cat`; the JSON export is exact.
+ */
+export function renderMarkdown(
+  state: SessionState,
+  lineageUsage: UsageView,
+  lostInRepair: readonly EventsLostInRepair[] = [],
+): string {
   const lines = [
-    `# ${state.title}`,
+    `# ${printableText(state.title, 'line')}`,
     '',
     `- Session: \`${state.header.id}\``,
     `- Mode: ${state.header.mode}`,
@@ -189,11 +205,12 @@ export function renderMarkdown(state: SessionState, lineageUsage: UsageView): st
     ...(state.header.parentId ? [`- Parent: \`${state.header.parentId}\``] : []),
     `- Usage: ${formatTokens(state.usage.inputTokens, state.usage.outputTokens)}, ${formatCost(state.usage.costUsd)}` +
       (state.header.parentId ? ` (lineage: ${formatCost(lineageUsage.costUsd)})` : ''),
+    ...lostInRepair.map((lost) => `- Missing: ${describeEventsLost(lost)}`),
     '',
     ...renderTranscript(state, { full: true, markdown: true }),
     '',
   ];
-  return lines.join('\n');
+  return printableText(lines.join('\n'), 'lines');
 }
 
 export function describeProgress(summary: Pick<SessionSummary, 'progress' | 'status'>): string {

@@ -32,7 +32,7 @@ import {
   UnfinishedContinuePrompt,
   unfinishedContinueChoices,
 } from '../prompts/unfinished-continue-prompt.js';
-import { askLine } from '../render/plain-prompt.js';
+import { askLine, writePlain } from '../render/plain-prompt.js';
 import { runScreen } from '../render/run-screen.js';
 import { resolveScreenIo, type ScreenIo } from '../render/screen-io.js';
 
@@ -80,7 +80,7 @@ export async function confirmResume(plan: ResumePromptPlan, options: ScreenIo = 
   const io = resolveScreenIo(options);
   if (!io.interactive) {
     const lines = resumePlanLines(plan).map((line) => `${line.kind === 'warning' ? '!' : '•'} ${line.text}\n`);
-    io.stdout.write(lines.join(''));
+    writePlain(io.stdout, lines.join(''));
     const answer = await askLine(io.stdin, io.stdout, `${plan.question} [Y/n] `);
     if (answer === null) return false;
     return answer === '' || /^y(es)?$/i.test(answer);
@@ -100,9 +100,9 @@ export async function resolveConflictsInteractively(
   const io = resolveScreenIo(options);
   if (!io.interactive) {
     const state = initialConflictState(changes);
-    for (const file of state.files) io.stdout.write(`  ✗ ${file.path} (${statusLabel(file.status)})\n`);
+    for (const file of state.files) writePlain(io.stdout, `  ✗ ${file.path} (${statusLabel(file.status)})\n`);
     const warning = createdSinceWarning(state.files);
-    if (warning) io.stdout.write(`${warning}\n`);
+    if (warning) writePlain(io.stdout, `${warning}\n`);
     const answer = await askLine(
       io.stdin,
       io.stdout,
@@ -111,7 +111,7 @@ export async function resolveConflictsInteractively(
     if (answer === null || /^c/i.test(answer)) return 'cancel';
     const choice: ConflictChoice = /^r/i.test(answer) ? 'restore' : 'keep';
     const choices = Object.fromEntries(state.files.map((file) => [file.path, choice]));
-    io.stdout.write(`${conflictSummary({ ...state, choices })}\n`);
+    writePlain(io.stdout, `${conflictSummary({ ...state, choices })}\n`);
     return { choices };
   }
   return runScreen<ConflictAnswer>(
@@ -125,7 +125,10 @@ export async function resolveConflictsInteractively(
 export async function askUncertainStep(info: UncertainStepInfo, options: ScreenIo = {}): Promise<UncertainStepAnswer> {
   const io = resolveScreenIo(options);
   if (!io.interactive) {
-    io.stdout.write(`Step "${info.key}" (attempt ${info.attempt}) started and never finished; it has side effects.\n`);
+    writePlain(
+      io.stdout,
+      `Step "${info.key}" (attempt ${info.attempt}) started and never finished; it has side effects.\n`,
+    );
     const answer = await askLine(io.stdin, io.stdout, 're-run, skip or abort? [r/s/a] (a) ');
     if (answer !== null && /^r/i.test(answer)) return 'rerun';
     if (answer !== null && /^s/i.test(answer)) return 'skip';
@@ -142,8 +145,8 @@ export async function askModelUnavailable(
   const io = resolveScreenIo(options);
   if (!io.interactive) {
     const choices = modelChoices(info);
-    io.stdout.write(`Model '${info.model}' is not available.\n`);
-    for (const choice of choices) io.stdout.write(`  [${choice.shortcut}] ${choice.label}\n`);
+    writePlain(io.stdout, `Model '${info.model}' is not available.\n`);
+    for (const choice of choices) writePlain(io.stdout, `  [${choice.shortcut}] ${choice.label}\n`);
     const answer = await askLine(io.stdin, io.stdout, 'Choice (c): ');
     const picked = choices.find((choice) => choice.shortcut === answer?.toLowerCase());
     return picked?.value ?? { choice: 'cancel' };
@@ -180,13 +183,13 @@ export async function askAnswer(
   const io = resolveScreenIo(options);
   if (!io.interactive) {
     const { question } = info;
-    io.stdout.write(`? ${question.prompt}\n`);
-    if (question.hint) io.stdout.write(`  Expected: ${question.hint}\n`);
+    writePlain(io.stdout, `? ${question.prompt}\n`);
+    if (question.hint) writePlain(io.stdout, `  Expected: ${question.hint}\n`);
     const answer = (await askLine(io.stdin, io.stdout, '> '))?.trim() ?? '';
     if (answer === '') return null;
     const outcome = await submit(answer);
     if (outcome.accepted) return answer;
-    io.stdout.write(`✗ ${outcome.problem}\n`);
+    writePlain(io.stdout, `✗ ${outcome.problem}\n`);
     return null;
   }
   return runScreen<string | null>(io, (done) => <AnswerPrompt info={info} submit={submit} onDone={done} />, null);
@@ -199,8 +202,8 @@ export async function askUnfinishedContinue(
 ): Promise<UnfinishedContinueAnswer> {
   const io = resolveScreenIo(options);
   if (!io.interactive) {
-    io.stdout.write(`Session ${info.sessionId} "${info.title}" is ${info.status}: it has no conclusion yet.\n`);
-    for (const choice of unfinishedContinueChoices()) io.stdout.write(`  [${choice.shortcut}] ${choice.label}\n`);
+    writePlain(io.stdout, `Session ${info.sessionId} "${info.title}" is ${info.status}: it has no conclusion yet.\n`);
+    for (const choice of unfinishedContinueChoices()) writePlain(io.stdout, `  [${choice.shortcut}] ${choice.label}\n`);
     const answer = await askLine(io.stdin, io.stdout, 'Choice (q): ');
     const picked = unfinishedContinueChoices().find((choice) => choice.shortcut === answer?.toLowerCase());
     return picked?.value ?? 'cancel';
@@ -216,8 +219,8 @@ export async function askUnfinishedContinue(
 export async function confirmDelete(info: DeleteInfo, options: ScreenIo = {}): Promise<boolean> {
   const io = resolveScreenIo(options);
   if (!io.interactive) {
-    io.stdout.write(`Session ${info.sessionId} "${info.title}" (${info.details})\n`);
-    for (const child of info.children) io.stdout.write(`  continued by ${child}\n`);
+    writePlain(io.stdout, `Session ${info.sessionId} "${info.title}" (${info.details})\n`);
+    for (const child of info.children) writePlain(io.stdout, `  continued by ${child}\n`);
     const answer = await askLine(io.stdin, io.stdout, 'Delete it? [y/N] ');
     return answer !== null && /^y(es)?$/i.test(answer);
   }

@@ -9,6 +9,7 @@ import { createFsStore } from '@resume/storage-fs';
 import { createEngineBackend } from '../backend/engine-backend.js';
 import { commandFor, openSessionBrowser } from '../browser/open-session-browser.js';
 import { resumePlanView } from '../plan/resume-prompt-plan.js';
+import { writePlain } from '../render/plain-prompt.js';
 
 /**
  * Plans resumes as `conclave tui` does: each mode's "what runs next" and the workspace's
@@ -49,11 +50,11 @@ main().then(
   },
   (error: unknown) => {
     if (ConclaveError.isInstance(error)) {
-      process.stderr.write(`Error: ${error.message}\n${error.hint ? `${error.hint}\n` : ''}`);
+      writePlain(process.stderr, `Error: ${error.message}\n${error.hint ? `${error.hint}\n` : ''}`);
       process.exitCode = error.exitCode;
       return;
     }
-    process.stderr.write(`Error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    writePlain(process.stderr, `Error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;
   },
 );

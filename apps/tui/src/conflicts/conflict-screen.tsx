@@ -1,9 +1,10 @@
 // Files changed since the session touched them: per file keep or restore, a coloured
 // scrollable diff on `d`, and a summary of what Enter will do. Display only.
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
 import { conflictHelp, diffHelp } from '../keys/key-bindings.js';
 import { PromptFrame } from '../prompts/prompt-frame.js';
 import { fitText, padText } from '../theme/format.js';
+import { Text } from '../theme/text.js';
 import type { Theme } from '../theme/theme.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import {

@@ -8,17 +8,71 @@ import {
   JournalCorruptedError,
   RecoveryLimitError,
   ReplayMismatchError,
+  SessionDeletedError,
   SessionNotFoundError,
   type SessionSummary,
   StepAbortedError,
   UncertainStepError,
 } from '@resume/core/spec';
+import type { NextStep, StartsFrom } from '@resume/runner';
 
 const LIST_SESSIONS = 'conclave sessions list';
 
-/** The hint the thrower attached, else one worded from the error's code and data (undefined when there is none). */
+/**
+ * The next step a runner error carries, worded; else the hint the thrower attached; else one
+ * worded from the error's code and data (undefined when there is none).
+ */
 export function hintFor(error: ConclaveError): string | undefined {
-  return error.hint ?? wordedHint(error);
+  const next = (error as { nextStep?: NextStep }).nextStep;
+  return (next ? nextStepHint(next) : undefined) ?? error.hint ?? wordedHint(error);
+}
+
+const resumeCommand = (sessionId: string, startsFrom: StartsFrom): string =>
+  startsFrom === 'file' ? `conclave run --resume ${sessionId}` : `conclave --resume ${sessionId}`;
+
+/** A runner's next step in Conclave's commands and flags. */
+function nextStepHint(next: NextStep): string {
+  switch (next.kind) {
+    case 'ask-follow-up':
+      return `Ask a follow-up instead: conclave --resume ${next.sessionId} "your question"`;
+    case 'resume-in-another-workspace':
+      return `Resume it in another directory: ${resumeCommand(next.sessionId, next.startsFrom)} --workspace <dir>`;
+    case 'resume-past-recovery-limit':
+      return [
+        `Resume it anyway with: ${resumeCommand(next.sessionId, next.startsFrom)} --force (the limit is resume.maxRecoveries in the config),`,
+        `or inspect it with: conclave sessions show ${next.sessionId} --transcript and branch from a good checkpoint (conclave checkpoints list ${next.sessionId}).`,
+      ].join('\n');
+    case 'resume-unfinished-items':
+      return `Unfinished items run when the session resumes: ${resumeCommand(next.sessionId, next.startsFrom)}`;
+    case 'list-checkpoints':
+      return `List them: conclave checkpoints list ${next.sessionId}`;
+    case 'see-last-checkpoint':
+      return `A session that is not running is already at its last checkpoint: conclave checkpoints list ${next.sessionId}`;
+    case 'resume-without-start-chunk':
+      return `Resume it without --start-chunk, or go back to a checkpoint: conclave --resume ${next.sessionId} --from-checkpoint <seq|label> (see: conclave checkpoints list ${next.sessionId}).`;
+    case 'go-on-at-chunk':
+      return `Start a new session, or resume without --start-chunk to go on at chunk ${next.chunk}.`;
+    case 'redo-from-checkpoint':
+      return `Redo from chunk ${next.chunk} as a branch: conclave --resume ${next.sessionId} --from-checkpoint "${next.checkpoint}"`;
+    case 'list-map-items':
+      return next.andResume
+        ? `See its items with: conclave run dlq ${next.sessionId} --all. An interrupted run goes on with: conclave run --resume ${next.sessionId}`
+        : `See its items and their ids with: conclave run dlq ${next.sessionId} --all`;
+    case 'retry-failed-items':
+      return `List them: conclave run dlq ${next.sessionId}. Retry them: conclave run retry ${next.sessionId} --items failed`;
+    case 'run-a-file':
+      return 'conclave run <file>';
+    case 'give-a-task':
+      return 'Say what the session should work on: conclave "Evaluate my idea"';
+    case 'give-a-follow-up':
+      return 'conclave --continue "your follow-up"';
+    case 'give-a-project-file':
+      return 'Pass --project <file>.';
+    case 'keep-current-file':
+      return 'Keep the current file instead (--on-conflict keep).';
+    case 'set-home-elsewhere':
+      return 'Set it with --home, $CONCLAVE_HOME or in a workspace .conclave.yaml.';
+  }
 }
 
 function wordedHint(error: ConclaveError): string | undefined {
@@ -35,6 +89,9 @@ function wordedHint(error: ConclaveError): string | undefined {
       : 'The file cannot be read; restore it from a backup or export.';
   }
   if (IncompatibleSessionError.isInstance(error)) return 'Pass --force to resume anyway, or start a new session.';
+  if (SessionDeletedError.isInstance(error)) {
+    return 'Start the task again as a new session. Delete sessions with `conclave sessions delete` (it refuses one that is running), not by removing their folders.';
+  }
   if (ReplayMismatchError.isInstance(error)) {
     return 'The code that resumed the session asks for different work than the journal recorded: run the version that wrote it, or branch from a checkpoint before the change.';
   }

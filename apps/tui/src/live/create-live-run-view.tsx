@@ -3,6 +3,7 @@
 // turn, notice and result, and nothing that redraws.
 import { render } from 'ink';
 import { useSyncExternalStore } from 'react';
+import { writePlain } from '../render/plain-prompt.js';
 import { type ResolvedScreenIo, resolveScreenIo, type ScreenIo } from '../render/screen-io.js';
 import { registerLiveView } from '../render/terminal-owner.js';
 import { ScreenEnvironmentProvider } from '../theme/theme-context.js';
@@ -125,7 +126,7 @@ function createPlainLiveRunView(io: ResolvedScreenIo): LiveRunHandle {
           event.total === null ? `${event.label} ${event.done}` : `${event.label} ${event.done}/${event.total}`;
         if (line !== lastProgress) {
           lastProgress = line;
-          io.stdout.write(`· ${line}\n`);
+          writePlain(io.stdout, `· ${line}\n`);
         }
       }
     },

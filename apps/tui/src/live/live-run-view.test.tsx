@@ -142,3 +142,20 @@ describe('createLiveRunView after an interrupt', () => {
     );
   });
 });
+
+describe('createLiveRunView with hostile text', () => {
+  it('writes plain lines with the terminal controls of turns, progress and errors shown, not acting', async () => {
+    const hostile = 'x \u001b]0;PWNED\u0007\u001b[2J \u009b31m \u202egnp.exe';
+    const { view, output } = plainView();
+    view.onEvent({ type: 'run-started', sessionId: 's1', mode: 'discussion', resumed: false });
+    view.onEvent({
+      type: 'turn-completed',
+      message: { role: 'assistant', speaker: 'architect', round: 1, content: hostile },
+      replayed: false,
+    });
+    view.onEvent({ type: 'progress', label: `round ${hostile}`, done: 1, total: 2 });
+    await view.finish({ status: 'failed', sessionId: 's1', message: hostile });
+    expect(output()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(output()).toContain('x ␛]0;PWNED␇␛[2J <U+009B>31m <U+202E>gnp.exe');
+  });
+});

@@ -1,8 +1,10 @@
 // The live run view: finished turns in <Static> (printed once, scroll away naturally),
 // and below them only what is in progress: the current agent's streaming text,
 // progress, tokens and cost, and the Ctrl+C hint. Display only.
-import { Box, Static, Text } from 'ink';
+import { printableText } from '@resume/core/spec';
+import { Box, Static } from 'ink';
 import { fitText, formatCost, formatTokens } from '../theme/format.js';
+import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import {
   describeBranch,
@@ -18,7 +20,9 @@ export function LiveRunView(props: { state: LiveRunState }) {
   const theme = useTheme();
   const { columns, rows } = useScreenSize();
   const width = columns - 1;
-  const streamLines = state.current ? tailLines(state.current.text, width, Math.max(3, rows - 6)) : [];
+  const streamLines = state.current
+    ? tailLines(printableText(state.current.text, 'lines'), width, Math.max(3, rows - 6))
+    : [];
   return (
     <Box flexDirection="column">
       <Static items={state.items}>{(item) => <StaticLine key={item.id} item={item} width={width} />}</Static>
@@ -107,8 +111,15 @@ function StaticLine(props: { item: StaticItem; width: number }) {
   }
 }
 
-/** One item as plain text: the non-TTY output and the Static lines say the same thing. */
+/**
+ * One item as plain text: the non-TTY output and the Static lines say the same thing. The run's
+ * text (turns, notices, errors) may carry terminal controls: they are shown (printableText).
+ */
 export function staticItemText(item: StaticItem): string {
+  return printableText(itemText(item), 'lines');
+}
+
+function itemText(item: StaticItem): string {
   switch (item.kind) {
     case 'started':
       return `${item.resumed ? 'Resuming' : 'Session'} ${item.sessionId} (${item.mode})`;

@@ -27,4 +27,23 @@ describe('damaged sessions in the picker', () => {
     expect(frame).toContain('! damaged (interrupted)');
     expect(frame).toContain('Damaged: the journal ends in the middle of an event (journal.ndjson)');
   });
+
+  it('marks a session whose files may not be read as unreadable, with the refused path', async () => {
+    const refused = '/home/user/.conclave/sessions/0001';
+    const unreadable = summary({
+      id: sessionId(7),
+      title: 'Summarize the contracts',
+      status: 'completed',
+      unreadable: { path: refused, problem: `Permission denied: cannot read ${refused}` },
+    });
+    const healthy = summary({ id: sessionId(6), title: 'Review the budget', status: 'interrupted' });
+    const fake = createFakeBackend({ sessions: [unreadable, healthy] });
+    const view = renderWithProviders(<SessionPicker backend={fake.backend} onDone={() => undefined} settleMs={0} />);
+    const frame = await view.waitForFrame((text) => text.includes('Check the owner and mode'), 'the details pane');
+    expect(frame).toMatch(/›\s+!\s+Summarize the contracts/);
+    expect(frame).toMatch(/‖\s+Review the budget/);
+    expect(frame).toContain(`! unreadable: Permission denied: cannot read ${refused}`);
+    expect(frame).toContain('! unreadable');
+    expect(frame).toContain(`Check the owner and mode of ${refused} (and of the folders above it).`);
+  });
 });

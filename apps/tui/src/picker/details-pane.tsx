@@ -1,10 +1,11 @@
 // The details of the session under the cursor: lineage tree, checkpoints, resume
 // plan and cost. Display only; the hook loads the details lazily.
-import type { SessionSummary } from '@resume/core/spec';
-import { Box, Text } from 'ink';
+import { permissionDeniedHint, type SessionSummary } from '@resume/core/spec';
+import { Box } from 'ink';
 import type { ReactNode } from 'react';
 import type { SessionDetails } from '../backend/tui-backend.js';
 import { fitText, formatCost, formatProgress, formatTokens } from '../theme/format.js';
+import { Text } from '../theme/text.js';
 import { damagedSymbol, repairCommand, statusSymbol } from '../theme/theme.js';
 import { useTheme } from '../theme/theme-context.js';
 
@@ -28,14 +29,18 @@ export function DetailsPane(props: {
   const lines: { key: string; node: ReactNode }[] = [];
   const usage = `${formatTokens(summary.inputTokens)} in / ${formatTokens(summary.outputTokens)} out`;
   const lineageCost = details && details.lineage.length > 1 ? ` (lineage ${formatCost(details.lineageCostUsd)})` : '';
-  const status = summary.damage
-    ? `${damagedSymbol} damaged (${summary.status})`
-    : `${statusSymbol[summary.status]} ${summary.status}`;
+  const status = summary.unreadable
+    ? `${damagedSymbol} unreadable`
+    : summary.damage
+      ? `${damagedSymbol} damaged (${summary.status})`
+      : `${statusSymbol[summary.status]} ${summary.status}`;
   lines.push({
     key: 'facts',
     node: (
       <Text>
-        <Text color={summary.damage ? theme.danger : theme.statusColor(summary.status)}>{status}</Text>
+        <Text color={summary.damage || summary.unreadable ? theme.danger : theme.statusColor(summary.status)}>
+          {status}
+        </Text>
         {fitText(
           ` · ${summary.mode} · ${formatProgress(summary)} · ${usage} · ${formatCost(summary.costUsd)}${lineageCost}`,
           width - status.length,
@@ -43,7 +48,16 @@ export function DetailsPane(props: {
       </Text>
     ),
   });
-  if (summary.damage) {
+  if (summary.unreadable) {
+    lines.push({
+      key: 'unreadable',
+      node: <Text color={theme.danger}>{fitText(summary.unreadable.problem, width)}</Text>,
+    });
+    lines.push({
+      key: 'fix',
+      node: <Text color={theme.muted}>{fitText(permissionDeniedHint(summary.unreadable.path), width)}</Text>,
+    });
+  } else if (summary.damage) {
     lines.push({
       key: 'damage',
       node: (

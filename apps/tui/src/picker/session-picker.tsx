@@ -1,12 +1,13 @@
 // The session picker screen: header with filters, the search box, the windowed
 // session list and the details pane. Only the visible rows are rendered, so a
 // store with thousands of sessions opens as fast as one with ten.
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
 import type { TuiBackend } from '../backend/tui-backend.js';
 import { answerChoicesHelp, answerHelp, pickerHelp, searchHelp } from '../keys/key-bindings.js';
 import { AnswerBox } from '../prompts/answer-box.js';
 import type { AnswerDraft } from '../prompts/answer-reducer.js';
 import { fitText, wrapHelp } from '../theme/format.js';
+import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import { DetailsPane, detailsHeight } from './details-pane.js';
 import { listWindow, selectedIndex } from './picker-reducer.js';

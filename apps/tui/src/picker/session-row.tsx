@@ -1,9 +1,10 @@
 // One line of the session list (plus the content snippet when the search matched
 // inside the session). Display only.
-import type { SessionSummary } from '@resume/core/spec';
-import { Box, Text } from 'ink';
+import { printableText, type SessionSummary } from '@resume/core/spec';
+import { Box } from 'ink';
 import type { ContentMatch } from '../backend/tui-backend.js';
 import { fitText, formatAge, formatCost, formatProgress, padText } from '../theme/format.js';
+import { Text } from '../theme/text.js';
 import { damagedSymbol, statusSymbol } from '../theme/theme.js';
 import { useNow, useTheme } from '../theme/theme-context.js';
 
@@ -42,13 +43,17 @@ export function SessionRow(props: {
   const { summary, selected, columns, match } = props;
   const theme = useTheme();
   const now = useNow();
-  const title = summary.title || summary.task || summary.id;
+  // One line in the list: a newline or tab in the title is shown (␊, ␉), not flattened away.
+  const title = printableText(summary.title || summary.task || summary.id, 'line');
   return (
     <Box flexDirection="column">
       <Text inverse={selected && !theme.colorEnabled} backgroundColor={selected ? theme.accent : undefined}>
         <Text color={selected ? undefined : theme.accent}>{selected ? '› ' : '  '}</Text>
-        <Text color={summary.damage ? theme.danger : theme.statusColor(summary.status)}>
-          {padText(summary.damage ? damagedSymbol : statusSymbol[summary.status], rowColumns.status)}
+        <Text color={summary.damage || summary.unreadable ? theme.danger : theme.statusColor(summary.status)}>
+          {padText(
+            summary.damage || summary.unreadable ? damagedSymbol : statusSymbol[summary.status],
+            rowColumns.status,
+          )}
         </Text>
         <Text bold={selected}>{cell(title, titleWidth(columns))}</Text>
         <Text color={theme.muted}>{cell(summary.mode, rowColumns.mode)}</Text>
@@ -56,7 +61,9 @@ export function SessionRow(props: {
         <Text color={theme.muted}>{cell(formatAge(summary.updatedAt, now()), rowColumns.age)}</Text>
         <Text>{padText(formatCost(summary.costUsd), rowColumns.cost)}</Text>
       </Text>
-      {summary.damage ? (
+      {summary.unreadable ? (
+        <Text color={theme.danger}>{fitText(`      ! unreadable: ${summary.unreadable.problem}`, columns - 2)}</Text>
+      ) : summary.damage ? (
         <Text color={theme.danger}>
           {fitText(`      ! damaged: ${summary.damage.problem} (repair: see the details)`, columns - 2)}
         </Text>

@@ -1,8 +1,9 @@
 // The answer box: a waiting session's question, what the answer must be, the text typed so
 // far, and why the last answer was not taken. Display only; the picker and the inline
 // question handle the keys.
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
 import { fitText, wrapText } from '../theme/format.js';
+import { Text } from '../theme/text.js';
 import { useTheme } from '../theme/theme-context.js';
 import type { AnswerDraft } from './answer-reducer.js';
 

@@ -1,8 +1,9 @@
 // A menu of options inside a prompt, driven by choiceReducer; reports the chosen value
 // once and Esc reports the cancel value.
-import { Box, Text, useInput } from 'ink';
+import { Box, useInput } from 'ink';
 import { useEffect, useMemo, useReducer } from 'react';
 import { choiceCommand } from '../keys/key-bindings.js';
+import { Text } from '../theme/text.js';
 import { useTheme } from '../theme/theme-context.js';
 import { type ChoiceOption, choiceReducer, initialChoiceState } from './choice-reducer.js';
 

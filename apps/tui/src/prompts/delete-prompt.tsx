@@ -1,9 +1,10 @@
 // "Delete session …? [y/N]" before `sessions delete` removes a session in a terminal: what
 // it is, and which sessions continue or branch from it (they will show their parent as
 // deleted). No is the default: Enter and Esc keep the session.
-import { Text, useInput } from 'ink';
+import { useInput } from 'ink';
 import { confirmCommand } from '../keys/key-bindings.js';
 import { fitText } from '../theme/format.js';
+import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import { PromptFrame } from './prompt-frame.js';
 

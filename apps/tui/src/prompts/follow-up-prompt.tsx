@@ -1,10 +1,11 @@
 // The follow-up question for a session being continued, typed in a text box: Enter
 // starts the continued run, Esc leaves without starting anything. An empty question is
 // never submitted.
-import { Text, useInput } from 'ink';
+import { useInput } from 'ink';
 import { useReducer, useState } from 'react';
 import { textInputCommand, textInputHelp } from '../keys/key-bindings.js';
 import { fitText } from '../theme/format.js';
+import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import { PromptFrame } from './prompt-frame.js';
 import { emptyTextInput, textInputAction, textInputReducer } from './text-input-reducer.js';

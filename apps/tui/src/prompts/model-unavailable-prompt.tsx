@@ -1,8 +1,8 @@
 // A model the session used is not available now: go on with the same name (it may
 // answer differently), pick another model, or cancel.
-import { Text } from 'ink';
 import { useMemo } from 'react';
 import { choiceHelp } from '../keys/key-bindings.js';
+import { Text } from '../theme/text.js';
 import { useTheme } from '../theme/theme-context.js';
 import { ChoiceMenu } from './choice-menu.js';
 import type { ChoiceOption } from './choice-reducer.js';

@@ -1,7 +1,8 @@
 // The common look of every prompt: a rounded box with a title, body lines, then the
 // question or the menu, and a help line. Display only.
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
 import type { ReactNode } from 'react';
+import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 
 export type PromptTone = 'normal' | 'warning' | 'danger';

@@ -1,9 +1,10 @@
 // "Resume from chunk 8 of 15? [Y/n]" with what will be skipped, what is uncertain and
 // what runs next. Enter or y resumes; n or Esc does not.
-import { Text, useInput } from 'ink';
+import { useInput } from 'ink';
 import { confirmCommand } from '../keys/key-bindings.js';
 import { type PlanLine, type ResumePromptPlan, resumePlanLines } from '../plan/resume-prompt-plan.js';
 import { fitText, wrapText } from '../theme/format.js';
+import { Text } from '../theme/text.js';
 import type { Theme } from '../theme/theme.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import { PromptFrame } from './prompt-frame.js';

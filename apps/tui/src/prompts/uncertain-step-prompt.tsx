@@ -1,9 +1,9 @@
 // A step with side effects started and never recorded an outcome: re-run it, skip it,
 // or abort the resume. Abort is the default: doing nothing is never destructive.
 import type { UncertainStepInfo } from '@resume/core/spec';
-import { Text } from 'ink';
 import { choiceHelp } from '../keys/key-bindings.js';
 import { formatAge } from '../theme/format.js';
+import { Text } from '../theme/text.js';
 import { useNow, useTheme } from '../theme/theme-context.js';
 import { ChoiceMenu } from './choice-menu.js';
 import type { ChoiceOption } from './choice-reducer.js';

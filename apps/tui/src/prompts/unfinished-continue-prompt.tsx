@@ -2,9 +2,9 @@
 // no conclusion to build on. Resume it first (the follow-up is asked once it completes),
 // continue from where it stopped anyway, or cancel. Cancel is the default.
 import type { SessionStatus } from '@resume/core/spec';
-import { Text } from 'ink';
 import { choiceHelp } from '../keys/key-bindings.js';
 import { fitText } from '../theme/format.js';
+import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import { ChoiceMenu } from './choice-menu.js';
 import type { ChoiceOption } from './choice-reducer.js';

@@ -1,5 +1,5 @@
 // Turning summary fields into the short strings the screens show.
-import type { SessionSummary } from '@resume/core/spec';
+import { printableText, type SessionSummary } from '@resume/core/spec';
 
 export function formatAge(iso: string, now: Date): string {
   const then = Date.parse(iso);
@@ -42,9 +42,9 @@ function plural(label: string, count: number): string {
   return count === 1 ? singular : `${singular}s`;
 }
 
-/** Cuts `text` to `width` columns on one line, with an ellipsis when cut. */
+/** Cuts `text` to `width` columns on one line (controls shown: printableText), with an ellipsis when cut. */
 export function fitText(text: string, width: number): string {
-  const flat = text.replace(/\s+/g, ' ');
+  const flat = printableText(text.replace(/\s+/g, ' '), 'line');
   if (width <= 0) return '';
   if (flat.length <= width) return flat;
   if (width === 1) return '…';
@@ -69,7 +69,7 @@ export function padText(text: string, width: number): string {
  * continuation lines indented by `indent`: nothing is lost on a narrow terminal.
  */
 export function wrapText(text: string, width: number, indent = ''): string[] {
-  return wrapUnits(text.replace(/\s+/g, ' ').trim().split(' '), ' ', width, indent);
+  return wrapUnits(printableText(text.replace(/\s+/g, ' ').trim(), 'line').split(' '), ' ', width, indent);
 }
 
 /** Lays `units` (words, key-help entries) out `separator`-joined in lines of at most `width`. */

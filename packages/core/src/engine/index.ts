@@ -17,6 +17,7 @@ export type {
   UsageTotals,
 } from '../journal/state.js';
 export {
+  createKnownSecretScrubber,
   createRedactor,
   isSecretEnvName,
   REDACTED,

@@ -41,25 +41,79 @@ type JsonifyElement<E> = E extends Omitted ? null : Jsonify<E>;
  * The type of `value` after a round trip through the journal's JSON: what `session.step`
  * returns, on the first run and on every replay. `Date` (and anything with `toJSON`) becomes
  * what `toJSON` returns; properties that are `undefined` or functions disappear (a property
- * that may be `undefined` becomes optional); `Map`, `Set` and `bigint` are `never`, because
- * such an output is refused at run time.
+ * that may be `undefined` becomes optional). `session.step` does not accept a `Map`, `Set` or
+ * `bigint` output without a codec (`JsonStepFunction`); here they are `never`.
  */
 export type Jsonify<T> = unknown extends T
   ? JsonValue
-  : T extends { toJSON(...args: never[]): infer J }
-    ? Jsonify<J>
-    : T extends JsonPrimitive
-      ? T
-      : // biome-ignore lint/suspicious/noConfusingVoidType: a step function that returns nothing returns void
-        T extends undefined | void
-        ? undefined
-        : T extends Refused | symbol | AnyFunction
-          ? never
-          : T extends readonly unknown[]
-            ? { -readonly [K in keyof T]: JsonifyElement<T[K]> }
-            : T extends object
-              ? JsonifyObject<T>
-              : never;
+  : [T] extends [JsonValue]
+    ? T
+    : T extends { toJSON(...args: never[]): infer J }
+      ? Jsonify<J>
+      : T extends JsonPrimitive
+        ? T
+        : // biome-ignore lint/suspicious/noConfusingVoidType: a step function that returns nothing returns void
+          T extends undefined | void
+          ? undefined
+          : T extends Refused | symbol | AnyFunction
+            ? never
+            : T extends readonly unknown[]
+              ? { -readonly [K in keyof T]: JsonifyElement<T[K]> }
+              : T extends object
+                ? JsonifyObject<T>
+                : never;
+
+/** Levels of nesting `OutputProblem` looks into (a recursive type would otherwise never end). */
+type Depth = [never, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+
+/**
+ * Where and why a step output of type `T` cannot go through the journal's JSON as it is (never
+ * when it can): the type-level twin of `toJournalJson`'s refusals. A function or symbol nested
+ * in plain data is left out (as JSON does); an object with methods is taken for a class
+ * instance, which the journal refuses.
+ */
+type OutputProblem<T, Path extends string, Level extends number> = [Level] extends [never]
+  ? never
+  : unknown extends T
+    ? never
+    : T extends { toJSON(...args: never[]): infer J }
+      ? OutputProblem<J, Path, Level>
+      : T extends JsonValue | undefined
+        ? never
+        : T extends bigint
+          ? `${Path} is a bigint`
+          : T extends ReadonlyMap<unknown, unknown> | WeakMap<object, unknown>
+            ? `${Path} is a Map`
+            : T extends ReadonlySet<unknown> | WeakSet<object>
+              ? `${Path} is a Set`
+              : T extends AnyFunction | symbol
+                ? Path extends 'output'
+                  ? `${Path} is a ${T extends symbol ? 'symbol' : 'function'}`
+                  : never
+                : T extends readonly unknown[]
+                  ? OutputProblem<T[number], `${Path}[]`, Depth[Level]>
+                  : T extends object
+                    ? MethodsProblem<T, Path> | PropertyProblem<T, Path, Level>
+                    : never;
+
+type MethodsProblem<T, Path extends string> = {
+  [K in keyof T]-?: T[K] extends AnyFunction ? K : never;
+}[keyof T] extends never
+  ? never
+  : `${Path} has methods (a class instance)`;
+
+type PropertyProblem<T, Path extends string, Level extends number> = {
+  [K in keyof T & string]-?: OutputProblem<T[K], `${Path}.${K}`, Depth[Level]>;
+}[keyof T & string];
+
+/**
+ * The step function's type as `session.step` takes it without a codec: the function itself
+ * when its output survives the journal's JSON, else a type no function has, whose one property
+ * names the problem and the fix (so the compiler's message says it).
+ */
+export type JsonStepFunction<T, F> = [OutputProblem<T, 'output', 9>] extends [never]
+  ? F
+  : F & { [Problem in `${OutputProblem<T, 'output', 9>}: give the step a codec ({ encode, decode })`]: never };
 
 export interface JsonProblem {
   /** Where, e.g. `output.rows[3].when`. */

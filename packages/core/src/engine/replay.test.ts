@@ -3,6 +3,7 @@
 // appends nothing until the code passes the recorded end.
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
+  createSessionId,
   InterruptedError,
   type JournalEvent,
   RecoveryLimitError,
@@ -306,6 +307,73 @@ describe('ordered replay: re-running the same code', () => {
     const child = await parent.fork({ at: branchPoint, title: 'what if dogs' });
     expect(await job('dogs')(child)).toBe('report from notes on cats (dogs)');
     expect(calls).toEqual(['research cats', 'write cats', 'write dogs']);
+  });
+});
+
+describe.each([
+  ['ordered', (engine: Engine, id: string, job: (session: Session) => Promise<unknown>) => engine.run(id, job)],
+  [
+    'keyed',
+    async (engine: Engine, id: string, job: (session: Session) => Promise<unknown>) => {
+      const session = await engine.openSession(id, { replay: 'keyed' });
+      try {
+        return await job(session);
+      } finally {
+        await session.close();
+      }
+    },
+  ],
+] as const)('%s replay of a completed session', (_, rerun) => {
+  it('replays a caught failure of its last step: the step does not run again and nothing is appended', async () => {
+    const store = createMemoryStore();
+    const nextProcess = processes(store);
+    let charges = 0;
+    const job = async (session: Session) => {
+      await session.step('fetch', () => 'cart');
+      try {
+        await session.step(
+          'charge',
+          () => {
+            charges += 1;
+            throw new Error('card declined');
+          },
+          { safety: 'unsafe' },
+        );
+        return null;
+      } catch (error) {
+        return error;
+      }
+    };
+    const id = createSessionId();
+    await nextProcess().run({ id, title: 'checkout' }, job);
+    const recorded = await events(store, id);
+    expect(recorded.at(-1)).toMatchObject({ type: 'status-changed', status: 'completed' });
+
+    for (let run = 1; run <= 3; run += 1) {
+      const failure = await rerun(nextProcess(), id, job);
+      expect(StepFailedError.isInstance(failure)).toBe(true);
+      expect((failure as StepFailedError).replayed).toBe(true);
+      expect((failure as StepFailedError).message).toContain('card declined');
+    }
+    expect(charges).toBe(1);
+    expect(await events(store, id)).toEqual(recorded);
+    expect((await store.getSummary(id))?.lastSeq).toBe(recorded.length);
+  });
+
+  it('still retries the last step of a session that failed because of it (resuming a failed run)', async () => {
+    const store = createMemoryStore();
+    const nextProcess = processes(store);
+    let charges = 0;
+    const job = (session: Session) =>
+      session.step('charge', () => {
+        charges += 1;
+        if (charges === 1) throw new Error('card declined');
+        return 'charged';
+      });
+    const id = createSessionId();
+    await expect(nextProcess().run({ id, title: 'checkout' }, job)).rejects.toThrow('card declined');
+    expect(await rerun(nextProcess(), id, job)).toBe('charged');
+    expect(charges).toBe(2);
   });
 });
 

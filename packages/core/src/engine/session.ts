@@ -19,8 +19,10 @@ import {
   type MessageInput,
   parseJournalEvent,
   ReplayMismatchError,
+  SessionDeletedError,
   SessionFinishedError,
   type SessionLease,
+  SessionNotFoundError,
   type SessionStore,
   StepAbortedError,
   StepFailedError,
@@ -33,7 +35,7 @@ import {
   WaitingForInputError,
 } from '../spec/index.js';
 import { isRetryableByDefault, toErrorInfo } from './error-info.js';
-import { type Jsonify, toJournalJson } from './json-output.js';
+import { type Jsonify, type JsonStepFunction, toJournalJson } from './json-output.js';
 import { describeOperation, ReplayLog, sameJson } from './replay-log.js';
 import { backoffDelay, sleep as defaultSleep } from './retry.js';
 import type {
@@ -313,9 +315,22 @@ export class LiveSession implements Session {
         summary: summarize(this.state),
       });
     } catch (error) {
-      // The in-memory state is now ahead of the journal: this writer must stop.
-      this.#broken = error;
-      throw error;
+      // The in-memory state is now ahead of the journal: this writer must stop. A session this
+      // writer holds that the store no longer has was deleted from under it (its folder removed
+      // by hand): that is said as such, with what went with it.
+      this.#broken = SessionNotFoundError.isInstance(error)
+        ? new SessionDeletedError(
+            this.id,
+            {
+              messages: this.state.messages.length,
+              steps: this.state.steps.length,
+              costUsd: this.state.usage.costUsd,
+              location: error.location,
+            },
+            { cause: error },
+          )
+        : error;
+      throw this.#broken;
     }
     this.#committedSeq = events.at(-1)?.seq ?? this.#committedSeq;
     if (this.#committedSeq - this.#snapshotSeq >= this.#context.snapshotEvery && this.#pending.length === 0) {
@@ -339,7 +354,7 @@ export class LiveSession implements Session {
   // ---- durable steps -------------------------------------------------------
 
   step<T>(key: string, fn: StepFunction<T>, options: CodecStepOptions<T>): Promise<T>;
-  step<T>(key: string, fn: StepFunction<T>, options?: StepOptions<T>): Promise<Jsonify<T>>;
+  step<T>(key: string, fn: JsonStepFunction<T, StepFunction<T>>, options?: StepOptions<T>): Promise<Jsonify<T>>;
   async step<T>(key: string, fn: StepFunction<T>, options: AnyStepOptions<T> = {}): Promise<unknown> {
     this.#assertWritable();
     if (key.length === 0) throw new UsageError('A step key must not be empty.');
@@ -349,7 +364,9 @@ export class LiveSession implements Session {
     this.#occurrences.set(key, occurrence);
     const recorded = this.#folder.step(key, occurrence);
     const log = this.#orderedLog();
-    let replayedFailure = false;
+    // A final failure the code went on from replays as that failure: when more was recorded after
+    // it, or when the session completed after it (the code caught it and finished).
+    let wentOn = this.state.status === 'completed';
     try {
       if (log?.replaying) {
         const next = log.peek();
@@ -360,12 +377,12 @@ export class LiveSession implements Session {
           next.occurrence === occurrence;
         if (!matches) throw this.#mismatch(log, `step "${key}" #${occurrence}`, key);
         log.advance();
-        // A failure the code went on from (more was recorded after it) replays as that failure.
-        replayedFailure = recorded?.status === 'failed' && !recorded.willRetry && log.replaying;
+        wentOn ||= log.replaying;
       } else if (!log && scope === null) {
         this.#checkKeyedOrder(key, recorded, options.inserted === true, options.branch ?? null);
       }
       if (!recorded) this.#assertUnfinished(`step "${key}"`);
+      const replayedFailure = recorded?.status === 'failed' && !recorded.willRetry && wentOn;
       return await this.#runStep(key, occurrence, scope, recorded, replayedFailure, fn, options);
     } catch (error) {
       if (endsReplay(error)) {
@@ -828,7 +845,9 @@ export class LiveSession implements Session {
       if (!this.#broken) await this.flush();
     } finally {
       this.#closed = true;
-      await this.#lease.release();
+      // A deleted session's lease went with it: there is nothing left to release.
+      if (SessionDeletedError.isInstance(this.#broken)) await this.#lease.release().catch(() => undefined);
+      else await this.#lease.release();
     }
   }
 }

@@ -16,7 +16,7 @@ import type {
   StepSafety,
   UncertainStepInfo,
 } from '../spec/index.js';
-import type { Jsonify } from './json-output.js';
+import type { Jsonify, JsonStepFunction } from './json-output.js';
 
 /** What `waitFor` needs of a schema: zod schemas (and any Standard Schema with `safeParse`) fit. */
 export interface AnswerSchema<T> {
@@ -241,7 +241,7 @@ export interface Session {
    * or with a `codec`, the decoded `T`.
    */
   step<T>(key: string, fn: StepFunction<T>, options: CodecStepOptions<T>): Promise<T>;
-  step<T>(key: string, fn: StepFunction<T>, options?: StepOptions<T>): Promise<Jsonify<T>>;
+  step<T>(key: string, fn: JsonStepFunction<T, StepFunction<T>>, options?: StepOptions<T>): Promise<Jsonify<T>>;
   /** Joins the current batch; durable at the next checkpoint or step. Replays return the recorded message. */
   addMessage(message: MessageInput): Message;
   /** Joins the current batch any other event (data-set, usage-recorded, file-snapshot-taken...). */

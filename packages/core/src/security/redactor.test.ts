@@ -104,6 +104,37 @@ describe('createRedactor', () => {
     );
   });
 
+  it('never lets a known secret through broken over lines or spaced out, reversed or in hex', () => {
+    const secretArbitrary = fc.stringMatching(/^[A-Za-z0-9!*()~._-]{8,40}$/);
+    const separators = fc.array(fc.constantFrom('\n', ' ', '\r\n', '\t'), { minLength: 1, maxLength: 40 });
+    const encodings = [
+      (secret: string) => secret,
+      (secret: string) => [...secret].reverse().join(''),
+      (secret: string) => Buffer.from(secret).toString('hex'),
+    ];
+    fc.assert(
+      fc.property(
+        secretArbitrary,
+        fc.constantFrom(...encodings),
+        separators,
+        fc.array(fc.nat(), { maxLength: 40 }),
+        fc.string(),
+        fc.string(),
+        (secret, encode, breaks, places, before, after) => {
+          let printed = encode(secret);
+          for (const [index, place] of places.entries()) {
+            const at = place % (printed.length + 1);
+            printed = printed.slice(0, at) + (breaks[index % breaks.length] ?? ' ') + printed.slice(at);
+          }
+          const { redactText } = createRedactor({ secrets: [secret] });
+          const joined = redactText(`${before}<${printed}>${after}`).replace(/\s+/g, '');
+          expect(joined).not.toContain(encode(secret));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('scrubs a value every place it is shared, and follows cycles without passing the original through', () => {
     const { redact } = createRedactor({ secrets: ['toString'] });
     const shared = { toString: '', note: 'the key is toString' };
@@ -168,6 +199,72 @@ describe('createRedactor', () => {
       );
       expect(text).not.toContain('p%40ss');
       expect(text).toContain(REDACTED);
+    });
+
+    it.each([
+      ['folded over lines (fold -w 12)', (secret: string) => secret.replace(/(.{12})/g, '$1\n')],
+      [
+        'in JSON \\u escapes',
+        (secret: string) =>
+          secret.replaceAll('-', '\\u002d').replace(/[A-Z]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`),
+      ],
+      [
+        'as lowercase hex over lines (xxd -p)',
+        (secret: string) =>
+          Buffer.from(secret)
+            .toString('hex')
+            .replace(/(.{20})/g, '$1\n'),
+      ],
+      ['as uppercase hex', (secret: string) => Buffer.from(secret).toString('hex').toUpperCase()],
+      ['reversed', (secret: string) => [...secret].reverse().join('')],
+      ['spaced out', (secret: string) => [...secret].join(' ')],
+      [
+        'as base64 wrapped over lines',
+        (secret: string) =>
+          Buffer.from(`user:${secret}`)
+            .toString('base64')
+            .replace(/(.{16})/g, '$1\r\n'),
+      ],
+      [
+        'URL-encoded with every reserved character',
+        (secret: string) =>
+          [...secret]
+            .map((c) => (/[A-Za-z0-9]/.test(c) ? c : `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+            .join(''),
+      ],
+      ['URL-encoded twice', (secret: string) => encodeURIComponent(encodeURIComponent(secret).replaceAll('!', '%21'))],
+      ['cut at its head (the last 24 characters kept)', (secret: string) => `...\n${secret.slice(-24)}\nnext line`],
+      ['cut at its tail (the first 14 characters kept)', (secret: string) => `${secret.slice(0, 14)}`],
+      [
+        'masked with only its head and tail shown',
+        (secret: string) => `${secret.slice(0, 12)}########${secret.slice(-12)}`,
+      ],
+    ])('scrubs a known secret %s', (_form, encode) => {
+      const secret = 'svc!token-Alpha.Beta~Gamma(1)*delta_2345';
+      const redactor = createRedactor({ env: { MY_SERVICE_TOKEN: secret } });
+      const printed = encode(secret);
+      const text = redactor.redactText(`before <${printed}> after`);
+      expect(text).toContain(REDACTED);
+      expect(text.startsWith('before <')).toBe(true);
+      expect(text.endsWith('> after')).toBe(true);
+      // Nothing of 12 characters or more of what was printed is left.
+      const leftover = text.slice('before <'.length, -'> after'.length).replaceAll(REDACTED, '\u0000');
+      for (let start = 0; start + 12 <= printed.length; start += 1) {
+        expect(leftover).not.toContain(printed.slice(start, start + 12));
+      }
+    });
+
+    it('leaves fragments shorter than 12 characters and ordinary text alone', () => {
+      const redactor = createRedactor({ env: { MY_SERVICE_TOKEN: 'svc-token-0123456789abcdef' } });
+      const ordinary = 'svc-token-01 is a prefix of 12, svc-token-0 is not; 0123456789 and fedcba here';
+      expect(redactor.redactText('id svc-token-0 and ef end')).toBe('id svc-token-0 and ef end');
+      expect(redactor.redactText(ordinary)).toBe(ordinary.replace('svc-token-01', REDACTED));
+    });
+
+    it('replaces a secret-named variable holding a path whole, never by its head', () => {
+      const redactor = createRedactor({ env: { POSTGRES_PASSWORD_FILE: '/run/secrets/postgres-password' } });
+      expect(redactor.redactText('read /run/secrets/postgres-password')).toBe(`read ${REDACTED}`);
+      expect(redactor.redactText('wrote /run/secrets/other-file')).toBe('wrote /run/secrets/other-file');
     });
 
     it('scrubs masked forms of a known secret and of key shapes, as servers print them', () => {

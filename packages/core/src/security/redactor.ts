@@ -1,8 +1,8 @@
 // Scrubs secrets from everything Conclave writes (DESIGN 12): the values of secret-looking
-// environment variables and configured secrets, and the shapes of common tokens, wherever
-// they occur in a JSON value. The engine runs every event through it before it is journaled.
+// environment variables and configured secrets, in every form a program prints them, and the
+// shapes of common tokens, wherever they occur in a JSON value. The engine runs every event through it before it is journaled.
 
-import { expandSecrets, MINIMUM_SECRET_LENGTH, REDACTED, scrubSecrets } from '../spec/secret-shapes.js';
+import { createSecretScrubber, MINIMUM_SECRET_LENGTH, REDACTED } from '../spec/secret-shapes.js';
 
 export { REDACTED };
 
@@ -39,7 +39,8 @@ export function isSecretEnvName(name: string): boolean {
   return secretEnvName.test(name) || secretEnvNameAnywhere.test(name);
 }
 
-export function createRedactor(options: RedactorOptions = {}): Redactor {
+/** The secret values a redactor knows: the given ones and those of secret-looking variables of `env`. */
+function knownSecrets(options: RedactorOptions): Set<string> {
   const known = new Set<string>();
   const addSecret = (value: string | null | undefined) => {
     if (typeof value !== 'string') return;
@@ -48,10 +49,21 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   };
   for (const secret of options.secrets ?? []) addSecret(secret);
   for (const [name, value] of Object.entries(options.env ?? {})) if (isSecretEnvName(name)) addSecret(value);
-  // With their URL and base64 forms, longest first, so a secret that contains another is replaced whole.
-  const secrets = expandSecrets(known);
+  return known;
+}
 
-  const redactText = (text: string): string => scrubSecrets(text, secrets, { expanded: true });
+/**
+ * Replaces the known secrets of `options` in all their forms and nothing else: for messages shown
+ * to the user, whose examples (`export OPENAI_API_KEY=sk-...`) and masked URLs stay as written.
+ */
+export function createKnownSecretScrubber(options: RedactorOptions): (text: string) => string {
+  return createSecretScrubber(knownSecrets(options), { shapes: false });
+}
+
+export function createRedactor(options: RedactorOptions = {}): Redactor {
+  const known = knownSecrets(options);
+  // Each secret's forms (reversed, hex, base64, escaped, folded, heads and tails) are worked out once here.
+  const redactText = createSecretScrubber(known);
   // Object keys are few and repeat in every event (`type`, `seq`, `at`...): each is scrubbed once.
   const scrubbedKeys = new Map<string, string>();
   const redactKey = (key: string): string => {

@@ -11,7 +11,7 @@ export { InputRejectedError } from './errors/input-rejected-error.js';
 export { InterruptedError } from './errors/interrupted-error.js';
 export { JournalCorruptedError } from './errors/journal-corrupted-error.js';
 export { LeaseLostError } from './errors/lease-lost-error.js';
-export { PermissionDeniedError } from './errors/permission-denied-error.js';
+export { PermissionDeniedError, permissionDeniedHint } from './errors/permission-denied-error.js';
 export { ProviderError, type ProviderErrorReason } from './errors/provider-error.js';
 export {
   createProviderErrorFactory,
@@ -24,6 +24,7 @@ export {
 } from './errors/provider-error-factory.js';
 export { RecoveryLimitError } from './errors/recovery-limit-error.js';
 export { ReplayMismatchError } from './errors/replay-mismatch-error.js';
+export { type DeletedSessionRecord, SessionDeletedError } from './errors/session-deleted-error.js';
 export { SessionExistsError } from './errors/session-exists-error.js';
 export { SessionFinishedError } from './errors/session-finished-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './errors/session-locked-error.js';
@@ -91,6 +92,8 @@ export {
   type ToolDefinition,
   type Usage,
 } from './model.js';
+export { type PrintableLayout, printableText } from './printable-text.js';
+export { createProcessProbe, type HolderIdentity, isHolderAlive, type ProcessProbe } from './process-probe.js';
 export { matchesQuery } from './query.js';
 export { retryAfterMs } from './retry-after.js';
 export { MINIMUM_SECRET_LENGTH, REDACTED, SECRET_SHAPES, type SecretShape, scrubSecrets } from './secret-shapes.js';
@@ -119,3 +122,4 @@ export {
   sessionQuerySchema,
   sessionSummarySchema,
 } from './summary.js';
+export { maskUrlCredentials } from './url-credentials.js';

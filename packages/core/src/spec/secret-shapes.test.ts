@@ -24,6 +24,8 @@ const shapeExamples = [
   'AKIAABCDEFGHIJKLMNOP',
   'ASIA1234567890ABCDEF',
   'AIzaSyA-abcdefghijklmnopqrstuvwxyz01234',
+  'root:$6$abcdefgh$0123456789abcdefABCDEF./:19000:0:99999:7:::',
+  '$2b$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy',
   'postgres://user:hunter2@db.example.com/app',
   'HTTPS://Admin:Secret@Example.com',
   'x-api-key: abcd1234',

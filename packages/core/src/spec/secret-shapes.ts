@@ -1,6 +1,11 @@
 // The shapes of common credentials, shared by the core redactor (everything journaled) and
 // the provider adapters (error messages), so both recognise the same tokens.
 
+import { createKnownSecretMatcher, MINIMUM_SECRET_LENGTH } from './known-secrets.js';
+import { URL_PASSWORD } from './url-credentials.js';
+
+export { MINIMUM_SECRET_LENGTH };
+
 /** What a secret is replaced with. */
 export const REDACTED = '[REDACTED]';
 
@@ -24,8 +29,10 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   { pattern: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, replace: REDACTED },
   // Google API keys.
   { pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g, replace: REDACTED },
-  // Passwords in URLs: `postgres://user:password@host`.
-  { pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+@/gi, replace: `$1${REDACTED}@` },
+  // Password hashes in crypt(3) form, as /etc/shadow holds them (`$6$salt$hash`, `$2b$10$…`, `$y$…`).
+  { pattern: /\$(?:1|2[abxy]?|5|6|7|y|gy)\$[./A-Za-z0-9$]{8,}/g, replace: REDACTED },
+  // Passwords in URLs: `postgres://user:password@host`, masked as everything shown is (url-credentials.ts).
+  { pattern: URL_PASSWORD, replace: `$1${REDACTED}@` },
   // `x-api-key: …`, `api_key=…`, `"password": "…"` in texts such as logged requests.
   {
     pattern:
@@ -42,54 +49,11 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
  * hold one of them.
  */
 const SHAPE_ANCHORS =
-  /bearer|basic|sk-|gh[pousr]_|github_pat_|xox[abposr]-|akia|asia|aiza|:\/\/|api|passw|secret|token/i;
+  /bearer|basic|sk-|gh[pousr]_|github_pat_|xox[abposr]-|akia|asia|aiza|:\/\/|api|passw|secret|token|\$(?:1|2[abxy]?|5|6|7|y|gy)\$/i;
 
 /** Whether a text holds something one of `SECRET_SHAPES` might match (when false, none does). */
 export function mayHoldSecretShape(text: string): boolean {
   return SHAPE_ANCHORS.test(text);
-}
-
-/** Shorter values are too likely to occur in ordinary text to be replaced everywhere. */
-export const MINIMUM_SECRET_LENGTH = 8;
-
-/** Base64 text shorter than this is too likely to occur by chance in other base64 data. */
-const MINIMUM_ENCODED_LENGTH = 12;
-
-/**
- * The forms a secret takes when something re-encodes it: URL-encoded (also with `+` for spaces),
- * and base64 / base64url at each of the three byte alignments it can have inside a longer encoded
- * text (`Basic base64(user:key)`): for each, the run of characters that depends on the secret's
- * bytes alone, so it is found wherever the secret sits in the encoded data.
- */
-export function encodedForms(secret: string): string[] {
-  const forms = new Set<string>();
-  const urlEncoded = encodeURIComponent(secret);
-  if (urlEncoded !== secret) {
-    forms.add(urlEncoded);
-    forms.add(urlEncoded.replaceAll('%20', '+'));
-  }
-  const bytes = Buffer.from(secret, 'utf8');
-  for (let skip = 0; skip < 3; skip += 1) {
-    const whole = Math.floor((bytes.length - skip) / 3) * 3;
-    if (whole <= 0) continue;
-    const core = bytes.subarray(skip, skip + whole).toString('base64');
-    if (core.length < MINIMUM_ENCODED_LENGTH) continue;
-    forms.add(core);
-    forms.add(core.replaceAll('+', '-').replaceAll('/', '_'));
-  }
-  forms.delete(secret);
-  return [...forms];
-}
-
-/** Every secret with its encoded forms, longest first (so a longer match is replaced whole). */
-export function expandSecrets(secrets: Iterable<string | null | undefined>): string[] {
-  const values = new Set<string>();
-  for (const secret of secrets) {
-    if (typeof secret !== 'string' || secret.length < MINIMUM_SECRET_LENGTH) continue;
-    values.add(secret);
-    for (const form of encodedForms(secret)) values.add(form);
-  }
-  return [...values].sort((left, right) => right.length - left.length);
 }
 
 // A masked credential as servers print them: a visible head, a run of mask characters, a visible
@@ -110,26 +74,29 @@ function scrubMaskedForms(text: string, secrets: readonly string[]): string {
 }
 
 /**
- * Replaces the given secret values (longest first) and their encoded forms, masked forms of them,
- * and every known credential shape in a text. `secrets` may be given already expanded
- * (`expandSecrets`), as the redactor does once for all its texts.
+ * Scrubs texts of the given secrets, their forms (known-secrets.ts) and masked forms of them, and
+ * of every credential shape unless `shapes` is false (for messages whose examples must stay as written).
  */
-export function scrubSecrets(
-  text: string,
+export function createSecretScrubber(
   secrets: Iterable<string | null | undefined> = [],
-  options: { expanded?: boolean } = {},
-): string {
-  const values = options.expanded
-    ? Array.isArray(secrets)
-      ? (secrets as readonly string[])
-      : [...(secrets as Iterable<string>)]
-    : expandSecrets(secrets);
-  let result = text;
-  for (const secret of values) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-  if (result.includes('*') || result.includes('…') || result.includes('...') || result.includes('•')) {
-    result = scrubMaskedForms(result, values);
-  }
-  if (!mayHoldSecretShape(result)) return result;
-  for (const shape of SECRET_SHAPES) result = result.replace(shape.pattern, shape.replace);
-  return result;
+  options: { shapes?: boolean } = {},
+): (text: string) => string {
+  const values = [...secrets].filter(
+    (secret): secret is string => typeof secret === 'string' && secret.length >= MINIMUM_SECRET_LENGTH,
+  );
+  const matcher = createKnownSecretMatcher(values);
+  return (text) => {
+    let result = matcher ? matcher.replace(text, REDACTED) : text;
+    if (result.includes('*') || result.includes('…') || result.includes('...') || result.includes('•')) {
+      result = scrubMaskedForms(result, values);
+    }
+    if (options.shapes === false || !mayHoldSecretShape(result)) return result;
+    for (const shape of SECRET_SHAPES) result = result.replace(shape.pattern, shape.replace);
+    return result;
+  };
+}
+
+/** `text` with the given secret values and every known credential shape replaced (see `createSecretScrubber`). */
+export function scrubSecrets(text: string, secrets: Iterable<string | null | undefined> = []): string {
+  return createSecretScrubber(secrets)(text);
 }

@@ -38,6 +38,11 @@ export const sessionSummarySchema = lazySchema(() =>
      * short of what was known to exist): listings show it as `damaged` with the repair command.
      */
     damage: z.object({ problem: z.string(), file: z.string() }).optional(),
+    /**
+     * Set by a store that may not read the session's files (EACCES): `path` is the folder or
+     * file refused. Listings show it as `unreadable`; its other fields are what was last known.
+     */
+    unreadable: z.object({ path: z.string(), problem: z.string() }).optional(),
   }),
 );
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;

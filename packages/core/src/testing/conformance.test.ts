@@ -74,6 +74,21 @@ describe('describeStoreConformance without vitest', () => {
     expect(results.length - failed.length).toBeGreaterThan(10);
   });
 
+  it('names the operation and its arguments when a store accepts what it must refuse', async () => {
+    // A store that takes a second create of the same id for a success.
+    const results = await runWithPlainFunctions(() => {
+      const store = createMemoryStore();
+      const create: SessionStore['create'] = async (header) => {
+        if (!(await store.getHeader(header.id))) await store.create(header);
+      };
+      return Object.assign(Object.create(store) as SessionStore, { create });
+    });
+    const failed = results.find((result) => result.name.endsWith('refuses a second create with the same id'));
+    expect(String((failed?.error as Error | undefined)?.message)).toMatch(
+      /^expected store\.create\(\{ id: '[0-9a-z]{22}', title: 'other', .*\}\) to fail, but it succeeded$/,
+    );
+  });
+
   it('says which test functions are missing and how to pass them', () => {
     const factory = async () => ({ store: createMemoryStore(), cleanup: async () => undefined });
     const call = () =>

@@ -5,8 +5,11 @@
 // with `describe`, `it`, `beforeEach` and `afterEach` of vitest, jest, mocha or node:test.
 // Lease holders are this process on this host, because stores that check liveness must
 // see them as alive.
+
+import { AssertionError } from 'node:assert';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
+import { inspect } from 'node:util';
 import {
   AppendConflictError,
   type JournalEvent,
@@ -42,13 +45,34 @@ async function collect(iterable: AsyncIterable<JournalEvent>): Promise<JournalEv
   return events;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
+type StoreMethod = {
+  [K in keyof SessionStore]-?: NonNullable<SessionStore[K]> extends (...args: never[]) => unknown ? K : never;
+}[keyof SessionStore];
+
+/**
+ * What `store[method](...args)` failed with (a read's iterable is read to its end); when it
+ * succeeds, an assertion error that shows the call, so a store's author sees what was accepted.
+ */
+async function refusal<M extends StoreMethod>(
+  store: SessionStore,
+  method: M,
+  ...args: Parameters<NonNullable<SessionStore[M]>>
+): Promise<unknown> {
   try {
-    await promise;
+    const result = (store[method] as (...values: unknown[]) => unknown).apply(store, args);
+    if (result !== null && typeof result === 'object' && Symbol.asyncIterator in result) {
+      await collect(result as AsyncIterable<JournalEvent>);
+    } else {
+      await result;
+    }
   } catch (error) {
     return error;
   }
-  throw new Error('expected the operation to fail, but it succeeded');
+  const shown = args.map((arg) => inspect(arg, { depth: 3, breakLength: Number.POSITIVE_INFINITY, maxArrayLength: 4 }));
+  throw new AssertionError({
+    message: `expected store.${method}(${shown.join(', ')}) to fail, but it succeeded`,
+    operator: 'to fail',
+  });
 }
 
 const testFunctionNames = ['describe', 'it', 'beforeEach', 'afterEach'] as const;
@@ -113,7 +137,7 @@ export function describeStoreConformance(
       it('refuses a second create with the same id', async () => {
         const id = testSessionId();
         await store.create(testHeader({ id }));
-        const error = await rejection(store.create(testHeader({ id, title: 'other' })));
+        const error = await refusal(store, 'create', testHeader({ id, title: 'other' }));
         expect(SessionExistsError.isInstance(error)).toBe(true);
         expect((await store.getHeader(id))?.title).toBe(`session ${id}`);
       });
@@ -123,16 +147,16 @@ export function describeStoreConformance(
         expect(await store.getHeader(id)).toBeNull();
         expect(await store.getSummary(id)).toBeNull();
         expect(await store.inspectLease(id)).toBeNull();
-        expect(SessionNotFoundError.isInstance(await rejection(collect(store.read(id))))).toBe(true);
-        const append = store.append(id, {
+        expect(SessionNotFoundError.isInstance(await refusal(store, 'read', id))).toBe(true);
+        const append = await refusal(store, 'append', id, {
           expectedSeq: 0,
           epoch: 0,
           events: messageEvents(1, 1),
           summary: testSummary(id),
         });
-        expect(SessionNotFoundError.isInstance(await rejection(append))).toBe(true);
-        expect(SessionNotFoundError.isInstance(await rejection(store.acquireLease(id, { holder })))).toBe(true);
-        expect(SessionNotFoundError.isInstance(await rejection(store.getSnapshot(id)))).toBe(true);
+        expect(SessionNotFoundError.isInstance(append)).toBe(true);
+        expect(SessionNotFoundError.isInstance(await refusal(store, 'acquireLease', id, { holder }))).toBe(true);
+        expect(SessionNotFoundError.isInstance(await refusal(store, 'getSnapshot', id))).toBe(true);
       });
 
       it('has no summary and is not listed before its first append', async () => {
@@ -183,14 +207,12 @@ export function describeStoreConformance(
       it('refuses a batch whose expected seq is not the last one (optimistic concurrency)', async () => {
         const id = await sessionWith(2);
         for (const expectedSeq of [0, 1, 3]) {
-          const error = await rejection(
-            store.append(id, {
-              expectedSeq,
-              epoch: 0,
-              events: messageEvents(expectedSeq + 1, 1),
-              summary: testSummary(id),
-            }),
-          );
+          const error = await refusal(store, 'append', id, {
+            expectedSeq,
+            epoch: 0,
+            events: messageEvents(expectedSeq + 1, 1),
+            summary: testSummary(id),
+          });
           expect(AppendConflictError.isInstance(error)).toBe(true);
         }
         expect((await collect(store.read(id))).map((event) => event.seq)).toEqual([1, 2]);
@@ -212,9 +234,12 @@ export function describeStoreConformance(
         const id = await sessionWith(2);
         const batches = [[messageEvent(4)], [messageEvent(3), messageEvent(5)], [messageEvent(3), messageEvent(3)]];
         for (const events of batches) {
-          const error = await rejection(
-            store.append(id, { expectedSeq: 2, epoch: 0, events, summary: testSummary(id) }),
-          );
+          const error = await refusal(store, 'append', id, {
+            expectedSeq: 2,
+            epoch: 0,
+            events,
+            summary: testSummary(id),
+          });
           expect(AppendConflictError.isInstance(error)).toBe(true);
         }
         expect((await collect(store.read(id))).map((event) => event.seq)).toEqual([1, 2]);
@@ -301,7 +326,7 @@ export function describeStoreConformance(
         expect(await store.getHeader(id)).toBeNull();
         expect(await store.getSummary(id)).toBeNull();
         expect((await store.list()).map((summary) => summary.id)).not.toContain(id);
-        expect(SessionNotFoundError.isInstance(await rejection(collect(store.read(id))))).toBe(true);
+        expect(SessionNotFoundError.isInstance(await refusal(store, 'read', id))).toBe(true);
         expect(await store.delete(id)).toBe(false);
       });
 
@@ -329,7 +354,7 @@ export function describeStoreConformance(
         expect(lease.epoch).toBeGreaterThanOrEqual(1);
         expect(lease.holder).toMatchObject(holder);
         expect(Number.isNaN(Date.parse(lease.holder.since))).toBe(false);
-        const error = await rejection(store.acquireLease(id, { holder }));
+        const error = await refusal(store, 'acquireLease', id, { holder });
         expect(SessionLockedError.isInstance(error)).toBe(true);
         if (SessionLockedError.isInstance(error)) {
           expect(error.holder).toEqual(lease.holder);
@@ -364,9 +389,12 @@ export function describeStoreConformance(
         });
         await first.release();
         const second = await store.acquireLease(id, { holder });
-        const error = await rejection(
-          store.append(id, { expectedSeq: 2, epoch: first.epoch, events: [messageEvent(3)], summary: testSummary(id) }),
-        );
+        const error = await refusal(store, 'append', id, {
+          expectedSeq: 2,
+          epoch: first.epoch,
+          events: [messageEvent(3)],
+          summary: testSummary(id),
+        });
         expect(LeaseLostError.isInstance(error)).toBe(true);
         await store.append(id, {
           expectedSeq: 2,
@@ -422,9 +450,11 @@ export function describeStoreConformance(
       it('refuses a request to a session that does not exist', async () => {
         if (!store.postRequest || !store.listRequests) return;
         const missing = testSessionId();
-        const error = await rejection(
-          store.postRequest(missing, { kind: 'checkpoint', label: null, requestedBy: holder }),
-        );
+        const error = await refusal(store, 'postRequest', missing, {
+          kind: 'checkpoint',
+          label: null,
+          requestedBy: holder,
+        });
         expect(SessionNotFoundError.isInstance(error)).toBe(true);
       });
     });

@@ -132,8 +132,64 @@ describe('damage before a snapshot', () => {
   });
 });
 
+describe('what verify and repair say about a changed byte', () => {
+  it('names the damaged record and its events, never calls the journal cut, and a dry run drops nothing', async () => {
+    const home = await sessionOnDisk(20, 8);
+    const original = readFileSync(home.journal);
+    // Line 4 is the fourth checkpoint's record: events 11..13 (the creation, then three per round).
+    const damagedAt = lineStart(original, 4);
+    flip(home.journal, damagedAt + 60);
+    const lastSeq = (await engineAt(home.home).store.getSummary(home.id))?.lastSeq ?? 0;
+
+    const verified = await cli(home, 'sessions', 'verify', home.id);
+    expect(verified.code).toBe(65);
+    expect(verified.stdout).toContain(`the record at byte ${damagedAt} (events 11..13) is damaged: checksum mismatch`);
+    expect(verified.stdout).not.toContain('it was cut');
+
+    const dryRun = await cli(home, 'sessions', 'repair', home.id, '--dry-run');
+    expect(dryRun.code).toBe(0);
+    expect(dryRun.stdout).toContain('events 11..13 are unreadable; they are recorded as lost');
+    expect(dryRun.stdout).not.toMatch(/cannot be kept|events after/);
+    const report = JSON.parse((await cli(home, 'sessions', 'repair', home.id, '--dry-run', '--json')).stdout) as {
+      keptSeq: number;
+      droppedEvents: unknown;
+    };
+    expect(report).toMatchObject({ keptSeq: lastSeq, droppedEvents: null });
+  });
+});
+
+describe('a damaged snapshot', () => {
+  it('verify finds it, repair drops it (kept aside) and says so, and verify is then satisfied', async () => {
+    const home = await sessionOnDisk(20, 8);
+    const snapshot = path.join(home.dir, 'snapshot.json');
+    flip(snapshot, 200);
+    const damaged = readFileSync(snapshot);
+    const journal = readFileSync(home.journal);
+
+    const verified = await cli(home, 'sessions', 'verify', home.id);
+    expect(verified.code).toBe(65);
+    expect(verified.stdout).toContain('the snapshot is damaged');
+
+    const dryRun = await cli(home, 'sessions', 'repair', home.id, '--dry-run');
+    expect(dryRun.stdout).toContain('snapshot.json: damaged; dropped (moved aside to');
+    expect(readFileSync(snapshot)).toEqual(damaged);
+
+    const repaired = await cli(home, 'sessions', 'repair', home.id);
+    expect(repaired.code).toBe(0);
+    expect(repaired.stdout).toContain('snapshot.json: damaged; dropped (moved aside to');
+    const aside = readdirSync(home.dir).filter((name) => name.startsWith('snapshot.json.damaged-'));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(path.join(home.dir, aside[0] ?? ''))).toEqual(damaged);
+    expect(readFileSync(home.journal)).toEqual(journal);
+    expect((await cli(home, 'sessions', 'verify', home.id)).code).toBe(0);
+    const engine = engineAt(home.home, 8);
+    expect(await contents(engine, home.id)).toEqual(home.messages);
+    await engine.close();
+  });
+});
+
 describe('truncation evidence', () => {
-  it('a journal cut short of its snapshot is damaged, and repair says which events are gone', async () => {
+  it('a journal cut short of its snapshot is damaged, and repair keeps what the snapshot proves and says which events are gone', async () => {
     const home = await sessionOnDisk(20, 8);
     const bytes = readFileSync(home.journal);
     truncateSync(home.journal, lineStart(bytes, 6));
@@ -143,13 +199,17 @@ describe('truncation evidence', () => {
     const listed = await cli(home, 'sessions', 'list', '--json');
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: home.id, status: 'damaged' })]);
     const dryRun = await cli(home, 'sessions', 'repair', home.id, '--dry-run');
-    expect(dryRun.stdout).toMatch(/events \d+\.\.\d+ cannot be kept \(known from its snapshot/);
-    expect(dryRun.stdout).toContain('snapshot.json: remove');
+    expect(dryRun.stdout).toMatch(
+      /the state after event \d+ \(messages, usage, status\) is rebuilt from snapshot\.json/,
+    );
+    expect(dryRun.stdout).toMatch(/events \d+\.\.\d+ cannot be kept \(known from the listing index, its last writer\)/);
+    expect(dryRun.stdout).toContain('snapshot.json: point it at the repaired journal');
     expect((await cli(home, 'sessions', 'repair', home.id)).code).toBe(0);
-    // What is left is a prefix of what there was, said out loud above.
+    // What is left is a prefix of what there was, said out loud above: every message up to the snapshot's event.
     const after = engineAt(home.home);
     const kept = await contents(after, home.id);
-    expect(kept.length).toBeGreaterThan(0);
+    const snapshotState = (await after.store.getSnapshot(home.id))?.state as { messages: unknown[] };
+    expect(kept.length).toBe(snapshotState.messages.length);
     expect(home.messages.slice(0, kept.length)).toEqual(kept);
     await after.close();
   });
@@ -266,6 +326,106 @@ describe('header damage', () => {
   }
 });
 
+describe('a journal emptied or deleted under a snapshot', () => {
+  interface Summary {
+    id: string;
+    title: string;
+    status: string;
+    messageCount: number;
+    inputTokens: number;
+    outputTokens: number;
+    costUsd: number | null;
+  }
+
+  /** A discussion run by the CLI with a snapshot every 10 events, and the listing summary its journal held at the snapshot. */
+  async function discussionOnDisk() {
+    const root = temporaryDirectory();
+    const home = path.join(root, 'home');
+    const cwd = path.join(root, 'work');
+    mkdirSync(cwd);
+    mkdirSync(home);
+    writeFileSync(path.join(home, 'config.yaml'), 'checkpoint:\n  snapshotEvery: 10\n');
+    const run = await runConclave(['Should we adopt a four day week'], { home, cwd });
+    expect(run.code).toBe(0);
+    const [listed] = JSON.parse((await runConclave(['sessions', 'list', '--json'], { home, cwd })).stdout) as Summary[];
+    const id = listed?.id ?? '';
+    const dir = path.join(home, 'sessions', id);
+    const journal = path.join(dir, 'journal.jsonl');
+    const snapshotSeq = Number(/"seq":(\d+)/.exec(readFileSync(path.join(dir, 'snapshot.json'), 'latin1'))?.[1]);
+    const records = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const atSnapshot = records.find((record) => record.last === snapshotSeq)?.summary as Summary;
+    const shown = JSON.parse((await runConclave(['sessions', 'show', id, '--json'], { home, cwd })).stdout) as {
+      messages: { content: string; seq?: number }[];
+    };
+    const session: Home = { home, cwd, id, dir, journal, messages: shown.messages.map((message) => message.content) };
+    return { home: session, snapshotSeq, lastSeq: records.at(-1)?.last as number, atSnapshot };
+  }
+
+  for (const damage of ['emptied', 'deleted'] as const) {
+    it(`${damage}: repair keeps the state the snapshot proves, says what it rebuilt and lost, and the session lists, opens and resumes`, async () => {
+      const { home, snapshotSeq, lastSeq, atSnapshot } = await discussionOnDisk();
+      expect(snapshotSeq).toBeGreaterThan(10);
+      expect(lastSeq).toBeGreaterThan(snapshotSeq);
+      expect(atSnapshot.messageCount).toBeGreaterThan(0);
+      if (damage === 'emptied') writeFileSync(home.journal, '');
+      else rmSync(home.journal);
+
+      const dryRun = await cli(home, 'sessions', 'repair', home.id, '--dry-run');
+      expect(dryRun.stdout).toContain(`would keep events 1..${snapshotSeq}`);
+      expect(dryRun.stdout).toContain(
+        `the state after event ${snapshotSeq} (messages, usage, status) is rebuilt from snapshot.json; events 2..${snapshotSeq - 1} themselves are recorded as lost`,
+      );
+      expect(dryRun.stdout).toContain(`events ${snapshotSeq + 1}..${lastSeq} cannot be kept`);
+      expect(dryRun.stdout).not.toContain('snapshot.json: remove');
+
+      const repaired = JSON.parse((await cli(home, 'sessions', 'repair', home.id, '--json')).stdout) as {
+        keptSeq: number;
+        droppedEvents: unknown;
+      };
+      expect(repaired).toMatchObject({
+        keptSeq: snapshotSeq,
+        droppedEvents: { first: snapshotSeq + 1, last: lastSeq },
+      });
+      // The kept history and one more event: the repair's record of the events it dropped.
+      const verified = await cli(home, 'sessions', 'verify', home.id);
+      expect(verified.stdout).toContain(`ok       ${home.id}  (${snapshotSeq + 1} events)`);
+      expect(verified.code).toBe(0);
+
+      // Listed as it stood at the snapshot: its title, usage and messages; a writer gone mid-run reads as interrupted.
+      const [listed] = JSON.parse((await cli(home, 'sessions', 'list', '--json')).stdout) as Summary[];
+      expect(listed).toMatchObject({
+        id: home.id,
+        title: atSnapshot.title,
+        status: 'interrupted',
+        messageCount: atSnapshot.messageCount,
+        inputTokens: atSnapshot.inputTokens,
+        outputTokens: atSnapshot.outputTokens,
+        costUsd: atSnapshot.costUsd,
+      });
+      expect(atSnapshot.inputTokens).toBeGreaterThan(0);
+      const shown = JSON.parse((await cli(home, 'sessions', 'show', home.id, '--json')).stdout) as {
+        messages: { content: string }[];
+      };
+      const kept = shown.messages.map((message) => message.content);
+      expect(kept).toEqual(home.messages.slice(0, atSnapshot.messageCount));
+
+      const resumed = await cli(home, '--resume', home.id, '--yes');
+      expect(resumed.code).toBe(0);
+      const after = JSON.parse((await cli(home, 'sessions', 'show', home.id, '--json')).stdout) as {
+        status: string;
+        messages: { content: string }[];
+      };
+      expect(after.status).toBe('completed');
+      expect(after.messages.slice(0, kept.length).map((message) => message.content)).toEqual(kept);
+      expect(after.messages.length).toBeGreaterThan(kept.length);
+      expect((await cli(home, 'sessions', 'verify', home.id)).code).toBe(0);
+    });
+  }
+});
+
 describe('lease folder', () => {
   it('a lease folder replaced by a symlink is refused, and nothing outside is written or removed', async () => {
     const home = await sessionOnDisk(1);
@@ -312,9 +472,11 @@ describe('every session file deleted, emptied, replaced by a directory or by a s
         const after = engineAt(home.home, 8);
         const kept = await contents(after, home.id);
         expect(home.messages.slice(0, kept.length)).toEqual(kept);
-        // Only the journal's loss loses events; derived files are rebuilt without a trace.
-        if (name !== 'journal.jsonl') expect(kept).toEqual(home.messages);
-        else expect(report?.droppedEvents ?? null).not.toBeNull();
+        // Derived files are rebuilt without a trace; the journal's loss keeps what the snapshot proves
+        // (here its last event: every message), and says so.
+        expect(kept).toEqual(home.messages);
+        if (name === 'journal.jsonl')
+          expect(report?.actions?.some((action) => action.includes('is rebuilt from snapshot.json'))).toBe(true);
         expect(readFileSync(outside).length).toBeGreaterThan(0);
         await after.close();
       });

@@ -4,6 +4,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Manifest,
@@ -16,6 +18,12 @@ import {
 } from '../support/packed-packages.js';
 
 const packages = publishedPackages();
+const rootManifest = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as {
+  repository: { type: string; url: string };
+  bugs: { url: string };
+};
+/** The repository's public address, as the root manifest records it (`git+https://…/name.git`). */
+const repositoryUrl = rootManifest.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
 const licenseFile = path.join(repositoryRoot, 'LICENSE');
 const rootLicense = existsSync(licenseFile) ? readFileSync(licenseFile, 'utf8') : '';
 
@@ -53,6 +61,25 @@ describe('published packages', () => {
     expect(rootLicense).toContain('Permission is hereby granted, free of charge');
   });
 
+  it('a library error from the built code prints under its own name', async () => {
+    const core = packages.find((entry) => entry.name === '@resume/core');
+    if (!core) throw new Error('@resume/core is not a published package');
+    const built = (await import(pathToFileURL(path.join(core.directory, 'dist', 'index.js')).href)) as {
+      ReplayMismatchError: new (details: Record<string, unknown>) => Error;
+    };
+    const error = new built.ReplayMismatchError({
+      sessionId: 'session-1',
+      position: 2,
+      expected: 'step "fetch" #1',
+      requested: 'step "charge" #1',
+      expectedKey: 'fetch',
+      requestedKey: 'charge',
+    });
+    expect(error.constructor.name).toBe('ReplayMismatchError');
+    expect(String(error)).toMatch(/^ReplayMismatchError: /);
+    expect(inspect(error)).toMatch(/^ReplayMismatchError: /);
+  });
+
   describe.each(packages.map((entry) => [entry.name, entry] as const))('%s', (name, entry) => {
     const tarball = () => {
       const file = tarballs.get(name);
@@ -73,9 +100,47 @@ describe('published packages', () => {
       expect(readme).toMatch(new RegExp(`npm install [^\\n]*${name.replace('/', '\\/')}(\\s|$)`));
       const example = /```(?:ts|typescript|sh)\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Example')));
       expect(example, 'an "## Example" section with a code block').not.toBeNull();
-      const docsLinks = [...readme.matchAll(/\]\((\.\.\/\.\.\/docs\/[^)#]+\.md)\)/g)].map((match) => match[1] ?? '');
+      const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1] ?? '');
+      // On npm a relative link leads nowhere: every link is absolute, into this repository or elsewhere.
+      expect(
+        links.filter((link) => !/^https?:\/\//.test(link) && !link.startsWith('#')),
+        'relative links',
+      ).toEqual([]);
+      const docsLinks = links.filter((link) => link.startsWith(`${repositoryUrl}/blob/main/docs/`));
       expect(docsLinks.length, 'links to the documentation').toBeGreaterThan(0);
-      for (const link of docsLinks) expect(existsSync(path.join(entry.directory, link)), link).toBe(true);
+      for (const link of links.filter((candidate) => candidate.startsWith(`${repositoryUrl}/`))) {
+        const inRepository = link.slice(repositoryUrl.length + 1).replace(/^(blob|tree)\/main\//, '');
+        expect(existsSync(path.join(repositoryRoot, inRepository.replace(/#.*$/, ''))), link).toBe(true);
+      }
+    });
+
+    it('says where its source, home page and issue tracker are', () => {
+      const manifest = packedManifest(tarball());
+      const directory = path.relative(repositoryRoot, entry.directory).split(path.sep).join('/');
+      expect(manifest.repository).toEqual({ ...rootManifest.repository, directory });
+      expect(manifest.homepage).toBe(`${repositoryUrl}/tree/main/${directory}#readme`);
+      expect(manifest.bugs).toEqual(rootManifest.bugs);
+    });
+
+    it('keeps the names of its error classes in the built code (what console.log and constructor.name show)', async () => {
+      const modules = Object.values(entry.manifest.exports ?? {}).flatMap((conditions) =>
+        typeof conditions === 'object' && conditions !== null && 'import' in conditions && !entry.manifest.bin
+          ? [String(conditions.import)]
+          : [],
+      );
+      const renamed: string[] = [];
+      for (const target of modules) {
+        const exported = (await import(pathToFileURL(path.join(entry.directory, target)).href)) as Record<
+          string,
+          unknown
+        >;
+        for (const [name, value] of Object.entries(exported)) {
+          if (typeof value === 'function' && value.prototype instanceof Error && value.name !== name) {
+            renamed.push(`${target}: ${name} is named ${value.name}`);
+          }
+        }
+      }
+      expect(renamed).toEqual([]);
     });
 
     it('has no scripts that point outside the package', () => {

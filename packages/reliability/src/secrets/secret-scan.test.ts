@@ -153,12 +153,17 @@ function storeBytes(home: string): Map<string, Buffer> {
   return files;
 }
 
+/** A data home and a workspace in a temporary directory removed after the test. */
+function homeAndWorkspace(): { home: string; workspace: string } {
+  const root = temporaryDirectory();
+  const workspace = path.join(root, 'workspace');
+  mkdirSync(workspace);
+  return { home: path.join(root, 'home'), workspace };
+}
+
 describe('secrets never reach the store', () => {
   it('after runs of every mode with the scripted, OpenAI and Anthropic providers', async () => {
-    const root = temporaryDirectory();
-    const home = path.join(root, 'home');
-    const workspace = path.join(root, 'workspace');
-    mkdirSync(workspace);
+    const { home, workspace } = homeAndWorkspace();
     writeFileSync(
       path.join(workspace, 'project.md'),
       '# Notes\n\n'.concat('A paragraph about the project. '.repeat(400)),
@@ -272,4 +277,124 @@ describe('secrets never reach the store', () => {
     );
     expect(journals.some(([, content]) => content.includes('[REDACTED'))).toBe(true);
   }, 120_000);
+
+  it('after shell steps print the secrets in every form a program can, in runs that pass and fail', async () => {
+    const { home, workspace } = homeAndWorkspace();
+    // Prints its argument in every form: folded, JSON-escaped, hex over lines and in capitals,
+    // reversed, spaced out, base64 wrapped, every character URL-encoded once and twice, masked
+    // to its head and tail, and the whole environment.
+    writeFileSync(
+      path.join(workspace, 'print-forms.sh'),
+      [
+        'value="$1"',
+        'printf %s "$value" | fold -w 12; echo',
+        `printf '{"key":"%s"}\\n' "$(printf %s "$value" | sed 's/-/\\\\u002d/g; s/_/\\\\u005f/g')"`,
+        'printf %s "$value" | od -An -v -tx1 | tr -d " \\n" | fold -w 60; echo',
+        'printf %s "$value" | od -An -v -tx1 | tr -d " \\n" | tr a-f A-F; echo',
+        'printf %s "$value" | rev; echo',
+        'printf %s "$value" | sed "s/./& /g"; echo',
+        'printf %s "user:$value" | base64 | fold -w 16; echo',
+        'encoded=$(printf %s "$value" | od -An -v -tx1 | tr -d " \\n" | sed "s/../%&/g")',
+        'echo "?once=$encoded&twice=$(printf %s "$encoded" | sed "s/%/%25/g")"',
+        'echo "masked: $(printf %s "$value" | cut -c1-12)****$(printf %s "$value" | rev | cut -c1-12 | rev)"',
+        'env | grep -v "^PATH="',
+      ].join('\n'),
+    );
+    // The output tail keeps the last 4000 characters: 24 of the value and what follows it.
+    writeFileSync(
+      path.join(workspace, 'cut-tail.sh'),
+      ['printf "KEY=%s\\n" "$1"', 'head -c 3975 /dev/zero | tr "\\0" x'].join('\n'),
+    );
+    const flow = (name: string, last: string) =>
+      [
+        `name: ${name}`,
+        'steps:',
+        '  - shell: "sh print-forms.sh \\"$MY_SERVICE_TOKEN\\""',
+        '  - shell: "sh print-forms.sh \\"$OPENAI_API_KEY\\""',
+        '    env: [OPENAI_API_KEY]',
+        '  - shell: "sh print-forms.sh \\"$ANTHROPIC_API_KEY\\""',
+        '    env: [ANTHROPIC_API_KEY]',
+        '  - shell: "sh cut-tail.sh \\"$OPENAI_API_KEY\\""',
+        '    env: [OPENAI_API_KEY]',
+        '  - shell: "sh cut-tail.sh \\"$MY_SERVICE_TOKEN\\""',
+        `  - shell: "sh print-forms.sh \\"$MY_SERVICE_TOKEN\\"; ${last}"`,
+      ].join('\n');
+    writeFileSync(path.join(workspace, 'passing.yaml'), flow('passing', 'true'));
+    writeFileSync(path.join(workspace, 'failing.yaml'), flow('failing', 'exit 3'));
+    const env = { ...PRINTED, PATH: process.env.PATH ?? '' };
+    const options = { home, cwd: workspace, env };
+    const passed = await runConclave(['run', 'passing.yaml'], options);
+    expect(passed.code, passed.stderr).toBe(0);
+    const failed = await runConclave(['run', 'failing.yaml'], options);
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toContain('exited with code 3');
+    const sessions = listedSchema.parse(
+      JSON.parse((await runConclave(['sessions', 'list', '--json'], options)).stdout),
+    );
+    expect(sessions).toHaveLength(2);
+    mkdirSync(path.join(home, 'exports'));
+    for (const session of sessions) {
+      for (const format of ['json', 'md']) {
+        const file = path.join(home, 'exports', `${session.id}.${format}`);
+        const exported = await runConclave(['sessions', 'export', session.id, '--format', format, '-o', file], options);
+        expect(exported.code, exported.stderr).toBe(0);
+      }
+    }
+
+    const files = storeBytes(home);
+    const leaks: string[] = [];
+    for (const [name, secret] of Object.entries(PRINTED)) {
+      const pieces = printedForms(secret);
+      for (const [file, content] of files) {
+        const text = content.toString('utf8');
+        for (const piece of pieces)
+          if (text.includes(piece)) leaks.push(`${name} as ${piece} in ${path.relative(home, file)}`);
+      }
+    }
+    expect(leaks).toEqual([]);
+    const journals = [...files.entries()].filter(([file]) => file.endsWith('journal.jsonl'));
+    expect(journals).toHaveLength(2);
+    for (const [, content] of journals) expect(content.toString('utf8')).toContain('[REDACTED]');
+  }, 120_000);
 });
+
+/**
+ * Secrets the shell steps print: no word of them occurs elsewhere (any 12 characters of one in
+ * the home is a leak), with characters URL encoding and JSON escapes change.
+ */
+const PRINTED = {
+  OPENAI_API_KEY: 'sk-proj-Zq8vN3xKp2Lm7Wt4Rb9Yc6Hd1Jf5Gs0Qa2Ue8Io4Px',
+  ANTHROPIC_API_KEY: 'sk-ant-api03-Vb7Nm2Qw9Ex4Rt6Yu1Io8Pa3Sd5Fg0Hj-Kl2',
+  MY_SERVICE_TOKEN: 'svc!Tq4(Wm8Zr2)*Xn6~Bv1_Kc9-Ld3Pf7Hg5',
+};
+
+/**
+ * What of a secret must not be found: each form print-forms.sh writes, cut into the pieces a
+ * line of it is (as stored, JSON-escaped where the journal escapes), and the head and tail of 12.
+ */
+function printedForms(secret: string): string[] {
+  const bytes = Buffer.from(secret);
+  const hex = bytes.toString('hex');
+  const encoded = hex.replace(/../g, '%$&');
+  const base64 = Buffer.from(`user:${secret}`).toString('base64');
+  const forms = [
+    secret,
+    secret.replaceAll('-', '\\u002d').replaceAll('_', '\\u005f'),
+    hex,
+    hex.toUpperCase(),
+    [...secret].reverse().join(''),
+    [...secret].join(' '),
+    base64.slice(8),
+    encoded,
+    encoded.replaceAll('%', '%25'),
+    secret.slice(0, 12),
+    secret.slice(-12),
+  ];
+  const pieces = new Set<string>();
+  for (const form of forms) {
+    // Pieces of 12 characters, as fold or a line end leaves them, at every offset.
+    for (let start = 0; start + 12 <= form.length; start += 1) pieces.add(form.slice(start, start + 12));
+  }
+  for (const piece of [...pieces]) pieces.add(JSON.stringify(piece).slice(1, -1));
+  return [...pieces];
+}

@@ -83,6 +83,27 @@ describe('loadConfig', () => {
     expect(loaded.sources['store.url']).toBe('--store');
   });
 
+  it('expands a leading ~ in a store path from --store, the environment or a config file, as it does for the home', () => {
+    const load = (options: { storeUrl?: string; env?: Record<string, string>; files?: Record<string, string> }) =>
+      loadConfig({
+        cwd: workspace,
+        userHome,
+        env: options.env ?? {},
+        ...(options.storeUrl ? { storeUrl: options.storeUrl } : {}),
+        readFile: filesystem(options.files ?? {}),
+      }).config.store.url;
+    expect(load({ storeUrl: '~/x' })).toBe('/users/ada/x');
+    expect(load({ storeUrl: '~' })).toBe('/users/ada');
+    expect(load({ env: { CONCLAVE_STORE_URL: '~/from-env' } })).toBe('/users/ada/from-env');
+    expect(load({ files: { [`${workspace}/.conclave.yaml`]: 'store:\n  url: ~/from-file\n' } })).toBe(
+      '/users/ada/from-file',
+    );
+    // Only a leading ~ names the user's home: anything else is as written.
+    expect(load({ storeUrl: 'data/~x' })).toBe('data/~x');
+    expect(load({ storeUrl: '~other/x' })).toBe('~other/x');
+    expect(load({ storeUrl: 'postgres://host/~db' })).toBe('postgres://host/~db');
+  });
+
   it('lets a workspace move the data home relative to itself', () => {
     const loaded = loadConfig({
       cwd: workspace,

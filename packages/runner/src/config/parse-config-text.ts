@@ -4,6 +4,7 @@
 
 import { ConfigError } from '@resume/core/spec';
 import type { z } from 'zod';
+import { issueMessage, keyInPath } from '../workflow/issue-path.js';
 import { readYamlData } from '../workflow/yaml-error.js';
 import { type ConfigFile, configFileSchema, MOVED_CONFIG_KEYS, SECRET_KEY_PATTERN } from './config-schema.js';
 
@@ -49,15 +50,12 @@ export function parseConfigText(text: string, file: string): ConfigFile {
 function configErrorFromIssues(file: string, issues: z.core.$ZodIssue[]): ConfigError {
   const issue = issues[0];
   if (!issue) return new ConfigError({ file, key: null, problem: 'invalid config' });
-  let key = issue.path.map(String).join('.');
-  let problem = issue.message;
-  if (issue.code === 'unrecognized_keys') {
-    key = [...issue.path.map(String), issue.keys[0] ?? ''].filter(Boolean).join('.');
-    problem = `unknown key "${issue.keys.join('", "')}"`;
-  }
+  // An unknown key is named where it stands (the first of them, when there are several).
+  const path = issue.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue.path;
+  const problem = issueMessage(issue);
   return new ConfigError({
     file,
-    key: key || null,
+    key: path.length > 0 ? path.map(keyInPath).join('.') : null,
     problem,
     fix: 'See docs/config.md for every key and its type.',
   });

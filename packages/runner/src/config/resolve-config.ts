@@ -7,9 +7,10 @@
 // config file, and `loadConfigOnDemand` loads them only when one exists. `loadConfig`
 // (load-config.ts) is the synchronous loader that has them at hand.
 
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '@resume/core/spec';
+import { ConfigError, FileNotFoundError } from '@resume/core/spec';
+import { readUserFile, USER_FILE_LIMITS } from '../files/user-file.js';
+import { withNextStep } from '../runner/next-step.js';
 import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import type { ConclaveConfig, ConfigFile } from './config-schema.js';
 import { defaultHome, expandHome, HOME_CONFIG_FILE, WORKSPACE_CONFIG_FILE } from './data-home.js';
@@ -93,12 +94,14 @@ export function resolveConfig(options: LoadConfigOptions, parse: ConfigTextParse
   const homeConfig = readConfigFile(homeFile);
   if (homeConfig) {
     if (homeConfig.home !== undefined)
-      throw new ConfigError({
-        file: homeFile,
-        key: 'home',
-        problem: 'the data home cannot be set inside the data home',
-        fix: `Set it with --home, $CONCLAVE_HOME or in a workspace ${WORKSPACE_CONFIG_FILE}.`,
-      });
+      throw withNextStep(
+        new ConfigError({
+          file: homeFile,
+          key: 'home',
+          problem: 'the data home cannot be set inside the data home',
+        }),
+        { kind: 'set-home-elsewhere' },
+      );
     files.unshift(homeFile);
     homeLayers.push({ source: homeFile, values: flatten(homeConfig) });
   }
@@ -131,6 +134,10 @@ export function resolveConfig(options: LoadConfigOptions, parse: ConfigTextParse
     setPath(merged, key, value);
     sources[key] = overrideSources.get(key) ?? DEFAULT_SOURCE;
   }
+  // A store path with a leading ~ (quoted, so no shell expanded it) is in the user's home, as a data home is.
+  const store = merged.store as { url: string | null };
+  if (store.url === '~' || store.url?.startsWith('~/'))
+    store.url = expandHome(store.url, options.userHome, options.cwd);
   sources.home = home.source;
   const config = { home: home.value, ...merged } as unknown as ConclaveConfig;
   return { config, sources, files };
@@ -187,14 +194,12 @@ function setPath(target: Record<string, unknown>, dotted: string, value: unknown
   node[parts[parts.length - 1] as string] = value;
 }
 
+/** A config file's text, or null when there is none; one that cannot be read is a typed error naming it. */
 export function readOptionalFile(file: string): string | null {
   try {
-    return readFileSync(file, 'utf8');
+    return readUserFile(file, { what: 'config file', maxBytes: USER_FILE_LIMITS.text });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new ConfigError(
-      { file, key: null, problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` },
-      { cause: error },
-    );
+    if (FileNotFoundError.isInstance(error)) return null;
+    throw error;
   }
 }

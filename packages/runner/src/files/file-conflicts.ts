@@ -6,6 +6,7 @@ import { mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { SessionStore } from '@resume/core/spec';
 import { createTwoFilesPatch } from 'diff';
+import { withNextStep } from '../runner/next-step.js';
 import { type FileChange, hashContent, readWorkspaceFile } from './file-snapshots.js';
 import { WorkspaceAccessError } from './workspace-access-error.js';
 import { resolveWorkspacePath } from './workspace-path.js';
@@ -105,11 +106,13 @@ export async function resolveFileConflicts(input: ResolveFileConflictsInput): Pr
       const blob = change.snapshot.blob ?? change.snapshot.hash;
       content = await input.store.getBlob(blob);
       if (content === null || hashContent(content) !== change.snapshot.hash) {
-        throw new WorkspaceAccessError(
-          'snapshot-missing',
-          change.path,
-          `The snapshot of ${change.path} (blob ${blob}) is missing from the store or damaged; nothing was restored.`,
-          { hint: 'Keep the current file instead (--on-conflict keep).' },
+        throw withNextStep(
+          new WorkspaceAccessError(
+            'snapshot-missing',
+            change.path,
+            `The snapshot of ${change.path} (blob ${blob}) is missing from the store or damaged; nothing was restored.`,
+          ),
+          { kind: 'keep-current-file', path: change.path },
         );
       }
     }

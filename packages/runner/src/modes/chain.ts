@@ -38,6 +38,7 @@ import {
 } from './mode-context.js';
 import { PARALLEL_GROUP_KEY } from './parallel-group-state.js';
 import { runShellCommand, ShellCommandFailedError } from './shell-command.js';
+import { shellStepEnvironment } from './shell-environment.js';
 import { writeOutputFiles } from './workspace-output.js';
 
 export interface ChainOptions {
@@ -230,7 +231,7 @@ async function runShellStep(
       command,
       cwd: context.workspaceDir,
       env: {
-        ...context.env,
+        ...shellStepEnvironment(context.env, step.env),
         CONCLAVE_SESSION_ID: context.session.id,
         // Steps are numbered from 1 wherever a number is shown ("step 2 of 3"); steps[1] in templates.
         ...place.env,

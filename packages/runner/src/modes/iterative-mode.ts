@@ -1,6 +1,7 @@
 // The iterative mode: agents work through a project file chunk by chunk.
 import { lazySchema, once, UsageError } from '@resume/core/spec';
 import { z } from 'zod';
+import { withNextStep } from '../runner/next-step.js';
 import {
   checkAgentNames,
   DEFAULT_CHUNK_SIZE,
@@ -43,9 +44,9 @@ export const iterativeMode = defineMode<IterativeConfig>({
     if (input.from !== 'task') throw new Error('iterative runs start from a task');
     const options = parseModeOptions('iterative', schemas().options, input.options);
     if (!options.project) {
-      throw new UsageError('Iterative mode needs a project file.', { hint: 'Pass --project <file>.' });
+      throw withNextStep(new UsageError('Iterative mode needs a project file.'), { kind: 'give-a-project-file' });
     }
-    const text = await setup.readFile(options.project);
+    const text = await setup.readFile(options.project, 'project');
     const config: IterativeConfig = {
       mode: 'iterative',
       task: input.task,
@@ -96,18 +97,22 @@ export const iterativeMode = defineMode<IterativeConfig>({
     const done = typeof progress?.chunk === 'number' ? progress.chunk : 0;
     const total = typeof progress?.totalChunks === 'number' ? progress.totalChunks : null;
     if (total !== null && startChunk > total)
-      throw new UsageError(`--start-chunk ${startChunk}: session ${id} has ${total} chunks.`, {
+      throw new UsageError(`Start chunk ${startChunk}: session ${id} has ${total} chunks.`, {
         hint: `Pick a chunk from ${done + 1} to ${total}.`,
       });
     if (startChunk <= done)
-      throw new UsageError(
-        `--start-chunk ${startChunk}: chunk${done > 1 ? `s 1–${done} are` : ' 1 is'} already done in session ${id}, and a resume never redoes them in place.`,
-        {
-          hint:
-            startChunk === 1
-              ? `Start a new session, or resume without --start-chunk to go on at chunk ${done + 1}.`
-              : `Redo from chunk ${startChunk} as a branch: conclave --resume ${id} --from-checkpoint "chunk ${startChunk - 1}/${total ?? '?'}"`,
-        },
+      throw withNextStep(
+        new UsageError(
+          `Start chunk ${startChunk}: chunk${done > 1 ? `s 1–${done} are` : ' 1 is'} already done in session ${id}, and a resume never redoes them in place.`,
+        ),
+        startChunk === 1
+          ? { kind: 'go-on-at-chunk', sessionId: id, chunk: done + 1 }
+          : {
+              kind: 'redo-from-checkpoint',
+              sessionId: id,
+              chunk: startChunk,
+              checkpoint: `chunk ${startChunk - 1}/${total ?? '?'}`,
+            },
       );
   },
   remainingCalls(state, config) {

@@ -1,4 +1,5 @@
 import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import type { NextStep } from '../runner/next-step.js';
 
 /**
  * Items of a map step failed after their retries and went to the dead-letter list. The
@@ -11,6 +12,8 @@ export class MapItemsFailedError extends ConclaveError {
   readonly stepId: string;
   readonly failed: string[];
   readonly completed: number;
+  /** List the failed items, and retry them once fixed. */
+  readonly nextStep: NextStep;
   constructor(
     input: { sessionId: string; stepId: string; failed: string[]; completed: number; total: number },
     options: ConclaveErrorOptions = {},
@@ -20,15 +23,13 @@ export class MapItemsFailedError extends ConclaveError {
       MapItemsFailedError.code,
       ExitCode.failed,
       `${input.failed.length} of ${input.total} items of map step "${input.stepId}" failed after their retries (${shown}); ${input.completed} completed and are kept.`,
-      {
-        hint: `List them: conclave run dlq ${input.sessionId}. Retry them: conclave run retry ${input.sessionId} --items failed`,
-        ...options,
-      },
+      options,
     );
     this.name = 'MapItemsFailedError';
     this.sessionId = input.sessionId;
     this.stepId = input.stepId;
     this.failed = input.failed;
     this.completed = input.completed;
+    this.nextStep = { kind: 'retry-failed-items', sessionId: input.sessionId };
   }
 }

@@ -41,8 +41,11 @@ export type ModeStartInput = TaskStartInput | FileStartInput;
 
 /** What the runner offers a mode while it sets up a run (before any session exists). */
 export interface ModeSetup {
-  /** Reads a file the run needs (relative paths from the workspace); a missing one is a typed error. */
-  readFile(filePath: string): Promise<string>;
+  /**
+   * Reads a file the run needs (relative paths from the workspace): a regular file within the size
+   * its kind allows (1 MiB, 64 MiB for a project file); anything else is a typed error naming it.
+   */
+  readFile(filePath: string, kind?: 'workflow' | 'prompt' | 'project'): Promise<string>;
   /** The hash journaled with a spec text (`sha256:...`). */
   hashText(text: string): string;
   /** Refuses tool names the runner cannot offer, naming the file that asked for them (null: the command line). */

@@ -6,6 +6,7 @@ import type { Mode } from '../modes/mode.js';
 import { buildResumeMessage, FOLLOW_UP_TAG } from '../resume/continuation.js';
 import { findCheckpointSeq } from './describe-next.js';
 import { drive } from './drive.js';
+import { withNextStep } from './next-step.js';
 import { RUN_OPTIONS_KEY, type RunConfig, readRunConfig, runConfigAsJson } from './run-config.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { BranchInput, RunResult } from './runner-types.js';
@@ -65,8 +66,9 @@ export async function branch(scope: RunnerScope, sessionId: string, input: Branc
   const { mode, config } = readRunConfig(state, scope.modes);
   const at = findCheckpointSeq(state, input.at);
   if (at === null) {
-    throw new UsageError(`Session ${id} has no checkpoint "${input.at}".`, {
-      hint: `List them: conclave checkpoints list ${id}`,
+    throw withNextStep(new UsageError(`Session ${id} has no checkpoint "${input.at}".`), {
+      kind: 'list-checkpoints',
+      sessionId: id,
     });
   }
   return branchFrom(scope, id, at, input.title ?? `${state.title} (branch)`, input.followUp ?? null, mode, config);

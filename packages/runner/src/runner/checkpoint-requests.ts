@@ -5,6 +5,7 @@
 // as handled, so a request is honoured once, also across a resume.
 import type { Engine, Session } from '@resume/core';
 import { type SessionRequest, UsageError } from '@resume/core/spec';
+import { withNextStep } from './next-step.js';
 
 /** `data` key listing the ids of the requests this session has handled. */
 export const HANDLED_REQUESTS_KEY = 'handledRequests';
@@ -89,8 +90,9 @@ export async function requestCheckpoint(
   }
   const holder = await store.inspectLease(id);
   if (!holder) {
-    throw new UsageError(`Session ${id} is not running, so there is nobody to write a checkpoint.`, {
-      hint: `A session that is not running is already at its last checkpoint: conclave checkpoints list ${id}`,
+    throw withNextStep(new UsageError(`Session ${id} is not running, so there is nobody to write a checkpoint.`), {
+      kind: 'see-last-checkpoint',
+      sessionId: id,
     });
   }
   const request = await store.postRequest(id, { kind: 'checkpoint', label, requestedBy });

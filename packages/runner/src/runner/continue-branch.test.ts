@@ -1,5 +1,6 @@
 import { UsageError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
+import { nextStepOf } from './next-step.js';
 import { readRunConfig } from './run-config.js';
 import { createRunner } from './runner.js';
 import { createFakeModels, createRunnerInterruptedAt, createTestStore } from './test-kit.js';
@@ -75,7 +76,9 @@ describe('continue and branch', () => {
   it('refuses to resume a completed session and says to continue it', async () => {
     const { runner, parent } = await finishedDiscussion();
     await expect(runner.resume(parent.sessionId)).rejects.toSatisfy(
-      (error) => UsageError.isInstance(error) && (error.hint ?? '').includes('--resume'),
+      (error) =>
+        UsageError.isInstance(error) &&
+        JSON.stringify(nextStepOf(error)) === JSON.stringify({ kind: 'ask-follow-up', sessionId: parent.sessionId }),
     );
   });
 

@@ -11,6 +11,7 @@ import {
 import { hashText } from '../workflow/spec-hash.js';
 import { drive } from './drive.js';
 import { applyOverrides, replaceModels } from './mode-overrides.js';
+import { withNextStep } from './next-step.js';
 import { cancelled } from './resume.js';
 import { decideUnavailableModels } from './resume-checks.js';
 import { RUN_OPTIONS_KEY, readRunConfig } from './run-config.js';
@@ -27,8 +28,7 @@ export async function continueSession(
 ): Promise<RunResult> {
   const { engine } = scope;
   const question = followUp.trim();
-  if (question === '')
-    throw new UsageError('The follow-up is empty.', { hint: 'conclave --continue "your follow-up"' });
+  if (question === '') throw withNextStep(new UsageError('The follow-up is empty.'), { kind: 'give-a-follow-up' });
   const id = await engine.resolveSessionId(sessionId);
   const parent = await engine.readSession(id);
   const parentRun = readRunConfig(parent, scope.modes);

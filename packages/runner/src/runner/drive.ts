@@ -2,7 +2,13 @@
 // interrupt leaves a resumable journal; an uncertain step waits for a decision; anything
 // else fails the session. The session is always released.
 import type { Session } from '@resume/core';
-import { InterruptedError, StepAbortedError, UncertainStepError, WaitingForInputError } from '@resume/core/spec';
+import {
+  InterruptedError,
+  SessionDeletedError,
+  StepAbortedError,
+  UncertainStepError,
+  WaitingForInputError,
+} from '@resume/core/spec';
 import type { Mode } from '../modes/mode.js';
 import { lineageUsage } from '../resume/lineage.js';
 import { type CostGuard, createCostGuard } from '../usage/cost-guard.js';
@@ -113,6 +119,8 @@ export async function drive(
       throw error;
     }
     await session.fail(error).catch(() => undefined);
+    // A session deleted while it ran keeps nothing: there is no command that resumes it.
+    if (SessionDeletedError.isInstance(error)) return { ...result('failed', null, error), resumeCommand: null };
     return result('failed', null, error instanceof Error ? error : new Error(String(error)));
   } finally {
     requests?.stop();

@@ -153,7 +153,7 @@ describe('iterative mode', () => {
     }).start({ mode: 'discussion', task: 'Evaluate my idea' });
     await expect(runner.resume(discussion.sessionId, { startChunk: 2 })).rejects.toMatchObject({
       exitCode: 64,
-      message: expect.stringContaining('--start-chunk applies to iterative sessions'),
+      message: expect.stringContaining('A start chunk applies to iterative sessions'),
     });
   });
 });

@@ -3,6 +3,7 @@
 import type { Engine, Session } from '@resume/core';
 import { UsageError } from '@resume/core/spec';
 import { MAP_RETRIES_KEY, type MapStepStatus, mapRetries, mapStatusesOf } from '../modes/map-journal.js';
+import { withNextStep } from './next-step.js';
 import { resume } from './resume.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { ResumeOptions, RunResult } from './runner-types.js';
@@ -33,8 +34,10 @@ export function chooseItems(sessionId: string, maps: MapStepStatus[], selection:
   if (selection === 'failed') {
     for (const map of maps) for (const item of map.items) if (item.state === 'failed') add(map.stepId, item.id);
     if (chosen.size === 0) {
-      throw new UsageError(`Session ${sessionId} has no failed map items; there is nothing to retry.`, {
-        hint: `See its items with: conclave run dlq ${sessionId} --all. An interrupted run goes on with: conclave run --resume ${sessionId}`,
+      throw withNextStep(new UsageError(`Session ${sessionId} has no failed map items; there is nothing to retry.`), {
+        kind: 'list-map-items',
+        sessionId,
+        andResume: true,
       });
     }
     return chosen;
@@ -45,20 +48,17 @@ export function chooseItems(sessionId: string, maps: MapStepStatus[], selection:
     );
     const [match] = found;
     if (!match) {
-      throw new UsageError(`Session ${sessionId} has no map item "${requested}".`, {
-        hint: `See its items and their ids with: conclave run dlq ${sessionId} --all`,
+      throw withNextStep(new UsageError(`Session ${sessionId} has no map item "${requested}".`), {
+        kind: 'list-map-items',
+        sessionId,
+        andResume: false,
       });
     }
     if (match.item.state !== 'failed') {
-      throw new UsageError(
-        `Item "${requested}" of map step ${match.map.stepId} is ${match.item.state === 'completed' ? 'completed' : 'not finished'}, not failed; only failed items are retried.`,
-        {
-          hint:
-            match.item.state === 'completed'
-              ? 'A completed item never runs again.'
-              : `Unfinished items run when the session resumes: conclave run --resume ${sessionId}`,
-        },
-      );
+      const problem = `Item "${requested}" of map step ${match.map.stepId} is ${match.item.state === 'completed' ? 'completed' : 'not finished'}, not failed; only failed items are retried.`;
+      if (match.item.state === 'completed')
+        throw new UsageError(problem, { hint: 'A completed item never runs again.' });
+      throw withNextStep(new UsageError(problem), { kind: 'resume-unfinished-items', sessionId, startsFrom: 'file' });
     }
     for (const each of found) add(each.map.stepId, each.item.id);
   }

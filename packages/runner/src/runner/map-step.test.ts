@@ -349,7 +349,10 @@ describe('map steps: retries and the dead-letter list', () => {
     const again = await runner().resume(first.sessionId);
     expect(again.status).toBe('failed');
     expect(MapItemsFailedError.isInstance(again.error)).toBe(true);
-    expect((again.error as MapItemsFailedError).hint).toContain(`conclave run retry ${first.sessionId} --items failed`);
+    expect((again.error as MapItemsFailedError).nextStep).toEqual({
+      kind: 'retry-failed-items',
+      sessionId: first.sessionId,
+    });
     expect(count(await lines('ran.txt'), 'bad')).toBe(2);
   });
 

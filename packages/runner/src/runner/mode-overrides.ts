@@ -3,6 +3,7 @@
 import type { SessionState } from '@resume/core';
 import { UsageError } from '@resume/core/spec';
 import type { Mode, RunOverrides } from '../modes/mode.js';
+import { withNextStep } from './next-step.js';
 import type { RunConfig } from './run-config.js';
 
 /** The config a resume or a continue runs with: the mode applies `--models`, `--max-rounds`... */
@@ -35,7 +36,8 @@ export function checkStartChunk(
     return;
   }
   const id = state.header.id;
-  throw new UsageError(`--start-chunk applies to iterative sessions; session ${id} is a ${mode.name} session.`, {
-    hint: `Resume it without --start-chunk, or go back to a checkpoint: conclave --resume ${id} --from-checkpoint <seq|label> (see: conclave checkpoints list ${id}).`,
-  });
+  throw withNextStep(
+    new UsageError(`A start chunk applies to iterative sessions; session ${id} is a ${mode.name} session.`),
+    { kind: 'resume-without-start-chunk', sessionId: id },
+  );
 }

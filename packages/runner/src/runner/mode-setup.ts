@@ -7,11 +7,11 @@ import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import { hashText } from '../workflow/spec-hash.js';
 import { watchRequests } from './checkpoint-requests.js';
 import { checkRequestedTools, toolsFor } from './run-tools.js';
-import { type RunnerScope, readInput, recordedSpecText } from './runner-scope.js';
+import { inputFile, type RunnerScope, readInput, recordedSpecText } from './runner-scope.js';
 
 export function modeSetup(scope: RunnerScope): ModeSetup {
   return {
-    readFile: (filePath) => readInput(scope, filePath),
+    readFile: (filePath, kind) => readInput(scope, filePath, inputFile(kind)),
     hashText,
     checkTools: (names, file) => checkRequestedTools(scope, names, file),
     workspaceDir: scope.options.workspaceDir,

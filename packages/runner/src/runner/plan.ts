@@ -14,6 +14,7 @@ import { describeSpecChange } from '../resume/spec-change.js';
 import { findCheckpointSeq } from './describe-next.js';
 import { estimateRemaining } from './estimate-remaining.js';
 import { applyOverrides, checkStartChunk } from './mode-overrides.js';
+import { withNextStep } from './next-step.js';
 import { resumeWorkspace } from './resume-workspace.js';
 import { type RunConfig, readRunConfig } from './run-config.js';
 import { currentSpecText, recordedSpecOf, specPathOf } from './run-spec.js';
@@ -44,8 +45,9 @@ export async function planFor(
   if (planOptions.fromCheckpoint !== undefined) {
     const seq = findCheckpointSeq(state, planOptions.fromCheckpoint);
     if (seq === null)
-      throw new UsageError(`Session ${id} has no checkpoint "${planOptions.fromCheckpoint}".`, {
-        hint: `List them: conclave checkpoints list ${id}`,
+      throw withNextStep(new UsageError(`Session ${id} has no checkpoint "${planOptions.fromCheckpoint}".`), {
+        kind: 'list-checkpoints',
+        sessionId: id,
       });
     fromCheckpoint = seq;
   }

@@ -11,9 +11,10 @@ import { branchFrom } from './branch.js';
 import { drive } from './drive.js';
 import { applyOverrides, replaceModels } from './mode-overrides.js';
 import { modeSetup } from './mode-setup.js';
+import { withNextStep } from './next-step.js';
 import { planFor } from './plan.js';
 import { keepReplacedFiles, prepareResume } from './resume-checks.js';
-import { resumeCommandFor } from './resume-command.js';
+import { resumeCommandFor, startsFromOf } from './resume-command.js';
 import { isDirectory } from './resume-workspace.js';
 import { type RunConfig, readRunConfig } from './run-config.js';
 import { currentSpecText } from './run-spec.js';
@@ -44,8 +45,9 @@ export async function resume(
   const id = await engine.resolveSessionId(sessionId);
   const state = await engine.readSession(id);
   if (state.status === 'completed') {
-    throw new UsageError(`Session ${id} is already completed; there is nothing to resume.`, {
-      hint: `Ask a follow-up instead: conclave --resume ${id} "your question"`,
+    throw withNextStep(new UsageError(`Session ${id} is already completed; there is nothing to resume.`), {
+      kind: 'ask-follow-up',
+      sessionId: id,
     });
   }
   const recorded = readRunConfig(state, scope.modes);
@@ -64,10 +66,12 @@ export async function resume(
   const workspaceDir = workspace?.runsIn ?? options.workspaceDir;
   // A discussion reads and writes no files; every other built-in mode works in its workspace.
   if (mode.usesWorkspace && (workspace?.missing || !isDirectory(workspaceDir))) {
-    throw new FileNotFoundError(
-      workspaceDir,
-      `Session ${id} runs in ${workspaceDir}, which no longer exists; nothing was run.`,
-      { hint: `Resume it in another directory: ${resumeCommandFor(id, config.mode, scope.modes)} --workspace <dir>` },
+    throw withNextStep(
+      new FileNotFoundError(
+        workspaceDir,
+        `Session ${id} runs in ${workspaceDir}, which no longer exists; nothing was run.`,
+      ),
+      { kind: 'resume-in-another-workspace', sessionId: id, startsFrom: startsFromOf(config.mode, scope.modes) },
     );
   }
   // Checked before anything is written: an invalid edit is a usage error, not a half-started resume.
@@ -106,15 +110,11 @@ export async function resume(
     })
     .catch((error: unknown) => {
       if (!RecoveryLimitError.isInstance(error)) throw error;
-      throw new RecoveryLimitError(
-        { sessionId: error.sessionId, recoveries: error.recoveries, limit: error.limit, stepKey: error.stepKey },
-        {
-          hint: [
-            `Resume it anyway with: ${resumeCommandFor(id, config.mode, scope.modes)} --force (the limit is resume.maxRecoveries in the config),`,
-            `or inspect it with: conclave sessions show ${id} --transcript and branch from a good checkpoint (conclave checkpoints list ${id}).`,
-          ].join('\n'),
-        },
-      );
+      throw withNextStep(error, {
+        kind: 'resume-past-recovery-limit',
+        sessionId: id,
+        startsFrom: startsFromOf(config.mode, scope.modes),
+      });
     });
   await keepReplacedFiles(session, prepared.replacedFiles, emit);
   if (editedSpec) {

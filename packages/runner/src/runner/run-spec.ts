@@ -4,7 +4,7 @@
 import type { SessionState } from '@resume/core';
 import type { Mode } from '../modes/mode.js';
 import type { RunConfig } from './run-config.js';
-import { type RunnerScope, recordedSpecText } from './runner-scope.js';
+import { inputFile, type RunnerScope, recordedSpecText } from './runner-scope.js';
 
 export function specPathOf(mode: Mode, config: RunConfig): string | null {
   return mode.spec ? mode.spec.path(config) : null;
@@ -18,7 +18,7 @@ export async function currentSpecText(
 ): Promise<string | null> {
   const specPath = specPathOf(mode, config);
   if (!specPath) return null;
-  return scope.readTextFile(scope.resolvePath(specPath, workspaceDir)).catch(() => null);
+  return scope.readTextFile(scope.resolvePath(specPath, workspaceDir), inputFile(mode.spec?.kind)).catch(() => null);
 }
 
 export async function recordedSpecOf(scope: RunnerScope, state: SessionState, mode: Mode): Promise<string | null> {

@@ -6,7 +6,7 @@ import { UsageError } from '@resume/core/spec';
 import { hashText } from '../workflow/spec-hash.js';
 import { drive } from './drive.js';
 import { modeSetup } from './mode-setup.js';
-import { type RunnerScope, readInput } from './runner-scope.js';
+import { inputFile, type RunnerScope, readInput } from './runner-scope.js';
 import type { RunResult, WorkflowInput } from './runner-types.js';
 import { createRunSession } from './session-setup.js';
 
@@ -18,7 +18,7 @@ export async function runWorkflow(scope: RunnerScope, filePath: string, input: W
       hint: `Modes that run files: ${fileModes.map((candidate) => candidate.name).join(', ') || 'none'}.`,
     });
   }
-  const text = await readInput(scope, filePath);
+  const text = await readInput(scope, filePath, inputFile(mode.spec?.kind));
   const planned = await mode.start(
     { from: 'file', filePath, text, variables: input.variables ?? {} },
     modeSetup(scope),

@@ -1,9 +1,9 @@
 // What every part of the runner shares: the caller's options, the engine, where run events
 // go, how spec files are read, and the session being driven (so `interrupt` can reach it).
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Engine, Session, SessionState } from '@resume/core';
 import { FileNotFoundError, IncompatibleSessionError } from '@resume/core/spec';
+import { readUserFile, USER_FILE_LIMITS, type UserFileOptions } from '../files/user-file.js';
 import { builtinModes } from '../modes/builtin-modes.js';
 import type { ModeRegistry } from '../modes/mode-registry.js';
 import { rememberRecordedDocument } from '../workflow/spec-document.js';
@@ -15,7 +15,8 @@ export interface RunnerScope {
   engine: Engine;
   modes: ModeRegistry;
   emit: (event: RunEvent) => void;
-  readTextFile: (filePath: string) => Promise<string>;
+  /** Reads a file a run starts from, as the kind of file `file` says (a caller's own reader ignores it). */
+  readTextFile: (filePath: string, file?: UserFileOptions) => Promise<string>;
   /** A path as the workspace sees it (relative paths from `workspaceDir`, default the runner's). */
   resolvePath: (filePath: string, workspaceDir?: string) => string;
   /** The session being driven now and an interrupt asked for before it could be reached. */
@@ -30,18 +31,28 @@ export function createRunnerScope(options: RunnerOptions): RunnerScope {
     emit: (event) => options.onEvent?.(event),
     // Read directly (decision 0018): the run waits for the file before anything else, and a read
     // through the thread pool is four round trips (open, stat, read, close).
-    readTextFile: options.readTextFile ?? (async (filePath: string) => readFileSync(filePath, 'utf8')),
+    readTextFile: options.readTextFile ?? (async (filePath, file = inputFile()) => readUserFile(filePath, file)),
     resolvePath: (filePath, workspaceDir = options.workspaceDir) => path.resolve(workspaceDir, filePath),
     live: { current: null, interruptRequested: null },
   };
 }
 
+/**
+ * What a file a run reads is, for its messages and its size limit: specs and prompt files are
+ * written by hand (1 MiB at most, like a file of a kind not given), a project file is data.
+ */
+export function inputFile(kind?: 'workflow' | 'prompt' | 'project'): UserFileOptions {
+  if (kind === 'project') return { what: 'project file', maxBytes: USER_FILE_LIMITS.data };
+  const what = kind === 'workflow' ? 'workflow spec' : kind === 'prompt' ? 'prompt file' : 'file';
+  return { what, maxBytes: USER_FILE_LIMITS.text };
+}
+
 /** Reads a file a run starts from; a missing one is a typed error naming where it was looked for. */
-export async function readInput(scope: RunnerScope, filePath: string): Promise<string> {
+export async function readInput(scope: RunnerScope, filePath: string, file = inputFile()): Promise<string> {
   try {
-    return await scope.readTextFile(scope.resolvePath(filePath));
+    return await scope.readTextFile(scope.resolvePath(filePath), file);
   } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') {
+    if ((error as { code?: string }).code === 'ENOENT' || FileNotFoundError.isInstance(error)) {
       throw new FileNotFoundError(filePath, `File not found: ${filePath} (looked in ${scope.options.workspaceDir}).`, {
         hint: 'Check the path; relative paths are read from the workspace directory.',
       });

@@ -72,7 +72,7 @@ export interface RunnerOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** The model ids the provider offers now, for the availability check before a resume (null: unknown). */
   availableModels?: () => Promise<readonly string[] | null>;
-  /** Reads spec, prompt and project files (default: from disk). */
+  /** Reads spec, prompt and project files (default: from disk, regular files within their size limit). */
   readTextFile?: (filePath: string) => Promise<string>;
   /** The modes runs can use, by name (default: the built-in modes; add yours with `builtinModes.with(mode)`). */
   modes?: ModeRegistry;

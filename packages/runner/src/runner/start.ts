@@ -5,6 +5,7 @@ import { UsageError } from '@resume/core/spec';
 import { hashText } from '../workflow/spec-hash.js';
 import { drive } from './drive.js';
 import { modeSetup } from './mode-setup.js';
+import { withNextStep } from './next-step.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { RunResult, StartInput } from './runner-types.js';
 import { createRunSession, taskMessage } from './session-setup.js';
@@ -12,15 +13,12 @@ import { createRunSession, taskMessage } from './session-setup.js';
 export async function start(scope: RunnerScope, input: StartInput): Promise<RunResult> {
   const mode = scope.modes.get(input.mode);
   if (mode.startsFrom.kind !== 'task') {
-    throw new UsageError(`The ${mode.name} mode runs ${mode.startsFrom.describe}, not a task.`, {
-      hint: 'conclave run <file>',
+    throw withNextStep(new UsageError(`The ${mode.name} mode runs ${mode.startsFrom.describe}, not a task.`), {
+      kind: 'run-a-file',
     });
   }
   const task = input.task.trim();
-  if (task === '')
-    throw new UsageError('The task is empty.', {
-      hint: 'Say what the session should work on: conclave "Evaluate my idea"',
-    });
+  if (task === '') throw withNextStep(new UsageError('The task is empty.'), { kind: 'give-a-task' });
   const planned = await mode.start(
     {
       from: 'task',

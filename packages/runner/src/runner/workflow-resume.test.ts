@@ -13,6 +13,7 @@ import {
 } from '@resume/core/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatResumePlan } from '../resume/format-resume-plan.js';
+import { nextStepOf } from './next-step.js';
 import type { RunEvent } from './run-event.js';
 import { createRunner } from './runner.js';
 import { createFakeModels, createRunnerInterruptedAt, createTestStore, instantSleep, stepLabelIn } from './test-kit.js';
@@ -98,7 +99,7 @@ describe('resuming a workflow from another directory', () => {
     expect(FileNotFoundError.isInstance(error)).toBe(true);
     expect((error as FileNotFoundError).exitCode).toBe(ExitCode.notFound);
     expect((error as FileNotFoundError).message).toContain(`runs in ${workspace}, which no longer exists`);
-    expect((error as FileNotFoundError).hint).toContain(`conclave run --resume ${sessionId} --workspace <dir>`);
+    expect(nextStepOf(error)).toEqual({ kind: 'resume-in-another-workspace', sessionId, startsFrom: 'file' });
     const state = await engine().readSession(sessionId);
     expect(state.status).toBe('interrupted');
     expect(state.recoveries).toBe(0);

@@ -3,9 +3,10 @@
 // is what its journal keys carry: a resume or an edited list matches items by id, never by
 // position.
 import { createHash } from 'node:crypto';
-import { glob, readFile } from 'node:fs/promises';
+import { glob } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, type JsonValue, jsonValueSchema } from '@resume/core/spec';
+import { ConfigError, FileNotFoundError, type JsonValue, jsonValueSchema } from '@resume/core/spec';
+import { readUserFile, USER_FILE_LIMITS } from '../files/user-file.js';
 import { resolveWorkspacePath } from '../files/workspace-path.js';
 import { isMapStep, type MapItemsSource, type WorkflowSpec } from './workflow-spec.js';
 
@@ -134,8 +135,9 @@ export async function readItemsFile(workspaceDir: string, file: string, key: str
   }
   let text: string;
   try {
-    text = await readFile(resolved.absolute, 'utf8');
-  } catch {
+    text = readUserFile(resolved.absolute, { what: 'items file', maxBytes: USER_FILE_LIMITS.data });
+  } catch (error) {
+    if (!FileNotFoundError.isInstance(error)) throw error;
     throw new ConfigError({
       file,
       key,

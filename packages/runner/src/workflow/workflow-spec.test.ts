@@ -151,7 +151,7 @@ describe('parseWorkflowSpec: map steps', () => {
     const missingDo = configError(mapped.replace('      do:\n', '      steps:\n'));
     expect(missingDo.key).toBe('steps[1].map.do');
     expect(missingDo.message).toContain('a map step needs do:');
-    expect(missingDo.message).toContain('steps[1].map: Unrecognized key: "steps"');
+    expect(missingDo.message).toContain('steps[1].map: unknown key "steps"');
     expect(
       configError(mapped.replace('          retry: { attempts: 2 }', '          retry: { attempts: 0 }')).key,
     ).toBe('steps[1].map.do[0].retry.attempts');

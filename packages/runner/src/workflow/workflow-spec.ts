@@ -4,7 +4,7 @@
 import { ConfigError, type JsonValue, jsonValueSchema, lazySchema, once } from '@resume/core/spec';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
-import { formatIssuePath } from './issue-path.js';
+import { formatIssuePath, issueMessage, listSome } from './issue-path.js';
 import { MAX_MAP_PARALLEL } from './map-limits.js';
 import { recordedDocumentOf, recordedValidatedSpecOf, type SpecDocument, specDocumentOf } from './spec-document.js';
 import { type StepIds, workflowStepIds, workflowStepTree } from './step-ids.js';
@@ -16,7 +16,7 @@ function addIssues(context: z.RefinementCtx, issues: readonly z.core.$ZodIssue[]
   for (const issue of issues) {
     context.addIssue({
       code: 'custom',
-      message: issue.message,
+      message: issueMessage(issue),
       path: [...prefix, ...issue.path].map((segment) => segment as string | number),
     });
   }
@@ -86,6 +86,10 @@ const schemas = once(() => {
     id: stepIdSchema.optional(),
     name: z.string().min(1).optional(),
     shell: z.string().min(1, 'a shell step needs a command'),
+    /** Variables the command gets that are otherwise kept from it (the provider API keys). */
+    env: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an env: entry is a variable name, such as OPENAI_API_KEY'))
+      .optional(),
     retry: retrySchema.optional(),
     on_failure: onFailureSchema.optional(),
   });
@@ -378,9 +382,17 @@ function validateWorkflowData(raw: unknown, file: string | null): WorkflowSpec {
     const key = formatIssuePath(first?.path ?? []);
     const more =
       rest.length > 0
-        ? ` (and ${rest.length} more: ${rest.map((issue) => `${formatIssuePath(issue.path)}: ${issue.message}`).join('; ')})`
+        ? ` (and ${rest.length} more: ${listSome(
+            rest.map((issue) => `${formatIssuePath(issue.path)}: ${issueMessage(issue)}`),
+            '; ',
+          )})`
         : '';
-    throw new ConfigError({ file, key, problem: `${first?.message ?? 'invalid'}${more}`, fix: fixFor(key) });
+    throw new ConfigError({
+      file,
+      key,
+      problem: `${first ? issueMessage(first) : 'invalid'}${more}`,
+      fix: fixFor(key),
+    });
   }
   checkWorkflow(result.data, file);
   return result.data;
@@ -697,7 +709,7 @@ export function resolveVariables(
       throw new ConfigError({
         file,
         key: 'variables',
-        problem: `--var ${name} sets a variable the workflow does not declare`,
+        problem: `a value is given for the variable "${name}", which the workflow does not declare`,
         fix: `Declare it under variables: or use one of: ${Object.keys(spec.variables).join(', ') || '(none declared)'}.`,
       });
     }

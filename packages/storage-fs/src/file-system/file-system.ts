@@ -3,6 +3,7 @@
 // plugged in for crash tests. The Node implementation never follows symlinks for
 // the files it opens (O_NOFOLLOW) and creates everything private (0700 / 0600).
 import {
+  accessSync,
   closeSync,
   constants,
   promises as fs,
@@ -50,6 +51,8 @@ export interface FileStatus {
   changedMs?: number;
   /** When the file's content (a directory's entries) last changed (mtime, ms), where the file system tells. */
   modifiedMs?: number;
+  /** False when this process may not read the file (its mode or owner refuses it), where the file system tells. */
+  readable?: boolean;
 }
 
 export interface FileSystem {
@@ -164,7 +167,26 @@ function toStatus(stats: Stats): FileStatus {
 
 function statusNow(path: string): FileStatus | null {
   const stats = lstatSync(path, { throwIfNoEntry: false });
-  return stats ? toStatus(stats) : null;
+  if (!stats) return null;
+  const status = toStatus(stats);
+  return stats.isFile() && !mayRead(path, stats) ? { ...status, readable: false } : status;
+}
+
+/**
+ * Whether this process may read a file: its mode bits answer at no cost in the usual case, and
+ * only a file they refuse is asked about (an access check, which also weighs ACLs and root).
+ */
+function mayRead(path: string, stats: Stats): boolean {
+  const uid = process.getuid?.();
+  if (uid === undefined || uid === 0) return true;
+  const bit = stats.uid === uid ? 0o400 : (process.getgroups?.() ?? []).includes(stats.gid) ? 0o040 : 0o004;
+  if ((stats.mode & bit) !== 0) return true;
+  try {
+    accessSync(path, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function wrap(handle: fs.FileHandle, durableWrites = false): WritableFile {

@@ -25,17 +25,29 @@
 // validated on every load: by a quick check derived from the schema when zod would return
 // them unchanged (the usual case), by zod otherwise (index-file-check.generated.ts).
 import path from 'node:path';
-import { isSessionId, lazySchema, type SessionSummary, sessionSummarySchema } from '@resume/core/spec';
+import {
+  isSessionId,
+  lazySchema,
+  PermissionDeniedError,
+  type SessionSummary,
+  sessionSummarySchema,
+} from '@resume/core/spec';
 import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode, type FileStatus, type FileSystem } from '../file-system/file-system.js';
 import { frameObject, unframe } from '../journal/framing.js';
+import { summaryFromHeader } from '../repair/placeholder-summary.js';
 import { checkedSafeParser } from '../store/checked-parse.js';
 import { checkIndexFile } from './index-file-check.generated.js';
 import { type IndexStamp, sameStamp, stampFor, stampHolds, WRITING_MARKER_PREFIX } from './index-stamp.js';
 
 const damageSchema = lazySchema(() => z.object({ problem: z.string(), file: z.string() }));
 export type Damage = z.infer<typeof damageSchema>;
+
+/** The damage a listing shows for `problem` found in `file` at `offset` (null: the whole file). */
+export function damageAt(problem: string, offset: number | null, file: string): Damage {
+  return { problem: offset === null ? problem : `${problem} at byte ${offset}`, file };
+}
 
 const entrySchema = lazySchema(() =>
   z.object({
@@ -156,8 +168,9 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
         stamp = parsed.stamp;
       } else dirty = true;
     } catch (error) {
-      // A missing index is built; one that cannot be read (replaced by a directory) is rebuilt in memory.
-      if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'EISDIR') throw error;
+      // A missing index is built; one that cannot be read (replaced by a directory, or refused) is rebuilt in memory.
+      const unreadable = errorCode(error) === 'EISDIR' || PermissionDeniedError.isInstance(error);
+      if (errorCode(error) !== 'ENOENT' && !unreadable) throw error;
     }
     for (const entry of pending.values()) loaded.set(entry.id, entry);
     if (pending.size > 0) dirty = true;
@@ -202,6 +215,30 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
     return entry;
   };
 
+  /**
+   * `refresh`, except that a session whose files are refused is listed as unreadable with what
+   * was last known of it, and the next listing looks again (the entry is left as it was).
+   */
+  const refreshOrRefused = (cache: Map<string, IndexEntry>, sessionId: string, isDirectory: boolean) =>
+    refresh(cache, sessionId, isDirectory).catch((error: unknown): IndexEntry => {
+      if (!PermissionDeniedError.isInstance(error)) throw error;
+      const known = cache.get(sessionId);
+      const last = known?.summary ?? summaryFromHeader(sessionId, null);
+      return {
+        id: sessionId,
+        // What was known stays (a running status cannot be checked against a lease that cannot be read).
+        summary: {
+          ...last,
+          status: last.status === 'running' ? 'interrupted' : last.status,
+          unreadable: { path: error.path, problem: error.message },
+        },
+        journalSize: known?.journalSize ?? 0,
+        archived: known?.archived ?? false,
+        damage: null,
+        missing: [],
+      };
+    });
+
   return {
     async all() {
       const cache = await load();
@@ -232,8 +269,9 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
           dirty = true;
         }
       }
-      const refreshed = await Promise.all([...ids].map((id) => refresh(cache, id, listed)));
-      const next = stampFor(folder, writing, startedMs);
+      const refreshed = await Promise.all([...ids].map((id) => refreshOrRefused(cache, id, listed)));
+      // An unreadable session is looked at again by the next listing: the index cannot vouch for it.
+      const next = refreshed.some((entry) => entry?.summary?.unreadable) ? null : stampFor(folder, writing, startedMs);
       if (!sameStamp(stamp, next)) {
         stamp = next;
         dirty = true;

@@ -11,6 +11,7 @@ import {
   LeaseLostError,
   lazySchema,
   SessionNotFoundError,
+  type SessionSummary,
   StoreIoError,
   sessionSummarySchema,
   UsageError,
@@ -49,6 +50,8 @@ export interface JournalWriter {
   lastSeq: number;
   /** crc32 of the journal's bytes [0, size), once known (computed on the first snapshot). */
   crc: number | null;
+  /** The summary the last batch this writer appended carried (kept with a snapshot taken there). */
+  summary: SessionSummary | null;
   /** Frames this journal's appends in one buffer kept between them (appends to a journal are one at a time). */
   framer: LineFramer;
   /** The lease files fencing checks, named once. */
@@ -72,6 +75,11 @@ export function createJournalAppender(
 ): JournalAppender {
   const { paths, plain, durable } = context;
   const writers = new Map<string, JournalWriter>();
+  /** The session's folder is gone (removed by hand while it was written, say): named, so the error can say where. */
+  const missing = (id: string) =>
+    new SessionNotFoundError(id, `Session ${id} is not in the store: its folder ${paths.session(id)} is gone.`, {
+      location: paths.session(id),
+    });
 
   const drop = async (id: string) => {
     const writer = writers.get(id);
@@ -85,7 +93,7 @@ export function createJournalAppender(
     await index.beginWriting(id);
     await journals.unarchive(id);
     const file = paths.inSession(id, JOURNAL);
-    if (!(await plain.status(file))?.isFile) throw new SessionNotFoundError(id);
+    if (!(await plain.status(file))?.isFile) throw missing(id);
     // Only the end of the journal decides where appends go: read the tail, not the history.
     const committed = await journals.committedEnd(id);
     if (committed.torn) {
@@ -99,6 +107,7 @@ export function createJournalAppender(
       size: committed.end,
       lastSeq: committed.lastSeq,
       crc: null,
+      summary: null,
       framer: new LineFramer(),
       leaseFiles: null,
     };
@@ -141,7 +150,7 @@ export function createJournalAppender(
     }
     if (plain.existsNow(names.next)) return true;
     if (plain.existsNow(names.current)) return false;
-    if (!plain.existsNow(names.directory)) throw new SessionNotFoundError(id);
+    if (!plain.existsNow(names.directory)) throw missing(id);
     return true;
   };
 
@@ -149,7 +158,7 @@ export function createJournalAppender(
     const now = leaseSupersededNow(id, epoch, writer);
     if (now !== undefined) return now;
     const current = await currentEpoch(plain, paths.inSession(id, LEASE_DIRECTORY)).catch((error: unknown) => {
-      if (errorCode(error) === 'ENOENT') throw new SessionNotFoundError(id);
+      if (errorCode(error) === 'ENOENT') throw missing(id);
       throw error;
     });
     return epoch < current;
@@ -190,6 +199,7 @@ export function createJournalAppender(
     if (writer.crc !== null) writer.crc = crc32(line, writer.crc);
     writer.size += line.length;
     writer.lastSeq = batch.events.at(-1)?.seq ?? writer.lastSeq;
+    writer.summary = batch.summary;
     index.record({ id, summary: batch.summary, journalSize: writer.size, archived: false, damage: null, missing: [] });
   };
 

@@ -205,7 +205,7 @@ export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
       if (lost?.success) {
         throw corrupted(
           position,
-          `events ${first}..${last} were lost to damage (${lost.data.lost.reason}; their bytes are in ${lost.data.lost.savedTo ?? 'no file'}); the session's state after them comes from its snapshot`,
+          `events ${first}..${last} were lost to damage (${lost.data.lost.reason}; ${lost.data.lost.savedTo === null ? 'none of their bytes were left to keep' : `their bytes are in ${lost.data.lost.savedTo}`}); the session's state after them comes from its snapshot`,
         );
       }
       if (!parsed.ok) throw corrupted(position, parsed.problem);

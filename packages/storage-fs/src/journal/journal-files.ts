@@ -7,13 +7,14 @@ import { gunzip as gunzipCallback } from 'node:zlib';
 import {
   JournalCorruptedError,
   lazySchema,
+  PermissionDeniedError,
   type SessionHeader,
   type SessionSummary,
   sessionHeaderSchema,
 } from '@resume/core/spec';
 import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
-import { errorCode } from '../file-system/file-system.js';
+import { errorCode, type FileStatus } from '../file-system/file-system.js';
 import type { JournalLocation } from '../index/summary-index.js';
 import { checkedSafeParser } from '../store/checked-parse.js';
 import type { StoreContext } from '../store/store-context.js';
@@ -45,6 +46,12 @@ export interface JournalFiles {
   unarchive(sessionId: string): Promise<void>;
   /** Reads the last `length`-growing chunks of a file until `find` answers (not `more`). */
   fromTail<T>(file: string, size: number, find: (tail: Buffer, start: number) => T | 'more'): Promise<T>;
+}
+
+/** A journal's size, once it is known this process may read it (a listing names a refused one instead of trusting its entry). */
+function readableSize(status: FileStatus, file: string): number {
+  if (status.readable === false) throw new PermissionDeniedError(file, 'read');
+  return status.size;
 }
 
 /** The journal's first event, the session's creation, as far as the header it holds (built on first use). */
@@ -80,9 +87,11 @@ export function createJournalFiles(context: StoreContext): JournalFiles {
     // A session directory replaced by a symlink is never listed (nor read through).
     if (!isDirectory && !(await statusOf(paths.session(id)))?.isDirectory) return null;
     const journal = await statusOf(paths.inSession(id, JOURNAL));
-    if (journal?.isFile) return { size: journal.size, archived: false, missing: false };
+    if (journal?.isFile)
+      return { size: readableSize(journal, paths.inSession(id, JOURNAL)), archived: false, missing: false };
     const archived = await statusOf(paths.inSession(id, JOURNAL_ARCHIVED));
-    if (archived?.isFile) return { size: archived.size, archived: true, missing: false };
+    if (archived?.isFile)
+      return { size: readableSize(archived, paths.inSession(id, JOURNAL_ARCHIVED)), archived: true, missing: false };
     return { size: 0, archived: false, missing: true };
   };
 

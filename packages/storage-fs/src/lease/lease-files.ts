@@ -7,14 +7,20 @@
 // the holder marks its own lease released (atomic replace). Epochs only grow, and
 // an append is fenced by checking that no higher epoch exists.
 import path from 'node:path';
-import { type LeaseHolder, type LeaseHolderInfo, lazySchema, SessionLockedError } from '@resume/core/spec';
+import {
+  isHolderAlive,
+  type LeaseHolder,
+  type LeaseHolderInfo,
+  lazySchema,
+  type ProcessProbe,
+  SessionLockedError,
+} from '@resume/core/spec';
 import { z } from 'zod';
 import { writeFileAtomically, writeTemporary } from '../file-system/atomic-write.js';
 import { errorCode, type FileSystem } from '../file-system/file-system.js';
 import { frameObject, unframe } from '../journal/framing.js';
 import { checkedSafeParser } from '../store/checked-parse.js';
 import { checkLeaseRecord } from '../store/store-files-check.generated.js';
-import { isHolderAlive, type ProcessProbe } from './process-probe.js';
 
 /** A lease file's record (built on first use; a valid file is read by its generated check). */
 export const leaseRecordSchema = lazySchema(() =>

@@ -83,6 +83,28 @@ export function analyzeJournal(bytes: Buffer): JournalAnalysis {
   return { records, damaged, restoredNewlines, tornTail };
 }
 
+/**
+ * Which events a damaged range held, as far as the intact records around it tell:
+ * `events 11..13`, `event 11`, `events after 10` (nothing intact follows it) or `no events`.
+ */
+export function damagedEvents(analysis: JournalAnalysis, range: DamagedRange): string {
+  let before = 0;
+  let after: number | null = null;
+  for (const record of analysis.records) {
+    if (record.offset < range.offset) before = Math.max(before, record.last);
+    else after ??= record.first;
+  }
+  if (after === null) return `events after ${before}`;
+  if (after - 1 === before + 1) return `event ${before + 1}`;
+  return after - 1 > before ? `events ${before + 1}..${after - 1}` : 'no events';
+}
+
+/** Whether damage lies after every intact record: the events it held are not known to anything else. */
+export function damagedAtEnd(analysis: JournalAnalysis): boolean {
+  const lastRecord = analysis.records.at(-1);
+  return analysis.damaged.some((range) => lastRecord === undefined || range.offset > lastRecord.offset);
+}
+
 export interface JournalRepairPlan {
   /** The repaired journal's bytes. */
   bytes: Buffer;
@@ -104,12 +126,15 @@ export function planJournalRepair(
   const kept: Buffer[] = [];
   let keptSeq = 0;
   let index = 0;
+  /** Where the last record kept as it was starts in the original journal. */
+  let lastKeptOffset = -1;
   const records = analysis.records;
   for (; index < records.length; index += 1) {
     const record = records[index] as RecordLine;
     if (record.first !== keptSeq + 1 || record.last < record.first) break;
     kept.push(record.bytes);
     keptSeq = record.last;
+    lastKeptOffset = record.offset;
   }
   let lost: JournalRepairPlan['lost'] = null;
   // A hole: intact records resume after damage; they count only if the snapshot proves the state across it.
@@ -141,6 +166,7 @@ export function planJournalRepair(
       if (record.first !== keptSeq + 1) break;
       kept.push(record.bytes);
       keptSeq = record.last;
+      lastKeptOffset = record.offset;
     }
   }
   const knownEnd = Math.max(records.at(-1)?.last ?? 0, snapshotSeq ?? 0);
@@ -157,8 +183,9 @@ export function planJournalRepair(
     bytes,
     keptSeq,
     lost,
+    // Damage the kept records surround (recorded as lost) drops nothing; damage after them held later events.
     dropped:
-      knownEnd > keptSeq || analysis.damaged.length > 0
+      knownEnd > keptSeq || analysis.damaged.some((range) => range.offset > lastKeptOffset)
         ? { first: keptSeq + 1, last: knownEnd > keptSeq ? knownEnd : null }
         : null,
     snapshotOffset,

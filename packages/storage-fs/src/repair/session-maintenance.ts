@@ -18,6 +18,7 @@ import {
   SessionLockedError,
   type SessionSummary,
   sessionHeaderSchema,
+  sessionSummarySchema,
   type VerifyReport,
 } from '@resume/core/spec';
 import { z } from 'zod';
@@ -26,15 +27,21 @@ import type { HeaderFiles } from '../header/header-file.js';
 import type { Damage, IndexEntry, InspectedSession, JournalLocation, SummaryIndex } from '../index/summary-index.js';
 import { unframe } from '../journal/framing.js';
 import type { JournalAppender } from '../journal/journal-appender.js';
-import { encodeBatch, lastRecordInTail } from '../journal/journal-codec.js';
+import { encodeBatch, encodeLost, lastRecordInTail } from '../journal/journal-codec.js';
 import { headerInFirstRecord, type JournalFiles } from '../journal/journal-files.js';
 import { stepsStartedIn } from '../journal/lost-steps.js';
 import { acquireLease, currentEpoch, inspectLease, latestLease, liveHolder } from '../lease/lease-files.js';
-import type { SnapshotFiles } from '../snapshot/snapshot-files.js';
+import type { SnapshotFile, SnapshotFiles } from '../snapshot/snapshot-files.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
 import { HEADER, JOURNAL, LEASE_DIRECTORY, SNAPSHOT, SNAPSHOT_ARCHIVED } from '../store/store-paths.js';
-import { analyzeJournal, type JournalAnalysis, planJournalRepair } from './journal-analysis.js';
+import {
+  analyzeJournal,
+  damagedAtEnd,
+  damagedEvents,
+  type JournalAnalysis,
+  planJournalRepair,
+} from './journal-analysis.js';
 import { summaryFromHeader } from './placeholder-summary.js';
 
 export interface SessionMaintenance {
@@ -110,7 +117,11 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     if (journal.missing) problems.push({ file: journal.file, offset: null, problem: 'the journal is missing' });
     const analysis = analyzeJournal(journal.bytes);
     for (const range of analysis.damaged) {
-      problems.push({ file: journal.file, offset: range.offset, problem: `${range.problem} (${range.length} bytes)` });
+      problems.push({
+        file: journal.file,
+        offset: range.offset,
+        problem: `the record at byte ${range.offset} (${damagedEvents(analysis, range)}) is damaged: ${range.problem} (${range.length} bytes)`,
+      });
     }
     for (const offset of analysis.restoredNewlines) {
       problems.push({ file: journal.file, offset, problem: 'the newline between two records is damaged' });
@@ -132,7 +143,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       problems.push({
         file: paths.inSession(id, SNAPSHOT),
         offset: null,
-        problem: 'the snapshot is damaged (it is ignored and written again)',
+        problem: 'the snapshot is damaged (opening ignores it and replays the journal; a repair moves it aside)',
       });
     }
     if (problems.length === 0) {
@@ -141,12 +152,15 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
         problems.push({ file: error.file, offset: error.offset, problem: error.message });
       });
     }
-    for (const evidence of await evidenceOf(id)) {
-      if (evidence.seq > plan.keptSeq) {
+    // The journal was cut when its intact records end short of what other files knew; damage after
+    // the last intact record is reported above with the events it held, not as a cut.
+    const readableEnd = Math.max(plan.keptSeq, lastRecord?.last ?? 0);
+    for (const evidence of damagedAtEnd(analysis) ? [] : await evidenceOf(id)) {
+      if (evidence.seq > readableEnd) {
         problems.push({
           file: journal.file,
           offset: null,
-          problem: `the journal ends at event ${plan.keptSeq} but ${evidence.source} knew ${evidence.seq}: it was cut`,
+          problem: `the journal ends at event ${readableEnd} but ${evidence.source} knew ${evidence.seq}: it was cut`,
         });
       }
     }
@@ -177,6 +191,16 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     return { header: null, rewrite: null };
   };
 
+  /** The snapshot file a read would use, when reading it found none sound: it exists but fails its checks. */
+  const damagedSnapshotName = async (id: string): Promise<string | null> => {
+    for (const name of [SNAPSHOT, SNAPSHOT_ARCHIVED]) {
+      const status = await plain.status(paths.inSession(id, name));
+      if (status?.isFile) return name;
+      if (status) return null;
+    }
+    return null;
+  };
+
   /** The session's files that exist as something other than a regular file (a directory, a symlink). */
   const nonFiles = async (id: string): Promise<string[]> => {
     const found: string[] = [];
@@ -195,6 +219,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     const analysis: JournalAnalysis = analyzeJournal(journal.bytes);
     const snapshot = await snapshots.readFile(id);
     const savedTo = paths.inSession(id, context.asideName(JOURNAL, 'damaged'));
+    const savedFor = (bytes: Buffer) => (bytes.length > 0 ? savedTo : null);
     const plan = planJournalRepair(analysis, snapshot?.snapshot.seq ?? null, savedTo);
     const { header, rewrite } = await headerFor(id, plan.bytes.length > 0 ? plan.bytes : journal.bytes);
     const actions: string[] = [];
@@ -209,8 +234,18 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       );
     }
     if (rewrite) actions.push(`header.json: ${rewrite}`);
+    // The journal itself proves events up to here; a snapshot beyond it still proves the state after its event.
+    const provenSeq = keptSeq;
+    const restored =
+      snapshot && keptSeq > 0
+        ? restoredFromSnapshot(id, snapshot.snapshot, keptSeq, epochAt(analysis, keptSeq), savedFor(journal.bytes))
+        : null;
+    if (restored) {
+      bytes = Buffer.concat([bytes, restored.bytes]);
+      keptSeq = restored.seq;
+    }
     const journalChanged = !bytes.equals(journal.bytes);
-    const removedBytes = journalChanged ? Math.max(0, journal.bytes.length - bytesKeptOf(analysis, keptSeq)) : 0;
+    const removedBytes = journalChanged ? Math.max(0, journal.bytes.length - bytesKeptOf(analysis, provenSeq)) : 0;
     if (journalChanged) {
       for (const offset of analysis.restoredNewlines)
         actions.push(`journal.jsonl: restore the damaged newline at byte ${offset}`);
@@ -224,22 +259,36 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       }
       if (analysis.tornTail)
         actions.push(`journal.jsonl: cut an unfinished last write of ${analysis.tornTail.length} bytes`);
+      if (restored) {
+        const lost = restored.lost
+          ? `events ${restored.lost.first}..${restored.lost.last} themselves are recorded as lost, event ${restored.seq} as restored from the snapshot`
+          : `event ${restored.seq} is recorded as restored from the snapshot`;
+        actions.push(
+          `journal.jsonl: the state after event ${restored.seq} (messages, usage, status) is rebuilt from snapshot.json; ${lost}${restored.summaryKept ? '' : ' (the snapshot kept no listing summary: the session lists with its header until it is written again)'}`,
+        );
+      }
       if (journal.bytes.length > 0) actions.push(`the journal as it was is kept in ${savedTo}`);
     }
     const evidence = await evidenceOf(id);
-    const knownEnd = Math.max(plan.dropped?.last ?? 0, ...evidence.map((item) => item.seq));
+    // What the kept journal (with what the snapshot restores) now reaches is not dropped.
+    const dropped = plan.dropped && (plan.dropped.last === null || plan.dropped.last > keptSeq) ? plan.dropped : null;
+    const knownEnd = Math.max(dropped?.last ?? 0, ...evidence.map((item) => item.seq));
     const droppedEvents =
-      knownEnd > keptSeq || plan.dropped ? { first: keptSeq + 1, last: knownEnd > keptSeq ? knownEnd : null } : null;
+      knownEnd > keptSeq || dropped ? { first: keptSeq + 1, last: knownEnd > keptSeq ? knownEnd : null } : null;
     if (droppedEvents) {
-      const which = droppedEvents.last === null ? `after ${keptSeq}` : `${droppedEvents.first}..${droppedEvents.last}`;
+      const which =
+        droppedEvents.last === null
+          ? `after ${keptSeq} (those the damaged bytes held)`
+          : `${droppedEvents.first}..${droppedEvents.last}`;
       const sources = evidence.filter((item) => item.seq > keptSeq).map((item) => item.source);
       actions.push(
         `events ${which} cannot be kept${sources.length > 0 ? ` (known from ${sources.join(', ')})` : ''}; the session continues from event ${keptSeq}`,
       );
     }
+    const snapshotOffset = restored ? bytes.length : plan.snapshotOffset;
     const snapshotAction = !snapshot
       ? null
-      : snapshot.snapshot.seq > keptSeq || (journalChanged && plan.snapshotOffset === null)
+      : snapshot.snapshot.seq > keptSeq || (journalChanged && snapshotOffset === null)
         ? 'remove'
         : journalChanged || snapshot.archived
           ? 'repoint'
@@ -247,6 +296,14 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     if (snapshotAction === 'remove')
       actions.push(`snapshot.json: remove (the journal no longer holds event ${snapshot?.snapshot.seq})`);
     if (snapshotAction === 'repoint') actions.push('snapshot.json: point it at the repaired journal');
+    // A snapshot that fails its own checks is only derived data: the journal holds everything it summarized.
+    const damagedSnapshot = snapshot ? null : await damagedSnapshotName(id);
+    const snapshotAside = damagedSnapshot && paths.inSession(id, context.asideName(damagedSnapshot, 'damaged'));
+    if (damagedSnapshot) {
+      actions.push(
+        `${damagedSnapshot}: damaged; dropped (moved aside to ${snapshotAside}); the journal holds everything it summarized and the next writer takes a new one`,
+      );
+    }
     const report: RepairReport = {
       sessionId: id,
       keptSeq,
@@ -255,7 +312,9 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       dryRun,
       actions,
       droppedEvents,
-      lostSteps: journalChanged ? stepsStartedIn(removedPart(journal.bytes, analysis, keptSeq, plan.lost)) : [],
+      lostSteps: journalChanged
+        ? stepsStartedIn(removedPart(journal.bytes, analysis, keptSeq, plan.lost ?? restored?.lost ?? null))
+        : [],
     };
     const misplaced = await nonFiles(id);
     for (const name of misplaced) actions.push(`${name}: not a regular file; it is moved aside`);
@@ -269,17 +328,18 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       await writeFileAtomically(context.durable, journalFile(id), bytes);
     }
     if (rewrite && header) await headers.write(id, header);
+    if (damagedSnapshot && snapshotAside) await plain.rename(paths.inSession(id, damagedSnapshot), snapshotAside);
     if (snapshot && snapshotAction === 'remove') {
       await plain.remove(paths.inSession(id, SNAPSHOT)).catch(() => {});
       await plain.remove(paths.inSession(id, SNAPSHOT_ARCHIVED)).catch(() => {});
     }
-    if (snapshot && snapshotAction === 'repoint' && plan.snapshotOffset !== null) {
+    if (snapshot && snapshotAction === 'repoint' && snapshotOffset !== null) {
       await snapshots.write(id, {
         ...snapshot.snapshot,
         // Not the replay log: an ordered replay needs the journal's own records, which the repair may have lost.
         operations: undefined,
-        journalOffset: plan.snapshotOffset,
-        journalCrc: crc32(bytes.subarray(0, plan.snapshotOffset)),
+        journalOffset: snapshotOffset,
+        journalCrc: crc32(bytes.subarray(0, snapshotOffset)),
       });
     }
     const summary = lastSummaryOf(bytes) ?? summaryFromHeader(id, header);
@@ -359,6 +419,69 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
   };
 
   return { verify, repair, inspectForIndex };
+}
+
+/** The data key of the event a repair writes where a snapshot restores the state the journal lost. */
+const RESTORED_FROM_SNAPSHOT = 'restoredFromSnapshot';
+
+const snapshotStateSchema = lazySchema(() =>
+  z.object({ header: sessionHeaderSchema, lastSeq: z.number().int().positive() }),
+);
+
+interface Restored {
+  /** The records that stand for the events the journal lost, up to and including the snapshot's. */
+  bytes: Buffer;
+  seq: number;
+  lost: { first: number; last: number } | null;
+  /** Whether the snapshot kept the listing summary of its event (snapshots written before it did not). */
+  summaryKept: boolean;
+}
+
+/**
+ * When the journal ends (after a repair) before a sound snapshot's event, the snapshot still
+ * proves the session's state after that event: the events in between are written as one
+ * record of their loss, and the snapshot's event as a `data-set` of `restoredFromSnapshot`,
+ * carrying the listing summary of that moment. An open folds from the snapshot and reads on
+ * from that event; nothing before it is replayed (a full replay reports the loss, exit 65).
+ */
+function restoredFromSnapshot(
+  id: string,
+  snapshot: SnapshotFile,
+  keptSeq: number,
+  epoch: number,
+  savedTo: string | null,
+): Restored | null {
+  if (snapshot.seq <= keptSeq) return null;
+  const state = snapshotStateSchema.safeParse(snapshot.state);
+  if (!state.success || state.data.header.id !== id || state.data.lastSeq !== snapshot.seq) return null;
+  const kept = sessionSummarySchema.safeParse(snapshot.summary);
+  const summaryKept = kept.success && kept.data.id === id && kept.data.lastSeq === snapshot.seq;
+  const summary: SessionSummary = summaryKept
+    ? kept.data
+    : { ...summaryFromHeader(id, state.data.header), lastSeq: snapshot.seq };
+  const lost = snapshot.seq - 1 > keptSeq ? { first: keptSeq + 1, last: snapshot.seq - 1 } : null;
+  const reason = `the journal no longer held them; the snapshot at event ${snapshot.seq} holds the state after them`;
+  const restoredEvent = journalEventSchema.parse({
+    seq: snapshot.seq,
+    at: summary.updatedAt,
+    type: 'data-set',
+    key: RESTORED_FROM_SNAPSHOT,
+    value: { from: SNAPSHOT, lost: lost && [lost.first, lost.last], savedTo },
+  });
+  return {
+    bytes: Buffer.concat([
+      ...(lost ? [encodeLost({ epoch, first: lost.first, last: lost.last, lost: { reason, savedTo } })] : []),
+      encodeBatch({ epoch, events: [restoredEvent], summary }),
+    ]),
+    seq: snapshot.seq,
+    lost,
+    summaryKept,
+  };
+}
+
+/** The epoch of the intact record holding event `seq` (0 when there is none: the records are rebuilt). */
+function epochAt(analysis: JournalAnalysis, seq: number): number {
+  return analysis.records.find((record) => record.first <= seq && seq <= record.last)?.epoch ?? 0;
 }
 
 function creationRecord(header: SessionHeader): Buffer {

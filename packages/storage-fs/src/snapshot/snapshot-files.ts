@@ -80,6 +80,7 @@ export function createSnapshotFiles(
           ...(writer && atEnd ? { journalOffset: writer.size, journalCrc: writer.crc ?? 0 } : {}),
           state: snapshot.state,
           ...(Array.isArray(snapshot.operations) ? { operations: snapshot.operations } : {}),
+          ...(writer && atEnd && writer.summary?.lastSeq === snapshot.seq ? { summary: writer.summary } : {}),
         });
         if (writer && atEnd) offsets.set(id, { seq: snapshot.seq, offset: writer.size });
       } catch {

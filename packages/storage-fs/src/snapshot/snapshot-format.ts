@@ -7,6 +7,8 @@
 // is read (both checksums, and its length), exactly as a version 1 snapshot was, so a damaged or cut
 // snapshot is ignored at open as before; what is deferred is only the decoding of each text, which
 // happens on the first read of that message's `content` (see docs/decisions/0015-snapshot-texts-read-on-demand.md).
+// The header may keep `operations` (the replay log up to `seq`) and `summary` (the listing summary
+// of event `seq`, which a repair uses when the journal no longer has it).
 // Version 1 (one framed line holding the whole state) is still read.
 import { crc32 } from 'node:zlib';
 import { lazySchema } from '@resume/core/spec';
@@ -40,6 +42,11 @@ const snapshotHeaderSchema = lazySchema(() =>
     }),
     /** The session's replay log operations up to `seq` (see `snapshot-operations.ts`), when its writer had one. */
     operations: z.array(z.unknown()).optional(),
+    /**
+     * The listing summary the journal's record of event `seq` carried (checked where it is used):
+     * a repair that has only the snapshot left lists the session with it.
+     */
+    summary: z.unknown().optional(),
   }),
 );
 
@@ -56,6 +63,8 @@ export interface SnapshotFile {
   state: unknown;
   /** The replay log's operations as events (decoded on first read), when the snapshot kept them. */
   operations?: unknown[] | undefined;
+  /** The listing summary at event `seq`, as written (unchecked), when the snapshot kept it. */
+  summary?: unknown;
 }
 
 /** `String.prototype.isWellFormed` (Node 20+; the type library targets an older ECMAScript). */
@@ -125,6 +134,7 @@ export function encodeSnapshot(snapshot: Omit<SnapshotFile, 'v'>): Buffer {
     contents: { texts: texts.length, bytes, crc: crc32(contents) },
     state,
     ...operations,
+    ...(snapshot.summary === undefined ? {} : { summary: snapshot.summary }),
   });
   return bytes === 0 ? header : Buffer.concat([header, contents], header.length + bytes);
 }

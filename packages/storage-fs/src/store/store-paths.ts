@@ -6,6 +6,7 @@
 //   blobs/ab/cdef...                 content-addressed blobs (sha256)
 //   sessions/.writing-<id>/          a writer is at work on the session (see index/summary-index.ts)
 //   index/summaries.json             the listing cache (see index/summary-index.ts)
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 
 export const JOURNAL = 'journal.jsonl';
@@ -14,6 +15,20 @@ export const SNAPSHOT = 'snapshot.json';
 export const SNAPSHOT_ARCHIVED = 'snapshot.json.gz';
 export const HEADER = 'header.json';
 export const LEASE_DIRECTORY = 'lease';
+
+/**
+ * The data home as an absolute path, a symlinked home followed: where the home is is the user's
+ * choice (a link to another disk is common); links inside the store are never followed. A home
+ * that does not exist yet is created where it is named.
+ */
+export function resolveHome(dir: string): string {
+  const resolved = path.resolve(dir);
+  try {
+    return realpathSync(resolved);
+  } catch {
+    return resolved;
+  }
+}
 
 export interface StorePaths {
   home: string;

@@ -42,6 +42,13 @@ const instances: Record<string, () => ConclaveError> = {
   RecoveryLimitError: () => new core.RecoveryLimitError({ sessionId, recoveries: 11, limit: 10, stepKey: 'charge' }),
   ReplayMismatchError: () =>
     new core.ReplayMismatchError({ sessionId, position: 2, expected: 'step "a" #1', requested: 'step "b" #1' }),
+  SessionDeletedError: () =>
+    new core.SessionDeletedError(sessionId, {
+      messages: 6,
+      steps: 5,
+      costUsd: 0.02,
+      location: '/tmp/home/sessions/x',
+    }),
   SessionExistsError: () => new core.SessionExistsError(sessionId),
   SessionFinishedError: () => new core.SessionFinishedError({ sessionId, status: 'completed', operation: 'step "a"' }),
   SessionLockedError: () =>

@@ -9,6 +9,8 @@ export class JournalCorruptedError extends ConclaveError {
   readonly sessionId: string | null;
   readonly file: string;
   readonly offset: number | null;
+  /** What is wrong, without the file and offset (`checksum mismatch`). */
+  readonly problem: string;
   constructor(
     details: { sessionId: string | null; file: string; offset: number | null; problem: string },
     options: ConclaveErrorOptions = {},
@@ -24,5 +26,6 @@ export class JournalCorruptedError extends ConclaveError {
     this.sessionId = details.sessionId;
     this.file = details.file;
     this.offset = details.offset;
+    this.problem = details.problem;
   }
 }

@@ -4,6 +4,8 @@ import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-e
 export interface SessionNotFoundErrorOptions extends ConclaveErrorOptions {
   /** The most recent sessions, when the thrower looked them up (the engine does). */
   recent?: SessionSummary[];
+  /** Where the store looked for the session (the file store: its folder), when it says. */
+  location?: string;
 }
 
 /** No session matches a reference (an id, a prefix, an index). */
@@ -15,16 +17,19 @@ export class SessionNotFoundError extends ConclaveError {
   readonly sessionRef: string;
   /** The most recent sessions (newest first), or null when the thrower did not look them up. */
   readonly recent: SessionSummary[] | null;
+  /** Where the store looked for the session, or null when it did not say. */
+  readonly location: string | null;
   constructor(
     reference: string,
     message = `No session matches "${reference}".`,
     options: SessionNotFoundErrorOptions = {},
   ) {
-    const { recent, ...rest } = options;
+    const { recent, location, ...rest } = options;
     super(SessionNotFoundError.code, ExitCode.notFound, message, rest);
     this.name = 'SessionNotFoundError';
     this.reference = reference;
     this.sessionRef = reference;
     this.recent = recent ?? null;
+    this.location = location ?? null;
   }
 }

@@ -1,7 +1,9 @@
-// How the store tells whether a lease holder is still alive. A holder on this host
-// is dead when the machine rebooted since (boot id), its pid is gone, or the pid now
-// belongs to another process (different start time). A holder on another host is
-// always presumed alive: it cannot be checked, and a live holder is never taken over.
+// Whether the process holding a writer lease is still alive, for every store that records a
+// holder by pid. A holder on this host is dead when the machine rebooted since (boot id), its
+// pid is gone or is a zombie (killed, not yet reaped by its parent: it runs nothing and holds
+// nothing), or the pid now belongs to another process (a different start time). A holder on
+// another host is always presumed alive: it cannot be checked, and a live holder is never
+// taken over.
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
@@ -9,6 +11,7 @@ export interface ProcessProbe {
   readonly hostname: string;
   /** Changes with every boot; null where the platform does not expose one. */
   readonly bootId: string | null;
+  /** Whether `pid` is a process that can still run (a zombie cannot). */
   isRunning(pid: number): boolean;
   /** An opaque token for when `pid` started (Linux: /proc/<pid>/stat field 22); null if unknown. */
   startTime(pid: number): string | null;
@@ -22,6 +25,16 @@ function readText(path: string): string | null {
   }
 }
 
+/** The fields of /proc/<pid>/stat after the command name (field 3 on), or null where there is none. */
+function statFields(pid: number): string[] | null {
+  const stat = readText(`/proc/${pid}/stat`);
+  // The command name (field 2) may contain spaces and parentheses; fields after it are plain.
+  return stat === null ? null : stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** Process states of /proc/<pid>/stat that can never run again: zombie, dead. */
+const finishedStates = new Set(['Z', 'X', 'x']);
+
 export function createProcessProbe(): ProcessProbe {
   return {
     hostname: hostname(),
@@ -29,18 +42,17 @@ export function createProcessProbe(): ProcessProbe {
     isRunning(pid) {
       try {
         process.kill(pid, 0);
-        return true;
       } catch (error) {
         // EPERM: the process exists but belongs to someone else.
-        return typeof error === 'object' && error !== null && 'code' in error && error.code === 'EPERM';
+        const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : null;
+        if (code !== 'EPERM') return false;
       }
+      // A signal reaches a zombie too: only its state says it is gone.
+      const state = statFields(pid)?.[0];
+      return state === undefined || !finishedStates.has(state);
     },
     startTime(pid) {
-      const stat = readText(`/proc/${pid}/stat`);
-      if (stat === null) return null;
-      // The command name (field 2) may contain spaces and parentheses; fields after it are plain.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return fields[19] ?? null;
+      return statFields(pid)?.[19] ?? null;
     },
   };
 }
@@ -49,6 +61,7 @@ export interface HolderIdentity {
   pid: number;
   host: string;
   bootId: string | null;
+  /** The holder's start time as `startTime` gave it when it took the lease; null when not recorded. */
   processStart: string | null;
 }
 
