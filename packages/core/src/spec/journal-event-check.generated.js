@@ -14127,19 +14127,29 @@ return errors === 0;
 /** What the schema's parse returns for `value`, or undefined when zod must decide. */
 export function checkJournalEvent(value) {
   if (checkJournalEventExact(value)) return value;
-  if (typeof value !== 'object' || value === null || !plainData(value)) return undefined;
-  let copy;
-  try {
-    copy = structuredClone(value);
-  } catch {
-    return undefined;
-  }
-  return checkJournalEventFilled(copy) ? copy : undefined;
+  const copy = plainCopy(value);
+  return copy !== NOT_PLAIN && checkJournalEventFilled(copy) ? copy : undefined;
 }
-function plainData(value) {
-  if (typeof value !== 'object' || value === null) return true;
+const NOT_PLAIN = Symbol('not plain');
+function plainCopy(value) {
+  if (typeof value !== 'object' || value === null) return value;
   const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== Array.prototype) return false;
-  for (const key in value) if (!plainData(value[key])) return false;
-  return true;
+  if (prototype === Array.prototype) {
+    const copy = new Array(value.length);
+    for (let index = 0; index < value.length; index += 1) {
+      const item = plainCopy(value[index]);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      copy[index] = item;
+    }
+    return copy;
+  }
+  if (prototype !== Object.prototype) return NOT_PLAIN;
+  const copy = {};
+  for (const key in value) {
+    if (key === '__proto__') return NOT_PLAIN;
+    const item = plainCopy(value[key]);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    copy[key] = item;
+  }
+  return copy;
 }
