@@ -60,7 +60,13 @@ export function checksModule(schemas, { fill = false } = {}) {
   const exact = createAjv({ fill: false });
   const filled = fill ? createAjv({ fill: true }) : null;
   for (const [name, schema] of Object.entries(schemas)) {
-    const json = schema.toJSONSchema({ target: 'draft-7', io: 'output', unrepresentable: 'throw', cycles: 'ref' });
+    const json = schema.toJSONSchema({
+      target: 'draft-7',
+      io: 'output',
+      unrepresentable: 'throw',
+      cycles: 'ref',
+      reused: 'ref',
+    });
     exact.addSchema(prepare(json, { fill: false }), `${name}Exact`);
     filled?.addSchema(prepare(json, { fill: true }), `${name}Filled`);
   }
@@ -138,6 +144,7 @@ function createAjv({ fill }) {
     unicodeRegExp: false,
     discriminator: true,
     messages: false,
+    inlineRefs: false,
     strict: true,
     // Only the deprecation notice of `unicode`, still honoured in ajv 8; strict problems throw.
     logger: false,
