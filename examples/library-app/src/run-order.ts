@@ -1,7 +1,8 @@
 // node dist/run-order.js <home> <session-id> <marker-dir>
 // Creates the session the first time and resumes it on every later call with the same id:
-// the crash-and-rerun pattern is this one call to `engine.run`.
-import { createEngine, isSessionId } from '@resume/core';
+// the crash-and-rerun pattern is this one call to `engine.run`. A `postgres://` URL as the
+// home keeps the session in that database instead (loaded only then).
+import { createEngine, isSessionId, type SessionStore } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
 import { orderJob } from './order-job.js';
 import { markerFiles } from './side-effects.js';
@@ -12,7 +13,13 @@ if (!home || !sessionId || !isSessionId(sessionId) || !markers) {
   process.exit(64);
 }
 
-const engine = createEngine({ store: createFsStore({ dir: home }) });
+async function openStore(where: string): Promise<SessionStore> {
+  if (!/^postgres(ql)?:\/\//.test(where)) return createFsStore({ dir: where });
+  const { createPostgresStore } = await import('@resume/storage-postgres');
+  return createPostgresStore({ connectionString: where, schema: 'orders' });
+}
+
+const engine = createEngine({ store: await openStore(home) });
 try {
   const result = await engine.run({ id: sessionId, title: 'order A-17' }, (session) => {
     process.stdout.write('job-started\n');

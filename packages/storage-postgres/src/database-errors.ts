@@ -34,6 +34,17 @@ export function translateDatabaseError(error: unknown, location: string, action:
     cause: error,
     hint: unreachable
       ? 'Check that the server is running and the store URL is right; what was saved before this is kept, and the session can be resumed once the server is back.'
-      : 'Retry; if it keeps failing, check the server log.',
+      : (sslHint(code, detail) ?? 'Retry; if it keeps failing, check the server log.'),
   });
+}
+
+/** What to change in the store URL when the SSL handshake failed, or null when it did not. */
+function sslHint(code: string | null, detail: string): string | null {
+  if (/does not support SSL/i.test(detail)) {
+    return 'The server does not offer SSL: enable it on the server, or connect without it (sslmode=disable).';
+  }
+  if ((code !== null && /CERT|SELF_SIGNED|ERR_TLS|UNABLE_TO_VERIFY/.test(code)) || /certificate/i.test(detail)) {
+    return "The server's certificate was not accepted: name the CA that signed it with sslrootcert=/path/to/root.crt in the store URL (verify-full also needs the host name the certificate was made for), or use sslmode=require to encrypt without checking it.";
+  }
+  return null;
 }

@@ -6,4 +6,5 @@ export {
 } from './connection.js';
 export { latestMigrationVersion, type MigrateOptions, type MigrationReport, migrate } from './migrations.js';
 export { createPostgresStore, type PostgresStore } from './postgres-store.js';
+export type { ServerWait, ServerWaitListener } from './server-wait.js';
 export type { SessionChange, SessionWatch, SessionWatchListener } from './watch.js';

@@ -98,6 +98,27 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX requests_order ON $schema.requests (session_id, position)`,
     ],
   },
+  {
+    version: 3,
+    name: 'checksum chain over events, rows set aside by repairs',
+    // Rows written before this migration keep a null hash: read as unchecked (see event-chain.ts).
+    statements: [
+      `ALTER TABLE $schema.events ADD COLUMN hash text, ADD COLUMN batch_summary json`,
+      `ALTER TABLE $schema.sessions ADD COLUMN journal_hash text`,
+      `CREATE TABLE $schema.damaged_rows (
+        id bigserial PRIMARY KEY,
+        session_id text COLLATE "C" NOT NULL REFERENCES $schema.sessions (id) ON DELETE CASCADE,
+        repaired_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        source text NOT NULL,
+        seq bigint,
+        epoch bigint,
+        hash text,
+        content text NOT NULL,
+        problem text
+      )`,
+      `CREATE INDEX damaged_rows_session ON $schema.damaged_rows (session_id, id)`,
+    ],
+  },
 ];
 
 export const latestMigrationVersion = Math.max(...migrations.map((migration) => migration.version));

@@ -13,6 +13,7 @@ import {
   LeaseLostError,
   newSessionRequest,
   type ReadRange,
+  type RepairReport,
   SessionExistsError,
   type SessionHeader,
   type SessionLease,
@@ -28,16 +29,27 @@ import {
   sessionRequestSchema,
   sessionSummarySchema,
   UsageError,
+  type VerifyReport,
 } from '@resume/core/spec';
 import type pg from 'pg';
 import {
   describeLocation,
+  describeServer,
   openPool,
   type PostgresStoreOptions,
   parseStoreOptions,
   quoteIdentifier,
 } from './connection.js';
 import { databaseErrorCode, translateDatabaseError } from './database-errors.js';
+import {
+  type ChainPosition,
+  chainBatch,
+  chainStart,
+  checkEventRow,
+  type EventRow,
+  eventRowColumns,
+  headProblem,
+} from './event-chain.js';
 import {
   type HeldLease,
   holdLease,
@@ -49,7 +61,10 @@ import {
   takeLease,
 } from './leases.js';
 import { type MigrationReport, migratePool } from './migrations.js';
-import { type EventRow, missingEvent, parseEventRow, parseHeader, parseSnapshot, parseSummary } from './rows.js';
+import { corrupted, eventOf, missingEvent, parseHeader, parseSnapshot, parseSummary } from './rows.js';
+import { watchServerWaits } from './server-wait.js';
+import { createSessionMaintenance } from './session-maintenance.js';
+import { summaryAssignments, summaryValues } from './summary-columns.js';
 import {
   notificationChannel,
   notifySql,
@@ -69,18 +84,24 @@ export interface PostgresStore extends SessionStore {
    * on any machine using this database (LISTEN/NOTIFY). Holds one connection until closed.
    */
   watch(listener: SessionWatchListener): Promise<SessionWatch>;
+  /** Reads every row of a session and names each damaged one (table and seq). */
+  verify(sessionId: string): Promise<VerifyReport>;
+  /**
+   * Keeps the longest intact prefix of whole batches and moves every other row of the session
+   * into the `damaged_rows` table; `dryRun` reports what would be done without changing anything.
+   */
+  repair(sessionId: string, options?: { dryRun?: boolean }): Promise<RepairReport>;
 }
 
 /** Rows read per round trip when streaming a journal. */
 const readPageSize = 500;
-
-const unsafeTitleCharacters = /\u0000/g;
 
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
   const resolved = parseStoreOptions(options);
   const location = describeLocation(resolved);
   const schema = quoteIdentifier(resolved.schema);
   const channel = notificationChannel(resolved.schema);
+  const eventsTable = `${resolved.schema}.events`;
   const { pool, owned } = openPool(resolved);
   const localHost = resolved.holderHost ?? hostname();
   const leaseContext: LeaseContext = { schema, localHost, isProcessAlive };
@@ -98,8 +119,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     return ready;
   };
 
+  const waitingFor = watchServerWaits(describeServer(resolved), resolved.onWaiting, resolved.waitNoticeMs);
+
   /** Runs `work` on a pooled connection, translating driver errors. */
-  const withClient = async <T>(action: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+  const withClient = <T>(action: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
+    waitingFor(action, () => onClient(action, work));
+
+  const onClient = async <T>(action: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
     await ensureReady();
     let client: pg.PoolClient;
     try {
@@ -129,14 +155,39 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       }
     });
 
-  const query = async <Row extends pg.QueryResultRow>(action: string, text: string, values: unknown[]) => {
-    await ensureReady();
-    try {
-      return await pool.query<Row>(text, values);
-    } catch (error) {
-      throw translateDatabaseError(error, location, action);
-    }
+  const query = <Row extends pg.QueryResultRow>(action: string, text: string, values: unknown[]) =>
+    waitingFor(action, async () => {
+      await ensureReady();
+      try {
+        return await pool.query<Row>(text, values);
+      } catch (error) {
+        throw translateDatabaseError(error, location, action);
+      }
+    });
+
+  /** Where the chain stands before `seq` (> 1): a ranged read checks its first row against the one before. */
+  const chainBefore = async (sessionId: string, seq: number, action: string): Promise<ChainPosition> => {
+    const result = await query<{ hash: string | null }>(
+      action,
+      `SELECT hash FROM ${schema}.events WHERE session_id = $1 AND seq = $2`,
+      [sessionId, seq - 1],
+    );
+    const row = result.rows[0];
+    if (!row) throw missingEvent(sessionId, eventsTable, seq - 1);
+    return { expectedSeq: seq, previousHash: row.hash, checked: row.hash !== null };
   };
+
+  const maintenance = createSessionMaintenance({
+    schema,
+    schemaName: resolved.schema,
+    notify: async (client, sessionId, lastSeq) => {
+      await client.query(notifySql, [channel, JSON.stringify({ sessionId, change: 'updated', lastSeq })]);
+    },
+    withClient,
+    inTransaction,
+    acquireLease: (sessionId, leaseOptions) => store.acquireLease(sessionId, leaseOptions),
+    inspectLease: (sessionId) => store.inspectLease(sessionId),
+  });
 
   const store: PostgresStore = {
     specificationVersion: STORE_SPECIFICATION_VERSION,
@@ -144,7 +195,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     location,
     schema: resolved.schema,
 
-    migrate: ensureReady,
+    migrate: () => waitingFor('prepare its tables', ensureReady),
 
     async create(header: SessionHeader) {
       const valid = sessionHeaderSchema.parse(header);
@@ -169,8 +220,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       const summary = sessionSummarySchema.parse(batch.summary);
       await inTransaction(`append to session ${sessionId}`, async (client) => {
         // Locking the session row serializes appends and lease takeovers of this session.
-        const current = await client.query<{ journal_seq: string; epoch: string | null }>(
-          `SELECT s.journal_seq, l.epoch FROM ${schema}.sessions s
+        const current = await client.query<{ journal_seq: string; journal_hash: string | null; epoch: string | null }>(
+          `SELECT s.journal_seq, s.journal_hash, l.epoch FROM ${schema}.sessions s
              LEFT JOIN ${schema}.leases l ON l.session_id = s.id
             WHERE s.id = $1 FOR UPDATE OF s`,
           [sessionId],
@@ -192,42 +243,34 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           }
         });
         const newSeq = batch.expectedSeq + batch.events.length;
+        const rows = batch.events.map((event) => ({ seq: event.seq, payload: JSON.stringify(event) }));
+        const hashes = chainBatch(sessionId, row.journal_hash, rows);
         // One statement for events, summary and notification: fewer round trips per checkpoint.
+        // The batch's last row keeps the summary, so a repair that cuts back to it restores it.
         try {
           await client.query(
             `WITH inserted AS (
-               INSERT INTO ${schema}.events (session_id, seq, epoch, type, payload)
-               SELECT $1, event.seq, $16, event.type, event.payload
-                 FROM unnest($17::bigint[], $18::text[], $19::json[]) AS event (seq, type, payload)
+               INSERT INTO ${schema}.events (session_id, seq, epoch, type, payload, hash, batch_summary)
+               SELECT $1, event.seq, $16, event.type, event.payload, event.hash,
+                      CASE WHEN event.seq = $2 THEN $3::json END
+                 FROM unnest($17::bigint[], $18::text[], $19::json[], $22::text[]) AS event (seq, type, payload, hash)
              ), updated AS (
-               UPDATE ${schema}.sessions SET journal_seq = $2, summary = $3, title = $4, mode = $5, status = $6,
-                 workspace_dir = $7, created_at = $8, updated_at = $9, parent_id = $10, last_seq = $11,
-                 message_count = $12, input_tokens = $13, output_tokens = $14, cost_usd = $15
+               UPDATE ${schema}.sessions SET journal_seq = $2, journal_hash = $23, ${summaryAssignments(3)}
                WHERE id = $1 RETURNING id
              )
              SELECT pg_notify($20, $21) FROM updated`,
             [
               sessionId,
               newSeq,
-              JSON.stringify(summary),
-              summary.title.replace(unsafeTitleCharacters, ''),
-              summary.mode,
-              summary.status,
-              summary.workspaceDir,
-              summary.createdAt,
-              summary.updatedAt,
-              summary.parentId,
-              summary.lastSeq,
-              summary.messageCount,
-              summary.inputTokens,
-              summary.outputTokens,
-              summary.costUsd,
+              ...summaryValues(summary),
               batch.epoch,
-              batch.events.map((event) => event.seq),
+              rows.map((event) => event.seq),
               batch.events.map((event) => event.type),
-              batch.events.map((event) => JSON.stringify(event)),
+              rows.map((event) => event.payload),
               channel,
               JSON.stringify({ sessionId, change: 'updated', lastSeq: newSeq }),
+              hashes,
+              hashes.at(-1) ?? row.journal_hash,
             ],
           );
         } catch (error) {
@@ -243,26 +286,33 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     read(sessionId: string, range: ReadRange = {}): AsyncIterable<JournalEvent> {
       return {
         async *[Symbol.asyncIterator]() {
-          const head = await query<{ journal_seq: string }>(
-            `read session ${sessionId}`,
-            `SELECT journal_seq FROM ${schema}.sessions WHERE id = $1`,
+          const action = `read session ${sessionId}`;
+          const head = await query<{ journal_seq: string; journal_hash: string | null }>(
+            action,
+            `SELECT journal_seq, journal_hash FROM ${schema}.sessions WHERE id = $1`,
             [sessionId],
           );
           const headRow = head.rows[0];
           if (!headRow) throw new SessionNotFoundError(sessionId);
           // Read up to the seq committed when reading began, page by page (keyset, not OFFSET).
-          const last = Math.min(Number(headRow.journal_seq), range.toSeq ?? Number.POSITIVE_INFINITY);
+          const journalSeq = Number(headRow.journal_seq);
+          const last = Math.min(journalSeq, range.toSeq ?? Number.POSITIVE_INFINITY);
           let next = Math.max(1, range.fromSeq ?? 1);
+          if (next > last) return;
+          const position = next === 1 ? chainStart() : await chainBefore(sessionId, next, action);
           while (next <= last) {
             const page = await query<EventRow>(
-              `read session ${sessionId}`,
-              `SELECT seq, payload FROM ${schema}.events
+              action,
+              `SELECT ${eventRowColumns} FROM ${schema}.events
                 WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
               [sessionId, next, last, readPageSize],
             );
-            if (page.rows.length === 0) throw missingEvent(sessionId, `${resolved.schema}.events`, next);
+            if (page.rows.length === 0) throw missingEvent(sessionId, eventsTable, next);
             for (const row of page.rows) {
-              yield parseEventRow(sessionId, `${resolved.schema}.events`, row, next);
+              const event = eventOf(sessionId, eventsTable, checkEventRow(sessionId, row, position));
+              const problem = event.seq === journalSeq ? headProblem(position, headRow.journal_hash) : null;
+              if (problem) throw corrupted(sessionId, eventsTable, `seq ${event.seq}`, problem);
+              yield event;
               next += 1;
             }
           }
@@ -429,6 +479,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         return parsed.success ? [parsed.data] : [];
       });
     },
+
+    verify: maintenance.verify,
+    repair: maintenance.repair,
 
     async watch(listener: SessionWatchListener) {
       await ensureReady();

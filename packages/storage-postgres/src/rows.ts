@@ -4,40 +4,22 @@ import {
   type FoldSnapshot,
   JournalCorruptedError,
   type JournalEvent,
-  journalEventSchema,
   type SessionHeader,
   type SessionSummary,
   sessionHeaderSchema,
   sessionSummarySchema,
 } from '@resume/core/spec';
 import { z } from 'zod';
+import { describeIssues, integerColumnSchema, type RowCheck } from './event-chain.js';
 
-const integerColumnSchema = z.union([z.number(), z.string().regex(/^-?\d+$/)]).transform(Number);
-
-export const eventRowSchema = z.object({ seq: integerColumnSchema, payload: z.unknown() });
-export type EventRow = z.input<typeof eventRowSchema>;
-
-function corrupted(sessionId: string, table: string, where: string, problem: string): JournalCorruptedError {
+export function corrupted(sessionId: string, table: string, where: string, problem: string): JournalCorruptedError {
   return new JournalCorruptedError({ sessionId, file: `PostgreSQL table ${table}, ${where}`, offset: null, problem });
 }
 
-function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.join('.') || 'value'}: ${issue.message}`).join('; ');
-}
-
-export function parseEventRow(sessionId: string, table: string, row: EventRow, expectedSeq: number): JournalEvent {
-  const parsedRow = eventRowSchema.safeParse(row);
-  if (!parsedRow.success) throw corrupted(sessionId, table, `row after seq ${expectedSeq - 1}`, 'malformed row');
-  const { seq, payload } = parsedRow.data;
-  if (seq !== expectedSeq) {
-    throw corrupted(sessionId, table, `seq ${seq}`, `the journal jumps from seq ${expectedSeq - 1} to ${seq}`);
-  }
-  const event = journalEventSchema.safeParse(payload);
-  if (!event.success) throw corrupted(sessionId, table, `seq ${seq}`, `invalid event (${describeIssues(event.error)})`);
-  if (event.data.seq !== seq) {
-    throw corrupted(sessionId, table, `seq ${seq}`, `the event inside says seq ${event.data.seq}`);
-  }
-  return event.data;
+/** The event a checked row holds, or the error naming the row. */
+export function eventOf(sessionId: string, table: string, check: RowCheck): JournalEvent {
+  if (!check.ok) throw corrupted(sessionId, table, `seq ${check.seq}`, check.problem);
+  return check.event;
 }
 
 /** The journal's head says an event exists that the events table does not have. */

@@ -10,7 +10,7 @@ import { resolveSession } from '../sessions/resolve-session.js';
 
 const repairOptionsSchema = z.object({ dryRun: z.boolean().default(false) });
 
-/** The store, if it can check and repair sessions (the file store can; a database keeps its own integrity). */
+/** The store, if it can check and repair sessions (the file and PostgreSQL stores can; a store of another library may not). */
 export async function maintainableStore(
   context: CliContext,
   capability: 'repair' | 'verify',
@@ -18,7 +18,7 @@ export async function maintainableStore(
   const store = await context.store();
   if (!store.repair || !store.verify)
     throw new UsageError(`The ${store.kind} store at ${store.location} cannot ${capability} sessions.`, {
-      hint: `${capability === 'repair' ? 'Repair' : 'Verification'} applies to the file store; a database keeps its own integrity.`,
+      hint: `${capability === 'repair' ? 'Repair' : 'Verification'} is offered by the file and PostgreSQL stores; check this store with its own tools.`,
     });
   return store as Required<Pick<SessionStore, 'repair' | 'verify'>> & SessionStore;
 }
@@ -77,6 +77,6 @@ function printRepair(context: CliContext, report: RepairReport, lost: LostStep[]
     return;
   }
   if (report.removedBytes > 0) terminal.out(`Removed ${report.removedBytes} bytes from the journal.`);
-  if (report.savedTo) terminal.out(`The journal as it was is kept in ${report.savedTo}`);
+  if (report.savedTo) terminal.out(`Everything the repair removed is kept in ${report.savedTo}`);
   terminal.out(`Resume it with: conclave --resume ${id}`);
 }

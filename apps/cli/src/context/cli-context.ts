@@ -79,7 +79,7 @@ export function createCliContext(
       if (!storePromise) {
         const { config } = context.config();
         storePromise = import('./open-store.js').then(({ openStore }) =>
-          openStore({ url: config.store.url, home: config.home }),
+          openStore({ url: config.store.url, home: config.home, say: (line) => terminal.warn(line) }),
         );
       }
       return storePromise;

@@ -3,9 +3,17 @@
 // when chosen, so the file-store path never loads the PostgreSQL driver.
 import type { SessionStore } from '@resume/core/spec';
 import { UsageError } from '@resume/core/spec';
+import type { ServerWait } from '@resume/storage-postgres';
 import { maskUrlCredentials } from '../output/mask-credentials.js';
 
-export async function openStore(options: { url: string | null; home: string }): Promise<SessionStore> {
+export interface OpenStoreOptions {
+  url: string | null;
+  home: string;
+  /** Where a line saying that the store waits for its server goes (stderr). */
+  say?: (line: string) => void;
+}
+
+export async function openStore(options: OpenStoreOptions): Promise<SessionStore> {
   const url = options.url;
   if (url && /^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !URL.canParse(url)) {
     throw new UsageError(`The store URL "${maskUrlCredentials(url)}" is not a valid URL.`, {
@@ -14,7 +22,11 @@ export async function openStore(options: { url: string | null; home: string }): 
   }
   if (url && /^postgres(ql)?:\/\//i.test(url)) {
     const { createPostgresStore } = await import('@resume/storage-postgres');
-    return createPostgresStore({ connectionString: url });
+    const say = options.say;
+    return createPostgresStore({
+      connectionString: url,
+      onWaiting: say ? (wait) => say(describeServerWait(wait)) : undefined,
+    });
   }
   if (url && !url.startsWith('file:') && /^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
     throw new UsageError(`The store URL scheme of "${maskUrlCredentials(url)}" is not supported.`, {
@@ -24,4 +36,12 @@ export async function openStore(options: { url: string | null; home: string }): 
   const dir = url ? (url.startsWith('file://') ? new URL(url).pathname : url.replace(/^file:/, '')) : options.home;
   const { createFsStore } = await import('@resume/storage-fs');
   return createFsStore({ dir });
+}
+
+/** The line a person reads while a run waits for a PostgreSQL server that does not answer. */
+export function describeServerWait(wait: ServerWait): string {
+  const seconds = Math.round(wait.waitedMs / 1000);
+  return wait.answered
+    ? `The PostgreSQL server at ${wait.host} answered after ${seconds} s; going on.`
+    : `Waiting for the PostgreSQL server at ${wait.host} (${wait.action}): ${seconds} s so far. It goes on when the server answers; Ctrl+C stops.`;
 }

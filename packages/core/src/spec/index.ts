@@ -121,5 +121,6 @@ export {
   type SessionSummary,
   sessionQuerySchema,
   sessionSummarySchema,
+  summaryFromHeader,
 } from './summary.js';
 export { maskUrlCredentials } from './url-credentials.js';

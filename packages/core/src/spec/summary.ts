@@ -1,8 +1,8 @@
 // What listing needs without opening a journal. The engine derives it from the fold
 // and hands it to the store with every append; stores keep it in their index.
 import { z } from 'zod';
-import { sessionHeaderSchema, sessionModeSchema, sessionStatusSchema } from './events.js';
-import { sessionIdSchema } from './ids.js';
+import { type SessionHeader, sessionHeaderSchema, sessionModeSchema, sessionStatusSchema } from './events.js';
+import { sessionIdSchema, sessionIdTime } from './ids.js';
 import { lazySchema } from './lazy-schema.js';
 
 // Built on first use (see lazy-schema.ts), as the event schemas are.
@@ -67,3 +67,32 @@ export const sessionQuerySchema = lazySchema(() =>
 export type SessionQuery = z.infer<typeof sessionQuerySchema>;
 
 export { sessionHeaderSchema };
+
+/**
+ * The summary a listing shows for a session whose journal has none to give (empty, missing,
+ * unreadable, or cut back by a repair to events written before summaries were kept): what
+ * the header says, else what the id says.
+ */
+export function summaryFromHeader(id: string, header: SessionHeader | null): SessionSummary {
+  const createdAt = header?.createdAt ?? new Date(sessionIdTime(id)).toISOString();
+  return {
+    id,
+    title: header?.title ?? '(unreadable session)',
+    mode: header?.mode ?? 'custom',
+    status: 'interrupted',
+    workspaceDir: header?.workspaceDir ?? null,
+    createdAt,
+    updatedAt: createdAt,
+    parentId: header?.parentId ?? null,
+    branchPoint: header?.branchPoint ?? null,
+    lastSeq: 0,
+    messageCount: 0,
+    progress: null,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: null,
+    task: null,
+    archived: false,
+    bytes: null,
+  };
+}

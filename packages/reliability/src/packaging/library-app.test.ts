@@ -1,12 +1,13 @@
-// The library as an npm user gets it. `@resume/core` and `@resume/storage-fs` are packed as
-// `pnpm publish` would pack them and installed with npm into a fresh project outside the
-// workspace (examples/library-app, with the registry for everything else and a cache inside
-// the temporary directory). That project must type-check under strict NodeNext, `require()`
-// the packages, run the store conformance suite under node:test without vitest, and run its
-// durable order job through SIGKILLs at random points: re-running the same command after
-// each kill, no completed step runs again, the unsafe step runs again only with consent,
-// messages, records and checkpoints are journaled once, and the end state equals an
-// uninterrupted run's.
+// The library as an npm user gets it. `@resume/core`, `@resume/storage-fs` and
+// `@resume/storage-postgres` are packed as `pnpm publish` would pack them and installed with
+// npm into a fresh project outside the workspace (examples/library-app, with the registry for
+// everything else and a cache inside the temporary directory). That project must type-check
+// under strict NodeNext with `skipLibCheck` off (every shipped declaration, and what it
+// imports, must resolve with the packages' own dependencies), `require()` the packages, run
+// the store conformance suite under node:test without vitest, and run its durable order job
+// through SIGKILLs at random points: re-running the same command after each kill, no
+// completed step runs again, the unsafe step runs again only with consent, messages, records
+// and checkpoints are journaled once, and the end state equals an uninterrupted run's.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,7 +69,10 @@ function npmExecutable(): string {
 beforeAll(() => {
   root = mkdtempSync(path.join(tmpdir(), 'conclave-library-app-'));
   app = path.join(root, 'app');
-  const tarballs = packPackages(['@resume/core', '@resume/storage-fs'], path.join(root, 'tarballs'));
+  const tarballs = packPackages(
+    ['@resume/core', '@resume/storage-fs', '@resume/storage-postgres'],
+    path.join(root, 'tarballs'),
+  );
   mkdirSync(app);
   for (const entry of ['package.json', 'tsconfig.json', 'src']) {
     cpSync(path.join(exampleDirectory, entry), path.join(app, entry), { recursive: true });

@@ -1,4 +1,6 @@
 // `@resume/storage-postgres/testing`: a throw-away PostgreSQL cluster for tests and benchmarks.
+
+export { type FreezableProxy, freezableProxy } from './freezable-proxy.js';
 export {
   announceSkip,
   type ClusterOptions,

@@ -18,6 +18,8 @@ export type PostgresAvailability =
 export interface PostgresCluster {
   /** A connection string for a database the tests may use freely. */
   url: string;
+  /** With `ssl`: the server's self-signed certificate (an `sslrootcert` that trusts it). */
+  certificateFile: string | null;
   stop(): Promise<void>;
 }
 
@@ -79,6 +81,8 @@ export interface ClusterOptions {
    * server, so they do not need it; benchmarks do, to compare durable commits with fsync).
    */
   fsync?: boolean;
+  /** Serve SSL with a self-signed certificate for `localhost` (default false). */
+  ssl?: boolean;
 }
 
 /** Starts a cluster (or hands out the external server) for one test file. */
@@ -87,7 +91,7 @@ export async function startPostgresCluster(
   options: ClusterOptions = {},
 ): Promise<PostgresCluster> {
   if (!availability.available) throw new Error(availability.reason);
-  if (availability.externalUrl) return { url: availability.externalUrl, stop: async () => {} };
+  if (availability.externalUrl) return { url: availability.externalUrl, certificateFile: null, stop: async () => {} };
   const binDirectory = availability.binDirectory ?? '';
   const directory = mkdtempSync(path.join(tmpdir(), 'conclave-pg-'));
   const dataDirectory = path.join(directory, 'data');
@@ -99,7 +103,7 @@ export async function startPostgresCluster(
     chownSync(directory, uid, -1);
   }
   const command = async (program: string, args: string[]) => {
-    const executable = path.join(binDirectory, program);
+    const executable = program === 'openssl' || program === 'chmod' ? program : path.join(binDirectory, program);
     if (runAs) return run('runuser', ['-u', runAs, '--', executable, ...args], { cwd: directory });
     return run(executable, args, { cwd: directory });
   };
@@ -109,11 +113,35 @@ export async function startPostgresCluster(
   };
   try {
     await command('initdb', ['-D', dataDirectory, '-A', 'trust', '-U', 'conclave', '-E', 'UTF8', '--no-sync']);
+    const certificateFile = options.ssl ? path.join(directory, 'server.crt') : null;
+    const keyFile = path.join(directory, 'server.key');
+    // The server reads its key only when it is the key file's owner's alone.
+    if (certificateFile) {
+      await command('openssl', [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=localhost',
+        '-keyout',
+        keyFile,
+        '-out',
+        certificateFile,
+      ]);
+      await command('chmod', ['600', keyFile]);
+    }
+    const sslOptions = certificateFile
+      ? ` -c ssl=on -c ssl_cert_file=${certificateFile} -c ssl_key_file=${keyFile}`
+      : '';
     let lastError: unknown = null;
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const port = await freePort();
       const fsync = options.fsync ? 'on' : 'off';
-      const serverOptions = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=${fsync} -c max_connections=200`;
+      const serverOptions = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=${fsync} -c max_connections=200${sslOptions}`;
       try {
         await command('pg_ctl', [
           '-D',
@@ -125,7 +153,7 @@ export async function startPostgresCluster(
           '-w',
           'start',
         ]);
-        return { url: `postgres://conclave@127.0.0.1:${port}/postgres`, stop };
+        return { url: `postgres://conclave@127.0.0.1:${port}/postgres`, certificateFile, stop };
       } catch (error) {
         lastError = error; // the port was taken between probing and starting: try another
       }

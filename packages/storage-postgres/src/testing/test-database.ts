@@ -1,6 +1,7 @@
 // Test support: one throw-away cluster per test file, a fresh schema per test, and every
 // store and pool opened by a test closed after it.
 import { randomBytes } from 'node:crypto';
+import type { JournalEvent } from '@resume/core/spec';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { PostgresStoreOptions } from '../connection.js';
@@ -59,4 +60,11 @@ export function useTestDatabase(): TestDatabase {
     },
   };
   return database;
+}
+
+/** Every event a read yields, in order. */
+export async function collect(iterable: AsyncIterable<JournalEvent>): Promise<JournalEvent[]> {
+  const events: JournalEvent[] = [];
+  for await (const event of iterable) events.push(event);
+  return events;
 }

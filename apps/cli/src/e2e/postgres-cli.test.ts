@@ -1,0 +1,101 @@
+// End-to-end on a real PostgreSQL server: `sessions verify` and `sessions repair` on rows
+// damaged with psql as a user would, a server that stops answering, and sslmode as libpq
+// users know it.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import {
+  announceSkip,
+  findPostgres,
+  freezableProxy,
+  type PostgresCluster,
+  startPostgresCluster,
+} from '@resume/storage-postgres/testing';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+
+const run = promisify(execFile);
+const postgres = findPostgres();
+const skipped = announceSkip(postgres);
+const psqlDirectory = postgres.available ? (postgres.binDirectory ?? '') : '';
+
+describe.skipIf(!postgres.available || postgres.externalUrl !== null)(`conclave on PostgreSQL ${skipped}`, () => {
+  let cluster: PostgresCluster;
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    assertBuilt();
+    cluster = await startPostgresCluster(postgres, { ssl: true });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+  beforeEach(async () => {
+    sandbox = await createSandbox();
+  });
+  afterEach(() => sandbox.remove());
+
+  const psql = async (sql: string) =>
+    (await run(path.join(psqlDirectory, 'psql'), [cluster.url, '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql])).stdout;
+
+  it('verifies and repairs a session whose row was changed, and resumes it', async () => {
+    const store = { CONCLAVE_STORE_URL: cluster.url };
+    const first = await sandbox.run(['Should we adopt tabs?'], { env: store });
+    expect(first.code, first.stderr).toBe(0);
+    const [summary] = await sandbox.json<Array<{ id: string }>>(['sessions', 'list'], { env: store });
+    const id = summary?.id ?? '';
+    expect(await sandbox.run(['sessions', 'verify', id], { env: store })).toMatchObject({ code: 0 });
+
+    // Another valid JSON text in place of the second message: only its checksum can tell.
+    const seq = (
+      await psql(
+        `SELECT seq FROM conclave.events WHERE session_id = '${id}' AND type = 'message-added' ORDER BY seq OFFSET 1 LIMIT 1`,
+      )
+    ).trim();
+    await psql(
+      `UPDATE conclave.events SET payload = regexp_replace(payload::text, '"content":"[^"]*"', '"content":"changed"')::json WHERE session_id = '${id}' AND seq = ${seq}`,
+    );
+    const show = await sandbox.run(['sessions', 'show', id, '--transcript'], { env: store });
+    expect(show.code).toBe(65);
+    expect(show.stderr).toContain(`PostgreSQL table conclave.events, seq ${seq}`);
+    expect(show.stderr).toContain(`conclave sessions repair ${id}`);
+
+    const verify = await sandbox.run(['sessions', 'verify', id], { env: store });
+    expect(verify.code).toBe(65);
+    expect(verify.stdout).toContain('does not match its checksum');
+    const repair = await sandbox.run(['sessions', 'repair', id], { env: store });
+    expect(repair.code, repair.stderr).toBe(0);
+    expect(repair.stdout).toContain('conclave.damaged_rows');
+    expect(await sandbox.run(['sessions', 'verify', id], { env: store })).toMatchObject({ code: 0 });
+    expect(Number(await psql(`SELECT count(*) FROM conclave.damaged_rows WHERE session_id = '${id}'`))).toBeGreaterThan(
+      0,
+    );
+    const resumed = await sandbox.run(['--resume', id, '--yes'], { env: store });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await sandbox.run(['sessions', 'verify', id], { env: store })).toMatchObject({ code: 0 });
+  });
+
+  it('says it waits for a server that stopped answering, and goes on when it answers', async () => {
+    const proxy = await freezableProxy(new URL(cluster.url));
+    try {
+      const through = new URL(cluster.url);
+      through.port = String(proxy.port);
+      proxy.freeze();
+      const listing = sandbox.start(['sessions', 'list'], { env: { CONCLAVE_STORE_URL: through.toString() } });
+      await listing.waitFor(`Waiting for the PostgreSQL server at 127.0.0.1:${proxy.port}`);
+      proxy.thaw();
+      const result = await listing.done;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain(`The PostgreSQL server at 127.0.0.1:${proxy.port} answered after`);
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it('encrypts with sslmode=require without checking the certificate, and prints no warning of the driver', async () => {
+    const result = await sandbox.run(['sessions', 'list'], {
+      env: { CONCLAVE_STORE_URL: `${cluster.url}?sslmode=require` },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('SECURITY WARNING');
+  });
+});
