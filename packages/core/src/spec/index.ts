@@ -41,8 +41,6 @@ export { WaitingForInputError } from './errors/waiting-for-input-error.js';
 export {
   type ErrorInfo,
   type EventInput,
-  fastParseJournalEvent,
-  fastParseSessionHeader,
   type GitState,
   JOURNAL_FORMAT_VERSION,
   type JournalEvent,
@@ -69,20 +67,6 @@ export {
   type ToolCall,
   toolCallSchema,
 } from './events.js';
-export {
-  compileFastParse,
-  compileLeafCheck,
-  compileZodCheck,
-  type FastParse,
-  fastParser,
-  fastSafeParser,
-  NOT_PROVEN,
-  type WrittenFastParse,
-  type ZodCheckLike,
-  type ZodSchemaInternals,
-  type ZodSchemaLike,
-} from './fast-parse.js';
-export { type FastParseSourceOptions, fastParseSource, zodCheckSource } from './fast-parse-source.js';
 export { formatBytes } from './format-bytes.js';
 export {
   createSessionId,
@@ -141,7 +125,6 @@ export {
   type VerifyReport,
 } from './store.js';
 export {
-  fastParseSessionSummary,
   type SessionQuery,
   type SessionSummary,
   sessionQuerySchema,
