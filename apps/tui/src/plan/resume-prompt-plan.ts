@@ -19,7 +19,12 @@ export interface ResumePromptPlan {
   done: readonly PlanStep[];
   skipped: readonly PlanStep[];
   rerun: readonly PlanStep[];
-  uncertain: readonly (PlanStep & { attempt: number; action: 'rerun' | 'decide' })[];
+  uncertain: readonly (PlanStep & {
+    attempt: number;
+    action: 'rerun' | 'decide';
+    /** Its command, which the interrupted run left running. */
+    running?: { pid: number };
+  })[];
   retrying: readonly (PlanStep & { nextAttempt: number; maxAttempts: number | null; failures: readonly unknown[] })[];
   /** Side-effecting steps whose earlier run was lost when the session was repaired. */
   lostInRepair?: readonly PlanStep[];
@@ -64,6 +69,11 @@ export function resumePlanLines(plan: ResumePromptPlan): PlanLine[] {
           ? `Uncertain: ${step.label} (attempt ${step.attempt}) never finished; it is safe to repeat and runs again`
           : `Uncertain: ${step.label} (attempt ${step.attempt}) never finished and has side effects; you will be asked`,
     });
+    if (step.running)
+      lines.push({
+        kind: 'uncertain',
+        text: `  its command is still running (pid ${step.running.pid}): the resume waits for it to end before asking`,
+      });
   }
   for (const step of plan.retrying) {
     const limit = step.maxAttempts === null ? '' : ` of ${step.maxAttempts}`;
