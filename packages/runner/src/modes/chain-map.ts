@@ -26,6 +26,7 @@ import {
   itemBranch,
   itemDoneLabel,
   itemPrefix,
+  itemSegments,
   itemsKey,
   mapItemListSchema,
   mapRetries,
@@ -136,8 +137,13 @@ export async function runMapStep(
     },
   };
 
+  const segments = itemSegments(
+    prefix,
+    items.map((item) => item.id),
+    session.state.steps.map((each) => each.key),
+  );
   const runItem = async (item: MapItem): Promise<ItemOutcome> => {
-    const segment = itemKeySegment(item.id);
+    const segment = segments.get(item.id) ?? itemKeySegment(item.id);
     const base = itemPrefix(prefix, segment);
     // What the item's agents say is kept here and joins the transcript in item order.
     const branch: BranchRun = { name: itemBranch(mapId, segment), messages: [] };
