@@ -47,6 +47,19 @@ describe('conclave run: workflows from the command line', () => {
     expect(json.steps[0]?.attemptHistory.map((attempt) => attempt.error === null)).toEqual([false, false, true]);
   });
 
+  it('a prompt file refuses --var for a variable it does not declare, as a workflow does, and stores nothing', async () => {
+    await writeFile(
+      path.join(sandbox.workspace, 'tidy.prompt.md'),
+      '---\nvariables: { file: notes.txt }\n---\nRead {{ file }} and tidy it.\n',
+    );
+    const run = await sandbox.run(['run', 'tidy.prompt.md', '--var', 'nosuch=1']);
+    expect(run.code, run.stderr).toBe(64);
+    expect(run.stderr).toContain('tidy.prompt.md');
+    expect(run.stderr).toContain('"nosuch"');
+    expect(run.stderr).toContain('Declare it under variables: in the front matter or use one of: file.');
+    expect(await sandbox.json<unknown[]>(['sessions', 'list'])).toEqual([]);
+  });
+
   it('a parallel group shows each step in plain output, fails naming the failed one, and the plan shows each', async () => {
     const group = [
       'name: checks',

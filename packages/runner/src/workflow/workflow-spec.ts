@@ -8,7 +8,13 @@ import { formatIssuePath, issueMessage, listSome } from './issue-path.js';
 import { MAX_MAP_PARALLEL } from './map-limits.js';
 import { recordedDocumentOf, type SpecDocument, specDocumentOf } from './spec-document.js';
 import { type StepIds, workflowStepIds, workflowStepTree } from './step-ids.js';
-import { describeReference, type TemplateLocation, type TemplateReference, templateReferences } from './template.js';
+import {
+  describeReference,
+  overrideVariables,
+  type TemplateLocation,
+  type TemplateReference,
+  templateReferences,
+} from './template.js';
 import { readYamlData } from './yaml-error.js';
 
 /** Copies a nested parse's issues into the outer one, under the same path (after `prefix`). */
@@ -692,15 +698,5 @@ export function resolveVariables(
   file: string | null,
   overrides: Record<string, string>,
 ): Record<string, string> {
-  for (const name of Object.keys(overrides)) {
-    if (!(name in spec.variables)) {
-      throw new ConfigError({
-        file,
-        key: 'variables',
-        problem: `a value is given for the variable "${name}", which the workflow does not declare`,
-        fix: `Declare it under variables: or use one of: ${Object.keys(spec.variables).join(', ') || '(none declared)'}.`,
-      });
-    }
-  }
-  return { ...spec.variables, ...overrides };
+  return overrideVariables(spec.variables, overrides, { file, what: 'workflow', declareIn: '' });
 }
