@@ -423,9 +423,12 @@ function checkStepReference(
   let response: string;
   if (reference.kind === 'step') {
     if (reference.index >= allowed.stepsBefore) {
+      const before = allowed.stepsBefore;
       fail(
         `${text} refers to a step that has not run yet`,
-        `Templates index steps from 0 (steps[0] is step 1); this one may refer to steps[0] to steps[${Math.max(0, allowed.stepsBefore - 1)}].`,
+        before === 0
+          ? 'Step 1 is the first step: it cannot refer to any earlier step. Use a variable, or move it after the step it reads.'
+          : `Templates index steps from 0 (steps[0] is step 1); step ${before + 1} may refer to ${before === 1 ? 'steps[0] only' : `steps[0] to steps[${before - 1}]`}.`,
       );
     }
     kind = allowed.kinds?.byIndex[reference.index];
