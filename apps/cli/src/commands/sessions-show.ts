@@ -8,7 +8,13 @@ import type { CliContext } from '../context/cli-context.js';
 import { capitalize, formatCost, formatTokens, formatWhen } from '../output/format.js';
 import { lineageOf } from '../sessions/lineage.js';
 import { resolveSession } from '../sessions/resolve-session.js';
-import { renderStepHistory, renderTranscript, sessionJson, usageByAgent } from '../sessions/session-view.js';
+import {
+  renderStepHistory,
+  renderTranscript,
+  sessionJson,
+  sessionNotices,
+  usageByAgent,
+} from '../sessions/session-view.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
 
 const showOptionsSchema = z.object({ transcript: z.boolean().default(false) });
@@ -71,6 +77,7 @@ export async function showSessionCommand(
   const variables = Object.entries(state.variables);
   if (variables.length > 0)
     terminal.out(`  variables:   ${variables.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(', ')}`);
+  for (const notice of sessionNotices(state)) terminal.out(`  notice:      ${printableText(notice, 'line')}`);
   if (state.steps.length > 0) {
     terminal.out(`  steps:       ${state.steps.length}`);
     for (const line of renderStepHistory(state)) terminal.out(line);

@@ -128,6 +128,37 @@ describe('conclave run: map steps from the command line', () => {
     expect(after.stdout).toContain('2 items: 2 completed, 0 failed');
   });
 
+  it('says and journals that a map step had no items, and fails the run when require_items is set', async () => {
+    const spec = (required: boolean) =>
+      [
+        'name: empty',
+        'steps:',
+        '  - id: each',
+        '    map:',
+        '      items: { glob: "src/**/*.ts" }',
+        ...(required ? ['      require_items: true'] : []),
+        '      do:',
+        '        - shell: \'echo "$CONCLAVE_ITEM_ID"\'',
+        "  - shell: 'echo after >> ran.txt'",
+        '',
+      ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'empty.yaml'), spec(false));
+    const run = await sandbox.run(['run', 'empty.yaml']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('Map step each had no items.');
+    const sessionId = /Started session (\S+)/.exec(run.stderr)?.[1] ?? '';
+    const shown = await sandbox.run(['sessions', 'show', sessionId]);
+    expect(shown.stdout).toContain('Map step each had no items.');
+    const json = await sandbox.json<{ notices: string[] }>(['sessions', 'show', sessionId]);
+    expect(json.notices).toEqual(['Map step each had no items.']);
+
+    await writeFile(path.join(sandbox.workspace, 'empty.yaml'), spec(true));
+    const required = await sandbox.run(['run', 'empty.yaml']);
+    expect(required.code, required.stderr).toBe(1);
+    expect(required.stderr).toContain('Map step each had no items, and it has require_items: true');
+    expect(await ran()).toEqual(['after']);
+  });
+
   it('run dlq and run retry teach their use in --help', async () => {
     const dlq = await sandbox.run(['run', 'dlq', '--help']);
     expect(dlq.stdout).toContain('dead-letter list');

@@ -51,6 +51,7 @@ export function sessionJson(state: SessionState, lineage: LineageEntry[], lineag
       at: checkpoint.at,
     })),
     variables: state.variables,
+    notices: sessionNotices(state),
     steps: state.steps.map((step) => ({
       key: step.key,
       occurrence: step.occurrence,
@@ -74,6 +75,12 @@ export function sessionJson(state: SessionState, lineage: LineageEntry[], lineag
     usageByAgent: usageByAgent(state),
     files: Object.values(state.files).map((file) => ({ path: file.path, hash: file.hash, access: file.access })),
   };
+}
+
+/** What the run said worth keeping (`map step review had no items`), journaled as `data.notices`. */
+export function sessionNotices(state: SessionState): string[] {
+  const notices = state.data.notices;
+  return Array.isArray(notices) ? notices.filter((notice): notice is string => typeof notice === 'string') : [];
 }
 
 /**

@@ -195,6 +195,8 @@ const schemas = once(() => {
         .max(MAX_MAP_PARALLEL, `parallel is at most ${MAX_MAP_PARALLEL}`)
         .default(1),
       reduce: leafStepSchema.optional(),
+      /** An empty item list fails the run instead of passing with a notice. */
+      require_items: z.boolean().default(false),
       /** Files written for each item once its steps passed (paths and contents are templates). */
       artifacts: z.array(z.strictObject({ path: z.string().min(1), from: z.string() })).default([]),
     }),
@@ -306,7 +308,10 @@ const fixes: Array<[RegExp, string]> = [
     'map.do is a list of agent or shell steps run for each item, e.g. - shell: "lint \\"$CONCLAVE_ITEM\\"".',
   ],
   [/\.map\.reduce/, 'map.reduce is one agent or shell step that sees {{ map.results }}.'],
-  [/\.map$/, 'Write a map step as map: { items: [...], do: [ - agent/shell steps ], parallel: 2, reduce: optional }.'],
+  [
+    /\.map$/,
+    'Write a map step as map: { items: [...], do: [ - agent/shell steps ], parallel: 2, reduce: optional, require_items: true|false }.',
+  ],
   [
     /^steps\[\d+\](\.parallel\[\d+\])?\.retry\.attempts$/,
     'Give the total number of tries, e.g. retry: { attempts: 3, backoff: 1s }.',
