@@ -91,6 +91,7 @@ export {
   UnknownModeError,
 } from './modes/index.js';
 export { MapItemsFailedError } from './modes/map-items-failed-error.js';
+export { MapNoItemsError } from './modes/map-no-items-error.js';
 export {
   type DeadLetter,
   type ItemState,
