@@ -1,5 +1,6 @@
 // End-to-end: workflow runs through the built `conclave` (run, run --resume, sessions show)
 // as a user at a script would drive them, without a terminal.
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -58,6 +59,41 @@ describe('conclave run: workflows from the command line', () => {
     expect(run.stderr).toContain('"nosuch"');
     expect(run.stderr).toContain('Declare it under variables: in the front matter or use one of: file.');
     expect(await sandbox.json<unknown[]>(['sessions', 'list'])).toEqual([]);
+  });
+
+  it('after a crash: recent sessions say interrupted, abort names run --resume, and progress starts where the run was', async () => {
+    const flow = [
+      'name: four',
+      'steps:',
+      "  - shell: 'echo one'",
+      "  - shell: 'echo two'",
+      "  - shell: 'touch started; sleep 30'",
+      "  - shell: 'echo four'",
+      '',
+    ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'four.yaml'), flow);
+    const running = sandbox.start(['run', 'four.yaml']);
+    const started = path.join(sandbox.workspace, 'started');
+    while (!existsSync(started)) await new Promise((resolve) => setTimeout(resolve, 50));
+    running.child.kill('SIGKILL');
+    await running.done;
+    const [session] = await sandbox.json<{ id: string; status: string }[]>(['sessions', 'list']);
+    const id = session?.id ?? '';
+    expect(session?.status).toBe('interrupted');
+
+    const missing = await sandbox.run(['sessions', 'show', 'nosuchsession']);
+    expect(missing.stderr).toContain('Recent sessions:');
+    expect(missing.stderr).toMatch(new RegExp(`${id}\\s+interrupted`));
+
+    const aborted = await sandbox.run(['run', '--resume', id, '--yes', '--on-uncertain', 'abort']);
+    expect(aborted.code).toBe(1);
+    expect(aborted.stderr).toContain(`conclave run --resume ${id} --on-uncertain rerun|skip`);
+    expect(aborted.stderr).not.toContain(`conclave --resume ${id}`);
+
+    const resumed = await sandbox.run(['run', '--resume', id, '--yes', '--on-uncertain', 'skip']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const steps = resumed.stderr.split('\n').filter((line) => /^\s+steps \d/.test(line));
+    expect(steps.map((line) => line.trim())).toEqual(['steps 3/4', 'steps 4/4']);
   });
 
   it('a parallel group shows each step in plain output, fails naming the failed one, and the plan shows each', async () => {

@@ -31,7 +31,7 @@ import {
   ensureStepMessage,
   type ModeContext,
   type ModeResult,
-  reportProgress,
+  recordProgress,
   setData,
 } from './mode-context.js';
 import { PARALLEL_GROUP_KEY } from './parallel-group-state.js';
@@ -271,7 +271,11 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
   const announcer = checkpointAnnouncer(context);
   for (const [index, step] of spec.steps.entries()) {
     announcer.now();
-    reportProgress(context, 'steps', index, total);
+    // Live views count the step that starts (`steps 3/4` while step 3 runs), from where the
+    // journal left off: a resume does not count again through the steps it replays.
+    if (!reachedBefore(context, index + 1, total))
+      context.emit({ type: 'progress', label: 'steps', done: index + 1, total });
+    recordProgress(context, 'steps', index, total);
     const ids = tree[index] ?? { id: String(index), members: null };
     const prefix = stepKeyPrefix(options.stepKeys, index, ids.id);
     if (isParallelStep(step)) {
@@ -363,7 +367,8 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
     if (!reachedBefore(context, index + 1, total)) setData(context, 'chain', { step: index + 1, totalSteps: total });
     context.emit({ type: 'usage', totals: context.session.state.usage });
   }
-  reportProgress(context, 'steps', total, total);
+  // Live views were told of the last step when it started.
+  recordProgress(context, 'steps', total, total);
   const artifacts = spec.outputs.artifacts.map((artifact, index) => ({
     path: artifact.path,
     content: renderTemplate(artifact.from, scope, { file: options.file, key: `outputs.artifacts[${index}].from` }),

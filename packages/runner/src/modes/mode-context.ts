@@ -231,6 +231,11 @@ export function keepNotice(context: ModeContext, text: string): void {
  */
 export function reportProgress(context: ModeContext, label: string, done: number, total: number | null): void {
   context.emit({ type: 'progress', label, done, total });
+  recordProgress(context, label, done, total);
+}
+
+/** Keeps `data.progress` without telling live views (see reportProgress). */
+export function recordProgress(context: ModeContext, label: string, done: number, total: number | null): void {
   const current = context.session.state.data.progress;
   const currentDone =
     typeof current === 'object' && current !== null && !Array.isArray(current) && typeof current.done === 'number'
