@@ -462,6 +462,29 @@ describe('conclave: workflows, admin commands and errors', () => {
     expect(noTask.code).toBe(64);
   });
 
+  it('with --json, every failure prints an error object on stdout and the message on stderr', async () => {
+    interface ErrorJson {
+      error: { code: string; message: string; exitCode: number; hint: string | null };
+    }
+    // Options commander refuses itself get their hint for scripts only; every other hint is on stderr too.
+    const cases: Array<{ args: string[]; code: string; exitCode: number; parser?: true }> = [
+      { args: ['sessions', 'list', '--json', '--bogus'], code: 'usage', exitCode: 64, parser: true },
+      { args: ['sessions', 'show', 'zzzzzzzzzz', '--json'], code: 'session-not-found', exitCode: 66 },
+      { args: ['run', 'missing.yaml', '--json'], code: 'file-not-found', exitCode: 66 },
+      { args: ['--json', '--on-conflict', 'maybe', '--resume', 'x'], code: 'usage', exitCode: 64, parser: true },
+      { args: ['--continue', '--json'], code: 'usage', exitCode: 64 },
+    ];
+    for (const { args, code, exitCode, parser } of cases) {
+      const result = await sandbox.run(args);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(exitCode);
+      const printed = JSON.parse(result.stdout) as ErrorJson;
+      expect(printed.error).toMatchObject({ code, exitCode });
+      expect(printed.error.message.length).toBeGreaterThan(0);
+      expect(result.stderr).toContain(printed.error.message.split('\n')[0]);
+      if (printed.error.hint !== null && !parser) expect(result.stderr).toContain(printed.error.hint.split('\n')[0]);
+    }
+  });
+
   it('shows the effective config with sources and names file and key of an invalid one', async () => {
     await writeFile(path.join(sandbox.workspace, '.conclave.yaml'), 'retention:\n  maxAgeDays: 45\n');
     const config = await sandbox.json<{
