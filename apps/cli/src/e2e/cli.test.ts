@@ -4,7 +4,7 @@
 // happens without a terminal when a decision is missing.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
@@ -309,6 +309,42 @@ describe('conclave: interrupt and resume', () => {
     expect(result.code).toBe(66);
     expect(result.stderr).toContain(`No interrupted or failed session in this workspace (${elsewhere})`);
     expect(result.stderr).toContain('Sessions of other workspaces');
+  });
+});
+
+describe('conclave: the README tour', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await createSandbox();
+  });
+  afterAll(() => sandbox.remove());
+
+  it('stops at a cost limit with a priced scripted provider, and goes on with a higher one, as printed', async () => {
+    const env = { CONCLAVE_SCRIPTED_PRICE: '2.5,10' };
+    const stopped = await sandbox.run(['Plan the Q3 launch', '--max-cost', '0.01'], { env });
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toContain('Cost limit: Stopped before round-2/pragmatist');
+    const id = /conclave --resume (\S+) --max-cost <usd>/.exec(stopped.stderr)?.[1] ?? '';
+    expect(id).not.toBe('');
+    const resumed = await sandbox.run(['--resume', id, '--yes', '--max-cost', '0.05'], { env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const [session] = await sandbox.json<Array<{ costUsd: number }>>(['sessions', 'list']);
+    expect(session?.costUsd).toBeGreaterThan(0.01);
+    expect(session?.costUsd).toBeLessThan(0.05);
+  });
+
+  it('prices scripted calls from providers.scripted.price in the config, and refuses a malformed price', async () => {
+    await writeFile(
+      path.join(sandbox.workspace, '.conclave.yaml'),
+      'providers:\n  scripted:\n    price: { input: 2.5, output: 10 }\n',
+    );
+    const priced = await sandbox.run(['Plan the Q3 launch', '--max-cost', '0.01']);
+    expect(priced.code, priced.stderr).toBe(130);
+    await rm(path.join(sandbox.workspace, '.conclave.yaml'));
+    const malformed = await sandbox.run(['Plan the Q3 launch'], { env: { CONCLAVE_SCRIPTED_PRICE: 'cheap' } });
+    expect(malformed.code).toBe(64);
+    expect(malformed.stderr).toContain('CONCLAVE_SCRIPTED_PRICE');
+    expect(malformed.stderr).toContain('CONCLAVE_SCRIPTED_PRICE=2.5,10');
   });
 });
 
