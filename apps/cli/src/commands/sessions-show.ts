@@ -13,6 +13,7 @@ import {
   renderTranscript,
   sessionJson,
   sessionNotices,
+  shellResultsOf,
   usageByAgent,
 } from '../sessions/session-view.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
@@ -29,8 +30,9 @@ export async function showSessionCommand(
   const state = await engine.readSession(id);
   const { lineage, usage } = await lineageOf(engine, state);
   const terminal = context.terminal;
+  const shellResults = await shellResultsOf(engine.store, state);
   if (context.options.json) {
-    terminal.data(JSON.stringify(sessionJson(state, lineage, usage), null, 2));
+    terminal.data(JSON.stringify(sessionJson(state, lineage, usage, shellResults), null, 2));
     return 0;
   }
   const shortId = await shortIdsOfStore(context, [id, ...lineage.map((entry) => entry.id)]);
@@ -80,7 +82,7 @@ export async function showSessionCommand(
   for (const notice of sessionNotices(state)) terminal.out(`  notice:      ${printableText(notice, 'line')}`);
   if (state.steps.length > 0) {
     terminal.out(`  steps:       ${state.steps.length}`);
-    for (const line of renderStepHistory(state)) terminal.out(line);
+    for (const line of renderStepHistory(state, { shellResults })) terminal.out(line);
   }
   terminal.out();
   terminal.out(terminal.bold(`${capitalize('transcript')} (${state.messages.length} messages)`));

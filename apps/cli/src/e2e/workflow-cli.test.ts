@@ -48,6 +48,31 @@ describe('conclave run: workflows from the command line', () => {
     expect(json.steps[0]?.attemptHistory.map((attempt) => attempt.error === null)).toEqual([false, false, true]);
   });
 
+  it("sessions show gives each shell step's exit code and the tail of its output", async () => {
+    const flow = [
+      'name: outputs',
+      'steps:',
+      '  - id: build',
+      "    shell: 'for n in 1 2 3 4 5; do echo line $n; done; echo warned >&2'",
+      '',
+    ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'outputs.yaml'), flow);
+    const run = await sandbox.run(['run', 'outputs.yaml', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const { sessionId } = JSON.parse(run.stdout) as { sessionId: string };
+    const shown = await sandbox.run(['sessions', 'show', sessionId]);
+    expect(shown.stdout).toMatch(/step\[build\]\/shell\s+completed · exit 0/);
+    expect(shown.stdout).toContain('      │ line 3\n      │ line 4\n      │ line 5\n');
+    expect(shown.stdout).toContain('      │ stderr: warned');
+    const json = await sandbox.json<{ steps: Array<{ key: string; shell: unknown }> }>(['sessions', 'show', sessionId]);
+    expect(json.steps.find((step) => step.key === 'step[build]/shell')?.shell).toEqual({
+      exitCode: 0,
+      stdoutTail: 'line 1\nline 2\nline 3\nline 4\nline 5\n',
+      stderrTail: 'warned\n',
+      skipped: false,
+    });
+  });
+
   it('a prompt file refuses --var for a variable it does not declare, as a workflow does, and stores nothing', async () => {
     await writeFile(
       path.join(sandbox.workspace, 'tidy.prompt.md'),
