@@ -5,7 +5,7 @@
 import type { RetryContext, StepContext, StepRecord } from '@resume/core';
 import { type ChatMessage, ConfigError, type JsonValue, type MessageInput } from '@resume/core/spec';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
-import { memberKeyPrefix, stepKeyPrefix, stepLabel, workflowStepTree } from '../workflow/step-ids.js';
+import { memberKeyPrefix, stepIdOfKey, stepKeyPrefix, stepLabel, workflowStepTree } from '../workflow/step-ids.js';
 import { renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
 import {
   isMapStep,
@@ -140,6 +140,7 @@ async function runShellStep(
 ): Promise<ShellOutput> {
   const { index, branch } = place;
   const key = `${prefix}/shell`;
+  const stepId = stepIdOfKey(key) ?? place.number;
   const command = renderTemplate(step.shell, scope, { file: options.file, key: `${place.path}.shell` });
   const attempts = step.retry?.attempts ?? 1;
   const backoffMs = step.retry?.backoff ?? 0;
@@ -197,6 +198,10 @@ async function runShellStep(
         CONCLAVE_ATTEMPT: String(stepContext.attempt),
       },
       signal: stepContext.signal,
+      // The main line's command is the one thing running: live views show what it prints.
+      ...(place.branch === null
+        ? { onOutput: (text: string) => context.emit({ type: 'shell-output', step: stepId, text }) }
+        : {}),
     });
     if (result.exitCode !== 0) throw new ShellCommandFailedError(command, result);
     return { ...result, attempt: stepContext.attempt };
