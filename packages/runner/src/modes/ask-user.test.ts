@@ -3,9 +3,9 @@
 // tool's result without repeating the turns before it.
 import { describe, expect, it } from 'vitest';
 import { createFakeModels, createTestStore } from '../runner/test-kit.js';
-import { useRunnerFixture } from '../testing/runner-fixture.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 
-const fixture = useRunnerFixture({ name: 'ask-user' });
+const fixture = runnerFixture({ name: 'ask-user' });
 
 describe('ask_user in orchestrated mode', () => {
   it('waits for the user, then resumes with the answer as the tool result', async () => {

@@ -3,11 +3,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createEngine } from '@resume/core';
 import { createMemoryStore } from '@resume/core/testing';
 import { describe, expect, it } from 'vitest';
-import { useRunnerFixture } from '../testing/runner-fixture.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import type { Runner } from './runner.js';
 import { createFakeModels } from './test-kit.js';
 
-const fixture = useRunnerFixture({ name: 'backoff' });
+const fixture = runnerFixture({ name: 'backoff' });
 
 const MINUTE = 60_000;
 const flow = `

@@ -10,7 +10,7 @@ import type { ChatModel } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
 import type { ModelResolver } from '../modes/mode-context.js';
 import { ParallelGroupFailedError } from '../modes/parallel-group-failed-error.js';
-import { useRunnerFixture } from '../testing/runner-fixture.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { CostLimitError } from '../usage/cost-limit-error.js';
 import type { RunEvent } from './run-event.js';
 import { createRunner } from './runner.js';
@@ -24,7 +24,7 @@ async function untilAsync(predicate: () => Promise<boolean>): Promise<void> {
   throw new Error('condition never became true');
 }
 
-const fixture = useRunnerFixture({ name: 'parallel' });
+const fixture = runnerFixture({ name: 'parallel' });
 
 /** Waits (up to 30 s, only to end a broken run) for a file another step creates. */
 const waitFor = (file: string) => `for i in $(seq 1 600); do [ -f ${file} ] && break; sleep 0.05; done; [ -f ${file} ]`;

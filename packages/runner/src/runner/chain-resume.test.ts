@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { ConfigError, IncompatibleSessionError, UncertainStepError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
-import { useRunnerFixture } from '../testing/runner-fixture.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { createFakeModels, createTestStore, stepLabelIn, transcriptOf, until } from './test-kit.js';
 
-const fixture = useRunnerFixture({ name: 'chain' });
+const fixture = runnerFixture({ name: 'chain' });
 
 const flow = (shell: string, attempts = 5) => `
 name: test-fix

@@ -4,10 +4,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createEngine } from '@resume/core';
 import { createMemoryStore } from '@resume/core/testing';
 import { describe, expect, it } from 'vitest';
-import { useRunnerFixture } from '../testing/runner-fixture.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { createFakeModels } from './test-kit.js';
 
-const fixture = useRunnerFixture({ name: 'shell-env' });
+const fixture = runnerFixture({ name: 'shell-env' });
 
 const env = {
   PATH: process.env.PATH,

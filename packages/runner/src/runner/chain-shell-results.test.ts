@@ -4,10 +4,10 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { ConfigError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
-import { useRunnerFixture } from '../testing/runner-fixture.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { createFakeModels, createTestStore, until } from './test-kit.js';
 
-const fixture = useRunnerFixture({ name: 'shell-results' });
+const fixture = runnerFixture({ name: 'shell-results' });
 
 const flow = (command: string) => `
 name: results

@@ -3,13 +3,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { ConfigError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
-import { useRunnerFixture } from '../testing/runner-fixture.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { hashText } from '../workflow/workflow-spec.js';
 import { RUN_OPTIONS_KEY } from './run-config.js';
 import type { createRunner } from './runner.js';
 import { createFakeModels, createTestStore, stepLabelIn } from './test-kit.js';
 
-const fixture = useRunnerFixture({ name: 'step-ids' });
+const fixture = runnerFixture({ name: 'step-ids' });
 
 const shellFlow = (...commands: string[]) =>
   `name: ids\nsteps:\n${commands.map((command) => `  - shell: ${JSON.stringify(command)}\n`).join('')}`;

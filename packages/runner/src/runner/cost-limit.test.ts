@@ -1,13 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { formatResumePlan } from '../resume/format-resume-plan.js';
-import { useRunnerFixture } from '../testing/runner-fixture.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { CostLimitError } from '../usage/cost-limit-error.js';
 import type { RunEvent } from './run-event.js';
 import type { RunnerOptions } from './runner-types.js';
 import { createFakeModels, createTestStore } from './test-kit.js';
 
-const fixture = useRunnerFixture({ name: 'cost' });
+const fixture = runnerFixture({ name: 'cost' });
 
 // gpt-4o: $2.50 / $10 per million tokens. Each fake call reports 1000 in / 500 out: $0.0075.
 const CALL_USD = 0.0075;

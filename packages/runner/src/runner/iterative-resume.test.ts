@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { useRunnerFixture } from '../testing/runner-fixture.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { createFakeModels, createTestStore, transcriptOf } from './test-kit.js';
 
-const fixture = useRunnerFixture({
+const fixture = runnerFixture({
   name: 'iterative',
   files: { 'book.txt': 'Chapter one.\n\nChapter two.\n\nChapter three.\n' },
 });

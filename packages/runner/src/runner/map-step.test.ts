@@ -6,7 +6,7 @@ import { ConfigError, UsageError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
 import { MapItemsFailedError } from '../modes/map-items-failed-error.js';
 import { formatResumePlan } from '../resume/format-resume-plan.js';
-import { useRunnerFixture } from '../testing/runner-fixture.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import type { RunEvent } from './run-event.js';
 import { createRunner } from './runner.js';
 import type { RunnerOptions } from './runner-types.js';
@@ -18,7 +18,7 @@ import {
   transcriptOf,
 } from './test-kit.js';
 
-const fixture = useRunnerFixture({ name: 'map' });
+const fixture = runnerFixture({ name: 'map' });
 
 async function lines(file: string): Promise<string[]> {
   const text = await readFile(fixture.path(file), 'utf8').catch(() => '');

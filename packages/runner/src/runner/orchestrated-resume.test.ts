@@ -3,12 +3,12 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { UncertainStepError } from '@resume/core/spec';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { adaptWorkspaceTools } from '../modes/workspace-tool-adapter.js';
-import { useRunnerFixture } from '../testing/runner-fixture.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { createWorkspaceTools } from '../tools/workspace-tools.js';
 import type { RunnerOptions } from './runner.js';
 import { createFakeModels, createTestStore, transcriptOf, until } from './test-kit.js';
 
-const fixture = useRunnerFixture({ name: 'orchestrated', files: { 'notes.txt': 'remember the milk\n' } });
+const fixture = runnerFixture({ name: 'orchestrated', files: { 'notes.txt': 'remember the milk\n' } });
 
 const leadScript = [
   { text: 'Reading first.', toolCalls: [{ id: 'call-1', name: 'read_file', args: { path: 'notes.txt' } }] },

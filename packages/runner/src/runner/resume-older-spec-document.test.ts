@@ -6,13 +6,13 @@ import { createEngine, type Session } from '@resume/core';
 import type { JsonValue } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { useRunnerFixture } from '../testing/runner-fixture.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { hashDocument } from '../workflow/spec-document.js';
 import { hashText } from '../workflow/spec-hash.js';
 import { createRunner } from './runner.js';
 import { createFakeModels, createTestStore, instantSleep } from './test-kit.js';
 
-const fixture = useRunnerFixture({ name: 'older-document' });
+const fixture = runnerFixture({ name: 'older-document' });
 
 const options = () => ({ models: createFakeModels().resolve, workspaceDir: fixture.workspace, sleep: instantSleep });
 

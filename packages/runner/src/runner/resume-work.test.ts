@@ -6,7 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { createEngine, createRedactor, type Engine } from '@resume/core';
 import { describe, expect, it, vi } from 'vitest';
-import { useRunnerFixture } from '../testing/runner-fixture.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { createRunner } from './runner.js';
 import { createFakeModels, createTestStore, instantSleep } from './test-kit.js';
 
@@ -15,7 +15,7 @@ vi.mock('../workflow/yaml-error.js', async (importOriginal) => {
   return { ...original, readYamlData: vi.fn(original.readYamlData) };
 });
 
-const fixture = useRunnerFixture({ name: 'resume-work' });
+const fixture = runnerFixture({ name: 'resume-work' });
 
 /** The engine with its reads counted. */
 function counted(engine: Engine) {

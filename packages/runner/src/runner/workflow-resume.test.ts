@@ -12,13 +12,13 @@ import {
 } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
 import { formatResumePlan } from '../resume/format-resume-plan.js';
-import { useRunnerFixture } from '../testing/runner-fixture.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { nextStepOf } from './next-step.js';
 import type { RunEvent } from './run-event.js';
 import { createRunner } from './runner.js';
 import { createFakeModels, createTestStore, instantSleep, stepLabelIn } from './test-kit.js';
 
-const fixture = useRunnerFixture({ name: 'workflow', subdirectory: 'project' });
+const fixture = runnerFixture({ name: 'workflow', subdirectory: 'project' });
 
 const twoSteps = (writerPrompt = 'You write short reports.') => `
 name: where

@@ -34,7 +34,7 @@ export interface RunnerFixture {
 }
 
 /** Registers the workspace's creation and removal around each test of the calling file. */
-export function useRunnerFixture(options: RunnerFixtureOptions): RunnerFixture {
+export function runnerFixture(options: RunnerFixtureOptions): RunnerFixture {
   let root: string | undefined;
   let workspace: string | undefined;
   beforeEach(async () => {
