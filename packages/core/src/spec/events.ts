@@ -3,9 +3,9 @@
 // The schemas are built on first use (see lazy-schema.ts): a listing reads summaries,
 // never events, and should not pay for building them when the module loads.
 import { z } from 'zod';
+import { lazySchema, once } from '../lazy-schema.js';
 import { sessionIdSchema } from './ids.js';
 import { checkJournalEvent } from './journal-event-check.generated.js';
-import { lazySchema, once } from './lazy-schema.js';
 
 /** The journal format this code writes. Older versions are migrated on read; newer ones are refused. */
 export const JOURNAL_FORMAT_VERSION = 1;

@@ -78,7 +78,6 @@ export {
   sessionIdTime,
   uniqueIdPrefixes,
 } from './ids.js';
-export { lazySchema, once } from './lazy-schema.js';
 export {
   type ChatMessage,
   type ChatModel,
@@ -87,7 +86,6 @@ export {
   type GenerateMetadata,
   type GenerateRequest,
   type GenerateResult,
-  JUDGE_VERDICT_PATTERN,
   MODEL_SPECIFICATION_VERSION,
   type ToolDefinition,
   type Usage,

@@ -1,9 +1,9 @@
 // What listing needs without opening a journal. The engine derives it from the fold
 // and hands it to the store with every append; stores keep it in their index.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { type SessionHeader, sessionHeaderSchema, sessionModeSchema, sessionStatusSchema } from './events.js';
 import { sessionIdSchema, sessionIdTime } from './ids.js';
-import { lazySchema } from './lazy-schema.js';
 
 // Built on first use (see lazy-schema.ts), as the event schemas are.
 export const sessionSummarySchema = lazySchema(() =>

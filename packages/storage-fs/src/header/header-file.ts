@@ -5,9 +5,9 @@
 
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { lazySchema } from '@resume/core/lazy-schema';
 import {
   JournalCorruptedError,
-  lazySchema,
   SessionExistsError,
   type SessionHeader,
   sessionHeaderSchema,

@@ -25,13 +25,8 @@
 // validated on every load: by a quick check derived from the schema when zod would return
 // them unchanged (the usual case), by zod otherwise (index-file-check.generated.ts).
 import path from 'node:path';
-import {
-  isSessionId,
-  lazySchema,
-  PermissionDeniedError,
-  type SessionSummary,
-  sessionSummarySchema,
-} from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
+import { isSessionId, PermissionDeniedError, type SessionSummary, sessionSummarySchema } from '@resume/core/spec';
 import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode, type FileStatus, type FileSystem } from '../file-system/file-system.js';

@@ -4,12 +4,12 @@
 // with its size, last seq and the running crc32 of its bytes (which snapshots record).
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { lazySchema } from '@resume/core/lazy-schema';
 import {
   type AppendBatch,
   AppendConflictError,
   journalEventSchema,
   LeaseLostError,
-  lazySchema,
   SessionNotFoundError,
   type SessionSummary,
   StoreIoError,

@@ -3,11 +3,11 @@
 // the batch (so the listing index can always be rebuilt from journals alone).
 // Decoding finds the committed prefix: a torn tail is reported (never returned),
 // damage before the last record is a JournalCorruptedError with file and offset.
+import { lazySchema } from '@resume/core/lazy-schema';
 import {
   JournalCorruptedError,
   type JournalEvent,
   journalEventSchema,
-  lazySchema,
   type SessionSummary,
   sessionSummarySchema,
   UnsupportedFormatError,

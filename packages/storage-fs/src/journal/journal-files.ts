@@ -4,9 +4,9 @@
 // the unarchiving that makes it appendable again.
 import { promisify } from 'node:util';
 import { gunzip as gunzipCallback } from 'node:zlib';
+import { lazySchema } from '@resume/core/lazy-schema';
 import {
   JournalCorruptedError,
-  lazySchema,
   PermissionDeniedError,
   type SessionHeader,
   type SessionSummary,

@@ -7,11 +7,11 @@
 // the holder marks its own lease released (atomic replace). Epochs only grow, and
 // an append is fenced by checking that no higher epoch exists.
 import path from 'node:path';
+import { lazySchema } from '@resume/core/lazy-schema';
 import {
   isHolderAlive,
   type LeaseHolder,
   type LeaseHolderInfo,
-  lazySchema,
   type ProcessProbe,
   SessionLockedError,
 } from '@resume/core/spec';
