@@ -39,6 +39,8 @@ export interface ShellCommandInput {
   command: string;
   cwd: string;
   env: Record<string, string | undefined>;
+  /** Told what the command prints (stdout and stderr) as it prints it, for live views. */
+  onOutput?: (text: string) => void;
 }
 
 /** A command started and held before it runs (see holdShellCommand). */
@@ -84,9 +86,11 @@ export function holdShellCommand(input: ShellCommandInput): HeldShellCommand {
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (data: string) => {
     stdout = tail(stdout + data);
+    input.onOutput?.(data);
   });
   child.stderr.setEncoding('utf8').on('data', (data: string) => {
     stderr = tail(stderr + data);
+    input.onOutput?.(data);
   });
   // A pipe closed by a command that ended early is no error of ours.
   child.stdin.on('error', () => undefined);
