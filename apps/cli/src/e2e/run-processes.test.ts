@@ -4,16 +4,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 beforeAll(() => assertBuilt());
 
-let sandbox: Sandbox;
-beforeEach(async () => {
-  sandbox = await createSandbox();
-});
-afterEach(() => sandbox.remove());
+const sandbox = sandboxFixture();
 
 /** Writes `<name>.yaml` into the workspace, one line per entry. */
 async function writeSpec(name: string, lines: string[]): Promise<void> {
