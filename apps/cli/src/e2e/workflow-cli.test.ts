@@ -89,7 +89,7 @@ describe('conclave run: workflows from the command line', () => {
       'steps:',
       "  - shell: 'echo one'",
       "  - shell: 'echo two'",
-      "  - shell: 'touch started; sleep 30'",
+      "  - shell: 'touch started; until test -f release; do sleep 0.05; done'",
       "  - shell: 'echo four'",
       '',
     ].join('\n');
@@ -112,6 +112,8 @@ describe('conclave run: workflows from the command line', () => {
     expect(aborted.stderr).toContain(`conclave run --resume ${id} --on-uncertain rerun|skip`);
     expect(aborted.stderr).not.toContain(`conclave --resume ${id}`);
 
+    // The killed run's command is still running: a skip waits for it, so it is let finish first.
+    await writeFile(path.join(sandbox.workspace, 'release'), '');
     const resumed = await sandbox.run(['run', '--resume', id, '--yes', '--on-uncertain', 'skip']);
     expect(resumed.code, resumed.stderr).toBe(0);
     const steps = resumed.stderr.split('\n').filter((line) => /^\s+steps \d/.test(line));
