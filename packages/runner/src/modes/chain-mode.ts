@@ -71,6 +71,7 @@ export const chainMode = defineMode<ChainConfig>({
         stepLabels: CURRENT_STEP_KEY_SCHEME,
       },
       title: spec.name,
+      ...(spec.worktree ? { worktree: true } : {}),
       events: [
         {
           type: 'spec-recorded',

@@ -249,6 +249,8 @@ const schemas = once(() => {
   const workflowSpecSchema = z.strictObject({
     name: z.string().min(1),
     description: z.string().optional(),
+    /** Runs in a new git worktree on its own branch (docs/workflow-spec.md, "Worktrees"). */
+    worktree: z.boolean({ error: 'worktree is true or false' }).optional(),
     variables: z.record(z.string(), variableValueSchema).default({}),
     // A workflow of shell steps only needs no agent; a step naming an undeclared one is refused.
     agents: z.record(agentNameSchema, workflowAgentSchema).default({}),
