@@ -172,6 +172,45 @@ describe('conclave run: workflows in a git worktree', () => {
     expect(git(['log', '-1', '--format=%s'])).toBe(`Merge conclave/${id}: edit`);
   });
 
+  it('map.worktree runs each item in a worktree of its own, merges each back, and a conflict is a dead letter', async () => {
+    await initRepository();
+    const flow = [
+      'name: per-item',
+      'steps:',
+      '  - id: each',
+      '    map:',
+      '      items: [a, b, c]',
+      '      parallel: 3 # every item from the same commit: b and c both write shared.txt',
+      '      worktree: true',
+      '      do:',
+      '        - shell: \'pwd > "where-$CONCLAVE_ITEM.txt" && case "$CONCLAVE_ITEM" in a) echo a > a.txt ;; *) echo "$CONCLAVE_ITEM" > shared.txt ;; esac\'',
+      '',
+    ];
+    await writeFile(path.join(sandbox.workspace, 'items.yaml'), flow.join('\n'));
+    git(['add', 'items.yaml']);
+    git(['commit', '-qm', 'Add the workflow']);
+    const result = await sandbox.run(['run', 'items.yaml'], { env: identity });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain('1 of 3 items of map step "each" failed after their retries');
+    const id = /conclave run dlq ([0-9a-z]+)/.exec(result.stderr)?.[1] ?? '';
+    const letters = await sandbox.json<Array<{ id: string; error: string }>>(['run', 'dlq', id]);
+    // Whichever of b and c merged second conflicts with the first.
+    const failed = letters[0]?.id ?? '';
+    const merged = failed === 'b' ? 'c' : 'b';
+    expect(letters.length === 1 && ['b', 'c'].includes(failed)).toBe(true);
+    expect(letters[0]?.error).toContain("conflicts with the workspace's in 1 file: shared.txt");
+    // a and the other one were merged into the repository's branch, each from a worktree of its own.
+    expect(await readFile(path.join(sandbox.workspace, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(await readFile(path.join(sandbox.workspace, 'shared.txt'), 'utf8')).toBe(`${merged}\n`);
+    const whereA = (await readFile(path.join(sandbox.workspace, 'where-a.txt'), 'utf8')).trim();
+    const whereOther = (await readFile(path.join(sandbox.workspace, `where-${merged}.txt`), 'utf8')).trim();
+    expect(whereA).toContain('conclave-worktrees');
+    expect(whereA).not.toBe(whereOther);
+    expect(existsSync(whereA)).toBe(false);
+    expect(git(['status', '--porcelain'])).toBe('');
+    expect(git(['log', '--format=%s'])).toContain(`Merge item ${merged} of map step each`);
+  });
+
   it('refuses a worktree outside a git repository (64) and a merge of a run without one', async () => {
     await writeFile(path.join(sandbox.workspace, 'flow.yaml'), 'name: plain\nsteps:\n  - shell: "true"\n');
     const refused = await sandbox.run(['run', 'flow.yaml', '--worktree']);

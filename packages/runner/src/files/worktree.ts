@@ -71,6 +71,47 @@ async function gitOrThrow(args: string[], cwd: string, what: string): Promise<st
   return result.stdout.trim();
 }
 
+/** Git's identity for the commits Conclave makes, when the repository has none configured. */
+export async function gitIdentity(cwd: string): Promise<string[]> {
+  const email = await git(['config', 'user.email'], cwd);
+  return email.stdout.trim() === '' ? ['-c', 'user.name=Conclave', '-c', 'user.email=conclave@localhost'] : [];
+}
+
+/** Runs git, or refuses (65) with what git said: `what` names the operation. */
+export async function gitOrRefuse(args: string[], cwd: string, what: string): Promise<string> {
+  const result = await git(args, cwd);
+  if (result.code !== 0) {
+    throw new WorktreeRefusedError(
+      `${what} failed: ${(result.stderr || result.stdout).trim()}`,
+      'Fix what git reports in the repository, then run the same command again.',
+    );
+  }
+  return result.stdout.trim();
+}
+
+/** Commits everything a run left uncommitted in a worktree on its branch; returns how many files. */
+export async function commitLeftovers(worktree: string, message: string): Promise<number> {
+  const status = await gitOrRefuse(['status', '--porcelain'], worktree, 'Reading the worktree');
+  const count = status.split('\n').filter(Boolean).length;
+  if (count === 0) return 0;
+  await gitOrRefuse(['add', '-A'], worktree, 'Adding the files the run left');
+  await gitOrRefuse(
+    [...(await gitIdentity(worktree)), 'commit', '--quiet', '-m', message],
+    worktree,
+    'Committing the files the run left',
+  );
+  return count;
+}
+
+/** The files merging `branch` into the repository's HEAD would conflict in (found without touching them). */
+export async function mergeConflicts(repo: string, branch: string): Promise<string[]> {
+  const preview = await git(['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', branch], repo);
+  return preview.code === 1 ? preview.stdout.split('\n').slice(1).filter(Boolean) : [];
+}
+
+/** Whether a worktree directory is there (its `.git` file; reading upwards would find the repository). */
+export const worktreeExists = (directory: string) => existsSync(path.join(directory, '.git'));
+
 export const worktreeBranch = (sessionId: string) => `conclave/${sessionId}`;
 
 /**
@@ -140,7 +181,7 @@ export async function checkWorktreeForResume(
 ): Promise<string | null> {
   const id = state.header.id;
   // Looked for in the worktree itself: reading upwards would find the repository it lives in.
-  const current = existsSync(path.join(record.path, '.git')) ? await readGitState(record.path) : null;
+  const current = worktreeExists(record.path) ? await readGitState(record.path) : null;
   const reattach = `git -C ${record.repo} worktree prune && git -C ${record.repo} worktree add ${record.path} ${record.branch}`;
   if (current === null) {
     throw new WorktreeRefusedError(

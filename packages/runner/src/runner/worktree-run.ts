@@ -1,12 +1,20 @@
 // A worktree run's ends: the resume's check of its worktree, the note at its end on how to
 // merge it, and `conclave run merge <id>` (fast-forward or a merge commit, refused on conflicts
 // with the files named; the worktree and its branch removed after, unless kept).
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { Engine, SessionState } from '@resume/core';
 import { UsageError } from '@resume/core/spec';
 import { readGitState } from '../files/git-state.js';
-import { checkWorktreeForResume, git, recordedWorktree, type WorktreeRecord } from '../files/worktree.js';
+import {
+  checkWorktreeForResume,
+  commitLeftovers,
+  git,
+  gitIdentity,
+  gitOrRefuse,
+  mergeConflicts,
+  recordedWorktree,
+  type WorktreeRecord,
+  worktreeExists,
+} from '../files/worktree.js';
 import { WorktreeRefusedError } from '../files/worktree-refused-error.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { RunResult } from './runner-types.js';
@@ -50,23 +58,6 @@ export interface WorktreeMerge {
   removed: boolean;
 }
 
-/** Git's identity for the commits Conclave makes, when the repository has none configured. */
-async function identity(cwd: string): Promise<string[]> {
-  const email = await git(['config', 'user.email'], cwd);
-  return email.stdout.trim() === '' ? ['-c', 'user.name=Conclave', '-c', 'user.email=conclave@localhost'] : [];
-}
-
-async function run(args: string[], cwd: string, what: string): Promise<string> {
-  const result = await git(args, cwd);
-  if (result.code !== 0) {
-    throw new WorktreeRefusedError(
-      `${what} failed: ${(result.stderr || result.stdout).trim()}`,
-      'Fix what git reports in the repository, then run conclave run merge again.',
-    );
-  }
-  return result.stdout.trim();
-}
-
 /** Merges a worktree run's branch into the repository it was made from (`conclave run merge <id>`). */
 export async function mergeWorktreeRun(
   engine: Engine,
@@ -95,38 +86,27 @@ export async function mergeWorktreeRun(
     );
   }
   // What the run wrote and did not commit goes on its branch first, so the merge carries it.
-  let committedLeftovers = 0;
-  if (existsSync(path.join(record.path, '.git'))) {
-    const status = await run(['status', '--porcelain'], record.path, 'Reading the worktree');
-    committedLeftovers = status.split('\n').filter(Boolean).length;
-    if (committedLeftovers > 0) {
-      await run(['add', '-A'], record.path, 'Adding the files the run left');
-      await run(
-        [...(await identity(record.path)), 'commit', '--quiet', '-m', `Conclave session ${id}: ${state.title}`],
-        record.path,
-        'Committing the files the run left',
-      );
-    }
-  }
+  const committedLeftovers = worktreeExists(record.path)
+    ? await commitLeftovers(record.path, `Conclave session ${id}: ${state.title}`)
+    : 0;
   const target = await readGitState(repo);
   if (await isAncestor(repo, branch, 'HEAD')) {
     return finish(record, id, target?.branch ?? null, 'up-to-date', committedLeftovers, options.keep ?? false);
   }
   // Conflicts are found without touching the repository's files: nothing is left half-merged.
-  const preview = await git(['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', branch], repo);
-  if (preview.code === 1) {
-    const files = preview.stdout.split('\n').slice(1).filter(Boolean);
+  const files = await mergeConflicts(repo, branch);
+  if (files.length > 0) {
     throw new WorktreeRefusedError(
       `Branch ${branch} conflicts with ${target?.branch ?? 'HEAD'} in ${repo}, in ${files.length} file${files.length === 1 ? '' : 's'}: ${files.join(', ')}. Nothing was merged.`,
       `Merge it by hand and resolve them (cd ${repo} && git merge ${branch}), or rebase the branch in its worktree (cd ${record.path} && git rebase ${target?.branch ?? 'HEAD'}) and run conclave run merge ${id} again.`,
     );
   }
   const fastForward = await isAncestor(repo, 'HEAD', branch);
-  if (fastForward) await run(['merge', '--quiet', '--ff-only', branch], repo, `Fast-forwarding to ${branch}`);
+  if (fastForward) await gitOrRefuse(['merge', '--quiet', '--ff-only', branch], repo, `Fast-forwarding to ${branch}`);
   else {
     const message = `Merge ${branch}: ${state.title}`;
-    await run(
-      [...(await identity(repo)), 'merge', '--quiet', '--no-ff', '-m', message, branch],
+    await gitOrRefuse(
+      [...(await gitIdentity(repo)), 'merge', '--quiet', '--no-ff', '-m', message, branch],
       repo,
       `Merging ${branch}`,
     );
@@ -153,12 +133,12 @@ async function finish(
   committedLeftovers: number,
   keep: boolean,
 ): Promise<WorktreeMerge> {
-  const head = await run(['rev-parse', 'HEAD'], record.repo, 'Reading the merged HEAD');
+  const head = await gitOrRefuse(['rev-parse', 'HEAD'], record.repo, 'Reading the merged HEAD');
   if (!keep) {
-    if (existsSync(path.join(record.path, '.git'))) {
-      await run(['worktree', 'remove', record.path], record.repo, 'Removing the worktree');
+    if (worktreeExists(record.path)) {
+      await gitOrRefuse(['worktree', 'remove', record.path], record.repo, 'Removing the worktree');
     }
-    await run(['branch', '-d', record.branch], record.repo, 'Deleting the merged branch');
+    await gitOrRefuse(['branch', '-d', record.branch], record.repo, 'Deleting the merged branch');
   }
   return { sessionId, branch: record.branch, into, outcome, head, committedLeftovers, removed: !keep };
 }

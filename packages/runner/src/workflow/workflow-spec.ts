@@ -198,6 +198,8 @@ const schemas = once(() => {
         .max(MAX_MAP_PARALLEL, `parallel is at most ${MAX_MAP_PARALLEL}`)
         .default(1),
       reduce: leafStepSchema.optional(),
+      /** Each item in a git worktree of its own, merged into the workspace once its steps passed. */
+      worktree: z.boolean({ error: 'worktree is true or false' }).optional(),
       /** Files written for each item once its steps passed (paths and contents are templates). */
       artifacts: z.array(z.strictObject({ path: z.string().min(1), from: z.string() })).default([]),
     }),
