@@ -80,6 +80,16 @@ async function lines(file: string): Promise<string[]> {
   return (await readFile(path.resolve(sandbox.workspace, file), 'utf8')).split('\n').filter(Boolean);
 }
 
+/** Runs flow.yaml with slow model calls and kills it (SIGKILL) while its second model call waits. */
+async function killedAtTheSecondTurn(callLog: string): Promise<void> {
+  const running = sandbox.start(['run', 'flow.yaml'], {
+    env: { CONCLAVE_SCRIPTED_LATENCY_MS: '4000', CONCLAVE_SCRIPTED_CALL_LOG: callLog },
+  });
+  await running.waitFor(/is speaking[\s\S]*is speaking/);
+  running.child.kill('SIGKILL');
+  await running.done;
+}
+
 async function calls(file: string): Promise<CallLogLine[]> {
   return (await lines(file)).map((line) => JSON.parse(line) as CallLogLine);
 }
@@ -104,15 +114,9 @@ describe('conclave run: validate steps', () => {
     await writeFile(path.join(sandbox.workspace, 'check.sh'), checkScript);
     await writeFile(path.join(sandbox.workspace, 'flow.yaml'), validateFlow);
     const callLog = path.join(sandbox.root, 'calls.jsonl');
-    const running = sandbox.start(['run', 'flow.yaml'], {
-      env: { CONCLAVE_SCRIPTED_LATENCY_MS: '4000', CONCLAVE_SCRIPTED_CALL_LOG: callLog },
-    });
-    await running.waitFor(/is speaking[\s\S]*is speaking/);
-    running.child.kill('SIGKILL');
-    await running.done;
+    await killedAtTheSecondTurn(callLog);
     expect(await lines('checks.log')).toEqual(['check', 'check']);
     const id = (await sandbox.json<Array<{ id: string }>>(['sessions', 'list']))[0]?.id ?? '';
-
     const plan = await sandbox.run(['run', '--resume', id, '--dry-run']);
     expect(plan.stdout).toContain('check 2/3: 67% complete, missing errors');
 
@@ -215,15 +219,9 @@ describe('conclave run: goal_seek steps', () => {
     await writeFile(path.join(sandbox.workspace, 'score.sh'), scoreScript);
     await writeFile(path.join(sandbox.workspace, 'flow.yaml'), goalFlow);
     const callLog = path.join(sandbox.root, 'calls.jsonl');
-    const running = sandbox.start(['run', 'flow.yaml'], {
-      env: { CONCLAVE_SCRIPTED_LATENCY_MS: '4000', CONCLAVE_SCRIPTED_CALL_LOG: callLog },
-    });
-    await running.waitFor(/is speaking[\s\S]*is speaking/);
-    running.child.kill('SIGKILL');
-    await running.done;
+    await killedAtTheSecondTurn(callLog);
     expect(await lines('scores.log')).toEqual(['scored']);
     const id = (await sandbox.json<Array<{ id: string }>>(['sessions', 'list']))[0]?.id ?? '';
-
     const plan = await sandbox.run(['run', '--resume', id, '--dry-run']);
     expect(plan.stdout).toContain('attempt 1/3: scored 40');
 
