@@ -10,6 +10,7 @@ import type { SessionState } from '@resume/core';
 import { lazySchema } from '@resume/core/lazy-schema';
 import { ConclaveError, type JsonValue, UsageError } from '@resume/core/spec';
 import { z } from 'zod';
+import { withNextStep } from '../runner/next-step.js';
 import { readGitState } from './git-state.js';
 import { WorktreeRefusedError } from './worktree-refused-error.js';
 
@@ -51,7 +52,7 @@ export function git(args: string[], cwd: string): Promise<GitResult> {
       if (code === null) {
         reject(
           new UsageError('A worktree run needs git, and it could not be started.', {
-            hint: 'Install git (and check it is on PATH), or run without --worktree / worktree: true.',
+            hint: 'Install git (and check it is on PATH), or run the workflow without a worktree.',
             cause: error,
           }),
         );
@@ -127,7 +128,7 @@ export async function createWorktree(
   const top = await git(['rev-parse', '--show-toplevel'], workspaceDir);
   if (top.code !== 0) {
     throw new UsageError(`A worktree run needs a git repository, and ${workspaceDir} is not in one.`, {
-      hint: 'Run it inside a git repository (git init && git add -A && git commit -m start), or without --worktree and worktree: true.',
+      hint: 'Run it inside a git repository (git init && git add -A && git commit -m start), or without a worktree.',
     });
   }
   const repo = top.stdout.trim();
@@ -184,21 +185,30 @@ export async function checkWorktreeForResume(
   // Looked for in the worktree itself: reading upwards would find the repository it lives in.
   const current = worktreeExists(record.path) ? await readGitState(record.path) : null;
   const reattach = `git -C ${record.repo} worktree prune && git -C ${record.repo} worktree add ${record.path} ${record.branch}`;
+  const refuse = (message: string, gitCommand: string, gone = false): never => {
+    throw withNextStep(new WorktreeRefusedError(message, gitCommand), {
+      kind: 'fix-worktree',
+      sessionId: id,
+      gitCommand,
+      gone,
+    });
+  };
   if (current === null) {
-    throw new WorktreeRefusedError(
+    refuse(
       `Session ${id} runs in the git worktree ${record.path} (branch ${record.branch}), which no longer exists; nothing was run.`,
-      `Make it again from its branch: ${reattach}   (or run the rest elsewhere with --workspace <dir>)`,
+      reattach,
+      true,
     );
   }
   if (force) return null;
   const backTo = `git -C ${record.path} checkout ${record.branch}`;
-  if (current.branch !== record.branch) {
-    throw new WorktreeRefusedError(
-      `Session ${id}'s worktree ${record.path} is on ${current.branch ?? `a detached HEAD (${current.head?.slice(0, 7) ?? 'none'})`}, not on its branch ${record.branch}; nothing was run.`,
-      `Check its branch out again: ${backTo}   (or resume with --force to run on what is checked out)`,
+  if (current?.branch !== record.branch) {
+    refuse(
+      `Session ${id}'s worktree ${record.path} is on ${current?.branch ?? `a detached HEAD (${current?.head?.slice(0, 7) ?? 'none'})`}, not on its branch ${record.branch}; nothing was run.`,
+      backTo,
     );
   }
-  const head = current.head ?? '';
+  const head = current?.head ?? '';
   if (head === record.base) return null;
   const descends = await git(['merge-base', '--is-ancestor', record.base, head], record.path);
   const log = await git(['log', '--format=%H %ct %s', `${record.base}..${head}`], record.path);
@@ -214,9 +224,9 @@ export async function checkWorktreeForResume(
   const later = commits.filter((commit) => commit.time > lastWritten);
   const resetTo = `git -C ${record.path} reset --hard ${record.base.slice(0, 12)}`;
   if (descends.code !== 0) {
-    throw new WorktreeRefusedError(
+    refuse(
       `Session ${id}'s worktree ${record.path} is at ${head.slice(0, 7)}, a commit this session did not make (its branch no longer contains the start ${record.base.slice(0, 7)}); nothing was run.`,
-      `Put the branch back where the session left it (for the start: ${resetTo}), or resume with --force to run on it.`,
+      resetTo,
     );
   }
   if (later.length === 0) return null;
@@ -230,8 +240,8 @@ export async function checkWorktreeForResume(
     return `The worktree has ${later.length} commit${later.length === 1 ? '' : 's'} made after the session stopped (${shown}), by the step that was interrupted or by hand; the resume goes on from them.`;
   }
   const keep = commits.find((commit) => commit.time <= lastWritten)?.hash ?? record.base;
-  throw new WorktreeRefusedError(
+  return refuse(
     `Session ${id}'s worktree ${record.path} moved to ${head.slice(0, 7)}: ${later.length} commit${later.length === 1 ? '' : 's'} this session did not make (${shown}); nothing was run.`,
-    `Put the branch back where the session left it: git -C ${record.path} reset --hard ${keep.slice(0, 12)}   (or resume with --force to go on from ${head.slice(0, 7)})`,
+    `git -C ${record.path} reset --hard ${keep.slice(0, 12)}`,
   );
 }

@@ -16,6 +16,7 @@ import {
   worktreeExists,
 } from '../files/worktree.js';
 import { WorktreeRefusedError } from '../files/worktree-refused-error.js';
+import { withNextStep } from './next-step.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { RunResult } from './runner-types.js';
 
@@ -68,21 +69,22 @@ export async function mergeWorktreeRun(
   const state = await engine.readSession(id);
   const record = recordedWorktree(state);
   if (record === null) {
-    throw new UsageError(`Session ${id} did not run in a git worktree; there is nothing to merge.`, {
-      hint: 'A worktree run starts with conclave run <spec.yaml> --worktree, or worktree: true in the spec.',
+    throw withNextStep(new UsageError(`Session ${id} did not run in a git worktree; there is nothing to merge.`), {
+      kind: 'start-worktree-run',
     });
   }
   if (state.status !== 'completed' && !options.force) {
-    throw new UsageError(`Session ${id} is ${state.status}: its work is not finished, so it is not merged.`, {
-      hint: `Finish it first (conclave run --resume ${id}), or merge what it did so far with --force.`,
-    });
+    throw withNextStep(
+      new UsageError(`Session ${id} is ${state.status}: its work is not finished, so it is not merged.`),
+      { kind: 'finish-before-merge', sessionId: id },
+    );
   }
   const { repo, branch } = record;
   const exists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], repo);
   if (exists.code !== 0) {
     throw new WorktreeRefusedError(
       `Session ${id}'s branch ${branch} no longer exists in ${repo}; there is nothing to merge.`,
-      'It was merged or deleted already (git branch --list "conclave/*" lists the branches that are left).',
+      'It was merged or deleted already: git branch lists the conclave/ branches that are left.',
     );
   }
   // What the run wrote and did not commit goes on its branch first, so the merge carries it.
@@ -96,9 +98,13 @@ export async function mergeWorktreeRun(
   // Conflicts are found without touching the repository's files: nothing is left half-merged.
   const files = await mergeConflicts(repo, branch);
   if (files.length > 0) {
-    throw new WorktreeRefusedError(
-      `Branch ${branch} conflicts with ${target?.branch ?? 'HEAD'} in ${repo}, in ${files.length} file${files.length === 1 ? '' : 's'}: ${files.join(', ')}. Nothing was merged.`,
-      `Merge it by hand and resolve them (cd ${repo} && git merge ${branch}), or rebase the branch in its worktree (cd ${record.path} && git rebase ${target?.branch ?? 'HEAD'}) and run conclave run merge ${id} again.`,
+    const into = target?.branch ?? 'HEAD';
+    throw withNextStep(
+      new WorktreeRefusedError(
+        `Branch ${branch} conflicts with ${into} in ${repo}, in ${files.length} file${files.length === 1 ? '' : 's'}: ${files.join(', ')}. Nothing was merged.`,
+        `Merge it by hand and resolve them: cd ${repo} && git merge ${branch}`,
+      ),
+      { kind: 'merge-by-hand', sessionId: id, repo, worktree: record.path, branch, target: into },
     );
   }
   const fastForward = await isAncestor(repo, 'HEAD', branch);
