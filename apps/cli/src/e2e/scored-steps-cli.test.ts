@@ -238,6 +238,45 @@ describe('conclave run: goal_seek steps', () => {
   }, 60_000);
 });
 
+describe('conclave run: agents as checks and scorers', () => {
+  it('an agent check answers with the completion JSON, an agent scorer with a score', async () => {
+    const flow = [
+      'name: agents',
+      'agents:',
+      '  judge: { prompt: "You judge work." }',
+      '  writer: { prompt: "You write." }',
+      'steps:',
+      '  - id: docs',
+      '    validate:',
+      '      agent: judge',
+      '      input: "How complete are the docs?"',
+      '      on_incomplete: { shell: \'echo "{{ validation.missing }}" >> fixed.txt\' }',
+      '  - id: line',
+      '    goal_seek:',
+      '      agent: writer',
+      '      input: "Write a line"',
+      '      validate: { agent: judge, input: "Score this line: {{ goal.output }}" }',
+      '      threshold: 80',
+      '',
+    ].join('\n');
+    const script = [
+      '- { agent: judge, text: \'Not yet. { "completion": 0.5, "missing": ["usage"] }\' }',
+      '- { agent: judge, text: \'{ "completion": 1, "missing": [] }\' }',
+      "- { agent: writer, text: 'A line worth reading.' }",
+      "- { agent: judge, text: 'Good. score: 85' }",
+      '',
+    ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'flow.yaml'), flow);
+    await writeFile(path.join(sandbox.workspace, 'script.yaml'), script);
+    const result = await sandbox.run(['run', 'flow.yaml', '--script', 'script.yaml']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('check 1/3: 50% complete, missing usage');
+    expect(result.stderr).toContain('check 2/3: 100% complete');
+    expect(result.stderr).toContain('attempt 1/3: scored 85, threshold reached');
+    expect(await lines('fixed.txt')).toEqual(['usage']);
+  });
+});
+
 describe('examples/scored-steps.yaml', () => {
   it('runs offline: a validate loop and a goal_seek loop', async () => {
     const examples = fileURLToPath(new URL('../../../../examples/', import.meta.url));
