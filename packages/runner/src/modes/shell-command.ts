@@ -156,3 +156,13 @@ export function holdShellCommand(input: ShellCommandInput): HeldShellCommand {
     },
   };
 }
+
+/**
+ * Runs a command at once (held and let run in one go): for shell commands whose start records
+ * no process, such as a scored step's checks. Resolves with the result whatever the exit code.
+ */
+export function runShellCommand(
+  input: ShellCommandInput & { signal: AbortSignal; timeoutMs?: number },
+): Promise<ShellResult> {
+  return holdShellCommand(input).run(input.signal, input.timeoutMs);
+}
