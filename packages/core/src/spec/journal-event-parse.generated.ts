@@ -1381,15 +1381,10 @@ function parse190(value) {
   return output;
 }
 function parse194(value) {
-  return (value === "input-requested") ? value : NOT_PROVEN;
+  return (value === "metadata-changed") ? value : NOT_PROVEN;
 }
-function parse199(value) {
-  return value === null ? null : parse25(value);
-}
-function parse198(value) {
-  if (value === undefined) return null;
-  const parsed = parse199(value);
-  return parsed === undefined ? null : parsed;
+function parse195(value) {
+  return value === undefined ? undefined : parse15(value);
 }
 function parse193(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
@@ -1418,32 +1413,48 @@ function parse193(value) {
   parsed = parse194(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
-  item = value["key"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse6(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["key"] = parsed;
-  item = value["occurrence"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse2(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["occurrence"] = parsed;
-  item = value["prompt"];
-  if (item === undefined) return NOT_PROVEN;
-  parsed = parse3(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["prompt"] = parsed;
-  item = value["schema"];
-  if (item === undefined && "schema" in value) return NOT_PROVEN;
-  parsed = parse198(item);
-  if (parsed === NOT_PROVEN) return NOT_PROVEN;
-  output["schema"] = parsed;
+  item = value["name"];
+  if (item === undefined && "name" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse195(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["name"] = parsed;
+  }
+  item = value["tags"];
+  if (item === undefined && "tags" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse61(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["tags"] = parsed;
+  }
+  item = value["pinned"];
+  if (item === undefined && "pinned" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse167(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["pinned"] = parsed;
+  }
+  item = value["archived"];
+  if (item === undefined && "archived" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse167(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["archived"] = parsed;
+  }
   return output;
 }
-function parse201(value) {
-  return (value === "input-received") ? value : NOT_PROVEN;
+function parse206(value) {
+  return (value === "input-requested") ? value : NOT_PROVEN;
 }
-function parse200(value) {
+function parse211(value) {
+  return value === null ? null : parse25(value);
+}
+function parse210(value) {
+  if (value === undefined) return null;
+  const parsed = parse211(value);
+  return parsed === undefined ? null : parsed;
+}
+function parse205(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1467,7 +1478,59 @@ function parse200(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse201(item);
+  parsed = parse206(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["type"] = parsed;
+  item = value["key"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse6(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["key"] = parsed;
+  item = value["occurrence"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse2(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["occurrence"] = parsed;
+  item = value["prompt"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse3(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["prompt"] = parsed;
+  item = value["schema"];
+  if (item === undefined && "schema" in value) return NOT_PROVEN;
+  parsed = parse210(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["schema"] = parsed;
+  return output;
+}
+function parse213(value) {
+  return (value === "input-received") ? value : NOT_PROVEN;
+}
+function parse212(value) {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
+  const output = {};
+  let item;
+  let parsed;
+  item = value["seq"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse2(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["seq"] = parsed;
+  item = value["at"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse3(item);
+  if (parsed === NOT_PROVEN) return NOT_PROVEN;
+  output["at"] = parsed;
+  item = value["within"];
+  if (item === undefined && "within" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse4(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["within"] = parsed;
+  }
+  item = value["type"];
+  if (item === undefined) return NOT_PROVEN;
+  parsed = parse213(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["key"];
@@ -1492,13 +1555,13 @@ function parse200(value) {
   output["answeredBy"] = parsed;
   return output;
 }
-function parse208(value) {
+function parse220(value) {
   return (value === "graph-checkpoint-saved") ? value : NOT_PROVEN;
 }
-function parse211(value) {
+function parse223(value) {
   return value === null ? null : parse6(value);
 }
-function parse207(value) {
+function parse219(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1522,7 +1585,7 @@ function parse207(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse208(item);
+  parsed = parse220(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["namespace"];
@@ -1537,7 +1600,7 @@ function parse207(value) {
   output["checkpointId"] = parsed;
   item = value["parentCheckpointId"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse211(item);
+  parsed = parse223(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["parentCheckpointId"] = parsed;
   item = value["data"];
@@ -1547,10 +1610,10 @@ function parse207(value) {
   output["data"] = parsed;
   return output;
 }
-function parse214(value) {
+function parse226(value) {
   return (value === "graph-writes-saved") ? value : NOT_PROVEN;
 }
-function parse213(value) {
+function parse225(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1574,7 +1637,7 @@ function parse213(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse214(item);
+  parsed = parse226(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["namespace"];
@@ -1638,22 +1701,24 @@ function parse0(value) {
       return parse172(value);
     case "title-changed":
       return parse190(value);
-    case "input-requested":
+    case "metadata-changed":
       return parse193(value);
+    case "input-requested":
+      return parse205(value);
     case "input-received":
-      return parse200(value);
+      return parse212(value);
     case "graph-checkpoint-saved":
-      return parse207(value);
+      return parse219(value);
     case "graph-writes-saved":
-      return parse213(value);
+      return parse225(value);
     default:
       return NOT_PROVEN;
   }
 }
-function parse233(value) {
+function parse245(value) {
   return value === null ? null : parse165(value);
 }
-function parse230(value) {
+function parse242(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1670,15 +1735,15 @@ function parse230(value) {
   output["done"] = parsed;
   item = value["total"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse233(item);
+  parsed = parse245(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["total"] = parsed;
   return output;
 }
-function parse229(value) {
-  return value === null ? null : parse230(value);
+function parse241(value) {
+  return value === null ? null : parse242(value);
 }
-function parse243(value) {
+function parse255(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1695,13 +1760,13 @@ function parse243(value) {
   output["prompt"] = parsed;
   return output;
 }
-function parse242(value) {
-  return value === null ? null : parse243(value);
+function parse254(value) {
+  return value === null ? null : parse255(value);
 }
-function parse241(value) {
-  return value === undefined ? undefined : parse242(value);
+function parse253(value) {
+  return value === undefined ? undefined : parse254(value);
 }
-function parse252(value) {
+function parse275(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1718,10 +1783,10 @@ function parse252(value) {
   output["file"] = parsed;
   return output;
 }
-function parse251(value) {
-  return value === undefined ? undefined : parse252(value);
+function parse274(value) {
+  return value === undefined ? undefined : parse275(value);
 }
-function parse256(value) {
+function parse279(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1738,10 +1803,10 @@ function parse256(value) {
   output["problem"] = parsed;
   return output;
 }
-function parse255(value) {
-  return value === undefined ? undefined : parse256(value);
+function parse278(value) {
+  return value === undefined ? undefined : parse279(value);
 }
-function parse218(value) {
+function parse230(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1803,7 +1868,7 @@ function parse218(value) {
   output["messageCount"] = parsed;
   item = value["progress"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse229(item);
+  parsed = parse241(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["progress"] = parsed;
   item = value["inputTokens"];
@@ -1829,7 +1894,7 @@ function parse218(value) {
   item = value["waitingFor"];
   if (item === undefined && "waitingFor" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse241(item);
+    parsed = parse253(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["waitingFor"] = parsed;
   }
@@ -1838,6 +1903,34 @@ function parse218(value) {
   parsed = parse92(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["archived"] = parsed;
+  item = value["name"];
+  if (item === undefined && "name" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse195(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["name"] = parsed;
+  }
+  item = value["tags"];
+  if (item === undefined && "tags" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse61(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["tags"] = parsed;
+  }
+  item = value["pinned"];
+  if (item === undefined && "pinned" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse167(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["pinned"] = parsed;
+  }
+  item = value["archivedAt"];
+  if (item === undefined && "archivedAt" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse195(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["archivedAt"] = parsed;
+  }
   item = value["bytes"];
   if (item === undefined && "bytes" in value) return NOT_PROVEN;
   parsed = parse51(item);
@@ -1846,14 +1939,14 @@ function parse218(value) {
   item = value["damage"];
   if (item === undefined && "damage" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse251(item);
+    parsed = parse274(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["damage"] = parsed;
   }
   item = value["unreadable"];
   if (item === undefined && "unreadable" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse255(item);
+    parsed = parse278(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["unreadable"] = parsed;
   }
@@ -1866,5 +1959,5 @@ export function fastParseSessionHeader(value) {
   return parse9(value);
 }
 export function fastParseSessionSummary(value) {
-  return parse218(value);
+  return parse230(value);
 }

@@ -42,34 +42,43 @@ function object32(value) {
   } else return false;
   return Object.keys(value).length === present;
 }
-function object38(value) {
+function array38(value) {
+  if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return false;
+  if (Object.keys(value).length !== value.length) return false;
+  for (let index = 0; index < value.length; index += 1) {
+    const item = value[index];
+    if (item === undefined || !(typeof item === 'string')) return false;
+  }
+  return true;
+}
+function object43(value) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   let present = 0;
   if (Object.hasOwn(value, "problem")) {
-    const field39 = value["problem"];
-    if (field39 === undefined || !(typeof field39 === 'string')) return false;
+    const field44 = value["problem"];
+    if (field44 === undefined || !(typeof field44 === 'string')) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "file")) {
-    const field40 = value["file"];
-    if (field40 === undefined || !(typeof field40 === 'string')) return false;
+    const field45 = value["file"];
+    if (field45 === undefined || !(typeof field45 === 'string')) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
 }
-function object42(value) {
+function object47(value) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   let present = 0;
   if (Object.hasOwn(value, "path")) {
-    const field43 = value["path"];
-    if (field43 === undefined || !(typeof field43 === 'string')) return false;
+    const field48 = value["path"];
+    if (field48 === undefined || !(typeof field48 === 'string')) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "problem")) {
-    const field44 = value["problem"];
-    if (field44 === undefined || !(typeof field44 === 'string')) return false;
+    const field49 = value["problem"];
+    if (field49 === undefined || !(typeof field49 === 'string')) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
@@ -168,40 +177,60 @@ function object7(value) {
     if (field35 === undefined || !((field35 !== undefined && typeof field35 === 'boolean'))) return false;
     present += 1;
   } else return false;
+  if (Object.hasOwn(value, "name")) {
+    const field36 = value["name"];
+    if (field36 === undefined || !((field36 === undefined || (field36 === null || typeof field36 === 'string')))) return false;
+    present += 1;
+  }
+  if (Object.hasOwn(value, "tags")) {
+    const field37 = value["tags"];
+    if (field37 === undefined || !((field37 === undefined || array38(field37)))) return false;
+    present += 1;
+  }
+  if (Object.hasOwn(value, "pinned")) {
+    const field39 = value["pinned"];
+    if (field39 === undefined || !((field39 === undefined || typeof field39 === 'boolean'))) return false;
+    present += 1;
+  }
+  if (Object.hasOwn(value, "archivedAt")) {
+    const field40 = value["archivedAt"];
+    if (field40 === undefined || !((field40 === undefined || (field40 === null || typeof field40 === 'string')))) return false;
+    present += 1;
+  }
   if (Object.hasOwn(value, "bytes")) {
-    const field36 = value["bytes"];
-    if (field36 === undefined || !((field36 !== undefined && (field36 === null || (typeof field36 === 'number' && Number.isFinite(field36) && Number.isSafeInteger(field36) && field36 >= 0))))) return false;
+    const field41 = value["bytes"];
+    if (field41 === undefined || !((field41 !== undefined && (field41 === null || (typeof field41 === 'number' && Number.isFinite(field41) && Number.isSafeInteger(field41) && field41 >= 0))))) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "damage")) {
-    const field37 = value["damage"];
-    if (field37 === undefined || !((field37 === undefined || object38(field37)))) return false;
+    const field42 = value["damage"];
+    if (field42 === undefined || !((field42 === undefined || object43(field42)))) return false;
     present += 1;
   }
   if (Object.hasOwn(value, "unreadable")) {
-    const field41 = value["unreadable"];
-    if (field41 === undefined || !((field41 === undefined || object42(field41)))) return false;
+    const field46 = value["unreadable"];
+    if (field46 === undefined || !((field46 === undefined || object47(field46)))) return false;
     present += 1;
   }
   return Object.keys(value).length === present;
 }
-function object48(value) {
+function object53(value) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   let present = 0;
   if (Object.hasOwn(value, "problem")) {
-    const field49 = value["problem"];
-    if (field49 === undefined || !(typeof field49 === 'string')) return false;
+    const field54 = value["problem"];
+    if (field54 === undefined || !(typeof field54 === 'string')) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "file")) {
-    const field50 = value["file"];
-    if (field50 === undefined || !(typeof field50 === 'string')) return false;
+    const field55 = value["file"];
+    if (field55 === undefined || !(typeof field55 === 'string')) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
 }
-function array52(value) {
+function array57(value) {
   if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return false;
   if (Object.keys(value).length !== value.length) return false;
   for (let index = 0; index < value.length; index += 1) {
@@ -225,23 +254,23 @@ function object4(value) {
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "journalSize")) {
-    const field45 = value["journalSize"];
-    if (field45 === undefined || !((typeof field45 === 'number' && Number.isFinite(field45) && Number.isSafeInteger(field45) && field45 >= 0))) return false;
+    const field50 = value["journalSize"];
+    if (field50 === undefined || !((typeof field50 === 'number' && Number.isFinite(field50) && Number.isSafeInteger(field50) && field50 >= 0))) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "archived")) {
-    const field46 = value["archived"];
-    if (field46 === undefined || !(typeof field46 === 'boolean')) return false;
+    const field51 = value["archived"];
+    if (field51 === undefined || !(typeof field51 === 'boolean')) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "damage")) {
-    const field47 = value["damage"];
-    if (field47 === undefined || !((field47 !== undefined && (field47 === null || object48(field47))))) return false;
+    const field52 = value["damage"];
+    if (field52 === undefined || !((field52 !== undefined && (field52 === null || object53(field52))))) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "missing")) {
-    const field51 = value["missing"];
-    if (field51 === undefined || !((field51 !== undefined && array52(field51)))) return false;
+    const field56 = value["missing"];
+    if (field56 === undefined || !((field56 !== undefined && array57(field56)))) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
@@ -255,7 +284,7 @@ function array3(value) {
   }
   return true;
 }
-function array58(value) {
+function array63(value) {
   if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return false;
   if (Object.keys(value).length !== value.length) return false;
   for (let index = 0; index < value.length; index += 1) {
@@ -264,23 +293,23 @@ function array58(value) {
   }
   return true;
 }
-function object54(value) {
+function object59(value) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   let present = 0;
   if (Object.hasOwn(value, "modifiedMs")) {
-    const field55 = value["modifiedMs"];
-    if (field55 === undefined || !(typeof field55 === 'number' && Number.isFinite(field55))) return false;
+    const field60 = value["modifiedMs"];
+    if (field60 === undefined || !(typeof field60 === 'number' && Number.isFinite(field60))) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "changedMs")) {
-    const field56 = value["changedMs"];
-    if (field56 === undefined || !(typeof field56 === 'number' && Number.isFinite(field56))) return false;
+    const field61 = value["changedMs"];
+    if (field61 === undefined || !(typeof field61 === 'number' && Number.isFinite(field61))) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "writing")) {
-    const field57 = value["writing"];
-    if (field57 === undefined || !(array58(field57))) return false;
+    const field62 = value["writing"];
+    if (field62 === undefined || !(array63(field62))) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
@@ -300,8 +329,8 @@ function object0(value) {
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "stamp")) {
-    const field53 = value["stamp"];
-    if (field53 === undefined || !((field53 !== undefined && (field53 === null || object54(field53))))) return false;
+    const field58 = value["stamp"];
+    if (field58 === undefined || !((field58 !== undefined && (field58 === null || object59(field58))))) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
