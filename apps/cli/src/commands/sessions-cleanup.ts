@@ -71,6 +71,7 @@ export async function cleanupSessionsCommand(
         dryRun: options.dryRun,
         delete: outcome.selection.remove.map(describe),
         archive: outcome.selection.archive.map(describe),
+        keptPinned: outcome.selection.pinned.map(describe),
         deleted: outcome.deleted,
         archived: outcome.archived,
         skipped: outcome.skipped,
@@ -79,6 +80,11 @@ export async function cleanupSessionsCommand(
     return 0;
   }
   const verb = options.dryRun ? 'Would delete' : 'Deleted';
+  const pinned = outcome.selection.pinned;
+  if (pinned.length > 0)
+    terminal.note(
+      `Kept ${pinned.length} pinned session${pinned.length === 1 ? '' : 's'} the policy would delete (${pinned.map((entry) => entry.session.name ?? entry.session.id).join(', ')}): unpin to let it go.`,
+    );
   if (outcome.selection.remove.length === 0 && outcome.selection.archive.length === 0) {
     terminal.out('Nothing to clean up.');
     return 0;

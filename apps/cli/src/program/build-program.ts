@@ -128,7 +128,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
     .argument('[task...]', 'the task for a new discussion, or the follow-up question')
     .option('-c, --continue [follow-up]', "continue this workspace's most recent session with a follow-up")
     .option(
-      '-r, --resume [id|index|path]',
+      '-r, --resume [id|name|index|path]',
       'resume an interrupted session (one waiting for an answer asks its question first), or continue a completed one with a question',
     )
     .option('--branch-from <id>', 'start a new session from a checkpoint of another one')
@@ -267,6 +267,9 @@ ${examples([
       .option('--status <status>', 'only this status (running, interrupted, completed, failed)')
       .option('--since <date>', 'only sessions updated since this date (2026-06-01, or an age like 7d)')
       .option('--workspace', 'only sessions of the current directory')
+      .option('--tag <tags>', 'only sessions with these tags (comma-separated: all of them)')
+      .option('--pinned', 'only pinned sessions')
+      .option('--archived', 'only archived sessions (left out otherwise)')
       .option('--limit <n>', 'at most N sessions (default: all with --json, 50 otherwise)'),
   );
   list.addHelpText(
@@ -274,6 +277,7 @@ ${examples([
     examples([
       'conclave sessions list',
       'conclave sessions list --status interrupted --since 7d',
+      'conclave sessions list --tag work --pinned',
       'conclave sessions list --json | jq ".[0].id"',
     ]),
   );
@@ -288,7 +292,7 @@ ${examples([
   const show = addGlobalOptions(
     new Command('show')
       .description('a session: status, lineage, checkpoints, usage and cost, transcript')
-      .argument('<id>', 'id, unique prefix (6+ characters), list index or exported file')
+      .argument('<id>', 'id, name, unique prefix (6+ characters), list index or exported file')
       .option('--transcript', 'print the whole transcript (tool calls unfolded)'),
   );
   show.addHelpText('after', examples(['conclave sessions show 01jf3k', 'conclave sessions show 1 --json']));
@@ -305,6 +309,99 @@ ${examples([
   remove.addHelpText('after', examples(['conclave sessions delete 01jf3k', 'conclave sessions delete 3 --force']));
   remove.action(actOnSession(async () => (await import('../commands/sessions-delete.js')).deleteSessionCommand));
   sessions.addCommand(remove);
+
+  const organizeModule = () => import('../commands/sessions-organize.js');
+  const rename = addGlobalOptions(
+    new Command('rename')
+      .description('name a session (unique in this home); the name works wherever an id does')
+      .argument('<id>', 'id, name, unique prefix or list index')
+      .argument('[name]', 'the new name, in quotes if it has spaces')
+      .option('--clear', 'remove the name'),
+  );
+  rename.addHelpText(
+    'after',
+    examples([
+      'conclave sessions rename 01jf3k "release notes"',
+      'conclave --resume "release notes" "And the changelog?"',
+      'conclave sessions rename "release notes" --clear',
+    ]),
+  );
+  rename.action(
+    act(async (context, command) =>
+      (await organizeModule()).renameSessionCommand(context, {
+        reference: command.args[0] ?? '',
+        name: command.args[1],
+        options: command.opts(),
+      }),
+    ),
+  );
+  sessions.addCommand(rename);
+
+  const tag = addGlobalOptions(
+    new Command('tag')
+      .description('add (+tag) and remove (-tag) tags; sessions list --tag and the picker filter by them')
+      .argument('<id>', 'id, name, unique prefix or list index')
+      .argument('<changes...>', '+tag to add, -tag to remove')
+      .allowUnknownOption(),
+  );
+  tag.addHelpText(
+    'after',
+    examples([
+      'conclave sessions tag 01jf3k +work +q3',
+      'conclave sessions tag "release notes" -draft',
+      'conclave sessions list --tag work',
+    ]),
+  );
+  tag.action(
+    act(async (context, command) =>
+      (await organizeModule()).tagSessionCommand(context, {
+        reference: command.args[0] ?? '',
+        words: command.args.slice(1),
+        options: command.opts(),
+      }),
+    ),
+  );
+  sessions.addCommand(tag);
+
+  for (const [name, pinned, description] of [
+    ['pin', true, 'pin a session: the picker shows it first, retention never deletes it'],
+    ['unpin', false, 'unpin a session'],
+  ] as const) {
+    const pin = addGlobalOptions(
+      new Command(name).description(description).argument('<id>', 'id, name, unique prefix or list index'),
+    );
+    pin.addHelpText('after', examples([`conclave sessions ${name} 01jf3k`, 'conclave sessions list --pinned']));
+    pin.action(
+      act(async (context, command) =>
+        (await organizeModule()).pinSessionCommand(context, {
+          reference: command.args[0] ?? '',
+          pinned,
+          options: command.opts(),
+        }),
+      ),
+    );
+    sessions.addCommand(pin);
+  }
+
+  for (const [name, archived, description] of [
+    ['archive', true, 'archive a session: listings and the picker leave it out (a finished one is also compressed)'],
+    ['unarchive', false, 'bring an archived session back into listings'],
+  ] as const) {
+    const archive = addGlobalOptions(
+      new Command(name).description(description).argument('<id>', 'id, name, unique prefix or list index'),
+    );
+    archive.addHelpText('after', examples([`conclave sessions ${name} 01jf3k`, 'conclave sessions list --archived']));
+    archive.action(
+      act(async (context, command) =>
+        (await organizeModule()).archiveSessionCommand(context, {
+          reference: command.args[0] ?? '',
+          archived,
+          options: command.opts(),
+        }),
+      ),
+    );
+    sessions.addCommand(archive);
+  }
 
   const cleanup = addGlobalOptions(
     new Command('cleanup')

@@ -52,7 +52,10 @@ export function quickListJson(args: readonly string[], environment: QuickListEnv
   const summaries = readStampedListing(home);
   // A running session is shown as interrupted when no live process holds it: the engine checks.
   if (!summaries || summaries.some((summary) => summary.status === 'running')) return null;
-  return JSON.stringify(summaries.map((summary, index) => listItem(summary, index + 1)));
+  // Indexes are positions in the whole list, as the full command numbers them; archived sessions are left out.
+  const items = [];
+  for (const [index, summary] of summaries.entries()) if (!summary.archivedAt) items.push(listItem(summary, index + 1));
+  return JSON.stringify(items);
 }
 
 function mayExist(file: string): boolean {

@@ -22,6 +22,10 @@ export function sessionJson(state: SessionState, lineage: LineageEntry[], lineag
   return {
     id: state.header.id,
     title: state.title,
+    name: state.metadata?.name ?? null,
+    tags: state.metadata?.tags ?? [],
+    pinned: state.metadata?.pinned ?? false,
+    archivedAt: state.metadata?.archivedAt ?? null,
     mode: state.header.mode,
     status: state.status,
     statusReason: state.statusReason,
