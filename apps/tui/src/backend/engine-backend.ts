@@ -9,7 +9,10 @@ import { searchContentWith } from './content-search.js';
 import type { ContentMessage, LineageEntry, ResumePlanView, SessionDetails, TuiBackend } from './tui-backend.js';
 
 /** The part of `Engine` the screens need. */
-export type EngineForTui = Pick<Engine, 'listSessions' | 'readSession' | 'deleteSession' | 'respond'>;
+export type EngineForTui = Pick<
+  Engine,
+  'listSessions' | 'readSession' | 'deleteSession' | 'respond' | 'changeMetadata'
+>;
 
 export interface EngineBackendOptions {
   engine: EngineForTui;
@@ -74,6 +77,9 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
         lineageCostUsd: lineageCost(summaries, sessionId),
       };
       return details;
+    },
+    changeMetadata(sessionId, change) {
+      return engine.changeMetadata(sessionId, change);
     },
     async deleteSession(sessionId) {
       await engine.deleteSession(sessionId);

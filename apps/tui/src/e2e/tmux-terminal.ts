@@ -51,8 +51,8 @@ export function ensureTuiBuilt(): void {
   ensureBuilt('tui', tuiBundle);
 }
 
-/** A tmux server of its own (`name`), a temporary home and workspace, and one 100x30 pane. */
-export function createTmuxTerminal(name: string) {
+/** A tmux server of its own (`name`), a temporary home and workspace, and one pane (100x30 unless told). */
+export function createTmuxTerminal(name: string, size = { columns: 100, rows: 30 }) {
   const socket = `${name}-${process.pid}`;
   const root = mkdtempSync(path.join(tmpdir(), `${name}-`));
   const home = path.join(root, 'home');
@@ -96,7 +96,19 @@ export function createTmuxTerminal(name: string) {
   const open = async () => {
     ensureCliBuilt();
     execFileSync('mkdir', ['-p', home, workspace]);
-    tmux('new-session', '-d', '-s', 'e2e', '-x', '100', '-y', '30', '-c', workspace, 'bash --norc --noprofile');
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'e2e',
+      '-x',
+      String(size.columns),
+      '-y',
+      String(size.rows),
+      '-c',
+      workspace,
+      'bash --norc --noprofile',
+    );
     tmux('set-option', '-t', 'e2e', 'history-limit', '5000');
     // A Ctrl+C that reaches bash before it set up its prompt ends it (and the pane) on a loaded machine.
     await waitForScreen((text) => text.trim() !== '', 'the shell prompt');
