@@ -1,4 +1,5 @@
-// `conclave sessions delete <id>` (and `--delete-session`). In a terminal it asks first
+// `conclave sessions delete <id>` (and `--delete-session`): moves the session to the trash
+// (`sessions restore` brings it back; `--now` deletes it for good). In a terminal it asks first
 // (`--force` skips the question), since a list index or a short prefix easily names the
 // wrong session; sessions that continue from the deleted one are named, because they will
 // show their parent as deleted. A session a live process is running is never deleted (75):
@@ -14,7 +15,7 @@ export async function deleteSessionCommand(
   context: CliContext,
   input: { reference: string; options: Record<string, unknown> },
 ): Promise<number> {
-  const options = z.object({ force: z.boolean().default(false) }).parse(input.options);
+  const options = z.object({ force: z.boolean().default(false), now: z.boolean().default(false) }).parse(input.options);
   const engine = await context.engine();
   const id = await resolveSession(context, input.reference);
   const summary = await engine.store.getSummary(id);
@@ -41,10 +42,28 @@ export async function deleteSessionCommand(
       return 0;
     }
   }
+  if (!options.now && !summary?.trashedAt) {
+    await engine.changeMetadata(id, { trashed: true });
+    const keepDays = context.config().config.trash.keepDays;
+    if (context.options.json)
+      context.terminal.data(
+        JSON.stringify({ deleted: [id], trash: true, orphaned: [], continuedBy: children.map((c) => c.id) }),
+      );
+    else {
+      context.terminal.out(
+        `Moved session ${id}${summary ? ` "${summary.title}"` : ''} to the trash (kept ${keepDays} days): conclave sessions restore ${id} brings it back; --now deletes it for good.`,
+      );
+      if (children.length > 0)
+        context.terminal.note(
+          `${children.length === 1 ? '1 session continues' : `${children.length} sessions continue`} from it and keep${children.length === 1 ? 's' : ''} its lineage while it is in the trash: ${childLines.join(', ')}`,
+        );
+    }
+    return 0;
+  }
   await engine.deleteSession(id);
   if (context.options.json)
-    context.terminal.data(JSON.stringify({ deleted: [id], orphaned: children.map((c) => c.id) }));
-  else context.terminal.out(`Deleted session ${id}${summary ? ` "${summary.title}"` : ''}.`);
+    context.terminal.data(JSON.stringify({ deleted: [id], trash: false, orphaned: children.map((c) => c.id) }));
+  else context.terminal.out(`Deleted session ${id}${summary ? ` "${summary.title}"` : ''} for good.`);
   if (children.length > 0)
     context.terminal.warn(
       `${children.length === 1 ? '1 session continues' : `${children.length} sessions continue`} from it and now show${children.length === 1 ? 's' : ''} its parent as deleted: ${childLines.join(', ')}`,

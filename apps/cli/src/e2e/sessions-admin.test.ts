@@ -72,11 +72,16 @@ describe('conclave sessions delete', () => {
   it('names the sessions that continue from the deleted one', async () => {
     const parent = sessionIdFrom((await sandbox.run(['Evaluate my idea'])).stdout) ?? '';
     const child = sessionIdFrom((await sandbox.run(['--resume', parent, 'What about scale?'])).stdout) ?? '';
-    const deleted = await sandbox.run(['sessions', 'delete', parent]);
+    const trashed = await sandbox.run(['sessions', 'delete', parent]);
+    expect(trashed.code, trashed.stderr).toBe(0);
+    expect(trashed.stderr).toContain(
+      `1 session continues from it and keeps its lineage while it is in the trash: ${child}`,
+    );
+    const deleted = await sandbox.run(['sessions', 'delete', parent, '--now']);
     expect(deleted.code, deleted.stderr).toBe(0);
     expect(deleted.stderr).toContain(`1 session continues from it and now shows its parent as deleted: ${child}`);
-    const json = await sandbox.json<{ deleted: string[]; orphaned: string[] }>(['sessions', 'delete', child]);
-    expect(json).toEqual({ deleted: [child], orphaned: [] });
+    const json = await sandbox.json<{ deleted: string[]; orphaned: string[] }>(['sessions', 'delete', child, '--now']);
+    expect(json).toEqual({ deleted: [child], trash: false, orphaned: [] });
   });
 
   it('never deletes a session a live process is running, --force or not (75), and keeps it whole', async () => {

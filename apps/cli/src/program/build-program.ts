@@ -302,13 +302,44 @@ ${examples([
   const remove = addGlobalOptions(
     new Command('delete')
       .alias('rm')
-      .description('delete a session and everything derived from it')
-      .argument('<id>', 'id, unique prefix, list index or exported file')
-      .option('--force', 'do not ask first (a terminal asks [y/N]); also delete a session another process is running'),
+      .description('move a session to the trash (sessions restore brings it back), or delete it for good with --now')
+      .argument('<id>', 'id, name, unique prefix, list index or exported file')
+      .option('--force', 'do not ask first (a terminal asks [y/N]); also delete a session another process is running')
+      .option('--now', 'delete it for good at once, skipping the trash'),
   );
-  remove.addHelpText('after', examples(['conclave sessions delete 01jf3k', 'conclave sessions delete 3 --force']));
+  remove.addHelpText(
+    'after',
+    examples([
+      'conclave sessions delete 01jf3k',
+      'conclave sessions restore 01jf3k          # changed your mind',
+      'conclave sessions delete 3 --now --force  # for good, without asking',
+    ]),
+  );
   remove.action(actOnSession(async () => (await import('../commands/sessions-delete.js')).deleteSessionCommand));
   sessions.addCommand(remove);
+
+  const trashModule = () => import('../commands/sessions-trash.js');
+  const trash = addGlobalOptions(
+    new Command('trash')
+      .description('list the sessions in the trash (kept trash.keepDays, 7 by default), or delete them for good')
+      .option('--empty', 'delete everything in the trash for good')
+      .option('--older-than <age>', 'delete for good what has been in the trash this long: 3d, 12h, 2w'),
+  );
+  trash.addHelpText(
+    'after',
+    examples(['conclave sessions trash', 'conclave sessions trash --older-than 3d', 'conclave sessions trash --empty']),
+  );
+  trash.action(act(async (context, command) => (await trashModule()).trashCommand(context, command.opts())));
+  sessions.addCommand(trash);
+
+  const restore = addGlobalOptions(
+    new Command('restore')
+      .description('bring a session back from the trash, with its lineage')
+      .argument('<id>', 'id, name or unique prefix (conclave sessions trash lists them)'),
+  );
+  restore.addHelpText('after', examples(['conclave sessions trash', 'conclave sessions restore 01jf3k']));
+  restore.action(actOnSession(async () => (await trashModule()).restoreCommand));
+  sessions.addCommand(restore);
 
   const organizeModule = () => import('../commands/sessions-organize.js');
   const rename = addGlobalOptions(

@@ -15,7 +15,7 @@ import { type AgentInput, createRunner, type Runner, type RunResult } from '@res
 import type { CliContext } from '../context/cli-context.js';
 import { reportError } from '../errors/report-error.js';
 import { formatCost, formatTokens } from '../output/format.js';
-import { applyRetention } from '../sessions/apply-retention.js';
+import { runAfterRun } from '../sessions/automatic-retention.js';
 import { answerInTerminal, canAskInTerminal, reportWaiting } from './answer-in-terminal.js';
 import type { RunLimits } from './cost-limits.js';
 import { buildDecisions, type DecisionFlags } from './decisions.js';
@@ -113,7 +113,7 @@ export async function runWithHarness(
     await engine.deleteSession(result.sessionId, { force: true });
     context.terminal.note(`Session ${result.sessionId} was not kept (--no-save-session).`);
   }
-  if (config.retention.automatic) await runAutomaticRetention(context);
+  await runAfterRun(context);
   return reportResult(
     context,
     result,
@@ -236,30 +236,6 @@ function reportResult(
 
 function codeOf(error: Error): string | null {
   return ConclaveError.isInstance(error) ? error.code : null;
-}
-
-async function runAutomaticRetention(context: CliContext): Promise<void> {
-  const { config } = context.config();
-  const retention = config.retention;
-  const engine = await context.engine();
-  const outcome = await applyRetention(
-    engine,
-    {
-      maxAgeDays: retention.maxAgeDays,
-      maxSessions: retention.maxSessions,
-      maxBytes: retention.maxBytes,
-      minKeep: retention.minKeep,
-      archiveAfterDays: config.archive.afterDays,
-      statuses: retention.includeInterrupted ? ['completed', 'failed', 'interrupted'] : ['completed', 'failed'],
-    },
-    { now: context.environment.now(), dryRun: false },
-  );
-  if (outcome.deleted.length > 0 || outcome.archived.length > 0)
-    context.terminal.note(
-      context.terminal.dim(
-        `Retention: deleted ${outcome.deleted.length}, archived ${outcome.archived.length} old session(s).`,
-      ),
-    );
 }
 
 /** Agents from the config file, as the runner takes them. */

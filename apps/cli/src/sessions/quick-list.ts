@@ -52,9 +52,14 @@ export function quickListJson(args: readonly string[], environment: QuickListEnv
   const summaries = readStampedListing(home);
   // A running session is shown as interrupted when no live process holds it: the engine checks.
   if (!summaries || summaries.some((summary) => summary.status === 'running')) return null;
-  // Indexes are positions in the whole list, as the full command numbers them; archived sessions are left out.
+  // Sessions in the trash are not listed (nor numbered); archived ones keep their number, unlisted.
   const items = [];
-  for (const [index, summary] of summaries.entries()) if (!summary.archivedAt) items.push(listItem(summary, index + 1));
+  let position = 0;
+  for (const summary of summaries) {
+    if (summary.trashedAt) continue;
+    position += 1;
+    if (!summary.archivedAt) items.push(listItem(summary, position));
+  }
   return JSON.stringify(items);
 }
 

@@ -82,7 +82,8 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
       return engine.changeMetadata(sessionId, change);
     },
     async deleteSession(sessionId) {
-      await engine.deleteSession(sessionId);
+      // Into the trash, as `conclave sessions delete` does: `sessions restore` brings it back.
+      await engine.changeMetadata(sessionId, { trashed: true });
       contentCache.delete(sessionId);
       summaries = summaries.filter((summary) => summary.id !== sessionId);
     },

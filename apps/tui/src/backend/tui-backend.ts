@@ -88,6 +88,7 @@ export interface TuiBackend {
   searchContent(query: string, sessionIds: readonly string[], signal: AbortSignal): AsyncIterable<ContentMatch>;
   /** Lineage, checkpoints and resume plan for the details pane. */
   loadDetails(sessionId: string): Promise<SessionDetails>;
+  /** Moves the session to the trash (restorable with `conclave sessions restore`). */
   deleteSession(sessionId: string): Promise<void>;
   /** The open question of a waiting session (null: it waits for nothing). */
   loadQuestion(sessionId: string): Promise<PendingQuestion | null>;

@@ -156,7 +156,13 @@ export const pickerKeys: KeyScreen<PickerCommand> = {
       description: 'this directory / all workspaces',
       command: { type: 'toggle-workspace' },
     },
-    { keys: typed('d'), label: 'd', help: 'delete', description: 'delete (asks `[y/N]`)', command: { type: 'delete' } },
+    {
+      keys: typed('d'),
+      label: 'd',
+      help: 'delete',
+      description: 'move to the trash (asks `[y/N]`; `conclave sessions restore` brings it back)',
+      command: { type: 'delete' },
+    },
     {
       keys: typed('r'),
       label: 'r',

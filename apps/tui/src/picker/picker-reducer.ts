@@ -257,7 +257,7 @@ export function pickerReducer(state: PickerState, action: PickerAction): PickerS
         sessions: state.sessions.filter((summary) => summary.id !== action.sessionId),
         selectedId: state.selectedId === action.sessionId ? (neighbour?.id ?? null) : state.selectedId,
         details,
-        notice: `Deleted ${action.sessionId}.`,
+        notice: `Moved ${action.sessionId} to the trash (conclave sessions restore ${action.sessionId} brings it back).`,
       });
     }
     case 'delete-failed':

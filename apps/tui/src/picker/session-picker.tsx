@@ -192,7 +192,7 @@ function NoticeLine(props: { confirming: string | null; notice: string | null; w
   if (props.confirming !== null) {
     return (
       <Text color={theme.warning} bold>
-        {fitText(`Delete "${props.confirming}" and its journal? [y/N]`, props.width)}
+        {fitText(`Move "${props.confirming}" to the trash? [y/N]`, props.width)}
       </Text>
     );
   }

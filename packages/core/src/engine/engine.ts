@@ -336,7 +336,22 @@ export function createEngine(options: EngineOptions): Engine {
     );
   }
 
+  /** Sessions outside the trash (sessions in it are listed by `listTrash`). */
   async function listSessions(query: SessionQuery = {}): Promise<SessionSummary[]> {
+    // A page without a session in the trash is the answer; otherwise the page is cut from all of them.
+    const page = await listWithTrash(query);
+    if (!page.some((summary) => summary.trashedAt)) return page;
+    const { limit, offset, ...rest } = query;
+    const kept = (await listWithTrash(rest)).filter((summary) => !summary.trashedAt);
+    return kept.slice(offset ?? 0, limit === undefined ? undefined : (offset ?? 0) + limit);
+  }
+
+  async function listTrash(): Promise<SessionSummary[]> {
+    const trashed = (await listWithTrash()).filter((summary) => summary.trashedAt);
+    return trashed.sort((left, right) => (left.trashedAt ?? '').localeCompare(right.trashedAt ?? ''));
+  }
+
+  async function listWithTrash(query: SessionQuery = {}): Promise<SessionSummary[]> {
     const wanted = query.status;
     if (!wanted) return withLiveStatus(await store.list(query));
     const storeStatuses = new Set(wanted);
@@ -560,6 +575,7 @@ export function createEngine(options: EngineOptions): Engine {
       return store.read(id, range);
     },
     listSessions,
+    listTrash,
     deleteSession,
     resolveSessionId,
     async close() {

@@ -11,9 +11,11 @@ export interface MetadataChange {
   removeTags?: string[];
   pinned?: boolean;
   archived?: boolean;
+  /** Into the trash (left out of listings) or back out of it. */
+  trashed?: boolean;
 }
 
-export const NO_METADATA: SessionMetadata = { name: null, tags: [], pinned: false, archivedAt: null };
+export const NO_METADATA: SessionMetadata = { name: null, tags: [], pinned: false, archivedAt: null, trashedAt: null };
 
 const NAME_MAX_LENGTH = 80;
 const TAG_PATTERN = /^[a-z0-9][a-z0-9._-]{0,39}$/;
@@ -79,5 +81,6 @@ export function metadataEvent(current: SessionMetadata, change: MetadataChange):
   if (change.archived !== undefined && change.archived !== (current.archivedAt !== null)) {
     event.archived = change.archived;
   }
+  if (change.trashed !== undefined && change.trashed !== Boolean(current.trashedAt)) event.trashed = change.trashed;
   return Object.keys(event).length > 1 ? event : null;
 }

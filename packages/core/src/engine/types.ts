@@ -314,8 +314,13 @@ export interface Engine {
   /** Folds a session without taking the lease (show, export, planning). */
   readSession(id: string, options?: { at?: number }): Promise<SessionState>;
   readEvents(id: string, range?: { fromSeq?: number; toSeq?: number }): AsyncIterable<JournalEvent>;
-  /** Summaries newest first; `running` sessions without a live lease show as `interrupted`. */
+  /**
+   * Summaries newest first; `running` sessions without a live lease show as `interrupted`.
+   * Sessions in the trash (`changeMetadata(id, { trashed: true })`) are left out.
+   */
   listSessions(query?: SessionQuery): Promise<SessionSummary[]>;
+  /** The sessions in the trash, the longest there first (`trashedAt`). */
+  listTrash(): Promise<SessionSummary[]>;
   /** Refuses a session held by a live process unless force. */
   deleteSession(id: string, options?: { force?: boolean }): Promise<void>;
   /** Resolves a full id, a session's name, or a unique prefix of at least 6 characters. */

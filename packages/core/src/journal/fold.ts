@@ -287,6 +287,7 @@ export class Folder {
           tags: event.tags ?? metadata.tags,
           pinned: event.pinned ?? metadata.pinned,
           archivedAt: event.archived === undefined ? metadata.archivedAt : event.archived ? event.at : null,
+          trashedAt: event.trashed === undefined ? (metadata.trashedAt ?? null) : event.trashed ? event.at : null,
         };
         return;
       }
@@ -454,6 +455,7 @@ function metadataSummary(metadata: SessionState['metadata']): Partial<SessionSum
     ...(metadata.tags.length === 0 ? {} : { tags: metadata.tags }),
     ...(metadata.pinned ? { pinned: true } : {}),
     ...(metadata.archivedAt === null ? {} : { archivedAt: metadata.archivedAt }),
+    ...(metadata.trashedAt ? { trashedAt: metadata.trashedAt } : {}),
   };
 }
 

@@ -114,6 +114,8 @@ export interface SessionMetadata {
   pinned: boolean;
   /** When it was archived (the event's time), null when it is not. */
   archivedAt: string | null;
+  /** When it was moved to the trash, null when it is not there (absent in older snapshots). */
+  trashedAt?: string | null;
 }
 
 export interface SessionState {

@@ -283,6 +283,8 @@ const buildEventSchemas = once(() => {
     pinned: z.boolean().optional(),
     /** Archived sessions are left out of listings unless asked for. */
     archived: z.boolean().optional(),
+    /** In the trash: left out of listings, deleted for good once the trash is emptied. */
+    trashed: z.boolean().optional(),
   });
   /** `session.waitFor(key, ...)`: the code asks a person; the session waits until it is answered. */
   const inputRequestedEventSchema = z.object({

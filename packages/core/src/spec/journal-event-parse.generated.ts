@@ -1441,20 +1441,27 @@ function parse193(value) {
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["archived"] = parsed;
   }
+  item = value["trashed"];
+  if (item === undefined && "trashed" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse167(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["trashed"] = parsed;
+  }
   return output;
 }
-function parse206(value) {
+function parse208(value) {
   return (value === "input-requested") ? value : NOT_PROVEN;
 }
-function parse211(value) {
+function parse213(value) {
   return value === null ? null : parse25(value);
 }
-function parse210(value) {
+function parse212(value) {
   if (value === undefined) return null;
-  const parsed = parse211(value);
+  const parsed = parse213(value);
   return parsed === undefined ? null : parsed;
 }
-function parse205(value) {
+function parse207(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1478,7 +1485,7 @@ function parse205(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse206(item);
+  parsed = parse208(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["key"];
@@ -1498,15 +1505,15 @@ function parse205(value) {
   output["prompt"] = parsed;
   item = value["schema"];
   if (item === undefined && "schema" in value) return NOT_PROVEN;
-  parsed = parse210(item);
+  parsed = parse212(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["schema"] = parsed;
   return output;
 }
-function parse213(value) {
+function parse215(value) {
   return (value === "input-received") ? value : NOT_PROVEN;
 }
-function parse212(value) {
+function parse214(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1530,7 +1537,7 @@ function parse212(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse213(item);
+  parsed = parse215(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["key"];
@@ -1555,13 +1562,13 @@ function parse212(value) {
   output["answeredBy"] = parsed;
   return output;
 }
-function parse220(value) {
+function parse222(value) {
   return (value === "graph-checkpoint-saved") ? value : NOT_PROVEN;
 }
-function parse223(value) {
+function parse225(value) {
   return value === null ? null : parse6(value);
 }
-function parse219(value) {
+function parse221(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1585,7 +1592,7 @@ function parse219(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse220(item);
+  parsed = parse222(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["namespace"];
@@ -1600,7 +1607,7 @@ function parse219(value) {
   output["checkpointId"] = parsed;
   item = value["parentCheckpointId"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse223(item);
+  parsed = parse225(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["parentCheckpointId"] = parsed;
   item = value["data"];
@@ -1610,10 +1617,10 @@ function parse219(value) {
   output["data"] = parsed;
   return output;
 }
-function parse226(value) {
+function parse228(value) {
   return (value === "graph-writes-saved") ? value : NOT_PROVEN;
 }
-function parse225(value) {
+function parse227(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1637,7 +1644,7 @@ function parse225(value) {
   }
   item = value["type"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse226(item);
+  parsed = parse228(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["type"] = parsed;
   item = value["namespace"];
@@ -1704,21 +1711,21 @@ function parse0(value) {
     case "metadata-changed":
       return parse193(value);
     case "input-requested":
-      return parse205(value);
+      return parse207(value);
     case "input-received":
-      return parse212(value);
+      return parse214(value);
     case "graph-checkpoint-saved":
-      return parse219(value);
+      return parse221(value);
     case "graph-writes-saved":
-      return parse225(value);
+      return parse227(value);
     default:
       return NOT_PROVEN;
   }
 }
-function parse245(value) {
+function parse247(value) {
   return value === null ? null : parse165(value);
 }
-function parse242(value) {
+function parse244(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1735,15 +1742,15 @@ function parse242(value) {
   output["done"] = parsed;
   item = value["total"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse245(item);
+  parsed = parse247(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["total"] = parsed;
   return output;
 }
-function parse241(value) {
-  return value === null ? null : parse242(value);
+function parse243(value) {
+  return value === null ? null : parse244(value);
 }
-function parse255(value) {
+function parse257(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1760,13 +1767,13 @@ function parse255(value) {
   output["prompt"] = parsed;
   return output;
 }
-function parse254(value) {
-  return value === null ? null : parse255(value);
+function parse256(value) {
+  return value === null ? null : parse257(value);
 }
-function parse253(value) {
-  return value === undefined ? undefined : parse254(value);
+function parse255(value) {
+  return value === undefined ? undefined : parse256(value);
 }
-function parse275(value) {
+function parse280(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1783,10 +1790,10 @@ function parse275(value) {
   output["file"] = parsed;
   return output;
 }
-function parse274(value) {
-  return value === undefined ? undefined : parse275(value);
-}
 function parse279(value) {
+  return value === undefined ? undefined : parse280(value);
+}
+function parse284(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1803,10 +1810,10 @@ function parse279(value) {
   output["problem"] = parsed;
   return output;
 }
-function parse278(value) {
-  return value === undefined ? undefined : parse279(value);
+function parse283(value) {
+  return value === undefined ? undefined : parse284(value);
 }
-function parse230(value) {
+function parse232(value) {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return NOT_PROVEN;
   const output = {};
   let item;
@@ -1868,7 +1875,7 @@ function parse230(value) {
   output["messageCount"] = parsed;
   item = value["progress"];
   if (item === undefined) return NOT_PROVEN;
-  parsed = parse241(item);
+  parsed = parse243(item);
   if (parsed === NOT_PROVEN) return NOT_PROVEN;
   output["progress"] = parsed;
   item = value["inputTokens"];
@@ -1894,7 +1901,7 @@ function parse230(value) {
   item = value["waitingFor"];
   if (item === undefined && "waitingFor" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse253(item);
+    parsed = parse255(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["waitingFor"] = parsed;
   }
@@ -1931,6 +1938,13 @@ function parse230(value) {
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["archivedAt"] = parsed;
   }
+  item = value["trashedAt"];
+  if (item === undefined && "trashedAt" in value) return NOT_PROVEN;
+  if (item !== undefined) {
+    parsed = parse195(item);
+    if (parsed === NOT_PROVEN) return NOT_PROVEN;
+    output["trashedAt"] = parsed;
+  }
   item = value["bytes"];
   if (item === undefined && "bytes" in value) return NOT_PROVEN;
   parsed = parse51(item);
@@ -1939,14 +1953,14 @@ function parse230(value) {
   item = value["damage"];
   if (item === undefined && "damage" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse274(item);
+    parsed = parse279(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["damage"] = parsed;
   }
   item = value["unreadable"];
   if (item === undefined && "unreadable" in value) return NOT_PROVEN;
   if (item !== undefined) {
-    parsed = parse278(item);
+    parsed = parse283(item);
     if (parsed === NOT_PROVEN) return NOT_PROVEN;
     output["unreadable"] = parsed;
   }
@@ -1959,5 +1973,5 @@ export function fastParseSessionHeader(value) {
   return parse9(value);
 }
 export function fastParseSessionSummary(value) {
-  return parse230(value);
+  return parse232(value);
 }

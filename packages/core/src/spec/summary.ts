@@ -41,6 +41,8 @@ export const sessionSummarySchema = lazySchema(() =>
     pinned: z.boolean().optional(),
     /** When a person archived it (left out of listings unless asked for); absent or null: not archived. */
     archivedAt: z.string().nullable().optional(),
+    /** When it was moved to the trash (left out of listings); absent or null: not in the trash. */
+    trashedAt: z.string().nullable().optional(),
     bytes: z.number().int().nonnegative().nullable().default(null),
     /**
      * Set by a store that found the session damaged (a missing or damaged file, a journal cut

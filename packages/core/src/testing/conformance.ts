@@ -270,24 +270,25 @@ export function describeStoreConformance(
     });
 
     describe('organizing a session (metadata-changed)', () => {
-      /** A person's rename, tags, pin and archive of a session with one message, in one batch. */
+      /** A person's rename, tags, pin, archive and trash of a session with one message, in one batch. */
       async function organizedSession(): Promise<{ id: string; events: JournalEvent[]; summary: SessionSummary }> {
         const id = await sessionWith(1);
         const events: JournalEvent[] = [
           { seq: 2, at: TEST_TIME, type: 'metadata-changed', name: 'Release notes ✓', tags: ['work', 'q3'] },
-          { seq: 3, at: TEST_TIME, type: 'metadata-changed', pinned: true, archived: true },
+          { seq: 3, at: TEST_TIME, type: 'metadata-changed', pinned: true, archived: true, trashed: true },
         ];
         const summary = testSummary(id, 3, {
           name: 'Release notes ✓',
           tags: ['work', 'q3'],
           pinned: true,
           archivedAt: TEST_TIME,
+          trashedAt: TEST_TIME,
         });
         await store.append(id, { expectedSeq: 1, epoch: 0, events, summary });
         return { id, events, summary };
       }
 
-      it('reads the events back and lists the name, tags, pin and archive without opening the journal', async () => {
+      it('reads the events back and lists the name, tags, pin, archive and trash without opening the journal', async () => {
         const { id, events, summary } = await organizedSession();
         expect(await collect(store.read(id, { fromSeq: 2 }))).toEqual(events);
         expect(comparable(await store.getSummary(id))).toEqual(comparable(summary));
@@ -303,7 +304,16 @@ export function describeStoreConformance(
           expectedSeq: 3,
           epoch: 0,
           events: [
-            { seq: 4, at: TEST_TIME, type: 'metadata-changed', name: null, tags: [], pinned: false, archived: false },
+            {
+              seq: 4,
+              at: TEST_TIME,
+              type: 'metadata-changed',
+              name: null,
+              tags: [],
+              pinned: false,
+              archived: false,
+              trashed: false,
+            },
           ],
           summary: cleared,
         });

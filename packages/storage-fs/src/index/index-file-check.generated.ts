@@ -51,34 +51,34 @@ function array38(value) {
   }
   return true;
 }
-function object43(value) {
+function object44(value) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   let present = 0;
   if (Object.hasOwn(value, "problem")) {
-    const field44 = value["problem"];
-    if (field44 === undefined || !(typeof field44 === 'string')) return false;
+    const field45 = value["problem"];
+    if (field45 === undefined || !(typeof field45 === 'string')) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "file")) {
-    const field45 = value["file"];
-    if (field45 === undefined || !(typeof field45 === 'string')) return false;
+    const field46 = value["file"];
+    if (field46 === undefined || !(typeof field46 === 'string')) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
 }
-function object47(value) {
+function object48(value) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   let present = 0;
   if (Object.hasOwn(value, "path")) {
-    const field48 = value["path"];
-    if (field48 === undefined || !(typeof field48 === 'string')) return false;
+    const field49 = value["path"];
+    if (field49 === undefined || !(typeof field49 === 'string')) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "problem")) {
-    const field49 = value["problem"];
-    if (field49 === undefined || !(typeof field49 === 'string')) return false;
+    const field50 = value["problem"];
+    if (field50 === undefined || !(typeof field50 === 'string')) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
@@ -197,40 +197,45 @@ function object7(value) {
     if (field40 === undefined || !((field40 === undefined || (field40 === null || typeof field40 === 'string')))) return false;
     present += 1;
   }
+  if (Object.hasOwn(value, "trashedAt")) {
+    const field41 = value["trashedAt"];
+    if (field41 === undefined || !((field41 === undefined || (field41 === null || typeof field41 === 'string')))) return false;
+    present += 1;
+  }
   if (Object.hasOwn(value, "bytes")) {
-    const field41 = value["bytes"];
-    if (field41 === undefined || !((field41 !== undefined && (field41 === null || (typeof field41 === 'number' && Number.isFinite(field41) && Number.isSafeInteger(field41) && field41 >= 0))))) return false;
+    const field42 = value["bytes"];
+    if (field42 === undefined || !((field42 !== undefined && (field42 === null || (typeof field42 === 'number' && Number.isFinite(field42) && Number.isSafeInteger(field42) && field42 >= 0))))) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "damage")) {
-    const field42 = value["damage"];
-    if (field42 === undefined || !((field42 === undefined || object43(field42)))) return false;
+    const field43 = value["damage"];
+    if (field43 === undefined || !((field43 === undefined || object44(field43)))) return false;
     present += 1;
   }
   if (Object.hasOwn(value, "unreadable")) {
-    const field46 = value["unreadable"];
-    if (field46 === undefined || !((field46 === undefined || object47(field46)))) return false;
+    const field47 = value["unreadable"];
+    if (field47 === undefined || !((field47 === undefined || object48(field47)))) return false;
     present += 1;
   }
   return Object.keys(value).length === present;
 }
-function object53(value) {
+function object54(value) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   let present = 0;
   if (Object.hasOwn(value, "problem")) {
-    const field54 = value["problem"];
-    if (field54 === undefined || !(typeof field54 === 'string')) return false;
+    const field55 = value["problem"];
+    if (field55 === undefined || !(typeof field55 === 'string')) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "file")) {
-    const field55 = value["file"];
-    if (field55 === undefined || !(typeof field55 === 'string')) return false;
+    const field56 = value["file"];
+    if (field56 === undefined || !(typeof field56 === 'string')) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
 }
-function array57(value) {
+function array58(value) {
   if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return false;
   if (Object.keys(value).length !== value.length) return false;
   for (let index = 0; index < value.length; index += 1) {
@@ -254,23 +259,23 @@ function object4(value) {
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "journalSize")) {
-    const field50 = value["journalSize"];
-    if (field50 === undefined || !((typeof field50 === 'number' && Number.isFinite(field50) && Number.isSafeInteger(field50) && field50 >= 0))) return false;
+    const field51 = value["journalSize"];
+    if (field51 === undefined || !((typeof field51 === 'number' && Number.isFinite(field51) && Number.isSafeInteger(field51) && field51 >= 0))) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "archived")) {
-    const field51 = value["archived"];
-    if (field51 === undefined || !(typeof field51 === 'boolean')) return false;
+    const field52 = value["archived"];
+    if (field52 === undefined || !(typeof field52 === 'boolean')) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "damage")) {
-    const field52 = value["damage"];
-    if (field52 === undefined || !((field52 !== undefined && (field52 === null || object53(field52))))) return false;
+    const field53 = value["damage"];
+    if (field53 === undefined || !((field53 !== undefined && (field53 === null || object54(field53))))) return false;
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "missing")) {
-    const field56 = value["missing"];
-    if (field56 === undefined || !((field56 !== undefined && array57(field56)))) return false;
+    const field57 = value["missing"];
+    if (field57 === undefined || !((field57 !== undefined && array58(field57)))) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
@@ -284,7 +289,7 @@ function array3(value) {
   }
   return true;
 }
-function array63(value) {
+function array64(value) {
   if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return false;
   if (Object.keys(value).length !== value.length) return false;
   for (let index = 0; index < value.length; index += 1) {
@@ -293,23 +298,23 @@ function array63(value) {
   }
   return true;
 }
-function object59(value) {
+function object60(value) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   let present = 0;
   if (Object.hasOwn(value, "modifiedMs")) {
-    const field60 = value["modifiedMs"];
-    if (field60 === undefined || !(typeof field60 === 'number' && Number.isFinite(field60))) return false;
-    present += 1;
-  } else return false;
-  if (Object.hasOwn(value, "changedMs")) {
-    const field61 = value["changedMs"];
+    const field61 = value["modifiedMs"];
     if (field61 === undefined || !(typeof field61 === 'number' && Number.isFinite(field61))) return false;
     present += 1;
   } else return false;
+  if (Object.hasOwn(value, "changedMs")) {
+    const field62 = value["changedMs"];
+    if (field62 === undefined || !(typeof field62 === 'number' && Number.isFinite(field62))) return false;
+    present += 1;
+  } else return false;
   if (Object.hasOwn(value, "writing")) {
-    const field62 = value["writing"];
-    if (field62 === undefined || !(array63(field62))) return false;
+    const field63 = value["writing"];
+    if (field63 === undefined || !(array64(field63))) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
@@ -329,8 +334,8 @@ function object0(value) {
     present += 1;
   } else return false;
   if (Object.hasOwn(value, "stamp")) {
-    const field58 = value["stamp"];
-    if (field58 === undefined || !((field58 !== undefined && (field58 === null || object59(field58))))) return false;
+    const field59 = value["stamp"];
+    if (field59 === undefined || !((field59 !== undefined && (field59 === null || object60(field59))))) return false;
     present += 1;
   } else return false;
   return Object.keys(value).length === present;
