@@ -81,32 +81,27 @@ export async function tagSessionCommand(
   return 0;
 }
 
-export async function pinSessionCommand(
-  context: CliContext,
-  input: OrganizeInput & { pinned: boolean },
-): Promise<number> {
-  await organize(context, input.reference, { pinned: input.pinned }, (summary) =>
-    summary.pinned
-      ? `Pinned: ${named(summary)}. The picker shows it first and retention never deletes it.`
-      : `Unpinned: ${named(summary)}.`,
-  );
-  return 0;
-}
+/** `pin`, `unpin`, `archive`, `unarchive`: one mark set or cleared. */
+export type SessionMark = { pinned: boolean } | { archived: boolean };
 
-export async function archiveSessionCommand(
+export async function markSessionCommand(
   context: CliContext,
-  input: OrganizeInput & { archived: boolean },
+  input: OrganizeInput & { mark: SessionMark },
 ): Promise<number> {
-  const summary = await organize(context, input.reference, { archived: input.archived }, (summary) =>
-    summary.archivedAt
-      ? `Archived: ${named(summary)}. Listings leave it out; conclave sessions list --archived shows it.`
-      : `Unarchived: ${named(summary)}. Listings show it again.`,
+  const summary = await organize(context, input.reference, input.mark, (summary) =>
+    'pinned' in input.mark
+      ? summary.pinned
+        ? `Pinned: ${named(summary)}. The picker shows it first and retention never deletes it.`
+        : `Unpinned: ${named(summary)}.`
+      : summary.archivedAt
+        ? `Archived: ${named(summary)}. Listings leave it out; conclave sessions list --archived shows it.`
+        : `Unarchived: ${named(summary)}. Listings show it again.`,
   );
   // A finished session is also compressed, as retention's archival does; reads stay transparent
   // and its next append (an unarchive, a continue) writes it plain again.
   const store = (await context.engine()).store;
   const finished = summary.status === 'completed' || summary.status === 'failed';
-  if (input.archived && finished && store.archive && !summary.archived) {
+  if (summary.archivedAt && 'archived' in input.mark && finished && store.archive && !summary.archived) {
     await store.archive(summary.id).catch((error: unknown) => {
       context.terminal.note(
         `Not compressed (it stays archived): ${error instanceof Error ? error.message : String(error)}`,

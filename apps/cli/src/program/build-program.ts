@@ -394,44 +394,32 @@ ${examples([
   );
   sessions.addCommand(tag);
 
-  for (const [name, pinned, description] of [
-    ['pin', true, 'pin a session: the picker shows it first, retention never deletes it'],
-    ['unpin', false, 'unpin a session'],
-  ] as const) {
-    const pin = addGlobalOptions(
+  const marks = [
+    ['pin', { pinned: true }, 'pin a session: the picker shows it first, retention never deletes it', '--pinned'],
+    ['unpin', { pinned: false }, 'unpin a session', '--pinned'],
+    [
+      'archive',
+      { archived: true },
+      'archive a session: listings and the picker leave it out (a finished one is also compressed)',
+      '--archived',
+    ],
+    ['unarchive', { archived: false }, 'bring an archived session back into listings', '--archived'],
+  ] as const;
+  for (const [name, mark, description, listFlag] of marks) {
+    const command = addGlobalOptions(
       new Command(name).description(description).argument('<id>', 'id, name, unique prefix or list index'),
     );
-    pin.addHelpText('after', examples([`conclave sessions ${name} 01jf3k`, 'conclave sessions list --pinned']));
-    pin.action(
-      act(async (context, command) =>
-        (await organizeModule()).pinSessionCommand(context, {
-          reference: command.args[0] ?? '',
-          pinned,
-          options: command.opts(),
+    command.addHelpText('after', examples([`conclave sessions ${name} 01jf3k`, `conclave sessions list ${listFlag}`]));
+    command.action(
+      act(async (context, parsed) =>
+        (await organizeModule()).markSessionCommand(context, {
+          reference: parsed.args[0] ?? '',
+          mark,
+          options: parsed.opts(),
         }),
       ),
     );
-    sessions.addCommand(pin);
-  }
-
-  for (const [name, archived, description] of [
-    ['archive', true, 'archive a session: listings and the picker leave it out (a finished one is also compressed)'],
-    ['unarchive', false, 'bring an archived session back into listings'],
-  ] as const) {
-    const archive = addGlobalOptions(
-      new Command(name).description(description).argument('<id>', 'id, name, unique prefix or list index'),
-    );
-    archive.addHelpText('after', examples([`conclave sessions ${name} 01jf3k`, 'conclave sessions list --archived']));
-    archive.action(
-      act(async (context, command) =>
-        (await organizeModule()).archiveSessionCommand(context, {
-          reference: command.args[0] ?? '',
-          archived,
-          options: command.opts(),
-        }),
-      ),
-    );
-    sessions.addCommand(archive);
+    sessions.addCommand(command);
   }
 
   const cleanup = addGlobalOptions(
