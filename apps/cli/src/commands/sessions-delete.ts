@@ -4,7 +4,7 @@
 // wrong session; sessions that continue from the deleted one are named, because they will
 // show their parent as deleted. A session a live process is running is never deleted (75):
 // its files would vanish under the writer.
-import { SessionLockedError } from '@resume/core/spec';
+import { JournalCorruptedError, SessionLockedError } from '@resume/core/spec';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen, truncate } from '../output/format.js';
@@ -43,7 +43,14 @@ export async function deleteSessionCommand(
     }
   }
   if (!options.now && !summary?.trashedAt) {
-    await engine.changeMetadata(id, { trashed: true });
+    await engine.changeMetadata(id, { trashed: true }).catch((error: unknown) => {
+      // Moving to the trash appends to the journal, which a damaged one refuses.
+      if (JournalCorruptedError.isInstance(error))
+        context.terminal.note(
+          `Session ${id} cannot go to the trash while its journal is damaged: repair it first (conclave sessions repair ${id}), or delete it for good (conclave sessions delete ${id} --now).`,
+        );
+      throw error;
+    });
     const keepDays = context.config().config.trash.keepDays;
     if (context.options.json)
       context.terminal.data(

@@ -7,7 +7,7 @@ import { type SessionSummary, UsageError } from '@resume/core/spec';
 import { ambiguousDuration, formatBytes, parseDurationDays } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
-import { formatWhen, padText } from '../output/format.js';
+import { formatWhen, truncate } from '../output/format.js';
 import { expiredTrash, trashExpiry } from '../sessions/apply-retention.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 import { shortIdsAmong } from '../sessions/short-ids.js';
@@ -60,7 +60,7 @@ export async function trashCommand(context: CliContext, rawOptions: Record<strin
   for (const session of trash) {
     const expires = trashExpiry(session, keepDays);
     terminal.out(
-      `${shortId(session.id).padEnd(idWidth)}  ${formatWhen(session.trashedAt ?? '').padEnd(16)}  ${(expires ? formatWhen(expires) : '?').padEnd(16)}  ${padText(session.name ?? session.title, 50)}`,
+      `${shortId(session.id).padEnd(idWidth)}  ${formatWhen(session.trashedAt ?? '').padEnd(16)}  ${(expires ? formatWhen(expires) : '?').padEnd(16)}  ${truncate(session.name ?? session.title, 60)}`,
     );
   }
   terminal.note(
