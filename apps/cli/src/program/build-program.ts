@@ -156,6 +156,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       'conclave --mode iterative --project notes.txt "Fix OCR errors"',
       'conclave run workflow.yaml --var topic="AI agents"',
       'conclave sessions list --status interrupted',
+      'CONCLAVE_SCRIPTED_PRICE=2.5,10 conclave "Plan" --max-cost 0.01   # a cost limit, offline',
     ]),
   );
   program.action(

@@ -58,6 +58,8 @@ function nextStepHint(next: NextStep): string {
       return next.andResume
         ? `See its items with: conclave run dlq ${next.sessionId} --all. An interrupted run goes on with: conclave run --resume ${next.sessionId}`
         : `See its items and their ids with: conclave run dlq ${next.sessionId} --all`;
+    case 'decide-uncertain-step':
+      return `Resume again and choose rerun or skip: ${resumeCommand(next.sessionId, next.startsFrom)} --on-uncertain rerun|skip`;
     case 'retry-failed-items':
       return `List them: conclave run dlq ${next.sessionId}. Retry them: conclave run retry ${next.sessionId} --items failed`;
     case 'run-a-file':

@@ -26,11 +26,13 @@ import {
   itemBranch,
   itemDoneLabel,
   itemPrefix,
+  itemSegments,
   itemsKey,
   mapItemListSchema,
   mapRetries,
 } from './map-journal.js';
-import { checkpoint, type ModeContext } from './mode-context.js';
+import { MapNoItemsError } from './map-no-items-error.js';
+import { checkpoint, keepNotice, type ModeContext } from './mode-context.js';
 import { ShellCommandFailedError } from './shell-command.js';
 import { writeOutputFiles } from './workspace-output.js';
 
@@ -88,20 +90,29 @@ export async function runMapStep(
 
   // The list is resolved once and journaled: a resume works on the same items (a glob is not
   // matched again after the items wrote files), and a changed source (an adopted edit) lists again.
-  const items = await session.step(
-    itemsKey(prefix, itemsSourceHash(map.items)),
-    async () =>
-      identifyItems(
-        await resolveItemValues({
-          source: map.items,
-          workspaceDir: context.workspaceDir,
-          key: `${specKey}.items`,
-          render: (template) => renderTemplate(template, scope, at(`${specKey}.items`)),
-        }),
-      ),
-    { codec: itemListCodec, inserted },
-  );
-  if (items.length === 0) context.emit({ type: 'notice', text: `Map step ${mapId} has no items.` });
+  const items = await session
+    .step(
+      itemsKey(prefix, itemsSourceHash(map.items)),
+      async () => {
+        const listed = identifyItems(
+          await resolveItemValues({
+            source: map.items,
+            workspaceDir: context.workspaceDir,
+            key: `${specKey}.items`,
+            render: (template) => renderTemplate(template, scope, at(`${specKey}.items`)),
+          }),
+        );
+        // Not journaled as the list: a resume lists the items again.
+        if (listed.length === 0 && map.require_items) throw new MapNoItemsError({ stepId: mapId, key: specKey });
+        return listed;
+      },
+      { codec: itemListCodec, inserted },
+    )
+    .catch((error: unknown) => {
+      // Said as it is, not as a failed attempt of the list's step.
+      throw StepFailedError.isInstance(error) && MapNoItemsError.isInstance(error.cause) ? error.cause : error;
+    });
+  if (items.length === 0) keepNotice(context, `Map step ${mapId} had no items.`);
   const limit = context.maxParallel ?? DEFAULT_MAX_PARALLEL;
   const parallel = Math.max(1, Math.min(map.parallel, limit));
   if (parallel < map.parallel)
@@ -136,8 +147,13 @@ export async function runMapStep(
     },
   };
 
+  const segments = itemSegments(
+    prefix,
+    items.map((item) => item.id),
+    session.state.steps.map((each) => each.key),
+  );
   const runItem = async (item: MapItem): Promise<ItemOutcome> => {
-    const segment = itemKeySegment(item.id);
+    const segment = segments.get(item.id) ?? itemKeySegment(item.id);
     const base = itemPrefix(prefix, segment);
     // What the item's agents say is kept here and joins the transcript in item order.
     const branch: BranchRun = { name: itemBranch(mapId, segment), messages: [] };

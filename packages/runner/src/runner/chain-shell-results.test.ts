@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '@resume/core/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunEvent } from './run-event.js';
 import { createRunner } from './runner.js';
 import { createFakeModels, createTestStore, instantSleep, until } from './test-kit.js';
 
@@ -40,6 +41,23 @@ describe('shell step results in templates', () => {
     const result = await runner.runWorkflow('flow.yaml');
     expect(result.status).toBe('completed');
     expect(await writerInput(engine, result.sessionId)).toBe('exit=0 skipped=false out=built\n');
+  });
+
+  it('tells live views what a running command prints, as it prints it', async () => {
+    await writeFile(path.join(workspace, 'flow.yaml'), flow('echo first; echo oops >&2; echo second'));
+    const { engine } = createTestStore();
+    const events: RunEvent[] = [];
+    const runner = createRunner({
+      engine: engine(),
+      models: createFakeModels().resolve,
+      workspaceDir: workspace,
+      onEvent: (event) => events.push(event),
+    });
+    expect((await runner.runWorkflow('flow.yaml')).status).toBe('completed');
+    const printed = events.flatMap((event) => (event.type === 'shell-output' ? [event] : []));
+    expect(printed.every((event) => /^shell-[0-9a-f]{8}$/.test(event.step))).toBe(true);
+    expect(printed.map((event) => event.text).join('')).toMatch(/first\n[\s\S]*second\n/);
+    expect(printed.map((event) => event.text).join('')).toContain('oops');
   });
 
   it('a skipped uncertain step gives skipped=true and an empty exit code', async () => {

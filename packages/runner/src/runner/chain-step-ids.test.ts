@@ -68,6 +68,46 @@ describe('steps matched by id on resume', () => {
     expect(await ran()).toEqual(['one', 'two', 'three']);
   });
 
+  it("changing a finished step's kind or agent under the same id blocks without --force", async () => {
+    const spec = `name: ids
+agents:
+  w: { prompt: "You write." }
+  v: { prompt: "You check." }
+steps:
+  - id: a
+    shell: "${logs('a')}"
+  - id: b
+    agent: w
+    input: "Go"
+  - id: c
+    shell: "${logs('c')}"
+`;
+    const { sessionId, resumer } = await interruptedAt('step b', spec);
+    expect(await ran()).toEqual(['a']);
+    const asAgent = spec.replace(`shell: "${logs('a')}"`, 'agent: w\n    input: "Do a"');
+    await writeFile(path.join(workspace, 'flow.yaml'), asAgent);
+    const plan = await resumer().plan(sessionId, { useEditedSpec: true });
+    expect(plan.changes.compatibility?.level).toBe('block');
+    expect(plan.changes.compatibility?.findings).toContainEqual(
+      expect.objectContaining({
+        kind: 'step-changed',
+        message: 'step 1 (a) already ran as a shell step but the spec now makes it an agent step (agent w)',
+      }),
+    );
+    await expect(resumer().resume(sessionId, { useEditedSpec: true })).rejects.toSatisfy(
+      (error) => (error as { exitCode?: number }).exitCode === 65,
+    );
+    const otherAgent = spec.replace('agent: w\n    input: "Go"', 'agent: v\n    input: "Go"');
+    await writeFile(path.join(workspace, 'flow.yaml'), otherAgent);
+    expect((await resumer().plan(sessionId, { useEditedSpec: true })).changes.compatibility?.findings).toContainEqual(
+      expect.objectContaining({
+        message: 'step 2 (b) already ran as an agent step (agent w) but the spec now makes it an agent step (agent v)',
+      }),
+    );
+    const forced = await resumer().resume(sessionId, { useEditedSpec: true, force: true });
+    expect(forced.status).toBe('completed');
+  });
+
   it('a step inserted before finished ones runs, and the finished ones keep their results without running again', async () => {
     const spec = `name: ids
 agents:

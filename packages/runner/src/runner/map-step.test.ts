@@ -4,7 +4,8 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, UsageError } from '@resume/core/spec';
+import { createEngine } from '@resume/core';
+import { ConfigError, type SessionStore, UsageError } from '@resume/core/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MapItemsFailedError } from '../modes/map-items-failed-error.js';
 import { formatResumePlan } from '../resume/format-resume-plan.js';
@@ -386,6 +387,62 @@ describe('map steps: retries and the dead-letter list', () => {
     await writeFile(path.join(workspace, 'fixed'), '');
     const retried = await runner().retryItems(first.sessionId, ['bad']);
     expect(retried.status).toBe('completed');
+  });
+});
+
+describe('map steps: item ids with slashes', () => {
+  const checks = `
+name: checks
+steps:
+  - id: check
+    map:
+      items: [src, src/a.ts, src/sub/bad.ts]
+      do:
+        - shell: 'echo "$CONCLAVE_ITEM_ID" >> ran.txt; test "$CONCLAVE_ITEM_ID" != src/sub/bad.ts || test -f fixed'
+`;
+
+  it('reads and retries items of a session that journaled their ids with the slashes as they are', async () => {
+    await spec(checks);
+    const { store, options } = setup();
+    // How releases before the ids were escaped wrote the item keys: \`item/src/sub/bad.ts/...\`.
+    const unescaped = <T>(value: T): T => JSON.parse(JSON.stringify(value).replaceAll('%2F', '/')) as T;
+    const olderStore: SessionStore = {
+      ...store,
+      append: (sessionId, batch) => store.append(sessionId, unescaped(batch)),
+      putSnapshot: (sessionId, snapshot) => store.putSnapshot(sessionId, unescaped(snapshot)),
+    };
+    const first = await createRunner({ ...options(), engine: createEngine({ store: olderStore }) }).runWorkflow(
+      'flow.yaml',
+    );
+    expect(first.status).toBe('failed');
+    const keys = [];
+    for await (const event of store.read(first.sessionId)) if ('key' in event) keys.push(event.key);
+    expect(keys).toContain('step[check]/item/src/sub/bad.ts/dead-letter-1');
+
+    const runner = createRunner(options());
+    const [map] = await runner.mapItems(first.sessionId);
+    expect(map?.items.map((item) => `${item.id} ${item.state}`)).toEqual([
+      'src completed',
+      'src/a.ts completed',
+      'src/sub/bad.ts failed',
+    ]);
+    await writeFile(path.join(workspace, 'fixed'), '');
+    const retried = await runner.retryItems(first.sessionId, ['src/sub/bad.ts']);
+    expect(retried.status).toBe('completed');
+    expect(await lines('ran.txt')).toEqual(['src', 'src/a.ts', 'src/sub/bad.ts', 'src/sub/bad.ts']);
+    const [after] = await createRunner(options()).mapItems(first.sessionId);
+    expect(after?.counts).toEqual({ completed: 3, failed: 0, started: 0, pending: 0 });
+  });
+
+  it('journals an id with slashes as one key segment, and keeps the id as it is', async () => {
+    await spec(checks);
+    const { store, runner } = setup();
+    const first = await runner().runWorkflow('flow.yaml');
+    const keys = [];
+    for await (const event of store.read(first.sessionId)) if ('key' in event) keys.push(event.key);
+    expect(keys).toContain('step[check]/item/src%2Fsub%2Fbad.ts/dead-letter-1');
+    const [map] = await runner().mapItems(first.sessionId);
+    expect(map?.items.find((item) => item.state === 'failed')?.deadLetter).toMatchObject({ id: 'src/sub/bad.ts' });
   });
 });
 

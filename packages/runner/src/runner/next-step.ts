@@ -13,6 +13,8 @@ export type NextStep =
   | { kind: 'resume-in-another-workspace'; sessionId: string; startsFrom: StartsFrom }
   /** The session kept crashing: resume it anyway (forced), or inspect it and branch from a good checkpoint. */
   | { kind: 'resume-past-recovery-limit'; sessionId: string; startsFrom: StartsFrom }
+  /** The resume stopped before an uncertain step (abort): resume again and choose to re-run or skip it. */
+  | { kind: 'decide-uncertain-step'; sessionId: string; startsFrom: StartsFrom }
   /** Unfinished work runs when the session resumes. */
   | { kind: 'resume-unfinished-items'; sessionId: string; startsFrom: StartsFrom }
   /** A checkpoint was named that the session does not have: list its checkpoints. */

@@ -15,6 +15,8 @@ export type RunEvent =
   | { type: 'usage'; totals: UsageTotals }
   | { type: 'checkpoint'; seq: number; label: string | null }
   | { type: 'notice'; text: string }
+  /** What the running shell step's command printed just now (stdout and stderr, as it came). */
+  | { type: 'shell-output'; step: string; text: string }
   /** A parallel group's steps and where each stands: the whole list, on every change. */
   | { type: 'parallel'; group: string; number: number; branches: ParallelBranchState[]; finished: boolean };
 

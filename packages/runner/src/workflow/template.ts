@@ -214,3 +214,25 @@ export function renderTemplate(template: string, scope: TemplateScope, location:
 }
 
 export { describe as describeReference };
+
+/**
+ * A file's declared variables overridden by `--var k=v`; a value for a variable the file does
+ * not declare is an error (a typo would otherwise be ignored without a word).
+ */
+export function overrideVariables(
+  declared: Record<string, string>,
+  overrides: Record<string, string>,
+  where: { file: string | null; what: string; declareIn: string },
+): Record<string, string> {
+  for (const name of Object.keys(overrides)) {
+    if (!(name in declared)) {
+      throw new ConfigError({
+        file: where.file,
+        key: 'variables',
+        problem: `a value is given for the variable "${name}", which the ${where.what} does not declare`,
+        fix: `Declare it under variables:${where.declareIn} or use one of: ${Object.keys(declared).join(', ') || '(none declared)'}.`,
+      });
+    }
+  }
+  return { ...declared, ...overrides };
+}

@@ -9,7 +9,13 @@ import { formatIssuePath, issueMessage, listSome } from './issue-path.js';
 import { MAX_MAP_PARALLEL } from './map-limits.js';
 import { recordedDocumentOf, type SpecDocument, specDocumentOf } from './spec-document.js';
 import { type StepIds, workflowStepIds, workflowStepTree } from './step-ids.js';
-import { describeReference, type TemplateLocation, type TemplateReference, templateReferences } from './template.js';
+import {
+  describeReference,
+  overrideVariables,
+  type TemplateLocation,
+  type TemplateReference,
+  templateReferences,
+} from './template.js';
 import { readYamlData } from './yaml-error.js';
 
 /** Copies a nested parse's issues into the outer one, under the same path (after `prefix`). */
@@ -190,6 +196,8 @@ const schemas = once(() => {
         .max(MAX_MAP_PARALLEL, `parallel is at most ${MAX_MAP_PARALLEL}`)
         .default(1),
       reduce: leafStepSchema.optional(),
+      /** An empty item list fails the run instead of passing with a notice. */
+      require_items: z.boolean().default(false),
       /** Files written for each item once its steps passed (paths and contents are templates). */
       artifacts: z.array(z.strictObject({ path: z.string().min(1), from: z.string() })).default([]),
     }),
@@ -301,7 +309,10 @@ const fixes: Array<[RegExp, string]> = [
     'map.do is a list of agent or shell steps run for each item, e.g. - shell: "lint \\"$CONCLAVE_ITEM\\"".',
   ],
   [/\.map\.reduce/, 'map.reduce is one agent or shell step that sees {{ map.results }}.'],
-  [/\.map$/, 'Write a map step as map: { items: [...], do: [ - agent/shell steps ], parallel: 2, reduce: optional }.'],
+  [
+    /\.map$/,
+    'Write a map step as map: { items: [...], do: [ - agent/shell steps ], parallel: 2, reduce: optional, require_items: true|false }.',
+  ],
   [
     /^steps\[\d+\](\.parallel\[\d+\])?\.retry\.attempts$/,
     'Give the total number of tries, e.g. retry: { attempts: 3, backoff: 1s }.',
@@ -418,9 +429,12 @@ function checkStepReference(
   let response: string;
   if (reference.kind === 'step') {
     if (reference.index >= allowed.stepsBefore) {
+      const before = allowed.stepsBefore;
       fail(
         `${text} refers to a step that has not run yet`,
-        `Templates index steps from 0 (steps[0] is step 1); this one may refer to steps[0] to steps[${Math.max(0, allowed.stepsBefore - 1)}].`,
+        before === 0
+          ? 'Step 1 is the first step: it cannot refer to any earlier step. Use a variable, or move it after the step it reads.'
+          : `Templates index steps from 0 (steps[0] is step 1); step ${before + 1} may refer to ${before === 1 ? 'steps[0] only' : `steps[0] to steps[${before - 1}]`}.`,
       );
     }
     kind = allowed.kinds?.byIndex[reference.index];
@@ -693,15 +707,5 @@ export function resolveVariables(
   file: string | null,
   overrides: Record<string, string>,
 ): Record<string, string> {
-  for (const name of Object.keys(overrides)) {
-    if (!(name in spec.variables)) {
-      throw new ConfigError({
-        file,
-        key: 'variables',
-        problem: `a value is given for the variable "${name}", which the workflow does not declare`,
-        fix: `Declare it under variables: or use one of: ${Object.keys(spec.variables).join(', ') || '(none declared)'}.`,
-      });
-    }
-  }
-  return { ...spec.variables, ...overrides };
+  return overrideVariables(spec.variables, overrides, { file, what: 'workflow', declareIn: '' });
 }
