@@ -1,17 +1,13 @@
-// Builds the package in the current directory.
-// Libraries: one ESM file per `exports` entry (esbuild, shared chunks split out)
-// plus TypeScript declarations. Apps (packages with a `bin`): one bundle per bin,
-// with the version injected, and their library entry points like a library.
-import { execFileSync } from 'node:child_process';
+// Builds the app (a package with a `bin`) in the current directory: one bundle per bin, with the
+// version injected and the start-up optimisations below, and its `exports` entries as ES modules.
+// The library packages build with tsdown instead (`tsdown.config.ts`, docs/decisions/0030).
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { build } from 'esbuild';
 
 const packageDir = process.cwd();
 const manifest = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
-const require = createRequire(import.meta.url);
 
 rmSync(path.join(packageDir, 'dist'), { recursive: true, force: true });
 
@@ -325,9 +321,4 @@ export default new Proxy({}, {
       }));
     },
   };
-}
-
-if (entryPoints.length > 0 && !manifest.bin) {
-  const tsc = require.resolve('typescript/bin/tsc', { paths: [packageDir] });
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
 }

@@ -189,6 +189,7 @@ export {
   type ToolFactoryInput,
   type WorkflowInput,
 } from './runner/runner.js';
+export { mergeWorktreeRun, type WorktreeMerge } from './runner/worktree-run.js';
 // ---- workspace tools of the orchestrated mode (tools/)
 export { WorkspaceToolError, type WorkspaceToolErrorReason } from './tools/workspace-tool-error.js';
 export {

@@ -8,6 +8,7 @@ import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 interface ListItem {
   index: number;
@@ -145,11 +146,7 @@ describe('conclave: a discussion, continued, listed, shown', () => {
 });
 
 describe('conclave: interrupt and resume', () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await createSandbox();
-  });
-  afterAll(() => sandbox.remove());
+  const sandbox = sandboxFixture('all');
 
   it('exits 130 on Ctrl+C with the exact resume command, and the resumed transcript equals an uninterrupted one', async () => {
     const task = 'Plan the database migration';
@@ -349,11 +346,7 @@ describe('conclave: the README tour', () => {
 });
 
 describe('conclave: workflows, admin commands and errors', () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await createSandbox();
-  });
-  afterAll(() => sandbox.remove());
+  const sandbox = sandboxFixture('all');
 
   it('runs a workflow spec with variables, writes its artifact, and resumes by run --resume', async () => {
     await writeFile(

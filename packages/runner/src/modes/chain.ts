@@ -8,15 +8,18 @@ import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
 import { memberKeyPrefix, stepIdOfKey, stepKeyPrefix, stepLabel, workflowStepTree } from '../workflow/step-ids.js';
 import { renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
 import {
+  isGoalSeekStep,
   isMapStep,
   isParallelStep,
   isShellStep,
+  isValidateStep,
   type WorkflowAgentStep,
   type WorkflowShellStep,
 } from '../workflow/workflow-spec.js';
 import { runAgentTurn, toChatMessage } from './agent-turn.js';
 import { runMapStep } from './chain-map.js';
 import { type BranchRun, type GroupMember, runParallelGroup } from './chain-parallel.js';
+import { runGoalSeekStep, runValidateStep } from './chain-scored.js';
 import {
   type ChainOptions,
   type LeafRunner,
@@ -348,6 +351,16 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
       stepsById.set(ids.id, result);
       if (result.lastResponse !== undefined) scope.lastResponse = result.lastResponse;
       await checkpoint(context, stepLabel(options.stepLabels, index, ids.id, 'map'), undefined, announcer);
+    } else if (isValidateStep(step) || isGoalSeekStep(step)) {
+      const label = stepLabel(options.stepLabels, index, ids.id, isValidateStep(step) ? 'validate' : 'goal_seek');
+      const loop = { index, id: ids.id, prefix, label, scope, runLeaf: runLeafStep };
+      const result = isValidateStep(step)
+        ? await runValidateStep(context, options, step, loop)
+        : await runGoalSeekStep(context, options, step, loop);
+      scope.steps.push(result);
+      stepsById.set(ids.id, result);
+      if ('agent' in result && result.agent) scope.lastResponse = result.response;
+      await checkpoint(context, label, undefined, announcer);
     } else if (isShellStep(step)) {
       const markedAfter = context.session.state.lastSeq;
       const label = stepLabel(options.stepLabels, index, ids.id, 'shell');

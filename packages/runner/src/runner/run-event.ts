@@ -9,7 +9,8 @@ export type RunEvent =
   | { type: 'turn-started'; agent: string; round: number | null; stepKey: string }
   | { type: 'delta'; agent: string; text: string }
   | { type: 'turn-completed'; message: Message; replayed: boolean }
-  | { type: 'progress'; label: string; done: number; total: number | null }
+  /** `detail`: what the step found at this count (`33% complete, missing usage`, `scored 70`). */
+  | { type: 'progress'; label: string; done: number; total: number | null; detail?: string }
   /** A map step's items: how many passed, are running now, went to the dead-letter list. */
   | { type: 'map-progress'; stepId: string; total: number; done: number; running: number; failed: number }
   | { type: 'usage'; totals: UsageTotals }
