@@ -78,7 +78,9 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
   // when an importing chunk loads (the YAML parser: a resume validates the spec's recorded data
   // and never parses YAML, so it neither reads nor compiles the parser's 270 KB). An ES module
   // package works too (`"default"` names its default export): `string-width` builds a grapheme
-  // segmenter when it loads, which a run whose output is plain ASCII never needs.
+  // segmenter when it loads, which a run whose output is plain ASCII never needs. Bundled
+  // packages that import the same package (Ink and `string-width`) share its file, so the TUI
+  // builds its segmenter and compiles its patterns once.
   const lazyCommonJs = manifest.conclave?.lazyCommonJs ?? {};
   // `conclave.builtinsWithoutFacade`: built-ins the bundled code reads from their exports object
   // instead of importing them as ES modules. For an ES module Node reads every property of the
@@ -258,9 +260,20 @@ function lazyCommonJsPlugin(functionsByPackage, directory) {
   return {
     name: 'lazy-commonjs',
     setup(pluginBuild) {
-      pluginBuild.onResolve({ filter }, (args) => {
-        if (args.kind !== 'import-statement' || args.importer.includes(`${path.sep}node_modules${path.sep}`)) {
-          return undefined;
+      // Where a package resolves to, without this plugin: a bundled dependency (Ink imports
+      // `string-width` too) shares the lazy file only when it resolves the very same package.
+      const resolved = async (name, resolveDir) =>
+        (await pluginBuild.resolve(name, { resolveDir, kind: 'import-statement', pluginData: { lazySkip: true } }))
+          .path;
+      pluginBuild.onResolve({ filter }, async (args) => {
+        if (args.kind !== 'import-statement' || args.pluginData?.lazySkip) return undefined;
+        if (args.importer.includes(`${path.sep}node_modules${path.sep}`)) {
+          const [theirs, ours] = await Promise.all([
+            resolved(args.path, args.resolveDir),
+            resolved(args.path, packageDir),
+          ]);
+          if (theirs !== ours) return undefined;
+          return { path: args.path, namespace: 'lazy-commonjs', pluginData: { resolveDir: packageDir } };
         }
         return { path: args.path, namespace: 'lazy-commonjs', pluginData: { resolveDir: args.resolveDir } };
       });
