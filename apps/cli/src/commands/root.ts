@@ -31,7 +31,11 @@ export async function runRootCommand(context: CliContext, input: RootInput): Pro
       dryRun: options.dryRun,
     });
   }
-  const { runSessionFlow } = await import('../runs/session-flows.js');
+  const [{ checkFlagCombinations }, { runSessionFlow }] = await Promise.all([
+    import('../runs/flag-combinations.js'),
+    import('../runs/session-flows.js'),
+  ]);
+  checkFlagCombinations({ options, task: input.task });
   if (options.branchFrom !== undefined) return runSessionFlow(context, { kind: 'branch', task: input.task, options });
   if (options.continue !== undefined) return runSessionFlow(context, { kind: 'continue', task: input.task, options });
   if (options.resume !== undefined) return runSessionFlow(context, { kind: 'resume', task: input.task, options });

@@ -8,7 +8,7 @@ import { pendingInput } from '@resume/core/engine';
 import { ExitCode, type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
 import { agentsForModels, formatResumePlan, type ProviderName, resumeCommandFor } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
-import { checkModeOption, startsFromFile } from '../modes/mode-names.js';
+import { checkModeOption, modeTakes, startsFromFile } from '../modes/mode-names.js';
 import { formatWhen, truncate } from '../output/format.js';
 import { isListIndex, resolveSession } from '../sessions/resolve-session.js';
 import { answerInTerminal, canAskInTerminal, reportWaiting } from './answer-in-terminal.js';
@@ -257,7 +257,17 @@ async function resumeFlow(context: CliContext, task: string, flags: RunFlags): P
   // A list number is easily stale or mistyped: say which session it named before anything runs.
   if (reference && isListIndex(reference)) await noteIndexedSession(context, reference, id);
   if (task) return continueChecked(context, id, task, flags);
+  if (flags.modeOptions.startChunk !== undefined) await checkStartChunkMode(context, id);
   return resumeInPlace(context, id, flags);
+}
+
+/** `--start-chunk` means something to a session that works in chunks only, whatever its status. */
+async function checkStartChunkMode(context: CliContext, id: string): Promise<void> {
+  const { mode } = (await (await context.engine()).readSession(id)).header;
+  if (modeTakes(mode, 'startChunk')) return;
+  throw new UsageError(`--start-chunk applies to iterative sessions; session ${id} is a ${mode} session.`, {
+    hint: `Instead: conclave --resume ${id}   (without --start-chunk)`,
+  });
 }
 
 async function noteIndexedSession(context: CliContext, reference: string, id: string): Promise<void> {
