@@ -15,6 +15,7 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
   let exitCode = SUCCESS;
   const debug = argv.includes('--debug');
   const program = buildProgram(environment, {
+    argv,
     async run(_command, work) {
       try {
         exitCode = await work();
