@@ -73,6 +73,10 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
     lines.push(`Skipped earlier by choice: ${plan.skipped.length}`);
     lines.push(...listSteps(plan.skipped, max));
   }
+  if (plan.passedOver.length > 0) {
+    lines.push(`Unfinished, in a chunk that is skipped (will not run): ${plan.passedOver.length}`);
+    lines.push(...listSteps(plan.passedOver, max));
+  }
   if (plan.rerun.length > 0) {
     lines.push(`After the checkpoint, will run again: ${plan.rerun.length}`);
     lines.push(...listSteps(plan.rerun, max));

@@ -68,6 +68,8 @@ export interface ResumePlan {
   done: PlannedStep[];
   /** Steps that were skipped by a decision; they stay skipped. */
   skipped: PlannedStep[];
+  /** Unfinished steps of a part the resume passes over (a chunk before `--start-chunk`): never run again. */
+  passedOver: PlannedStep[];
   /** Completed after the chosen checkpoint: they run again. */
   rerun: PlannedStep[];
   uncertain: UncertainPlannedStep[];
@@ -132,6 +134,8 @@ export interface BuildResumePlanOptions {
   warnAboveUsd?: number | null;
   spec?: SpecChange | null;
   maps?: PlannedMap[];
+  /** An unfinished step the resume will not run (its part is skipped, see `Mode.skipsStep`). */
+  skipsStep?: (stepKey: string) => boolean;
 }
 
 function planned(step: StepRecord): PlannedStep {
@@ -174,6 +178,7 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
   const rerun: PlannedStep[] = [];
   const uncertain: UncertainPlannedStep[] = [];
   const retrying: RetryingPlannedStep[] = [];
+  const passedOver: PlannedStep[] = [];
 
   for (const step of state.steps) {
     const startedSeq = step.attempts[0]?.startedSeq ?? 0;
@@ -187,6 +192,10 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
       } else {
         (step.status === 'completed' ? done : skipped).push(planned(step));
       }
+      continue;
+    }
+    if (options.skipsStep?.(step.key)) {
+      passedOver.push(planned(step));
       continue;
     }
     const failures = failuresOf(step);
@@ -244,6 +253,7 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
     checkpoint,
     done,
     skipped,
+    passedOver,
     rerun,
     uncertain,
     retrying,
