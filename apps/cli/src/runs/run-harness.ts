@@ -37,6 +37,16 @@ export interface HarnessSetup {
   checkpointInterval?: number | undefined;
 }
 
+/** The models of a run's provider(s), as the run would call them. */
+export function resolveModels(context: CliContext, setup: HarnessSetup) {
+  return createModelResolver(setup.selection, {
+    config: context.config().config,
+    env: context.environment.env,
+    agentProviders: setup.agentProviders,
+    providerForced: setup.providerForced,
+  });
+}
+
 export async function runWithHarness(
   context: CliContext,
   setup: HarnessSetup,
@@ -45,12 +55,7 @@ export async function runWithHarness(
   const { config } = context.config();
   const environment = context.environment;
   const engine = await context.engine();
-  const resolution = await createModelResolver(setup.selection, {
-    config,
-    env: environment.env,
-    agentProviders: setup.agentProviders,
-    providerForced: setup.providerForced,
-  });
+  const resolution = await resolveModels(context, setup);
   if (setup.selection.provider === 'scripted') context.terminal.note(SCRIPTED_NOTICE);
   const view = await createRunView(context);
   const decisions = buildDecisions(context, setup.decisions, {

@@ -16,7 +16,7 @@ import { costLimitsOf } from './cost-limits.js';
 import { screenIo } from './decisions.js';
 import { recordOf, selectionFrom } from './models.js';
 import { overridesOf, parseRunFlags, type RunFlags } from './run-flags.js';
-import { configAgents, providersNamedIn, runWithHarness } from './run-harness.js';
+import { configAgents, providersNamedIn, resolveModels, runWithHarness } from './run-harness.js';
 import { createPlanner, openSessionBackend } from './session-backend.js';
 
 export interface FlowInput {
@@ -317,21 +317,28 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
     return continueSession(context, id, question, flags);
   }
   const fromCheckpoint = fromCheckpointOf(flags);
+  const { settingChanges } = await import('./setting-changes.js');
+  const settings = settingChanges(state, context.config(), flags);
+  const { setup } = await sessionSetup(context, flags, id, state);
   if (flags.dryRun) {
-    const plan = await (
-      await createPlanner(context, costLimitsOf(flags, context.config().config, state.header.options).limits)
+    // The plan asks the provider which models it offers, as the resume will.
+    const { availableModels } = await resolveModels(context, setup);
+    const planned = await (
+      await createPlanner(context, setup.limits ?? context.config().config.limits, availableModels)
     ).plan(id, {
       ...(fromCheckpoint === undefined ? {} : { fromCheckpoint }),
       ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}),
       ...(flags.useEditedSpec ? { useEditedSpec: true } : {}),
       ...overridesOf(flags),
     });
+    const plan = { ...planned, changes: { ...planned.changes, settings } };
     if (context.options.json) context.terminal.data(JSON.stringify(plan, null, 2));
     else context.terminal.out(formatResumePlan(plan));
     context.terminal.note('Dry run: nothing was run or changed.');
     return 0;
   }
-  const { setup } = await sessionSetup(context, flags, id, state);
+  for (const setting of settings)
+    context.terminal.note(`Setting changed since the session started: ${setting.message}`);
   return runWithHarness(context, setup, (runner) =>
     runner.resume(id, {
       ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),

@@ -30,6 +30,7 @@ export interface ResumePromptPlan {
     files: readonly { path: string; status: string }[] | null;
     git: { changed: boolean; message: string } | null;
     workspace?: { same: boolean; missing?: boolean; current?: string; runsIn?: string; message: string } | null;
+    settings?: readonly { message: string }[];
   };
   spec?: { path: string; changed: boolean; runs: 'recorded' | 'edited' } | null;
 }
@@ -107,6 +108,7 @@ export function planWarnings(plan: ResumePromptPlan): string[] {
   }
   for (const finding of plan.changes.compatibility?.findings ?? []) warnings.push(finding.message);
   if (plan.changes.git?.changed) warnings.push(plan.changes.git.message);
+  for (const setting of plan.changes.settings ?? []) warnings.push(setting.message);
   const workspace = plan.changes.workspace;
   if (workspace && (!workspace.same || workspace.missing || workspace.current !== workspace.runsIn))
     warnings.push(workspace.message);

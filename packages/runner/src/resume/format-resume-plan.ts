@@ -118,6 +118,7 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
   for (const file of plan.changes.files ?? []) {
     if (file.status !== 'unchanged') changeLines.push(`    file ${file.status}: ${file.path}`);
   }
+  for (const setting of plan.changes.settings ?? []) changeLines.push(`    setting: ${setting.message}`);
   if (plan.changes.git?.changed) changeLines.push(`    ${plan.changes.git.message}`);
   const workspace = plan.changes.workspace;
   if (workspace && (!workspace.same || workspace.missing || workspace.current !== workspace.runsIn))

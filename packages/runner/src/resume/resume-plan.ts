@@ -53,6 +53,19 @@ export interface ResumePlanChanges {
   files: FileChange[] | null;
   git: GitComparison | null;
   workspace: WorkspaceComparison | null;
+  /**
+   * Settings the config now gives otherwise than the session recorded (agents, the judge's
+   * prompt, `maxRounds`), each saying which value the resume uses and how to get the other.
+   * Filled in by the front end that knows the config.
+   */
+  settings?: SettingChange[];
+}
+
+export interface SettingChange {
+  /** The config key (`discussion.maxRounds`, `agents`, `judge.system`). */
+  setting: string;
+  /** "discussion.maxRounds is 5 in ./.conclave.yaml, 3 in the session: the resume uses 3 (--max-rounds 5 uses 5)". */
+  message: string;
 }
 
 export interface ResumePlan {
