@@ -65,3 +65,27 @@ describe('conclave: flags that do not go together', () => {
     expect(await sandbox.json<unknown[]>(['sessions', 'list'])).toHaveLength(before.length);
   });
 });
+
+describe('conclave --resume --from-checkpoint on a completed session', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await createSandbox();
+  });
+  afterAll(() => sandbox.remove());
+
+  it('runs as a branch from that checkpoint, as the docs say, and leaves the session as it was', async () => {
+    const { sessionId } = await sandbox.json<{ sessionId: string }>(['--max-rounds', '2', 'Plan the migration']);
+    const checkpoints = await sandbox.json<{ seq: number; label: string | null }[]>(['checkpoints', 'list', sessionId]);
+    const first = checkpoints.find((checkpoint) => checkpoint.label === 'round 1') ?? checkpoints[0];
+    const before = await sandbox.json<{ messages: unknown[] }>(['sessions', 'show', sessionId]);
+    const result = await sandbox.run(['--resume', sessionId, '--from-checkpoint', String(first?.seq)]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`runs as a branch of ${sessionId} from checkpoint ${first?.seq}`);
+    const branchId = /Session saved: ([0-9a-z]{22})/.exec(result.stdout)?.[1] ?? '';
+    const branch = await sandbox.json<{ parentId: string; status: string }>(['sessions', 'show', branchId]);
+    expect(branch).toMatchObject({ parentId: sessionId, status: 'completed' });
+    expect((await sandbox.json<{ messages: unknown[] }>(['sessions', 'show', sessionId])).messages).toEqual(
+      before.messages,
+    );
+  });
+});

@@ -307,16 +307,26 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
       state = await engine.readSession(id);
     }
   }
-  if (state.status === 'completed') {
+  const fromCheckpoint = fromCheckpointOf(flags);
+  // A completed session is never changed: going on from one of its checkpoints is a branch.
+  if (state.status === 'completed' && fromCheckpoint !== undefined && !flags.dryRun) {
+    context.terminal.note(
+      `→ Session ${id} is completed: going on from checkpoint ${fromCheckpoint} runs as a branch of ${id} from checkpoint ${fromCheckpoint}.`,
+    );
+    const { setup } = await sessionSetup(context, flags, id, state);
+    return runWithHarness(context, setup, (runner) =>
+      runner.branch(id, { at: fromCheckpoint, ...(flags.title ? { title: flags.title } : {}) }),
+    );
+  }
+  if (state.status === 'completed' && fromCheckpoint === undefined) {
     if (!context.environment.interactive || context.options.json)
       throw new UsageError(`Session ${id} is completed; there is nothing to resume.`, {
-        hint: `Ask a follow-up instead: conclave --resume ${id} "your question"`,
+        hint: `Ask a follow-up instead: conclave --resume ${id} "your question"\nor go on from one of its checkpoints as a branch: conclave --resume ${id} --from-checkpoint <seq|label>   (see: conclave checkpoints list ${id})`,
       });
     const question = await askFollowUpFor(context, id);
     if (question === null) return 0;
     return continueSession(context, id, question, flags);
   }
-  const fromCheckpoint = fromCheckpointOf(flags);
   const { settingChanges } = await import('./setting-changes.js');
   const settings = settingChanges(state, context.config(), flags);
   const { setup } = await sessionSetup(context, flags, id, state);
