@@ -23,6 +23,8 @@ export interface ResumePromptPlan {
   retrying: readonly (PlanStep & { nextAttempt: number; maxAttempts: number | null; failures: readonly unknown[] })[];
   /** Side-effecting steps whose earlier run was lost when the session was repaired. */
   lostInRepair?: readonly PlanStep[];
+  /** Questions answered since the session stopped: the resume goes on with these answers. */
+  answered?: readonly { prompt: string; answer: string; answeredBy: string | null }[];
   cost: { inputTokens: number; outputTokens: number; costUsd: number | null };
   lineageCost?: { costUsd: number | null } | null;
   changes: {
@@ -82,6 +84,11 @@ export function resumePlanLines(plan: ResumePromptPlan): PlanLine[] {
       text: `Will run again (their earlier run was lost with the damaged part): ${listLabels(plan.lostInRepair)}`,
     });
   }
+  for (const answered of plan.answered ?? [])
+    lines.push({
+      kind: 'next',
+      text: `Answered: "${answered.prompt}" → ${answered.answer}${answered.answeredBy ? ` (by ${answered.answeredBy})` : ''}`,
+    });
   if (plan.next !== null) lines.push({ kind: 'next', text: `Next: ${plan.next}` });
   const lineage =
     plan.lineageCost && plan.lineageCost.costUsd !== plan.cost.costUsd

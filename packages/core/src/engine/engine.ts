@@ -27,6 +27,7 @@ import {
   UnsupportedFormatError,
   UsageError,
 } from '../spec/index.js';
+import { quotedQuestion } from './quoted-question.js';
 import { ReplayLog } from './replay-log.js';
 import { LiveSession, type SessionContext, SNAPSHOT_FORMAT_VERSION } from './session.js';
 import type {
@@ -445,7 +446,7 @@ export function createEngine(options: EngineOptions): Engine {
         inputs.push({
           type: 'status-changed',
           status: 'interrupted',
-          reason: `"${key}" answered: run it again to continue`,
+          reason: `${quotedQuestion(open.prompt)} answered: resume it to continue`,
           error: null,
         });
       }

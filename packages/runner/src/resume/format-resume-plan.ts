@@ -107,6 +107,10 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
       });
     }
   }
+  for (const answered of plan.answered)
+    lines.push(
+      `Answered since it stopped: "${answered.prompt}" → ${answered.answer}${answered.answeredBy ? ` (by ${answered.answeredBy})` : ''}`,
+    );
   lines.push(...formatMaps(plan, max));
   if (plan.next !== null) lines.push(`Next: ${plan.next}`);
 

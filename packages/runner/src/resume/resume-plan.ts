@@ -61,6 +61,13 @@ export interface ResumePlanChanges {
   settings?: SettingChange[];
 }
 
+export interface AnsweredQuestion {
+  prompt: string;
+  /** The answer as text (a JSON answer as JSON). */
+  answer: string;
+  answeredBy: string | null;
+}
+
 export interface SettingChange {
   /** The config key (`discussion.maxRounds`, `agents`, `judge.system`). */
   setting: string;
@@ -92,6 +99,8 @@ export interface ResumePlan {
    * damaged part of the journal: nothing says they ran, so they run again.
    */
   lostInRepair: PlannedStep[];
+  /** Questions the session asked that were answered since it last went on: the resume goes on with these answers. */
+  answered: AnsweredQuestion[];
   messageCount: number;
   toolCallCount: number;
   /** Mode-specific: "round 3 of 4, agent critic", "chunk 8 of 15". */
@@ -271,6 +280,18 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
     uncertain,
     retrying,
     lostInRepair,
+    // Answered after the last checkpoint: the run has not gone on with the answer yet.
+    answered: state.inputs.flatMap((input) =>
+      input.answer !== null && input.answer.seq > (state.checkpoints.at(-1)?.seq ?? 0)
+        ? [
+            {
+              prompt: input.prompt,
+              answer: typeof input.answer.value === 'string' ? input.answer.value : JSON.stringify(input.answer.value),
+              answeredBy: input.answer.answeredBy,
+            },
+          ]
+        : [],
+    ),
     // From an earlier checkpoint only the messages up to it are kept (the rest are written again).
     messageCount:
       limit === undefined ? state.messages.length : state.messages.filter((message) => message.seq <= limit).length,
