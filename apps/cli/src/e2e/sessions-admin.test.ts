@@ -60,6 +60,21 @@ describe('conclave sessions import: checksums', () => {
     const intact = await other.run(['sessions', 'import', file]);
     expect(intact.code, intact.stderr).toBe(0);
   });
+
+  it('says which event is missing from an export, in the middle or at the end', async () => {
+    const data = JSON.parse(await readFile(file, 'utf8')) as { events: { seq: number }[] };
+    const total = data.events.length;
+    const cut = path.join(sandbox.root, 'cut.json');
+    await writeFile(cut, JSON.stringify({ ...data, events: data.events.filter((event) => event.seq !== 5) }));
+    const middle = await other.run(['sessions', 'import', cut]);
+    expect(middle.code).toBe(65);
+    expect(middle.stderr).toContain('event 5 is missing (its events go from 4 to 6)');
+    expect(middle.stderr).not.toContain('newer than this Conclave');
+    await writeFile(cut, JSON.stringify({ ...data, events: data.events.slice(0, -1) }));
+    const end = await other.run(['sessions', 'import', cut]);
+    expect(end.code).toBe(65);
+    expect(end.stderr).toContain(`event ${total} is missing (the export was written with events 1..${total})`);
+  });
 });
 
 describe('conclave sessions delete', () => {

@@ -35,6 +35,8 @@ export const exportFileSchema = z.object({
   sessionId: sessionIdSchema,
   journalFormatVersion: z.number().int().positive(),
   events: z.array(journalEventSchema).min(1),
+  /** The seq of the last event written (format 2, added later): an event cut off the end is named. */
+  lastSeq: z.number().int().positive().optional(),
   /** Referenced blobs (file snapshots, large step outputs, specs): sha256 → base64. */
   blobs: z.record(z.string().regex(/^[0-9a-f]{64}$/), z.string()),
   /**
@@ -74,6 +76,7 @@ export async function buildExportFile(
     sessionId,
     journalFormatVersion: JOURNAL_FORMAT_VERSION,
     events,
+    ...(events.length > 0 ? { lastSeq: events[events.length - 1]?.seq } : {}),
     blobs,
     ...(meta.lostInRepair && meta.lostInRepair.length > 0 ? { lostInRepair: [...meta.lostInRepair] } : {}),
     checksum: { algorithm: 'sha256', events: sha256(JSON.stringify(events)) },
@@ -159,12 +162,27 @@ export function parseExportFile(text: string, file: string): ExportFile {
   if (first?.type !== 'session-created' || first.header.id !== data.sessionId)
     throw damaged(file, `its events do not start with the creation of session ${data.sessionId}`);
   data.events.forEach((event, index) => {
-    if (event.seq !== index + 1) throw damaged(file, `its event ${index + 1} is numbered ${event.seq}`);
+    const expected = index + 1;
+    if (event.seq > expected)
+      throw damaged(
+        file,
+        `${missingEvents(expected, event.seq - 1)} missing (its events go from ${expected - 1} to ${event.seq})`,
+      );
+    if (event.seq !== expected) throw damaged(file, `its event ${expected} is numbered ${event.seq}`);
   });
+  if (data.lastSeq !== undefined && data.lastSeq > data.events.length)
+    throw damaged(
+      file,
+      `${missingEvents(data.events.length + 1, data.lastSeq)} missing (the export was written with events 1..${data.lastSeq})`,
+    );
   if (first.header.formatVersion > JOURNAL_FORMAT_VERSION)
     throw new UnsupportedFormatError(`Session ${data.sessionId} in ${file}`, first.header.formatVersion);
   verifyChecksums(raw, data, file);
   return data;
+}
+
+function missingEvents(first: number, last: number): string {
+  return first === last ? `event ${first} is` : `events ${first}..${last} are`;
 }
 
 /** Writes an export into a store under its own id. Throws SessionExistsError when present. */
@@ -177,8 +195,7 @@ export async function importExportFile(
   if (first?.type !== 'session-created') throw new UnsupportedFormatError('The export', null);
   for (const [hash, content] of Object.entries(data.blobs)) {
     const stored = await store.putBlob(Buffer.from(content, 'base64'));
-    if (stored !== hash)
-      throw new UnsupportedFormatError(`The export (blob ${hash.slice(0, 12)} does not match its content)`, 1);
+    if (stored !== hash) throw tampered('the export', `blob ${hash.slice(0, 12)} does not match its content`);
   }
   await store.create(first.header);
   const lease = await store.acquireLease(data.sessionId, { holder });
