@@ -61,6 +61,33 @@ describe('conclave sessions import: checksums', () => {
     expect(intact.code, intact.stderr).toBe(0);
   });
 
+  it('refuses a bundle that claims format 1 with fields format 1 never had, and says no bundle is signed', async () => {
+    const data = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    await other.run(['sessions', 'delete', String(data.sessionId), '--force']);
+    const downgraded = path.join(sandbox.root, 'downgraded.json');
+    await writeFile(downgraded, JSON.stringify({ ...data, formatVersion: 1 }));
+    const refused = await other.run(['sessions', 'import', downgraded]);
+    expect(refused.code).toBe(65);
+    expect(refused.stderr).toContain('it claims format 1 but has checksum, lastSeq, which format 1 never had');
+    expect(await other.json<unknown[]>(['sessions', 'list'])).toEqual([]);
+
+    const { checksum: _checksum, lastSeq: _lastSeq, ...formatOne } = data;
+    await writeFile(downgraded, JSON.stringify({ ...formatOne, formatVersion: 1 }));
+    const old = await other.run(['sessions', 'import', downgraded]);
+    expect(old.code, old.stderr).toBe(0);
+    expect(old.stderr).toContain(
+      'not signed, and as format 1 it has no checksum: a change to it could not be detected',
+    );
+    await other.run(['sessions', 'delete', String(data.sessionId), '--force']);
+
+    const current = await other.run(['sessions', 'import', file]);
+    expect(current.code, current.stderr).toBe(0);
+    expect(current.stderr).toContain(
+      'not signed: its checksum shows the events arrived as written, not who wrote them',
+    );
+    await other.run(['sessions', 'delete', String(data.sessionId), '--force']);
+  });
+
   it('says which event is missing from an export, in the middle or at the end', async () => {
     const data = JSON.parse(await readFile(file, 'utf8')) as { events: { seq: number }[] };
     const total = data.events.length;

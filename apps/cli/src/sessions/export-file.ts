@@ -22,6 +22,19 @@ export const EXPORT_FORMAT_VERSION = 2;
 /** Format 1 had no checksum of its events; such files are still imported (blobs are verified). */
 const FIRST_CHECKSUMMED_VERSION = 2;
 
+/** Fields written since format 2: a file that claims format 1 and has one of them was changed. */
+const FIELDS_AFTER_FORMAT_1 = ['checksum', 'lastSeq', 'lostInRepair'] as const;
+
+/**
+ * What an import says about the bundle's integrity: no bundle is signed yet, so its checksum
+ * shows the events were not damaged, never who wrote them.
+ */
+export function integrityNote(data: ExportFile): string {
+  return data.formatVersion >= FIRST_CHECKSUMMED_VERSION
+    ? 'The bundle is not signed: its checksum shows the events arrived as written, not who wrote them.'
+    : 'The bundle is not signed, and as format 1 it has no checksum: a change to it could not be detected.';
+}
+
 const exportHeadSchema = z.object({
   format: z.literal(EXPORT_FORMAT),
   formatVersion: z.number().int().positive(),
@@ -158,6 +171,10 @@ export function parseExportFile(text: string, file: string): ExportFile {
     );
   }
   const data = parsed.data;
+  // A downgrade to format 1 would drop the checksum check: a format 1 file never had these.
+  const newer = FIELDS_AFTER_FORMAT_1.filter((field) => data[field] !== undefined);
+  if (data.formatVersion === 1 && newer.length > 0)
+    throw tampered(file, `it claims format 1 but has ${newer.join(', ')}, which format 1 never had`);
   const first = data.events[0];
   if (first?.type !== 'session-created' || first.header.id !== data.sessionId)
     throw damaged(file, `its events do not start with the creation of session ${data.sessionId}`);
