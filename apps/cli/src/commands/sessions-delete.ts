@@ -1,7 +1,7 @@
 // `conclave sessions delete <id>` (and `--delete-session`). In a terminal it asks first
 // (`--force` skips the question), since a list index or a short prefix easily names the
-// wrong session; sessions that continue from the deleted one are named, because they will
-// show their parent as deleted. A session a live process is running is never deleted (75):
+// wrong session; sessions that continue from the deleted one are named, because they keep
+// their own history and lose their parent link. A session a live process is running is never deleted (75):
 // its files would vanish under the writer.
 import { SessionLockedError } from '@resume/core/spec';
 import { z } from 'zod';
@@ -47,7 +47,7 @@ export async function deleteSessionCommand(
   else context.terminal.out(`Deleted session ${id}${summary ? ` "${summary.title}"` : ''}.`);
   if (children.length > 0)
     context.terminal.warn(
-      `${children.length === 1 ? '1 session continues' : `${children.length} sessions continue`} from it and now show${children.length === 1 ? 's' : ''} its parent as deleted: ${childLines.join(', ')}`,
+      `${children.length === 1 ? '1 child session keeps its own history and lost its parent link' : `${children.length} child sessions keep their own history and lost their parent link`}: ${childLines.join(', ')}`,
     );
   return 0;
 }

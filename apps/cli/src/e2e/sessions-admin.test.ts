@@ -116,7 +116,7 @@ describe('conclave sessions delete', () => {
     const child = sessionIdFrom((await sandbox.run(['--resume', parent, 'What about scale?'])).stdout) ?? '';
     const deleted = await sandbox.run(['sessions', 'delete', parent]);
     expect(deleted.code, deleted.stderr).toBe(0);
-    expect(deleted.stderr).toContain(`1 session continues from it and now shows its parent as deleted: ${child}`);
+    expect(deleted.stderr).toContain(`1 child session keeps its own history and lost its parent link: ${child}`);
     const json = await sandbox.json<{ deleted: string[]; orphaned: string[] }>(['sessions', 'delete', child]);
     expect(json).toEqual({ deleted: [child], orphaned: [] });
   });

@@ -314,7 +314,9 @@ ${examples([
   const remove = addGlobalOptions(
     new Command('delete')
       .alias('rm')
-      .description('delete a session and everything derived from it')
+      .description(
+        'delete a session (sessions continued or branched from it keep their history and lose their parent link)',
+      )
       .argument('<id>', 'id, unique prefix, list index or exported file')
       .option('--force', 'do not ask first (a terminal asks [y/N]); also delete a session another process is running'),
   );

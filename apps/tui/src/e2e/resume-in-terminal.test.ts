@@ -212,7 +212,7 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
     type(conclave(0, `sessions delete ${parent?.id}`), 'Enter');
     const asked = await waitForScreen((text) => text.includes('[y/N]'), 'the delete question');
     expect(asked).toContain('Delete "Delete me later"?');
-    expect(asked).toContain('will show its parent as deleted');
+    expect(asked).toContain('will keep its own history and lose its parent link');
     expect(asked).toContain('And then?');
     type('Enter');
     expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the declined delete')).toContain('Not deleted');

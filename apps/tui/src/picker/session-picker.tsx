@@ -6,6 +6,7 @@ import type { TuiBackend } from '../backend/tui-backend.js';
 import { answerHelp, helpLine, pickerKeys, searchKeys } from '../keys/key-bindings.js';
 import { AnswerBox } from '../prompts/answer-box.js';
 import type { AnswerDraft } from '../prompts/answer-reducer.js';
+import { childrenNotice } from '../prompts/delete-prompt.js';
 import { fitText, wrapHelp } from '../theme/format.js';
 import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
@@ -101,6 +102,7 @@ export function SessionPicker(props: SessionPickerProps) {
       ) : null}
       <NoticeLine
         confirming={state.mode === 'confirm-delete' ? (selected?.title ?? selected?.id ?? '') : null}
+        childCount={selected ? state.sessions.filter((summary) => summary.parentId === selected.id).length : 0}
         notice={state.notice}
         width={columns - 2}
       />
@@ -154,13 +156,18 @@ function SearchLine(props: { active: boolean; query: string; searching: boolean;
   );
 }
 
-function NoticeLine(props: { confirming: string | null; notice: string | null; width: number }) {
+function NoticeLine(props: { confirming: string | null; childCount: number; notice: string | null; width: number }) {
   const theme = useTheme();
   if (props.confirming !== null) {
     return (
-      <Text color={theme.warning} bold>
-        {fitText(`Delete "${props.confirming}" and its journal? [y/N]`, props.width)}
-      </Text>
+      <>
+        <Text color={theme.warning} bold>
+          {fitText(`Delete "${props.confirming}" and its journal? [y/N]`, props.width)}
+        </Text>
+        {props.childCount > 0 ? (
+          <Text color={theme.warning}>{fitText(`${childrenNotice(props.childCount)}.`, props.width)}</Text>
+        ) : null}
+      </>
     );
   }
   return <Text color={theme.muted}>{fitText(props.notice ?? '', props.width)}</Text>;

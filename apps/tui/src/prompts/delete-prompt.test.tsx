@@ -18,7 +18,7 @@ describe('DeletePrompt', () => {
     const view = renderWithProviders(<DeletePrompt info={info} onAnswer={(yes) => answers.push(yes)} />);
     const frame = await view.waitForFrame((text) => text.includes('[y/N]'));
     expect(frame).toContain('Delete "Evaluate my idea"?');
-    expect(frame).toContain('1 session continues from it and will show its parent as deleted');
+    expect(frame).toContain('1 child session will keep its own history and lose its parent link');
     expect(frame).toContain('What about scale?');
     await view.press(keys.enter);
     expect(answers).toEqual([false]);

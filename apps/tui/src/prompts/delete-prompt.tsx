@@ -1,6 +1,6 @@
 // "Delete session …? [y/N]" before `sessions delete` removes a session in a terminal: what
-// it is, and which sessions continue or branch from it (they will show their parent as
-// deleted). No is the default: Enter and Esc keep the session.
+// it is, and which sessions continue or branch from it (they keep their own history and
+// lose their parent link). No is the default: Enter and Esc keep the session.
 import { useInput } from 'ink';
 import { commandFor, deleteKeys, helpLine } from '../keys/key-bindings.js';
 import { fitText } from '../theme/format.js';
@@ -17,6 +17,13 @@ export interface DeleteInfo {
   children: readonly string[];
 }
 
+/** What a delete does to the sessions that continue or branch from the deleted one: they are kept, orphaned. */
+export function childrenNotice(count: number): string {
+  return count === 1
+    ? '1 child session will keep its own history and lose its parent link'
+    : `${count} child sessions will keep their own history and lose their parent link`;
+}
+
 export function DeletePrompt(props: { info: DeleteInfo; onAnswer: (yes: boolean) => void }) {
   const theme = useTheme();
   const { columns } = useScreenSize();
@@ -31,10 +38,7 @@ export function DeletePrompt(props: { info: DeleteInfo; onAnswer: (yes: boolean)
       <Text>{fitText(`${info.sessionId} · ${info.details}`, width)}</Text>
       {info.children.length > 0 ? (
         <>
-          <Text color={theme.warning}>
-            {info.children.length === 1 ? '1 session continues' : `${info.children.length} sessions continue`} from it
-            and will show its parent as deleted:
-          </Text>
+          <Text color={theme.warning}>{childrenNotice(info.children.length)}:</Text>
           {info.children.slice(0, 5).map((child) => (
             <Text key={child} color={theme.muted}>
               {fitText(`  ${child}`, width)}
@@ -44,7 +48,7 @@ export function DeletePrompt(props: { info: DeleteInfo; onAnswer: (yes: boolean)
         </>
       ) : null}
       <Text bold>
-        Delete it and everything derived from it? <Text color={theme.accent}>[y/N]</Text>
+        Delete it? <Text color={theme.accent}>[y/N]</Text>
       </Text>
     </PromptFrame>
   );

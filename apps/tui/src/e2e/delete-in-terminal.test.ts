@@ -1,0 +1,62 @@
+// Deleting a session with children in a real 80x24 terminal (tmux): the question says what
+// happens to them (they keep their own history and lose their parent link), in the picker's
+// `d` and in `conclave sessions delete`.
+import { createEngine } from '@resume/core';
+import { createFsStore } from '@resume/storage-fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTmuxTerminal, tmuxAvailable } from './tmux-terminal.js';
+
+const ORPHANS = '2 child sessions will keep their own history and lose their parent link';
+
+describe.skipIf(!tmuxAvailable)('deleting a session with children, in a real terminal', () => {
+  const terminal = createTmuxTerminal('conclave-delete');
+  const { home, waitForScreen, type, conclave, tmux, freshPane } = terminal;
+  let parentId = '';
+
+  beforeAll(async () => {
+    await terminal.open();
+    tmux('resize-window', '-t', 'e2e', '-x', '80', '-y', '24');
+    const engine = createEngine({ store: createFsStore({ dir: home }) });
+    const parent = await engine.createSession({ title: 'Plan the garden shed', mode: 'discussion' });
+    parentId = parent.id;
+    await parent.complete();
+    await parent.close();
+    for (const title of ['What about a green roof?', 'What if it is smaller?']) {
+      const child = await engine.createSession({ title, mode: 'discussion', parentId });
+      await child.complete();
+      await child.close();
+    }
+    await engine.close();
+  }, 120_000);
+  afterAll(() => terminal.close());
+
+  it("says what happens to the children on the picker's d", { timeout: 60_000 }, async () => {
+    freshPane();
+    type(conclave(0, 'tui'), 'Enter');
+    await waitForScreen((text) => text.includes('Plan the garden shed'), 'the picker');
+    // Newest first: the parent is the third row.
+    type('Down');
+    type('Down');
+    type('d');
+    const asked = await waitForScreen((text) => text.includes('[y/N]'), 'the delete question');
+    expect(asked.replace(/\s+/g, ' ')).toContain(ORPHANS);
+    expect(asked).not.toContain('everything derived');
+    // The screen still fits: the title line and the key help are not pushed off.
+    expect(asked).toContain('Conclave sessions');
+    expect(asked).toContain('Esc/q quit');
+    type('n');
+    type('q');
+    await waitForScreen((text) => /EXIT=\d+/.test(text), 'the browser to exit');
+  });
+
+  it('says the same in `conclave sessions delete`', { timeout: 60_000 }, async () => {
+    freshPane();
+    type(conclave(0, `sessions delete ${parentId}`), 'Enter');
+    const asked = await waitForScreen((text) => text.includes('[y/N]'), 'the delete question');
+    expect(asked.replace(/\s+/g, ' ')).toContain(ORPHANS);
+    expect(asked).not.toContain('everything derived');
+    type('Enter');
+    const done = await waitForScreen((text) => /EXIT=\d+/.test(text), 'the command to exit');
+    expect(done).toContain('is unchanged');
+  });
+});
