@@ -175,9 +175,8 @@ export async function runPicked(
   // A question answered in the picker is the go-ahead: resumed without the resume prompt.
   if (picked.action === 'resume')
     return resumeInPlace(context, picked.sessionId, picked.answered ? { ...flags, yes: true } : flags);
-  const question = await askFollowUpFor(context, picked.sessionId);
-  if (question === null) return 0;
-  return continueSession(context, picked.sessionId, question, flags);
+  // The follow-up is typed once it is clear what it follows (an unfinished session asks first).
+  return continueChecked(context, picked.sessionId, null, flags);
 }
 
 /** The follow-up, typed in the TUI's text box; null (with a note) when the user left it. */
@@ -200,17 +199,24 @@ async function askFollowUpFor(context: CliContext, id: string): Promise<string |
 /**
  * A follow-up for a session that never finished has no conclusion to build on: in a
  * terminal the user chooses (resume it first, ask anyway, cancel); without one it is
- * refused with the command that finishes it.
+ * refused with the command that finishes it. `question` null: typed in the TUI's box once
+ * the choice is made (a session continued from a picker).
  */
-async function continueChecked(context: CliContext, id: string, question: string, flags: RunFlags) {
+async function continueChecked(context: CliContext, id: string, question: string | null, flags: RunFlags) {
   const engine = await context.engine();
   const state = await engine.readSession(id);
-  if (state.status === 'completed') return continueSession(context, id, question, flags);
+  const followUp = async (): Promise<number> => {
+    const asked = question ?? (await askFollowUpFor(context, id));
+    return asked === null ? 0 : continueSession(context, id, asked, flags);
+  };
+  if (state.status === 'completed') return followUp();
   const resumeCommand = resumeCommandFor(id, state.header.mode);
   if (!context.environment.interactive || context.options.json)
     throw new UsageError(
       `Session ${id} "${truncate(state.title, 50)}" is ${state.status}: it stopped before reaching a conclusion, so there is nothing to follow up on yet.`,
-      { hint: `Finish it first: ${resumeCommand}\nthen ask: conclave --resume ${id} "${truncate(question, 40)}"` },
+      {
+        hint: `Finish it first: ${resumeCommand}\nthen ask: conclave --resume ${id} "${truncate(question ?? 'your question', 40)}"`,
+      },
     );
   const tui = await import('@resume/tui');
   const plan = await (await createPlanner(context)).plan(id).catch(() => null);
@@ -222,10 +228,10 @@ async function continueChecked(context: CliContext, id: string, question: string
     context.terminal.note(`Nothing was started. Resume it later with: ${resumeCommand}`);
     return 0;
   }
-  if (answer === 'continue-anyway') return continueSession(context, id, question, flags);
+  if (answer === 'continue-anyway') return followUp();
   const resumed = await resumeInPlace(context, id, flags);
   if (resumed !== 0) return resumed;
-  return continueSession(context, id, question, flags);
+  return followUp();
 }
 
 async function continueSession(context: CliContext, id: string, question: string, flags: RunFlags) {

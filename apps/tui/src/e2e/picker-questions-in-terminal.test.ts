@@ -1,6 +1,7 @@
-// Deleting a session with children in a real 80x24 terminal (tmux): the question says what
-// happens to them (they keep their own history and lose their parent link), in the picker's
-// `d` and in `conclave sessions delete`.
+// The picker's questions in a real terminal (tmux). Deleting a session with children at 80x24:
+// the question says what happens to them (they keep their own history and lose their parent
+// link), in the picker's `d` and in `conclave sessions delete`. And `c` on an unfinished
+// session asks first whether to resume it, as the "Unfinished session" screen does.
 import { createEngine } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,5 +59,36 @@ describe.skipIf(!tmuxAvailable)('deleting a session with children, in a real ter
     type('Enter');
     const done = await waitForScreen((text) => /EXIT=\d+/.test(text), 'the command to exit');
     expect(done).toContain('is unchanged');
+  });
+});
+
+describe.skipIf(!tmuxAvailable)("the picker's c on an unfinished session, in a real terminal", () => {
+  const terminal = createTmuxTerminal('conclave-unfinished');
+  const { home, waitForScreen, type, conclave, freshPane } = terminal;
+
+  beforeAll(async () => {
+    await terminal.open();
+    const engine = createEngine({ store: createFsStore({ dir: home }) });
+    const session = await engine.createSession({ title: 'Plan the garden shed', mode: 'discussion' });
+    session.addMessage({ role: 'user', content: 'Plan the garden shed' });
+    await session.interrupt();
+    await session.close();
+    await engine.close();
+  }, 120_000);
+  afterAll(() => terminal.close());
+
+  it('shows the Unfinished session screen first, and cancel starts nothing', { timeout: 60_000 }, async () => {
+    freshPane();
+    type(conclave(0, '--resume'), 'Enter');
+    await waitForScreen((text) => text.includes('Plan the garden shed'), 'the picker');
+    type('c');
+    const screen = await waitForScreen((text) => text.includes('Cancel'), 'the unfinished session screen');
+    expect(screen).toContain('"Plan the garden shed" is interrupted');
+    expect(screen).toContain('Resume it first, then ask the follow-up');
+    expect(screen).toContain('Ask the follow-up now');
+    type('q');
+    const done = await waitForScreen((text) => /EXIT=\d+/.test(text), 'the command to exit');
+    expect(done).toContain('Nothing was started');
+    expect(done).toContain('EXIT=0');
   });
 });
