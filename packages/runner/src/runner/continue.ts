@@ -57,6 +57,7 @@ export async function continueSession(
     messages = buildContinuationMessages(parent, question, {
       budgetTokens: continueOptions.budgetTokens ?? DEFAULT_BUDGET_TOKENS,
       speaker: 'user',
+      ...(parentRun.mode.roundUnit ? { roundUnit: parentRun.mode.roundUnit } : {}),
     }).messages;
   }
   // The parent's mode says what a follow-up runs as (itself, or e.g. a discussion of a workflow).
