@@ -53,7 +53,7 @@ describe('conclave answer', () => {
     expect(early.code, early.stderr).toBe(0);
     expect(early.stdout).toContain('Question: Which city is the offsite in?');
     expect(early.stderr).toContain('nothing was run');
-    expect(early.stderr).toContain(`Answer with: conclave answer ${id} "…"`);
+    expect(early.stderr).toContain(`Answer with: conclave answer ${id} "…"  then: conclave --resume ${id} --yes`);
     const earlyJson = await sandbox.json<{ status: string; waitingFor: { prompt: string }; answerCommand: string }>([
       '--resume',
       id,
