@@ -9,9 +9,16 @@ import { createTmuxTerminal, tmuxAvailable } from './tmux-terminal.js';
 
 const ORPHANS = '2 child sessions will keep their own history and lose their parent link';
 
+/** A fresh pane, once the shell has taken the clear (typed at once, keys can reach it half-read). */
+async function settledPane(terminal: ReturnType<typeof createTmuxTerminal>): Promise<void> {
+  terminal.freshPane();
+  await terminal.waitForScreen((text) => text.trim().endsWith('#') || text.trim().endsWith('$'), 'the shell prompt');
+}
+
 describe.skipIf(!tmuxAvailable)('deleting a session with children, in a real terminal', () => {
   const terminal = createTmuxTerminal('conclave-delete');
-  const { home, waitForScreen, type, conclave, tmux, freshPane } = terminal;
+  const { home, waitForScreen, type, conclave, tmux } = terminal;
+  const clearedPane = () => settledPane(terminal);
   let parentId = '';
 
   beforeAll(async () => {
@@ -32,7 +39,7 @@ describe.skipIf(!tmuxAvailable)('deleting a session with children, in a real ter
   afterAll(() => terminal.close());
 
   it("says what happens to the children on the picker's d", { timeout: 60_000 }, async () => {
-    freshPane();
+    await clearedPane();
     type(conclave(0, 'tui'), 'Enter');
     await waitForScreen((text) => text.includes('Plan the garden shed'), 'the picker');
     // Newest first: the parent is the third row.
@@ -51,7 +58,7 @@ describe.skipIf(!tmuxAvailable)('deleting a session with children, in a real ter
   });
 
   it('says the same in `conclave sessions delete`', { timeout: 60_000 }, async () => {
-    freshPane();
+    await clearedPane();
     type(conclave(0, `sessions delete ${parentId}`), 'Enter');
     const asked = await waitForScreen((text) => text.includes('[y/N]'), 'the delete question');
     expect(asked.replace(/\s+/g, ' ')).toContain(ORPHANS);
@@ -64,7 +71,8 @@ describe.skipIf(!tmuxAvailable)('deleting a session with children, in a real ter
 
 describe.skipIf(!tmuxAvailable)("the picker's c on an unfinished session, in a real terminal", () => {
   const terminal = createTmuxTerminal('conclave-unfinished');
-  const { home, waitForScreen, type, conclave, freshPane } = terminal;
+  const { home, waitForScreen, type, conclave } = terminal;
+  const clearedPane = () => settledPane(terminal);
 
   beforeAll(async () => {
     await terminal.open();
@@ -78,7 +86,7 @@ describe.skipIf(!tmuxAvailable)("the picker's c on an unfinished session, in a r
   afterAll(() => terminal.close());
 
   it('shows the Unfinished session screen first, and cancel starts nothing', { timeout: 60_000 }, async () => {
-    freshPane();
+    await clearedPane();
     type(conclave(0, '--resume'), 'Enter');
     await waitForScreen((text) => text.includes('Plan the garden shed'), 'the picker');
     type('c');
@@ -90,5 +98,31 @@ describe.skipIf(!tmuxAvailable)("the picker's c on an unfinished session, in a r
     const done = await waitForScreen((text) => /EXIT=\d+/.test(text), 'the command to exit');
     expect(done).toContain('Nothing was started');
     expect(done).toContain('EXIT=0');
+  });
+});
+
+describe.skipIf(!tmuxAvailable)('the model-unavailable screen on a resume, in a real terminal', () => {
+  const terminal = createTmuxTerminal('conclave-model-gone');
+  const { waitForScreen, type, conclave, tmux, listSessions } = terminal;
+  const clearedPane = () => settledPane(terminal);
+
+  beforeAll(() => terminal.open(), 120_000);
+  afterAll(() => terminal.close());
+
+  it('leaves no stale status line behind once the run goes on', { timeout: 120_000 }, async () => {
+    await clearedPane();
+    type(conclave(300, '--model gpt-4o "Pick the database"'), 'Enter');
+    await waitForScreen((text) => text.includes('round 2'), 'the second round');
+    type('C-c');
+    expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the interrupt')).toContain('EXIT=130');
+    const id = listSessions().find((session) => session.title === 'Pick the database')?.id;
+    await clearedPane();
+    type(conclave(0, `--resume ${id} --yes`, 'CONCLAVE_SCRIPTED_MODELS=gpt-4.1'), 'Enter');
+    await waitForScreen((text) => text.includes("Model 'gpt-4o' is not available"), 'the model-unavailable screen');
+    type('1');
+    await waitForScreen((text) => /EXIT=\d+/.test(text), 'the resumed run');
+    const everything = tmux('capture-pane', '-p', '-S', '-300', '-t', 'e2e');
+    expect(everything).toContain('EXIT=0');
+    expect(everything).not.toContain('Ctrl+C saves a checkpoint and stops');
   });
 });
