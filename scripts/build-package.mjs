@@ -80,7 +80,9 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
   // `conclave.lazyCommonJs`: CommonJS packages the workspace's code imports functions from,
   // bundled into a file of their own next to the chunks and loaded on the first call instead of
   // when an importing chunk loads (the YAML parser: a resume validates the spec's recorded data
-  // and never parses YAML, so it neither reads nor compiles the parser's 270 KB).
+  // and never parses YAML, so it neither reads nor compiles the parser's 270 KB). An ES module
+  // package works too (`"default"` names its default export): `string-width` builds a grapheme
+  // segmenter when it loads, which a run whose output is plain ASCII never needs.
   const lazyCommonJs = manifest.conclave?.lazyCommonJs ?? {};
   // `conclave.builtinsWithoutFacade`: built-ins the bundled code reads from their exports object
   // instead of importing them as ES modules. For an ES module Node reads every property of the
@@ -280,7 +282,11 @@ const file = import.meta.url.includes('/bin-chunks/') ? ${JSON.stringify(`./${fi
 const load = () => (loaded ??= createRequire(import.meta.url)(file));
 ${names
   .get(args.path)
-  .map((name) => `export const ${name} = (...args) => load().${name}(...args);`)
+  .map((name) =>
+    name === 'default'
+      ? 'export default (...args) => load().default(...args);'
+      : `export const ${name} = (...args) => load().${name}(...args);`,
+  )
   .join('\n')}
 `,
         };

@@ -53,28 +53,20 @@ export {
   type Redactor,
   type RedactorOptions,
 } from './security/redactor.js';
-// ---- the spec, by name (also at `@resume/core/spec`)
+// ---- what a library user catches, stores and passes; everything a store or provider
+// implements against (schemas, versions, lease and repair types, secret shapes, the provider
+// error factory) is at `@resume/core/spec`.
 export { AppendConflictError } from './spec/errors/append-conflict-error.js';
 export { ConclaveError, type ConclaveErrorOptions, ExitCode } from './spec/errors/conclave-error.js';
 export { ConfigError } from './spec/errors/config-error.js';
-export { fileAccessError } from './spec/errors/file-access-error.js';
 export { FileNotFoundError } from './spec/errors/file-not-found-error.js';
 export { IncompatibleSessionError } from './spec/errors/incompatible-session-error.js';
 export { InputRejectedError } from './spec/errors/input-rejected-error.js';
 export { InterruptedError } from './spec/errors/interrupted-error.js';
 export { JournalCorruptedError } from './spec/errors/journal-corrupted-error.js';
 export { LeaseLostError } from './spec/errors/lease-lost-error.js';
-export { PermissionDeniedError, permissionDeniedHint } from './spec/errors/permission-denied-error.js';
+export { PermissionDeniedError } from './spec/errors/permission-denied-error.js';
 export { ProviderError, type ProviderErrorReason } from './spec/errors/provider-error.js';
-export {
-  createProviderErrorFactory,
-  type ProviderCallContext,
-  type ProviderErrorDetails,
-  type ProviderErrorFactory,
-  type ProviderErrorFactoryOptions,
-  parseToolCallArguments,
-  providerErrorReasonForStatus,
-} from './spec/errors/provider-error-factory.js';
 export { RecoveryLimitError } from './spec/errors/recovery-limit-error.js';
 export { ReplayMismatchError } from './spec/errors/replay-mismatch-error.js';
 export { type DeletedSessionRecord, SessionDeletedError } from './spec/errors/session-deleted-error.js';
@@ -91,82 +83,34 @@ export { UncertainStepError, type UncertainStepInfo } from './spec/errors/uncert
 export { UnsupportedFormatError } from './spec/errors/unsupported-format-error.js';
 export { UsageError } from './spec/errors/usage-error.js';
 export { WaitingForInputError } from './spec/errors/waiting-for-input-error.js';
-export {
-  type ErrorInfo,
-  type EventInput,
-  type GitState,
-  JOURNAL_FORMAT_VERSION,
-  type JournalEvent,
-  type JournalEventOf,
-  type JournalEventType,
-  type JsonValue,
-  journalEventSchema,
-  jsonValueSchema,
-  type Message,
-  type MessageInput,
-  type MessageRole,
-  messageSchema,
-  PARENT_HISTORY_TAG,
-  SESSION_MODE_PATTERN,
-  type SessionHeader,
-  type SessionMode,
-  type SessionStatus,
-  type StepSafety,
-  type StepScope,
-  sessionHeaderSchema,
-  sessionModeSchema,
-  sessionStatusSchema,
-  type ToolCall,
-  toolCallSchema,
+export type {
+  ErrorInfo,
+  EventInput,
+  JournalEvent,
+  JournalEventOf,
+  JournalEventType,
+  JsonValue,
+  Message,
+  MessageInput,
+  MessageRole,
+  SessionHeader,
+  SessionMode,
+  SessionStatus,
+  StepSafety,
+  StepScope,
+  ToolCall,
 } from './spec/events.js';
-export {
-  createSessionId,
-  isSessionId,
-  type SessionId,
-  SHORT_ID_LENGTH,
-  sessionIdPattern,
-  sessionIdSchema,
-  sessionIdTime,
-  uniqueIdPrefixes,
-} from './spec/ids.js';
-export { lazySchema, once } from './spec/lazy-schema.js';
-export {
-  type ChatMessage,
-  type ChatModel,
-  type ChatProvider,
-  type FinishReason,
-  type GenerateMetadata,
-  type GenerateRequest,
-  type GenerateResult,
-  JUDGE_VERDICT_PATTERN,
-  MODEL_SPECIFICATION_VERSION,
-  type ToolDefinition,
-  type Usage,
+export { createSessionId, isSessionId, type SessionId } from './spec/ids.js';
+export type {
+  ChatMessage,
+  ChatModel,
+  ChatProvider,
+  FinishReason,
+  GenerateMetadata,
+  GenerateRequest,
+  GenerateResult,
+  ToolDefinition,
+  Usage,
 } from './spec/model.js';
-export { type PrintableLayout, printableText } from './spec/printable-text.js';
-export { matchesQuery } from './spec/query.js';
-export { retryAfterMs } from './spec/retry-after.js';
-export {
-  MINIMUM_SECRET_LENGTH,
-  REDACTED,
-  SECRET_SHAPES,
-  type SecretShape,
-  scrubSecrets,
-} from './spec/secret-shapes.js';
-export {
-  type AcquireLeaseOptions,
-  type AppendBatch,
-  type FoldSnapshot,
-  type IntegrityProblem,
-  type LeaseHolder,
-  type LostStep,
-  type ReadRange,
-  type RepairReport,
-  type SessionLease,
-  type SessionStore,
-  STORE_SPECIFICATION_VERSION,
-  type StoreChange,
-  type VerifyReport,
-} from './spec/store.js';
-export { type SessionQuery, type SessionSummary, sessionQuerySchema, sessionSummarySchema } from './spec/summary.js';
-export { maskUrlCredentials } from './spec/url-credentials.js';
+export type { SessionStore } from './spec/store.js';
+export type { SessionQuery, SessionSummary } from './spec/summary.js';

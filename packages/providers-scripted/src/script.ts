@@ -1,7 +1,8 @@
 // Script files (`--script <file.yaml>`): a list of turns the scripted models play in order,
 // so tool-using modes can be driven offline. Validated with zod; errors name the file and turn.
 import { readFileSync } from 'node:fs';
-import { ConfigError, jsonValueSchema, lazySchema } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
+import { ConfigError, jsonValueSchema } from '@resume/core/spec';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 

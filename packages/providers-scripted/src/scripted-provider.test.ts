@@ -1,10 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type ChatMessage, ConfigError, JUDGE_VERDICT_PATTERN, ProviderError } from '@resume/core/spec';
+import { type ChatMessage, ConfigError, ProviderError } from '@resume/core/spec';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createScriptedProvider } from './scripted-provider.js';
+
+// The discussion mode's judge protocol (`JUDGE_VERDICT_PATTERN` in @resume/runner), which the judge voice speaks.
+const JUDGE_VERDICT_PATTERN = /^\s*VERDICT:\s*(CONSENSUS|CONTINUE)\b/im;
 
 const fixtures = path.join(import.meta.dirname, '__fixtures__');
 const temporaryDirectories: string[] = [];

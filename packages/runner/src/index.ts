@@ -55,7 +55,7 @@ export {
   defaultJudge,
   defaultLead,
 } from './modes/agent-spec.js';
-export { parseVerdict, type Verdict } from './modes/discussion.js';
+export { JUDGE_VERDICT_PATTERN, parseVerdict, type Verdict } from './modes/discussion.js';
 export {
   builtinModes,
   type ChainConfig,

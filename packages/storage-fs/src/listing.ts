@@ -11,7 +11,7 @@ import { constants, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionSummary } from '@resume/core/spec';
 import { createNodeFileSystem } from './file-system/file-system.js';
-import { isExactIndexFile } from './index/index-file-check.generated.js';
+import { checkIndexFile } from './index/index-file-check.generated.js';
 import { type IndexStamp, stampHolds } from './index/index-stamp.js';
 import { type ListedEntry, listedSummary, newestFirst } from './index/listing-order.js';
 import { unframe } from './journal/framing.js';
@@ -48,8 +48,8 @@ export function readStampedListing(home: string): SessionSummary[] | null {
     return null;
   }
   const framed = unframe(stripNewline(content));
-  if (!framed.ok || !isExactIndexFile(framed.value)) return null;
-  const index = framed.value as StampedIndex;
+  const index = framed.ok ? (checkIndexFile(framed.value) as StampedIndex | undefined) : undefined;
+  if (!index) return null;
   const byId = new Map(index.entries.map((entry) => [entry.id, entry]));
   /** Whether a session's journal is still the one its entry describes (as the store's check compares them). */
   const entryHolds = (id: string, entry: StampedIndex['entries'][number]) => {

@@ -1,6 +1,7 @@
 // `conclave run <spec.yaml|task.prompt.md> [--var k=v]...` and `conclave run --resume <id>`.
 
-import { lazySchema, UsageError } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
+import { UsageError } from '@resume/core/spec';
 import type { ProviderName } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';

@@ -1,5 +1,6 @@
 // The options every command accepts (docs/architecture.md#the-cli), validated once at the boundary.
-import { lazySchema, UsageError } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
+import { UsageError } from '@resume/core/spec';
 import { builtinProviders } from '@resume/runner/providers';
 import { z } from 'zod';
 

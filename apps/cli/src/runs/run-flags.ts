@@ -1,7 +1,8 @@
 // The flags of a run (`--resume`, `--continue`, `--branch-from` and a new session's), validated
 // once at the boundary. The modes' start options (`--max-rounds`, `--project`...) are the flags
 // the registered modes declare (`modeFlags`), checked by what each declares it takes.
-import { lazySchema, UsageError } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
+import { UsageError } from '@resume/core/spec';
 import type { ModeFlag, RunOverrides } from '@resume/runner/modes';
 import { z } from 'zod';
 import { modeFlags, parseModeName } from '../modes/mode-names.js';

@@ -14,7 +14,9 @@ import type { AnswerSchema } from './types.js';
 
 /** The JSON Schema of a zod schema (null for other schemas, or shapes JSON Schema cannot say). */
 export function answerSchemaJson(schema: AnswerSchema<unknown>): JsonValue | null {
-  if (typeof schema !== 'object' || schema === null || !('_zod' in schema)) return null;
+  // zod's schemas say so through Standard Schema, the interface they implement.
+  const vendor = (schema as { '~standard'?: { vendor?: unknown } } | null)?.['~standard']?.vendor;
+  if (vendor !== 'zod') return null;
   try {
     return JSON.parse(JSON.stringify(z.toJSONSchema(schema as unknown as z.ZodType))) as JsonValue;
   } catch {

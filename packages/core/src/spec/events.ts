@@ -3,13 +3,9 @@
 // The schemas are built on first use (see lazy-schema.ts): a listing reads summaries,
 // never events, and should not pay for building them when the module loads.
 import { z } from 'zod';
-import { type FastParse, fastParser } from './fast-parse.js';
+import { lazySchema, once } from '../lazy-schema.js';
 import { sessionIdSchema } from './ids.js';
-import {
-  fastParseJournalEvent as writtenJournalEvent,
-  fastParseSessionHeader as writtenSessionHeader,
-} from './journal-event-parse.generated.js';
-import { lazySchema, once } from './lazy-schema.js';
+import { checkJournalEvent } from './journal-event-check.generated.js';
 
 /** The journal format this code writes. Older versions are migrated on read; newer ones are refused. */
 export const JOURNAL_FORMAT_VERSION = 1;
@@ -408,14 +404,13 @@ export const graphCheckpointSavedEventSchema = lazySchema(() => buildEventSchema
 export const graphWritesSavedEventSchema = lazySchema(() => buildEventSchemas().graphWritesSavedEventSchema);
 export const journalEventSchema = lazySchema(() => buildEventSchemas().journalEventSchema);
 /**
- * `journalEventSchema.parse`, answered by the schema's fast parser when it can vouch for the value
- * (see fast-parse.ts): the same result, and the same ZodError for invalid input. The fast parser
- * is the one written out in journal-event-parse.generated.ts, so a valid event builds no schema.
+ * `journalEventSchema.parse`, answered by the check generated from the schema when it can
+ * (journal-event-check.generated.ts, scripts/generate-checks.mjs): the same result, and the same
+ * ZodError for invalid input, which only zod sees. A valid event builds no schema.
  */
-export const parseJournalEvent = fastParser(journalEventSchema, writtenJournalEvent);
-/** The written-out fast parsers themselves (`NOT_PROVEN` for anything zod must decide), for parsers built on these schemas. */
-export const fastParseJournalEvent = writtenJournalEvent as FastParse<JournalEvent>;
-export const fastParseSessionHeader = writtenSessionHeader as FastParse<SessionHeader>;
+export function parseJournalEvent(value: unknown): JournalEvent {
+  return (checkJournalEvent(value) as JournalEvent | undefined) ?? journalEventSchema.parse(value);
+}
 export const stepScopeSchema = lazySchema(() => buildEventSchemas().stepScopeSchema);
 
 export type GitState = z.infer<typeof gitStateSchema>;

@@ -41,8 +41,6 @@ export { WaitingForInputError } from './errors/waiting-for-input-error.js';
 export {
   type ErrorInfo,
   type EventInput,
-  fastParseJournalEvent,
-  fastParseSessionHeader,
   type GitState,
   JOURNAL_FORMAT_VERSION,
   type JournalEvent,
@@ -69,20 +67,6 @@ export {
   type ToolCall,
   toolCallSchema,
 } from './events.js';
-export {
-  compileFastParse,
-  compileLeafCheck,
-  compileZodCheck,
-  type FastParse,
-  fastParser,
-  fastSafeParser,
-  NOT_PROVEN,
-  type WrittenFastParse,
-  type ZodCheckLike,
-  type ZodSchemaInternals,
-  type ZodSchemaLike,
-} from './fast-parse.js';
-export { type FastParseSourceOptions, fastParseSource, zodCheckSource } from './fast-parse-source.js';
 export { formatBytes } from './format-bytes.js';
 export {
   createSessionId,
@@ -94,7 +78,6 @@ export {
   sessionIdTime,
   uniqueIdPrefixes,
 } from './ids.js';
-export { lazySchema, once } from './lazy-schema.js';
 export {
   type ChatMessage,
   type ChatModel,
@@ -103,7 +86,6 @@ export {
   type GenerateMetadata,
   type GenerateRequest,
   type GenerateResult,
-  JUDGE_VERDICT_PATTERN,
   MODEL_SPECIFICATION_VERSION,
   type ToolDefinition,
   type Usage,
@@ -141,7 +123,6 @@ export {
   type VerifyReport,
 } from './store.js';
 export {
-  fastParseSessionSummary,
   type SessionQuery,
   type SessionSummary,
   sessionQuerySchema,

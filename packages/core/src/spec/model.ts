@@ -77,6 +77,3 @@ export interface ChatProvider {
   /** Model ids available now (for the availability check before a resume). */
   listModels(options?: { signal?: AbortSignal }): Promise<string[]>;
 }
-
-/** The judge protocol shared by the discussion mode and every model that plays a judge. */
-export const JUDGE_VERDICT_PATTERN = /^\s*VERDICT:\s*(CONSENSUS|CONTINUE)\b/im;

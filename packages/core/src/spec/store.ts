@@ -2,9 +2,9 @@
 // suite in `@resume/core/testing`. Stores know nothing of folds or modes: the engine
 // numbers events, derives summaries and snapshots, and hands them over.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import type { LeaseHolderInfo } from './errors/session-locked-error.js';
 import type { JournalEvent, SessionHeader, StepSafety } from './events.js';
-import { lazySchema } from './lazy-schema.js';
 import type { SessionQuery, SessionSummary } from './summary.js';
 
 export const STORE_SPECIFICATION_VERSION = 'v1';

@@ -1,11 +1,9 @@
 // What listing needs without opening a journal. The engine derives it from the fold
 // and hands it to the store with every append; stores keep it in their index.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { type SessionHeader, sessionHeaderSchema, sessionModeSchema, sessionStatusSchema } from './events.js';
-import type { FastParse } from './fast-parse.js';
 import { sessionIdSchema, sessionIdTime } from './ids.js';
-import { fastParseSessionSummary as writtenSessionSummary } from './journal-event-parse.generated.js';
-import { lazySchema } from './lazy-schema.js';
 
 // Built on first use (see lazy-schema.ts), as the event schemas are.
 export const sessionSummarySchema = lazySchema(() =>
@@ -48,8 +46,6 @@ export const sessionSummarySchema = lazySchema(() =>
   }),
 );
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
-/** The written-out fast parser of the summary (journal-event-parse.generated.ts). */
-export const fastParseSessionSummary = writtenSessionSummary as FastParse<SessionSummary>;
 
 export const sessionQuerySchema = lazySchema(() =>
   z.object({

@@ -6,7 +6,7 @@
 // The schemas are built the first time a config file is validated (see lazy-schema.ts):
 // most runs find no config file and should not pay for building them.
 
-import { lazySchema, once } from '@resume/core/spec';
+import { lazySchema, once } from '@resume/core/lazy-schema';
 import { z } from 'zod';
 
 /**

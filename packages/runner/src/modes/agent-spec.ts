@@ -1,6 +1,6 @@
 // Who speaks in a run: the agents of a mode, as recorded in the session's options so a
 // resume uses the same ones (docs/architecture.md#resume-and-continue).
-import { lazySchema } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
 import { z } from 'zod';
 
 export const agentSpecSchema = lazySchema(() =>

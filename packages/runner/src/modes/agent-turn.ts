@@ -2,12 +2,12 @@
 // replay returns the recorded answer without calling the model. Shared by every mode.
 
 import type { MessageRecord } from '@resume/core';
+import { lazySchema } from '@resume/core/lazy-schema';
 import {
   type ChatMessage,
   ConclaveError,
   type GenerateMetadata,
   type JsonValue,
-  lazySchema,
   ProviderError,
   type ToolDefinition,
   toolCallSchema,

@@ -1,7 +1,7 @@
 // The chain mode: a workflow spec (YAML) runs its steps in order (agent turns and shell
 // commands with retries). The recorded spec decides; an edit is adopted only with
 // --use-edited-spec.
-import { lazySchema, once } from '@resume/core/spec';
+import { lazySchema, once } from '@resume/core/lazy-schema';
 import { z } from 'zod';
 import { completeAgent, DEFAULT_MAX_ROUNDS } from '../runner/run-config-building.js';
 import { CURRENT_STEP_KEY_SCHEME, workflowStepTree } from '../workflow/step-ids.js';

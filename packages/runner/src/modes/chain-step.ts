@@ -1,7 +1,7 @@
 // What a workflow's steps are run with and where a step stands: shared by the chain
 // (chain.ts) and the map steps it runs (chain-map.ts), which import it rather than each other.
 
-import { lazySchema } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
 import { z } from 'zod';
 import type { StepKeyScheme } from '../workflow/step-ids.js';
 import type { StepResult, TemplateScope } from '../workflow/template.js';

@@ -1,5 +1,5 @@
 // The discussion mode: agents speak in rounds until the judge declares consensus.
-import { lazySchema, once } from '@resume/core/spec';
+import { lazySchema, once } from '@resume/core/lazy-schema';
 import { z } from 'zod';
 import {
   checkAgentNames,

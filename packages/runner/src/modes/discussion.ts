@@ -1,7 +1,7 @@
 // Discussion mode (the source's "consensus"): agents speak in rounds, a judge decides
 // after each round whether they agree and, when they do, writes the final solution.
 // Every agent turn and every verdict is a durable step followed by a checkpoint.
-import { type ChatMessage, JUDGE_VERDICT_PATTERN } from '@resume/core/spec';
+import type { ChatMessage } from '@resume/core/spec';
 import type { AgentSpec } from './agent-spec.js';
 import { runAgentTurn, transcriptInput } from './agent-turn.js';
 import {
@@ -27,6 +27,12 @@ export interface Verdict {
   /** The judge's text without the verdict line. */
   text: string;
 }
+
+/**
+ * The judge's protocol: a line `VERDICT: CONSENSUS` or `VERDICT: CONTINUE` (any case, anywhere in
+ * the answer). Any model that plays a judge, the scripted provider's included, answers this way.
+ */
+export const JUDGE_VERDICT_PATTERN = /^\s*VERDICT:\s*(CONSENSUS|CONTINUE)\b/im;
 
 export function parseVerdict(content: string): Verdict {
   const match = JUDGE_VERDICT_PATTERN.exec(content);

@@ -1,5 +1,6 @@
 // The iterative mode: agents work through a project file chunk by chunk.
-import { lazySchema, once, UsageError } from '@resume/core/spec';
+import { lazySchema, once } from '@resume/core/lazy-schema';
+import { UsageError } from '@resume/core/spec';
 import { z } from 'zod';
 import { withNextStep } from '../runner/next-step.js';
 import {

@@ -6,7 +6,8 @@
 // - `<prefix>/item/<item>/dead-letter-<n>`: the item failed after its retries (n-th time);
 // - `data.mapRetries`: per map step and item, how many times a retry was asked for.
 import type { SessionState, StepRecord } from '@resume/core';
-import { type JsonValue, lazySchema, type SessionStore } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
+import type { JsonValue, SessionStore } from '@resume/core/spec';
 import { z } from 'zod';
 import { itemKeySegment } from '../workflow/map-items.js';
 import { stepIdOfKey } from '../workflow/step-ids.js';

@@ -1,5 +1,5 @@
 // The orchestrated mode: a lead agent works in the workspace with tools.
-import { lazySchema, once } from '@resume/core/spec';
+import { lazySchema, once } from '@resume/core/lazy-schema';
 import { z } from 'zod';
 import { completeAgent, DEFAULT_MAX_ITERATIONS, withModels } from '../runner/run-config-building.js';
 import { agentSpecSchema, defaultLead } from './agent-spec.js';

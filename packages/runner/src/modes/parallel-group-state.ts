@@ -2,7 +2,7 @@
 // (recorded as data when it starts) and where each of its steps stands, found by branch.
 // Small on purpose: the resume plan reads it without loading the chain itself.
 import type { SessionState } from '@resume/core';
-import { lazySchema } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
 import { z } from 'zod';
 
 /** `data` key of the parallel group the chain reached last: `{ step, id, members }`. */

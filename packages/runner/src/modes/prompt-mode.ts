@@ -2,7 +2,7 @@
 // lead agent with the prompt's tools. The recorded file decides; an edit is adopted only
 // with --use-edited-spec.
 import path from 'node:path';
-import { lazySchema, once } from '@resume/core/spec';
+import { lazySchema, once } from '@resume/core/lazy-schema';
 import { z } from 'zod';
 import { DEFAULT_MAX_ITERATIONS } from '../runner/run-config-building.js';
 import { agentSpecSchema, defaultLead } from './agent-spec.js';

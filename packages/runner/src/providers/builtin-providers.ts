@@ -1,5 +1,6 @@
 // The providers Conclave ships, registered in one place (order: which the environment selects first).
-import { lazySchema, ProviderError } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
+import { ProviderError } from '@resume/core/spec';
 import { z } from 'zod';
 import { readUserFile, USER_FILE_LIMITS } from '../files/user-file.js';
 import { createProviderRegistry, defineProvider } from './provider-registry.js';

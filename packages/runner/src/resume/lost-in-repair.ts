@@ -3,7 +3,8 @@
 // them again; they are recorded (`data.lostInRepair`) so every resume plan lists them and asks.
 // The events it dropped (`data.eventsLostInRepair`): an export says which ones are missing.
 import type { Engine, SessionState } from '@resume/core';
-import { type LostStep, lazySchema, type RepairReport } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
+import type { LostStep, RepairReport } from '@resume/core/spec';
 import { z } from 'zod';
 
 export const LOST_IN_REPAIR_KEY = 'lostInRepair';

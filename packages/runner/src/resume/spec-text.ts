@@ -2,7 +2,7 @@
 // start, a similarity score between two versions, and the structure (agents, steps) of a
 // workflow spec so a structural change can be told from a cosmetic one.
 import { createHash } from 'node:crypto';
-import { lazySchema } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
 import { diffArrays } from 'diff';
 import { parse } from 'yaml';
 import { z } from 'zod';

@@ -5,7 +5,8 @@
 // it touched so the runner can snapshot them.
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type JsonValue, lazySchema, type StepSafety, type ToolDefinition } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
+import type { JsonValue, StepSafety, ToolDefinition } from '@resume/core/spec';
 import { z } from 'zod';
 import { writeFileAtomically } from '../files/file-conflicts.js';
 import { WorkspaceAccessError } from '../files/workspace-access-error.js';

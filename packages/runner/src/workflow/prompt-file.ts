@@ -1,7 +1,8 @@
 // `.prompt.md` files (the dotnet-prompt format): YAML front matter plus a markdown body
 // that becomes the task of an orchestrated agent.
 
-import { ConfigError, lazySchema } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
+import { ConfigError } from '@resume/core/spec';
 import { z } from 'zod';
 import { formatIssuePath } from './issue-path.js';
 import { type TemplateLocation, templateReferences } from './template.js';

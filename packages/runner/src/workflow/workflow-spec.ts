@@ -1,7 +1,8 @@
 // The workflow spec format (binding keys, docs/architecture.md#workflow-specs-and-shell-steps): parsing, zod validation with errors
 // that name the file, the path in the document and the fix, and the checks that must
 // pass before anything runs (agent names, template references).
-import { ConfigError, type JsonValue, jsonValueSchema, lazySchema, once } from '@resume/core/spec';
+import { lazySchema, once } from '@resume/core/lazy-schema';
+import { ConfigError, type JsonValue, jsonValueSchema } from '@resume/core/spec';
 import { z } from 'zod';
 import { parseDuration } from '../config/duration.js';
 import { formatIssuePath, issueMessage, listSome } from './issue-path.js';

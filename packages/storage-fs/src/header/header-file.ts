@@ -5,10 +5,9 @@
 
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { lazySchema } from '@resume/core/lazy-schema';
 import {
-  fastSafeParser,
   JournalCorruptedError,
-  lazySchema,
   SessionExistsError,
   type SessionHeader,
   sessionHeaderSchema,
@@ -19,14 +18,15 @@ import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode } from '../file-system/file-system.js';
 import { frameObject, unframe } from '../journal/framing.js';
 import type { JournalFiles } from '../journal/journal-files.js';
+import { checkedSafeParser } from '../store/checked-parse.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
-import { fastParseHeaderFile } from '../store/store-files-parse.generated.js';
+import { checkHeaderFile } from '../store/store-files-check.generated.js';
 import { HEADER, JOURNAL, LEASE_DIRECTORY, stripNewline } from '../store/store-paths.js';
 
-/** What header.json holds (built on first use; a valid file is read by its written-out parser). */
+/** What header.json holds (built on first use; a valid file is read by its generated check). */
 export const headerFileSchema = lazySchema(() => z.object({ v: z.literal(1), header: sessionHeaderSchema }));
-const parseHeaderFile = fastSafeParser(headerFileSchema, fastParseHeaderFile);
+const parseHeaderFile = checkedSafeParser(headerFileSchema, checkHeaderFile);
 
 /** What header.json holds: the header, or why it cannot be used. */
 export type HeaderFileState =

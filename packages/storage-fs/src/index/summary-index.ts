@@ -23,21 +23,17 @@
 // damaged keeps an entry saying so, and an entry that knew more events than the journal now
 // holds is evidence of a cut: both list as damaged until a repair. Its entries are
 // validated on every load: by a quick check derived from the schema when zod would return
-// them unchanged (the usual case), by zod otherwise (see exact-check.ts).
+// them unchanged (the usual case), by zod otherwise (index-file-check.generated.ts).
 import path from 'node:path';
-import {
-  isSessionId,
-  lazySchema,
-  PermissionDeniedError,
-  type SessionSummary,
-  sessionSummarySchema,
-} from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
+import { isSessionId, PermissionDeniedError, type SessionSummary, sessionSummarySchema } from '@resume/core/spec';
 import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode, type FileStatus, type FileSystem } from '../file-system/file-system.js';
 import { frameObject, unframe } from '../journal/framing.js';
 import { summaryFromHeader } from '../repair/placeholder-summary.js';
-import { isExactIndexFile } from './index-file-check.generated.js';
+import { checkedSafeParser } from '../store/checked-parse.js';
+import { checkIndexFile } from './index-file-check.generated.js';
 import { type IndexStamp, sameStamp, stampFor, stampHolds, WRITING_MARKER_PREFIX } from './index-stamp.js';
 
 const damageSchema = lazySchema(() => z.object({ problem: z.string(), file: z.string() }));
@@ -70,7 +66,7 @@ const stampSchema = lazySchema(() =>
   }),
 );
 
-/** The index file's schema; `index-file-check.generated.ts` is its quick check written out. */
+/** The index file's schema; `index-file-check.generated.ts` is its check, generated from it. */
 export const indexFileSchema = lazySchema(() =>
   z.object({
     v: z.literal(1),
@@ -81,10 +77,10 @@ export const indexFileSchema = lazySchema(() =>
 type IndexFile = z.output<typeof indexFileSchema>;
 
 /** The index file's entries, or null when the content is not a valid index. */
+const parseIndex = checkedSafeParser(indexFileSchema, checkIndexFile);
+
 function parseIndexFile(value: unknown): IndexFile | null {
-  // Accepted only when zod would return the value unchanged, so it is used as is.
-  if (isExactIndexFile(value)) return value as IndexFile;
-  const parsed = indexFileSchema.safeParse(value);
+  const parsed = parseIndex(value);
   return parsed.success ? parsed.data : null;
 }
 

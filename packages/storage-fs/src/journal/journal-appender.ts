@@ -4,13 +4,12 @@
 // with its size, last seq and the running crc32 of its bytes (which snapshots record).
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { lazySchema } from '@resume/core/lazy-schema';
 import {
   type AppendBatch,
   AppendConflictError,
-  fastSafeParser,
   journalEventSchema,
   LeaseLostError,
-  lazySchema,
   SessionNotFoundError,
   type SessionSummary,
   StoreIoError,
@@ -22,9 +21,10 @@ import { errorCode, type WritableFile } from '../file-system/file-system.js';
 import { isDiskFull } from '../file-system/guarded-file-system.js';
 import type { SummaryIndex } from '../index/summary-index.js';
 import { currentEpoch, leaseName } from '../lease/lease-files.js';
+import { checkedSafeParser } from '../store/checked-parse.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
-import { fastParseBatchShape } from '../store/store-files-parse.generated.js';
+import { checkBatchShape } from '../store/store-files-check.generated.js';
 import { JOURNAL, LEASE_DIRECTORY } from '../store/store-paths.js';
 import { LineFramer } from './framing.js';
 import { encodeBatch } from './journal-codec.js';
@@ -39,10 +39,10 @@ export const batchShapeSchema = lazySchema(() =>
   }),
 );
 type BatchShape = z.infer<typeof batchShapeSchema>;
-// The engine validated these events as they were recorded: the written-out fast parser
-// (store-files-parse.generated.ts) confirms the batch without a second zod parse and without
-// building the schema; zod only sees (and reports) what it cannot vouch for.
-const parseBatch = fastSafeParser(batchShapeSchema, fastParseBatchShape);
+// The engine validated these events as they were recorded: the generated check
+// (store-files-check.generated.ts) confirms the batch without a second zod parse and without
+// building the schema; zod only sees (and reports) what the check does not accept.
+const parseBatch = checkedSafeParser(batchShapeSchema, checkBatchShape);
 
 export interface JournalWriter {
   file: WritableFile;

@@ -3,22 +3,18 @@
 // the batch (so the listing index can always be rebuilt from journals alone).
 // Decoding finds the committed prefix: a torn tail is reported (never returned),
 // damage before the last record is a JournalCorruptedError with file and offset.
+import { lazySchema } from '@resume/core/lazy-schema';
 import {
-  fastSafeParser,
   JournalCorruptedError,
   type JournalEvent,
   journalEventSchema,
-  lazySchema,
   type SessionSummary,
   sessionSummarySchema,
   UnsupportedFormatError,
 } from '@resume/core/spec';
 import { z } from 'zod';
-import {
-  fastParseRecordEvents,
-  fastParseRecordSummary,
-  fastParseTailRecord,
-} from '../store/store-files-parse.generated.js';
+import { checkedSafeParser } from '../store/checked-parse.js';
+import { checkRecordEvents, checkRecordSummary, checkTailRecord } from '../store/store-files-check.generated.js';
 import { frameObject, type LineFramer, parseBody, verifyFrame } from './framing.js';
 
 /** The framing version of journal records this code writes. */
@@ -57,33 +53,32 @@ export function encodeLost(record: Omit<LostRecord, 'v'>): Buffer {
   });
 }
 
-// The schemas are built on first use: a valid record is parsed by its written-out fast parser
-// (store-files-parse.generated.ts), which needs no schema; zod sees only what it cannot vouch for.
-const recordSchema = lazySchema(() =>
-  z.object({
+// The schemas are built on first use: a valid record is accepted by its generated check
+// (store-files-check.generated.ts), which needs no schema; zod sees only what it does not accept.
+// Each is a view of part of a record: the record's other members pass through unread (loose).
+/** A record as reading events checks it: everything but the summary. */
+export const recordEventsSchema = lazySchema(() =>
+  z.looseObject({
     v: z.number().int().positive(),
     epoch: z.number().int().nonnegative(),
     first: z.number().int().positive(),
     last: z.number().int().positive(),
     events: z.array(journalEventSchema).min(1),
-    summary: sessionSummarySchema,
   }),
 );
-/** A record as reading events checks it: everything but the summary. */
-export const recordEventsSchema = lazySchema(() => recordSchema.omit({ summary: true }));
 /** The summary a record carries, checked where it is used. */
-export const recordSummarySchema = lazySchema(() => z.object({ summary: sessionSummarySchema }));
+export const recordSummarySchema = lazySchema(() => z.looseObject({ summary: sessionSummarySchema }));
 /** What the listing reads from a journal's last record. */
 export const tailRecordSchema = lazySchema(() =>
-  z.object({ epoch: z.number().int(), last: z.number().int(), summary: sessionSummarySchema }),
+  z.looseObject({ epoch: z.number().int(), last: z.number().int(), summary: sessionSummarySchema }),
 );
 // Records read back are validated (a checksum proves the bytes are what was written, not that what
-// was written is valid for this version): by the written-out parser, zod for the rest. Reading
+// was written is valid for this version): by the generated check, zod for the rest. Reading
 // events checks the record's head and every event; the summary each record carries is checked where
 // it is used (the last one, for the listing: `decodeSummary`, `lastRecordInTail`), not on every read.
-const parseRecord = fastSafeParser(recordEventsSchema, fastParseRecordEvents);
-const parseRecordSummary = fastSafeParser(recordSummarySchema, fastParseRecordSummary);
-const parseTailRecord = fastSafeParser(tailRecordSchema, fastParseTailRecord);
+const parseRecord = checkedSafeParser(recordEventsSchema, checkRecordEvents);
+const parseRecordSummary = checkedSafeParser(recordSummarySchema, checkRecordSummary);
+const parseTailRecord = checkedSafeParser(tailRecordSchema, checkTailRecord);
 
 /**
  * Encodes one batch as one journal line (newline included). With `framer`, the line is framed in

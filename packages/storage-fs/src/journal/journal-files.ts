@@ -4,10 +4,9 @@
 // the unarchiving that makes it appendable again.
 import { promisify } from 'node:util';
 import { gunzip as gunzipCallback } from 'node:zlib';
+import { lazySchema } from '@resume/core/lazy-schema';
 import {
-  fastSafeParser,
   JournalCorruptedError,
-  lazySchema,
   PermissionDeniedError,
   type SessionHeader,
   type SessionSummary,
@@ -17,8 +16,9 @@ import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode, type FileStatus } from '../file-system/file-system.js';
 import type { JournalLocation } from '../index/summary-index.js';
+import { checkedSafeParser } from '../store/checked-parse.js';
 import type { StoreContext } from '../store/store-context.js';
-import { fastParseFirstEvent } from '../store/store-files-parse.generated.js';
+import { checkFirstEvent } from '../store/store-files-check.generated.js';
 import { JOURNAL, JOURNAL_ARCHIVED, SNAPSHOT, SNAPSHOT_NAMES } from '../store/store-paths.js';
 import { parseBody, verifyFrame } from './framing.js';
 import { committedEndInTail, lastRecordInTail, scanJournal } from './journal-codec.js';
@@ -56,9 +56,10 @@ function readableSize(status: FileStatus, file: string): number {
 
 /** The journal's first event, the session's creation, as far as the header it holds (built on first use). */
 export const firstEventSchema = lazySchema(() =>
-  z.object({ seq: z.literal(1), type: z.literal('session-created'), header: sessionHeaderSchema }),
+  // Loose: the event's other members pass through unread (its full check is the journal's).
+  z.looseObject({ seq: z.literal(1), type: z.literal('session-created'), header: sessionHeaderSchema }),
 );
-const parseFirstEvent = fastSafeParser(firstEventSchema, fastParseFirstEvent);
+const parseFirstEvent = checkedSafeParser(firstEventSchema, checkFirstEvent);
 
 /**
  * The header recorded in a journal's first record (its parsed body): the first event's. The

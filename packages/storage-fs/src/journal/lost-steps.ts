@@ -4,7 +4,8 @@
 // `step-started` event is a flat JSON object, readable even when its record around it is not.
 // A step that started and completed in the removed part is listed too: its completion is
 // lost with it, so a resume runs it again.
-import { type LostStep, lazySchema } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
+import type { LostStep } from '@resume/core/spec';
 import { z } from 'zod';
 
 const stepStartedSchema = lazySchema(() =>

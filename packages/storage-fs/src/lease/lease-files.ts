@@ -7,12 +7,11 @@
 // the holder marks its own lease released (atomic replace). Epochs only grow, and
 // an append is fenced by checking that no higher epoch exists.
 import path from 'node:path';
+import { lazySchema } from '@resume/core/lazy-schema';
 import {
-  fastSafeParser,
   isHolderAlive,
   type LeaseHolder,
   type LeaseHolderInfo,
-  lazySchema,
   type ProcessProbe,
   SessionLockedError,
 } from '@resume/core/spec';
@@ -20,9 +19,10 @@ import { z } from 'zod';
 import { writeFileAtomically, writeTemporary } from '../file-system/atomic-write.js';
 import { errorCode, type FileSystem } from '../file-system/file-system.js';
 import { frameObject, unframe } from '../journal/framing.js';
-import { fastParseLeaseRecord } from '../store/store-files-parse.generated.js';
+import { checkedSafeParser } from '../store/checked-parse.js';
+import { checkLeaseRecord } from '../store/store-files-check.generated.js';
 
-/** A lease file's record (built on first use; a valid file is read by its written-out parser). */
+/** A lease file's record (built on first use; a valid file is read by its generated check). */
 export const leaseRecordSchema = lazySchema(() =>
   z.object({
     v: z.literal(1),
@@ -43,7 +43,7 @@ export const leaseRecordSchema = lazySchema(() =>
     journal: z.object({ size: z.number().int().nonnegative(), changedMs: z.number() }).optional(),
   }),
 );
-const parseLeaseRecord = fastSafeParser(leaseRecordSchema, fastParseLeaseRecord);
+const parseLeaseRecord = checkedSafeParser(leaseRecordSchema, checkLeaseRecord);
 export type LeaseRecord = z.infer<typeof leaseRecordSchema>;
 
 const leaseNamePattern = /^epoch-(\d{10})$/;

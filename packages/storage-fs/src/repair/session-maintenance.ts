@@ -8,11 +8,11 @@
 // A repair holds the session's writer lease while it works.
 import { hostname } from 'node:os';
 import { crc32 } from 'node:zlib';
+import { lazySchema } from '@resume/core/lazy-schema';
 import {
   type IntegrityProblem,
   JournalCorruptedError,
   journalEventSchema,
-  lazySchema,
   type RepairReport,
   type SessionHeader,
   SessionLockedError,

@@ -15,7 +15,7 @@
 // `snapshot.json` carry a layout version `v` as well: 2 is this layout, 1 one framed line holding
 // the whole state; both are still read.
 import { crc32 } from 'node:zlib';
-import { lazySchema } from '@resume/core/spec';
+import { lazySchema } from '@resume/core/lazy-schema';
 import { z } from 'zod';
 import { FRAME_PREFIX_LENGTH, frameObject, unframe } from '../journal/framing.js';
 import { type PendingText, pendingTextOf, withDeferredText } from './deferred-text.js';

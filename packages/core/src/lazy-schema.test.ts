@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { journalEventSchema, messageSchema, sessionHeaderSchema } from './events.js';
 import { lazySchema, once } from './lazy-schema.js';
+import { journalEventSchema, messageSchema, sessionHeaderSchema } from './spec/events.js';
 
 describe('lazySchema', () => {
   it('builds the schema on first use, once, and validates exactly like it', () => {
