@@ -16,6 +16,7 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
   const debug = argv.includes('--debug');
   const program = buildProgram(environment, {
     argv,
+    rerun: (corrected) => runCli(corrected, environment),
     async run(_command, work) {
       try {
         exitCode = await work();

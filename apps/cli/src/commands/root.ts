@@ -9,7 +9,12 @@ export interface RootInput {
   task: string;
   options: Record<string, unknown>;
   /** How the task was typed: a task that looks like a mistyped command is not run as a topic. */
-  typed?: { argv: readonly string[]; words: readonly string[]; commands: CommandNames };
+  typed?: {
+    argv: readonly string[];
+    words: readonly string[];
+    commands: CommandNames;
+    rerun(argv: readonly string[]): Promise<number>;
+  };
 }
 
 export async function runRootCommand(context: CliContext, input: RootInput): Promise<number> {
@@ -73,8 +78,7 @@ async function checkMistypedCommand(
     return 0;
   }
   if (mistyped.suggestion === null) return null;
-  const { runCli } = await import('../cli.js');
-  return runCli(correctedArgv(typed, mistyped.suggestion), context.environment);
+  return typed.rerun(correctedArgv(typed, mistyped.suggestion));
 }
 
 /** The command line with the task's words replaced by the corrected command. */

@@ -11,6 +11,8 @@ import { CONFLICT_CHOICES, UNCERTAIN_CHOICES } from '../runs/resume-choices.js';
 export interface ProgramHooks {
   /** The command line as typed (a task that looks like a mistyped command is offered again corrected). */
   readonly argv: readonly string[];
+  /** Runs another command line in this process (the corrected command), returning its exit code. */
+  rerun(argv: readonly string[]): Promise<number>;
   /** Called by the chosen action with the work to do; the caller runs it and keeps the exit code. */
   run(command: Command, work: () => Promise<number>): Promise<void>;
 }
@@ -178,7 +180,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       return runRootCommand(context, {
         task: words.join(' ').trim(),
         options,
-        typed: { argv: hooks.argv, words, commands: commandNames(command) },
+        typed: { argv: hooks.argv, words, commands: commandNames(command), rerun: hooks.rerun },
       });
     }),
   );
