@@ -9,16 +9,9 @@ import { createTmuxTerminal, tmuxAvailable } from './tmux-terminal.js';
 
 const ORPHANS = '2 child sessions will keep their own history and lose their parent link';
 
-/** A fresh pane, once the shell has taken the clear (typed at once, keys can reach it half-read). */
-async function settledPane(terminal: ReturnType<typeof createTmuxTerminal>): Promise<void> {
-  terminal.freshPane();
-  await terminal.waitForScreen((text) => text.trim().endsWith('#') || text.trim().endsWith('$'), 'the shell prompt');
-}
-
 describe.skipIf(!tmuxAvailable)('deleting a session with children, in a real terminal', () => {
   const terminal = createTmuxTerminal('conclave-delete');
-  const { home, waitForScreen, type, conclave, tmux } = terminal;
-  const clearedPane = () => settledPane(terminal);
+  const { home, waitForScreen, type, conclave, tmux, settledPane } = terminal;
   let parentId = '';
 
   beforeAll(async () => {
@@ -39,7 +32,7 @@ describe.skipIf(!tmuxAvailable)('deleting a session with children, in a real ter
   afterAll(() => terminal.close());
 
   it("says what happens to the children on the picker's d", { timeout: 60_000 }, async () => {
-    await clearedPane();
+    await settledPane();
     type(conclave(0, 'tui'), 'Enter');
     await waitForScreen((text) => text.includes('Plan the garden shed'), 'the picker');
     // Newest first: the parent is the third row.
@@ -58,7 +51,7 @@ describe.skipIf(!tmuxAvailable)('deleting a session with children, in a real ter
   });
 
   it('says the same in `conclave sessions delete`', { timeout: 60_000 }, async () => {
-    await clearedPane();
+    await settledPane();
     type(conclave(0, `sessions delete ${parentId}`), 'Enter');
     const asked = await waitForScreen((text) => text.includes('[y/N]'), 'the delete question');
     expect(asked.replace(/\s+/g, ' ')).toContain(ORPHANS);
@@ -71,8 +64,7 @@ describe.skipIf(!tmuxAvailable)('deleting a session with children, in a real ter
 
 describe.skipIf(!tmuxAvailable)("the picker's c on an unfinished session, in a real terminal", () => {
   const terminal = createTmuxTerminal('conclave-unfinished');
-  const { home, waitForScreen, type, conclave } = terminal;
-  const clearedPane = () => settledPane(terminal);
+  const { home, waitForScreen, type, conclave, settledPane } = terminal;
 
   beforeAll(async () => {
     await terminal.open();
@@ -86,7 +78,7 @@ describe.skipIf(!tmuxAvailable)("the picker's c on an unfinished session, in a r
   afterAll(() => terminal.close());
 
   it('shows the Unfinished session screen first, and cancel starts nothing', { timeout: 60_000 }, async () => {
-    await clearedPane();
+    await settledPane();
     type(conclave(0, '--resume'), 'Enter');
     await waitForScreen((text) => text.includes('Plan the garden shed'), 'the picker');
     type('c');
@@ -103,20 +95,19 @@ describe.skipIf(!tmuxAvailable)("the picker's c on an unfinished session, in a r
 
 describe.skipIf(!tmuxAvailable)('the model-unavailable screen on a resume, in a real terminal', () => {
   const terminal = createTmuxTerminal('conclave-model-gone');
-  const { waitForScreen, type, conclave, tmux, listSessions } = terminal;
-  const clearedPane = () => settledPane(terminal);
+  const { waitForScreen, type, conclave, tmux, listSessions, settledPane } = terminal;
 
   beforeAll(() => terminal.open(), 120_000);
   afterAll(() => terminal.close());
 
   it('leaves no stale status line behind once the run goes on', { timeout: 120_000 }, async () => {
-    await clearedPane();
+    await settledPane();
     type(conclave(300, '--model gpt-4o "Pick the database"'), 'Enter');
     await waitForScreen((text) => text.includes('round 2'), 'the second round');
     type('C-c');
     expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the interrupt')).toContain('EXIT=130');
     const id = listSessions().find((session) => session.title === 'Pick the database')?.id;
-    await clearedPane();
+    await settledPane();
     type(conclave(0, `--resume ${id} --yes`, 'CONCLAVE_SCRIPTED_MODELS=gpt-4.1'), 'Enter');
     await waitForScreen((text) => text.includes("Model 'gpt-4o' is not available"), 'the model-unavailable screen');
     type('1');
