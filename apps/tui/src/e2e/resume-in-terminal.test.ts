@@ -200,11 +200,12 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
     timeout: 120_000,
     retry: 2,
   }, async () => {
-    freshPane();
+    // A pane cleared for certain: an EXIT= left from the test before would end the waits at once.
+    await settledPane();
     type(conclave(0, '"Delete me later"'), 'Enter');
     expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the run')).toContain('EXIT=0');
     const parent = listSessions().find((session) => session.title === 'Delete me later');
-    freshPane();
+    await settledPane();
     type(conclave(0, `--resume ${parent?.id} "And then?"`), 'Enter');
     expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the continued run')).toContain('EXIT=0');
     await settledPane();
