@@ -1,17 +1,13 @@
-// Builds the package in the current directory.
-// Libraries: one ESM file per `exports` entry (esbuild, shared chunks split out)
-// plus TypeScript declarations. Apps (packages with a `bin`): one bundle per bin,
-// with the version injected, and their library entry points like a library.
-import { execFileSync } from 'node:child_process';
+// Builds the app (a package with a `bin`) in the current directory: one bundle per bin, with the
+// version injected and the start-up optimisations below, and its `exports` entries as ES modules.
+// The library packages build with tsdown instead (`tsdown.config.ts`, docs/decisions/0030).
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { build } from 'esbuild';
 
 const packageDir = process.cwd();
 const manifest = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
-const require = createRequire(import.meta.url);
 
 rmSync(path.join(packageDir, 'dist'), { recursive: true, force: true });
 
@@ -82,7 +78,9 @@ for (const [name, target] of Object.entries(manifest.bin ?? {})) {
   // when an importing chunk loads (the YAML parser: a resume validates the spec's recorded data
   // and never parses YAML, so it neither reads nor compiles the parser's 270 KB). An ES module
   // package works too (`"default"` names its default export): `string-width` builds a grapheme
-  // segmenter when it loads, which a run whose output is plain ASCII never needs.
+  // segmenter when it loads, which a run whose output is plain ASCII never needs. Bundled
+  // packages that import the same package (Ink and `string-width`) share its file, so the TUI
+  // builds its segmenter and compiles its patterns once.
   const lazyCommonJs = manifest.conclave?.lazyCommonJs ?? {};
   // `conclave.builtinsWithoutFacade`: built-ins the bundled code reads from their exports object
   // instead of importing them as ES modules. For an ES module Node reads every property of the
@@ -262,9 +260,20 @@ function lazyCommonJsPlugin(functionsByPackage, directory) {
   return {
     name: 'lazy-commonjs',
     setup(pluginBuild) {
-      pluginBuild.onResolve({ filter }, (args) => {
-        if (args.kind !== 'import-statement' || args.importer.includes(`${path.sep}node_modules${path.sep}`)) {
-          return undefined;
+      // Where a package resolves to, without this plugin: a bundled dependency (Ink imports
+      // `string-width` too) shares the lazy file only when it resolves the very same package.
+      const resolved = async (name, resolveDir) =>
+        (await pluginBuild.resolve(name, { resolveDir, kind: 'import-statement', pluginData: { lazySkip: true } }))
+          .path;
+      pluginBuild.onResolve({ filter }, async (args) => {
+        if (args.kind !== 'import-statement' || args.pluginData?.lazySkip) return undefined;
+        if (args.importer.includes(`${path.sep}node_modules${path.sep}`)) {
+          const [theirs, ours] = await Promise.all([
+            resolved(args.path, args.resolveDir),
+            resolved(args.path, packageDir),
+          ]);
+          if (theirs !== ours) return undefined;
+          return { path: args.path, namespace: 'lazy-commonjs', pluginData: { resolveDir: packageDir } };
         }
         return { path: args.path, namespace: 'lazy-commonjs', pluginData: { resolveDir: args.resolveDir } };
       });
@@ -325,9 +334,4 @@ export default new Proxy({}, {
       }));
     },
   };
-}
-
-if (entryPoints.length > 0 && !manifest.bin) {
-  const tsc = require.resolve('typescript/bin/tsc', { paths: [packageDir] });
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
 }

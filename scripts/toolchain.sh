@@ -1,4 +1,4 @@
-# Sourced by the bin/ scripts: makes sure a Node >= 22.12 and the pinned pnpm
+# Sourced by the bin/ scripts: makes sure a Node >= 22.18 and the pinned pnpm
 # are available, provisioning both from the npm registry into .tools/ when the
 # system Node is older. Exports PATH (and npm_config_nodedir for native addons).
 # shellcheck shell=bash
@@ -10,9 +10,10 @@ CONCLAVE_PNPM_VERSION="10.34.9"
 
 toolchain_log() { printf '\033[2m[setup]\033[0m %s\n' "$*" >&2; }
 
-# Succeeds when the given node binary is >= 22.12.
+# Succeeds when the given node binary is >= 22.18: the built packages run on 22.12, but the
+# library build (tsdown) needs 22.18 (docs/decisions/0030-libraries-build-with-tsdown.md).
 node_is_recent() {
-  "$1" -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>22||(a===22&&b>=12)?0:1)' 2>/dev/null
+  "$1" -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>22||(a===22&&b>=18)?0:1)' 2>/dev/null
 }
 
 fetch_registry_package() { # <spec> <destination dir>
@@ -43,7 +44,7 @@ ensure_node() {
     return 0
   fi
   if ! command -v npm >/dev/null 2>&1; then
-    toolchain_log "Node >= 22.12 is required and npm is not available to provision it; install Node $CONCLAVE_NODE_MAJOR"
+    toolchain_log "Node >= 22.18 is required to build and npm is not available to provision it; install Node $CONCLAVE_NODE_MAJOR"
     return 1
   fi
   toolchain_log "system Node is $(node --version 2>/dev/null || echo missing); provisioning Node $CONCLAVE_NODE_MAJOR into .tools/node"

@@ -14,6 +14,9 @@ const USAGE = 64;
 export async function runCli(argv: readonly string[], environment: CliEnvironment): Promise<number> {
   let exitCode = SUCCESS;
   const debug = argv.includes('--debug');
+  // Every command that prints JSON takes --json; after `--` it is an argument, not the flag.
+  const separator = argv.indexOf('--');
+  const json = (separator === -1 ? argv : argv.slice(0, separator)).includes('--json');
   const program = buildProgram(environment, {
     argv,
     rerun: (corrected) => runCli(corrected, environment),
@@ -32,6 +35,7 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
         ]);
         exitCode = reportError(error, terminal, {
           debug,
+          json,
           scrub: createKnownSecretScrubber({ env: { ...environment.env } }),
         });
       }
@@ -50,6 +54,13 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
         error.code === 'commander.help'
       )
         return SUCCESS;
+      if (json) {
+        // Commander printed the problem on stderr; scripts read it on stdout too.
+        const { errorJson } = await import('./errors/report-error.js');
+        const message = printableText(error.message.replace(/^error: /, ''), 'line');
+        const hint = 'See the command and its options with --help.';
+        environment.streams.stdout.write(`${errorJson({ code: 'usage', message, exitCode: USAGE, hint })}\n`);
+      }
       return USAGE;
     }
     throw error;

@@ -49,6 +49,12 @@ export interface ScriptedProviderOptions {
   models?: string[];
   /** Injected for tests: how to wait. */
   sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+  /**
+   * What the scripted models' calls cost, in USD per million input and output tokens (default
+   * `CONCLAVE_SCRIPTED_PRICE`, `input,output`, e.g. `2.5,10`; else they are free), so cost
+   * limits can be tried offline.
+   */
+  price?: { input: number; output: number };
 }
 
 /** One line of the call log. */
@@ -87,6 +93,23 @@ function readEnvNumber(
     key: name,
     problem: `${result.error.issues[0]?.message ?? 'invalid value'} (got "${raw}")`,
     fix: `Set ${name} to a whole number, or unset it.`,
+  });
+}
+
+const PRICE_VARIABLE = 'CONCLAVE_SCRIPTED_PRICE';
+const pricePattern = /^\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*$/;
+
+/** `CONCLAVE_SCRIPTED_PRICE=2.5,10`: USD per million input and output tokens. */
+function readEnvPrice(env: Record<string, string | undefined>): { input: number; output: number } | undefined {
+  const raw = env[PRICE_VARIABLE];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const match = pricePattern.exec(raw);
+  if (match) return { input: Number(match[1]), output: Number(match[2]) };
+  throw new ConfigError({
+    file: null,
+    key: PRICE_VARIABLE,
+    problem: `the price is two numbers, USD per million input and output tokens (got "${raw}")`,
+    fix: `Set ${PRICE_VARIABLE}=2.5,10 (input,output), or unset it so scripted calls are free.`,
   });
 }
 
@@ -158,6 +181,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): C
         ? loadScript(scriptSource)
         : parseScript(scriptSource, null);
   const sleep = options.sleep ?? defaultSleep;
+  const price = options.price ?? readEnvPrice(env);
   const listedInEnv = (env.CONCLAVE_SCRIPTED_MODELS ?? '')
     .split(',')
     .map((model) => model.trim())
@@ -209,6 +233,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): C
     specificationVersion: MODEL_SPECIFICATION_VERSION,
     provider: SCRIPTED_PROVIDER_NAME,
     modelId,
+    ...(price ? { price } : {}),
     async generate(request: GenerateRequest): Promise<GenerateResult> {
       const signal = request.signal;
       if (signal?.aborted) throw abortedError(modelId);

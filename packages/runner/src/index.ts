@@ -98,6 +98,7 @@ export {
   type MapStepStatus,
   mapStatuses,
 } from './modes/map-journal.js';
+export { MapNoItemsError } from './modes/map-no-items-error.js';
 export type { ModelResolver } from './modes/mode-context.js';
 export { type FailedBranch, ParallelGroupFailedError } from './modes/parallel-group-failed-error.js';
 export { ShellCommandFailedError, type ShellResult } from './modes/shell-command.js';
@@ -189,6 +190,7 @@ export {
   type ToolFactoryInput,
   type WorkflowInput,
 } from './runner/runner.js';
+export { mergeWorktreeRun, type WorktreeMerge } from './runner/worktree-run.js';
 // ---- workspace tools of the orchestrated mode (tools/)
 export { WorkspaceToolError, type WorkspaceToolErrorReason } from './tools/workspace-tool-error.js';
 export {

@@ -20,6 +20,7 @@ export const workflowOptionsSchema = lazySchema(() =>
     title: z.string().optional(),
     maxCost: z.string().optional(),
     maxLineageCost: z.string().optional(),
+    worktree: z.boolean().optional(),
   }),
 );
 type WorkflowOptions = z.infer<typeof workflowOptionsSchema>;
@@ -33,6 +34,10 @@ export async function runWorkflowCommand(
     if (input.file)
       throw new UsageError('Give either a file to run or --resume <id>, not both.', {
         hint: 'conclave run --resume <id>   resumes the run as it was recorded (its spec snapshot included).',
+      });
+    if (options.worktree)
+      throw new UsageError('--worktree starts a new run in a worktree; a resume runs where the session ran.', {
+        hint: 'conclave run --resume <id>   goes on in the worktree the run started in, if it had one.',
       });
     if (options.var.length > 0)
       throw new UsageError(
@@ -89,6 +94,7 @@ export async function runWorkflowCommand(
         variables,
         record: { ...recordOf(selection), ...costs.record },
         ...(options.title ? { title: options.title } : {}),
+        ...(options.worktree ? { worktree: true } : {}),
       }),
   );
 }

@@ -8,7 +8,14 @@ import type { CliContext } from '../context/cli-context.js';
 import { capitalize, formatCost, formatTokens, formatWhen } from '../output/format.js';
 import { lineageOf } from '../sessions/lineage.js';
 import { resolveSession } from '../sessions/resolve-session.js';
-import { renderStepHistory, renderTranscript, sessionJson, usageByAgent } from '../sessions/session-view.js';
+import {
+  renderStepHistory,
+  renderTranscript,
+  sessionJson,
+  sessionNotices,
+  shellResultsOf,
+  usageByAgent,
+} from '../sessions/session-view.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
 
 const showOptionsSchema = z.object({ transcript: z.boolean().default(false) });
@@ -23,8 +30,9 @@ export async function showSessionCommand(
   const state = await engine.readSession(id);
   const { lineage, usage } = await lineageOf(engine, state);
   const terminal = context.terminal;
+  const shellResults = await shellResultsOf(engine.store, state);
   if (context.options.json) {
-    terminal.data(JSON.stringify(sessionJson(state, lineage, usage), null, 2));
+    terminal.data(JSON.stringify(sessionJson(state, lineage, usage, shellResults), null, 2));
     return 0;
   }
   const shortId = await shortIdsOfStore(context, [id, ...lineage.map((entry) => entry.id)]);
@@ -71,9 +79,10 @@ export async function showSessionCommand(
   const variables = Object.entries(state.variables);
   if (variables.length > 0)
     terminal.out(`  variables:   ${variables.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(', ')}`);
+  for (const notice of sessionNotices(state)) terminal.out(`  notice:      ${printableText(notice, 'line')}`);
   if (state.steps.length > 0) {
     terminal.out(`  steps:       ${state.steps.length}`);
-    for (const line of renderStepHistory(state)) terminal.out(line);
+    for (const line of renderStepHistory(state, { shellResults })) terminal.out(line);
   }
   terminal.out();
   terminal.out(terminal.bold(`${capitalize('transcript')} (${state.messages.length} messages)`));

@@ -4,10 +4,11 @@
 // happens without a terminal when a decision is missing.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 interface ListItem {
   index: number;
@@ -145,11 +146,7 @@ describe('conclave: a discussion, continued, listed, shown', () => {
 });
 
 describe('conclave: interrupt and resume', () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await createSandbox();
-  });
-  afterAll(() => sandbox.remove());
+  const sandbox = sandboxFixture('all');
 
   it('exits 130 on Ctrl+C with the exact resume command, and the resumed transcript equals an uninterrupted one', async () => {
     const task = 'Plan the database migration';
@@ -312,12 +309,44 @@ describe('conclave: interrupt and resume', () => {
   });
 });
 
-describe('conclave: workflows, admin commands and errors', () => {
+describe('conclave: the README tour', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
     sandbox = await createSandbox();
   });
   afterAll(() => sandbox.remove());
+
+  it('stops at a cost limit with a priced scripted provider, and goes on with a higher one, as printed', async () => {
+    const env = { CONCLAVE_SCRIPTED_PRICE: '2.5,10' };
+    const stopped = await sandbox.run(['Plan the Q3 launch', '--max-cost', '0.01'], { env });
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toContain('Cost limit: Stopped before round-2/pragmatist');
+    const id = /conclave --resume (\S+) --max-cost <usd>/.exec(stopped.stderr)?.[1] ?? '';
+    expect(id).not.toBe('');
+    const resumed = await sandbox.run(['--resume', id, '--yes', '--max-cost', '0.05'], { env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const [session] = await sandbox.json<Array<{ costUsd: number }>>(['sessions', 'list']);
+    expect(session?.costUsd).toBeGreaterThan(0.01);
+    expect(session?.costUsd).toBeLessThan(0.05);
+  });
+
+  it('prices scripted calls from providers.scripted.price in the config, and refuses a malformed price', async () => {
+    await writeFile(
+      path.join(sandbox.workspace, '.conclave.yaml'),
+      'providers:\n  scripted:\n    price: { input: 2.5, output: 10 }\n',
+    );
+    const priced = await sandbox.run(['Plan the Q3 launch', '--max-cost', '0.01']);
+    expect(priced.code, priced.stderr).toBe(130);
+    await rm(path.join(sandbox.workspace, '.conclave.yaml'));
+    const malformed = await sandbox.run(['Plan the Q3 launch'], { env: { CONCLAVE_SCRIPTED_PRICE: 'cheap' } });
+    expect(malformed.code).toBe(64);
+    expect(malformed.stderr).toContain('CONCLAVE_SCRIPTED_PRICE');
+    expect(malformed.stderr).toContain('CONCLAVE_SCRIPTED_PRICE=2.5,10');
+  });
+});
+
+describe('conclave: workflows, admin commands and errors', () => {
+  const sandbox = sandboxFixture('all');
 
   it('runs a workflow spec with variables, writes its artifact, and resumes by run --resume', async () => {
     await writeFile(
@@ -460,6 +489,29 @@ describe('conclave: workflows, admin commands and errors', () => {
     expect(noFollowUp.stderr).toContain('follow-up');
     const noTask = await sandbox.run([]);
     expect(noTask.code).toBe(64);
+  });
+
+  it('with --json, every failure prints an error object on stdout and the message on stderr', async () => {
+    interface ErrorJson {
+      error: { code: string; message: string; exitCode: number; hint: string | null };
+    }
+    // Options commander refuses itself get their hint for scripts only; every other hint is on stderr too.
+    const cases: Array<{ args: string[]; code: string; exitCode: number; parser?: true }> = [
+      { args: ['sessions', 'list', '--json', '--bogus'], code: 'usage', exitCode: 64, parser: true },
+      { args: ['sessions', 'show', 'zzzzzzzzzz', '--json'], code: 'session-not-found', exitCode: 66 },
+      { args: ['run', 'missing.yaml', '--json'], code: 'file-not-found', exitCode: 66 },
+      { args: ['--json', '--on-conflict', 'maybe', '--resume', 'x'], code: 'usage', exitCode: 64, parser: true },
+      { args: ['--continue', '--json'], code: 'usage', exitCode: 64 },
+    ];
+    for (const { args, code, exitCode, parser } of cases) {
+      const result = await sandbox.run(args);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(exitCode);
+      const printed = JSON.parse(result.stdout) as ErrorJson;
+      expect(printed.error).toMatchObject({ code, exitCode });
+      expect(printed.error.message.length).toBeGreaterThan(0);
+      expect(result.stderr).toContain(printed.error.message.split('\n')[0]);
+      if (printed.error.hint !== null && !parser) expect(result.stderr).toContain(printed.error.hint.split('\n')[0]);
+    }
   });
 
   it('shows the effective config with sources and names file and key of an invalid one', async () => {

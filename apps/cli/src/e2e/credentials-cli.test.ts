@@ -3,16 +3,13 @@
 // of a file given as a workflow spec that is not one.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 beforeAll(() => assertBuilt());
 
-let sandbox: Sandbox;
-beforeEach(async () => {
-  sandbox = await createSandbox();
-});
-afterEach(() => sandbox.remove());
+const sandbox = sandboxFixture();
 
 describe('conclave keeps passwords out of what it prints', () => {
   it.each([

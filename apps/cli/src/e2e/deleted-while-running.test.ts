@@ -3,16 +3,13 @@
 // error, and never claims the session kept anything or prints a resume command.
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 beforeAll(() => assertBuilt());
 
-let sandbox: Sandbox;
-beforeEach(async () => {
-  sandbox = await createSandbox();
-});
-afterEach(() => sandbox.remove());
+const sandbox = sandboxFixture();
 
 describe('a session deleted while it runs', () => {
   it('says the folder was deleted and what was lost, exits 66, and offers no resume', async () => {

@@ -1,19 +1,16 @@
 // End-to-end: workflow map steps through the built `conclave`: the dead-letter list
 // (`run dlq`), retrying failed items (`run retry`), plain progress, and the map-review
 // example running offline with the scripted provider.
-import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 beforeAll(() => assertBuilt());
 
-let sandbox: Sandbox;
-beforeEach(async () => {
-  sandbox = await createSandbox();
-});
-afterEach(() => sandbox.remove());
+const sandbox = sandboxFixture();
 
 const flaky = [
   'name: flaky',
@@ -84,6 +81,79 @@ describe('conclave run: map steps from the command line', () => {
     expect(lines.at(-1)).toBe('after');
     const after = await sandbox.run(['run', 'dlq', sessionId]);
     expect(after.stdout).toContain('3 items: 3 completed, 0 failed');
+  });
+
+  it('lists and retries a failed glob item, whose id is a path with slashes', async () => {
+    const spec = [
+      'name: checks',
+      'steps:',
+      '  - id: check',
+      '    map:',
+      '      items: { glob: "src/**/*.ts" }',
+      '      do:',
+      '        - shell: \'echo "$CONCLAVE_ITEM_ID" >> ran.txt; grep -q good "$CONCLAVE_ITEM_ID"\'',
+      '',
+    ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'checks.yaml'), spec);
+    await mkdir(path.join(sandbox.workspace, 'src', 'sub'), { recursive: true });
+    await writeFile(path.join(sandbox.workspace, 'src', 'a.ts'), 'good\n');
+    await writeFile(path.join(sandbox.workspace, 'src', 'sub', 'bad.ts'), 'bad\n');
+    const first = await sandbox.run(['run', 'checks.yaml']);
+    expect(first.code, first.stderr).toBe(1);
+    const sessionId = /Session (\S+) keeps everything/.exec(first.stderr)?.[1] ?? '';
+    expect(first.stderr).toContain('(src/sub/bad.ts)');
+
+    const listed = await sandbox.run(['run', 'dlq', sessionId]);
+    expect(listed.stdout).toContain('Map step check: 2 items: 1 completed, 1 failed');
+    expect(listed.stdout).toContain('src/sub/bad.ts  failed');
+    const all = await sandbox.json<Array<{ items: Array<{ id: string; state: string }> }>>([
+      'run',
+      'dlq',
+      sessionId,
+      '--all',
+    ]);
+    expect(all[0]?.items.map((item) => `${item.id} ${item.state}`)).toEqual([
+      'src/a.ts completed',
+      'src/sub/bad.ts failed',
+    ]);
+
+    await writeFile(path.join(sandbox.workspace, 'src', 'sub', 'bad.ts'), 'good now\n');
+    const retried = await sandbox.run(['run', 'retry', sessionId, '--items', 'src/sub/bad.ts', '--yes']);
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(await ran()).toEqual(['src/a.ts', 'src/sub/bad.ts', 'src/sub/bad.ts']);
+    const after = await sandbox.run(['run', 'dlq', sessionId]);
+    expect(after.stdout).toContain('2 items: 2 completed, 0 failed');
+  });
+
+  it('says and journals that a map step had no items, and fails the run when require_items is set', async () => {
+    const spec = (required: boolean) =>
+      [
+        'name: empty',
+        'steps:',
+        '  - id: each',
+        '    map:',
+        '      items: { glob: "src/**/*.ts" }',
+        ...(required ? ['      require_items: true'] : []),
+        '      do:',
+        '        - shell: \'echo "$CONCLAVE_ITEM_ID"\'',
+        "  - shell: 'echo after >> ran.txt'",
+        '',
+      ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'empty.yaml'), spec(false));
+    const run = await sandbox.run(['run', 'empty.yaml']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('Map step each had no items.');
+    const sessionId = /Started session (\S+)/.exec(run.stderr)?.[1] ?? '';
+    const shown = await sandbox.run(['sessions', 'show', sessionId]);
+    expect(shown.stdout).toContain('Map step each had no items.');
+    const json = await sandbox.json<{ notices: string[] }>(['sessions', 'show', sessionId]);
+    expect(json.notices).toEqual(['Map step each had no items.']);
+
+    await writeFile(path.join(sandbox.workspace, 'empty.yaml'), spec(true));
+    const required = await sandbox.run(['run', 'empty.yaml']);
+    expect(required.code, required.stderr).toBe(1);
+    expect(required.stderr).toContain('Map step each had no items, and it has require_items: true');
+    expect(await ran()).toEqual(['after']);
   });
 
   it('run dlq and run retry teach their use in --help', async () => {

@@ -6,8 +6,9 @@ import { chmodSync, lstatSync, mkdtempSync, readlinkSync, rmSync, statSync, trun
 import { mkdir, readFile, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 const sessionIdFrom = (text: string) => /Session saved: ([0-9a-z]{22})/.exec(text)?.[1] ?? '';
 const MiB = 1024 * 1024;
@@ -100,11 +101,7 @@ describe('conclave sessions export -o', () => {
 });
 
 describe('conclave sessions export of a damaged session', () => {
-  let sandbox: Sandbox;
-  beforeEach(async () => {
-    sandbox = await createSandbox();
-  });
-  afterEach(() => sandbox.remove());
+  const sandbox = sandboxFixture();
 
   const damages: Record<string, (journal: string) => Promise<void>> = {
     'a changed byte near its end': async (journal) => {
@@ -161,11 +158,7 @@ describe('conclave sessions export of a damaged session', () => {
 });
 
 describe('conclave sessions import of files that are not bundles', () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await createSandbox();
-  });
-  afterAll(() => sandbox.remove());
+  const sandbox = sandboxFixture('all');
 
   it('says a directory is a directory (64), and refuses a FIFO or an oversized file without reading it', async () => {
     const directory = await sandbox.run(['sessions', 'import', sandbox.root]);
@@ -235,11 +228,7 @@ describe('conclave sessions import of files that are not bundles', () => {
 });
 
 describe('conclave run: specs, project, items and config files that are not regular files', () => {
-  let sandbox: Sandbox;
-  beforeEach(async () => {
-    sandbox = await createSandbox();
-  });
-  afterEach(() => sandbox.remove());
+  const sandbox = sandboxFixture();
 
   it('refuses a directory, a name too long, a FIFO, a device and a spec over 1 MiB, each by name', async () => {
     const directory = await sandbox.run(['run', sandbox.workspace]);

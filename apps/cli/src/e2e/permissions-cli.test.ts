@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { chmod, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type RunOptions, type Sandbox } from './run-cli.js';
+import { assertBuilt, type RunOptions } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 const sessionIdFrom = (text: string) => /Session saved: ([0-9a-z]{22})/.exec(text)?.[1] ?? '';
 
@@ -19,13 +20,12 @@ function unprivileged(): RunOptions {
 beforeAll(() => assertBuilt());
 
 describe('a store the user may not read or write', () => {
-  let sandbox: Sandbox;
+  const sandbox = sandboxFixture('all');
   let readable: string;
   let refused: string;
   let folder: string;
   const as = unprivileged();
   beforeAll(async () => {
-    sandbox = await createSandbox();
     readable = sessionIdFrom((await sandbox.run(['Evaluate my idea: durable agent sessions'])).stdout);
     refused = sessionIdFrom((await sandbox.run(['Evaluate my idea: a shared journal'])).stdout);
     folder = path.join(sandbox.home, 'sessions', refused);
@@ -37,7 +37,6 @@ describe('a store the user may not read or write', () => {
   });
   afterAll(async () => {
     await chmod(folder, 0o700).catch(() => {});
-    await sandbox.remove();
   });
 
   it('lists the other sessions and shows the unreadable one as unreadable, with its path', async () => {

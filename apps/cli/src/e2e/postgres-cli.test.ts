@@ -11,8 +11,9 @@ import {
   type PostgresCluster,
   startPostgresCluster,
 } from '@resume/storage-postgres/testing';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 const run = promisify(execFile);
 const postgres = findPostgres();
@@ -21,7 +22,6 @@ const psqlDirectory = postgres.available ? (postgres.binDirectory ?? '') : '';
 
 describe.skipIf(!postgres.available || postgres.externalUrl !== null)(`conclave on PostgreSQL ${skipped}`, () => {
   let cluster: PostgresCluster;
-  let sandbox: Sandbox;
   beforeAll(async () => {
     assertBuilt();
     cluster = await startPostgresCluster(postgres, { ssl: true });
@@ -29,10 +29,7 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(`conclave 
   afterAll(async () => {
     await cluster?.stop();
   });
-  beforeEach(async () => {
-    sandbox = await createSandbox();
-  });
-  afterEach(() => sandbox.remove());
+  const sandbox = sandboxFixture();
 
   const psql = async (sql: string) =>
     (await run(path.join(psqlDirectory, 'psql'), [cluster.url, '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql])).stdout;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { type FakeHttpServer, sse, startFakeHttpServer } from '@resume/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 const sessionIdFrom = (text: string) => /Session saved: ([0-9a-z]{22})/.exec(text)?.[1] ?? null;
 const resumeIdFrom = (text: string) => /conclave --resume ([0-9a-z]{22})/.exec(text)?.[1] ?? '';
@@ -26,11 +27,7 @@ function storeSnapshot(home: string): Record<string, string> {
 beforeAll(() => assertBuilt());
 
 describe('conclave: a follow-up for a session that never finished', () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await createSandbox();
-  });
-  afterAll(() => sandbox.remove());
+  const sandbox = sandboxFixture('all');
 
   it('refuses --continue "q" on an interrupted newest session without a terminal, naming the resume command', async () => {
     const running = sandbox.start(['Plan the database migration'], { env: { CONCLAVE_SCRIPTED_LATENCY_MS: '150' } });
@@ -63,11 +60,7 @@ describe('conclave: a follow-up for a session that never finished', () => {
 });
 
 describe('conclave: every missing decision in one message', () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await createSandbox();
-  });
-  afterAll(() => sandbox.remove());
+  const sandbox = sandboxFixture('all');
 
   it('names --yes, --on-conflict and --on-uncertain together before anything is written', async () => {
     await writeFile(path.join(sandbox.workspace, '.conclave.yaml'), 'tools:\n  allowCommands: [sh]\n');

@@ -2,17 +2,17 @@
 // the same second (whose first 10 characters are the same).
 import { createEngine } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 beforeAll(() => assertBuilt());
 
 describe('conclave: short ids of sessions created in the same second', () => {
-  let sandbox: Sandbox;
+  const sandbox = sandboxFixture('all');
   const ids: string[] = [];
 
   beforeAll(async () => {
-    sandbox = await createSandbox();
     const sameSecond = new Date('2026-06-01T10:00:00.000Z');
     const engine = createEngine({ store: createFsStore({ dir: sandbox.home }), now: () => sameSecond });
     for (const title of ['first of the second', 'second of the second']) {
@@ -22,7 +22,6 @@ describe('conclave: short ids of sessions created in the same second', () => {
       await session.close();
     }
   });
-  afterAll(() => sandbox.remove());
 
   it('lists each under a prefix that names only it, and that prefix opens it', async () => {
     expect(ids[0]?.slice(0, 10)).toBe(ids[1]?.slice(0, 10));

@@ -5,28 +5,23 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createEngine } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 const sessionIdFrom = (text: string) => /Session saved: ([0-9a-z]{22})/.exec(text)?.[1] ?? null;
 
 beforeAll(() => assertBuilt());
 
 describe('conclave sessions import: checksums', () => {
-  let sandbox: Sandbox;
-  let other: Sandbox;
+  const sandbox = sandboxFixture('all');
+  const other = sandboxFixture('all');
   let file: string;
   beforeAll(async () => {
-    sandbox = await createSandbox();
-    other = await createSandbox();
     const started = await sandbox.run(['Evaluate my idea: durable agent sessions']);
     file = path.join(sandbox.root, 'export.json');
     const exported = await sandbox.run(['sessions', 'export', sessionIdFrom(started.stdout) ?? '', '-o', file]);
     expect(exported.code, exported.stderr).toBe(0);
-  });
-  afterAll(async () => {
-    await sandbox.remove();
-    await other.remove();
   });
 
   it('refuses an export whose events were edited, and stores nothing', async () => {
@@ -105,11 +100,7 @@ describe('conclave sessions import: checksums', () => {
 });
 
 describe('conclave sessions delete', () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await createSandbox();
-  });
-  afterAll(() => sandbox.remove());
+  const sandbox = sandboxFixture('all');
 
   it('names the sessions that continue from the deleted one', async () => {
     const parent = sessionIdFrom((await sandbox.run(['Evaluate my idea'])).stdout) ?? '';

@@ -3,16 +3,13 @@
 // writes hold no ESC, BEL, C1 or bidirectional control; JSON output keeps the text exact.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, type CliResult, createSandbox, type Sandbox } from './run-cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, type CliResult } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 beforeAll(() => assertBuilt());
 
-let sandbox: Sandbox;
-beforeEach(async () => {
-  sandbox = await createSandbox();
-});
-afterEach(() => sandbox.remove());
+const sandbox = sandboxFixture();
 
 /** Sets the window title, clears the screen, a C1 CSI, and an override that reverses what follows. */
 const HOSTILE = 'x \u001b]0;PWNED\u0007\u001b[2J \u009b31m \u202egnp.exe';

@@ -1,8 +1,9 @@
 // Tables of the human output with titles whose characters take two columns (emoji, Japanese,
 // Korean): every cell is measured by display width, so the columns line up row after row.
 import stringWidth from 'string-width';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 assertBuilt();
 
@@ -20,16 +21,14 @@ function columnOf(line: string, text: string): number {
 }
 
 describe('tables with wide titles', () => {
-  let sandbox: Sandbox;
+  const sandbox = sandboxFixture('all');
 
   beforeAll(async () => {
-    sandbox = await createSandbox();
     for (const title of titles) {
       const run = await sandbox.run([title]);
       expect(run.code, run.stderr).toBe(0);
     }
   });
-  afterAll(() => sandbox.remove());
 
   it('sessions list cuts titles to 60 columns and keeps every column in place', async () => {
     const list = await sandbox.run(['sessions', 'list']);

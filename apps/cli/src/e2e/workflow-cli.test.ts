@@ -1,17 +1,15 @@
 // End-to-end: workflow runs through the built `conclave` (run, run --resume, sessions show)
 // as a user at a script would drive them, without a terminal.
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 beforeAll(() => assertBuilt());
 
-let sandbox: Sandbox;
-beforeEach(async () => {
-  sandbox = await createSandbox();
-});
-afterEach(() => sandbox.remove());
+const sandbox = sandboxFixture();
 
 const flakyFlow = [
   'name: flaky',
@@ -45,6 +43,79 @@ describe('conclave run: workflows from the command line', () => {
     const json = await sandbox.json<ShowJson>(['sessions', 'show', sessionId]);
     expect(json.variables).toEqual({ target: 'integration' });
     expect(json.steps[0]?.attemptHistory.map((attempt) => attempt.error === null)).toEqual([false, false, true]);
+  });
+
+  it("sessions show gives each shell step's exit code and the tail of its output", async () => {
+    const flow = [
+      'name: outputs',
+      'steps:',
+      '  - id: build',
+      "    shell: 'for n in 1 2 3 4 5; do echo line $n; done; echo warned >&2'",
+      '',
+    ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'outputs.yaml'), flow);
+    const run = await sandbox.run(['run', 'outputs.yaml', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const { sessionId } = JSON.parse(run.stdout) as { sessionId: string };
+    const shown = await sandbox.run(['sessions', 'show', sessionId]);
+    expect(shown.stdout).toMatch(/step\[build\]\/shell\s+completed · exit 0/);
+    expect(shown.stdout).toContain('      │ line 3\n      │ line 4\n      │ line 5\n');
+    expect(shown.stdout).toContain('      │ stderr: warned');
+    const json = await sandbox.json<{ steps: Array<{ key: string; shell: unknown }> }>(['sessions', 'show', sessionId]);
+    expect(json.steps.find((step) => step.key === 'step[build]/shell')?.shell).toEqual({
+      exitCode: 0,
+      stdoutTail: 'line 1\nline 2\nline 3\nline 4\nline 5\n',
+      stderrTail: 'warned\n',
+      skipped: false,
+    });
+  });
+
+  it('a prompt file refuses --var for a variable it does not declare, as a workflow does, and stores nothing', async () => {
+    await writeFile(
+      path.join(sandbox.workspace, 'tidy.prompt.md'),
+      '---\nvariables: { file: notes.txt }\n---\nRead {{ file }} and tidy it.\n',
+    );
+    const run = await sandbox.run(['run', 'tidy.prompt.md', '--var', 'nosuch=1']);
+    expect(run.code, run.stderr).toBe(64);
+    expect(run.stderr).toContain('tidy.prompt.md');
+    expect(run.stderr).toContain('"nosuch"');
+    expect(run.stderr).toContain('Declare it under variables: in the front matter or use one of: file.');
+    expect(await sandbox.json<unknown[]>(['sessions', 'list'])).toEqual([]);
+  });
+
+  it('after a crash: recent sessions say interrupted, abort names run --resume, and progress starts where the run was', async () => {
+    const flow = [
+      'name: four',
+      'steps:',
+      "  - shell: 'echo one'",
+      "  - shell: 'echo two'",
+      "  - shell: 'touch started; sleep 30'",
+      "  - shell: 'echo four'",
+      '',
+    ].join('\n');
+    await writeFile(path.join(sandbox.workspace, 'four.yaml'), flow);
+    const running = sandbox.start(['run', 'four.yaml']);
+    const started = path.join(sandbox.workspace, 'started');
+    while (!existsSync(started)) await new Promise((resolve) => setTimeout(resolve, 50));
+    running.child.kill('SIGKILL');
+    await running.done;
+    const [session] = await sandbox.json<{ id: string; status: string }[]>(['sessions', 'list']);
+    const id = session?.id ?? '';
+    expect(session?.status).toBe('interrupted');
+
+    const missing = await sandbox.run(['sessions', 'show', 'nosuchsession']);
+    expect(missing.stderr).toContain('Recent sessions:');
+    expect(missing.stderr).toMatch(new RegExp(`${id}\\s+interrupted`));
+
+    const aborted = await sandbox.run(['run', '--resume', id, '--yes', '--on-uncertain', 'abort']);
+    expect(aborted.code).toBe(1);
+    expect(aborted.stderr).toContain(`conclave run --resume ${id} --on-uncertain rerun|skip`);
+    expect(aborted.stderr).not.toContain(`conclave --resume ${id}`);
+
+    const resumed = await sandbox.run(['run', '--resume', id, '--yes', '--on-uncertain', 'skip']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const steps = resumed.stderr.split('\n').filter((line) => /^\s+steps \d/.test(line));
+    expect(steps.map((line) => line.trim())).toEqual(['steps 3/4', 'steps 4/4']);
   });
 
   it('a parallel group shows each step in plain output, fails naming the failed one, and the plan shows each', async () => {

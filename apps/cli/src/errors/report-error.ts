@@ -14,6 +14,13 @@ export interface ReportOptions {
    * passwords in URLs masked. The hint is Conclave's own words and is printed as it is.
    */
   scrub?: (text: string) => string;
+  /** `--json` was given: the error is also printed on stdout as `{ "error": {...} }` for scripts. */
+  json?: boolean;
+}
+
+/** What a script reads on stdout when a `--json` command fails. */
+export function errorJson(error: { code: string; message: string; exitCode: number; hint: string | null }): string {
+  return JSON.stringify({ error }, null, 2);
 }
 
 export function reportError(error: unknown, terminal: Terminal, options: ReportOptions): number {
@@ -28,11 +35,24 @@ export function reportError(error: unknown, terminal: Terminal, options: ReportO
       terminal.warn(wording.hint);
     }
     if (options.debug && error.stack) terminal.warn(terminal.dim(error.stack));
+    if (options.json) {
+      const hint = wording.hint ?? null;
+      terminal.data(errorJson({ code: error.code, message: scrub(error.message), exitCode: error.exitCode, hint }));
+    }
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
+  const hint = 'Run again with --debug to see where it happened, and please report it.';
   terminal.warn(`${terminal.red('Error:')} unexpected failure: ${scrub(message)}`);
   if (options.debug && error instanceof Error && error.stack) terminal.warn(terminal.dim(error.stack));
-  else terminal.warn('Run again with --debug to see where it happened, and please report it.');
+  else terminal.warn(hint);
+  if (options.json) {
+    const unexpected = {
+      code: 'unexpected',
+      message: `unexpected failure: ${scrub(message)}`,
+      exitCode: ExitCode.failed,
+    };
+    terminal.data(errorJson({ ...unexpected, hint }));
+  }
   return ExitCode.failed;
 }

@@ -170,6 +170,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       'conclave --mode iterative --project notes.txt "Fix OCR errors"',
       'conclave run workflow.yaml --var topic="AI agents"',
       'conclave sessions list --status interrupted',
+      'CONCLAVE_SCRIPTED_PRICE=2.5,10 conclave "Plan" --max-cost 0.01   # a cost limit, offline',
     ]),
   );
   program.action(
@@ -201,7 +202,11 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
           '--resume [id]',
           'resume an interrupted workflow run (without id: pick one in a terminal, else the newest of this directory)',
         )
-        .option('--script <file.yaml>', 'scripted provider: turns to play, in order'),
+        .option('--script <file.yaml>', 'scripted provider: turns to play, in order')
+        .option(
+          '--worktree',
+          'run in a new git worktree on the branch conclave/<session> (as worktree: true in the spec)',
+        ),
     ),
   );
   // `run dlq` and `run retry` take their own options (--yes, --dry-run...), not run's.
@@ -216,6 +221,8 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       'conclave run research.yaml --json > result.json',
       'conclave run dlq 01jf3k                  # map items that failed after their retries',
       'conclave run retry 01jf3k --items failed # run them again, then go on',
+      'conclave run fix.yaml --worktree         # in a git worktree of its own, then:',
+      'conclave run merge 01jf3k                # merge its branch back',
     ]),
   );
   run.action(
@@ -274,6 +281,27 @@ ${examples([
   );
   retry.action(actOnSession(async () => (await import('../commands/run-items.js')).retryItemsCommand));
   run.addCommand(retry);
+
+  const merge = addGlobalOptions(
+    new Command('merge')
+      .description("merge a worktree run's branch (conclave/<session>) into the repository it was made from")
+      .argument('<id>', 'id, unique prefix or list index')
+      .option('--keep', 'keep the worktree and its branch after the merge')
+      .option('--force', 'merge a run that is not completed (what it did so far)'),
+  );
+  merge.addHelpText(
+    'after',
+    `\nA run started with --worktree (or worktree: true in its spec) works in a git worktree of its
+own, on the branch conclave/<session>, and leaves the repository's files alone. This merges
+that branch into the branch checked out in the repository: a fast-forward when the repository
+did not move, else a merge commit. Files the run left uncommitted are committed on its branch
+first. Conflicts are found before anything changes: the merge is refused (exit 65) with the
+files that conflict, and nothing is merged. After the merge the worktree and the branch are
+removed (--keep keeps them).
+${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'conclave run merge 01jf3k --json'])}`,
+  );
+  merge.action(actOnSession(async () => (await import('../commands/run-merge.js')).mergeWorktreeCommand));
+  run.addCommand(merge);
   program.addCommand(run);
 
   const sessions = new Command('sessions').description('list, inspect, export and clean up sessions');

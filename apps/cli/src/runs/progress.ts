@@ -102,7 +102,7 @@ export function createPlainRunView(terminal: Terminal): RunView {
           break;
         }
         case 'progress': {
-          const line = `  ${event.label}${event.total === null ? ` ${event.done}` : ` ${event.done}/${event.total}`}`;
+          const line = `  ${event.label}${event.total === null ? ` ${event.done}` : ` ${event.done}/${event.total}`}${event.detail ? `: ${event.detail}` : ''}`;
           // Modes report progress before and after each round; one line per change is enough.
           // While restored turns are counted, only where the replay got to is kept for later.
           if (event.done > 0 && line !== lastProgress) {

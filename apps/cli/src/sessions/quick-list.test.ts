@@ -7,8 +7,9 @@ import { createEngine } from '@resume/core';
 import { messageEvent, testSummary } from '@resume/core/testing';
 import { createFsStore } from '@resume/storage-fs';
 import { untilChangeIsOlderThan } from '@resume/test-support';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type Sandbox } from '../e2e/run-cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt } from '../e2e/run-cli.js';
+import { sandboxFixture } from '../e2e/sandbox-fixture.js';
 import { quickListArguments, quickListJson } from './quick-list.js';
 
 describe('which command lines take the quick listing', () => {
@@ -28,14 +29,8 @@ describe('which command lines take the quick listing', () => {
 });
 
 describe('the quick listing', () => {
-  let sandbox: Sandbox;
-  beforeEach(async () => {
-    assertBuilt();
-    sandbox = await createSandbox();
-  });
-  afterEach(async () => {
-    await sandbox.remove();
-  });
+  beforeEach(() => assertBuilt());
+  const sandbox = sandboxFixture();
 
   const environment = () => ({ env: { CONCLAVE_HOME: sandbox.home }, cwd: sandbox.workspace, userHome: sandbox.root });
   /** The full command's answer (`--quiet` keeps it off the quick path; stdout is the same). */

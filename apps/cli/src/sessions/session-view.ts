@@ -1,8 +1,9 @@
 // What `sessions show --json` prints (the binding fields of docs/architecture.md#the-cli and more) and the readable
 // transcript shared by `sessions show` and `sessions export --format md`.
-import type { SessionState } from '@resume/core';
-import { printableText, type SessionSummary } from '@resume/core/spec';
+import type { SessionState, StepRecord } from '@resume/core';
+import { printableText, type SessionStore, type SessionSummary } from '@resume/core/spec';
 import type { EventsLostInRepair } from '@resume/runner';
+import { z } from 'zod';
 import { formatCost, formatTokens, formatWhen } from '../output/format.js';
 
 export interface LineageEntry {
@@ -18,7 +19,58 @@ export interface UsageView {
   costUsd: number | null;
 }
 
-export function sessionJson(state: SessionState, lineage: LineageEntry[], lineageUsage: UsageView) {
+/** What a shell step printed and how it ended, as `sessions show` lists it. */
+export interface ShellResultView {
+  /** Null when the step was skipped (an uncertain run the user chose not to repeat). */
+  exitCode: number | null;
+  stdoutTail: string;
+  stderrTail: string;
+  skipped: boolean;
+}
+
+/** The result a workflow records for a shell step (docs/workflow-spec.md). */
+const shellResultSchema = z.object({
+  exitCode: z.number().int().nullable(),
+  stdoutTail: z.string(),
+  stderrTail: z.string(),
+  skipped: z.boolean().optional(),
+});
+
+/** Each completed shell step's result, read from the journal or, when it was large, from its blob. */
+export async function shellResultsOf(
+  store: Pick<SessionStore, 'getBlob'>,
+  state: SessionState,
+): Promise<Map<StepRecord, ShellResultView>> {
+  const results = new Map<StepRecord, ShellResultView>();
+  for (const step of state.steps) {
+    if (step.status !== 'completed' || !step.key.endsWith('/shell')) continue;
+    let output: unknown = step.output;
+    if (output === undefined && step.outputBlob !== undefined) {
+      const content = await store.getBlob(step.outputBlob);
+      output = content ? parseJsonOrNull(Buffer.from(content).toString('utf8')) : undefined;
+    }
+    const parsed = shellResultSchema.safeParse(output);
+    if (!parsed.success) continue;
+    const { exitCode, stdoutTail, stderrTail, skipped } = parsed.data;
+    results.set(step, { exitCode, stdoutTail, stderrTail, skipped: skipped === true });
+  }
+  return results;
+}
+
+function parseJsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+export function sessionJson(
+  state: SessionState,
+  lineage: LineageEntry[],
+  lineageUsage: UsageView,
+  shellResults: ReadonlyMap<StepRecord, ShellResultView> = new Map(),
+) {
   return {
     id: state.header.id,
     title: state.title,
@@ -51,6 +103,7 @@ export function sessionJson(state: SessionState, lineage: LineageEntry[], lineag
       at: checkpoint.at,
     })),
     variables: state.variables,
+    notices: sessionNotices(state),
     steps: state.steps.map((step) => ({
       key: step.key,
       occurrence: step.occurrence,
@@ -59,6 +112,8 @@ export function sessionJson(state: SessionState, lineage: LineageEntry[], lineag
       /** The concurrent branch it ran in (a parallel group's member), or null. */
       branch: step.branch,
       attempts: step.attempts.length,
+      /** A shell step's exit code and output tails; null for other steps. */
+      shell: shellResults.get(step) ?? null,
       attemptHistory: step.attempts.map((attempt) => ({
         attempt: attempt.attempt,
         startedAt: attempt.startedAt,
@@ -76,11 +131,20 @@ export function sessionJson(state: SessionState, lineage: LineageEntry[], lineag
   };
 }
 
+/** What the run said worth keeping (`map step review had no items`), journaled as `data.notices`. */
+export function sessionNotices(state: SessionState): string[] {
+  const notices = state.data.notices;
+  return Array.isArray(notices) ? notices.filter((notice): notice is string => typeof notice === 'string') : [];
+}
+
 /**
  * Each step with its attempts, for `sessions show`: "step[tests]/shell  completed at attempt 3"
  * and one line per failed attempt with the first line of its error.
  */
-export function renderStepHistory(state: SessionState, options: { maxSteps?: number } = {}): string[] {
+export function renderStepHistory(
+  state: SessionState,
+  options: { maxSteps?: number; shellResults?: ReadonlyMap<StepRecord, ShellResultView> } = {},
+): string[] {
   const max = options.maxSteps ?? 40;
   const lines: string[] = [];
   for (const step of state.steps.slice(-max)) {
@@ -94,9 +158,12 @@ export function renderStepHistory(state: SessionState, options: { maxSteps?: num
           : step.status === 'started'
             ? `unfinished: attempt ${last?.attempt} started and never finished`
             : 'skipped by choice';
+    const shell = options.shellResults?.get(step);
+    const ended = !shell ? '' : shell.skipped ? ' · skipped, not run again' : ` · exit ${shell.exitCode}`;
     lines.push(
-      `    ${label.padEnd(28)} ${outcome}${step.branch === null ? '' : ` · in parallel branch ${step.branch}`}`,
+      `    ${label.padEnd(28)} ${outcome}${step.branch === null ? '' : ` · in parallel branch ${step.branch}`}${ended}`,
     );
+    if (shell) lines.push(...outputTail(shell));
     for (const attempt of step.attempts) {
       if (attempt.error === null) continue;
       lines.push(
@@ -106,6 +173,20 @@ export function renderStepHistory(state: SessionState, options: { maxSteps?: num
   }
   if (state.steps.length > max) lines.unshift(`    … ${state.steps.length - max} earlier steps`);
   return lines;
+}
+
+/** The last lines a shell step printed: stdout's, then stderr's marked as such. */
+function outputTail(shell: ShellResultView): string[] {
+  const lastLines = (text: string, count: number) =>
+    text
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .slice(-count)
+      .map((line) => printableText(line, 'line'));
+  return [
+    ...lastLines(shell.stdoutTail, 3).map((line) => `      │ ${line}`),
+    ...lastLines(shell.stderrTail, 2).map((line) => `      │ stderr: ${line}`),
+  ];
 }
 
 export function usageByAgent(state: SessionState): Record<string, UsageView> {

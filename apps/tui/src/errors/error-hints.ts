@@ -58,6 +58,8 @@ function nextStepHint(next: NextStep): string {
       return next.andResume
         ? `See its items with: conclave run dlq ${next.sessionId} --all. An interrupted run goes on with: conclave run --resume ${next.sessionId}`
         : `See its items and their ids with: conclave run dlq ${next.sessionId} --all`;
+    case 'decide-uncertain-step':
+      return `Resume again and choose rerun or skip: ${resumeCommand(next.sessionId, next.startsFrom)} --on-uncertain rerun|skip`;
     case 'retry-failed-items':
       return `List them: conclave run dlq ${next.sessionId}. Retry them: conclave run retry ${next.sessionId} --items failed`;
     case 'run-a-file':
@@ -72,6 +74,16 @@ function nextStepHint(next: NextStep): string {
       return 'Keep the current file instead (--on-conflict keep).';
     case 'set-home-elsewhere':
       return 'Set it with --home, $CONCLAVE_HOME or in a workspace .conclave.yaml.';
+    case 'fix-worktree':
+      return next.gone
+        ? `Make it again from its branch: ${next.gitCommand}   (or run the rest elsewhere: conclave run --resume ${next.sessionId} --workspace <dir>)`
+        : `Put it back as the session left it: ${next.gitCommand}   (or go on from what it holds: conclave run --resume ${next.sessionId} --force)`;
+    case 'start-worktree-run':
+      return 'A worktree run starts with conclave run <spec.yaml> --worktree, or worktree: true in the spec.';
+    case 'finish-before-merge':
+      return `Finish it first (conclave run --resume ${next.sessionId}), or merge what it did so far: conclave run merge ${next.sessionId} --force`;
+    case 'merge-by-hand':
+      return `Merge it by hand and resolve them (cd ${next.repo} && git merge ${next.branch}), or rebase the branch in its worktree (cd ${next.worktree} && git rebase ${next.target}) and run conclave run merge ${next.sessionId} again.`;
   }
 }
 

@@ -17,6 +17,7 @@ export type LiveRunEvent =
   | { type: 'usage'; totals: { inputTokens: number; outputTokens: number; costUsd: number | null } }
   | { type: 'checkpoint'; seq: number; label: string | null }
   | { type: 'notice'; text: string }
+  | { type: 'shell-output'; step: string; text: string }
   | {
       type: 'parallel';
       group: string;
@@ -67,6 +68,8 @@ export interface LiveRunState {
   checkpoint: { seq: number; label: string | null } | null;
   /** The parallel group running now: one state line per step. */
   parallel: { number: number; branches: LiveBranch[] } | null;
+  /** What the running shell step's command printed lately (its tail), until the next step or attempt starts. */
+  shell: { step: string; text: string } | null;
   /** Turns restored from the journal since the last live text: shown live, printed as one line before new text. */
   pendingReplayed: number;
   finished: LiveRunResult | null;
@@ -90,6 +93,7 @@ export const initialLiveRunState: LiveRunState = {
   usage: null,
   checkpoint: null,
   parallel: null,
+  shell: null,
   pendingReplayed: 0,
   roundUnit: 'round',
   finished: null,
@@ -107,12 +111,16 @@ function flushReplayed(state: LiveRunState): LiveRunState {
   return { ...state, items: append(state, { kind: 'replayed', count: state.pendingReplayed }), pendingReplayed: 0 };
 }
 
+/** How much of a running command's output is kept: enough for the lines shown. */
+const SHELL_TAIL_CHARS = 4096;
+
 export function liveRunReducer(state: LiveRunState, action: LiveRunAction): LiveRunState {
   if (action.type === 'finished') {
     const flushed = flushReplayed(state);
     return {
       ...flushed,
       current: null,
+      shell: null,
       finished: action.result,
       items: append(flushed, { kind: 'finished', result: action.result }),
     };
@@ -129,7 +137,11 @@ export function liveRunReducer(state: LiveRunState, action: LiveRunAction): Live
     // every turn): the restored count is said once the first live text arrives, so restored
     // turns make one line however their starts were announced.
     case 'turn-started':
-      return { ...state, current: { agent: event.agent, round: event.round, unit: state.roundUnit, text: '' } };
+      return {
+        ...state,
+        shell: null,
+        current: { agent: event.agent, round: event.round, unit: state.roundUnit, text: '' },
+      };
     case 'delta': {
       const flushed = flushReplayed(state);
       const current =
@@ -161,7 +173,12 @@ export function liveRunReducer(state: LiveRunState, action: LiveRunAction): Live
       };
     }
     case 'progress':
-      return { ...state, progress: { label: event.label, done: event.done, total: event.total } };
+      // The next step or attempt starts: the last command's output is done with.
+      return { ...state, shell: null, progress: { label: event.label, done: event.done, total: event.total } };
+    case 'shell-output': {
+      const text = state.shell?.step === event.step ? state.shell.text + event.text : event.text;
+      return { ...state, shell: { step: event.step, text: text.slice(-SHELL_TAIL_CHARS) } };
+    }
     case 'map-progress': {
       const { stepId, total, done, running, failed } = event;
       return { ...state, mapItems: { stepId, total, done, running, failed } };

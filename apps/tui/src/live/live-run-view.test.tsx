@@ -36,6 +36,29 @@ describe('LiveRunView', () => {
     expect(frame).toContain('round 1 of 3 · 1.5k in / 300 out tokens · $0.02 · Ctrl+C saves a checkpoint and stops');
   });
 
+  it('shows the last lines of the running command under its step, and drops them when the next step starts', async () => {
+    const running: LiveRunEvent[] = [
+      { type: 'run-started', sessionId: 's1', mode: 'chain', resumed: false, roundUnit: 'step' },
+      { type: 'progress', label: 'steps', done: 1, total: 2 },
+      { type: 'shell-output', step: 'build', text: 'compiling a\ncompiling b\n' },
+      { type: 'shell-output', step: 'build', text: 'compiling c\ncompiling d\n' },
+    ];
+    const state = running.reduce(
+      (current, event) => liveRunReducer(current, { type: 'event', event }),
+      initialLiveRunState,
+    );
+    const view = renderWithProviders(<LiveRunView state={state} />);
+    const frame = await view.waitForFrame((text) => text.includes('compiling d'));
+    expect(frame).toMatch(/│ compiling b\n\s*│ compiling c\n\s*│ compiling d\n/);
+    expect(frame).not.toContain('compiling a');
+    const next = liveRunReducer(state, {
+      type: 'event',
+      event: { type: 'progress', label: 'steps', done: 2, total: 2 },
+    });
+    const after = renderWithProviders(<LiveRunView state={next} />);
+    expect(await after.waitForFrame((text) => text.includes('steps 2 of 2'))).not.toContain('compiling');
+  });
+
   it("names a chunked run's passes chunks", async () => {
     const chunked: LiveRunEvent[] = [
       { type: 'run-started', sessionId: 's1', mode: 'iterative', resumed: false, roundUnit: 'chunk' },

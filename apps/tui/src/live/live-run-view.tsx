@@ -42,6 +42,17 @@ export function LiveRunView(props: { state: LiveRunState }) {
           ))}
         </Box>
       ) : null}
+      {state.shell && !state.finished ? (
+        // The running command's last lines, dimmed: what it is doing, not a result.
+        <Box flexDirection="column">
+          {lastLines(printableText(state.shell.text, 'lines'), SHELL_LINES).map((line, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the last lines of a growing text, by position
+            <Text key={index} color={theme.muted}>
+              {fitText(`  │ ${line}`, width)}
+            </Text>
+          ))}
+        </Box>
+      ) : null}
       {state.parallel && !state.finished ? (
         <Box flexDirection="column">
           <Text color={theme.muted}>{fitText(`step ${state.parallel.number} parallel`, width)}</Text>
@@ -55,6 +66,16 @@ export function LiveRunView(props: { state: LiveRunState }) {
       {state.finished ? null : <StatusLine state={state} width={width} />}
     </Box>
   );
+}
+
+/** Lines of a running command's output shown at once. */
+const SHELL_LINES = 3;
+
+function lastLines(text: string, count: number): string[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(-count);
 }
 
 function StatusLine(props: { state: LiveRunState; width: number }) {

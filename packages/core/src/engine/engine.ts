@@ -171,7 +171,11 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   async function notFound(reference: string): Promise<SessionNotFoundError> {
-    const recent = await store.list({ limit: 5 }).catch(() => undefined);
+    // As `sessions list` shows them: a session whose writer died is interrupted, not running.
+    const recent = await store
+      .list({ limit: 5 })
+      .then(withLiveStatus)
+      .catch(() => undefined);
     return new SessionNotFoundError(reference, undefined, recent ? { recent } : {});
   }
 

@@ -66,6 +66,11 @@ export interface ChatModel {
   /** `scripted`, `openai`, `anthropic`... */
   readonly provider: string;
   readonly modelId: string;
+  /**
+   * What the model's calls cost in USD per million tokens, when the provider sets it (the
+   * scripted provider's configured price); without it the caller's price table decides.
+   */
+  readonly price?: { input: number; output: number };
   /** Throws ProviderError (typed reason, isRetryable, retryAfterMs). */
   generate(request: GenerateRequest): Promise<GenerateResult>;
 }

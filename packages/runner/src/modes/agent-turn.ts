@@ -75,6 +75,7 @@ export async function runAgentTurn(context: ModeContext, input: AgentTurnInput):
       estimateUsd: estimateCallCost({
         model: resolved.modelId,
         free: (context.providers ?? builtinProviders).isFree(resolved.provider),
+        price: resolved.price,
         ...(input.system !== undefined ? { system: input.system } : {}),
         messages: input.messages,
         outputTokens: averageOutputTokens(session.state),
@@ -118,6 +119,7 @@ function callModel(
         outputTokens: result.usage.outputTokens,
         costUsd: costOf(result.model, result.usage, {
           free: (context.providers ?? builtinProviders).isFree(model.provider),
+          price: model.price,
         }),
       });
       return {

@@ -1,20 +1,11 @@
 // The orchestrated agent's ask_user tool: the run ends `waiting` with the question, the
 // answer is journaled with who gave it, and the resumed run hands it to the model as the
 // tool's result without repeating the turns before it.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRunner } from '../runner/runner.js';
+import { describe, expect, it } from 'vitest';
 import { createFakeModels, createTestStore } from '../runner/test-kit.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 
-let workspace: string;
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-ask-user-'));
-});
-afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
-});
+const fixture = runnerFixture({ name: 'ask-user' });
 
 describe('ask_user in orchestrated mode', () => {
   it('waits for the user, then resumes with the answer as the tool result', async () => {
@@ -27,7 +18,7 @@ describe('ask_user in orchestrated mode', () => {
         },
       ],
     });
-    const runner = createRunner({ engine: testStore.engine(), models: models.resolve, workspaceDir: workspace });
+    const runner = fixture.runner({ engine: testStore.engine(), models: models.resolve });
     const first = await runner.start({ mode: 'orchestrated', task: 'Plan the offsite' });
     expect(first.status).toBe('waiting');
     expect(first.waitingFor?.prompt).toBe('What is the budget in euros?');
@@ -37,11 +28,9 @@ describe('ask_user in orchestrated mode', () => {
     const callsBefore = models.calls.length;
 
     await engine.respond(first.sessionId, summary?.waitingFor?.key ?? '', '5000', { answeredBy: 'ana' });
-    const resumed = await createRunner({
-      engine: testStore.engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-    }).resume(first.sessionId);
+    const resumed = await fixture
+      .runner({ engine: testStore.engine(), models: models.resolve })
+      .resume(first.sessionId);
     expect(resumed.status).toBe('completed');
     // The turn that asked is not repeated: the next call is the one after the answer.
     expect(models.calls.length).toBe(callsBefore + 1);
@@ -65,7 +54,7 @@ describe('ask_user in orchestrated mode', () => {
         },
       };
     };
-    const runner = createRunner({ engine: testStore.engine(), models: resolve, workspaceDir: workspace });
+    const runner = fixture.runner({ engine: testStore.engine(), models: resolve });
     await runner.start({ mode: 'orchestrated', task: 'Look around' });
     expect(offered).toContain('ask_user');
     expect(offered).toContain('read_file');

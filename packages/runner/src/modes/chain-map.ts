@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { ConfigError, type JsonValue, type MessageInput, StepFailedError } from '@resume/core/spec';
 import { WorkspaceAccessError } from '../files/workspace-access-error.js';
+import { WorktreeRefusedError } from '../files/worktree-refused-error.js';
 import {
   identifyItems,
   itemKeySegment,
@@ -18,6 +19,7 @@ import { itemText, renderTemplate, type StepResult, type TemplateScope } from '.
 import type { WorkflowMapStep } from '../workflow/workflow-spec.js';
 import { type BranchRun, oneDecisionAtATime, runBounded } from './chain-parallel.js';
 import type { ChainOptions, LeafRunner, StepPlace } from './chain-step.js';
+import { mergeItemWorktree, oneGitAtATime, openItemWorktree } from './map-item-worktree.js';
 import { MapItemsFailedError } from './map-items-failed-error.js';
 import {
   type DeadLetter,
@@ -26,11 +28,13 @@ import {
   itemBranch,
   itemDoneLabel,
   itemPrefix,
+  itemSegments,
   itemsKey,
   mapItemListSchema,
   mapRetries,
 } from './map-journal.js';
-import { checkpoint, type ModeContext } from './mode-context.js';
+import { MapNoItemsError } from './map-no-items-error.js';
+import { checkpoint, keepNotice, type ModeContext } from './mode-context.js';
 import { ShellCommandFailedError } from './shell-command.js';
 import { writeOutputFiles } from './workspace-output.js';
 
@@ -63,7 +67,12 @@ function itemFailure(error: unknown): { message: string; attempts: number } | nu
   if (ConfigError.isInstance(error)) return { message: error.message, attempts: 0 };
   if (!StepFailedError.isInstance(error)) return null;
   const cause = error.cause;
-  if (!ShellCommandFailedError.isInstance(cause) && !WorkspaceAccessError.isInstance(cause)) return null;
+  if (
+    !ShellCommandFailedError.isInstance(cause) &&
+    !WorkspaceAccessError.isInstance(cause) &&
+    !WorktreeRefusedError.isInstance(cause)
+  )
+    return null;
   return { message: cause.message, attempts: error.attempts.length };
 }
 
@@ -88,20 +97,29 @@ export async function runMapStep(
 
   // The list is resolved once and journaled: a resume works on the same items (a glob is not
   // matched again after the items wrote files), and a changed source (an adopted edit) lists again.
-  const items = await session.step(
-    itemsKey(prefix, itemsSourceHash(map.items)),
-    async () =>
-      identifyItems(
-        await resolveItemValues({
-          source: map.items,
-          workspaceDir: context.workspaceDir,
-          key: `${specKey}.items`,
-          render: (template) => renderTemplate(template, scope, at(`${specKey}.items`)),
-        }),
-      ),
-    { codec: itemListCodec, inserted },
-  );
-  if (items.length === 0) context.emit({ type: 'notice', text: `Map step ${mapId} has no items.` });
+  const items = await session
+    .step(
+      itemsKey(prefix, itemsSourceHash(map.items)),
+      async () => {
+        const listed = identifyItems(
+          await resolveItemValues({
+            source: map.items,
+            workspaceDir: context.workspaceDir,
+            key: `${specKey}.items`,
+            render: (template) => renderTemplate(template, scope, at(`${specKey}.items`)),
+          }),
+        );
+        // Not journaled as the list: a resume lists the items again.
+        if (listed.length === 0 && map.require_items) throw new MapNoItemsError({ stepId: mapId, key: specKey });
+        return listed;
+      },
+      { codec: itemListCodec, inserted },
+    )
+    .catch((error: unknown) => {
+      // Said as it is, not as a failed attempt of the list's step.
+      throw StepFailedError.isInstance(error) && MapNoItemsError.isInstance(error.cause) ? error.cause : error;
+    });
+  if (items.length === 0) keepNotice(context, `Map step ${mapId} had no items.`);
   const limit = context.maxParallel ?? DEFAULT_MAX_PARALLEL;
   const parallel = Math.max(1, Math.min(map.parallel, limit));
   if (parallel < map.parallel)
@@ -136,8 +154,14 @@ export async function runMapStep(
     },
   };
 
+  const serialGit = oneGitAtATime();
+  const segments = itemSegments(
+    prefix,
+    items.map((item) => item.id),
+    session.state.steps.map((each) => each.key),
+  );
   const runItem = async (item: MapItem): Promise<ItemOutcome> => {
-    const segment = itemKeySegment(item.id);
+    const segment = segments.get(item.id) ?? itemKeySegment(item.id);
     const base = itemPrefix(prefix, segment);
     // What the item's agents say is kept here and joins the transcript in item order.
     const branch: BranchRun = { name: itemBranch(mapId, segment), messages: [] };
@@ -169,6 +193,13 @@ export async function runMapStep(
       CONCLAVE_ITEM_ID: item.id,
       ...(text.length <= MAX_ITEM_ENV_CHARS ? { CONCLAVE_ITEM: text } : {}),
     };
+    // With map.worktree the item works in a worktree of its own until its merge is journaled.
+    const mergeKey = `${base}/merge`;
+    const worktree =
+      map.worktree && !recordedKeys.has(mergeKey)
+        ? await openItemWorktree(context.workspaceDir, { sessionId: session.id, mapId, itemId: item.id }, serialGit)
+        : null;
+    const runContext: ModeContext = worktree ? { ...itemContext, workspaceDir: worktree.workspace } : itemContext;
     const lastStep = map.do.length - 1;
     let current = 'items';
     let output: string | null = null;
@@ -177,7 +208,7 @@ export async function runMapStep(
         const doId = doIds[position] ?? String(position + 1);
         current = doId;
         // The item's last step marks the item done in the same append as its completion.
-        const done = position === lastStep && map.artifacts.length === 0;
+        const done = position === lastStep && map.artifacts.length === 0 && !map.worktree;
         const place: StepPlace = {
           index,
           number: `${round}`,
@@ -188,7 +219,7 @@ export async function runMapStep(
           stepName: `${mapName}/${doStep.name ?? doStep.id ?? String(position + 1)}`,
           ...(done ? { completionLabel: () => itemDoneLabel(mapId, item.id) } : {}),
         };
-        const result = await input.runLeaf(itemContext, options, place, `${base}/${doId}`, doStep, itemScope);
+        const result = await input.runLeaf(runContext, options, place, `${base}/${doId}`, doStep, itemScope);
         const { shell: _shell, ...stepResult } = result;
         stepsById.set(doId, stepResult);
         if (!('shell' in doStep)) itemScope.lastResponse = result.response;
@@ -200,9 +231,25 @@ export async function runMapStep(
           path: renderTemplate(artifact.path, itemScope, at(`${specKey}.artifacts[${position}].path`)),
           content: renderTemplate(artifact.from, itemScope, at(`${specKey}.artifacts[${position}].from`)),
         }));
-        await writeOutputFiles(context, `${base}/artifacts`, files, { branch: branch.name, inserted });
+        await writeOutputFiles(runContext, `${base}/artifacts`, files, { branch: branch.name, inserted });
+        if (!map.worktree) await checkpoint(context, itemDoneLabel(mapId, item.id));
+      }
+      if (map.worktree) {
+        current = 'merge';
+        const message = `Merge item ${item.id} of map step ${mapId}`;
+        // Journaled before it runs (unsafe): replayed, it never merges twice.
+        const merge = (): Promise<string> =>
+          mergeItemWorktree(context.workspaceDir, worktree as NonNullable<typeof worktree>, message, serialGit);
+        const skipped = '';
+        await session.step(mergeKey, merge, {
+          safety: 'unsafe',
+          branch: branch.name,
+          inserted,
+          skipValue: skipped,
+          ...(onUncertain ? { onUncertain } : {}),
+        });
         await checkpoint(context, itemDoneLabel(mapId, item.id));
-      } else {
+      } else if (map.artifacts.length === 0) {
         // Marked with the last step's completion: live views hear of it now (not when replayed).
         const label = itemDoneLabel(mapId, item.id);
         const marked = labelsBefore.has(label)

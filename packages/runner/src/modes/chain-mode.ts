@@ -71,6 +71,7 @@ export const chainMode = defineMode<ChainConfig>({
         stepLabels: CURRENT_STEP_KEY_SCHEME,
       },
       title: spec.name,
+      ...(spec.worktree ? { worktree: true } : {}),
       events: [
         {
           type: 'spec-recorded',
@@ -113,6 +114,9 @@ export const chainMode = defineMode<ChainConfig>({
     const totalSteps = progress?.totalSteps ?? recordedParallelGroup(state)?.totalSteps;
     const total = typeof totalSteps === 'number' ? ` of ${totalSteps}` : '';
     // A shell step still going (keys are `step-N/shell`, or `step[<id>]/shell` since step ids).
+    // A validate or goal_seek loop stopped halfway: the check or attempt it got to.
+    const scored = state.data.scored as { step?: number; line?: string } | undefined;
+    if (scored?.step === done + 1 && typeof scored.line === 'string') return `step ${done + 1}${total}, ${scored.line}`;
     const group = describeParallelGroup(state, done + 1);
     if (group !== null) return `step ${done + 1}${total}, ${group}`;
     const attempts = last?.key.endsWith('/shell') && last.status !== 'completed' ? last.attempts.length : 0;
@@ -144,7 +148,12 @@ export const chainMode = defineMode<ChainConfig>({
         'map' in step &&
         (step.map.do.some((each) => 'agent' in each) || (step.map.reduce !== undefined && 'agent' in step.map.reduce)),
     );
-    if (mapAgents) return { calls: null, atMost: false };
+    // Nor do the agent calls of a validate or goal_seek loop, which depend on the scores.
+    const loopAgents = spec.steps.some(
+      (step, index) =>
+        index >= done && ('validate' in step || 'goal_seek' in step) && JSON.stringify(step).includes('"agent"'),
+    );
+    if (mapAgents || loopAgents) return { calls: null, atMost: false };
     const calls = spec.steps.reduce((sum, step, index) => {
       if (index < done) return sum;
       if ('agent' in step) return sum + 1;

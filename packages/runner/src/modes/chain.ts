@@ -5,18 +5,21 @@
 import type { RetryContext, StepContext, StepRecord } from '@resume/core';
 import { type ChatMessage, ConfigError, type JsonValue, type MessageInput } from '@resume/core/spec';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
-import { memberKeyPrefix, stepKeyPrefix, stepLabel, workflowStepTree } from '../workflow/step-ids.js';
+import { memberKeyPrefix, stepIdOfKey, stepKeyPrefix, stepLabel, workflowStepTree } from '../workflow/step-ids.js';
 import { renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
 import {
+  isGoalSeekStep,
   isMapStep,
   isParallelStep,
   isShellStep,
+  isValidateStep,
   type WorkflowAgentStep,
   type WorkflowShellStep,
 } from '../workflow/workflow-spec.js';
 import { runAgentTurn, toChatMessage } from './agent-turn.js';
 import { runMapStep } from './chain-map.js';
 import { type BranchRun, type GroupMember, runParallelGroup } from './chain-parallel.js';
+import { runGoalSeekStep, runValidateStep } from './chain-scored.js';
 import {
   type ChainOptions,
   type LeafRunner,
@@ -31,7 +34,7 @@ import {
   ensureStepMessage,
   type ModeContext,
   type ModeResult,
-  reportProgress,
+  recordProgress,
   setData,
 } from './mode-context.js';
 import { PARALLEL_GROUP_KEY } from './parallel-group-state.js';
@@ -140,6 +143,7 @@ async function runShellStep(
 ): Promise<ShellOutput> {
   const { index, branch } = place;
   const key = `${prefix}/shell`;
+  const stepId = stepIdOfKey(key) ?? place.number;
   const command = renderTemplate(step.shell, scope, { file: options.file, key: `${place.path}.shell` });
   const attempts = step.retry?.attempts ?? 1;
   const backoffMs = step.retry?.backoff ?? 0;
@@ -197,6 +201,10 @@ async function runShellStep(
         CONCLAVE_ATTEMPT: String(stepContext.attempt),
       },
       signal: stepContext.signal,
+      // The main line's command is the one thing running: live views show what it prints.
+      ...(place.branch === null
+        ? { onOutput: (text: string) => context.emit({ type: 'shell-output', step: stepId, text }) }
+        : {}),
     });
     if (result.exitCode !== 0) throw new ShellCommandFailedError(command, result);
     return { ...result, attempt: stepContext.attempt };
@@ -271,7 +279,11 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
   const announcer = checkpointAnnouncer(context);
   for (const [index, step] of spec.steps.entries()) {
     announcer.now();
-    reportProgress(context, 'steps', index, total);
+    // Live views count the step that starts (`steps 3/4` while step 3 runs), from where the
+    // journal left off: a resume does not count again through the steps it replays.
+    if (!reachedBefore(context, index + 1, total))
+      context.emit({ type: 'progress', label: 'steps', done: index + 1, total });
+    recordProgress(context, 'steps', index, total);
     const ids = tree[index] ?? { id: String(index), members: null };
     const prefix = stepKeyPrefix(options.stepKeys, index, ids.id);
     if (isParallelStep(step)) {
@@ -339,6 +351,16 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
       stepsById.set(ids.id, result);
       if (result.lastResponse !== undefined) scope.lastResponse = result.lastResponse;
       await checkpoint(context, stepLabel(options.stepLabels, index, ids.id, 'map'), undefined, announcer);
+    } else if (isValidateStep(step) || isGoalSeekStep(step)) {
+      const label = stepLabel(options.stepLabels, index, ids.id, isValidateStep(step) ? 'validate' : 'goal_seek');
+      const loop = { index, id: ids.id, prefix, label, scope, runLeaf: runLeafStep };
+      const result = isValidateStep(step)
+        ? await runValidateStep(context, options, step, loop)
+        : await runGoalSeekStep(context, options, step, loop);
+      scope.steps.push(result);
+      stepsById.set(ids.id, result);
+      if ('agent' in result && result.agent) scope.lastResponse = result.response;
+      await checkpoint(context, label, undefined, announcer);
     } else if (isShellStep(step)) {
       const markedAfter = context.session.state.lastSeq;
       const label = stepLabel(options.stepLabels, index, ids.id, 'shell');
@@ -363,7 +385,8 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
     if (!reachedBefore(context, index + 1, total)) setData(context, 'chain', { step: index + 1, totalSteps: total });
     context.emit({ type: 'usage', totals: context.session.state.usage });
   }
-  reportProgress(context, 'steps', total, total);
+  // Live views were told of the last step when it started.
+  recordProgress(context, 'steps', total, total);
   const artifacts = spec.outputs.artifacts.map((artifact, index) => ({
     path: artifact.path,
     content: renderTemplate(artifact.from, scope, { file: options.file, key: `outputs.artifacts[${index}].from` }),

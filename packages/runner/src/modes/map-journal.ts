@@ -1,7 +1,8 @@
 // How a map step is written in the journal, and how its items' states are read back from
 // it (for `run dlq`, `run retry`, the resume plan) without the spec:
 // - `<prefix>/items@<source hash>`: the item list, resolved once (a resume reuses it);
-// - `<prefix>/item/<item>/<do step id>/...`: each item's steps, in the branch `map:<map id>:<item>`;
+// - `<prefix>/item/<item>/<do step id>/...`: each item's steps, in the branch `map:<map id>:<item>`
+//   (`<item>` is the id as one key segment, see `itemKeySegment`);
 // - a checkpoint `map <map id>: item <item id> done` with the completion of an item's last step;
 // - `<prefix>/item/<item>/dead-letter-<n>`: the item failed after its retries (n-th time);
 // - `data.mapRetries`: per map step and item, how many times a retry was asked for.
@@ -39,6 +40,50 @@ export const itemPrefix = (prefix: string, segment: string) => `${prefix}/item/$
 export const itemBranch = (mapId: string, segment: string) => `map:${mapId}:${segment}`;
 export const deadLetterKey = (prefixOfItem: string, generation: number) => `${prefixOfItem}/dead-letter-${generation}`;
 export const itemDoneLabel = (mapId: string, itemId: string) => `map ${mapId}: item ${itemId} done`;
+
+/**
+ * Each item's key segment in a journal whose completed or started step keys are `keys`.
+ * Releases before ids were escaped wrote an id with `/` as it is (`item/src/a.ts/...`): an
+ * item recorded that way keeps that segment, so its results are found and never redone.
+ */
+export function itemSegments(prefix: string, ids: readonly string[], keys: Iterable<string>): Map<string, string> {
+  const itemsAt = `${prefix}/item/`;
+  const recorded = new Set<string>();
+  for (const key of keys) {
+    if (!key.startsWith(itemsAt)) continue;
+    const rest = key.slice(itemsAt.length);
+    for (let slash = rest.indexOf('/'); slash > 0; slash = rest.indexOf('/', slash + 1)) {
+      recorded.add(rest.slice(0, slash));
+    }
+  }
+  return new Map(
+    ids.map((id) => {
+      const segment = itemKeySegment(id);
+      const legacy = id.includes('/') && !recorded.has(segment) && recorded.has(id);
+      return [id, legacy ? id : segment];
+    }),
+  );
+}
+
+/**
+ * Groups the steps under `<prefix>/item/` by the item segment they belong to. An old journal's
+ * segments with `/` are matched longest first, so item `src` does not take the steps of item
+ * `src/a.ts`.
+ */
+function stepsBySegment(prefix: string, segments: Iterable<string>, steps: readonly StepRecord[]) {
+  const itemsAt = `${prefix}/item/`;
+  const withSlash = [...segments].filter((segment) => segment.includes('/')).sort((a, b) => b.length - a.length);
+  const grouped = new Map<string, StepRecord[]>();
+  for (const step of steps) {
+    if (!step.key.startsWith(itemsAt)) continue;
+    const rest = step.key.slice(itemsAt.length);
+    const segment = withSlash.find((each) => rest.startsWith(`${each}/`)) ?? rest.split('/')[0] ?? '';
+    const list = grouped.get(segment) ?? [];
+    list.push(step);
+    grouped.set(segment, list);
+  }
+  return grouped;
+}
 
 /** Per map step id and item id: the retries asked for so far. */
 export function mapRetries(state: SessionState): Record<string, Record<string, number>> {
@@ -89,19 +134,16 @@ export async function mapStatuses(state: SessionState, readOutput: OutputReader)
     const stepId = stepIdOfKey(listStep.key) ?? prefix;
     const parsed = mapItemListSchema.safeParse(await readOutput(listStep));
     if (!parsed.success) continue;
-    const stepsOfItem = new Map<string, StepRecord[]>();
-    const itemsAt = `${prefix}/item/`;
-    for (const step of state.steps) {
-      if (!step.key.startsWith(itemsAt)) continue;
-      const segment = step.key.slice(itemsAt.length).split('/')[0] ?? '';
-      const list = stepsOfItem.get(segment) ?? [];
-      list.push(step);
-      stepsOfItem.set(segment, list);
-    }
+    const segments = itemSegments(
+      prefix,
+      parsed.data.map((item) => item.id),
+      state.steps.map((step) => step.key),
+    );
+    const stepsOfItem = stepsBySegment(prefix, segments.values(), state.steps);
     const counts: Record<ItemState, number> = { completed: 0, failed: 0, started: 0, pending: 0 };
     const items: MapItemStatus[] = [];
     for (const item of parsed.data) {
-      const segment = itemKeySegment(item.id);
+      const segment = segments.get(item.id) ?? itemKeySegment(item.id);
       const generation = (retries[stepId]?.[item.id] ?? 0) + 1;
       const own = stepsOfItem.get(segment) ?? [];
       const dead = own.find(

@@ -214,12 +214,28 @@ export function setData(context: ModeContext, key: string, value: JsonValue): vo
 
 export type { AgentSpec };
 
+/** Where notices worth keeping are journaled (`data.notices`, shown by `sessions show`). */
+export const NOTICES_KEY = 'notices';
+
+/** Tells live views, and journals the notice once (a replay that says it again adds nothing). */
+export function keepNotice(context: ModeContext, text: string): void {
+  context.emit({ type: 'notice', text });
+  const current = context.session.state.data[NOTICES_KEY];
+  const notices = Array.isArray(current) ? current : [];
+  if (!notices.includes(text)) setData(context, NOTICES_KEY, [...notices, text]);
+}
+
 /**
  * Tells live views how far the run is and keeps `data.progress` (what session lists show:
  * "3/4 rounds"). Only forward: a replay passing earlier positions does not rewrite it.
  */
 export function reportProgress(context: ModeContext, label: string, done: number, total: number | null): void {
   context.emit({ type: 'progress', label, done, total });
+  recordProgress(context, label, done, total);
+}
+
+/** Keeps `data.progress` without telling live views (see reportProgress). */
+export function recordProgress(context: ModeContext, label: string, done: number, total: number | null): void {
   const current = context.session.state.data.progress;
   const currentDone =
     typeof current === 'object' && current !== null && !Array.isArray(current) && typeof current.done === 'number'

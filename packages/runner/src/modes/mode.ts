@@ -66,6 +66,8 @@ export interface ModeStart<Config extends ModeConfig> {
   events: EventInput[];
   /** The session title when the caller gives none (default: the task's first line, or the file name). */
   title?: string;
+  /** The run asks for a git worktree of its own (a workflow's `worktree: true`). */
+  worktree?: boolean;
 }
 
 /** What a mode gets while it runs: the ModeContext, plus the recorded specs and the run's tools. */

@@ -23,11 +23,11 @@ export const promptConfigSchema = lazySchema(() => schemas().config);
 export type PromptConfig = z.infer<typeof promptConfigSchema>;
 
 async function promptFiles() {
-  const [{ parsePromptFile }, { renderTemplate }] = await Promise.all([
+  const [{ parsePromptFile }, { overrideVariables, renderTemplate }] = await Promise.all([
     import('../workflow/prompt-file.js'),
     import('../workflow/template.js'),
   ]);
-  return { parsePromptFile, renderTemplate };
+  return { overrideVariables, parsePromptFile, renderTemplate };
 }
 
 export const promptMode = defineMode<PromptConfig>({
@@ -57,9 +57,13 @@ export const promptMode = defineMode<PromptConfig>({
   async start(input, setup) {
     if (input.from !== 'file') throw new Error('prompt runs start from a .prompt.md file');
     const { filePath, text } = input;
-    const { parsePromptFile, renderTemplate } = await promptFiles();
+    const { overrideVariables, parsePromptFile, renderTemplate } = await promptFiles();
     const prompt = parsePromptFile(text, filePath);
-    const variables = { ...prompt.frontMatter.variables, ...input.variables };
+    const variables = overrideVariables(prompt.frontMatter.variables, input.variables, {
+      file: filePath,
+      what: 'prompt file',
+      declareIn: ' in the front matter',
+    });
     const task = renderTemplate(prompt.body, { variables }, { file: filePath, key: 'body' });
     const config: PromptConfig = {
       mode: 'prompt',

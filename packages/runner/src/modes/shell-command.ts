@@ -38,6 +38,8 @@ export interface RunShellInput {
   cwd: string;
   env: Record<string, string | undefined>;
   signal: AbortSignal;
+  /** Told what the command prints (stdout and stderr) as it prints it, for live views. */
+  onOutput?: (text: string) => void;
 }
 
 /** Resolves with the result whatever the exit code; rejects only when aborted or unable to start. */
@@ -59,9 +61,11 @@ export function runShellCommand(input: RunShellInput): Promise<ShellResult> {
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (data: string) => {
       stdout = tail(stdout + data);
+      input.onOutput?.(data);
     });
     child.stderr.setEncoding('utf8').on('data', (data: string) => {
       stderr = tail(stderr + data);
+      input.onOutput?.(data);
     });
     const onAbort = () => {
       try {

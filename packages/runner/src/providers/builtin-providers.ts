@@ -77,16 +77,20 @@ const scriptedProvider = defineProvider({
     z.strictObject({
       /** A YAML script of turns the scripted models play (see --script). */
       script: z.string().optional(),
+      /** USD per million input and output tokens, so cost limits can be tried offline (default: free). */
+      price: z.strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() }).optional(),
     }),
   ),
   // The fallback when nothing else is configured.
   detect: () => true,
   listsModels: (env) => Boolean(env.CONCLAVE_SCRIPTED_MODELS),
-  async load({ env, script }) {
+  async load({ env, script, settings }) {
     const { createScriptedProvider, parseScriptText } = await import('@resume/providers-scripted');
-    if (!script) return createScriptedProvider({ env: { ...env } });
+    // The environment's price (CONCLAVE_SCRIPTED_PRICE) wins over the config's, as everywhere.
+    const price = settings.price && !env.CONCLAVE_SCRIPTED_PRICE ? { price: settings.price } : {};
+    if (!script) return createScriptedProvider({ env: { ...env }, ...price });
     const text = readUserFile(script, { what: 'script', maxBytes: USER_FILE_LIMITS.text });
-    return createScriptedProvider({ env: { ...env }, script: parseScriptText(text, script) });
+    return createScriptedProvider({ env: { ...env }, script: parseScriptText(text, script), ...price });
   },
 });
 

@@ -182,6 +182,7 @@ describe('spec text', () => {
     expect(specStructure(spec)).toEqual({
       agents: ['researcher', 'writer'],
       steps: ['agent:researcher', 'agent:writer'],
+      kinds: ['an agent step (agent researcher)', 'an agent step (agent writer)'],
       ids: [
         expect.stringMatching(/^agent-researcher-[0-9a-f]{8}$/),
         expect.stringMatching(/^agent-writer-[0-9a-f]{8}$/),

@@ -148,6 +148,18 @@ function stepChanged(index: number, previous: string, current: string | null, wh
   };
 }
 
+/** A step that ran is something else now under the same id or place: another kind, another agent. */
+function stepKindChanged(index: number, name: string, before: string, after: string): CompatibilityFinding {
+  return {
+    kind: 'step-changed',
+    level: 'block',
+    index,
+    before,
+    after,
+    message: `step ${index + 1} (${name}) already ran as ${before} but the spec now makes it ${after}`,
+  };
+}
+
 /** Steps of an id-keyed session that ran (by id): each must still be in the spec, unchanged. */
 function compareStepsById(before: SpecStructure, after: SpecStructure, state: SessionState): CompatibilityFinding[] {
   const ranIds = new Set(state.steps.map((step) => stepIdOfKey(step.key)).filter((id) => id !== null));
@@ -157,7 +169,10 @@ function compareStepsById(before: SpecStructure, after: SpecStructure, state: Se
     const previous = before.steps[index] as string;
     const at = after.ids.indexOf(id);
     const current = at === -1 ? null : (after.steps[at] ?? null);
+    const [kindBefore, kindAfter] = [before.kinds[index], after.kinds[at]];
     if (current !== previous) findings.push(stepChanged(index, previous, current, 'for it'));
+    else if (kindBefore !== undefined && kindAfter !== undefined && kindBefore !== kindAfter)
+      findings.push(stepKindChanged(index, id, kindBefore, kindAfter));
   });
   return findings;
 }
@@ -188,8 +203,13 @@ function compareStructures(
   for (let index = 0; index < checked; index += 1) {
     const previous = before.steps[index] as string;
     const current = after.steps[index] ?? null;
-    if (current === previous) continue;
-    findings.push(stepChanged(index, previous, current, 'there'));
+    const [kindBefore, kindAfter] = [before.kinds[index], after.kinds[index]];
+    if (current === previous && (kindBefore === kindAfter || kindAfter === undefined)) continue;
+    findings.push(
+      current === previous && kindBefore !== undefined && kindAfter !== undefined
+        ? stepKindChanged(index, previous, kindBefore, kindAfter)
+        : stepChanged(index, previous, current, 'there'),
+    );
     // Later steps are shifted by the same edit; one finding says it.
     break;
   }

@@ -80,6 +80,8 @@ export interface SpecStructure {
   steps: string[];
   /** Each step's stable id, in order (see workflowStepTree; a parallel group's steps follow it). */
   ids: string[];
+  /** What each step is, in order, in words (`a shell step`, `an agent step (agent writer)`). */
+  kinds: string[];
 }
 
 // Built on first use: only a spec that changed since the run is compared by its structure.
@@ -103,6 +105,14 @@ type StepShape = {
   agent?: string | undefined;
   shell?: string | undefined;
 };
+
+function kindOfStep(step: StepShape & { parallel?: unknown; map?: unknown }): string {
+  if (step.parallel !== undefined) return 'a parallel group';
+  if (step.map !== undefined) return 'a map step';
+  if (step.agent !== undefined) return `an agent step (agent ${step.agent})`;
+  if (step.shell !== undefined) return 'a shell step';
+  return 'a step';
+}
 
 function describeStep(step: StepShape): string {
   if (step.name !== undefined) return step.name;
@@ -139,5 +149,6 @@ export function specStructure(text: string): SpecStructure | null {
         : describeStep(step),
       ...(step.parallel ?? []).map(describeStep),
     ]),
+    kinds: steps.flatMap((step) => [kindOfStep(step), ...(step.parallel ?? []).map(kindOfStep)]),
   };
 }

@@ -1,20 +1,13 @@
 // A resume during a shell step's backoff waits only what is left of it.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createEngine } from '@resume/core';
 import { createMemoryStore } from '@resume/core/testing';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRunner, type Runner } from './runner.js';
+import { describe, expect, it } from 'vitest';
+import { runnerFixture } from '../testing/runner-fixture.js';
+import type { Runner } from './runner.js';
 import { createFakeModels } from './test-kit.js';
 
-let workspace: string;
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-backoff-'));
-});
-afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
-});
+const fixture = runnerFixture({ name: 'backoff' });
 
 const MINUTE = 60_000;
 const flow = `
@@ -26,16 +19,15 @@ steps:
 
 describe('backoff across a resume', () => {
   it('an interrupt 4 minutes into a 10 minute backoff leaves 6 minutes to wait on resume', async () => {
-    await writeFile(path.join(workspace, 'flow.yaml'), flow);
+    await writeFile(fixture.path('flow.yaml'), flow);
     const store = createMemoryStore();
     let clock = Date.parse('2026-01-01T00:00:00Z');
     const engine = () => createEngine({ store, now: () => new Date(clock) });
     const waits: number[] = [];
     let first: Runner | null = null;
-    first = createRunner({
+    first = fixture.runner({
       engine: engine(),
       models: createFakeModels().resolve,
-      workspaceDir: workspace,
       // Four minutes pass in the wait, then the run is interrupted.
       sleep: (ms, signal) => {
         waits.push(ms);
@@ -51,10 +43,9 @@ describe('backoff across a resume', () => {
     expect(stopped.status).toBe('interrupted');
     expect(waits).toEqual([10 * MINUTE]);
 
-    const resumer = createRunner({
+    const resumer = fixture.runner({
       engine: engine(),
       models: createFakeModels().resolve,
-      workspaceDir: workspace,
       sleep: async (ms) => {
         waits.push(ms);
       },
@@ -62,6 +53,6 @@ describe('backoff across a resume', () => {
     const resumed = await resumer.resume(stopped.sessionId);
     expect(resumed.status).toBe('completed');
     expect(waits).toEqual([10 * MINUTE, 6 * MINUTE]);
-    expect((await readFile(path.join(workspace, 'attempts.log'), 'utf8')).trim().split('\n')).toEqual(['1', '2']);
+    expect((await readFile(fixture.path('attempts.log'), 'utf8')).trim().split('\n')).toEqual(['1', '2']);
   });
 });

@@ -7,13 +7,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChatModel } from '@resume/core/spec';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ModelResolver } from '../modes/mode-context.js';
 import { ParallelGroupFailedError } from '../modes/parallel-group-failed-error.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { CostLimitError } from '../usage/cost-limit-error.js';
 import type { RunEvent } from './run-event.js';
 import { createRunner } from './runner.js';
-import { createFakeModels, createTestStore, instantSleep, stepLabelIn, transcriptOf, until } from './test-kit.js';
+import { createFakeModels, createTestStore, stepLabelIn, transcriptOf, until } from './test-kit.js';
 
 async function untilAsync(predicate: () => Promise<boolean>): Promise<void> {
   for (let index = 0; index < 2000; index += 1) {
@@ -23,19 +24,13 @@ async function untilAsync(predicate: () => Promise<boolean>): Promise<void> {
   throw new Error('condition never became true');
 }
 
-let workspace: string;
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-parallel-'));
-});
-afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
-});
+const fixture = runnerFixture({ name: 'parallel' });
 
 /** Waits (up to 30 s, only to end a broken run) for a file another step creates. */
 const waitFor = (file: string) => `for i in $(seq 1 600); do [ -f ${file} ] && break; sleep 0.05; done; [ -f ${file} ]`;
 
 const lines = async (file: string) =>
-  (await readFile(path.join(workspace, file), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+  (await readFile(fixture.path(file), 'utf8').catch(() => '')).split('\n').filter(Boolean);
 
 const spec = (steps: string) => `
 name: parallel
@@ -49,7 +44,7 @@ describe('parallel groups', () => {
   it('runs the steps of a group at the same time and joins them before the next step', async () => {
     // Each shell step waits for a file the other one creates: run one after the other, neither could pass.
     await writeFile(
-      path.join(workspace, 'flow.yaml'),
+      fixture.path('flow.yaml'),
       spec(`
   - id: checks
     parallel:
@@ -68,12 +63,7 @@ describe('parallel groups', () => {
     const { engine } = createTestStore();
     const models = createFakeModels();
     const events: RunEvent[] = [];
-    const runner = createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      onEvent: (event) => events.push(event),
-    });
+    const runner = fixture.runner({ engine: engine(), models: models.resolve, onEvent: (event) => events.push(event) });
     const result = await runner.runWorkflow('flow.yaml');
     expect(result.status).toBe('completed');
     const state = await engine().readSession(result.sessionId);
@@ -110,7 +100,7 @@ describe('parallel groups', () => {
 
   it('runs at most max_concurrency steps at once, in spec order', async () => {
     await writeFile(
-      path.join(workspace, 'flow.yaml'),
+      fixture.path('flow.yaml'),
       spec(`
   - parallel:
       - { id: first, shell: "touch first-started; sleep 0.3; touch first-done" }
@@ -119,7 +109,7 @@ describe('parallel groups', () => {
 `),
     );
     const { engine } = createTestStore();
-    const runner = createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    const runner = fixture.runner({ engine: engine(), models: createFakeModels().resolve });
     const result = await runner.runWorkflow('flow.yaml');
     expect(result.status).toBe('completed');
     const state = await engine().readSession(result.sessionId);
@@ -129,7 +119,7 @@ describe('parallel groups', () => {
 
   it('lets the other steps finish when one fails, fails naming it, and a resume runs only that one', async () => {
     await writeFile(
-      path.join(workspace, 'flow.yaml'),
+      fixture.path('flow.yaml'),
       spec(`
   - id: checks
     parallel:
@@ -144,8 +134,7 @@ describe('parallel groups', () => {
     );
     const { engine } = createTestStore();
     const models = createFakeModels();
-    const runner = () =>
-      createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace, sleep: instantSleep });
+    const runner = () => fixture.runner({ engine: engine(), models: models.resolve });
     const failed = await runner().runWorkflow('flow.yaml');
     expect(failed.status).toBe('failed');
     expect(ParallelGroupFailedError.isInstance(failed.error)).toBe(true);
@@ -166,7 +155,7 @@ describe('parallel groups', () => {
     const plan = await runner().plan(failed.sessionId);
     expect(plan.next).toBe('step 1 of 2, parallel: flaky failed (runs again), slow done');
 
-    await writeFile(path.join(workspace, 'fixed'), '');
+    await writeFile(fixture.path('fixed'), '');
     const resumed = await runner().resume(failed.sessionId);
     expect(resumed.status).toBe('completed');
     expect(await lines('flaky.log')).toHaveLength(3);
@@ -176,7 +165,7 @@ describe('parallel groups', () => {
 
   it('names every failed step in the group\u2019s order, whichever failed first', async () => {
     await writeFile(
-      path.join(workspace, 'flow.yaml'),
+      fixture.path('flow.yaml'),
       spec(`
   - id: checks
     parallel:
@@ -186,7 +175,7 @@ describe('parallel groups', () => {
 `),
     );
     const { engine } = createTestStore();
-    const runner = createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    const runner = fixture.runner({ engine: engine(), models: createFakeModels().resolve });
     const failed = await runner.runWorkflow('flow.yaml');
     expect(failed.status).toBe('failed');
     const error = failed.error as ParallelGroupFailedError;
@@ -210,7 +199,7 @@ describe('parallel groups', () => {
   - agent: reviewer
     input: "{{ steps.count.output }} / {{ steps.critique.output }} / {{ steps.praise.output }}"
 `);
-    await writeFile(path.join(workspace, 'flow.yaml'), flow);
+    await writeFile(fixture.path('flow.yaml'), flow);
 
     // The same workflow run without interruption, elsewhere.
     const reference = await mkdtemp(path.join(tmpdir(), 'conclave-parallel-reference-'));
@@ -235,7 +224,8 @@ describe('parallel groups', () => {
         hung = true;
       },
     });
-    const abandoned = createRunner({ engine: engine(), models: crashing.resolve, workspaceDir: workspace })
+    const abandoned = fixture
+      .runner({ engine: engine(), models: crashing.resolve })
       .runWorkflow('flow.yaml')
       .catch(() => null);
     await until(() => hung);
@@ -250,7 +240,7 @@ describe('parallel groups', () => {
     void abandoned;
 
     const models = createFakeModels();
-    const runner = createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace });
+    const runner = fixture.runner({ engine: engine(), models: models.resolve });
     const plan = await runner.plan(sessionId);
     expect(plan.next).toContain('critique uncertain');
     const resumed = await runner.resume(sessionId);
@@ -271,16 +261,15 @@ describe('parallel groups', () => {
       - { shell: "echo one >> ran.log" }
       - { id: failing, shell: "echo failing >> ran.log; [ -f fixed ]" }
 `);
-    await writeFile(path.join(workspace, 'flow.yaml'), original);
+    await writeFile(fixture.path('flow.yaml'), original);
     const { engine } = createTestStore();
-    const runner = () =>
-      createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    const runner = () => fixture.runner({ engine: engine(), models: createFakeModels().resolve });
     const failed = await runner().runWorkflow('flow.yaml');
     expect(failed.status).toBe('failed');
 
     // A member without an id is known by its command: changing it after it completed would
     // lose what it did (blocked, as for any step).
-    await writeFile(path.join(workspace, 'flow.yaml'), original.replace('echo one', 'echo uno'));
+    await writeFile(fixture.path('flow.yaml'), original.replace('echo one', 'echo uno'));
     const blocked = await runner().plan(failed.sessionId, { useEditedSpec: true });
     expect(blocked.changes.compatibility?.level).toBe('block');
     expect(blocked.changes.compatibility?.findings).toContainEqual(
@@ -289,13 +278,13 @@ describe('parallel groups', () => {
 
     // Adding a member is fine: it runs with the failed one, the completed one does not run again.
     await writeFile(
-      path.join(workspace, 'flow.yaml'),
+      fixture.path('flow.yaml'),
       original.replace(
         '      - { id: failing',
         '      - { id: added, shell: "echo added >> ran.log" }\n      - { id: failing',
       ),
     );
-    await writeFile(path.join(workspace, 'fixed'), '');
+    await writeFile(fixture.path('fixed'), '');
     const resumed = await runner().resume(failed.sessionId, { useEditedSpec: true });
     expect(resumed.status).toBe('completed');
     expect((await lines('ran.log')).sort()).toEqual(['added', 'failing', 'failing', 'one']);
@@ -303,7 +292,7 @@ describe('parallel groups', () => {
 
   it('writes the same transcript whichever step of the group finishes first', async () => {
     await writeFile(
-      path.join(workspace, 'flow.yaml'),
+      fixture.path('flow.yaml'),
       spec(`
   - parallel:
       - { id: north, agent: reviewer, input: "Look north" }
@@ -337,7 +326,7 @@ describe('parallel groups', () => {
     const runs = [];
     for (const first of ['north', 'south']) {
       const { engine } = createTestStore();
-      const runner = createRunner({ engine: engine(), models: finishingFirst(first), workspaceDir: workspace });
+      const runner = fixture.runner({ engine: engine(), models: finishingFirst(first) });
       const result = await runner.runWorkflow('flow.yaml');
       expect(result.status).toBe('completed');
       runs.push(await engine().readSession(result.sessionId));
@@ -367,7 +356,7 @@ describe('parallel groups', () => {
 
   it('interrupts every running step of a group on Ctrl+C; a resume decides each uncertain one', async () => {
     await writeFile(
-      path.join(workspace, 'flow.yaml'),
+      fixture.path('flow.yaml'),
       spec(`
   - parallel:
       - { id: east, shell: "touch east-started; ${waitFor('release')}; echo east >> ran.log" }
@@ -376,16 +365,13 @@ describe('parallel groups', () => {
     );
     const { engine } = createTestStore();
     const events: RunEvent[] = [];
-    const runner = createRunner({
+    const runner = fixture.runner({
       engine: engine(),
       models: createFakeModels().resolve,
-      workspaceDir: workspace,
       onEvent: (event) => events.push(event),
     });
     const running = runner.runWorkflow('flow.yaml');
-    await until(
-      () => existsSync(path.join(workspace, 'east-started')) && existsSync(path.join(workspace, 'west-started')),
-    );
+    await until(() => existsSync(fixture.path('east-started')) && existsSync(fixture.path('west-started')));
     await runner.interrupt();
     const result = await running;
     expect(result.status).toBe('interrupted');
@@ -399,12 +385,11 @@ describe('parallel groups', () => {
       'interrupted',
     ]);
 
-    await writeFile(path.join(workspace, 'release'), '');
+    await writeFile(fixture.path('release'), '');
     const decided: string[] = [];
-    const resumer = createRunner({
+    const resumer = fixture.runner({
       engine: engine(),
       models: createFakeModels().resolve,
-      workspaceDir: workspace,
       decisions: {
         uncertainStep: (step) => {
           decided.push(step.key);
@@ -426,7 +411,7 @@ describe('parallel groups', () => {
   - agent: reviewer
     input: "done"
 `);
-    await writeFile(path.join(workspace, 'flow.yaml'), flow);
+    await writeFile(fixture.path('flow.yaml'), flow);
     const { store, engine } = createTestStore();
     let requestSeen = false;
     const listRequests = store.listRequests?.bind(store);
@@ -435,15 +420,14 @@ describe('parallel groups', () => {
       if (requests.length > 0 && !requestSeen) {
         requestSeen = true;
         // The writer has the request now; the steps may finish.
-        await writeFile(path.join(workspace, 'go'), '');
+        await writeFile(fixture.path('go'), '');
       }
       return requests;
     };
     let sessionId = '';
-    const runner = createRunner({
+    const runner = fixture.runner({
       engine: engine(),
       models: createFakeModels().resolve,
-      workspaceDir: workspace,
       requestPollMs: 1,
       onEvent: (event) => {
         if (event.type === 'run-started') sessionId = event.sessionId;
@@ -465,7 +449,7 @@ describe('parallel groups', () => {
 
   it('stops at the join when a step of the group would pass the cost limit; a resume runs only what is left', async () => {
     await writeFile(
-      path.join(workspace, 'flow.yaml'),
+      fixture.path('flow.yaml'),
       `
 name: priced
 agents:
@@ -484,7 +468,7 @@ steps:
     // gpt-4o: each fake call reports 1000 in / 500 out tokens, $0.0075.
     const models = createFakeModels({ usage: { inputTokens: 1000, outputTokens: 500 } });
     const runner = (maxCostUsd: number) =>
-      createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace, limits: { maxCostUsd } });
+      fixture.runner({ engine: engine(), models: models.resolve, limits: { maxCostUsd } });
     const stopped = await runner(0.02).runWorkflow('flow.yaml');
     expect(stopped.status).toBe('interrupted');
     expect(stopped.stopReason).toBe('cost-limit');

@@ -1,27 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { ConfigError, IncompatibleSessionError, UncertainStepError } from '@resume/core/spec';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRunner } from './runner.js';
-import {
-  createFakeModels,
-  createRunnerInterruptedAt,
-  createTestStore,
-  instantSleep,
-  stepLabelIn,
-  transcriptOf,
-  until,
-} from './test-kit.js';
+import { describe, expect, it } from 'vitest';
+import { runnerFixture } from '../testing/runner-fixture.js';
+import { createFakeModels, createTestStore, stepLabelIn, transcriptOf, until } from './test-kit.js';
 
-let workspace: string;
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-chain-'));
-});
-afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
-});
+const fixture = runnerFixture({ name: 'chain' });
 
 const flow = (shell: string, attempts = 5) => `
 name: test-fix
@@ -46,21 +30,16 @@ const flakyUntilThird =
   'echo "$CONCLAVE_ATTEMPT $CONCLAVE_STEP $CONCLAVE_SESSION_ID" >> attempts.log; echo boom >&2; [ "$CONCLAVE_ATTEMPT" -ge 3 ]';
 
 async function attemptsLog(): Promise<string[]> {
-  const text = await readFile(path.join(workspace, 'attempts.log'), 'utf8');
+  const text = await readFile(fixture.path('attempts.log'), 'utf8');
   return text.trim().split('\n');
 }
 
 describe('chain workflows', () => {
   it('runs agent and shell steps with retries, on_failure fixes, templating and artifacts', async () => {
-    await writeFile(path.join(workspace, 'flow.yaml'), flow(flakyUntilThird));
+    await writeFile(fixture.path('flow.yaml'), flow(flakyUntilThird));
     const { engine } = createTestStore();
     const models = createFakeModels();
-    const runner = createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
-    });
+    const runner = fixture.runner({ engine: engine(), models: models.resolve });
     const result = await runner.runWorkflow('flow.yaml', { variables: { topic: 'lexers' } });
     expect(result.status).toBe('completed');
     // CONCLAVE_STEP counts like the labels: the second step is step 2 (steps[1] in templates).
@@ -70,7 +49,7 @@ describe('chain workflows', () => {
     expect(models.calls[1]?.lastMessage).toContain('exited with code 1');
     expect(models.calls[1]?.lastMessage).toContain('boom');
     expect(models.calls[3]?.lastMessage).toContain('researcher says');
-    expect(await readFile(path.join(workspace, 'out/report.md'), 'utf8')).toBe(result.conclusion);
+    expect(await readFile(fixture.path('out/report.md'), 'utf8')).toBe(result.conclusion);
 
     const state = await engine().readSession(result.sessionId);
     expect(state.specs[0]).toMatchObject({ kind: 'workflow', path: 'flow.yaml' });
@@ -95,28 +74,22 @@ describe('chain workflows', () => {
   });
 
   it('continues the attempt count after a crash between attempts, without re-running finished steps', async () => {
-    await writeFile(path.join(workspace, 'flow.yaml'), flow(flakyUntilThird));
+    await writeFile(fixture.path('flow.yaml'), flow(flakyUntilThird));
     const reference = await (async () => {
       const { engine } = createTestStore();
       const models = createFakeModels();
-      const runner = createRunner({
-        engine: engine(),
-        models: models.resolve,
-        workspaceDir: workspace,
-        sleep: instantSleep,
-      });
+      const runner = fixture.runner({ engine: engine(), models: models.resolve });
       const result = await runner.runWorkflow('flow.yaml');
       return { messages: (await engine().readSession(result.sessionId)).messages, calls: models.calls };
     })();
-    await rm(path.join(workspace, 'attempts.log'));
+    await rm(fixture.path('attempts.log'));
 
     const { store, engine } = createTestStore();
     const models = createFakeModels();
     let hung = false;
-    const crashing = createRunner({
+    const crashing = fixture.runner({
       engine: engine(),
       models: models.resolve,
-      workspaceDir: workspace,
       // The process "dies" while waiting for the second attempt.
       sleep: () => {
         hung = true;
@@ -130,20 +103,13 @@ describe('chain workflows', () => {
     expect(await attemptsLog()).toEqual([`1 2 ${sessionId}`]);
     const callsBefore = models.calls.length;
 
-    const plan = await createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace }).plan(
-      sessionId,
-    );
+    const plan = await fixture.runner({ engine: engine(), models: models.resolve }).plan(sessionId);
     expect(plan.done.map((step) => step.key)).toContainEqual(
       expect.stringMatching(/^step\[agent-researcher-[0-9a-f]{8}\]\/researcher$/),
     );
     expect(plan.next).toContain('step 2');
 
-    const resumed = await createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
-    }).resume(sessionId);
+    const resumed = await fixture.runner({ engine: engine(), models: models.resolve }).resume(sessionId);
     expect(resumed.status).toBe('completed');
     expect((await attemptsLog()).map((line) => line.split(' ')[0])).toEqual(['1', '2', '3']);
     // The first fixer ran before the wait the process died in (the fixer runs first, then the backoff).
@@ -155,42 +121,30 @@ describe('chain workflows', () => {
   it('does not re-run a shell attempt that was in flight at a crash without a decision', async () => {
     const blocking =
       'echo "$CONCLAVE_ATTEMPT" >> attempts.log; touch started; while [ ! -f release ]; do sleep 0.02; done; [ "$CONCLAVE_ATTEMPT" -ge 2 ]';
-    await writeFile(path.join(workspace, 'flow.yaml'), flow(blocking, 3));
+    await writeFile(fixture.path('flow.yaml'), flow(blocking, 3));
     const { store, engine } = createTestStore();
     const models = createFakeModels();
-    const crashing = createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
-    });
+    const crashing = fixture.runner({ engine: engine(), models: models.resolve });
     const abandoned = crashing.runWorkflow('flow.yaml').catch(() => null);
-    await until(() => existsSync(path.join(workspace, 'started')));
+    await until(() => existsSync(fixture.path('started')));
     const sessionId = (await engine().listSessions())[0]?.id ?? '';
     store.killHolder(sessionId);
     try {
-      const undecided = createRunner({
-        engine: engine(),
-        models: models.resolve,
-        workspaceDir: workspace,
-        sleep: instantSleep,
-      });
+      const undecided = fixture.runner({ engine: engine(), models: models.resolve });
       await expect(undecided.resume(sessionId)).rejects.toSatisfy((error) => UncertainStepError.isInstance(error));
       expect(await attemptsLog()).toEqual(['1']);
       expect((await engine().readSession(sessionId)).status).toBe('interrupted');
 
-      await writeFile(path.join(workspace, 'release'), '');
-      const decided = createRunner({
+      await writeFile(fixture.path('release'), '');
+      const decided = fixture.runner({
         engine: engine(),
         models: models.resolve,
-        workspaceDir: workspace,
-        sleep: instantSleep,
         decisions: { uncertainStep: () => 'rerun' },
       });
       const result = await decided.resume(sessionId);
       expect(result.status).toBe('completed');
     } finally {
-      await writeFile(path.join(workspace, 'release'), '');
+      await writeFile(fixture.path('release'), '');
       await crashing.interrupt().catch(() => undefined);
       await abandoned;
     }
@@ -202,15 +156,10 @@ describe('chain workflows', () => {
   });
 
   it('fails the run when the attempts run out, and a resume gets a fresh budget', async () => {
-    await writeFile(path.join(workspace, 'flow.yaml'), flow(flakyUntilThird, 2));
+    await writeFile(fixture.path('flow.yaml'), flow(flakyUntilThird, 2));
     const { engine } = createTestStore();
     const models = createFakeModels();
-    const runner = createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
-    });
+    const runner = fixture.runner({ engine: engine(), models: models.resolve });
     const failed = await runner.runWorkflow('flow.yaml');
     expect(failed.status).toBe('failed');
     expect(failed.error?.message).toContain('exited with code 1');
@@ -222,60 +171,48 @@ describe('chain workflows', () => {
   });
 
   it('refuses an invalid spec before creating a session', async () => {
-    await writeFile(
-      path.join(workspace, 'flow.yaml'),
-      flow(flakyUntilThird).replace('- agent: writer', '- agent: editor'),
-    );
+    await writeFile(fixture.path('flow.yaml'), flow(flakyUntilThird).replace('- agent: writer', '- agent: editor'));
     const { engine } = createTestStore();
-    const runner = createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    const runner = fixture.runner({ engine: engine(), models: createFakeModels().resolve });
     await expect(runner.runWorkflow('flow.yaml')).rejects.toSatisfy(
       (error) => ConfigError.isInstance(error) && error.message.includes('steps[2].agent'),
     );
-    await writeFile(path.join(workspace, 'flow.yaml'), flow(flakyUntilThird));
+    await writeFile(fixture.path('flow.yaml'), flow(flakyUntilThird));
     await expect(runner.runWorkflow('flow.yaml', { variables: { colour: 'red' } })).rejects.toThrow(/does not declare/);
     expect(await engine().listSessions()).toEqual([]);
   });
 
   it('with --use-edited-spec resumes a cosmetically edited workflow (warned, resume message) but blocks when a step that already ran changed', async () => {
-    await writeFile(path.join(workspace, 'flow.yaml'), flow('true'));
+    await writeFile(fixture.path('flow.yaml'), flow('true'));
     const { engine } = createTestStore();
     const models = createFakeModels();
-    const runner = createRunnerInterruptedAt(stepLabelIn(flow('true'), 0), {
+    const runner = fixture.runnerInterruptedAt(stepLabelIn(flow('true'), 0), {
       engine: engine(),
       models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
     });
     const first = await runner.runWorkflow('flow.yaml');
     expect(first.status).toBe('interrupted');
 
     await writeFile(
-      path.join(workspace, 'flow.yaml'),
+      fixture.path('flow.yaml'),
       flow('true')
         .replace('writer: { prompt:', 'researcher2: { prompt: "x" }\n  writer: { prompt:')
         .replace('- agent: researcher\n', '- agent: researcher2\n'),
     );
-    const blocked = createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
-    });
+    const blocked = fixture.runner({ engine: engine(), models: models.resolve });
     expect((await blocked.plan(first.sessionId, { useEditedSpec: true })).changes.compatibility?.level).toBe('block');
     await expect(blocked.resume(first.sessionId, { useEditedSpec: true })).rejects.toSatisfy((error) =>
       IncompatibleSessionError.isInstance(error),
     );
 
     await writeFile(
-      path.join(workspace, 'flow.yaml'),
+      fixture.path('flow.yaml'),
       flow('true').replace('You write short reports.', 'You write short, clear reports.'),
     );
     const notices: string[] = [];
-    const resumer = createRunner({
+    const resumer = fixture.runner({
       engine: engine(),
       models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
       onEvent: (event) => {
         if (event.type === 'notice') notices.push(event.text);
       },
@@ -292,21 +229,16 @@ describe('chain workflows', () => {
   });
 
   it('an interrupt stops a running shell attempt (its whole process group) and leaves it for a decision', async () => {
-    await writeFile(path.join(workspace, 'flow.yaml'), flow('touch started; sleep 5; touch finished', 2));
+    await writeFile(fixture.path('flow.yaml'), flow('touch started; sleep 5; touch finished', 2));
     const { engine } = createTestStore();
     const models = createFakeModels();
-    const runner = createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
-    });
+    const runner = fixture.runner({ engine: engine(), models: models.resolve });
     const running = runner.runWorkflow('flow.yaml');
-    await until(() => existsSync(path.join(workspace, 'started')));
+    await until(() => existsSync(fixture.path('started')));
     await runner.interrupt('interrupted by Ctrl+C');
     const result = await running;
     expect(result.status).toBe('interrupted');
-    expect(existsSync(path.join(workspace, 'finished'))).toBe(false);
+    expect(existsSync(fixture.path('finished'))).toBe(false);
     const plan = await runner.plan(result.sessionId);
     expect(plan.uncertain.map((step) => step.key)).toEqual([
       expect.stringMatching(/^step\[shell-[0-9a-f]{8}\]\/shell$/),

@@ -1,21 +1,13 @@
 // What a shell step's command sees of the environment: everything but the provider API keys,
 // which only a step that names them under `env:` gets.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createEngine } from '@resume/core';
 import { createMemoryStore } from '@resume/core/testing';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRunner } from './runner.js';
+import { describe, expect, it } from 'vitest';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { createFakeModels } from './test-kit.js';
 
-let workspace: string;
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-shell-env-'));
-});
-afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
-});
+const fixture = runnerFixture({ name: 'shell-env' });
 
 const env = {
   PATH: process.env.PATH,
@@ -25,16 +17,15 @@ const env = {
 };
 
 async function run(flow: string): Promise<string> {
-  await writeFile(path.join(workspace, 'flow.yaml'), flow);
-  const runner = createRunner({
+  await writeFile(fixture.path('flow.yaml'), flow);
+  const runner = fixture.runner({
     engine: createEngine({ store: createMemoryStore() }),
     models: createFakeModels().resolve,
-    workspaceDir: workspace,
     env,
   });
   const result = await runner.runWorkflow('flow.yaml');
   expect(result.status).toBe('completed');
-  return readFile(path.join(workspace, 'seen.txt'), 'utf8');
+  return readFile(fixture.path('seen.txt'), 'utf8');
 }
 
 const print = `'echo "openai=\${OPENAI_API_KEY:-unset} anthropic=\${ANTHROPIC_API_KEY:-unset} service=\${MY_SERVICE_TOKEN:-unset}" > seen.txt'`;
@@ -51,14 +42,10 @@ describe('the environment of a shell step', () => {
   });
 
   it('refuses an env: entry that is not a variable name, naming the step and the fix', async () => {
-    await writeFile(
-      path.join(workspace, 'flow.yaml'),
-      `name: env\nsteps:\n  - shell: ${print}\n    env: [OPENAI_API_KEY=x]\n`,
-    );
-    const runner = createRunner({
+    await writeFile(fixture.path('flow.yaml'), `name: env\nsteps:\n  - shell: ${print}\n    env: [OPENAI_API_KEY=x]\n`);
+    const runner = fixture.runner({
       engine: createEngine({ store: createMemoryStore() }),
       models: createFakeModels().resolve,
-      workspaceDir: workspace,
       env,
     });
     await expect(runner.runWorkflow('flow.yaml')).rejects.toThrow(

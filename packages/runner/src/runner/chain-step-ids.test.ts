@@ -1,45 +1,34 @@
 // Chain steps are found in the journal by their stable id, not their position: a resume of
 // an edited workflow never takes one step's recorded result for another's.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
 import { ConfigError } from '@resume/core/spec';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { hashText } from '../workflow/workflow-spec.js';
 import { RUN_OPTIONS_KEY } from './run-config.js';
-import { createRunner } from './runner.js';
-import { createFakeModels, createRunnerInterruptedAt, createTestStore, instantSleep, stepLabelIn } from './test-kit.js';
+import type { createRunner } from './runner.js';
+import { createFakeModels, createTestStore, stepLabelIn } from './test-kit.js';
 
-let workspace: string;
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-step-ids-'));
-});
-afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
-});
+const fixture = runnerFixture({ name: 'step-ids' });
 
 const shellFlow = (...commands: string[]) =>
   `name: ids\nsteps:\n${commands.map((command) => `  - shell: ${JSON.stringify(command)}\n`).join('')}`;
 const logs = (word: string) => `echo ${word} >> ran.log`;
-const ran = async () => (await readFile(path.join(workspace, 'ran.log'), 'utf8')).trim().split('\n');
+const ran = async () => (await readFile(fixture.path('ran.log'), 'utf8')).trim().split('\n');
 
 async function interruptedAt(label: string, spec: string) {
-  await writeFile(path.join(workspace, 'flow.yaml'), spec);
+  await writeFile(fixture.path('flow.yaml'), spec);
   const { engine } = createTestStore();
-  const runner = createRunnerInterruptedAt(label, {
+  const runner = fixture.runnerInterruptedAt(label, {
     engine: engine(),
     models: createFakeModels().resolve,
-    workspaceDir: workspace,
-    sleep: instantSleep,
   });
   const first = await runner.runWorkflow('flow.yaml');
   expect(first.status).toBe('interrupted');
   const resumer = (decisions: Parameters<typeof createRunner>[0]['decisions'] = undefined) =>
-    createRunner({
+    fixture.runner({
       engine: engine(),
       models: createFakeModels().resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
       ...(decisions ? { decisions } : {}),
     });
   return { engine, sessionId: first.sessionId, resumer };
@@ -52,7 +41,7 @@ describe('steps matched by id on resume', () => {
       shellFlow(logs('one'), logs('two'), logs('three')),
     );
     expect(await ran()).toEqual(['one', 'two']);
-    await writeFile(path.join(workspace, 'flow.yaml'), shellFlow(logs('two'), logs('three')));
+    await writeFile(fixture.path('flow.yaml'), shellFlow(logs('two'), logs('three')));
     // Deleting a step that ran blocks without --force: its result would be lost from the run.
     const plan = await resumer().plan(sessionId, { useEditedSpec: true });
     expect(plan.changes.compatibility?.findings).toContainEqual(
@@ -66,6 +55,46 @@ describe('steps matched by id on resume', () => {
     });
     expect(result.status).toBe('completed');
     expect(await ran()).toEqual(['one', 'two', 'three']);
+  });
+
+  it("changing a finished step's kind or agent under the same id blocks without --force", async () => {
+    const spec = `name: ids
+agents:
+  w: { prompt: "You write." }
+  v: { prompt: "You check." }
+steps:
+  - id: a
+    shell: "${logs('a')}"
+  - id: b
+    agent: w
+    input: "Go"
+  - id: c
+    shell: "${logs('c')}"
+`;
+    const { sessionId, resumer } = await interruptedAt('step b', spec);
+    expect(await ran()).toEqual(['a']);
+    const asAgent = spec.replace(`shell: "${logs('a')}"`, 'agent: w\n    input: "Do a"');
+    await writeFile(fixture.path('flow.yaml'), asAgent);
+    const plan = await resumer().plan(sessionId, { useEditedSpec: true });
+    expect(plan.changes.compatibility?.level).toBe('block');
+    expect(plan.changes.compatibility?.findings).toContainEqual(
+      expect.objectContaining({
+        kind: 'step-changed',
+        message: 'step 1 (a) already ran as a shell step but the spec now makes it an agent step (agent w)',
+      }),
+    );
+    await expect(resumer().resume(sessionId, { useEditedSpec: true })).rejects.toSatisfy(
+      (error) => (error as { exitCode?: number }).exitCode === 65,
+    );
+    const otherAgent = spec.replace('agent: w\n    input: "Go"', 'agent: v\n    input: "Go"');
+    await writeFile(fixture.path('flow.yaml'), otherAgent);
+    expect((await resumer().plan(sessionId, { useEditedSpec: true })).changes.compatibility?.findings).toContainEqual(
+      expect.objectContaining({
+        message: 'step 2 (b) already ran as an agent step (agent w) but the spec now makes it an agent step (agent v)',
+      }),
+    );
+    const forced = await resumer().resume(sessionId, { useEditedSpec: true, force: true });
+    expect(forced.status).toBe('completed');
   });
 
   it('a step inserted before finished ones runs, and the finished ones keep their results without running again', async () => {
@@ -82,7 +111,7 @@ steps:
     const { engine, sessionId, resumer } = await interruptedAt('step summary', spec);
     expect(await ran()).toEqual(['one']);
     const edited = spec.replace('steps:\n', `steps:\n  - shell: "${logs('zero')}; echo zero-output"\n`);
-    await writeFile(path.join(workspace, 'flow.yaml'), edited.replaceAll('steps[0]', 'steps[1]'));
+    await writeFile(fixture.path('flow.yaml'), edited.replaceAll('steps[0]', 'steps[1]'));
     // The named step keeps its id although its template's index moved with the insertion.
     const plan = await resumer().plan(sessionId, { useEditedSpec: true });
     expect(plan.changes.compatibility?.level).toBe('warn');
@@ -99,14 +128,14 @@ steps:
 
   it('sessions recorded before step ids keep resuming with position keys', async () => {
     const spec = shellFlow(logs('one'), logs('two'));
-    await writeFile(path.join(workspace, 'flow.yaml'), spec);
+    await writeFile(fixture.path('flow.yaml'), spec);
     const { engine } = createTestStore();
     // A session as earlier versions wrote it: no key scheme in its run config, steps keyed step-N.
     const session = await engine().createSession({
       replay: 'keyed',
       title: 'ids',
       mode: 'chain',
-      workspaceDir: workspace,
+      workspaceDir: fixture.workspace,
       options: { [RUN_OPTIONS_KEY]: { mode: 'chain', workflowPath: 'flow.yaml', variables: {} } },
       specHash: hashText(spec),
       initialEvents: [
@@ -120,12 +149,7 @@ steps:
     await session.checkpoint('step 1 shell, passed at attempt 1');
     await session.interrupt();
     await session.close();
-    const runner = createRunner({
-      engine: engine(),
-      models: createFakeModels().resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
-    });
+    const runner = fixture.runner({ engine: engine(), models: createFakeModels().resolve });
     expect((await runner.resume(session.id)).status).toBe('completed');
     // Step 1 was recorded under its position: it did not run again; step 2 ran.
     expect(await ran()).toEqual(['two']);
@@ -144,7 +168,7 @@ steps:
       'name: ids\nsteps:\n  - { id: first, shell: "true" }\n  - { id: last, shell: "true" }\n',
     );
     await writeFile(
-      path.join(workspace, 'flow.yaml'),
+      fixture.path('flow.yaml'),
       'name: ids\nsteps:\n  - { id: setup, shell: "true" }\n  - { id: first, shell: "true" }\n  - { id: last, shell: "true" }\n',
     );
     // The interrupt at the first step's checkpoint (announced once the last step's start carried
@@ -163,11 +187,11 @@ steps:
 
   it('refuses two steps with the same id, naming the second', async () => {
     await writeFile(
-      path.join(workspace, 'flow.yaml'),
+      fixture.path('flow.yaml'),
       'name: ids\nsteps:\n  - { id: build, shell: "true" }\n  - { id: build, shell: "true" }\n',
     );
     const { engine } = createTestStore();
-    const runner = createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    const runner = fixture.runner({ engine: engine(), models: createFakeModels().resolve });
     await expect(runner.runWorkflow('flow.yaml')).rejects.toSatisfy(
       (error) => ConfigError.isInstance(error) && error.message.includes('steps[1].id'),
     );

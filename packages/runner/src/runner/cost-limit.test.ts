@@ -1,21 +1,13 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
 import { formatResumePlan } from '../resume/format-resume-plan.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { CostLimitError } from '../usage/cost-limit-error.js';
 import type { RunEvent } from './run-event.js';
-import { createRunner } from './runner.js';
 import type { RunnerOptions } from './runner-types.js';
 import { createFakeModels, createTestStore } from './test-kit.js';
 
-let workspace: string;
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-cost-'));
-});
-afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
-});
+const fixture = runnerFixture({ name: 'cost' });
 
 // gpt-4o: $2.50 / $10 per million tokens. Each fake call reports 1000 in / 500 out: $0.0075.
 const CALL_USD = 0.0075;
@@ -39,10 +31,9 @@ function setup(limits: RunnerOptions['limits']) {
   const models = createFakeModels({ usage: { inputTokens: 1000, outputTokens: 500 } });
   const events: RunEvent[] = [];
   const runner = (overrides: RunnerOptions['limits'] = limits) =>
-    createRunner({
+    fixture.runner({
       engine: engine(),
       models: models.resolve,
-      workspaceDir: workspace,
       onEvent: (event) => events.push(event),
       ...(overrides ? { limits: overrides } : {}),
     });
@@ -51,7 +42,7 @@ function setup(limits: RunnerOptions['limits']) {
 
 describe('cost limits', () => {
   it('stops at a checkpoint before the call that would pass the limit, and resumes with a higher one', async () => {
-    await writeFile(path.join(workspace, 'flow.yaml'), flow);
+    await writeFile(fixture.path('flow.yaml'), flow);
     const { engine, models, events, runner } = setup({ maxCostUsd: 0.02 });
     const first = await runner().runWorkflow('flow.yaml');
 
@@ -129,7 +120,7 @@ describe('cost limits', () => {
   });
 
   it('warns before resuming a session whose lineage cost is above warnAboveUsd', async () => {
-    await writeFile(path.join(workspace, 'flow.yaml'), flow);
+    await writeFile(fixture.path('flow.yaml'), flow);
     const { events, runner } = setup({ maxCostUsd: 0.02, warnAboveUsd: 0.01 });
     const first = await runner().runWorkflow('flow.yaml');
     const plan = await runner().plan(first.sessionId);
@@ -149,7 +140,7 @@ describe('cost limits', () => {
   });
 
   it('says once that a model of unknown price cannot be counted, and runs', async () => {
-    await writeFile(path.join(workspace, 'flow.yaml'), flow.replaceAll('gpt-4o', 'my-local-model'));
+    await writeFile(fixture.path('flow.yaml'), flow.replaceAll('gpt-4o', 'my-local-model'));
     const { models, events, runner } = setup({ maxCostUsd: 0.0001 });
     const result = await runner().runWorkflow('flow.yaml');
     expect(result.status).toBe('completed');

@@ -15,7 +15,8 @@ import { type CostGuard, createCostGuard } from '../usage/cost-guard.js';
 import { CostLimitError } from '../usage/cost-limit-error.js';
 import type { RequestInbox } from './checkpoint-requests.js';
 import { modeRunContext } from './mode-setup.js';
-import { resumeCommandFor } from './resume-command.js';
+import { withNextStep } from './next-step.js';
+import { resumeCommandFor, startsFromOf } from './resume-command.js';
 import type { RunConfig } from './run-config.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { RunResult } from './runner-types.js';
@@ -116,6 +117,10 @@ export async function drive(
     if (UncertainStepError.isInstance(error) || StepAbortedError.isInstance(error)) {
       // Waiting for a decision is not a failure: the session stays resumable as it is.
       await session.interrupt('waiting for a decision on an uncertain step').catch(() => undefined);
+      if (StepAbortedError.isInstance(error)) {
+        const startsFrom = startsFromOf(config.mode, scope.modes);
+        throw withNextStep(error, { kind: 'decide-uncertain-step', sessionId: session.id, startsFrom });
+      }
       throw error;
     }
     await session.fail(error).catch(() => undefined);

@@ -1,17 +1,11 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRunner } from './runner.js';
-import { createFakeModels, createRunnerInterruptedAt, createTestStore, transcriptOf } from './test-kit.js';
+import { readFile, writeFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { runnerFixture } from '../testing/runner-fixture.js';
+import { createFakeModels, createTestStore, transcriptOf } from './test-kit.js';
 
-let workspace: string;
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-iterative-'));
-  await writeFile(path.join(workspace, 'book.txt'), 'Chapter one.\n\nChapter two.\n\nChapter three.\n');
-});
-afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
+const fixture = runnerFixture({
+  name: 'iterative',
+  files: { 'book.txt': 'Chapter one.\n\nChapter two.\n\nChapter three.\n' },
 });
 
 const agents = [{ name: 'reader' }, { name: 'editor' }];
@@ -26,9 +20,7 @@ describe('iterative mode', () => {
   it('works chunk by chunk, keeps notes and a shared output, and writes them as files', async () => {
     const { engine } = createTestStore();
     const models = createFakeModels();
-    const result = await createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace }).start(
-      start,
-    );
+    const result = await fixture.runner({ engine: engine(), models: models.resolve }).start(start);
     expect(result.status).toBe('completed');
     expect(models.calls.map((call) => `${call.round}/${call.agent}`)).toEqual([
       '1/reader',
@@ -41,16 +33,16 @@ describe('iterative mode', () => {
     expect(models.calls[2]?.lastMessage).toContain('Chapter two.');
     const state = await engine().readSession(result.sessionId);
     expect(state.checkpoints.map((checkpoint) => checkpoint.label)).toContain('chunk 2/3');
-    const output = await readFile(path.join(workspace, `conclave-output/${result.sessionId}/shared-output.md`), 'utf8');
+    const output = await readFile(fixture.path(`conclave-output/${result.sessionId}/shared-output.md`), 'utf8');
     expect(output.trim()).toBe(result.conclusion);
-    const notes = await readFile(path.join(workspace, `conclave-output/${result.sessionId}/notes/reader.md`), 'utf8');
+    const notes = await readFile(fixture.path(`conclave-output/${result.sessionId}/notes/reader.md`), 'utf8');
     expect(notes).toContain('## Chunk 3');
   });
 
   it('refuses an agent name that would write outside the workspace before any model call', async () => {
     const { engine } = createTestStore();
     const models = createFakeModels();
-    const runner = createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace });
+    const runner = fixture.runner({ engine: engine(), models: models.resolve });
     const outcome = await runner
       .start({ ...start, agents: [{ name: 'reader' }, { name: '../../../../x' }] })
       .then((result) => ({ result, error: null }))
@@ -62,19 +54,16 @@ describe('iterative mode', () => {
 
   it('resumes at the next chunk after an interrupt with the same transcript', async () => {
     const reference = createTestStore();
-    const referenceResult = await createRunner({
-      engine: reference.engine(),
-      models: createFakeModels().resolve,
-      workspaceDir: workspace,
-    }).start(start);
+    const referenceResult = await fixture
+      .runner({ engine: reference.engine(), models: createFakeModels().resolve })
+      .start(start);
     const referenceState = await reference.engine().readSession(referenceResult.sessionId);
 
     const { engine } = createTestStore();
     const models = createFakeModels();
-    const runner = createRunnerInterruptedAt('chunk 1/3', {
+    const runner = fixture.runnerInterruptedAt('chunk 1/3', {
       engine: engine(),
       models: models.resolve,
-      workspaceDir: workspace,
     });
     const first = await runner.start(start);
     expect(first.status).toBe('interrupted');
@@ -98,7 +87,7 @@ describe('iterative mode', () => {
   it('starts at a given chunk', async () => {
     const { engine } = createTestStore();
     const models = createFakeModels();
-    await createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace }).start({
+    await fixture.runner({ engine: engine(), models: models.resolve }).start({
       ...start,
       options: { ...start.options, startChunk: 3 },
     });
@@ -106,17 +95,13 @@ describe('iterative mode', () => {
   });
 
   it('honours --start-chunk on a resume: the plan and the run say which chunks are skipped, and a later resume keeps the skip', async () => {
-    await writeFile(
-      path.join(workspace, 'book.txt'),
-      'Chapter one.\n\nChapter two.\n\nChapter three.\n\nChapter four.\n',
-    );
+    await writeFile(fixture.path('book.txt'), 'Chapter one.\n\nChapter two.\n\nChapter three.\n\nChapter four.\n');
     const { engine } = createTestStore();
     const models = createFakeModels();
     const notices: string[] = [];
-    const runner = createRunnerInterruptedAt('chunk 1/4', {
+    const runner = fixture.runnerInterruptedAt('chunk 1/4', {
       engine: engine(),
       models: models.resolve,
-      workspaceDir: workspace,
       onEvent: (event) => {
         if (event.type === 'notice') notices.push(event.text);
       },
@@ -177,19 +162,19 @@ describe('iterative mode', () => {
   it('refuses a --start-chunk that would redo a finished chunk, or any in a discussion', async () => {
     const { engine } = createTestStore();
     const models = createFakeModels();
-    const runner = createRunnerInterruptedAt('chunk 2/3', {
+    const runner = fixture.runnerInterruptedAt('chunk 2/3', {
       engine: engine(),
       models: models.resolve,
-      workspaceDir: workspace,
     });
     const first = await runner.start(start);
     await expect(runner.resume(first.sessionId, { startChunk: 2 })).rejects.toThrow(/chunks 1–2 are already done/);
     await expect(runner.plan(first.sessionId, { startChunk: 9 })).rejects.toThrow(/has 3 chunks/);
-    const discussion = await createRunnerInterruptedAt('round 1, judge', {
-      engine: engine(),
-      models: createFakeModels().resolve,
-      workspaceDir: workspace,
-    }).start({ mode: 'discussion', task: 'Evaluate my idea' });
+    const discussion = await fixture
+      .runnerInterruptedAt('round 1, judge', {
+        engine: engine(),
+        models: createFakeModels().resolve,
+      })
+      .start({ mode: 'discussion', task: 'Evaluate my idea' });
     await expect(runner.resume(discussion.sessionId, { startChunk: 2 })).rejects.toMatchObject({
       exitCode: 64,
       message: expect.stringContaining('A start chunk applies to iterative sessions'),

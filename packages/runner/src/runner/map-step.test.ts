@@ -1,13 +1,13 @@
 // Workflow map steps: items from every source, each item a durable unit run up to
 // `parallel` at once, per-item retries and the dead-letter list, the item environment,
 // and a resume that runs only the items that did not complete.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { ConfigError, UsageError } from '@resume/core/spec';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createEngine } from '@resume/core';
+import { ConfigError, type SessionStore, UsageError } from '@resume/core/spec';
+import { describe, expect, it } from 'vitest';
 import { MapItemsFailedError } from '../modes/map-items-failed-error.js';
 import { formatResumePlan } from '../resume/format-resume-plan.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import type { RunEvent } from './run-event.js';
 import { createRunner } from './runner.js';
 import type { RunnerOptions } from './runner-types.js';
@@ -19,16 +19,10 @@ import {
   transcriptOf,
 } from './test-kit.js';
 
-let workspace: string;
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-map-'));
-});
-afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
-});
+const fixture = runnerFixture({ name: 'map' });
 
 async function lines(file: string): Promise<string[]> {
-  const text = await readFile(path.join(workspace, file), 'utf8').catch(() => '');
+  const text = await readFile(fixture.path(file), 'utf8').catch(() => '');
   return text.split('\n').filter((line) => line !== '');
 }
 
@@ -42,7 +36,7 @@ function setup(extra: Partial<RunnerOptions> = {}) {
   const options = (): RunnerOptions => ({
     engine: engine(),
     models: models.resolve,
-    workspaceDir: workspace,
+    workspaceDir: fixture.workspace,
     sleep: instantSleep,
     ...extra,
   });
@@ -50,7 +44,7 @@ function setup(extra: Partial<RunnerOptions> = {}) {
 }
 
 async function spec(text: string): Promise<void> {
-  await writeFile(path.join(workspace, 'flow.yaml'), text);
+  await writeFile(fixture.path('flow.yaml'), text);
 }
 
 describe('map steps: where items come from', () => {
@@ -79,7 +73,7 @@ steps:
   });
 
   it('leaves an item too large for the environment out of CONCLAVE_ITEM, and still runs it', async () => {
-    await writeFile(path.join(workspace, 'big.json'), JSON.stringify([{ id: 'big', text: 'x'.repeat(200_000) }]));
+    await writeFile(fixture.path('big.json'), JSON.stringify([{ id: 'big', text: 'x'.repeat(200_000) }]));
     await spec(`
 name: big
 steps:
@@ -95,13 +89,13 @@ steps:
 
   it('reads items from a JSON file and from a JSON lines file, with {{ item.field }}', async () => {
     await writeFile(
-      path.join(workspace, 'items.json'),
+      fixture.path('items.json'),
       JSON.stringify([
         { id: 'x', n: 1 },
         { id: 'y', n: 2 },
       ]),
     );
-    await writeFile(path.join(workspace, 'items.jsonl'), '{"id":"p","n":3}\n\n{"id":"q","n":4}\n');
+    await writeFile(fixture.path('items.jsonl'), '{"id":"p","n":3}\n\n{"id":"q","n":4}\n');
     await spec(`
 name: files
 steps:
@@ -120,10 +114,10 @@ steps:
   });
 
   it('runs over the files a glob matches, sorted, each item with its path and name', async () => {
-    await mkdir(path.join(workspace, 'docs', 'sub'), { recursive: true });
-    await writeFile(path.join(workspace, 'docs', 'b.md'), 'b');
-    await writeFile(path.join(workspace, 'docs', 'a.md'), 'a');
-    await writeFile(path.join(workspace, 'docs', 'skip.txt'), 'no');
+    await mkdir(fixture.path('docs', 'sub'), { recursive: true });
+    await writeFile(fixture.path('docs', 'b.md'), 'b');
+    await writeFile(fixture.path('docs', 'a.md'), 'a');
+    await writeFile(fixture.path('docs', 'skip.txt'), 'no');
     await spec(`
 name: glob
 steps:
@@ -191,7 +185,7 @@ steps:
     const { runner } = setup();
     const result = await runner().runWorkflow('flow.yaml');
     expect(result.status).toBe('failed');
-    expect(await readFile(path.join(workspace, 'out', 'a.md'), 'utf8')).toMatch(/^a: reviewer says /);
+    expect(await readFile(fixture.path('out', 'a.md'), 'utf8')).toMatch(/^a: reviewer says /);
     const [map] = await runner().mapItems(result.sessionId);
     expect(map?.items.map((item) => [item.id, item.state])).toEqual([
       ['a', 'completed'],
@@ -345,7 +339,7 @@ describe('map steps: retries and the dead-letter list', () => {
     expect(formatResumePlan(plan)).toContain(
       `failed, left in the dead-letter list (conclave run retry ${first.sessionId} --items failed): 1 (bad)`,
     );
-    await writeFile(path.join(workspace, 'fixed'), '');
+    await writeFile(fixture.path('fixed'), '');
     const again = await runner().resume(first.sessionId);
     expect(again.status).toBe('failed');
     expect(MapItemsFailedError.isInstance(again.error)).toBe(true);
@@ -360,7 +354,7 @@ describe('map steps: retries and the dead-letter list', () => {
     await spec(flaky);
     const { runner, engine } = setup();
     const first = await runner().runWorkflow('flow.yaml');
-    await writeFile(path.join(workspace, 'fixed'), '');
+    await writeFile(fixture.path('fixed'), '');
     const retried = await runner().retryItems(first.sessionId, 'failed');
     expect(retried.status).toBe('completed');
     const ran = await lines('ran.txt');
@@ -383,9 +377,65 @@ describe('map steps: retries and the dead-letter list', () => {
       .catch((caught: unknown) => caught);
     expect(UsageError.isInstance(refused)).toBe(true);
     expect((refused as Error).message).toContain('"ok1"');
-    await writeFile(path.join(workspace, 'fixed'), '');
+    await writeFile(fixture.path('fixed'), '');
     const retried = await runner().retryItems(first.sessionId, ['bad']);
     expect(retried.status).toBe('completed');
+  });
+});
+
+describe('map steps: item ids with slashes', () => {
+  const checks = `
+name: checks
+steps:
+  - id: check
+    map:
+      items: [src, src/a.ts, src/sub/bad.ts]
+      do:
+        - shell: 'echo "$CONCLAVE_ITEM_ID" >> ran.txt; test "$CONCLAVE_ITEM_ID" != src/sub/bad.ts || test -f fixed'
+`;
+
+  it('reads and retries items of a session that journaled their ids with the slashes as they are', async () => {
+    await spec(checks);
+    const { store, options } = setup();
+    // How releases before the ids were escaped wrote the item keys: \`item/src/sub/bad.ts/...\`.
+    const unescaped = <T>(value: T): T => JSON.parse(JSON.stringify(value).replaceAll('%2F', '/')) as T;
+    const olderStore: SessionStore = {
+      ...store,
+      append: (sessionId, batch) => store.append(sessionId, unescaped(batch)),
+      putSnapshot: (sessionId, snapshot) => store.putSnapshot(sessionId, unescaped(snapshot)),
+    };
+    const first = await createRunner({ ...options(), engine: createEngine({ store: olderStore }) }).runWorkflow(
+      'flow.yaml',
+    );
+    expect(first.status).toBe('failed');
+    const keys = [];
+    for await (const event of store.read(first.sessionId)) if ('key' in event) keys.push(event.key);
+    expect(keys).toContain('step[check]/item/src/sub/bad.ts/dead-letter-1');
+
+    const runner = createRunner(options());
+    const [map] = await runner.mapItems(first.sessionId);
+    expect(map?.items.map((item) => `${item.id} ${item.state}`)).toEqual([
+      'src completed',
+      'src/a.ts completed',
+      'src/sub/bad.ts failed',
+    ]);
+    await writeFile(fixture.path('fixed'), '');
+    const retried = await runner.retryItems(first.sessionId, ['src/sub/bad.ts']);
+    expect(retried.status).toBe('completed');
+    expect(await lines('ran.txt')).toEqual(['src', 'src/a.ts', 'src/sub/bad.ts', 'src/sub/bad.ts']);
+    const [after] = await createRunner(options()).mapItems(first.sessionId);
+    expect(after?.counts).toEqual({ completed: 3, failed: 0, started: 0, pending: 0 });
+  });
+
+  it('journals an id with slashes as one key segment, and keeps the id as it is', async () => {
+    await spec(checks);
+    const { store, runner } = setup();
+    const first = await runner().runWorkflow('flow.yaml');
+    const keys = [];
+    for await (const event of store.read(first.sessionId)) if ('key' in event) keys.push(event.key);
+    expect(keys).toContain('step[check]/item/src%2Fsub%2Fbad.ts/dead-letter-1');
+    const [map] = await runner().mapItems(first.sessionId);
+    expect(map?.items.find((item) => item.state === 'failed')?.deadLetter).toMatchObject({ id: 'src/sub/bad.ts' });
   });
 });
 
@@ -412,7 +462,7 @@ steps:
     const uninterrupted = setup();
     const reference = await uninterrupted.runner().runWorkflow('flow.yaml');
     const expected = transcriptOf((await uninterrupted.engine().readSession(reference.sessionId)).messages);
-    await rm(path.join(workspace, 'effects.txt'));
+    await rm(fixture.path('effects.txt'));
 
     const { options, engine, models, runner } = setup({ decisions: { uncertainStep: () => 'rerun' } });
     // Interrupted once three items are done (which three depends on timing with two at once).

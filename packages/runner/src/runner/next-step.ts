@@ -13,6 +13,8 @@ export type NextStep =
   | { kind: 'resume-in-another-workspace'; sessionId: string; startsFrom: StartsFrom }
   /** The session kept crashing: resume it anyway (forced), or inspect it and branch from a good checkpoint. */
   | { kind: 'resume-past-recovery-limit'; sessionId: string; startsFrom: StartsFrom }
+  /** The resume stopped before an uncertain step (abort): resume again and choose to re-run or skip it. */
+  | { kind: 'decide-uncertain-step'; sessionId: string; startsFrom: StartsFrom }
   /** Unfinished work runs when the session resumes. */
   | { kind: 'resume-unfinished-items'; sessionId: string; startsFrom: StartsFrom }
   /** A checkpoint was named that the session does not have: list its checkpoints. */
@@ -40,7 +42,18 @@ export type NextStep =
   /** A file's snapshot cannot be restored: keep the current file instead. */
   | { kind: 'keep-current-file'; path: string }
   /** The data home was set where it cannot be: set it another way. */
-  | { kind: 'set-home-elsewhere' };
+  | { kind: 'set-home-elsewhere' }
+  /**
+   * A worktree run's worktree is not as the session left it: the git command that puts it right,
+   * else resume on what it holds (forced) or, when it is gone, in another directory.
+   */
+  | { kind: 'fix-worktree'; sessionId: string; gitCommand: string; gone: boolean }
+  /** The session did not run in a worktree: a worktree run starts with one. */
+  | { kind: 'start-worktree-run' }
+  /** A worktree run that is not completed: finish it, or merge what it did (forced). */
+  | { kind: 'finish-before-merge'; sessionId: string }
+  /** Merging the run's branch conflicts: merge by hand, or rebase the branch and merge again. */
+  | { kind: 'merge-by-hand'; sessionId: string; repo: string; worktree: string; branch: string; target: string };
 
 /** `error` with its next step as data (`error.nextStep`). */
 export function withNextStep<E extends ConclaveError>(

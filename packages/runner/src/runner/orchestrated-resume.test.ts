@@ -1,22 +1,14 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { UncertainStepError } from '@resume/core/spec';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { adaptWorkspaceTools } from '../modes/workspace-tool-adapter.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { createWorkspaceTools } from '../tools/workspace-tools.js';
-import { createRunner, type RunnerOptions } from './runner.js';
-import { createFakeModels, createRunnerInterruptedAt, createTestStore, transcriptOf, until } from './test-kit.js';
+import type { RunnerOptions } from './runner.js';
+import { createFakeModels, createTestStore, transcriptOf, until } from './test-kit.js';
 
-let workspace: string;
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-orchestrated-'));
-  await writeFile(path.join(workspace, 'notes.txt'), 'remember the milk\n');
-});
-afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
-});
+const fixture = runnerFixture({ name: 'orchestrated', files: { 'notes.txt': 'remember the milk\n' } });
 
 const leadScript = [
   { text: 'Reading first.', toolCalls: [{ id: 'call-1', name: 'read_file', args: { path: 'notes.txt' } }] },
@@ -55,17 +47,16 @@ describe('orchestrated mode', () => {
   it('runs tool calls as steps, snapshots the files, and concludes without tool calls', async () => {
     const executions: string[] = [];
     const models = createFakeModels({ leadScript });
-    const runner = createRunner({
+    const runner = fixture.runner({
       engine: currentStore.engine(),
       models: models.resolve,
-      workspaceDir: workspace,
       createTools: toolsWith(executions),
     });
     const result = await runner.start({ mode: 'orchestrated', task: 'Plan the shopping' });
     expect(result.status).toBe('completed');
     expect(result.conclusion).toMatch(/^Done/);
     expect(executions).toEqual(['read_file', 'write_file']);
-    expect(await readFile(path.join(workspace, 'plan.md'), 'utf8')).toBe('# Plan\n');
+    expect(await readFile(fixture.path('plan.md'), 'utf8')).toBe('# Plan\n');
     const state = await currentStore.engine().readSession(result.sessionId);
     expect(Object.keys(state.files).sort()).toEqual(['notes.txt', 'plan.md']);
     expect(state.toolCalls.map((call) => [call.name, call.completedSeq !== null])).toEqual([
@@ -77,30 +68,30 @@ describe('orchestrated mode', () => {
 
   it('declining the resume prompt after choosing to restore a changed file leaves the file as the user left it', async () => {
     const models = createFakeModels({ leadScript });
-    const plan = path.join(workspace, 'plan.md');
-    const runner = createRunnerInterruptedAt(() => existsSync(plan), {
+    const plan = fixture.path('plan.md');
+    const runner = fixture.runnerInterruptedAt(() => existsSync(plan), {
       engine: currentStore.engine(),
       models: models.resolve,
-      workspaceDir: workspace,
       createTools: toolsWith([]),
     });
     const interrupted = await runner.start({ mode: 'orchestrated', task: 'Plan the shopping' });
     expect(interrupted.status).toBe('interrupted');
     await writeFile(plan, '# My own plan\n');
     const asked: string[] = [];
-    const declined = await createRunner({
-      engine: currentStore.engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      createTools: toolsWith([]),
-      decisions: {
-        fileConflicts: (changes) => {
-          asked.push(...changes.map((change) => `${change.path} ${change.status}`));
-          return Object.fromEntries(changes.map((change) => [change.path, 'restore' as const]));
+    const declined = await fixture
+      .runner({
+        engine: currentStore.engine(),
+        models: models.resolve,
+        createTools: toolsWith([]),
+        decisions: {
+          fileConflicts: (changes) => {
+            asked.push(...changes.map((change) => `${change.path} ${change.status}`));
+            return Object.fromEntries(changes.map((change) => [change.path, 'restore' as const]));
+          },
+          confirmResume: () => false,
         },
-        confirmResume: () => false,
-      },
-    }).resume(interrupted.sessionId);
+      })
+      .resume(interrupted.sessionId);
     expect(asked).toEqual(['plan.md modified']);
     expect(declined.cancelled).toBe(true);
     expect(await readFile(plan, 'utf8')).toBe('# My own plan\n');
@@ -109,24 +100,22 @@ describe('orchestrated mode', () => {
   it('never re-runs a write that was in flight at a crash without a decision; rerun gives the same transcript', async () => {
     const reference = await (async () => {
       const { engine } = createTestStore();
-      const runner = createRunner({
+      const runner = fixture.runner({
         engine: engine(),
         models: createFakeModels({ leadScript }).resolve,
-        workspaceDir: workspace,
         createTools: toolsWith([]),
       });
       const result = await runner.start({ mode: 'orchestrated', task: 'Plan the shopping' });
       return (await engine().readSession(result.sessionId)).messages;
     })();
-    await rm(path.join(workspace, 'plan.md'));
+    await rm(fixture.path('plan.md'));
 
     const executions: string[] = [];
     const models = createFakeModels({ leadScript });
     let hung = false;
-    const crashing = createRunner({
+    const crashing = fixture.runner({
       engine: currentStore.engine(),
       models: models.resolve,
-      workspaceDir: workspace,
       createTools: toolsWith(executions, {
         name: 'write_file',
         onHang: () => {
@@ -140,10 +129,9 @@ describe('orchestrated mode', () => {
     currentStore.store.killHolder(sessionId);
     const modelCallsBefore = models.calls.length;
 
-    const undecided = createRunner({
+    const undecided = fixture.runner({
       engine: currentStore.engine(),
       models: models.resolve,
-      workspaceDir: workspace,
       createTools: toolsWith(executions),
     });
     const plan = await undecided.plan(sessionId);
@@ -151,10 +139,9 @@ describe('orchestrated mode', () => {
     await expect(undecided.resume(sessionId)).rejects.toSatisfy((error) => UncertainStepError.isInstance(error));
     expect(executions).toEqual(['read_file', 'write_file']);
 
-    const decided = createRunner({
+    const decided = fixture.runner({
       engine: currentStore.engine(),
       models: models.resolve,
-      workspaceDir: workspace,
       createTools: toolsWith(executions),
       decisions: { uncertainStep: () => 'rerun' },
     });
@@ -170,28 +157,30 @@ describe('orchestrated mode', () => {
   it('a skipped uncertain write tells the model its effect is unknown', async () => {
     const models = createFakeModels({ leadScript });
     let hung = false;
-    void createRunner({
-      engine: currentStore.engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      createTools: toolsWith([], {
-        name: 'write_file',
-        onHang: () => {
-          hung = true;
-        },
-      }),
-    }).start({ mode: 'orchestrated', task: 'Plan the shopping' });
+    void fixture
+      .runner({
+        engine: currentStore.engine(),
+        models: models.resolve,
+        createTools: toolsWith([], {
+          name: 'write_file',
+          onHang: () => {
+            hung = true;
+          },
+        }),
+      })
+      .start({ mode: 'orchestrated', task: 'Plan the shopping' });
     await until(() => hung);
     const sessionId = (await currentStore.engine().listSessions())[0]?.id ?? '';
     currentStore.store.killHolder(sessionId);
     const executions: string[] = [];
-    const result = await createRunner({
-      engine: currentStore.engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      createTools: toolsWith(executions),
-      decisions: { uncertainStep: () => 'skip' },
-    }).resume(sessionId);
+    const result = await fixture
+      .runner({
+        engine: currentStore.engine(),
+        models: models.resolve,
+        createTools: toolsWith(executions),
+        decisions: { uncertainStep: () => 'skip' },
+      })
+      .resume(sessionId);
     expect(result.status).toBe('completed');
     expect(executions).toEqual([]);
     const state = await currentStore.engine().readSession(sessionId);
@@ -200,11 +189,11 @@ describe('orchestrated mode', () => {
 
   it('runs a .prompt.md file as an orchestrated agent with its front matter', async () => {
     await writeFile(
-      path.join(workspace, 'tidy.prompt.md'),
+      fixture.path('tidy.prompt.md'),
       '---\nname: tidy\nmodel: small-model\ntools: [read_file, write_file]\nvariables: { file: notes.txt }\n---\nRead {{ file }} and write a plan.\n',
     );
     const models = createFakeModels({ leadScript });
-    const runner = createRunner({ engine: currentStore.engine(), models: models.resolve, workspaceDir: workspace });
+    const runner = fixture.runner({ engine: currentStore.engine(), models: models.resolve });
     const result = await runner.runWorkflow('tidy.prompt.md');
     expect(result.status).toBe('completed');
     expect(result.resumeCommand).toBeNull();
@@ -212,6 +201,6 @@ describe('orchestrated mode', () => {
     const state = await currentStore.engine().readSession(result.sessionId);
     expect(state.header.mode).toBe('prompt');
     expect(state.specs[0]).toMatchObject({ kind: 'prompt', path: 'tidy.prompt.md' });
-    expect(await readFile(path.join(workspace, 'plan.md'), 'utf8')).toBe('# Plan\n');
+    expect(await readFile(fixture.path('plan.md'), 'utf8')).toBe('# Plan\n');
   });
 });

@@ -1,27 +1,20 @@
 // Sessions recorded by the builds of decision 0019 journaled, next to their spec's YAML data, the
 // spec as validating it gave (`document.validated`). A resume no longer takes that spec: it
 // validates the recorded data as a fresh run validates the file, whatever `validated` holds.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { createEngine, type Session } from '@resume/core';
 import type { JsonValue } from '@resume/core/spec';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { hashDocument } from '../workflow/spec-document.js';
 import { hashText } from '../workflow/spec-hash.js';
 import { createRunner } from './runner.js';
 import { createFakeModels, createTestStore, instantSleep } from './test-kit.js';
 
-let workspace: string;
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-older-document-'));
-});
-afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
-});
+const fixture = runnerFixture({ name: 'older-document' });
 
-const options = () => ({ models: createFakeModels().resolve, workspaceDir: workspace, sleep: instantSleep });
+const options = () => ({ models: createFakeModels().resolve, workspaceDir: fixture.workspace, sleep: instantSleep });
 
 type SpecRecordedInput = Extract<Parameters<Session['record']>[0], { type: 'spec-recorded' }>;
 
@@ -49,10 +42,10 @@ async function failedRun(rewrite: (event: SpecRecordedInput) => SpecRecordedInpu
     if (event?.type !== 'spec-recorded' || event.kind !== 'workflow') return value;
     return rewrite(value as SpecRecordedInput) as T;
   };
-  await writeFile(path.join(workspace, 'flow.yaml'), SPEC);
+  await writeFile(fixture.path('flow.yaml'), SPEC);
   const first = await createRunner({ ...options(), engine: createEngine({ store, redact }) }).runWorkflow('flow.yaml');
   expect(first.status).toBe('failed');
-  await writeFile(path.join(workspace, 'go'), '');
+  await writeFile(fixture.path('go'), '');
   const recorded = (await engine().readSession(first.sessionId)).specs.find((entry) => entry.kind === 'workflow');
   return { id: first.sessionId, engine, recorded };
 }
@@ -77,7 +70,7 @@ describe('a session whose journal holds a validated spec (decision 0019)', () =>
   it("refuses, with a fresh run's message, a recorded spec these rules reject even though it was recorded as valid", async () => {
     // An agent prompt naming a variable the spec does not declare: a fresh run refuses it.
     const invalid = SPEC.replace('You help.', 'You help {{ who }}.');
-    await writeFile(path.join(workspace, 'flow.yaml'), invalid);
+    await writeFile(fixture.path('flow.yaml'), invalid);
     const freshRun = await createRunner({ ...options(), engine: createTestStore().engine() })
       .runWorkflow('flow.yaml')
       .then(
@@ -100,7 +93,7 @@ describe('a session whose journal holds a validated spec (decision 0019)', () =>
         ]),
       },
     }));
-    await writeFile(path.join(workspace, 'flow.yaml'), invalid);
+    await writeFile(fixture.path('flow.yaml'), invalid);
     const refused = await createRunner({ ...options(), engine: older.engine() }).resume(older.id);
     expect(refused.status).toBe('failed');
     expect(refused.error?.message).toBe(freshRun?.message);

@@ -3,11 +3,10 @@
 // not parsed again: its YAML data is in the journal, validated as parsed YAML would be. A
 // session recorded without that data (before it existed, or data JSON cannot hold) parses
 // the recorded text once for both the plan and the run.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createEngine, createRedactor, type Engine } from '@resume/core';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { createRunner } from './runner.js';
 import { createFakeModels, createTestStore, instantSleep } from './test-kit.js';
 
@@ -16,13 +15,7 @@ vi.mock('../workflow/yaml-error.js', async (importOriginal) => {
   return { ...original, readYamlData: vi.fn(original.readYamlData) };
 });
 
-let workspace: string;
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(tmpdir(), 'conclave-resume-work-'));
-});
-afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
-});
+const fixture = runnerFixture({ name: 'resume-work' });
 
 /** The engine with its reads counted. */
 function counted(engine: Engine) {
@@ -43,11 +36,11 @@ function counted(engine: Engine) {
 
 /** Runs `spec` until its last step fails, then resumes it as a new process would: the YAML parses of `spec` it made. */
 async function resumeOf(spec: string, engine: () => Engine) {
-  await writeFile(path.join(workspace, 'flow.yaml'), spec);
-  const options = { models: createFakeModels().resolve, workspaceDir: workspace, sleep: instantSleep };
+  await writeFile(fixture.path('flow.yaml'), spec);
+  const options = { models: createFakeModels().resolve, workspaceDir: fixture.workspace, sleep: instantSleep };
   const first = await createRunner({ ...options, engine: engine() }).runWorkflow('flow.yaml');
   expect(first.status).toBe('failed');
-  await writeFile(path.join(workspace, 'go'), '');
+  await writeFile(fixture.path('go'), '');
 
   // The resume is a new process: fresh modules, nothing parsed yet.
   vi.resetModules();
@@ -94,7 +87,7 @@ describe('what a resume does before its first new step', () => {
     expect(recorded?.content).not.toContain(secret);
     expect(JSON.stringify(recorded?.document)).not.toContain(secret);
     expect(parsesOf(recorded?.content)).toBe(1);
-    expect(await readFile(path.join(workspace, 'out'), 'utf8')).toBe('ran\n');
+    expect(await readFile(fixture.path('out'), 'utf8')).toBe('ran\n');
   });
 
   it('hands every caller of the same spec its own copy', async () => {

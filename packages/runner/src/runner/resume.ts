@@ -20,6 +20,7 @@ import { type RunConfig, readRunConfig } from './run-config.js';
 import { currentSpecText } from './run-spec.js';
 import type { RunnerScope } from './runner-scope.js';
 import type { ResumeOptions, RunResult } from './runner-types.js';
+import { announceMerge, checkResumeWorktree } from './worktree-run.js';
 
 export function cancelled(scope: RunnerScope, state: SessionState, config: RunConfig): RunResult {
   scope.emit({ type: 'notice', text: 'Resume cancelled; nothing was changed.' });
@@ -64,6 +65,11 @@ export async function resume(
   });
   const workspace = resumePlan.changes.workspace;
   const workspaceDir = workspace?.runsIn ?? options.workspaceDir;
+  // A worktree run goes on only in its worktree as the session left it (nothing is written before).
+  const worktree = await checkResumeWorktree(scope, state, {
+    force: resumeOptions.force ?? false,
+    otherWorkspace: resumeOptions.workspaceDir !== undefined,
+  });
   // A discussion reads and writes no files; every other built-in mode works in its workspace.
   if (mode.usesWorkspace && (workspace?.missing || !isDirectory(workspaceDir))) {
     throw withNextStep(
@@ -130,7 +136,9 @@ export async function resume(
     emit({ type: 'notice', text: `${describeSpecRule(resumePlan.spec)}.` });
   }
   beforeRun?.(session);
-  return drive(scope, session, mode, config, true, workspaceDir);
+  const result = await drive(scope, session, mode, config, true, workspaceDir);
+  if (worktree) announceMerge(scope, id, worktree, result);
+  return result;
 }
 
 /**

@@ -9,12 +9,15 @@ export type RunEvent =
   | { type: 'turn-started'; agent: string; round: number | null; stepKey: string }
   | { type: 'delta'; agent: string; text: string }
   | { type: 'turn-completed'; message: Message; replayed: boolean }
-  | { type: 'progress'; label: string; done: number; total: number | null }
+  /** `detail`: what the step found at this count (`33% complete, missing usage`, `scored 70`). */
+  | { type: 'progress'; label: string; done: number; total: number | null; detail?: string }
   /** A map step's items: how many passed, are running now, went to the dead-letter list. */
   | { type: 'map-progress'; stepId: string; total: number; done: number; running: number; failed: number }
   | { type: 'usage'; totals: UsageTotals }
   | { type: 'checkpoint'; seq: number; label: string | null }
   | { type: 'notice'; text: string }
+  /** What the running shell step's command printed just now (stdout and stderr, as it came). */
+  | { type: 'shell-output'; step: string; text: string }
   /** A parallel group's steps and where each stands: the whole list, on every change. */
   | { type: 'parallel'; group: string; number: number; branches: ParallelBranchState[]; finished: boolean };
 

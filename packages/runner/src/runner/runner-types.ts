@@ -174,6 +174,8 @@ export interface WorkflowInput {
   variables?: Record<string, string>;
   title?: string;
   record?: Record<string, JsonValue>;
+  /** Runs in a new git worktree on the branch `conclave/<session>` (as a spec's `worktree: true`). */
+  worktree?: boolean;
 }
 
 export interface RunResult {

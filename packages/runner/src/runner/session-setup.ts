@@ -23,10 +23,14 @@ export async function createRunSession(
     initialEvents: EventInput[];
     parentId?: string;
     specHash?: string | null;
+    /** A caller-chosen id (a worktree run names its branch after it) and where the run works. */
+    id?: string;
+    workspaceDir?: string;
   },
 ): Promise<Session> {
-  const { workspaceDir } = scope.options;
+  const workspaceDir = input.workspaceDir ?? scope.options.workspaceDir;
   return scope.engine.createSession({
+    ...(input.id === undefined ? {} : { id: input.id }),
     // Modes are resumable state machines that decide from the state what to do next (see ReplayPolicy).
     replay: 'keyed',
     title: input.title,

@@ -1,8 +1,7 @@
 // Resuming workflow runs (`conclave run`): where shell steps run, which spec runs, what is
 // validated before a session exists.
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   ConfigError,
@@ -11,23 +10,15 @@ import {
   IncompatibleSessionError,
   UncertainStepError,
 } from '@resume/core/spec';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatResumePlan } from '../resume/format-resume-plan.js';
+import { runnerFixture } from '../testing/runner-fixture.js';
 import { nextStepOf } from './next-step.js';
 import type { RunEvent } from './run-event.js';
 import { createRunner } from './runner.js';
-import { createFakeModels, createRunnerInterruptedAt, createTestStore, instantSleep, stepLabelIn } from './test-kit.js';
+import { createFakeModels, createTestStore, instantSleep, stepLabelIn } from './test-kit.js';
 
-let root: string;
-let workspace: string;
-beforeEach(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'conclave-workflow-'));
-  workspace = path.join(root, 'project');
-  await mkdir(workspace);
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const fixture = runnerFixture({ name: 'workflow', subdirectory: 'project' });
 
 const twoSteps = (writerPrompt = 'You write short reports.') => `
 name: where
@@ -43,14 +34,12 @@ steps:
 `;
 
 async function interruptedAfterFirstStep(spec: string) {
-  await writeFile(path.join(workspace, 'flow.yaml'), spec);
+  await writeFile(fixture.path('flow.yaml'), spec);
   const { engine } = createTestStore();
   const models = createFakeModels();
-  const runner = createRunnerInterruptedAt(stepLabelIn(spec, 0), {
+  const runner = fixture.runnerInterruptedAt(stepLabelIn(spec, 0), {
     engine: engine(),
     models: models.resolve,
-    workspaceDir: workspace,
-    sleep: instantSleep,
   });
   const first = await runner.runWorkflow('flow.yaml');
   expect(first.status).toBe('interrupted');
@@ -60,7 +49,7 @@ async function interruptedAfterFirstStep(spec: string) {
 describe('resuming a workflow from another directory', () => {
   it('runs shell steps in the recorded workspace, not in the current directory', async () => {
     const { engine, models, sessionId } = await interruptedAfterFirstStep(twoSteps());
-    const elsewhere = path.join(root, 'elsewhere');
+    const elsewhere = path.join(fixture.root, 'elsewhere');
     await mkdir(elsewhere);
     const notices: string[] = [];
     const resumer = createRunner({
@@ -73,22 +62,22 @@ describe('resuming a workflow from another directory', () => {
       },
     });
     const plan = await resumer.plan(sessionId);
-    expect(plan.changes.workspace?.runsIn).toBe(workspace);
+    expect(plan.changes.workspace?.runsIn).toBe(fixture.workspace);
     expect(formatResumePlan(plan)).toContain(
-      `the session runs in its workspace ${workspace} (you are in ${elsewhere})`,
+      `the session runs in its workspace ${fixture.workspace} (you are in ${elsewhere})`,
     );
     const result = await resumer.resume(sessionId);
     expect(result.status).toBe('completed');
-    expect((await readFile(path.join(workspace, 'where.txt'), 'utf8')).trim()).toBe(workspace);
+    expect((await readFile(fixture.path('where.txt'), 'utf8')).trim()).toBe(fixture.workspace);
     expect(existsSync(path.join(elsewhere, 'where.txt'))).toBe(false);
-    expect(notices).toContain(`Resuming in the session's workspace ${workspace} (you are in ${elsewhere}).`);
+    expect(notices).toContain(`Resuming in the session's workspace ${fixture.workspace} (you are in ${elsewhere}).`);
   });
 
   it('refuses with 66 when the recorded workspace is gone, and --workspace moves the run', async () => {
     const { engine, models, sessionId } = await interruptedAfterFirstStep(twoSteps());
-    const elsewhere = path.join(root, 'elsewhere');
+    const elsewhere = path.join(fixture.root, 'elsewhere');
     await mkdir(elsewhere);
-    await rm(workspace, { recursive: true });
+    await rm(fixture.workspace, { recursive: true });
     const runner = createRunner({
       engine: engine(),
       models: models.resolve,
@@ -98,7 +87,7 @@ describe('resuming a workflow from another directory', () => {
     const error = await runner.resume(sessionId).catch((caught: unknown) => caught);
     expect(FileNotFoundError.isInstance(error)).toBe(true);
     expect((error as FileNotFoundError).exitCode).toBe(ExitCode.notFound);
-    expect((error as FileNotFoundError).message).toContain(`runs in ${workspace}, which no longer exists`);
+    expect((error as FileNotFoundError).message).toContain(`runs in ${fixture.workspace}, which no longer exists`);
     expect(nextStepOf(error)).toEqual({ kind: 'resume-in-another-workspace', sessionId, startsFrom: 'file' });
     const state = await engine().readSession(sessionId);
     expect(state.status).toBe('interrupted');
@@ -114,13 +103,9 @@ describe('what a resume reports', () => {
   it('does not announce a replayed agent step as speaking', async () => {
     const { engine, models, sessionId } = await interruptedAfterFirstStep(twoSteps());
     const events: RunEvent[] = [];
-    const result = await createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
-      onEvent: (event) => events.push(event),
-    }).resume(sessionId);
+    const result = await fixture
+      .runner({ engine: engine(), models: models.resolve, onEvent: (event) => events.push(event) })
+      .resume(sessionId);
     expect(result.status).toBe('completed');
     expect(events.flatMap((event) => (event.type === 'turn-started' ? [event.agent] : []))).toEqual(['writer']);
   });
@@ -129,15 +114,9 @@ describe('what a resume reports', () => {
 describe('the spec a resume runs', () => {
   it('runs the recorded spec when the file was edited, shows the diff, and runs the edit only when asked', async () => {
     const { engine, models, sessionId } = await interruptedAfterFirstStep(twoSteps());
-    await writeFile(path.join(workspace, 'flow.yaml'), twoSteps('You write long, careful reports.'));
+    await writeFile(fixture.path('flow.yaml'), twoSteps('You write long, careful reports.'));
     const events: RunEvent[] = [];
-    const runner = createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
-      onEvent: (event) => events.push(event),
-    });
+    const runner = fixture.runner({ engine: engine(), models: models.resolve, onEvent: (event) => events.push(event) });
     const plan = await runner.plan(sessionId);
     expect(plan.spec).toMatchObject({ path: 'flow.yaml', changed: true, runs: 'recorded' });
     const text = formatResumePlan(plan);
@@ -160,23 +139,15 @@ describe('the spec a resume runs', () => {
 
   it('with --use-edited-spec runs the edit, records it and tells the models; an edit of a step that ran blocks', async () => {
     const { engine, models, sessionId } = await interruptedAfterFirstStep(twoSteps());
-    await writeFile(path.join(workspace, 'flow.yaml'), twoSteps().replace('input: "Research"', 'input: "Dig"'));
-    const runner = createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
-    });
+    await writeFile(fixture.path('flow.yaml'), twoSteps().replace('input: "Research"', 'input: "Dig"'));
+    const runner = fixture.runner({ engine: engine(), models: models.resolve });
     // Not asked for: the edit does not matter, the recorded spec runs.
     expect((await runner.plan(sessionId)).changes.compatibility?.level).toBe('ok');
-    await writeFile(
-      path.join(workspace, 'flow.yaml'),
-      twoSteps().replace('- agent: researcher\n', '- agent: writer\n'),
-    );
+    await writeFile(fixture.path('flow.yaml'), twoSteps().replace('- agent: researcher\n', '- agent: writer\n'));
     await expect(runner.resume(sessionId, { useEditedSpec: true })).rejects.toSatisfy((error) =>
       IncompatibleSessionError.isInstance(error),
     );
-    await writeFile(path.join(workspace, 'flow.yaml'), twoSteps('You write long, careful reports.'));
+    await writeFile(fixture.path('flow.yaml'), twoSteps('You write long, careful reports.'));
     const result = await runner.resume(sessionId, { useEditedSpec: true });
     expect(result.status).toBe('completed');
     const state = await engine().readSession(sessionId);
@@ -186,8 +157,8 @@ describe('the spec a resume runs', () => {
 
   it("a prompt file's edited tools list is the one offered when the edit is used, and a tool the session used must stay", async () => {
     const prompt = (tools: string) => `---\nname: tidy\ntools: [${tools}]\n---\nTidy the notes.\n`;
-    await writeFile(path.join(workspace, 'tidy.prompt.md'), prompt('read_file, list_files'));
-    await writeFile(path.join(workspace, 'notes.md'), 'notes\n');
+    await writeFile(fixture.path('tidy.prompt.md'), prompt('read_file, list_files'));
+    await writeFile(fixture.path('notes.md'), 'notes\n');
     const { engine } = createTestStore();
     const offered: string[][] = [];
     const leadScript = [
@@ -205,24 +176,25 @@ describe('the spec a resume runs', () => {
         },
       };
     };
-    const first = await createRunnerInterruptedAt((checkpoint) => checkpoint.label?.startsWith('turn 1') ?? false, {
-      engine: engine(),
-      models: resolve,
-      workspaceDir: workspace,
-    }).runWorkflow('tidy.prompt.md');
+    const first = await fixture
+      .runnerInterruptedAt((checkpoint) => checkpoint.label?.startsWith('turn 1') ?? false, {
+        engine: engine(),
+        models: resolve,
+      })
+      .runWorkflow('tidy.prompt.md');
     expect(first.status).toBe('interrupted');
     expect(offered).toEqual([['list_files', 'read_file']]);
 
     // read_file was used: an edit that drops it blocks when the edit is to run.
-    await writeFile(path.join(workspace, 'tidy.prompt.md'), prompt('list_files'));
-    const runner = createRunner({ engine: engine(), models: resolve, workspaceDir: workspace });
+    await writeFile(fixture.path('tidy.prompt.md'), prompt('list_files'));
+    const runner = fixture.runner({ engine: engine(), models: resolve });
     const blocked = await runner.plan(first.sessionId, { useEditedSpec: true });
     expect(blocked.changes.compatibility?.findings).toContainEqual(
       expect.objectContaining({ kind: 'tool-missing', tool: 'read_file', level: 'block' }),
     );
     expect((await runner.plan(first.sessionId)).changes.compatibility?.level).toBe('ok');
 
-    await writeFile(path.join(workspace, 'tidy.prompt.md'), prompt('read_file, list_files, write_file'));
+    await writeFile(fixture.path('tidy.prompt.md'), prompt('read_file, list_files, write_file'));
     const resumed = await runner.resume(first.sessionId, { useEditedSpec: true });
     expect(resumed.status).toBe('completed');
     expect(offered.slice(1).every((names) => names.join() === 'list_files,read_file,write_file')).toBe(true);
@@ -239,29 +211,24 @@ steps:
     on_failure: { agent: fixer, input: "Failed: {{ error }}" }
 `;
 
-const attemptsRun = async () => (await readFile(path.join(workspace, 'attempts.log'), 'utf8')).trim().split('\n');
+const attemptsRun = async () => (await readFile(fixture.path('attempts.log'), 'utf8')).trim().split('\n');
 
 describe('retries with an on_failure fixer', () => {
   it('an interrupt during the fixer leaves no uncertain attempt: the resume runs the next attempt without asking', async () => {
-    await writeFile(path.join(workspace, 'flow.yaml'), fixFlow(3));
+    await writeFile(fixture.path('flow.yaml'), fixFlow(3));
     const { engine } = createTestStore();
     let runner: ReturnType<typeof createRunner> | null = null;
     const hanging = createFakeModels({
       intercept: (_call, index) => (index === 0 ? 'interrupt' : undefined),
       onHang: () => void runner?.interrupt(),
     });
-    runner = createRunner({ engine: engine(), models: hanging.resolve, workspaceDir: workspace, sleep: instantSleep });
+    runner = fixture.runner({ engine: engine(), models: hanging.resolve });
     const first = await runner.runWorkflow('flow.yaml');
     expect(first.status).toBe('interrupted');
     expect(await attemptsRun()).toEqual(['1']);
 
     const models = createFakeModels();
-    const resumer = createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
-    });
+    const resumer = fixture.runner({ engine: engine(), models: models.resolve });
     const plan = await resumer.plan(first.sessionId);
     // Only the fixer's model call was cut off (idempotent: it runs again); the shell step is not uncertain.
     expect(plan.uncertain.map((step) => [step.key, step.action])).toEqual([
@@ -276,15 +243,10 @@ describe('retries with an on_failure fixer', () => {
   });
 
   it('a checkpoint taken between attempts is a clean point to resume from', async () => {
-    await writeFile(path.join(workspace, 'flow.yaml'), fixFlow(5));
+    await writeFile(fixture.path('flow.yaml'), fixFlow(5));
     const { engine } = createTestStore();
     const models = createFakeModels();
-    const runner = createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
-    });
+    const runner = fixture.runner({ engine: engine(), models: models.resolve });
     const first = await runner.runWorkflow('flow.yaml');
     expect(first.status).toBe('completed');
     const state = await engine().readSession(first.sessionId);
@@ -302,25 +264,16 @@ describe('retries with an on_failure fixer', () => {
   });
 
   it('reports the attempt within the retry budget after a resume gives a fresh one', async () => {
-    await writeFile(path.join(workspace, 'flow.yaml'), fixFlow(2));
+    await writeFile(fixture.path('flow.yaml'), fixFlow(2));
     const { engine } = createTestStore();
     const models = createFakeModels();
-    const runner = createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
-    });
+    const runner = fixture.runner({ engine: engine(), models: models.resolve });
     const failed = await runner.runWorkflow('flow.yaml');
     expect(failed.status).toBe('failed');
     const events: RunEvent[] = [];
-    const resumed = await createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-      sleep: instantSleep,
-      onEvent: (event) => events.push(event),
-    }).resume(failed.sessionId);
+    const resumed = await fixture
+      .runner({ engine: engine(), models: models.resolve, onEvent: (event) => events.push(event) })
+      .resume(failed.sessionId);
     expect(resumed.status).toBe('completed');
     const progress = events.flatMap((event) =>
       event.type === 'progress' && event.label === 'attempt' ? [`${event.done}/${event.total}`] : [],
@@ -339,12 +292,12 @@ describe('retries with an on_failure fixer', () => {
 describe('branches', () => {
   it('does not keep a branch that stopped for a decision before doing anything', async () => {
     await writeFile(
-      path.join(workspace, 'flow.yaml'),
+      fixture.path('flow.yaml'),
       'name: b\nagents:\n  a: { prompt: "p" }\nsteps:\n  - agent: a\n    input: "x"\n  - shell: "true"\n  - agent: a\n    input: "y"\n',
     );
     const { engine } = createTestStore();
     const models = createFakeModels();
-    const runner = createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace });
+    const runner = fixture.runner({ engine: engine(), models: models.resolve });
     const first = await runner.runWorkflow('flow.yaml');
     expect(first.status).toBe('completed');
     // Just after the shell step started: in a branch from there it is uncertain.
@@ -361,26 +314,22 @@ describe('branches', () => {
 describe('workflows without agents', () => {
   it('runs a workflow of shell steps only, with no agent declared and no model called', async () => {
     await writeFile(
-      path.join(workspace, 'build.yaml'),
+      fixture.path('build.yaml'),
       'name: build\nsteps:\n  - shell: "echo built > built.txt"\n  - shell: "cat built.txt"\n',
     );
     const { engine } = createTestStore();
     const models = createFakeModels();
-    const result = await createRunner({
-      engine: engine(),
-      models: models.resolve,
-      workspaceDir: workspace,
-    }).runWorkflow('build.yaml');
+    const result = await fixture.runner({ engine: engine(), models: models.resolve }).runWorkflow('build.yaml');
     expect(result.status).toBe('completed');
     expect(models.calls).toEqual([]);
-    expect(await readFile(path.join(workspace, 'built.txt'), 'utf8')).toBe('built\n');
+    expect(await readFile(fixture.path('built.txt'), 'utf8')).toBe('built\n');
   });
 });
 
 describe('what a shell step writes', () => {
   it("one durable append per step: the next step's start carries its completion and checkpoint (still announced)", async () => {
     const twoShellSteps = 'name: two\nsteps:\n  - shell: "true"\n  - shell: "true"\n';
-    await writeFile(path.join(workspace, 'two.yaml'), twoShellSteps);
+    await writeFile(fixture.path('two.yaml'), twoShellSteps);
     const { engine, store } = createTestStore();
     const batches: string[][] = [];
     let durableSeq = 0;
@@ -391,16 +340,17 @@ describe('what a shell step writes', () => {
       durableSeq = batch.events.at(-1)?.seq ?? durableSeq;
     };
     const announced: string[] = [];
-    const result = await createRunner({
-      engine: engine(),
-      models: createFakeModels().resolve,
-      workspaceDir: workspace,
-      onEvent: (event) => {
-        // A checkpoint is announced once an append holding it resolved, never before.
-        if (event.type === 'checkpoint')
-          announced.push(`${event.label}${event.seq <= durableSeq ? '' : ' (not durable)'}`);
-      },
-    }).runWorkflow('two.yaml');
+    const result = await fixture
+      .runner({
+        engine: engine(),
+        models: createFakeModels().resolve,
+        onEvent: (event) => {
+          // A checkpoint is announced once an append holding it resolved, never before.
+          if (event.type === 'checkpoint')
+            announced.push(`${event.label}${event.seq <= durableSeq ? '' : ' (not durable)'}`);
+        },
+      })
+      .runWorkflow('two.yaml');
     expect(result.status).toBe('completed');
     expect(announced).toEqual([
       `${stepLabelIn(twoShellSteps, 0)}, passed at attempt 1`,
@@ -423,15 +373,15 @@ describe('what a resume writes before its first new step', () => {
     const lines = ['name: long', 'steps:'];
     for (let index = 0; index < 6; index += 1) lines.push('  - shell: "true"');
     lines.push('  - shell: "test -f go"');
-    await writeFile(path.join(workspace, 'long.yaml'), `${lines.join('\n')}\n`);
+    await writeFile(fixture.path('long.yaml'), `${lines.join('\n')}\n`);
     const { engine, store } = createTestStore();
     const models = createFakeModels();
-    const options = { engine: engine(), models: models.resolve, workspaceDir: workspace, sleep: instantSleep };
+    const options = { engine: engine(), models: models.resolve, workspaceDir: fixture.workspace, sleep: instantSleep };
     const first = await createRunner(options).runWorkflow('long.yaml');
     expect(first.status).toBe('failed');
     const before: string[] = [];
     for await (const event of store.read(first.sessionId)) before.push(event.type);
-    await writeFile(path.join(workspace, 'go'), '');
+    await writeFile(fixture.path('go'), '');
     const resumed = await createRunner({ ...options, engine: engine() }).resume(first.sessionId);
     expect(resumed.status).toBe('completed');
     const after: string[] = [];
@@ -448,9 +398,9 @@ describe('what a resume writes before its first new step', () => {
 
 describe('validation before a session exists', () => {
   it('refuses a prompt file that asks for an unknown tool without creating a session', async () => {
-    await writeFile(path.join(workspace, 'tidy.prompt.md'), '---\ntools: [read_file, read_minds]\n---\nTidy.\n');
+    await writeFile(fixture.path('tidy.prompt.md'), '---\ntools: [read_file, read_minds]\n---\nTidy.\n');
     const { engine } = createTestStore();
-    const runner = createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    const runner = fixture.runner({ engine: engine(), models: createFakeModels().resolve });
     const error = await runner.runWorkflow('tidy.prompt.md').catch((caught: unknown) => caught);
     expect(ConfigError.isInstance(error)).toBe(true);
     expect((error as ConfigError).message).toContain('tidy.prompt.md');
@@ -460,7 +410,7 @@ describe('validation before a session exists', () => {
 
   it('refuses an orchestrated run that asks for an unknown tool without creating a session', async () => {
     const { engine } = createTestStore();
-    const runner = createRunner({ engine: engine(), models: createFakeModels().resolve, workspaceDir: workspace });
+    const runner = fixture.runner({ engine: engine(), models: createFakeModels().resolve });
     const error = await runner
       .start({ mode: 'orchestrated', task: 'Tidy', options: { tools: ['run_command'] } })
       .catch((caught: unknown) => caught);

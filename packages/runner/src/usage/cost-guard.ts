@@ -6,7 +6,7 @@
 import type { SessionState } from '@resume/core';
 import type { ChatMessage } from '@resume/core/spec';
 import { estimateTokens } from '../resume/compaction.js';
-import { type PriceTable, priceOf } from './cost.js';
+import { type ModelPrice, type PriceTable, priceOf } from './cost.js';
 import { CostLimitError } from './cost-limit-error.js';
 
 export interface CostLimits {
@@ -23,6 +23,8 @@ export interface CallEstimateInput {
   model: string;
   /** The call's provider is free (its factory says so): the estimate is 0. */
   free?: boolean;
+  /** The price the model itself carries (a provider's configured price): before `free` and the table. */
+  price?: ModelPrice | undefined;
   system?: string;
   messages: readonly Pick<ChatMessage, 'content'>[];
   /** Output tokens to assume (default: the session's average, else 500). */
@@ -37,8 +39,8 @@ export interface CallEstimateInput {
 
 /** Estimated USD of one call, or null when the model's price is unknown. */
 export function estimateCallCost(input: CallEstimateInput): number | null {
-  if (input.free) return 0;
-  const price = priceOf(input.model, input.table);
+  if (input.free && !input.price) return 0;
+  const price = input.price ?? priceOf(input.model, input.table);
   if (!price) return null;
   const inputTokens = Math.max(
     input.inputTokensAtLeast ?? 0,

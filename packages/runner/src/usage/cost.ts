@@ -42,13 +42,15 @@ export function priceOf(model: string, table: PriceTable = priceTable): ModelPri
 export interface CostOptions {
   /** The call's provider is free (its factory says so: the offline `scripted`): it costs 0. */
   free?: boolean;
+  /** The price the model itself carries (a provider's configured price): before `free` and the table. */
+  price?: ModelPrice | undefined;
   table?: PriceTable;
 }
 
 /** Cost in USD of one call's usage, or null when the model's price is unknown. */
 export function costOf(model: string, usage: Usage, options: CostOptions = {}): number | null {
-  if (options.free) return 0;
-  const price = priceOf(model, options.table);
+  if (options.free && !options.price) return 0;
+  const price = options.price ?? priceOf(model, options.table);
   if (!price) return null;
   const cost = (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000;
   // Sums of many calls are shown to the cent; trimming float noise keeps journals stable across platforms.

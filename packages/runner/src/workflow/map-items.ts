@@ -66,9 +66,13 @@ export function identifyItems(values: readonly JsonValue[]): MapItem[] {
   });
 }
 
-/** How an item id appears in journal keys: as it is when plain, else a hash of it (keys stay parseable). */
+/**
+ * How an item id appears in journal keys: one key segment, so the keys stay parseable. A plain
+ * id is kept readable with its `/` written `%2F` (`src%2Fa.ts`; `%` is never part of a plain
+ * id, so no two ids meet); any other id is hashed. The id itself is data of the item list.
+ */
 export function itemKeySegment(id: string): string {
-  return PLAIN_ID.test(id) ? id : `h-${shortHash(id, 12)}`;
+  return PLAIN_ID.test(id) ? id.replaceAll('/', '%2F') : `h-${shortHash(id, 12)}`;
 }
 
 /** A JSON array, or JSON lines (one value per non-empty line); errors name the line. */

@@ -15,6 +15,10 @@ export interface StepIdentity {
   parallel?: readonly StepIdentity[] | undefined;
   /** A map step: its id derives from its `do:` steps' ids (which are its own, per item). */
   map?: unknown;
+  /** A validate step: its id derives from its check (a command, or an agent and its input). */
+  validate?: unknown;
+  /** A goal_seek step: its id derives from what each attempt runs. */
+  goal_seek?: unknown;
 }
 
 /** A step's id and, for a parallel group, its members' ids. */
@@ -46,6 +50,13 @@ function ownId(step: StepIdentity): string {
       (each): each is StepIdentity => typeof each === 'object' && each !== null,
     );
     return `map-${shortHash(`map\n${workflowStepIds(steps).join('\n')}`)}`;
+  }
+  for (const kind of ['validate', 'goal_seek'] as const) {
+    const action = step[kind];
+    if (typeof action !== 'object' || action === null) continue;
+    // The same in a parsed spec and in a loosely read one: only what the step runs counts.
+    const { shell, agent, input } = action as Record<string, unknown>;
+    return `${kind.replace('_', '-')}-${shortHash(`${kind}\n${String(shell ?? '')}\n${String(agent ?? '')}\n${String(input ?? '')}`)}`;
   }
   if (step.shell !== undefined) return `shell-${shortHash(`shell\n${step.shell.trim()}`)}`;
   if (step.agent !== undefined) {

@@ -2,7 +2,8 @@
 // reference is a variable name, `steps[N].response` (`.exit_code`, `.skipped`), a step by id
 // `steps.<id>.output` (`.response`, `.exit_code`, `.skipped`), `last_response` or `error`, and in
 // map steps `item` (`item.field`), `item_id`, `item_index` and `map.results` (`.completed`,
-// `.failed`, `.total`); anything else is an error found before the run starts, never an empty
+// `.failed`, `.total`), `validation.*` in a validate step's fixer and `goal.*` in a goal_seek
+// step; anything else is an error found before the run starts, never an empty
 // string at run time.
 import { ConfigError, type JsonValue } from '@resume/core/spec';
 
@@ -11,6 +12,8 @@ const stepReferencePattern = /^steps\[(\d+)\]\.(response|exit_code|skipped)$/;
 const stepIdReferencePattern = /^steps\.([A-Za-z0-9][A-Za-z0-9_.~-]*)\.(output|response|exit_code|skipped)$/;
 const itemReferencePattern = /^item((?:\.[A-Za-z0-9_-]+)*)$/;
 const mapReferencePattern = /^map\.(results|completed|failed|total)$/;
+const validationReferencePattern = /^validation\.(completion|missing|output|attempt)$/;
+const goalReferencePattern = /^goal\.(attempt|output|previous_output|previous_score)$/;
 const namePattern = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 export type TemplateReference =
@@ -23,7 +26,14 @@ export type TemplateReference =
   | { kind: 'item'; path: string[] }
   | { kind: 'item-id' }
   | { kind: 'item-index' }
-  | { kind: 'map'; field: MapField };
+  | { kind: 'map'; field: MapField }
+  | { kind: 'validation'; field: ValidationField }
+  | { kind: 'goal'; field: GoalField };
+
+/** What a validate step's `on_incomplete` reads of the check that found the work incomplete. */
+export type ValidationField = 'completion' | 'missing' | 'output' | 'attempt';
+/** What a goal_seek step's templates read of the loop: `output` is the attempt being scored. */
+export type GoalField = 'attempt' | 'output' | 'previous_output' | 'previous_score';
 
 /** What a map's `reduce:` step may read of the items' results. */
 export type MapField = 'results' | 'completed' | 'failed' | 'total';
@@ -65,6 +75,10 @@ export interface TemplateScope {
   item?: TemplateItem;
   /** In a map step's `reduce:`: every item's result. */
   map?: { results: string; completed: number; failed: number; total: number };
+  /** In a validate step's `on_incomplete`: the last check's result. */
+  validation?: Record<ValidationField, string>;
+  /** In a goal_seek step: the attempt and the previous one's result (empty on the first attempt). */
+  goal?: Record<GoalField, string>;
 }
 
 /** Where a template sits, for error messages. */
@@ -89,12 +103,16 @@ export function parseReference(expression: string, location: TemplateLocation): 
   if (item) return { kind: 'item', path: (item[1] ?? '').split('.').filter((part) => part !== '') };
   const map = mapReferencePattern.exec(expression);
   if (map) return { kind: 'map', field: map[1] as MapField };
+  const validation = validationReferencePattern.exec(expression);
+  if (validation) return { kind: 'validation', field: validation[1] as ValidationField };
+  const goal = goalReferencePattern.exec(expression);
+  if (goal) return { kind: 'goal', field: goal[1] as GoalField };
   if (namePattern.test(expression)) return { kind: 'variable', name: expression };
   throw new ConfigError({
     file: location.file,
     key: location.key,
     problem: `"{{ ${expression} }}" is not a template reference`,
-    fix: 'Use a variable name ({{ topic }}), {{ steps[0].response }} or {{ steps.<id>.output }} (or .exit_code, .skipped), {{ last_response }}, {{ error }}, and in map steps {{ item }}, {{ item.field }}, {{ item_id }}, {{ item_index }} or {{ map.results }}.',
+    fix: 'Use a variable name ({{ topic }}), {{ steps[0].response }} or {{ steps.<id>.output }} (or .exit_code, .skipped), {{ last_response }}, {{ error }}, and in map steps {{ item }}, {{ item.field }}, {{ item_id }}, {{ item_index }} or {{ map.results }}, in validate steps {{ validation.missing }} (.completion, .output, .attempt), in goal_seek steps {{ goal.previous_score }} (.previous_output, .attempt, .output).',
   });
 }
 
@@ -123,6 +141,10 @@ function describe(reference: TemplateReference): string {
       return 'item_index';
     case 'map':
       return `map.${reference.field}`;
+    case 'validation':
+      return `validation.${reference.field}`;
+    case 'goal':
+      return `goal.${reference.field}`;
   }
 }
 
@@ -203,6 +225,16 @@ function resolve(reference: TemplateReference, scope: TemplateScope, location: T
         scope.map ?? missing(`{{ ${describe(reference)} }} exists only in map.reduce`, 'Move it into map.reduce.');
       return reference.field === 'results' ? map.results : String(map[reference.field]);
     }
+    case 'validation':
+      return (
+        scope.validation?.[reference.field] ??
+        missing(`{{ ${describe(reference)} }} exists only in validate.on_incomplete`, 'Move it into on_incomplete.')
+      );
+    case 'goal':
+      return (
+        scope.goal?.[reference.field] ??
+        missing(`{{ ${describe(reference)} }} exists only in a goal_seek step`, 'Move it into goal_seek.')
+      );
   }
 }
 
@@ -214,3 +246,25 @@ export function renderTemplate(template: string, scope: TemplateScope, location:
 }
 
 export { describe as describeReference };
+
+/**
+ * A file's declared variables overridden by `--var k=v`; a value for a variable the file does
+ * not declare is an error (a typo would otherwise be ignored without a word).
+ */
+export function overrideVariables(
+  declared: Record<string, string>,
+  overrides: Record<string, string>,
+  where: { file: string | null; what: string; declareIn: string },
+): Record<string, string> {
+  for (const name of Object.keys(overrides)) {
+    if (!(name in declared)) {
+      throw new ConfigError({
+        file: where.file,
+        key: 'variables',
+        problem: `a value is given for the variable "${name}", which the ${where.what} does not declare`,
+        fix: `Declare it under variables:${where.declareIn} or use one of: ${Object.keys(declared).join(', ') || '(none declared)'}.`,
+      });
+    }
+  }
+  return { ...declared, ...overrides };
+}

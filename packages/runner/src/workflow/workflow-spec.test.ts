@@ -62,6 +62,20 @@ describe('parseWorkflowSpec', () => {
     expect(configError(valid.replace('{{ steps[0].response }}', '{{ steps[2].response }}')).key).toBe('steps[2].input');
   });
 
+  it('says the first step has no earlier step to refer to, and which steps a later one may read', () => {
+    const first = configError(valid.replace('Research {{ topic }}', 'Research {{ steps[0].response }}'));
+    expect(first.key).toBe('steps[0].input');
+    expect(first.hint).toBe(
+      'Step 1 is the first step: it cannot refer to any earlier step. Use a variable, or move it after the step it reads.',
+    );
+    const third = configError(valid.replace('{{ steps[0].response }}', '{{ steps[2].response }}'));
+    expect(third.hint).toBe(
+      'Templates index steps from 0 (steps[0] is step 1); step 3 may refer to steps[0] to steps[1].',
+    );
+    const second = configError(valid.replace('"npm test"', '"echo {{ steps[1].response }}"'));
+    expect(second.hint).toBe('Templates index steps from 0 (steps[0] is step 1); step 2 may refer to steps[0] only.');
+  });
+
   it('allows {{ error }} only in on_failure', () => {
     expect(configError(valid.replace('Research {{ topic }}', 'Research {{ error }}')).key).toBe('steps[0].input');
   });

@@ -7,9 +7,16 @@ import { z } from 'zod';
 import { parseDuration } from '../config/duration.js';
 import { formatIssuePath, issueMessage, listSome } from './issue-path.js';
 import { MAX_MAP_PARALLEL } from './map-limits.js';
+import { checkScoredStep, scoredStepFixes, scoredStepKindOf, scoredStepSchemas } from './scored-steps.js';
 import { recordedDocumentOf, type SpecDocument, specDocumentOf } from './spec-document.js';
 import { type StepIds, workflowStepIds, workflowStepTree } from './step-ids.js';
-import { describeReference, type TemplateLocation, type TemplateReference, templateReferences } from './template.js';
+import {
+  describeReference,
+  overrideVariables,
+  type TemplateLocation,
+  type TemplateReference,
+  templateReferences,
+} from './template.js';
 import { readYamlData } from './yaml-error.js';
 
 /** Copies a nested parse's issues into the outer one, under the same path (after `prefix`). */
@@ -110,6 +117,14 @@ const schemas = once(() => {
       });
       return z.NEVER;
     }
+    const scoredKind = isRecord(value) && !hasAgent && !hasShell ? scoredStepKindOf(value) : null;
+    if (scoredKind !== null) {
+      context.addIssue({
+        code: 'custom',
+        message: `a ${scoredKind} step runs on its own: not inside a parallel group, a map step or another ${scoredKind} step`,
+      });
+      return z.NEVER;
+    }
     if (hasAgent === hasShell) {
       context.addIssue({
         code: 'custom',
@@ -190,12 +205,38 @@ const schemas = once(() => {
         .max(MAX_MAP_PARALLEL, `parallel is at most ${MAX_MAP_PARALLEL}`)
         .default(1),
       reduce: leafStepSchema.optional(),
+      /** Each item in a git worktree of its own, merged into the workspace once its steps passed. */
+      worktree: z.boolean({ error: 'worktree is true or false' }).optional(),
+      /** An empty item list fails the run instead of passing with a notice. */
+      require_items: z.boolean().default(false),
       /** Files written for each item once its steps passed (paths and contents are templates). */
       artifacts: z.array(z.strictObject({ path: z.string().min(1), from: z.string() })).default([]),
     }),
   });
 
+  const scored = scoredStepSchemas({
+    stepIdSchema,
+    agentNameSchema,
+    envSchema: shellStepSchema.shape.env,
+    leafStepSchema,
+  });
+
   const stepSchema = z.unknown().transform((value, context) => {
+    const scoredKind = isRecord(value) ? scoredStepKindOf(value) : null;
+    if (scoredKind !== null && isRecord(value)) {
+      if ('agent' in value || 'shell' in value || 'map' in value || 'parallel' in value) {
+        context.addIssue({
+          code: 'custom',
+          message: `a ${scoredKind} step has \`${scoredKind}:\` only; what it runs goes inside it`,
+        });
+        return z.NEVER;
+      }
+      return parseWithin(
+        scoredKind === 'validate' ? scored.validateStepSchema : scored.goalSeekStepSchema,
+        value,
+        context,
+      );
+    }
     if (isRecord(value) && 'map' in value && !('parallel' in value)) {
       if ('agent' in value || 'shell' in value) {
         context.addIssue({ code: 'custom', message: 'a map step has `map:` only; its steps go under map.do' });
@@ -219,6 +260,8 @@ const schemas = once(() => {
   const workflowSpecSchema = z.strictObject({
     name: z.string().min(1),
     description: z.string().optional(),
+    /** Runs in a new git worktree on its own branch (docs/workflow-spec.md, "Worktrees"). */
+    worktree: z.boolean({ error: 'worktree is true or false' }).optional(),
     variables: z.record(z.string(), variableValueSchema).default({}),
     // A workflow of shell steps only needs no agent; a step naming an undeclared one is refused.
     agents: z.record(agentNameSchema, workflowAgentSchema).default({}),
@@ -251,6 +294,8 @@ const schemas = once(() => {
     parallelStepSchema,
     mapItemsSchema,
     mapStepSchema,
+    validateStepSchema: scored.validateStepSchema,
+    goalSeekStepSchema: scored.goalSeekStepSchema,
     workflowSpecSchema,
   };
 });
@@ -266,6 +311,10 @@ export const parallelStepSchema = lazySchema(() => schemas().parallelStepSchema)
 export const mapItemsSchema = lazySchema(() => schemas().mapItemsSchema);
 /** A step run once per work item (see docs/workflow-spec.md, "Map steps"). */
 export const mapStepSchema = lazySchema(() => schemas().mapStepSchema);
+/** A check run until its completion reaches a threshold (see docs/workflow-spec.md, "Validate steps"). */
+export const validateStepSchema = lazySchema(() => schemas().validateStepSchema);
+/** A step repeated until its score reaches a threshold (see docs/workflow-spec.md, "Goal-seek steps"). */
+export const goalSeekStepSchema = lazySchema(() => schemas().goalSeekStepSchema);
 /** A workflow spec's document (docs/architecture.md#workflow-specs-and-shell-steps), built on first use. */
 export const workflowSpecSchema = lazySchema(() => schemas().workflowSpecSchema);
 
@@ -279,6 +328,8 @@ export type WorkflowLeafStep = WorkflowAgentStep | WorkflowShellStep;
 export type WorkflowAgent = z.infer<typeof workflowAgentSchema>;
 export type WorkflowMapStep = z.infer<typeof mapStepSchema>;
 export type MapItemsSource = z.infer<typeof mapItemsSchema>;
+export type WorkflowValidateStep = z.infer<typeof validateStepSchema>;
+export type WorkflowGoalSeekStep = z.infer<typeof goalSeekStepSchema>;
 
 export function isShellStep(step: WorkflowStep): step is WorkflowShellStep {
   return 'shell' in step;
@@ -292,7 +343,16 @@ export function isMapStep(step: WorkflowStep): step is WorkflowMapStep {
   return 'map' in step;
 }
 
+export function isValidateStep(step: WorkflowStep): step is WorkflowValidateStep {
+  return 'validate' in step;
+}
+
+export function isGoalSeekStep(step: WorkflowStep): step is WorkflowGoalSeekStep {
+  return 'goal_seek' in step;
+}
+
 const fixes: Array<[RegExp, string]> = [
+  ...scoredStepFixes,
   [/\.map\.items/, 'items: is a list, { file: items.json }, { glob: "src/*.ts" } or "{{ steps.<id>.output }}".'],
   [/\.map\.parallel$/, 'parallel: N runs up to N items at once (1 by default; see limits.maxParallel).'],
   [/\.map\.do\[\d+\]\.retry\.attempts$/, 'Give the total number of tries, e.g. retry: { attempts: 3, backoff: 1s }.'],
@@ -301,7 +361,10 @@ const fixes: Array<[RegExp, string]> = [
     'map.do is a list of agent or shell steps run for each item, e.g. - shell: "lint \\"$CONCLAVE_ITEM\\"".',
   ],
   [/\.map\.reduce/, 'map.reduce is one agent or shell step that sees {{ map.results }}.'],
-  [/\.map$/, 'Write a map step as map: { items: [...], do: [ - agent/shell steps ], parallel: 2, reduce: optional }.'],
+  [
+    /\.map$/,
+    'Write a map step as map: { items: [...], do: [ - agent/shell steps ], parallel: 2, reduce: optional, require_items: true|false }.',
+  ],
   [
     /^steps\[\d+\](\.parallel\[\d+\])?\.retry\.attempts$/,
     'Give the total number of tries, e.g. retry: { attempts: 3, backoff: 1s }.',
@@ -318,7 +381,7 @@ const fixes: Array<[RegExp, string]> = [
   [/^steps\[\d+\]\.max_concurrency$/, "Give how many of the group's steps run at once, e.g. max_concurrency: 2."],
   [
     /^steps\[\d+\]$/,
-    'Each step is `- agent: <name>` with `input:`, `- shell: "<command>"`, `- parallel:` with a list of such steps, or `- map: { items, do }`.',
+    'Each step is `- agent: <name>` with `input:`, `- shell: "<command>"`, `- parallel:` with a list of such steps, `- map: { items, do }`, `- validate: { shell, threshold }` or `- goal_seek: { agent, input, validate, threshold }`.',
   ],
   [/^agents/, 'Declare agents as `name: { prompt: "...", model: optional, provider: optional }`.'],
   [/^outputs/, 'Write outputs as `outputs: { artifacts: [{ path: report.md, from: "{{ last_response }}" }] }`.'],
@@ -404,9 +467,13 @@ interface AllowedReferences {
   item?: boolean;
   /** In a map step's reduce: `{{ map.results }}` and the counts. */
   map?: boolean;
+  /** In a validate step's on_incomplete: `{{ validation.* }}`. */
+  validation?: boolean;
+  /** In a goal_seek step: `{{ goal.* }}`; `output` only in its validate. */
+  goal?: 'step' | 'validate';
 }
 
-type StepKind = 'agent' | 'shell' | 'parallel' | 'map';
+type StepKind = 'agent' | 'shell' | 'parallel' | 'map' | 'validate' | 'goal_seek';
 
 function checkStepReference(
   reference: Extract<TemplateReference, { kind: 'step' | 'step-id' }>,
@@ -418,9 +485,12 @@ function checkStepReference(
   let response: string;
   if (reference.kind === 'step') {
     if (reference.index >= allowed.stepsBefore) {
+      const before = allowed.stepsBefore;
       fail(
         `${text} refers to a step that has not run yet`,
-        `Templates index steps from 0 (steps[0] is step 1); this one may refer to steps[0] to steps[${Math.max(0, allowed.stepsBefore - 1)}].`,
+        before === 0
+          ? 'Step 1 is the first step: it cannot refer to any earlier step. Use a variable, or move it after the step it reads.'
+          : `Templates index steps from 0 (steps[0] is step 1); step ${before + 1} may refer to ${before === 1 ? 'steps[0] only' : `steps[0] to steps[${before - 1}]`}.`,
       );
     }
     kind = allowed.kinds?.byIndex[reference.index];
@@ -456,6 +526,12 @@ function checkStepReference(
   if (kind === 'agent' && reference.field === 'exit_code') {
     fail(`${text} refers to an agent step, which has no exit code`, `Use ${response} for an agent step's answer.`);
   }
+  if ((kind === 'validate' || kind === 'goal_seek') && reference.field === 'exit_code') {
+    fail(
+      `${text} refers to a ${kind} step, which has no exit code`,
+      `Use ${response} (${kind === 'validate' ? 'its last check' : 'its best attempt'}).`,
+    );
+  }
   if (kind === 'map' && reference.field === 'exit_code') {
     fail(
       `${text} refers to a map step, which has no exit code`,
@@ -490,6 +566,18 @@ function checkReferences(
         `{{ ${describeReference(reference)} }} is only available in map.reduce`,
         'Later steps read a map step through {{ steps.<id>.output }} (its reduce output, else its results).',
       );
+    if (reference.kind === 'validation' && !allowed.validation)
+      fail(
+        `{{ ${describeReference(reference)} }} is only available in validate.on_incomplete`,
+        'Use it in the on_incomplete step of a validate step; later steps read {{ steps.<id>.output }} (its last check).',
+      );
+    if (reference.kind === 'goal' && (!allowed.goal || (reference.field === 'output' && allowed.goal !== 'validate')))
+      fail(
+        `{{ ${describeReference(reference)} }} is only available in ${reference.field === 'output' ? "a goal_seek step's validate" : 'a goal_seek step'}`,
+        reference.field === 'output'
+          ? "Score the attempt's output in goal_seek.validate; the next attempt reads {{ goal.previous_output }}."
+          : 'Use it in goal_seek.input (or its shell command) and goal_seek.validate; later steps read {{ steps.<id>.output }}.',
+      );
     if (reference.kind === 'error' && !allowed.error)
       fail('{{ error }} is only available in on_failure inputs', 'Use it inside on_failure.input.');
     if (reference.kind === 'last-response' && !allowed.lastResponse) {
@@ -499,7 +587,17 @@ function checkReferences(
 }
 
 const stepKind = (step: WorkflowStep): StepKind =>
-  isParallelStep(step) ? 'parallel' : isMapStep(step) ? 'map' : isShellStep(step) ? 'shell' : 'agent';
+  isParallelStep(step)
+    ? 'parallel'
+    : isMapStep(step)
+      ? 'map'
+      : isValidateStep(step)
+        ? 'validate'
+        : isGoalSeekStep(step)
+          ? 'goal_seek'
+          : isShellStep(step)
+            ? 'shell'
+            : 'agent';
 
 /**
  * The checks that need the whole document: agent names used by steps exist, step ids are
@@ -593,6 +691,16 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
     } else if (isMapStep(step)) {
       claimId(step.id, `steps[${index}]`);
       checkMapStep(file, step, index, kinds, new Set(idsBefore), check, checkLeaf);
+      idsBefore.add(ids.id);
+    } else if (isValidateStep(step) || isGoalSeekStep(step)) {
+      claimId(step.id, `steps[${index}]`);
+      checkScoredStep(step, `steps[${index}]`, {
+        check: (text, key, allowed) => check(text, key, { stepsBefore: index, ...allowed }),
+        checkLeaf: (leaf, key, allowed) => checkLeaf(leaf, key, index, allowed, false),
+        checkAgent: (name, key) => {
+          if (!spec.agents[name]) unknownAgent(name, key);
+        },
+      });
       idsBefore.add(ids.id);
     } else {
       checkLeaf(step, `steps[${index}]`, index);
@@ -693,15 +801,5 @@ export function resolveVariables(
   file: string | null,
   overrides: Record<string, string>,
 ): Record<string, string> {
-  for (const name of Object.keys(overrides)) {
-    if (!(name in spec.variables)) {
-      throw new ConfigError({
-        file,
-        key: 'variables',
-        problem: `a value is given for the variable "${name}", which the workflow does not declare`,
-        fix: `Declare it under variables: or use one of: ${Object.keys(spec.variables).join(', ') || '(none declared)'}.`,
-      });
-    }
-  }
-  return { ...spec.variables, ...overrides };
+  return overrideVariables(spec.variables, overrides, { file, what: 'workflow', declareIn: '' });
 }
