@@ -78,11 +78,7 @@ describe('conclave: modes by their registered names', () => {
 });
 
 describe('conclave sessions list --status', () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await createSandbox();
-  });
-  afterAll(() => sandbox.remove());
+  const sandbox = sandboxFixture('all');
 
   it('refuses an unknown status (64) naming it and every status a listing accepts, waiting included', async () => {
     for (const args of [

@@ -83,7 +83,7 @@ describe('cost limits', () => {
   });
 
   it('never makes a call whose cost, as the calls so far cost, would cross the limit', async () => {
-    await writeFile(path.join(workspace, 'flow.yaml'), flow);
+    await writeFile(fixture.path('flow.yaml'), flow);
     // Each call costs $0.0075 although its prompt is a few words: the provider counts more tokens.
     for (const limit of [0.021, 0.029]) {
       const { models, runner } = setup({ maxCostUsd: limit });

@@ -122,22 +122,22 @@ describe('iterative mode', () => {
 
   it('skips the chunk it was interrupted in when --start-chunk is past it, and plans only the chunks that run', async () => {
     await writeFile(
-      path.join(workspace, 'book.txt'),
+      fixture.path('book.txt'),
       'Chapter one.\n\nChapter two.\n\nChapter three.\n\nChapter four.\n\nChapter five.\n',
     );
     const { engine } = createTestStore();
-    let runner: ReturnType<typeof createRunner> | null = null;
+    let runner: ReturnType<typeof fixture.runner> | null = null;
     // Interrupted while chunk 2's second agent is answering: chunk 2 ran in part.
     const interrupted = createFakeModels({
       intercept: (_call, index) => (index === 3 ? 'interrupt' : undefined),
       onHang: () => void runner?.interrupt(),
     });
-    runner = createRunner({ engine: engine(), models: interrupted.resolve, workspaceDir: workspace });
+    runner = fixture.runner({ engine: engine(), models: interrupted.resolve });
     const first = await runner.start(start);
     expect(first.status).toBe('interrupted');
 
     const models = createFakeModels();
-    const resumer = createRunner({ engine: engine(), models: models.resolve, workspaceDir: workspace });
+    const resumer = fixture.runner({ engine: engine(), models: models.resolve });
     const plan = await resumer.plan(first.sessionId, { startChunk: 4 });
     expect(plan.next).toBe('chunk 4 of 5 (chunks 2–3 skipped by --start-chunk)');
     expect(plan.remaining?.calls).toBe(4);
