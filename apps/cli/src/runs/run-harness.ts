@@ -11,6 +11,7 @@ import {
   printableText,
   SessionDeletedError,
 } from '@resume/core/spec';
+import type { SettingChange } from '@resume/runner';
 import { type AgentInput, createRunner, type Runner, type RunResult } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
 import { reportError } from '../errors/report-error.js';
@@ -35,6 +36,8 @@ export interface HarnessSetup {
   limits?: RunLimits;
   /** `--checkpoint-interval` (else the config's `checkpoint.interval`). */
   checkpointInterval?: number | undefined;
+  /** Settings the config changed since the session started: the resume prompt lists them. */
+  settingChanges?: SettingChange[];
 }
 
 /** The models of a run's provider(s), as the run would call them. */
@@ -71,7 +74,9 @@ export async function runWithHarness(
       answeredNow = false;
       return true;
     }
-    return confirmResume ? confirmResume(plan) : true;
+    const settings = setup.settingChanges ?? [];
+    const shown = settings.length === 0 ? plan : { ...plan, changes: { ...plan.changes, settings } };
+    return confirmResume ? confirmResume(shown) : true;
   };
   const runner = createRunner({
     engine,

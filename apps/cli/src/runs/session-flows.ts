@@ -353,9 +353,11 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
     context.terminal.note('Dry run: nothing was run or changed.');
     return 0;
   }
-  for (const setting of settings)
-    context.terminal.note(`Setting changed since the session started: ${setting.message}`);
-  return runWithHarness(context, setup, (runner) =>
+  // The resume prompt lists them; without one (a pipe, --yes) they are said before the run.
+  if (!context.environment.interactive || flags.yes)
+    for (const setting of settings)
+      context.terminal.note(`Setting changed since the session started: ${setting.message}`);
+  return runWithHarness(context, { ...setup, settingChanges: settings }, (runner) =>
     runner.resume(id, {
       ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),
       ...(flags.force ? { force: true } : {}),
