@@ -1,8 +1,9 @@
 // End-to-end: a branch's own usage leaves out the parent's calls copied into it, in every
 // figure `sessions show` gives; the lineage's usage counts them once and survives the
 // parent's deletion.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 beforeAll(() => assertBuilt());
 
@@ -23,11 +24,7 @@ const sumOf = (usages: Usage[]) => ({
 });
 
 describe('conclave: usage of a branch', () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await createSandbox();
-  });
-  afterAll(() => sandbox.remove());
+  const sandbox = sandboxFixture('all');
 
   it('counts only its own calls per agent, and keeps the lineage usage after the parent is deleted', async () => {
     const parent = await sandbox.json<{ sessionId: string }>(['--max-rounds', '3', 'Plan the database migration']);

@@ -3,8 +3,9 @@
 // the table in the docs, so the docs and the behaviour cannot drift apart.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 const CLI_DOC = fileURLToPath(new URL('../../../../docs/cli.md', import.meta.url));
 
@@ -38,14 +39,12 @@ function argumentsOf(command: string): string[] {
 beforeAll(() => assertBuilt());
 
 describe('conclave: flags that do not go together', () => {
-  let sandbox: Sandbox;
+  const sandbox = sandboxFixture('all');
   let sessionId: string;
   beforeAll(async () => {
-    sandbox = await createSandbox();
     const started = await sandbox.json<{ sessionId: string }>(['--max-rounds', '1', 'Plan the migration']);
     sessionId = started.sessionId;
   });
-  afterAll(() => sandbox.remove());
 
   it('lists the combinations in the docs', async () => {
     expect((await refusedCombinations()).length).toBeGreaterThanOrEqual(15);
@@ -67,11 +66,7 @@ describe('conclave: flags that do not go together', () => {
 });
 
 describe('conclave --resume --from-checkpoint on a completed session', () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await createSandbox();
-  });
-  afterAll(() => sandbox.remove());
+  const sandbox = sandboxFixture('all');
 
   it('runs as a branch from that checkpoint, as the docs say, and leaves the session as it was', async () => {
     const { sessionId } = await sandbox.json<{ sessionId: string }>(['--max-rounds', '2', 'Plan the migration']);

@@ -1,16 +1,13 @@
 // End-to-end: a task that looks like a mistyped command never starts a paid discussion
 // without a terminal to ask; `--` and longer tasks still run as topics.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 beforeAll(() => assertBuilt());
 
 describe('conclave: a task that looks like a mistyped command', () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await createSandbox();
-  });
-  afterAll(() => sandbox.remove());
+  const sandbox = sandboxFixture('all');
 
   const sessionCount = async () => (await sandbox.json<unknown[]>(['sessions', 'list'])).length;
 

@@ -3,16 +3,16 @@
 // recorded, each with the value the resume uses and how to get the other.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, createSandbox, type Sandbox } from './run-cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
 
 beforeAll(() => assertBuilt());
 
 describe('conclave --resume --dry-run: what changed since the session stopped', () => {
-  let sandbox: Sandbox;
+  const sandbox = sandboxFixture('all');
   let id: string;
   beforeAll(async () => {
-    sandbox = await createSandbox();
     const running = sandbox.start(['--model', 'gpt-4o', 'Plan the database migration'], {
       env: { CONCLAVE_SCRIPTED_LATENCY_MS: '150' },
     });
@@ -21,7 +21,6 @@ describe('conclave --resume --dry-run: what changed since the session stopped', 
     const interrupted = await running.done;
     id = /Resume with: conclave --resume ([0-9a-z]{22})/.exec(interrupted.stderr)?.[1] ?? '';
   });
-  afterAll(() => sandbox.remove());
 
   it('says a model is no longer offered, as the resume then does (69)', async () => {
     const env = { CONCLAVE_SCRIPTED_MODELS: 'gpt-4.1,claude-sonnet-4-5' };
