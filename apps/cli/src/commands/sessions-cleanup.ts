@@ -135,7 +135,7 @@ function parseStatuses(text: string) {
   const parsed = z.array(sessionStatusSchema).safeParse(text.split(',').map((status) => status.trim()));
   if (!parsed.success)
     throw new UsageError(
-      `Invalid --status "${text}": use running, interrupted, completed or failed (comma-separated).`,
+      `Invalid --status "${text}": use ${sessionStatusSchema.options.join(', ')} (comma-separated).`,
     );
   return parsed.data;
 }

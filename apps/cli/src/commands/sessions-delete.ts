@@ -1,8 +1,8 @@
 // `conclave sessions delete <id>` (and `--delete-session`): moves the session to the trash
 // (`sessions restore` brings it back; `--now` deletes it for good). In a terminal it asks first
 // (`--force` skips the question), since a list index or a short prefix easily names the
-// wrong session; sessions that continue from the deleted one are named, because they will
-// show their parent as deleted. A session a live process is running is never deleted (75):
+// wrong session; sessions that continue from the deleted one are named, because they keep
+// their own history and lose their parent link. A session a live process is running is never deleted (75):
 // its files would vanish under the writer.
 import { JournalCorruptedError, SessionLockedError } from '@resume/core/spec';
 import { z } from 'zod';
@@ -24,6 +24,7 @@ export async function deleteSessionCommand(
   if (holder) throw new SessionLockedError(id, holder);
   const children = (await engine.listSessions({})).filter((session) => session.parentId === id);
   const childLines = children.map((child) => `${child.id} "${truncate(child.title, 50)}"`);
+  const toTrash = !options.now && !summary?.trashedAt;
   if (!options.force && context.environment.interactive && !context.options.json) {
     const tui = await import('@resume/tui');
     const yes = await tui.confirmDelete(
@@ -34,6 +35,7 @@ export async function deleteSessionCommand(
           ? `${summary.status} · ${summary.mode} · updated ${formatWhen(summary.updatedAt)}`
           : 'no summary',
         children: childLines,
+        toTrash,
       },
       screenIo(context),
     );
@@ -42,7 +44,7 @@ export async function deleteSessionCommand(
       return 0;
     }
   }
-  if (!options.now && !summary?.trashedAt) {
+  if (toTrash) {
     await engine.changeMetadata(id, { trashed: true }).catch((error: unknown) => {
       // Moving to the trash appends to the journal, which a damaged one refuses.
       if (JournalCorruptedError.isInstance(error))
@@ -62,7 +64,7 @@ export async function deleteSessionCommand(
       );
       if (children.length > 0)
         context.terminal.note(
-          `${children.length === 1 ? '1 session continues' : `${children.length} sessions continue`} from it and keep${children.length === 1 ? 's' : ''} its lineage while it is in the trash: ${childLines.join(', ')}`,
+          `${children.length === 1 ? '1 child session keeps its own history, and its parent link until the trash is emptied' : `${children.length} child sessions keep their own history, and their parent link until the trash is emptied`}: ${childLines.join(', ')}`,
         );
     }
     return 0;
@@ -73,7 +75,7 @@ export async function deleteSessionCommand(
   else context.terminal.out(`Deleted session ${id}${summary ? ` "${summary.title}"` : ''} for good.`);
   if (children.length > 0)
     context.terminal.warn(
-      `${children.length === 1 ? '1 session continues' : `${children.length} sessions continue`} from it and now show${children.length === 1 ? 's' : ''} its parent as deleted: ${childLines.join(', ')}`,
+      `${children.length === 1 ? '1 child session keeps its own history and lost its parent link' : `${children.length} child sessions keep their own history and lost their parent link`}: ${childLines.join(', ')}`,
     );
   return 0;
 }

@@ -15,12 +15,22 @@ import { shortIdsAmong } from '../sessions/short-ids.js';
 
 const HUMAN_DEFAULT_LIMIT = 50;
 
+/** Every status a listing shows: a session's own, and what the listing finds of its files. */
+const LISTED_STATUSES = [...sessionStatusSchema.options, 'damaged', 'unreadable'] as const;
+const STATUSES_HINT = `Statuses: ${LISTED_STATUSES.join(', ')} (several: --status interrupted,failed).`;
+
 const listOptionsSchema = z.object({
   mode: z.string().optional(),
   status: z
     .string()
     .transform((value) => value.split(',').map((status) => status.trim()))
-    .pipe(z.array(sessionStatusSchema.or(z.enum(['damaged', 'unreadable']))))
+    .pipe(
+      z.array(
+        z.enum(LISTED_STATUSES, {
+          error: (issue) => `Unknown status "${String(issue.input)}" for --status.`,
+        }),
+      ),
+    )
     .optional(),
   since: z.string().optional(),
   workspace: z.boolean().optional(),
@@ -38,8 +48,10 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   const parsed = listOptionsSchema.safeParse(rawOptions);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new UsageError(`Invalid --${String(issue?.path[0] ?? 'option')}: ${issue?.message ?? 'invalid value'}.`, {
-      hint: `Modes: ${listableModes().join(', ')}. Statuses: running, interrupted, completed, failed, damaged, unreadable.`,
+    const option = String(issue?.path[0] ?? 'option');
+    if (option === 'status') throw new UsageError(issue?.message ?? 'Unknown status.', { hint: STATUSES_HINT });
+    throw new UsageError(`Invalid --${option}: ${issue?.message ?? 'invalid value'}.`, {
+      hint: `Modes: ${listableModes().join(', ')}. ${STATUSES_HINT}`,
     });
   }
   const options = parsed.data;

@@ -9,6 +9,10 @@ import { listableModes, modeFlags, runModeHelp } from '../modes/mode-names.js';
 import { CONFLICT_CHOICES, UNCERTAIN_CHOICES } from '../runs/resume-choices.js';
 
 export interface ProgramHooks {
+  /** The command line as typed (a task that looks like a mistyped command is offered again corrected). */
+  readonly argv: readonly string[];
+  /** Runs another command line in this process (the corrected command), returning its exit code. */
+  rerun(argv: readonly string[]): Promise<number>;
   /** Called by the chosen action with the work to do; the caller runs it and keeps the exit code. */
   run(command: Command, work: () => Promise<number>): Promise<void>;
 }
@@ -83,6 +87,16 @@ function globalOptionsOf(command: Command): Record<string, unknown> {
     }
   }
   return merged;
+}
+
+/** The program's commands with their subcommands, names and aliases alike. */
+function commandNames(program: Command): Map<string, string[]> {
+  const namesOf = (command: Command) => [command.name(), ...command.aliases()];
+  return new Map(
+    program.commands.flatMap((command) =>
+      namesOf(command).map((name) => [name, command.commands.flatMap(namesOf)] as [string, string[]]),
+    ),
+  );
 }
 
 function examples(lines: string[]): string {
@@ -162,9 +176,13 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
   program.action(
     act(async (context, command) => {
       const options = command.opts();
-      const task = (command.args as string[]).join(' ').trim();
+      const words = command.args as string[];
       const { runRootCommand } = await import('../commands/root.js');
-      return runRootCommand(context, { task, options });
+      return runRootCommand(context, {
+        task: words.join(' ').trim(),
+        options,
+        typed: { argv: hooks.argv, words, commands: commandNames(command), rerun: hooks.rerun },
+      });
     }),
   );
 
@@ -330,7 +348,9 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
   const remove = addGlobalOptions(
     new Command('delete')
       .alias('rm')
-      .description('move a session to the trash (sessions restore brings it back), or delete it for good with --now')
+      .description(
+        'move a session to the trash (sessions restore brings it back), or delete it for good with --now; sessions continued or branched from it keep their history and lose their parent link',
+      )
       .argument('<id>', 'id, name, unique prefix, list index or exported file')
       .option('--force', 'do not ask first (a terminal asks [y/N]); also delete a session another process is running')
       .option('--now', 'delete it for good at once, skipping the trash'),

@@ -11,6 +11,7 @@ import {
   printableText,
   SessionDeletedError,
 } from '@resume/core/spec';
+import type { SettingChange } from '@resume/runner';
 import { type AgentInput, createRunner, type Runner, type RunResult } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
 import { reportError } from '../errors/report-error.js';
@@ -35,6 +36,18 @@ export interface HarnessSetup {
   limits?: RunLimits;
   /** `--checkpoint-interval` (else the config's `checkpoint.interval`). */
   checkpointInterval?: number | undefined;
+  /** Settings the config changed since the session started: the resume prompt lists them. */
+  settingChanges?: SettingChange[];
+}
+
+/** The models of a run's provider(s), as the run would call them. */
+export function resolveModels(context: CliContext, setup: HarnessSetup) {
+  return createModelResolver(setup.selection, {
+    config: context.config().config,
+    env: context.environment.env,
+    agentProviders: setup.agentProviders,
+    providerForced: setup.providerForced,
+  });
 }
 
 export async function runWithHarness(
@@ -45,12 +58,7 @@ export async function runWithHarness(
   const { config } = context.config();
   const environment = context.environment;
   const engine = await context.engine();
-  const resolution = await createModelResolver(setup.selection, {
-    config,
-    env: environment.env,
-    agentProviders: setup.agentProviders,
-    providerForced: setup.providerForced,
-  });
+  const resolution = await resolveModels(context, setup);
   if (setup.selection.provider === 'scripted') context.terminal.note(SCRIPTED_NOTICE);
   const view = await createRunView(context);
   const decisions = buildDecisions(context, setup.decisions, {
@@ -66,7 +74,9 @@ export async function runWithHarness(
       answeredNow = false;
       return true;
     }
-    return confirmResume ? confirmResume(plan) : true;
+    const settings = setup.settingChanges ?? [];
+    const shown = settings.length === 0 ? plan : { ...plan, changes: { ...plan.changes, settings } };
+    return confirmResume ? confirmResume(shown) : true;
   };
   const runner = createRunner({
     engine,

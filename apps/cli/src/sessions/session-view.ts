@@ -195,7 +195,9 @@ function outputTail(shell: ShellResultView): string[] {
 
 export function usageByAgent(state: SessionState): Record<string, UsageView> {
   const byAgent: Record<string, UsageView> = {};
+  // A branch's copies of its parent's calls are the parent's usage, not this session's.
   for (const record of state.usageRecords) {
+    if (record.inherited) continue;
     const name = record.agent ?? record.model;
     const entry = byAgent[name] ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
     entry.inputTokens += record.inputTokens;

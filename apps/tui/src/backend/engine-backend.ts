@@ -3,7 +3,7 @@
 import type { Engine } from '@resume/core';
 import { answerFromText, answerProblem, expectedAnswer, pendingInput } from '@resume/core/engine';
 import type { SessionSummary } from '@resume/core/spec';
-import { buildResumePlan } from '@resume/runner';
+import { buildResumePlan, lineageUsage } from '@resume/runner';
 import { resumePlanView } from '../plan/resume-prompt-plan.js';
 import { searchContentWith } from './content-search.js';
 import type { ContentMessage, LineageEntry, ResumePlanView, SessionDetails, TuiBackend } from './tui-backend.js';
@@ -74,7 +74,8 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
         lineage,
         checkpoints: state.checkpoints.map(({ seq, label, at }) => ({ seq, label, at })),
         plan,
-        lineageCostUsd: lineageCost(summaries, sessionId),
+        // From the journals: a deleted ancestor still counts, as its child recorded it.
+        lineageCostUsd: (await lineageUsage(engine, sessionId).catch(() => null))?.total.costUsd ?? null,
       };
       return details;
     },

@@ -93,6 +93,21 @@ export function createTmuxTerminal(name: string, size = { columns: 100, rows: 30
     tmux('clear-history', '-t', 'e2e');
     type('clear', 'Enter');
   };
+  /** `freshPane`, then waits until the shell took the clear: keys typed at once can reach it half-read. */
+  const settledPane = async () => {
+    const cleared = (text: string) => /[#$]\s*$/.test(text.trim()) && !text.includes('EXIT=');
+    for (let attempt = 1; attempt < 5; attempt++) {
+      freshPane();
+      // A clear that lost a key to the Ctrl+C before it ("lear: command not found") is typed again.
+      const settled = await waitForScreen(cleared, 'a cleared pane', 20).then(
+        () => true,
+        () => false,
+      );
+      if (settled) return;
+    }
+    freshPane();
+    await waitForScreen(cleared, 'a cleared pane');
+  };
   const open = async () => {
     ensureCliBuilt();
     execFileSync('mkdir', ['-p', home, workspace]);
@@ -129,6 +144,7 @@ export function createTmuxTerminal(name: string, size = { columns: 100, rows: 30
     runPlain,
     listSessions,
     freshPane,
+    settledPane,
     open,
     close,
   };

@@ -6,6 +6,7 @@ import type { TuiBackend } from '../backend/tui-backend.js';
 import { answerHelp, helpLine, organizeKeys, pickerKeys, searchKeys } from '../keys/key-bindings.js';
 import { AnswerBox } from '../prompts/answer-box.js';
 import type { AnswerDraft } from '../prompts/answer-reducer.js';
+import { childrenNotice, deleteQuestion } from '../prompts/delete-prompt.js';
 import { fitText, wrapHelp } from '../theme/format.js';
 import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
@@ -106,6 +107,7 @@ export function SessionPicker(props: SessionPickerProps) {
       ) : (
         <NoticeLine
           confirming={state.mode === 'confirm-delete' ? (selected?.title ?? selected?.id ?? '') : null}
+          childCount={selected ? state.sessions.filter((summary) => summary.parentId === selected.id).length : 0}
           notice={state.notice}
           width={columns - 2}
         />
@@ -187,13 +189,18 @@ function EditLine(props: { edit: MetadataEdit; width: number }) {
   );
 }
 
-function NoticeLine(props: { confirming: string | null; notice: string | null; width: number }) {
+function NoticeLine(props: { confirming: string | null; childCount: number; notice: string | null; width: number }) {
   const theme = useTheme();
   if (props.confirming !== null) {
     return (
-      <Text color={theme.warning} bold>
-        {fitText(`Move "${props.confirming}" to the trash? [y/N]`, props.width)}
-      </Text>
+      <>
+        <Text color={theme.warning} bold>
+          {fitText(`${deleteQuestion(props.confirming, true)} [y/N]`, props.width)}
+        </Text>
+        {props.childCount > 0 ? (
+          <Text color={theme.warning}>{fitText(`${childrenNotice(props.childCount, true)}.`, props.width)}</Text>
+        ) : null}
+      </>
     );
   }
   return <Text color={theme.muted}>{fitText(props.notice ?? '', props.width)}</Text>;

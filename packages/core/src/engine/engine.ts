@@ -28,6 +28,7 @@ import {
   UsageError,
 } from '../spec/index.js';
 import { checkSessionName, hasName, type MetadataChange, metadataEvent, NO_METADATA } from './metadata.js';
+import { quotedQuestion } from './quoted-question.js';
 import { ReplayLog } from './replay-log.js';
 import { LiveSession, type SessionContext, SNAPSHOT_FORMAT_VERSION } from './session.js';
 import type {
@@ -500,7 +501,7 @@ export function createEngine(options: EngineOptions): Engine {
         inputs.push({
           type: 'status-changed',
           status: 'interrupted',
-          reason: `"${key}" answered: run it again to continue`,
+          reason: `${quotedQuestion(open.prompt)} answered: resume it to continue`,
           error: null,
         });
       }
