@@ -18,6 +18,8 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
   const separator = argv.indexOf('--');
   const json = (separator === -1 ? argv : argv.slice(0, separator)).includes('--json');
   const program = buildProgram(environment, {
+    argv,
+    rerun: (corrected) => runCli(corrected, environment),
     async run(_command, work) {
       try {
         exitCode = await work();

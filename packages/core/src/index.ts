@@ -8,6 +8,7 @@ export { answerFromText, type ExpectedAnswer, expectedAnswer } from './engine/an
 export { createEngine } from './engine/engine.js';
 export { isRetryableByDefault, toErrorInfo } from './engine/error-info.js';
 export type { Jsonify } from './engine/json-output.js';
+export { checkSessionName, checkTags, type MetadataChange } from './engine/metadata.js';
 export { SNAPSHOT_FORMAT_VERSION } from './engine/session.js';
 export type {
   AttemptStart,
@@ -38,6 +39,7 @@ export type {
   CheckpointRecord,
   FileSnapshotRecord,
   MessageRecord,
+  SessionMetadata,
   SessionState,
   SpecRecord,
   StepAttempt,

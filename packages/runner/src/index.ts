@@ -145,6 +145,7 @@ export {
   type ResumePlan,
   type ResumePlanChanges,
   type RetryingPlannedStep,
+  type SettingChange,
   type UncertainPlannedStep,
 } from './resume/resume-plan.js';
 // ---- retention (retention/)

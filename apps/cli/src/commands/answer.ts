@@ -5,6 +5,7 @@ import { hostname, userInfo } from 'node:os';
 import { answerFromText, pendingInput } from '@resume/core/engine';
 import { UsageError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
+import { truncate } from '../output/format.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
 
@@ -37,8 +38,10 @@ export async function answerCommand(
   if (context.options.json) {
     context.terminal.data(JSON.stringify({ sessionId: id, key: question.key, answered: true }));
   } else {
-    context.terminal.note(`✓ Answered "${question.key}" of session ${id}.`);
-    context.terminal.note(`Continue it with: conclave --resume ${shortId(id)}`);
+    context.terminal.note(`✓ Answered "${truncate(question.prompt, 80)}" of session ${id}.`);
+    // Without a terminal the resume prompt cannot be answered: the command carries the go-ahead.
+    const goAhead = context.environment.interactive ? '' : ' --yes';
+    context.terminal.note(`Continue it with: conclave --resume ${shortId(id)}${goAhead}`);
   }
   return 0;
 }

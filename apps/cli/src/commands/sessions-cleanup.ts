@@ -1,5 +1,6 @@
-// `conclave sessions cleanup` (and `--cleanup-sessions --older-than N`): removes old
-// sessions by age and status, or applies the config's retention and archival policy.
+// `conclave sessions cleanup` (and `--cleanup-sessions --older-than N`): moves old sessions
+// to the trash by age and status, or applies the config's retention and archival policy, and
+// deletes for good what stayed in the trash longer than `trash.keepDays`.
 // Never removes running sessions, nor interrupted ones unless --status names them.
 
 import { sessionStatusSchema, UsageError } from '@resume/core/spec';
@@ -57,7 +58,11 @@ export async function cleanupSessionsCommand(
     };
   }
   const engine = await context.engine();
-  const outcome = await applyRetention(engine, policy, { now: context.environment.now(), dryRun: options.dryRun });
+  const outcome = await applyRetention(engine, policy, {
+    now: context.environment.now(),
+    dryRun: options.dryRun,
+    trashKeepDays: config.trash.keepDays,
+  });
   const terminal = context.terminal;
   const describe = (entry: { session: { id: string; title: string; updatedAt: string }; reason: string }) => ({
     id: entry.session.id,
@@ -71,14 +76,25 @@ export async function cleanupSessionsCommand(
         dryRun: options.dryRun,
         delete: outcome.selection.remove.map(describe),
         archive: outcome.selection.archive.map(describe),
+        keptPinned: outcome.selection.pinned.map(describe),
         deleted: outcome.deleted,
         archived: outcome.archived,
+        purged: outcome.purged,
         skipped: outcome.skipped,
       }),
     );
     return 0;
   }
-  const verb = options.dryRun ? 'Would delete' : 'Deleted';
+  const verb = options.dryRun ? 'Would move to the trash' : 'Moved to the trash';
+  const pinned = outcome.selection.pinned;
+  if (pinned.length > 0)
+    terminal.note(
+      `Kept ${pinned.length} pinned session${pinned.length === 1 ? '' : 's'} the policy would delete (${pinned.map((entry) => entry.session.name ?? entry.session.id).join(', ')}): unpin to let it go.`,
+    );
+  if (outcome.purged.length > 0)
+    terminal.out(
+      `Deleted ${outcome.purged.length} session${outcome.purged.length === 1 ? '' : 's'} for good: in the trash for more than ${config.trash.keepDays} days.`,
+    );
   if (outcome.selection.remove.length === 0 && outcome.selection.archive.length === 0) {
     terminal.out('Nothing to clean up.');
     return 0;
@@ -94,6 +110,8 @@ export async function cleanupSessionsCommand(
     terminal.out(`${verb} ${removed.length} session${removed.length === 1 ? '' : 's'}:`);
     // Short ids differ in length where sessions share a long prefix: padded, the columns line up.
     const idWidth = Math.max(...removed.map((entry) => shortId(entry.session.id).length));
+    if (!options.dryRun)
+      terminal.note(`Kept ${config.trash.keepDays} days: conclave sessions trash lists them, restore brings one back.`);
     for (const entry of removed)
       terminal.out(
         `  ${shortId(entry.session.id).padEnd(idWidth)}  ${formatWhen(entry.session.updatedAt)}  ${padText(entry.session.title.trim(), 50)}  ${terminal.dim(entry.reason)}`,
@@ -117,7 +135,7 @@ function parseStatuses(text: string) {
   const parsed = z.array(sessionStatusSchema).safeParse(text.split(',').map((status) => status.trim()));
   if (!parsed.success)
     throw new UsageError(
-      `Invalid --status "${text}": use running, interrupted, completed or failed (comma-separated).`,
+      `Invalid --status "${text}": use ${sessionStatusSchema.options.join(', ')} (comma-separated).`,
     );
   return parsed.data;
 }

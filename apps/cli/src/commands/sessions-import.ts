@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { SessionExistsError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
-import { importExportFile, parseExportFile, readExportFile } from '../sessions/export-file.js';
+import { importExportFile, integrityNote, parseExportFile, readExportFile } from '../sessions/export-file.js';
 
 export async function importSessionCommand(context: CliContext, input: { file: string }): Promise<number> {
   const file = path.resolve(context.environment.cwd, input.file);
@@ -16,5 +16,6 @@ export async function importSessionCommand(context: CliContext, input: { file: s
   const id = await importExportFile(store, data, { pid: process.pid, host: hostname() });
   if (context.options.json) context.terminal.data(JSON.stringify({ imported: id }));
   else context.terminal.out(`Imported session ${id} (${data.events.length} events).`);
+  context.terminal.note(integrityNote(data));
   return 0;
 }

@@ -2,7 +2,8 @@
 // index other commands accept. `--json` lists every match unless --limit (docs/architecture.md#the-cli).
 // Kept light: summaries come from the store's index, no journal is opened.
 
-import { permissionDeniedHint, sessionStatusSchema, UsageError } from '@resume/core/spec';
+import { checkTags } from '@resume/core/engine';
+import { permissionDeniedHint, type SessionSummary, sessionStatusSchema, UsageError } from '@resume/core/spec';
 import { parseDurationDays } from '@resume/runner/config';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
@@ -14,15 +15,32 @@ import { shortIdsAmong } from '../sessions/short-ids.js';
 
 const HUMAN_DEFAULT_LIMIT = 50;
 
+/** Every status a listing shows: a session's own, and what the listing finds of its files. */
+const LISTED_STATUSES = [...sessionStatusSchema.options, 'damaged', 'unreadable'] as const;
+const STATUSES_HINT = `Statuses: ${LISTED_STATUSES.join(', ')} (several: --status interrupted,failed).`;
+
 const listOptionsSchema = z.object({
   mode: z.string().optional(),
   status: z
     .string()
     .transform((value) => value.split(',').map((status) => status.trim()))
-    .pipe(z.array(sessionStatusSchema.or(z.enum(['damaged', 'unreadable']))))
+    .pipe(
+      z.array(
+        z.enum(LISTED_STATUSES, {
+          error: (issue) => `Unknown status "${String(issue.input)}" for --status.`,
+        }),
+      ),
+    )
     .optional(),
   since: z.string().optional(),
   workspace: z.boolean().optional(),
+  tag: z
+    .string()
+    .transform((value) => value.split(',').filter((tag) => tag.trim() !== ''))
+    .transform((tags) => checkTags(tags))
+    .optional(),
+  pinned: z.boolean().optional(),
+  archived: z.boolean().optional(),
   limit: z.coerce.number().int().positive().optional(),
 });
 
@@ -30,8 +48,10 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   const parsed = listOptionsSchema.safeParse(rawOptions);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new UsageError(`Invalid --${String(issue?.path[0] ?? 'option')}: ${issue?.message ?? 'invalid value'}.`, {
-      hint: `Modes: ${listableModes().join(', ')}. Statuses: running, interrupted, completed, failed, damaged, unreadable.`,
+    const option = String(issue?.path[0] ?? 'option');
+    if (option === 'status') throw new UsageError(issue?.message ?? 'Unknown status.', { hint: STATUSES_HINT });
+    throw new UsageError(`Invalid --${option}: ${issue?.message ?? 'invalid value'}.`, {
+      hint: `Modes: ${listableModes().join(', ')}. ${STATUSES_HINT}`,
     });
   }
   const options = parsed.data;
@@ -50,8 +70,12 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
       if (options.status && !options.status.includes(listedStatus(summary))) return false;
       if (since && summary.updatedAt < since) return false;
       if (options.workspace && summary.workspaceDir !== context.environment.cwd) return false;
-      return true;
+      if (options.tag && !options.tag.every((tag) => summary.tags?.includes(tag))) return false;
+      if (options.pinned && !summary.pinned) return false;
+      // Archived sessions are left out unless asked for, and then they are all that is listed.
+      return Boolean(summary.archivedAt) === Boolean(options.archived);
     });
+  const archivedLeftOut = options.archived ? 0 : all.filter((summary) => summary.archivedAt).length;
   const terminal = context.terminal;
   if (context.options.json) {
     const limited = options.limit ? matching.slice(0, options.limit) : matching;
@@ -62,7 +86,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
     terminal.note(
       all.length === 0
         ? 'No sessions yet. Start one with: conclave "your task"'
-        : `No session matches (${all.length} in total).`,
+        : `No session matches (${all.length} in total${archivedLeftOut > 0 ? `, ${archivedLeftOut} archived: --archived lists them` : ''}).`,
     );
     return 0;
   }
@@ -86,12 +110,18 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
           ? terminal.red(status)
           : terminal.yellow(status);
     terminal.out(
-      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${padText(describeProgress(summary), 12)}  ${formatCost(summary.costUsd, '?').padEnd(9)}  ${truncate(summary.title, 60)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
+      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${padText(describeProgress(summary), 12)}  ${formatCost(summary.costUsd, '?').padEnd(9)}  ${organizedTitle(summary, terminal)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
     );
   }
   if (matching.length > shown.length)
     terminal.note(
       terminal.dim(`… ${matching.length - shown.length} more (use --limit ${matching.length}, or --json for all)`),
+    );
+  if (archivedLeftOut > 0)
+    terminal.note(
+      terminal.dim(
+        `${archivedLeftOut} archived session${archivedLeftOut === 1 ? '' : 's'} not shown (--archived lists them)`,
+      ),
     );
   for (const { summary } of shown.filter(({ summary }) => summary.unreadable)) {
     terminal.note(
@@ -104,6 +134,13 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
     );
   }
   return 0;
+}
+
+/** The title, after the session's name when it has one, then its pin and tags. */
+function organizedTitle(summary: SessionSummary, terminal: CliContext['terminal']): string {
+  const name = summary.name ? `${terminal.bold(truncate(summary.name, 40))}  ` : '';
+  const marks = [...(summary.pinned ? ['pinned'] : []), ...(summary.tags ?? []).map((tag) => `#${tag}`)];
+  return `${name}${truncate(summary.title, summary.name ? 40 : 60)}${marks.length > 0 ? terminal.dim(`  ${marks.join(' ')}`) : ''}`;
 }
 
 function sinceToIso(value: string, now: Date): string {

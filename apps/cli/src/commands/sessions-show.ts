@@ -40,6 +40,14 @@ export async function showSessionCommand(
     state.status === 'completed' ? terminal.green : state.status === 'failed' ? terminal.red : terminal.yellow;
   terminal.out(terminal.bold(printableText(state.title, 'line')));
   terminal.out(`  id:          ${state.header.id}`);
+  const metadata = state.metadata;
+  if (metadata?.name) terminal.out(`  name:        ${printableText(metadata.name, 'line')}`);
+  const marks = [
+    ...(metadata?.pinned ? ['pinned'] : []),
+    ...(metadata?.archivedAt ? [`archived ${formatWhen(metadata.archivedAt)}`] : []),
+    ...(metadata?.tags ?? []).map((tag) => `#${tag}`),
+  ];
+  if (marks.length > 0) terminal.out(`  organized:   ${marks.join('  ')}`);
   terminal.out(`  mode:        ${state.header.mode}`);
   terminal.out(
     `  status:      ${statusColour(state.status)}${state.statusReason ? ` (${state.statusReason})` : ''}` +

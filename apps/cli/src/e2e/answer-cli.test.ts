@@ -50,7 +50,7 @@ describe('conclave answer', () => {
     expect(early.code, early.stderr).toBe(0);
     expect(early.stdout).toContain('Question: Which city is the offsite in?');
     expect(early.stderr).toContain('nothing was run');
-    expect(early.stderr).toContain(`Answer with: conclave answer ${id} "…"`);
+    expect(early.stderr).toContain(`Answer with: conclave answer ${id} "…"  then: conclave --resume ${id} --yes`);
     const earlyJson = await sandbox.json<{ status: string; waitingFor: { prompt: string }; answerCommand: string }>([
       '--resume',
       id,
@@ -66,8 +66,18 @@ describe('conclave answer', () => {
     expect(answered.code, answered.stderr).toBe(0);
     const again = await sandbox.run(['answer', id, 'Porto']);
     expect(again.code).toBe(64);
+    // What is printed says the question, never the step's internal key, and works as printed.
+    expect(answered.stderr).toContain('✓ Answered "Which city is the offsite in?"');
+    expect(answered.stderr).not.toContain('ask_user');
+    const shownAnswered = await sandbox.run(['sessions', 'show', id]);
+    expect(shownAnswered.stdout).toContain('"Which city is the offsite in?" answered');
+    expect(shownAnswered.stdout).not.toContain('ask_user"');
+    const plan = await sandbox.run(['--resume', id, '--dry-run']);
+    expect(plan.stdout).toContain('Answered since it stopped: "Which city is the offsite in?" → Lisbon (by ana)');
+    const printed = /Continue it with: (conclave .+)$/m.exec(answered.stderr)?.[1] ?? '';
+    expect(printed).toMatch(/^conclave --resume [0-9a-z]+ --yes$/);
 
-    const resumed = await sandbox.run(['--resume', id, '--yes']);
+    const resumed = await sandbox.run(printed.split(' ').slice(1));
     expect(resumed.code, resumed.stderr).toBe(0);
     const state = await sandbox.json<{ status: string; messages: { role: string; content: string }[] }>([
       'sessions',

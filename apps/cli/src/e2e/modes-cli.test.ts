@@ -76,3 +76,23 @@ describe('conclave: modes by their registered names', () => {
     expect(unknown.stderr).toContain('discussion, iterative, orchestrated, prompt, chain');
   });
 });
+
+describe('conclave sessions list --status', () => {
+  const sandbox = sandboxFixture('all');
+
+  it('refuses an unknown status (64) naming it and every status a listing accepts, waiting included', async () => {
+    for (const args of [
+      ['sessions', 'list', '--status', 'bogus'],
+      ['sessions', 'list', '--status', 'interrupted,bogus', '--json'],
+      ['--list-sessions', '--status', 'bogus'],
+    ]) {
+      const result = await sandbox.run(args);
+      expect(result.code, args.join(' ')).toBe(64);
+      expect(result.stderr).toContain('Unknown status "bogus" for --status.');
+      expect(result.stderr).toContain(
+        'Statuses: running, interrupted, waiting, completed, failed, damaged, unreadable (several: --status interrupted,failed)',
+      );
+      expect(result.stderr).not.toContain('Invalid input');
+    }
+  });
+});

@@ -106,7 +106,7 @@ describe('a store the user may not read or write', () => {
       const started = await sandbox.run(['Evaluate my idea: one more'], as);
       expect(started.code, started.stderr).toBe(77);
       expect(started.stderr).toContain(`Permission denied: cannot write ${sessions}`);
-      const deleted = await sandbox.run(['sessions', 'delete', readable, '--force'], as);
+      const deleted = await sandbox.run(['sessions', 'delete', readable, '--force', '--now'], as);
       expect(deleted.code, deleted.stderr).toBe(77);
       expect(deleted.stderr).toContain(`Permission denied: cannot write ${sessions}`);
     } finally {

@@ -55,6 +55,48 @@ describe('conclave sessions import: checksums', () => {
     const intact = await other.run(['sessions', 'import', file]);
     expect(intact.code, intact.stderr).toBe(0);
   });
+
+  it('refuses a bundle that claims format 1 with fields format 1 never had, and says no bundle is signed', async () => {
+    const data = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    await other.run(['sessions', 'delete', String(data.sessionId), '--force']);
+    const downgraded = path.join(sandbox.root, 'downgraded.json');
+    await writeFile(downgraded, JSON.stringify({ ...data, formatVersion: 1 }));
+    const refused = await other.run(['sessions', 'import', downgraded]);
+    expect(refused.code).toBe(65);
+    expect(refused.stderr).toContain('it claims format 1 but has checksum, lastSeq, which format 1 never had');
+    expect(await other.json<unknown[]>(['sessions', 'list'])).toEqual([]);
+
+    const { checksum: _checksum, lastSeq: _lastSeq, ...formatOne } = data;
+    await writeFile(downgraded, JSON.stringify({ ...formatOne, formatVersion: 1 }));
+    const old = await other.run(['sessions', 'import', downgraded]);
+    expect(old.code, old.stderr).toBe(0);
+    expect(old.stderr).toContain(
+      'not signed, and as format 1 it has no checksum: a change to it could not be detected',
+    );
+    await other.run(['sessions', 'delete', String(data.sessionId), '--force']);
+
+    const current = await other.run(['sessions', 'import', file]);
+    expect(current.code, current.stderr).toBe(0);
+    expect(current.stderr).toContain(
+      'not signed: its checksum shows the events arrived as written, not who wrote them',
+    );
+    await other.run(['sessions', 'delete', String(data.sessionId), '--force']);
+  });
+
+  it('says which event is missing from an export, in the middle or at the end', async () => {
+    const data = JSON.parse(await readFile(file, 'utf8')) as { events: { seq: number }[] };
+    const total = data.events.length;
+    const cut = path.join(sandbox.root, 'cut.json');
+    await writeFile(cut, JSON.stringify({ ...data, events: data.events.filter((event) => event.seq !== 5) }));
+    const middle = await other.run(['sessions', 'import', cut]);
+    expect(middle.code).toBe(65);
+    expect(middle.stderr).toContain('event 5 is missing (its events go from 4 to 6)');
+    expect(middle.stderr).not.toContain('newer than this Conclave');
+    await writeFile(cut, JSON.stringify({ ...data, events: data.events.slice(0, -1) }));
+    const end = await other.run(['sessions', 'import', cut]);
+    expect(end.code).toBe(65);
+    expect(end.stderr).toContain(`event ${total} is missing (the export was written with events 1..${total})`);
+  });
 });
 
 describe('conclave sessions delete', () => {
@@ -63,11 +105,16 @@ describe('conclave sessions delete', () => {
   it('names the sessions that continue from the deleted one', async () => {
     const parent = sessionIdFrom((await sandbox.run(['Evaluate my idea'])).stdout) ?? '';
     const child = sessionIdFrom((await sandbox.run(['--resume', parent, 'What about scale?'])).stdout) ?? '';
-    const deleted = await sandbox.run(['sessions', 'delete', parent]);
+    const trashed = await sandbox.run(['sessions', 'delete', parent]);
+    expect(trashed.code, trashed.stderr).toBe(0);
+    expect(trashed.stderr).toContain(
+      `1 child session keeps its own history, and its parent link until the trash is emptied: ${child}`,
+    );
+    const deleted = await sandbox.run(['sessions', 'delete', parent, '--now']);
     expect(deleted.code, deleted.stderr).toBe(0);
-    expect(deleted.stderr).toContain(`1 session continues from it and now shows its parent as deleted: ${child}`);
-    const json = await sandbox.json<{ deleted: string[]; orphaned: string[] }>(['sessions', 'delete', child]);
-    expect(json).toEqual({ deleted: [child], orphaned: [] });
+    expect(deleted.stderr).toContain(`1 child session keeps its own history and lost its parent link: ${child}`);
+    const json = await sandbox.json<{ deleted: string[]; orphaned: string[] }>(['sessions', 'delete', child, '--now']);
+    expect(json).toEqual({ deleted: [child], trash: false, orphaned: [] });
   });
 
   it('never deletes a session a live process is running, --force or not (75), and keeps it whole', async () => {

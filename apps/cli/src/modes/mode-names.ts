@@ -51,9 +51,14 @@ function optionNames(mode: string): string[] {
   return builtinModes.has(mode) ? (builtinModes.get(mode).commandLine ?? []).map((flag) => flag.option) : [];
 }
 
+/** Whether a registered mode reads this start option. */
+export function modeTakes(mode: string, option: string): boolean {
+  return optionNames(mode).includes(option);
+}
+
 /** Refuses a start option the chosen mode does not read, naming the modes that do. */
 export function checkModeOption(mode: string, option: string, flag: string, hint: string): void {
-  if (optionNames(mode).includes(option)) return;
+  if (modeTakes(mode, option)) return;
   const readers = builtinModes.names().filter((name) => optionNames(name).includes(option));
   throw new UsageError(`${flag} applies to ${readers.join(', ')} mode; this is a ${mode} run.`, { hint });
 }

@@ -9,6 +9,10 @@ import { listableModes, modeFlags, runModeHelp } from '../modes/mode-names.js';
 import { CONFLICT_CHOICES, UNCERTAIN_CHOICES } from '../runs/resume-choices.js';
 
 export interface ProgramHooks {
+  /** The command line as typed (a task that looks like a mistyped command is offered again corrected). */
+  readonly argv: readonly string[];
+  /** Runs another command line in this process (the corrected command), returning its exit code. */
+  rerun(argv: readonly string[]): Promise<number>;
   /** Called by the chosen action with the work to do; the caller runs it and keeps the exit code. */
   run(command: Command, work: () => Promise<number>): Promise<void>;
 }
@@ -85,6 +89,16 @@ function globalOptionsOf(command: Command): Record<string, unknown> {
   return merged;
 }
 
+/** The program's commands with their subcommands, names and aliases alike. */
+function commandNames(program: Command): Map<string, string[]> {
+  const namesOf = (command: Command) => [command.name(), ...command.aliases()];
+  return new Map(
+    program.commands.flatMap((command) =>
+      namesOf(command).map((name) => [name, command.commands.flatMap(namesOf)] as [string, string[]]),
+    ),
+  );
+}
+
 function examples(lines: string[]): string {
   return `\nExamples:\n${lines.map((line) => `  ${line}`).join('\n')}\n`;
 }
@@ -128,7 +142,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
     .argument('[task...]', 'the task for a new discussion, or the follow-up question')
     .option('-c, --continue [follow-up]', "continue this workspace's most recent session with a follow-up")
     .option(
-      '-r, --resume [id|index|path]',
+      '-r, --resume [id|name|index|path]',
       'resume an interrupted session (one waiting for an answer asks its question first), or continue a completed one with a question',
     )
     .option('--branch-from <id>', 'start a new session from a checkpoint of another one')
@@ -162,9 +176,13 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
   program.action(
     act(async (context, command) => {
       const options = command.opts();
-      const task = (command.args as string[]).join(' ').trim();
+      const words = command.args as string[];
       const { runRootCommand } = await import('../commands/root.js');
-      return runRootCommand(context, { task, options });
+      return runRootCommand(context, {
+        task: words.join(' ').trim(),
+        options,
+        typed: { argv: hooks.argv, words, commands: commandNames(command), rerun: hooks.rerun },
+      });
     }),
   );
 
@@ -306,6 +324,9 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
       .option('--status <status>', 'only this status (running, interrupted, completed, failed)')
       .option('--since <date>', 'only sessions updated since this date (2026-06-01, or an age like 7d)')
       .option('--workspace', 'only sessions of the current directory')
+      .option('--tag <tags>', 'only sessions with these tags (comma-separated: all of them)')
+      .option('--pinned', 'only pinned sessions')
+      .option('--archived', 'only archived sessions (left out otherwise)')
       .option('--limit <n>', 'at most N sessions (default: all with --json, 50 otherwise)'),
   );
   list.addHelpText(
@@ -313,6 +334,7 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
     examples([
       'conclave sessions list',
       'conclave sessions list --status interrupted --since 7d',
+      'conclave sessions list --tag work --pinned',
       'conclave sessions list --json | jq ".[0].id"',
     ]),
   );
@@ -327,7 +349,7 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
   const show = addGlobalOptions(
     new Command('show')
       .description('a session: status, lineage, checkpoints, usage and cost, transcript')
-      .argument('<id>', 'id, unique prefix (6+ characters), list index or exported file')
+      .argument('<id>', 'id, name, unique prefix (6+ characters), list index or exported file')
       .option('--transcript', 'print the whole transcript (tool calls unfolded)'),
   );
   show.addHelpText('after', examples(['conclave sessions show 01jf3k', 'conclave sessions show 1 --json']));
@@ -337,13 +359,127 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
   const remove = addGlobalOptions(
     new Command('delete')
       .alias('rm')
-      .description('delete a session and everything derived from it')
-      .argument('<id>', 'id, unique prefix, list index or exported file')
-      .option('--force', 'do not ask first (a terminal asks [y/N]); also delete a session another process is running'),
+      .description(
+        'move a session to the trash (sessions restore brings it back), or delete it for good with --now; sessions continued or branched from it keep their history and lose their parent link',
+      )
+      .argument('<id>', 'id, name, unique prefix, list index or exported file')
+      .option('--force', 'do not ask first (a terminal asks [y/N]); also delete a session another process is running')
+      .option('--now', 'delete it for good at once, skipping the trash'),
   );
-  remove.addHelpText('after', examples(['conclave sessions delete 01jf3k', 'conclave sessions delete 3 --force']));
+  remove.addHelpText(
+    'after',
+    examples([
+      'conclave sessions delete 01jf3k',
+      'conclave sessions restore 01jf3k          # changed your mind',
+      'conclave sessions delete 3 --now --force  # for good, without asking',
+    ]),
+  );
   remove.action(actOnSession(async () => (await import('../commands/sessions-delete.js')).deleteSessionCommand));
   sessions.addCommand(remove);
+
+  const trashModule = () => import('../commands/sessions-trash.js');
+  const trash = addGlobalOptions(
+    new Command('trash')
+      .description('list the sessions in the trash (kept trash.keepDays, 7 by default), or delete them for good')
+      .option('--empty', 'delete everything in the trash for good')
+      .option('--older-than <age>', 'delete for good what has been in the trash this long: 3d, 12h, 2w'),
+  );
+  trash.addHelpText(
+    'after',
+    examples(['conclave sessions trash', 'conclave sessions trash --older-than 3d', 'conclave sessions trash --empty']),
+  );
+  trash.action(act(async (context, command) => (await trashModule()).trashCommand(context, command.opts())));
+  sessions.addCommand(trash);
+
+  const restore = addGlobalOptions(
+    new Command('restore')
+      .description('bring a session back from the trash, with its lineage')
+      .argument('<id>', 'id, name or unique prefix (conclave sessions trash lists them)'),
+  );
+  restore.addHelpText('after', examples(['conclave sessions trash', 'conclave sessions restore 01jf3k']));
+  restore.action(actOnSession(async () => (await trashModule()).restoreCommand));
+  sessions.addCommand(restore);
+
+  const organizeModule = () => import('../commands/sessions-organize.js');
+  const rename = addGlobalOptions(
+    new Command('rename')
+      .description('name a session (unique in this home); the name works wherever an id does')
+      .argument('<id>', 'id, name, unique prefix or list index')
+      .argument('[name]', 'the new name, in quotes if it has spaces')
+      .option('--clear', 'remove the name'),
+  );
+  rename.addHelpText(
+    'after',
+    examples([
+      'conclave sessions rename 01jf3k "release notes"',
+      'conclave --resume "release notes" "And the changelog?"',
+      'conclave sessions rename "release notes" --clear',
+    ]),
+  );
+  rename.action(
+    act(async (context, command) =>
+      (await organizeModule()).renameSessionCommand(context, {
+        reference: command.args[0] ?? '',
+        name: command.args[1],
+        options: command.opts(),
+      }),
+    ),
+  );
+  sessions.addCommand(rename);
+
+  const tag = addGlobalOptions(
+    new Command('tag')
+      .description('add (+tag) and remove (-tag) tags; sessions list --tag and the picker filter by them')
+      .argument('<id>', 'id, name, unique prefix or list index')
+      .argument('<changes...>', '+tag to add, -tag to remove')
+      .allowUnknownOption(),
+  );
+  tag.addHelpText(
+    'after',
+    examples([
+      'conclave sessions tag 01jf3k +work +q3',
+      'conclave sessions tag "release notes" -draft',
+      'conclave sessions list --tag work',
+    ]),
+  );
+  tag.action(
+    act(async (context, command) =>
+      (await organizeModule()).tagSessionCommand(context, {
+        reference: command.args[0] ?? '',
+        words: command.args.slice(1),
+        options: command.opts(),
+      }),
+    ),
+  );
+  sessions.addCommand(tag);
+
+  const marks = [
+    ['pin', { pinned: true }, 'pin a session: the picker shows it first, retention never deletes it', '--pinned'],
+    ['unpin', { pinned: false }, 'unpin a session', '--pinned'],
+    [
+      'archive',
+      { archived: true },
+      'archive a session: listings and the picker leave it out (a finished one is also compressed)',
+      '--archived',
+    ],
+    ['unarchive', { archived: false }, 'bring an archived session back into listings', '--archived'],
+  ] as const;
+  for (const [name, mark, description, listFlag] of marks) {
+    const command = addGlobalOptions(
+      new Command(name).description(description).argument('<id>', 'id, name, unique prefix or list index'),
+    );
+    command.addHelpText('after', examples([`conclave sessions ${name} 01jf3k`, `conclave sessions list ${listFlag}`]));
+    command.action(
+      act(async (context, parsed) =>
+        (await organizeModule()).markSessionCommand(context, {
+          reference: parsed.args[0] ?? '',
+          mark,
+          options: parsed.opts(),
+        }),
+      ),
+    );
+    sessions.addCommand(command);
+  }
 
   const cleanup = addGlobalOptions(
     new Command('cleanup')

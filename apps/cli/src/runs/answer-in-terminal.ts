@@ -50,5 +50,9 @@ export function reportWaiting(
   terminal.warn(
     `${terminal.yellow('? Waiting for your answer;')} session ${waiting.sessionId} (${usage})${waiting.ran ? '' : '; nothing was run'}.`,
   );
-  terminal.warn(`Answer with: conclave answer ${waiting.sessionId} "…"  then: conclave --resume ${waiting.sessionId}`);
+  // Without a terminal the resume prompt cannot be answered: the command carries the go-ahead.
+  const goAhead = context.environment.interactive ? '' : ' --yes';
+  terminal.warn(
+    `Answer with: conclave answer ${waiting.sessionId} "…"  then: conclave --resume ${waiting.sessionId}${goAhead}`,
+  );
 }

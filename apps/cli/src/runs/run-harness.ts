@@ -11,11 +11,12 @@ import {
   printableText,
   SessionDeletedError,
 } from '@resume/core/spec';
+import type { SettingChange } from '@resume/runner';
 import { type AgentInput, createRunner, type Runner, type RunResult } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
 import { reportError } from '../errors/report-error.js';
 import { formatCost, formatTokens } from '../output/format.js';
-import { applyRetention } from '../sessions/apply-retention.js';
+import { runAfterRun } from '../sessions/automatic-retention.js';
 import { answerInTerminal, canAskInTerminal, reportWaiting } from './answer-in-terminal.js';
 import type { RunLimits } from './cost-limits.js';
 import { buildDecisions, type DecisionFlags } from './decisions.js';
@@ -39,6 +40,18 @@ export interface HarnessSetup {
   parallel?: number | undefined;
   /** `run --step-timeout`: how long one attempt of a workflow step may take when the step says nothing. */
   stepTimeoutMs?: number | undefined;
+  /** Settings the config changed since the session started: the resume prompt lists them. */
+  settingChanges?: SettingChange[];
+}
+
+/** The models of a run's provider(s), as the run would call them. */
+export function resolveModels(context: CliContext, setup: HarnessSetup) {
+  return createModelResolver(setup.selection, {
+    config: context.config().config,
+    env: context.environment.env,
+    agentProviders: setup.agentProviders,
+    providerForced: setup.providerForced,
+  });
 }
 
 export async function runWithHarness(
@@ -49,12 +62,7 @@ export async function runWithHarness(
   const { config } = context.config();
   const environment = context.environment;
   const engine = await context.engine();
-  const resolution = await createModelResolver(setup.selection, {
-    config,
-    env: environment.env,
-    agentProviders: setup.agentProviders,
-    providerForced: setup.providerForced,
-  });
+  const resolution = await resolveModels(context, setup);
   if (setup.selection.provider === 'scripted') context.terminal.note(SCRIPTED_NOTICE);
   const view = await createRunView(context);
   const decisions = buildDecisions(context, setup.decisions, {
@@ -70,7 +78,9 @@ export async function runWithHarness(
       answeredNow = false;
       return true;
     }
-    return confirmResume ? confirmResume(plan) : true;
+    const settings = setup.settingChanges ?? [];
+    const shown = settings.length === 0 ? plan : { ...plan, changes: { ...plan.changes, settings } };
+    return confirmResume ? confirmResume(shown) : true;
   };
   const runner = createRunner({
     engine,
@@ -123,7 +133,7 @@ export async function runWithHarness(
     await engine.deleteSession(result.sessionId, { force: true });
     context.terminal.note(`Session ${result.sessionId} was not kept (--no-save-session).`);
   }
-  if (config.retention.automatic) await runAutomaticRetention(context);
+  await runAfterRun(context);
   return reportResult(
     context,
     result,
@@ -246,30 +256,6 @@ function reportResult(
 
 function codeOf(error: Error): string | null {
   return ConclaveError.isInstance(error) ? error.code : null;
-}
-
-async function runAutomaticRetention(context: CliContext): Promise<void> {
-  const { config } = context.config();
-  const retention = config.retention;
-  const engine = await context.engine();
-  const outcome = await applyRetention(
-    engine,
-    {
-      maxAgeDays: retention.maxAgeDays,
-      maxSessions: retention.maxSessions,
-      maxBytes: retention.maxBytes,
-      minKeep: retention.minKeep,
-      archiveAfterDays: config.archive.afterDays,
-      statuses: retention.includeInterrupted ? ['completed', 'failed', 'interrupted'] : ['completed', 'failed'],
-    },
-    { now: context.environment.now(), dryRun: false },
-  );
-  if (outcome.deleted.length > 0 || outcome.archived.length > 0)
-    context.terminal.note(
-      context.terminal.dim(
-        `Retention: deleted ${outcome.deleted.length}, archived ${outcome.archived.length} old session(s).`,
-      ),
-    );
 }
 
 /** Agents from the config file, as the runner takes them. */

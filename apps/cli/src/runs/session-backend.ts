@@ -9,8 +9,17 @@ import type { CliContext } from '../context/cli-context.js';
 import type { RunLimits } from './cost-limits.js';
 
 /** The runner's planner (dry runs, the details pane) over this CLI's engine, workspace and cost limits. */
-export async function createPlanner(context: CliContext, limits: RunLimits = context.config().config.limits) {
-  return createRunnerPlanner({ engine: await context.engine(), workspaceDir: context.environment.cwd, limits });
+export async function createPlanner(
+  context: CliContext,
+  limits: RunLimits = context.config().config.limits,
+  availableModels?: () => Promise<readonly string[] | null>,
+) {
+  return createRunnerPlanner({
+    engine: await context.engine(),
+    workspaceDir: context.environment.cwd,
+    limits,
+    ...(availableModels ? { availableModels } : {}),
+  });
 }
 
 export async function openSessionBackend(context: CliContext) {

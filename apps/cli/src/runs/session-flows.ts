@@ -8,7 +8,7 @@ import { pendingInput } from '@resume/core/engine';
 import { ExitCode, type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
 import { agentsForModels, formatResumePlan, type ProviderName, resumeCommandFor } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
-import { checkModeOption, startsFromFile } from '../modes/mode-names.js';
+import { checkModeOption, modeTakes, startsFromFile } from '../modes/mode-names.js';
 import { formatWhen, truncate } from '../output/format.js';
 import { isListIndex, resolveSession } from '../sessions/resolve-session.js';
 import { answerInTerminal, canAskInTerminal, reportWaiting } from './answer-in-terminal.js';
@@ -16,7 +16,7 @@ import { costLimitsOf } from './cost-limits.js';
 import { screenIo } from './decisions.js';
 import { recordOf, selectionFrom } from './models.js';
 import { overridesOf, parseRunFlags, type RunFlags } from './run-flags.js';
-import { configAgents, providersNamedIn, runWithHarness } from './run-harness.js';
+import { configAgents, providersNamedIn, resolveModels, runWithHarness } from './run-harness.js';
 import { createPlanner, openSessionBackend } from './session-backend.js';
 
 export interface FlowInput {
@@ -177,9 +177,8 @@ export async function runPicked(
   // A question answered in the picker is the go-ahead: resumed without the resume prompt.
   if (picked.action === 'resume')
     return resumeInPlace(context, picked.sessionId, picked.answered ? { ...flags, yes: true } : flags);
-  const question = await askFollowUpFor(context, picked.sessionId);
-  if (question === null) return 0;
-  return continueSession(context, picked.sessionId, question, flags);
+  // The follow-up is typed once it is clear what it follows (an unfinished session asks first).
+  return continueChecked(context, picked.sessionId, null, flags);
 }
 
 /** The follow-up, typed in the TUI's text box; null (with a note) when the user left it. */
@@ -202,17 +201,24 @@ async function askFollowUpFor(context: CliContext, id: string): Promise<string |
 /**
  * A follow-up for a session that never finished has no conclusion to build on: in a
  * terminal the user chooses (resume it first, ask anyway, cancel); without one it is
- * refused with the command that finishes it.
+ * refused with the command that finishes it. `question` null: typed in the TUI's box once
+ * the choice is made (a session continued from a picker).
  */
-async function continueChecked(context: CliContext, id: string, question: string, flags: RunFlags) {
+async function continueChecked(context: CliContext, id: string, question: string | null, flags: RunFlags) {
   const engine = await context.engine();
   const state = await engine.readSession(id);
-  if (state.status === 'completed') return continueSession(context, id, question, flags);
+  const followUp = async (): Promise<number> => {
+    const asked = question ?? (await askFollowUpFor(context, id));
+    return asked === null ? 0 : continueSession(context, id, asked, flags);
+  };
+  if (state.status === 'completed') return followUp();
   const resumeCommand = resumeCommandFor(id, state.header.mode);
   if (!context.environment.interactive || context.options.json)
     throw new UsageError(
       `Session ${id} "${truncate(state.title, 50)}" is ${state.status}: it stopped before reaching a conclusion, so there is nothing to follow up on yet.`,
-      { hint: `Finish it first: ${resumeCommand}\nthen ask: conclave --resume ${id} "${truncate(question, 40)}"` },
+      {
+        hint: `Finish it first: ${resumeCommand}\nthen ask: conclave --resume ${id} "${truncate(question ?? 'your question', 40)}"`,
+      },
     );
   const tui = await import('@resume/tui');
   const plan = await (await createPlanner(context)).plan(id).catch(() => null);
@@ -224,10 +230,10 @@ async function continueChecked(context: CliContext, id: string, question: string
     context.terminal.note(`Nothing was started. Resume it later with: ${resumeCommand}`);
     return 0;
   }
-  if (answer === 'continue-anyway') return continueSession(context, id, question, flags);
+  if (answer === 'continue-anyway') return followUp();
   const resumed = await resumeInPlace(context, id, flags);
   if (resumed !== 0) return resumed;
-  return continueSession(context, id, question, flags);
+  return followUp();
 }
 
 async function continueSession(context: CliContext, id: string, question: string, flags: RunFlags) {
@@ -259,7 +265,17 @@ async function resumeFlow(context: CliContext, task: string, flags: RunFlags): P
   // A list number is easily stale or mistyped: say which session it named before anything runs.
   if (reference && isListIndex(reference)) await noteIndexedSession(context, reference, id);
   if (task) return continueChecked(context, id, task, flags);
+  if (flags.modeOptions.startChunk !== undefined) await checkStartChunkMode(context, id);
   return resumeInPlace(context, id, flags);
+}
+
+/** `--start-chunk` means something to a session that works in chunks only, whatever its status. */
+async function checkStartChunkMode(context: CliContext, id: string): Promise<void> {
+  const { mode } = (await (await context.engine()).readSession(id)).header;
+  if (modeTakes(mode, 'startChunk')) return;
+  throw new UsageError(`--start-chunk applies to iterative sessions; session ${id} is a ${mode} session.`, {
+    hint: `Instead: conclave --resume ${id}   (without --start-chunk)`,
+  });
 }
 
 async function noteIndexedSession(context: CliContext, reference: string, id: string): Promise<void> {
@@ -299,32 +315,51 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
       state = await engine.readSession(id);
     }
   }
-  if (state.status === 'completed') {
+  const fromCheckpoint = fromCheckpointOf(flags);
+  // A completed session is never changed: going on from one of its checkpoints is a branch.
+  if (state.status === 'completed' && fromCheckpoint !== undefined && !flags.dryRun) {
+    context.terminal.note(
+      `→ Session ${id} is completed: going on from checkpoint ${fromCheckpoint} runs as a branch of ${id} from checkpoint ${fromCheckpoint}.`,
+    );
+    const { setup } = await sessionSetup(context, flags, id, state);
+    return runWithHarness(context, setup, (runner) =>
+      runner.branch(id, { at: fromCheckpoint, ...(flags.title ? { title: flags.title } : {}) }),
+    );
+  }
+  if (state.status === 'completed' && fromCheckpoint === undefined) {
     if (!context.environment.interactive || context.options.json)
       throw new UsageError(`Session ${id} is completed; there is nothing to resume.`, {
-        hint: `Ask a follow-up instead: conclave --resume ${id} "your question"`,
+        hint: `Ask a follow-up instead: conclave --resume ${id} "your question"\nor go on from one of its checkpoints as a branch: conclave --resume ${id} --from-checkpoint <seq|label>   (see: conclave checkpoints list ${id})`,
       });
     const question = await askFollowUpFor(context, id);
     if (question === null) return 0;
     return continueSession(context, id, question, flags);
   }
-  const fromCheckpoint = fromCheckpointOf(flags);
+  const { settingChanges } = await import('./setting-changes.js');
+  const settings = settingChanges(state, context.config(), flags);
+  const { setup } = await sessionSetup(context, flags, id, state);
   if (flags.dryRun) {
-    const plan = await (
-      await createPlanner(context, costLimitsOf(flags, context.config().config, state.header.options).limits)
+    // The plan asks the provider which models it offers, as the resume will.
+    const { availableModels } = await resolveModels(context, setup);
+    const planned = await (
+      await createPlanner(context, setup.limits ?? context.config().config.limits, availableModels)
     ).plan(id, {
       ...(fromCheckpoint === undefined ? {} : { fromCheckpoint }),
       ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}),
       ...(flags.useEditedSpec ? { useEditedSpec: true } : {}),
       ...overridesOf(flags),
     });
+    const plan = { ...planned, changes: { ...planned.changes, settings } };
     if (context.options.json) context.terminal.data(JSON.stringify(plan, null, 2));
     else context.terminal.out(formatResumePlan(plan));
     context.terminal.note('Dry run: nothing was run or changed.');
     return 0;
   }
-  const { setup } = await sessionSetup(context, flags, id, state);
-  return runWithHarness(context, setup, (runner) =>
+  // The resume prompt lists them; without one (a pipe, --yes) they are said before the run.
+  if (!context.environment.interactive || flags.yes)
+    for (const setting of settings)
+      context.terminal.note(`Setting changed since the session started: ${setting.message}`);
+  return runWithHarness(context, { ...setup, settingChanges: settings }, (runner) =>
     runner.resume(id, {
       ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),
       ...(flags.force ? { force: true } : {}),

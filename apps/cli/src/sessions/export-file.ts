@@ -22,6 +22,19 @@ export const EXPORT_FORMAT_VERSION = 2;
 /** Format 1 had no checksum of its events; such files are still imported (blobs are verified). */
 const FIRST_CHECKSUMMED_VERSION = 2;
 
+/** Fields written since format 2: a file that claims format 1 and has one of them was changed. */
+const FIELDS_AFTER_FORMAT_1 = ['checksum', 'lastSeq', 'lostInRepair'] as const;
+
+/**
+ * What an import says about the bundle's integrity: no bundle is signed yet, so its checksum
+ * shows the events were not damaged, never who wrote them.
+ */
+export function integrityNote(data: ExportFile): string {
+  return data.formatVersion >= FIRST_CHECKSUMMED_VERSION
+    ? 'The bundle is not signed: its checksum shows the events arrived as written, not who wrote them.'
+    : 'The bundle is not signed, and as format 1 it has no checksum: a change to it could not be detected.';
+}
+
 const exportHeadSchema = z.object({
   format: z.literal(EXPORT_FORMAT),
   formatVersion: z.number().int().positive(),
@@ -35,6 +48,8 @@ export const exportFileSchema = z.object({
   sessionId: sessionIdSchema,
   journalFormatVersion: z.number().int().positive(),
   events: z.array(journalEventSchema).min(1),
+  /** The seq of the last event written (format 2, added later): an event cut off the end is named. */
+  lastSeq: z.number().int().positive().optional(),
   /** Referenced blobs (file snapshots, large step outputs, specs): sha256 → base64. */
   blobs: z.record(z.string().regex(/^[0-9a-f]{64}$/), z.string()),
   /**
@@ -74,6 +89,7 @@ export async function buildExportFile(
     sessionId,
     journalFormatVersion: JOURNAL_FORMAT_VERSION,
     events,
+    ...(events.length > 0 ? { lastSeq: events[events.length - 1]?.seq } : {}),
     blobs,
     ...(meta.lostInRepair && meta.lostInRepair.length > 0 ? { lostInRepair: [...meta.lostInRepair] } : {}),
     checksum: { algorithm: 'sha256', events: sha256(JSON.stringify(events)) },
@@ -155,16 +171,35 @@ export function parseExportFile(text: string, file: string): ExportFile {
     );
   }
   const data = parsed.data;
+  // A downgrade to format 1 would drop the checksum check: a format 1 file never had these.
+  const newer = FIELDS_AFTER_FORMAT_1.filter((field) => data[field] !== undefined);
+  if (data.formatVersion === 1 && newer.length > 0)
+    throw tampered(file, `it claims format 1 but has ${newer.join(', ')}, which format 1 never had`);
   const first = data.events[0];
   if (first?.type !== 'session-created' || first.header.id !== data.sessionId)
     throw damaged(file, `its events do not start with the creation of session ${data.sessionId}`);
   data.events.forEach((event, index) => {
-    if (event.seq !== index + 1) throw damaged(file, `its event ${index + 1} is numbered ${event.seq}`);
+    const expected = index + 1;
+    if (event.seq > expected)
+      throw damaged(
+        file,
+        `${missingEvents(expected, event.seq - 1)} missing (its events go from ${expected - 1} to ${event.seq})`,
+      );
+    if (event.seq !== expected) throw damaged(file, `its event ${expected} is numbered ${event.seq}`);
   });
+  if (data.lastSeq !== undefined && data.lastSeq > data.events.length)
+    throw damaged(
+      file,
+      `${missingEvents(data.events.length + 1, data.lastSeq)} missing (the export was written with events 1..${data.lastSeq})`,
+    );
   if (first.header.formatVersion > JOURNAL_FORMAT_VERSION)
     throw new UnsupportedFormatError(`Session ${data.sessionId} in ${file}`, first.header.formatVersion);
   verifyChecksums(raw, data, file);
   return data;
+}
+
+function missingEvents(first: number, last: number): string {
+  return first === last ? `event ${first} is` : `events ${first}..${last} are`;
 }
 
 /** Writes an export into a store under its own id. Throws SessionExistsError when present. */
@@ -177,8 +212,7 @@ export async function importExportFile(
   if (first?.type !== 'session-created') throw new UnsupportedFormatError('The export', null);
   for (const [hash, content] of Object.entries(data.blobs)) {
     const stored = await store.putBlob(Buffer.from(content, 'base64'));
-    if (stored !== hash)
-      throw new UnsupportedFormatError(`The export (blob ${hash.slice(0, 12)} does not match its content)`, 1);
+    if (stored !== hash) throw tampered('the export', `blob ${hash.slice(0, 12)} does not match its content`);
   }
   await store.create(first.header);
   const lease = await store.acquireLease(data.sessionId, { holder });

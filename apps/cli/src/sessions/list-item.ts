@@ -29,5 +29,9 @@ export function listItem(summary: SessionSummary, index: number) {
     costUsd: summary.costUsd,
     task: summary.task,
     archived: summary.archived,
+    name: summary.name ?? null,
+    tags: summary.tags ?? [],
+    pinned: summary.pinned ?? false,
+    archivedAt: summary.archivedAt ?? null,
   };
 }

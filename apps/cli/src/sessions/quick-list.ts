@@ -52,7 +52,15 @@ export function quickListJson(args: readonly string[], environment: QuickListEnv
   const summaries = readStampedListing(home);
   // A running session is shown as interrupted when no live process holds it: the engine checks.
   if (!summaries || summaries.some((summary) => summary.status === 'running')) return null;
-  return JSON.stringify(summaries.map((summary, index) => listItem(summary, index + 1)));
+  // Sessions in the trash are not listed (nor numbered); archived ones keep their number, unlisted.
+  const items = [];
+  let position = 0;
+  for (const summary of summaries) {
+    if (summary.trashedAt) continue;
+    position += 1;
+    if (!summary.archivedAt) items.push(listItem(summary, position));
+  }
+  return JSON.stringify(items);
 }
 
 function mayExist(file: string): boolean {

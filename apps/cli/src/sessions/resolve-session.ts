@@ -70,11 +70,11 @@ function looksLikePath(reference: string): boolean {
 
 async function sessionFromExport(context: CliContext, file: string): Promise<string> {
   // Loaded here: the export format's schemas are built only when a reference is a file.
-  const { importExportFile, parseExportFile, readExportFile } = await import('./export-file.js');
+  const { importExportFile, integrityNote, parseExportFile, readExportFile } = await import('./export-file.js');
   const data = parseExportFile(readExportFile(file), file);
   const store = await context.store();
   if (await store.getHeader(data.sessionId)) return data.sessionId;
   await importExportFile(store, data, { pid: process.pid, host: hostname() });
-  context.terminal.note(`Imported session ${data.sessionId} from ${file}.`);
+  context.terminal.note(`Imported session ${data.sessionId} from ${file}. ${integrityNote(data)}`);
   return data.sessionId;
 }

@@ -74,6 +74,10 @@ export function sessionJson(
   return {
     id: state.header.id,
     title: state.title,
+    name: state.metadata?.name ?? null,
+    tags: state.metadata?.tags ?? [],
+    pinned: state.metadata?.pinned ?? false,
+    archivedAt: state.metadata?.archivedAt ?? null,
     mode: state.header.mode,
     status: state.status,
     statusReason: state.statusReason,
@@ -191,7 +195,9 @@ function outputTail(shell: ShellResultView): string[] {
 
 export function usageByAgent(state: SessionState): Record<string, UsageView> {
   const byAgent: Record<string, UsageView> = {};
+  // A branch's copies of its parent's calls are the parent's usage, not this session's.
   for (const record of state.usageRecords) {
+    if (record.inherited) continue;
     const name = record.agent ?? record.model;
     const entry = byAgent[name] ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
     entry.inputTokens += record.inputTokens;

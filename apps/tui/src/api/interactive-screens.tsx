@@ -16,7 +16,7 @@ import type { ConflictAnswer, DiffSource } from '../conflicts/use-conflict-scree
 import { type PickedSession, SessionPicker } from '../picker/index.js';
 import { type ResumePromptPlan, resumePlanLines } from '../plan/resume-prompt-plan.js';
 import { AnswerPrompt, type AnswerPromptInfo, type SubmitAnswer } from '../prompts/answer-prompt.js';
-import { type DeleteInfo, DeletePrompt } from '../prompts/delete-prompt.js';
+import { childrenNotice, type DeleteInfo, DeletePrompt } from '../prompts/delete-prompt.js';
 import { type FollowUpInfo, FollowUpPrompt } from '../prompts/follow-up-prompt.js';
 import {
   type ModelUnavailableAnswer,
@@ -220,8 +220,13 @@ export async function confirmDelete(info: DeleteInfo, options: ScreenIo = {}): P
   const io = resolveScreenIo(options);
   if (!io.interactive) {
     writePlain(io.stdout, `Session ${info.sessionId} "${info.title}" (${info.details})\n`);
-    for (const child of info.children) writePlain(io.stdout, `  continued by ${child}\n`);
-    const answer = await askLine(io.stdin, io.stdout, 'Delete it? [y/N] ');
+    if (info.children.length > 0) writePlain(io.stdout, `${childrenNotice(info.children.length, info.toTrash)}:\n`);
+    for (const child of info.children) writePlain(io.stdout, `  ${child}\n`);
+    const answer = await askLine(
+      io.stdin,
+      io.stdout,
+      info.toTrash ? 'Move it to the trash? [y/N] ' : 'Delete it for good? [y/N] ',
+    );
     return answer !== null && /^y(es)?$/i.test(answer);
   }
   return runScreen<boolean>(io, (done) => <DeletePrompt info={info} onAnswer={done} />, false);

@@ -56,6 +56,7 @@ describe('createEngineBackend', () => {
 
     await backend.deleteSession(childId);
     expect((await backend.listSessions()).map((session) => session.id)).toEqual([rootId]);
+    expect((await engine.listTrash()).map((session) => session.id)).toEqual([childId]);
     await engine.close();
   });
 

@@ -3,13 +3,16 @@
 import type { Engine } from '@resume/core';
 import { answerFromText, answerProblem, expectedAnswer, pendingInput } from '@resume/core/engine';
 import type { SessionSummary } from '@resume/core/spec';
-import { buildResumePlan } from '@resume/runner';
+import { buildResumePlan, lineageUsage } from '@resume/runner';
 import { resumePlanView } from '../plan/resume-prompt-plan.js';
 import { searchContentWith } from './content-search.js';
 import type { ContentMessage, LineageEntry, ResumePlanView, SessionDetails, TuiBackend } from './tui-backend.js';
 
 /** The part of `Engine` the screens need. */
-export type EngineForTui = Pick<Engine, 'listSessions' | 'readSession' | 'deleteSession' | 'respond'>;
+export type EngineForTui = Pick<
+  Engine,
+  'listSessions' | 'readSession' | 'deleteSession' | 'respond' | 'changeMetadata'
+>;
 
 export interface EngineBackendOptions {
   engine: EngineForTui;
@@ -71,12 +74,17 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
         lineage,
         checkpoints: state.checkpoints.map(({ seq, label, at }) => ({ seq, label, at })),
         plan,
-        lineageCostUsd: lineageCost(summaries, sessionId),
+        // From the journals: a deleted ancestor still counts, as its child recorded it.
+        lineageCostUsd: (await lineageUsage(engine, sessionId).catch(() => null))?.total.costUsd ?? null,
       };
       return details;
     },
+    changeMetadata(sessionId, change) {
+      return engine.changeMetadata(sessionId, change);
+    },
     async deleteSession(sessionId) {
-      await engine.deleteSession(sessionId);
+      // Into the trash, as `conclave sessions delete` does: `sessions restore` brings it back.
+      await engine.changeMetadata(sessionId, { trashed: true });
       contentCache.delete(sessionId);
       summaries = summaries.filter((summary) => summary.id !== sessionId);
     },

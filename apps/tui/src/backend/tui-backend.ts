@@ -1,6 +1,7 @@
 // The small API the screens talk to. Components and hooks never touch a store or an
 // engine: the CLI (or the `conclave-tui` bin) hands them a TuiBackend, usually the
 // one `createEngineBackend` builds over `@resume/core`'s Engine.
+import type { MetadataChange } from '@resume/core';
 import type { SessionSummary } from '@resume/core/spec';
 
 /** One message of a session, as the picker searches and shows it. */
@@ -87,6 +88,7 @@ export interface TuiBackend {
   searchContent(query: string, sessionIds: readonly string[], signal: AbortSignal): AsyncIterable<ContentMatch>;
   /** Lineage, checkpoints and resume plan for the details pane. */
   loadDetails(sessionId: string): Promise<SessionDetails>;
+  /** Moves the session to the trash (restorable with `conclave sessions restore`). */
   deleteSession(sessionId: string): Promise<void>;
   /** The open question of a waiting session (null: it waits for nothing). */
   loadQuestion(sessionId: string): Promise<PendingQuestion | null>;
@@ -96,4 +98,9 @@ export interface TuiBackend {
    * when the store refuses (answered meanwhile, session in use).
    */
   answerQuestion(sessionId: string, key: string, text: string): Promise<AnswerOutcome>;
+  /**
+   * Renames, tags, pins or archives a session (journaled) and returns its summary. Throws what
+   * the engine refuses, in words for the notice line (a name taken, a session in use).
+   */
+  changeMetadata(sessionId: string, change: MetadataChange): Promise<SessionSummary>;
 }

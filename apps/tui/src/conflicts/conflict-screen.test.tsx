@@ -38,6 +38,24 @@ describe('ConflictScreen', () => {
     expect(view.answers).toEqual([{ choices: { 'src/auth.ts': 'keep', 'src/db.ts': 'keep' } }]);
   });
 
+  it('wraps a long summary instead of cutting it, at 120 columns', async () => {
+    const long = Array.from({ length: 5 }, (_, index) => ({
+      path: `src/very/long/path/to/the/module-number-${index + 1}.ts`,
+      status: 'modified' as const,
+    }));
+    const view = renderWithProviders(<ConflictScreen changes={long} diffs={{}} onAnswer={() => undefined} />, {
+      size: { columns: 120, rows: 40 },
+    });
+    await view.waitForFrame((text) => text.includes('module-number-1'));
+    await view.press('r', keys.down, 'r', keys.down, 'r', keys.down, 'r');
+    const frame = await view.waitForFrame((text) => text.includes('restore 4 from the snapshot'));
+    const joined = stripVTControlCharacters(frame)
+      .replace(/[│╭╮╰╯─]/g, ' ')
+      .replace(/\s+/g, ' ');
+    expect(joined).toContain('then resume.');
+    expect(joined).not.toContain('…');
+  });
+
   it('r restores the file under the cursor and the summary says so before applying', async () => {
     const view = renderScreen();
     await view.waitForFrame((text) => text.includes('src/auth.ts'));

@@ -3,7 +3,7 @@
 import { Box } from 'ink';
 import { conflictKeys, diffKeys, helpLine } from '../keys/key-bindings.js';
 import { PromptFrame } from '../prompts/prompt-frame.js';
-import { fitText, padText } from '../theme/format.js';
+import { fitText, padText, wrapText } from '../theme/format.js';
 import { Text } from '../theme/text.js';
 import type { Theme } from '../theme/theme.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
@@ -63,7 +63,7 @@ export function ConflictScreen(props: {
       ) : null}
       {warning ? <Text color={theme.warning}>{warning}</Text> : null}
       <Box marginTop={1}>
-        <Text>{fitText(conflictSummary(state), width)}</Text>
+        <Text>{wrapText(conflictSummary(state), width).join('\n')}</Text>
       </Box>
     </PromptFrame>
   );

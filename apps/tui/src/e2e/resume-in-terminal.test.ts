@@ -9,7 +9,7 @@ import { createTmuxTerminal, tmuxAvailable } from './tmux-terminal.js';
 
 describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
   const terminal = createTmuxTerminal('conclave-tui-e2e');
-  const { root, workspace, tmux, waitForScreen, type, conclave, listSessions, freshPane } = terminal;
+  const { root, workspace, tmux, waitForScreen, type, conclave, listSessions, freshPane, settledPane } = terminal;
 
   beforeAll(async () => {
     await terminal.open();
@@ -200,24 +200,29 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
     timeout: 120_000,
     retry: 2,
   }, async () => {
-    freshPane();
+    // A pane cleared for certain: an EXIT= left from the test before would end the waits at once.
+    await settledPane();
     type(conclave(0, '"Delete me later"'), 'Enter');
     expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the run')).toContain('EXIT=0');
     const parent = listSessions().find((session) => session.title === 'Delete me later');
-    freshPane();
+    await settledPane();
     type(conclave(0, `--resume ${parent?.id} "And then?"`), 'Enter');
     expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the continued run')).toContain('EXIT=0');
-    freshPane();
+    await settledPane();
 
     type(conclave(0, `sessions delete ${parent?.id}`), 'Enter');
-    const asked = await waitForScreen((text) => text.includes('[y/N]'), 'the delete question');
+    // The whole question, not a frame caught half drawn.
+    const asked = await waitForScreen(
+      (text) => text.includes('[y/N]') && text.includes('And then?'),
+      'the delete question',
+    );
     expect(asked).toContain('Delete "Delete me later"?');
-    expect(asked).toContain('will show its parent as deleted');
+    expect(asked).toContain('will keep its own history and lose its parent link');
     expect(asked).toContain('And then?');
     type('Enter');
     expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the declined delete')).toContain('Not deleted');
     expect(listSessions().some((session) => session.id === parent?.id)).toBe(true);
-    freshPane();
+    await settledPane();
 
     type(conclave(0, `sessions delete ${parent?.id}`), 'Enter');
     await waitForScreen((text) => text.includes('[y/N]'), 'the delete question');

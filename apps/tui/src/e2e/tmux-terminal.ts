@@ -51,8 +51,8 @@ export function ensureTuiBuilt(): void {
   ensureBuilt('tui', tuiBundle);
 }
 
-/** A tmux server of its own (`name`), a temporary home and workspace, and one 100x30 pane. */
-export function createTmuxTerminal(name: string) {
+/** A tmux server of its own (`name`), a temporary home and workspace, and one pane (100x30 unless told). */
+export function createTmuxTerminal(name: string, size = { columns: 100, rows: 30 }) {
   const socket = `${name}-${process.pid}`;
   const root = mkdtempSync(path.join(tmpdir(), `${name}-`));
   const home = path.join(root, 'home');
@@ -93,10 +93,37 @@ export function createTmuxTerminal(name: string) {
     tmux('clear-history', '-t', 'e2e');
     type('clear', 'Enter');
   };
+  /** `freshPane`, then waits until the shell took the clear: keys typed at once can reach it half-read. */
+  const settledPane = async () => {
+    const cleared = (text: string) => /[#$]\s*$/.test(text.trim()) && !text.includes('EXIT=');
+    for (let attempt = 1; attempt < 5; attempt++) {
+      freshPane();
+      // A clear that lost a key to the Ctrl+C before it ("lear: command not found") is typed again.
+      const settled = await waitForScreen(cleared, 'a cleared pane', 20).then(
+        () => true,
+        () => false,
+      );
+      if (settled) return;
+    }
+    freshPane();
+    await waitForScreen(cleared, 'a cleared pane');
+  };
   const open = async () => {
     ensureCliBuilt();
     execFileSync('mkdir', ['-p', home, workspace]);
-    tmux('new-session', '-d', '-s', 'e2e', '-x', '100', '-y', '30', '-c', workspace, 'bash --norc --noprofile');
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'e2e',
+      '-x',
+      String(size.columns),
+      '-y',
+      String(size.rows),
+      '-c',
+      workspace,
+      'bash --norc --noprofile',
+    );
     tmux('set-option', '-t', 'e2e', 'history-limit', '5000');
     // A Ctrl+C that reaches bash before it set up its prompt ends it (and the pane) on a loaded machine.
     await waitForScreen((text) => text.trim() !== '', 'the shell prompt');
@@ -117,6 +144,7 @@ export function createTmuxTerminal(name: string) {
     runPlain,
     listSessions,
     freshPane,
+    settledPane,
     open,
     close,
   };

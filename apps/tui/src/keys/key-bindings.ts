@@ -95,6 +95,11 @@ export type PickerCommand =
   | { type: 'toggle-workspace' }
   | { type: 'toggle-details' }
   | { type: 'answer' }
+  | { type: 'rename' }
+  | { type: 'edit-tags' }
+  | { type: 'toggle-pin' }
+  | { type: 'cycle-tag' }
+  | { type: 'toggle-archived' }
   | { type: 'leave' };
 
 export const pickerKeys: KeyScreen<PickerCommand> = {
@@ -151,7 +156,42 @@ export const pickerKeys: KeyScreen<PickerCommand> = {
       description: 'this directory / all workspaces',
       command: { type: 'toggle-workspace' },
     },
-    { keys: typed('d'), label: 'd', help: 'delete', description: 'delete (asks `[y/N]`)', command: { type: 'delete' } },
+    {
+      keys: typed('d'),
+      label: 'd',
+      help: 'delete',
+      description: 'move to the trash (asks `[y/N]`; `conclave sessions restore` brings it back)',
+      command: { type: 'delete' },
+    },
+    {
+      keys: typed('r'),
+      label: 'r',
+      help: 'rename',
+      description: 'name the session (unique; the name works wherever an id does)',
+      command: { type: 'rename' },
+    },
+    { keys: typed('t'), label: 't', help: 'tags', description: 'edit its tags', command: { type: 'edit-tags' } },
+    {
+      keys: typed('p'),
+      label: 'p',
+      help: 'pin',
+      description: 'pin/unpin (pinned sessions come first; retention never deletes them)',
+      command: { type: 'toggle-pin' },
+    },
+    {
+      keys: typed('#'),
+      label: '#',
+      help: 'tag',
+      description: 'cycle tag filter',
+      command: { type: 'cycle-tag' },
+    },
+    {
+      keys: typed('A'),
+      label: 'A',
+      help: 'archived',
+      description: 'show/hide archived sessions (hidden at first)',
+      command: { type: 'toggle-archived' },
+    },
     {
       keys: named('tab'),
       label: 'Tab',
@@ -394,6 +434,16 @@ function textBoxBindings<Command>(
   ];
 }
 
+/** The picker's name box (`r`) and tags box (`t`). */
+export const organizeKeys: KeyScreen<TextInputCommand> = {
+  name: 'Name and tags boxes (picker `r`, `t`)',
+  bindings: textBoxBindings(
+    { help: 'save', description: 'save it (an empty name removes the name)' },
+    'leave it unchanged',
+  ),
+  note: 'tags are separated by spaces or commas',
+};
+
 /** The follow-up question of a continued session. */
 export const followUpKeys: KeyScreen<TextInputCommand> = {
   name: 'Follow-up question',
@@ -447,6 +497,7 @@ export const keyScreens: readonly KeyScreen<unknown>[] = [
   deleteKeys,
   answerKeys,
   followUpKeys,
+  organizeKeys,
   choiceKeys,
   liveRunKeys,
 ];

@@ -83,23 +83,33 @@ function createInkLiveRunView(io: ResolvedScreenIo): LiveRunHandle {
     current.unmount();
     await current.waitUntilExit().catch(() => undefined);
   };
+  // After a prompt the view is drawn again with the run's next event, not at once: a first
+  // frame drawn right below the prompt's last one would stay behind as a stale status line.
+  /** While suspended: the items the earlier instance printed. */
+  let printedBeforePrompt: number | null = null;
   const unregister = registerLiveView({
     // What was printed stays; the status line would otherwise be left above the prompt, stale.
-    suspend: () => unmount(true),
-    resume: () => {
-      if (!finished && instance === null) instance = mount(store.getState().items.length);
+    suspend: async () => {
+      printedBeforePrompt = store.getState().items.length;
+      await unmount(true);
     },
+    resume: () => undefined,
   });
   return {
     onEvent(event) {
-      if (!finished) store.dispatch({ type: 'event', event });
+      if (finished) return;
+      store.dispatch({ type: 'event', event });
+      if (printedBeforePrompt !== null && instance === null) {
+        instance = mount(printedBeforePrompt);
+        printedBeforePrompt = null;
+      }
     },
     async finish(result) {
       if (finished) return;
       finished = true;
       unregister();
       // A suspended view is mounted once more to print the outcome.
-      if (instance === null) instance = mount(store.getState().items.length);
+      if (instance === null) instance = mount(printedBeforePrompt ?? store.getState().items.length);
       store.dispatch({ type: 'finished', result });
       await unmount(false);
     },

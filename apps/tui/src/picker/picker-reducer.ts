@@ -4,8 +4,18 @@
 import type { SessionMode, SessionStatus, SessionSummary } from '@resume/core/spec';
 import type { ContentMatch, PendingQuestion, SessionDetails } from '../backend/tui-backend.js';
 import { type AnswerAction, type AnswerDraft, answerDraft, answerReducer } from '../prompts/answer-reducer.js';
+import { type TextInputAction, type TextInputState, textInputReducer } from '../prompts/text-input-reducer.js';
 
-export type PickerMode = 'browse' | 'search' | 'confirm-delete' | 'answer';
+export type PickerMode = 'browse' | 'search' | 'confirm-delete' | 'answer' | 'edit';
+
+/** The name (`r`) or tags (`t`) of a session being edited. */
+export interface MetadataEdit {
+  kind: 'name' | 'tags';
+  sessionId: string;
+  input: TextInputState;
+  /** Sent to the backend; the box stays until it answers. */
+  saving: boolean;
+}
 
 export interface PickerState {
   sessions: SessionSummary[];
@@ -29,6 +39,12 @@ export interface PickerState {
   notice: string | null;
   /** The answer being typed to the selected waiting session's question (mode `answer`). */
   answer: AnswerDraft | null;
+  /** Only sessions with this tag (`#` cycles through the tags in use). */
+  tagFilter: string | null;
+  /** Archived sessions are left out unless shown (`A`). */
+  showArchived: boolean;
+  /** The name or tags being edited (mode `edit`). */
+  edit: MetadataEdit | null;
 }
 
 export type PickerAction =
@@ -55,7 +71,15 @@ export type PickerAction =
   | { type: 'answer-opened' }
   | { type: 'answer-question-loaded'; question: PendingQuestion | null }
   | { type: 'answer-changed'; action: AnswerAction }
-  | { type: 'answer-cancelled' };
+  | { type: 'answer-cancelled' }
+  | { type: 'tag-filter-cycled' }
+  | { type: 'archived-toggled' }
+  | { type: 'edit-opened'; kind: MetadataEdit['kind'] }
+  | { type: 'edit-changed'; edit: TextInputAction }
+  | { type: 'edit-submitted' }
+  | { type: 'edit-cancelled' }
+  | { type: 'session-updated'; summary: SessionSummary; notice: string }
+  | { type: 'update-failed'; message: string };
 
 export function initialPickerState(
   options: { showDetails?: boolean; workspaceDir?: string | null; onlyThisDirectory?: boolean } = {},
@@ -79,6 +103,9 @@ export function initialPickerState(
     details: {},
     notice: null,
     answer: null,
+    tagFilter: null,
+    showArchived: false,
+    edit: null,
   };
 }
 
@@ -91,16 +118,19 @@ const statusCycle: readonly (SessionStatus | null)[] = [
   'waiting',
 ];
 
-/** Whether a session's title or task contains the query (case-insensitive). */
+/** Whether a session's name, title, task or one of its tags contains the query (case-insensitive). */
 export function titleMatches(summary: SessionSummary, query: string): boolean {
   const needle = query.trim().toLowerCase();
   if (needle === '') return true;
-  return summary.title.toLowerCase().includes(needle) || (summary.task ?? '').toLowerCase().includes(needle);
+  return [summary.name ?? '', summary.title, summary.task ?? '', ...(summary.tags ?? [])].some((text) =>
+    text.toLowerCase().includes(needle),
+  );
 }
 
 /**
- * The sessions the list shows: filters applied, then the search (titles first-class, content hits
- * too). Sessions waiting for an answer come first (newest first among them): a person is needed.
+ * The sessions the list shows: filters applied, then the search (names, titles and tags
+ * first-class, content hits too). Pinned sessions come first, then those waiting for an answer
+ * (a person is needed), newest first within each.
  */
 export function visibleSessions(state: PickerState): SessionSummary[] {
   const query = state.query.trim();
@@ -108,12 +138,15 @@ export function visibleSessions(state: PickerState): SessionSummary[] {
     if (state.onlyThisDirectory && summary.workspaceDir !== state.workspaceDir) return false;
     if (state.statusFilter !== null && summary.status !== state.statusFilter) return false;
     if (state.modeFilter !== null && summary.mode !== state.modeFilter) return false;
+    if (state.tagFilter !== null && !summary.tags?.includes(state.tagFilter)) return false;
+    if (!state.showArchived && summary.archivedAt) return false;
     if (query === '') return true;
     if (titleMatches(summary, query)) return true;
     return state.contentQuery === query && state.contentMatches[summary.id] !== undefined;
   });
-  const waiting = shown.filter((summary) => summary.status === 'waiting');
-  return waiting.length === 0 ? shown : [...waiting, ...shown.filter((summary) => summary.status !== 'waiting')];
+  // Pinned first, then those waiting; the sort is stable, so each group stays newest first.
+  const rank = (summary: SessionSummary) => (summary.pinned ? 0 : 2) + (summary.status === 'waiting' ? 0 : 1);
+  return shown.sort((left, right) => rank(left) - rank(right));
 }
 
 export function selectedIndex(state: PickerState, visible: readonly SessionSummary[]): number {
@@ -224,7 +257,7 @@ export function pickerReducer(state: PickerState, action: PickerAction): PickerS
         sessions: state.sessions.filter((summary) => summary.id !== action.sessionId),
         selectedId: state.selectedId === action.sessionId ? (neighbour?.id ?? null) : state.selectedId,
         details,
-        notice: `Deleted ${action.sessionId}.`,
+        notice: `Moved ${action.sessionId} to the trash (conclave sessions restore ${action.sessionId} brings it back).`,
       });
     }
     case 'delete-failed':
@@ -254,7 +287,56 @@ export function pickerReducer(state: PickerState, action: PickerAction): PickerS
       return { ...state, answer: answerReducer(state.answer, action.action) };
     case 'answer-cancelled':
       return { ...state, mode: 'browse', answer: null, notice: 'Not answered; nothing was written.' };
+    case 'tag-filter-cycled': {
+      const tags = [...new Set(state.sessions.flatMap((summary) => summary.tags ?? []))].sort();
+      if (tags.length === 0) return { ...state, notice: 'No session has tags yet (t tags the selected one).' };
+      return reselect({ ...state, tagFilter: cycle<string>([null, ...tags], state.tagFilter), notice: null });
+    }
+    case 'archived-toggled':
+      return reselect({ ...state, showArchived: !state.showArchived, notice: null });
+    case 'edit-opened': {
+      const selected = selectedSession(state);
+      if (!selected) return state;
+      const text = action.kind === 'name' ? (selected.name ?? '') : (selected.tags ?? []).join(' ');
+      const input = { text, cursor: text.length };
+      return {
+        ...state,
+        mode: 'edit',
+        notice: null,
+        edit: { kind: action.kind, sessionId: selected.id, input, saving: false },
+      };
+    }
+    case 'edit-changed':
+      if (!state.edit || state.edit.saving) return state;
+      return { ...state, edit: { ...state.edit, input: textInputReducer(state.edit.input, action.edit) } };
+    case 'edit-submitted':
+      if (!state.edit) return state;
+      return { ...state, edit: { ...state.edit, saving: true } };
+    case 'edit-cancelled':
+      return { ...state, mode: 'browse', edit: null, notice: 'Unchanged.' };
+    case 'session-updated':
+      return reselect({
+        ...state,
+        mode: state.mode === 'edit' ? 'browse' : state.mode,
+        edit: null,
+        sessions: state.sessions.map((summary) =>
+          summary.id === action.summary.id ? { ...action.summary, status: summary.status } : summary,
+        ),
+        notice: action.notice,
+      });
+    case 'update-failed':
+      // A refused name keeps the box open to correct it; the reason is the notice.
+      return {
+        ...state,
+        edit: state.edit ? { ...state.edit, saving: false } : null,
+        notice: action.message,
+      };
   }
+}
+
+/** The tags typed in the tags box: separated by spaces or commas. */
+export function typedTags(text: string): string[] {
+  return text.split(/[\s,]+/).filter((tag) => tag !== '');
 }
 
 /** The slice of `total` rows to draw so that `cursor` stays visible (windowed rendering). */

@@ -101,11 +101,11 @@ describe('SessionPicker', () => {
     const view = renderPicker({ sessions });
     await view.waitForFrame((text) => text.includes('Fix OCR errors'));
     await view.press('d');
-    await view.waitForFrame((text) => text.includes('Delete "Fix OCR errors"'));
+    await view.waitForFrame((text) => text.includes('Move "Fix OCR errors" to the trash?'));
     await view.press('n');
     expect(view.deleted).toEqual([]);
     await view.press('d', 'y');
-    const frame = await view.waitForFrame((text) => text.includes(`Deleted ${sessionId(3)}`));
+    const frame = await view.waitForFrame((text) => text.includes(`Moved ${sessionId(3)} to the trash`));
     expect(view.deleted).toEqual([sessionId(3)]);
     expect(frame).toContain('2 of 2');
   });

@@ -3,14 +3,15 @@
 // store with thousands of sessions opens as fast as one with ten.
 import { Box } from 'ink';
 import type { TuiBackend } from '../backend/tui-backend.js';
-import { answerHelp, helpLine, pickerKeys, searchKeys } from '../keys/key-bindings.js';
+import { answerHelp, helpLine, organizeKeys, pickerKeys, searchKeys } from '../keys/key-bindings.js';
 import { AnswerBox } from '../prompts/answer-box.js';
 import type { AnswerDraft } from '../prompts/answer-reducer.js';
+import { childrenNotice, deleteQuestion } from '../prompts/delete-prompt.js';
 import { fitText, wrapHelp } from '../theme/format.js';
 import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import { DetailsPane, detailsHeight } from './details-pane.js';
-import { listWindow, selectedIndex } from './picker-reducer.js';
+import { listWindow, type MetadataEdit, selectedIndex } from './picker-reducer.js';
 import { SessionListHeader, SessionRow } from './session-row.js';
 import { type PickedSession, useSessionPicker } from './use-session-picker.js';
 
@@ -57,6 +58,8 @@ export function SessionPicker(props: SessionPickerProps) {
     ...(state.workspaceDir === null ? [] : [state.onlyThisDirectory ? 'this directory' : 'all workspaces']),
     `status: ${state.statusFilter ?? 'all'}`,
     `mode: ${state.modeFilter ?? 'all'}`,
+    ...(state.tagFilter === null ? [] : [`tag: ${state.tagFilter}`]),
+    ...(state.showArchived ? ['with archived'] : []),
   ].join('  ');
   const count = state.loading ? 'loading…' : `${visible.length} of ${state.sessions.length}`;
 
@@ -99,16 +102,25 @@ export function SessionPicker(props: SessionPickerProps) {
       ) : detailsRows > 0 ? (
         <Box height={detailsHeight} />
       ) : null}
-      <NoticeLine
-        confirming={state.mode === 'confirm-delete' ? (selected?.title ?? selected?.id ?? '') : null}
-        notice={state.notice}
-        width={columns - 2}
-      />
-      {state.mode === 'search' || state.answer ? (
+      {state.edit ? (
+        <EditLine edit={state.edit} width={columns - 2} />
+      ) : (
+        <NoticeLine
+          confirming={state.mode === 'confirm-delete' ? (selected?.title ?? selected?.id ?? '') : null}
+          childCount={selected ? state.sessions.filter((summary) => summary.parentId === selected.id).length : 0}
+          notice={state.notice}
+          width={columns - 2}
+        />
+      )}
+      {state.mode === 'search' || state.answer || state.edit ? (
         <>
           <Text color={theme.muted}>
             {fitText(
-              state.answer ? answerHelp(Boolean(state.answer.question.choices)) : helpLine(searchKeys),
+              state.answer
+                ? answerHelp(Boolean(state.answer.question.choices))
+                : state.edit
+                  ? (state.notice ?? helpLine(organizeKeys))
+                  : helpLine(searchKeys),
               columns - 1,
             )}
           </Text>
@@ -154,13 +166,41 @@ function SearchLine(props: { active: boolean; query: string; searching: boolean;
   );
 }
 
-function NoticeLine(props: { confirming: string | null; notice: string | null; width: number }) {
+/** The name or tags box of the selected session, on the notice line; a refusal shows below it. */
+function EditLine(props: { edit: MetadataEdit; width: number }) {
+  const theme = useTheme();
+  const { text, cursor } = props.edit.input;
+  const label = props.edit.kind === 'name' ? 'Name: ' : 'Tags: ';
+  const room = Math.max(10, props.width - label.length - 1);
+  // Keep the cursor in view when the text is wider than the line.
+  const shift = Math.max(0, cursor - room + 1);
+  const shown = text.slice(shift, shift + room);
+  const at = cursor - shift;
+  return (
+    <Text>
+      <Text color={theme.accent} bold>
+        {label}
+      </Text>
+      {shown.slice(0, at)}
+      <Text inverse>{shown[at] ?? ' '}</Text>
+      {shown.slice(at + 1)}
+      <Text color={theme.muted}>{props.edit.saving ? '  saving…' : ''}</Text>
+    </Text>
+  );
+}
+
+function NoticeLine(props: { confirming: string | null; childCount: number; notice: string | null; width: number }) {
   const theme = useTheme();
   if (props.confirming !== null) {
     return (
-      <Text color={theme.warning} bold>
-        {fitText(`Delete "${props.confirming}" and its journal? [y/N]`, props.width)}
-      </Text>
+      <>
+        <Text color={theme.warning} bold>
+          {fitText(`${deleteQuestion(props.confirming, true)} [y/N]`, props.width)}
+        </Text>
+        {props.childCount > 0 ? (
+          <Text color={theme.warning}>{fitText(`${childrenNotice(props.childCount, true)}.`, props.width)}</Text>
+        ) : null}
+      </>
     );
   }
   return <Text color={theme.muted}>{fitText(props.notice ?? '', props.width)}</Text>;

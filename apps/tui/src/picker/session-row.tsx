@@ -44,7 +44,11 @@ export function SessionRow(props: {
   const theme = useTheme();
   const now = useNow();
   // One line in the list: a newline or tab in the title is shown (␊, ␉), not flattened away.
-  const title = printableText(summary.title || summary.task || summary.id, 'line');
+  // A named session shows its name (the details pane has the title); its tags follow.
+  const title = printableText(summary.name || summary.title || summary.task || summary.id, 'line');
+  const tags = (summary.tags ?? []).map((tag) => `#${tag}`).join(' ');
+  const width = titleWidth(columns) - (summary.pinned ? 2 : 0);
+  const tagWidth = tags === '' ? 0 : Math.min(tags.length + 1, Math.floor(width / 2));
   return (
     <Box flexDirection="column">
       <Text inverse={selected && !theme.colorEnabled} backgroundColor={selected ? theme.accent : undefined}>
@@ -55,7 +59,9 @@ export function SessionRow(props: {
             rowColumns.status,
           )}
         </Text>
-        <Text bold={selected}>{cell(title, titleWidth(columns))}</Text>
+        {summary.pinned ? <Text color={selected ? undefined : theme.accent}>* </Text> : null}
+        <Text bold={selected}>{cell(title, width - tagWidth)}</Text>
+        {tagWidth === 0 ? null : <Text color={selected ? undefined : theme.muted}>{cell(tags, tagWidth)}</Text>}
         <Text color={theme.muted}>{cell(summary.mode, rowColumns.mode)}</Text>
         <Text>{cell(formatProgress(summary), rowColumns.progress)}</Text>
         <Text color={theme.muted}>{cell(formatAge(summary.updatedAt, now()), rowColumns.age)}</Text>

@@ -1,19 +1,31 @@
 // The picker's behaviour: loads summaries first (instant), searches content lazily
 // in the background, loads the details of the session under the cursor, deletes
 // after confirmation, and turns keys into reducer actions.
+
+import type { MetadataChange } from '@resume/core';
 import type { SessionSummary } from '@resume/core/spec';
 import { useInput } from 'ink';
 import { useEffect, useReducer, useRef } from 'react';
 import type { TuiBackend } from '../backend/tui-backend.js';
 import { errorText } from '../errors/error-hints.js';
-import { answerKeys, commandFor, deleteKeys, type KeyPress, pickerKeys, searchKeys } from '../keys/key-bindings.js';
+import {
+  answerKeys,
+  commandFor,
+  deleteKeys,
+  type KeyPress,
+  organizeKeys,
+  pickerKeys,
+  searchKeys,
+} from '../keys/key-bindings.js';
 import { answerCommandAction, answerText } from '../prompts/answer-reducer.js';
+import { textInputAction } from '../prompts/text-input-reducer.js';
 import {
   initialPickerState,
   type PickerState,
   pickerReducer,
   selectedSession,
   titleMatches,
+  typedTags,
   visibleSessions,
 } from './picker-reducer.js';
 
@@ -170,9 +182,55 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
     };
   }, [backend, sendingKey]);
 
+  /** Journals a change to a session; the notice says what changed, or why it was refused. */
+  const changeMetadata = (sessionId: string, change: MetadataChange, done: (summary: SessionSummary) => string) => {
+    backend.changeMetadata(sessionId, change).then(
+      (summary) => dispatch({ type: 'session-updated', summary, notice: done(summary) }),
+      (error: unknown) => dispatch({ type: 'update-failed', message: errorText(error) }),
+    );
+  };
+
+  // Enter in the name or tags box marks the edit as saving (the reducer sees every key typed
+  // before it, even in one chunk); what the box holds then becomes the name, or the tags.
+  const editing = state.edit;
+  const savingKey = editing?.saving ? `${editing.sessionId}\u0000${editing.kind}\u0000${editing.input.text}` : null;
+  const editingRef = useRef({ edit: editing, sessions: state.sessions });
+  editingRef.current = { edit: editing, sessions: state.sessions };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the edit saved, read from the ref
+  useEffect(() => {
+    const { edit, sessions: known } = editingRef.current;
+    const summary = known.find((each) => each.id === edit?.sessionId);
+    if (savingKey === null || !edit || !summary) return;
+    if (edit.kind === 'name') {
+      const name = edit.input.text.trim();
+      changeMetadata(summary.id, { name: name === '' ? null : name }, (changed) =>
+        changed.name ? `Named "${changed.name}".` : 'The name is removed.',
+      );
+      return;
+    }
+    const wanted = typedTags(edit.input.text.toLowerCase());
+    const current = summary.tags ?? [];
+    changeMetadata(
+      summary.id,
+      { addTags: wanted, removeTags: current.filter((tag) => !wanted.includes(tag)) },
+      (changed) => ((changed.tags ?? []).length === 0 ? 'No tags now.' : `Tags: ${(changed.tags ?? []).join(', ')}.`),
+    );
+  }, [backend, savingKey]);
+
   /** Handles one keypress in `mode`; returns the mode the next character of the same chunk sees. */
   const handleKey = (press: KeyPress, mode: PickerState['mode']): PickerState['mode'] => {
     const { key } = press;
+    if (mode === 'edit') {
+      const command = commandFor(organizeKeys, press);
+      if (!command) return mode;
+      if (command.type === 'submit') dispatch({ type: 'edit-submitted' });
+      else if (command.type === 'cancel') {
+        if (state.edit?.saving) return mode;
+        dispatch({ type: 'edit-cancelled' });
+        return 'browse';
+      } else dispatch({ type: 'edit-changed', edit: textInputAction(command) });
+      return mode;
+    }
     if (mode === 'answer') {
       const command = commandFor(answerKeys, press);
       if (!command) return mode;
@@ -247,6 +305,25 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
         return mode;
       case 'toggle-details':
         dispatch({ type: 'details-toggled' });
+        return mode;
+      case 'rename':
+      case 'edit-tags':
+        if (!selected) return mode;
+        dispatch({ type: 'edit-opened', kind: command.type === 'rename' ? 'name' : 'tags' });
+        return 'edit';
+      case 'toggle-pin':
+        if (selected)
+          changeMetadata(selected.id, { pinned: !selected.pinned }, (changed) =>
+            changed.pinned
+              ? `Pinned "${changed.name ?? changed.title}": it comes first.`
+              : `Unpinned "${changed.name ?? changed.title}".`,
+          );
+        return mode;
+      case 'cycle-tag':
+        dispatch({ type: 'tag-filter-cycled' });
+        return mode;
+      case 'toggle-archived':
+        dispatch({ type: 'archived-toggled' });
         return mode;
       case 'answer':
         dispatch({ type: 'answer-opened' });

@@ -28,6 +28,8 @@ export interface ResumePromptPlan {
   retrying: readonly (PlanStep & { nextAttempt: number; maxAttempts: number | null; failures: readonly unknown[] })[];
   /** Side-effecting steps whose earlier run was lost when the session was repaired. */
   lostInRepair?: readonly PlanStep[];
+  /** Questions answered since the session stopped: the resume goes on with these answers. */
+  answered?: readonly { prompt: string; answer: string; answeredBy: string | null }[];
   cost: { inputTokens: number; outputTokens: number; costUsd: number | null };
   lineageCost?: { costUsd: number | null } | null;
   changes: {
@@ -35,6 +37,7 @@ export interface ResumePromptPlan {
     files: readonly { path: string; status: string }[] | null;
     git: { changed: boolean; message: string } | null;
     workspace?: { same: boolean; missing?: boolean; current?: string; runsIn?: string; message: string } | null;
+    settings?: readonly { message: string }[];
   };
   spec?: { path: string; changed: boolean; runs: 'recorded' | 'edited' } | null;
 }
@@ -91,6 +94,11 @@ export function resumePlanLines(plan: ResumePromptPlan): PlanLine[] {
       text: `Will run again (their earlier run was lost with the damaged part): ${listLabels(plan.lostInRepair)}`,
     });
   }
+  for (const answered of plan.answered ?? [])
+    lines.push({
+      kind: 'next',
+      text: `Answered: "${answered.prompt}" → ${answered.answer}${answered.answeredBy ? ` (by ${answered.answeredBy})` : ''}`,
+    });
   if (plan.next !== null) lines.push({ kind: 'next', text: `Next: ${plan.next}` });
   const lineage =
     plan.lineageCost && plan.lineageCost.costUsd !== plan.cost.costUsd
@@ -117,6 +125,7 @@ export function planWarnings(plan: ResumePromptPlan): string[] {
   }
   for (const finding of plan.changes.compatibility?.findings ?? []) warnings.push(finding.message);
   if (plan.changes.git?.changed) warnings.push(plan.changes.git.message);
+  for (const setting of plan.changes.settings ?? []) warnings.push(setting.message);
   const workspace = plan.changes.workspace;
   if (workspace && (!workspace.same || workspace.missing || workspace.current !== workspace.runsIn))
     warnings.push(workspace.message);

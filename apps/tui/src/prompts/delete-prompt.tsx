@@ -1,6 +1,7 @@
-// "Delete session …? [y/N]" before `sessions delete` removes a session in a terminal: what
-// it is, and which sessions continue or branch from it (they will show their parent as
-// deleted). No is the default: Enter and Esc keep the session.
+// "Move … to the trash? [y/N]" (or "Delete … for good?" with --now) before `sessions delete`
+// in a terminal: what the session is, and which sessions continue or branch from it (they keep
+// their own history; a delete for good leaves them without their parent link). No is the
+// default: Enter and Esc keep the session.
 import { useInput } from 'ink';
 import { commandFor, deleteKeys, helpLine } from '../keys/key-bindings.js';
 import { fitText } from '../theme/format.js';
@@ -15,6 +16,26 @@ export interface DeleteInfo {
   details: string;
   /** Sessions whose parent this one is: "<id> <title>". */
   children: readonly string[];
+  /** Moved to the trash (restorable), not deleted for good. */
+  toTrash: boolean;
+}
+
+/**
+ * What a delete does to the sessions that continue or branch from the deleted one: they are kept;
+ * a delete for good orphans them, the trash keeps their parent link until it is emptied.
+ */
+export function childrenNotice(count: number, toTrash: boolean): string {
+  const sessions = count === 1 ? '1 child session' : `${count} child sessions`;
+  const own = count === 1 ? 'its own history' : 'their own history';
+  const link = count === 1 ? 'its parent link' : 'their parent link';
+  return toTrash
+    ? `${sessions} will keep ${own}, and ${link} until the trash is emptied`
+    : `${sessions} will keep ${own} and lose ${link}`;
+}
+
+/** The question before a delete: to the trash, or for good. */
+export function deleteQuestion(title: string, toTrash: boolean): string {
+  return toTrash ? `Move "${title}" to the trash?` : `Delete "${title}" for good?`;
 }
 
 export function DeletePrompt(props: { info: DeleteInfo; onAnswer: (yes: boolean) => void }) {
@@ -27,14 +48,15 @@ export function DeletePrompt(props: { info: DeleteInfo; onAnswer: (yes: boolean)
   });
   const width = Math.min(columns, 100) - 4;
   return (
-    <PromptFrame title={fitText(`Delete "${info.title}"?`, width)} tone="danger" help={helpLine(deleteKeys)}>
+    <PromptFrame
+      title={fitText(deleteQuestion(info.title, info.toTrash), width)}
+      tone="danger"
+      help={helpLine(deleteKeys)}
+    >
       <Text>{fitText(`${info.sessionId} · ${info.details}`, width)}</Text>
       {info.children.length > 0 ? (
         <>
-          <Text color={theme.warning}>
-            {info.children.length === 1 ? '1 session continues' : `${info.children.length} sessions continue`} from it
-            and will show its parent as deleted:
-          </Text>
+          <Text color={theme.warning}>{childrenNotice(info.children.length, info.toTrash)}:</Text>
           {info.children.slice(0, 5).map((child) => (
             <Text key={child} color={theme.muted}>
               {fitText(`  ${child}`, width)}
@@ -44,7 +66,7 @@ export function DeletePrompt(props: { info: DeleteInfo; onAnswer: (yes: boolean)
         </>
       ) : null}
       <Text bold>
-        Delete it and everything derived from it? <Text color={theme.accent}>[y/N]</Text>
+        {info.toTrash ? 'Move it to the trash?' : 'Delete it for good?'} <Text color={theme.accent}>[y/N]</Text>
       </Text>
     </PromptFrame>
   );

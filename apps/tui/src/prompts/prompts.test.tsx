@@ -46,6 +46,27 @@ describe('ResumePrompt', () => {
     expect(answers).toEqual([true]);
   });
 
+  it('shows the question answered since the session stopped, and the answer it goes on with', async () => {
+    const plan = {
+      ...interruptedPlan,
+      answered: [{ prompt: 'Which city is the offsite in?', answer: 'Lisbon', answeredBy: 'ana' }],
+    };
+    const view = renderWithProviders(<ResumePrompt plan={plan} onAnswer={() => undefined} />);
+    const frame = await view.waitForFrame((text) => text.includes('[Y/n]'));
+    expect(frame).toContain('Answered: "Which city is the offsite in?" → Lisbon (by ana)');
+  });
+
+  it('lists the settings the config changed since the session stopped', async () => {
+    const message =
+      'discussion.maxRounds is 5 in ./.conclave.yaml, 4 in the session: the resume uses 4 (add --max-rounds 5 to use 5)';
+    const plan = { ...interruptedPlan, changes: { ...interruptedPlan.changes, settings: [{ message }] } };
+    const view = renderWithProviders(<ResumePrompt plan={plan} onAnswer={() => undefined} />, {
+      size: { columns: 160, rows: 40 },
+    });
+    const frame = await view.waitForFrame((text) => text.includes('[Y/n]'));
+    expect(frame.replace(/[│]/g, ' ').replace(/\s+/g, ' ')).toContain(message);
+  });
+
   it('wraps long plan lines instead of cutting them, at 120 columns and at 80', async () => {
     const files = Array.from({ length: 12 }, (_, index) => ({
       path: `src/very/long/path/to/module-${index + 1}.ts`,

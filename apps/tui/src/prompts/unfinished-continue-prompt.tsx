@@ -14,7 +14,8 @@ export interface UnfinishedContinueInfo {
   sessionId: string;
   title: string;
   status: SessionStatus;
-  followUp: string;
+  /** The follow-up asked; null when it is typed after this choice (a session continued from a picker). */
+  followUp: string | null;
   /** Where it stopped, e.g. "round 2" or "chunk 3 of 5". */
   stoppedAt?: string | null;
 }
@@ -54,7 +55,9 @@ export function UnfinishedContinuePrompt(props: {
       <Text>
         Session {info.sessionId} stopped{where} before it reached a conclusion.
       </Text>
-      <Text color={theme.muted}>{fitText(`Follow-up: ${info.followUp}`, width)}</Text>
+      <Text color={theme.muted}>
+        {fitText(info.followUp === null ? 'The follow-up is typed next.' : `Follow-up: ${info.followUp}`, width)}
+      </Text>
       <ChoiceMenu
         options={options}
         defaultIndex={options.length - 1}

@@ -60,6 +60,21 @@ export function createFakeBackend(input: {
       deleted.push(sessionId);
       sessions = sessions.filter((session) => session.id !== sessionId);
     },
+    changeMetadata: async (sessionId, change) => {
+      const found = sessions.find((session) => session.id === sessionId);
+      if (!found) throw new Error(`Session ${sessionId} not found.`);
+      const removed = new Set(change.removeTags ?? []);
+      const tags = [...new Set([...(found.tags ?? []), ...(change.addTags ?? [])])].filter((tag) => !removed.has(tag));
+      const changed: SessionSummary = {
+        ...found,
+        ...(change.name === undefined ? {} : { name: change.name }),
+        tags: tags.sort(),
+        ...(change.pinned === undefined ? {} : { pinned: change.pinned }),
+        ...(change.archived === undefined ? {} : { archivedAt: change.archived ? found.updatedAt : null }),
+      };
+      sessions = sessions.map((session) => (session.id === sessionId ? changed : session));
+      return changed;
+    },
     loadQuestion: async (sessionId) => questions[sessionId] ?? null,
     answerQuestion: async (sessionId, key, text) => {
       const question = questions[sessionId];

@@ -27,6 +27,8 @@ import {
   UnsupportedFormatError,
   UsageError,
 } from '../spec/index.js';
+import { checkSessionName, hasName, type MetadataChange, metadataEvent, NO_METADATA } from './metadata.js';
+import { quotedQuestion } from './quoted-question.js';
 import { ReplayLog } from './replay-log.js';
 import { LiveSession, type SessionContext, SNAPSHOT_FORMAT_VERSION } from './session.js';
 import type {
@@ -339,7 +341,22 @@ export function createEngine(options: EngineOptions): Engine {
     );
   }
 
+  /** Sessions outside the trash (sessions in it are listed by `listTrash`). */
   async function listSessions(query: SessionQuery = {}): Promise<SessionSummary[]> {
+    // A page without a session in the trash is the answer; otherwise the page is cut from all of them.
+    const page = await listWithTrash(query);
+    if (!page.some((summary) => summary.trashedAt)) return page;
+    const { limit, offset, ...rest } = query;
+    const kept = (await listWithTrash(rest)).filter((summary) => !summary.trashedAt);
+    return kept.slice(offset ?? 0, limit === undefined ? undefined : (offset ?? 0) + limit);
+  }
+
+  async function listTrash(): Promise<SessionSummary[]> {
+    const trashed = (await listWithTrash()).filter((summary) => summary.trashedAt);
+    return trashed.sort((left, right) => (left.trashedAt ?? '').localeCompare(right.trashedAt ?? ''));
+  }
+
+  async function listWithTrash(query: SessionQuery = {}): Promise<SessionSummary[]> {
     const wanted = query.status;
     if (!wanted) return withLiveStatus(await store.list(query));
     const storeStatuses = new Set(wanted);
@@ -364,6 +381,14 @@ export function createEngine(options: EngineOptions): Engine {
   async function resolveSessionId(reference: string): Promise<string> {
     const trimmed = reference.trim().toLowerCase();
     if (isSessionId(trimmed) && (await store.getHeader(trimmed))) return trimmed;
+    const named = trimmed.length > 0 ? (await store.list()).filter((summary) => hasName(summary, trimmed)) : [];
+    if (named.length === 1 && named[0]) return named[0].id;
+    if (named.length > 1) {
+      // Only sessions imported from elsewhere can share a name: the ids tell them apart.
+      throw new UsageError(`"${reference.trim()}" names ${named.length} sessions; give the id of one.`, {
+        hint: named.map((summary) => `  ${summary.id}  ${summary.title}`).join('\n'),
+      });
+    }
     if (trimmed.length < MIN_PREFIX_LENGTH) {
       throw new UsageError(
         `"${reference}" is too short to name a session: give at least ${MIN_PREFIX_LENGTH} characters of its id.`,
@@ -386,6 +411,33 @@ export function createEngine(options: EngineOptions): Engine {
    * its first event): nothing of it was ever durable, so `run` creates it again. Only when no
    * live process holds it (its creator may still be writing the first event).
    */
+  async function changeMetadata(id: string, change: MetadataChange): Promise<SessionSummary> {
+    if (!isSessionId(id) || !(await store.getHeader(id))) throw await notFound(id);
+    if (typeof change.name === 'string') {
+      const name = checkSessionName(change.name);
+      const taken = (await store.list()).find((summary) => summary.id !== id && hasName(summary, name));
+      if (taken) {
+        throw new UsageError(`The name "${name}" is taken by session ${taken.id} (${taken.title}).`, {
+          hint: `Choose another name, or rename that session first: conclave sessions rename ${taken.id} "another name"`,
+        });
+      }
+    }
+    const lease = await store.acquireLease(id, { holder });
+    try {
+      const { folder } = await loadFolder(id);
+      const input = metadataEvent(folder.state.metadata ?? NO_METADATA, change);
+      if (input !== null) {
+        const expectedSeq = folder.state.lastSeq;
+        const event = parseJournalEvent(context.redact({ ...input, seq: expectedSeq + 1, at: now().toISOString() }));
+        folder.apply(event);
+        await store.append(id, { expectedSeq, epoch: lease.epoch, events: [event], summary: summarize(folder.state) });
+      }
+      return summarize(folder.state);
+    } finally {
+      await lease.release();
+    }
+  }
+
   async function halfCreated(id: string): Promise<boolean> {
     for await (const _event of store.read(id, { toSeq: 1 })) return false;
     if (await store.inspectLease(id)) return false;
@@ -449,7 +501,7 @@ export function createEngine(options: EngineOptions): Engine {
         inputs.push({
           type: 'status-changed',
           status: 'interrupted',
-          reason: `"${key}" answered: run it again to continue`,
+          reason: `${quotedQuestion(open.prompt)} answered: resume it to continue`,
           error: null,
         });
       }
@@ -511,6 +563,7 @@ export function createEngine(options: EngineOptions): Engine {
     openSession,
     run,
     respond,
+    changeMetadata,
     async readSession(id, readOptions = {}) {
       if (!isSessionId(id)) throw await notFound(id);
       const { folder } = await loadFolder(id, readOptions.at);
@@ -527,6 +580,7 @@ export function createEngine(options: EngineOptions): Engine {
       return store.read(id, range);
     },
     listSessions,
+    listTrash,
     deleteSession,
     resolveSessionId,
     async close() {

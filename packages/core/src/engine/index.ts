@@ -8,6 +8,7 @@ export type {
   FileSnapshotRecord,
   InputRecord,
   MessageRecord,
+  SessionMetadata,
   SessionState,
   SpecRecord,
   StepAttempt,
@@ -28,6 +29,7 @@ export { answerFromText, type ExpectedAnswer, expectedAnswer } from './answer-te
 export { createEngine } from './engine.js';
 export { isRetryableByDefault, toErrorInfo } from './error-info.js';
 export type { Jsonify } from './json-output.js';
+export { checkSessionName, checkTags, type MetadataChange } from './metadata.js';
 export { SNAPSHOT_FORMAT_VERSION } from './session.js';
 export type {
   AttemptStart,

@@ -36,6 +36,7 @@ import {
 } from '../spec/index.js';
 import { isRetryableByDefault, toErrorInfo } from './error-info.js';
 import { type Jsonify, type JsonStepFunction, toJournalJson } from './json-output.js';
+import { quotedQuestion } from './quoted-question.js';
 import { describeOperation, ReplayLog, sameJson } from './replay-log.js';
 import { backoffDelay, sleep as defaultSleep } from './retry.js';
 import type {
@@ -802,8 +803,10 @@ export class LiveSession implements Session {
         this.#committedSeq = event.seq;
       }
     }
-    if (this.#folder.input(key, occurrence)?.answer && this.state.status !== 'running') {
-      this.#append({ type: 'status-changed', status: 'running', reason: `"${key}" answered`, error: null }, null);
+    const answered = this.#folder.input(key, occurrence);
+    if (answered?.answer && this.state.status !== 'running') {
+      const reason = `${quotedQuestion(answered.prompt)} answered`;
+      this.#append({ type: 'status-changed', status: 'running', reason, error: null }, null);
       await this.flush();
     }
   }

@@ -19,6 +19,7 @@ import type {
   UncertainStepInfo,
 } from '../spec/index.js';
 import type { Jsonify, JsonStepFunction } from './json-output.js';
+import type { MetadataChange } from './metadata.js';
 
 /** What `waitFor` needs of a schema: zod schemas (and any Standard Schema with `safeParse`) fit. */
 export interface AnswerSchema<T> {
@@ -317,16 +318,27 @@ export interface Engine {
    * again, unless a process is waiting for it (`wait`), which continues on its own.
    */
   respond(id: string, key: string, value: JsonValue, options?: RespondOptions): Promise<void>;
+  /**
+   * Renames, tags, pins or archives a session (a `metadata-changed` event, nothing when the change
+   * changes nothing) and returns its summary. Takes the writer lease: SessionLockedError while
+   * a live process runs it. A name taken by another session is refused (UsageError naming it).
+   */
+  changeMetadata(id: string, change: MetadataChange): Promise<SessionSummary>;
   /** Takes the writer lease and folds the journal (from the latest snapshot). */
   openSession(id: string, options?: OpenSessionOptions): Promise<Session>;
   /** Folds a session without taking the lease (show, export, planning). */
   readSession(id: string, options?: { at?: number }): Promise<SessionState>;
   readEvents(id: string, range?: { fromSeq?: number; toSeq?: number }): AsyncIterable<JournalEvent>;
-  /** Summaries newest first; `running` sessions without a live lease show as `interrupted`. */
+  /**
+   * Summaries newest first; `running` sessions without a live lease show as `interrupted`.
+   * Sessions in the trash (`changeMetadata(id, { trashed: true })`) are left out.
+   */
   listSessions(query?: SessionQuery): Promise<SessionSummary[]>;
+  /** The sessions in the trash, the longest there first (`trashedAt`). */
+  listTrash(): Promise<SessionSummary[]>;
   /** Refuses a session held by a live process unless force. */
   deleteSession(id: string, options?: { force?: boolean }): Promise<void>;
-  /** Resolves a full id or a unique prefix of at least 6 characters. */
+  /** Resolves a full id, a session's name, or a unique prefix of at least 6 characters. */
   resolveSessionId(reference: string): Promise<string>;
   close(): Promise<void>;
 }

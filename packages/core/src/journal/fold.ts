@@ -103,6 +103,7 @@ export class Folder {
       fail(sessionId, `event seq ${event.seq} follows seq ${state.lastSeq}`);
     }
     state.lastSeq = event.seq;
+    const updatedBefore = state.updatedAt;
     state.updatedAt = event.at;
 
     switch (event.type) {
@@ -278,6 +279,19 @@ export class Folder {
       case 'title-changed':
         state.title = event.title;
         return;
+      case 'metadata-changed': {
+        // Organizing a session is not working on it: its place in listings and its age stay.
+        state.updatedAt = updatedBefore;
+        const metadata = state.metadata ?? { name: null, tags: [], pinned: false, archivedAt: null };
+        state.metadata = {
+          name: event.name === undefined ? metadata.name : event.name,
+          tags: event.tags ?? metadata.tags,
+          pinned: event.pinned ?? metadata.pinned,
+          archivedAt: event.archived === undefined ? metadata.archivedAt : event.archived ? event.at : null,
+          trashedAt: event.trashed === undefined ? (metadata.trashedAt ?? null) : event.trashed ? event.at : null,
+        };
+        return;
+      }
       case 'input-requested': {
         if (this.input(event.key, event.occurrence)) {
           fail(sessionId, `input "${event.key}" #${event.occurrence} requested again at seq ${event.seq}`);
@@ -429,7 +443,20 @@ export function summarize(state: SessionState): SessionSummary {
       task === null ? null : task.length > TASK_PREVIEW_LENGTH ? `${task.slice(0, TASK_PREVIEW_LENGTH - 1)}…` : task,
     waitingFor: state.status === 'waiting' ? pendingQuestion(state) : null,
     archived: false,
+    ...metadataSummary(state.metadata),
     bytes: null,
+  };
+}
+
+/** Only what was set, so the listing index of sessions nobody organized stays as small as it was. */
+function metadataSummary(metadata: SessionState['metadata']): Partial<SessionSummary> {
+  if (!metadata) return {};
+  return {
+    ...(metadata.name === null ? {} : { name: metadata.name }),
+    ...(metadata.tags.length === 0 ? {} : { tags: metadata.tags }),
+    ...(metadata.pinned ? { pinned: true } : {}),
+    ...(metadata.archivedAt === null ? {} : { archivedAt: metadata.archivedAt }),
+    ...(metadata.trashedAt ? { trashedAt: metadata.trashedAt } : {}),
   };
 }
 

@@ -118,6 +118,16 @@ export interface MessageRecord extends Message {
   at: string;
 }
 
+export interface SessionMetadata {
+  name: string | null;
+  tags: string[];
+  pinned: boolean;
+  /** When it was archived (the event's time), null when it is not. */
+  archivedAt: string | null;
+  /** When it was moved to the trash, null when it is not there (absent in older snapshots). */
+  trashedAt?: string | null;
+}
+
 export interface SessionState {
   header: SessionHeader;
   title: string;
@@ -155,6 +165,8 @@ export interface SessionState {
   progressSeq: number;
   /** Seq of the last `session-resumed` (0: never resumed). */
   lastResumeSeq: number;
+  /** How a person organized the session (`metadata-changed`); absent until the first change. */
+  metadata?: SessionMetadata;
   /** Graph checkpoints saved (`graph-checkpoint-saved`); absent until the first one. */
   graphCheckpoints?: number;
 }

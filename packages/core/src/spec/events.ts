@@ -284,6 +284,23 @@ const buildEventSchemas = once(() => {
       .optional(),
   });
   const titleChangedEventSchema = z.object({ ...base, type: z.literal('title-changed'), title: z.string() });
+  /**
+   * How a person organizes the session (`conclave sessions rename`, `tag`, `pin`, `archive`): each
+   * field given is the new value (`tags` the whole new list), a field left out is unchanged.
+   * Journaled, so it travels with the session through every store, export and import.
+   */
+  const metadataChangedEventSchema = z.object({
+    ...base,
+    type: z.literal('metadata-changed'),
+    /** The session's unique name in its home (null: the name is removed). */
+    name: z.string().nullable().optional(),
+    tags: z.array(z.string()).optional(),
+    pinned: z.boolean().optional(),
+    /** Archived sessions are left out of listings unless asked for. */
+    archived: z.boolean().optional(),
+    /** In the trash: left out of listings, deleted for good once the trash is emptied. */
+    trashed: z.boolean().optional(),
+  });
   /** `session.waitFor(key, ...)`: the code asks a person; the session waits until it is answered. */
   const inputRequestedEventSchema = z.object({
     ...base,
@@ -349,6 +366,7 @@ const buildEventSchemas = once(() => {
     dataSetEventSchema,
     specRecordedEventSchema,
     titleChangedEventSchema,
+    metadataChangedEventSchema,
     inputRequestedEventSchema,
     inputReceivedEventSchema,
     graphCheckpointSavedEventSchema,
@@ -380,6 +398,7 @@ const buildEventSchemas = once(() => {
     dataSetEventSchema,
     specRecordedEventSchema,
     titleChangedEventSchema,
+    metadataChangedEventSchema,
     inputRequestedEventSchema,
     inputReceivedEventSchema,
     graphCheckpointSavedEventSchema,
@@ -419,6 +438,7 @@ export const sessionResumedEventSchema = lazySchema(() => buildEventSchemas().se
 export const dataSetEventSchema = lazySchema(() => buildEventSchemas().dataSetEventSchema);
 export const specRecordedEventSchema = lazySchema(() => buildEventSchemas().specRecordedEventSchema);
 export const titleChangedEventSchema = lazySchema(() => buildEventSchemas().titleChangedEventSchema);
+export const metadataChangedEventSchema = lazySchema(() => buildEventSchemas().metadataChangedEventSchema);
 export const inputRequestedEventSchema = lazySchema(() => buildEventSchemas().inputRequestedEventSchema);
 export const inputReceivedEventSchema = lazySchema(() => buildEventSchemas().inputReceivedEventSchema);
 export const graphCheckpointSavedEventSchema = lazySchema(() => buildEventSchemas().graphCheckpointSavedEventSchema);

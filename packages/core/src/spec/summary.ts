@@ -31,7 +31,16 @@ export const sessionSummarySchema = lazySchema(() =>
     task: z.string().nullable(),
     /** A `waiting` session: the question it waits on (the latest unanswered `waitFor`). */
     waitingFor: z.object({ key: z.string(), prompt: z.string() }).nullable().optional(),
+    /** Compressed by the store (`store.archive`); not the person's archive (`archivedAt`). */
     archived: z.boolean().default(false),
+    /** How a person organized the session (`metadata-changed` events); absent means unset. */
+    name: z.string().nullable().optional(),
+    tags: z.array(z.string()).optional(),
+    pinned: z.boolean().optional(),
+    /** When a person archived it (left out of listings unless asked for); absent or null: not archived. */
+    archivedAt: z.string().nullable().optional(),
+    /** When it was moved to the trash (left out of listings); absent or null: not in the trash. */
+    trashedAt: z.string().nullable().optional(),
     bytes: z.number().int().nonnegative().nullable().default(null),
     /**
      * Set by a store that found the session damaged (a missing or damaged file, a journal cut

@@ -22,7 +22,7 @@ import {
   UsageError,
 } from '../spec/index.js';
 import { expect, type TestFunctions } from './assertions.js';
-import { messageEvent, messageEvents, testHeader, testSessionId, testSummary } from './session-fixtures.js';
+import { messageEvent, messageEvents, TEST_TIME, testHeader, testSessionId, testSummary } from './session-fixtures.js';
 
 export interface ConformanceFixture {
   store: SessionStore;
@@ -266,6 +266,66 @@ export function describeStoreConformance(
         expect(new TextDecoder().decode((await reopened.getBlob(blob)) ?? new Uint8Array())).toBe('kept');
         await reopened.append(id, { expectedSeq: 3, epoch: 0, events: messageEvents(4, 1), summary: testSummary(id) });
         await reopened.close();
+      });
+    });
+
+    describe('organizing a session (metadata-changed)', () => {
+      /** A person's rename, tags, pin, archive and trash of a session with one message, in one batch. */
+      async function organizedSession(): Promise<{ id: string; events: JournalEvent[]; summary: SessionSummary }> {
+        const id = await sessionWith(1);
+        const events: JournalEvent[] = [
+          { seq: 2, at: TEST_TIME, type: 'metadata-changed', name: 'Release notes ✓', tags: ['work', 'q3'] },
+          { seq: 3, at: TEST_TIME, type: 'metadata-changed', pinned: true, archived: true, trashed: true },
+        ];
+        const summary = testSummary(id, 3, {
+          name: 'Release notes ✓',
+          tags: ['work', 'q3'],
+          pinned: true,
+          archivedAt: TEST_TIME,
+          trashedAt: TEST_TIME,
+        });
+        await store.append(id, { expectedSeq: 1, epoch: 0, events, summary });
+        return { id, events, summary };
+      }
+
+      it('reads the events back and lists the name, tags, pin, archive and trash without opening the journal', async () => {
+        const { id, events, summary } = await organizedSession();
+        expect(await collect(store.read(id, { fromSeq: 2 }))).toEqual(events);
+        expect(comparable(await store.getSummary(id))).toEqual(comparable(summary));
+        const listed = await store.list();
+        expect(listed.map((candidate) => candidate.id)).toContain(id);
+        expect(comparable(listed.find((candidate) => candidate.id === id) ?? null)).toEqual(comparable(summary));
+      });
+
+      it('keeps them across a reopen, and forgets what a later batch clears', async () => {
+        const { id } = await organizedSession();
+        const cleared = testSummary(id, 4);
+        await store.append(id, {
+          expectedSeq: 3,
+          epoch: 0,
+          events: [
+            {
+              seq: 4,
+              at: TEST_TIME,
+              type: 'metadata-changed',
+              name: null,
+              tags: [],
+              pinned: false,
+              archived: false,
+              trashed: false,
+            },
+          ],
+          summary: cleared,
+        });
+        const reader = fixture.reopen ? await fixture.reopen() : store;
+        const listed = await reader.list();
+        expect(listed.map((candidate) => candidate.id)).toContain(id);
+        expect(comparable(listed.find((candidate) => candidate.id === id) ?? null)).toEqual(comparable(cleared));
+        expect((await collect(reader.read(id, { fromSeq: 4 })))[0]).toMatchObject({
+          type: 'metadata-changed',
+          name: null,
+        });
+        if (reader !== store) await reader.close();
       });
     });
 

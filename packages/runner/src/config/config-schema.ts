@@ -85,6 +85,11 @@ const buildConfigSchemas = once(() => {
     afterDays: z.number().positive().optional(),
   });
 
+  const trashConfigSchema = z.strictObject({
+    /** Days a deleted session stays in the trash (restorable) before retention deletes it for good. */
+    keepDays: z.number().positive().optional(),
+  });
+
   const discussionConfigSchema = z.strictObject({
     maxRounds: z.number().int().positive().optional(),
   });
@@ -125,6 +130,7 @@ const buildConfigSchemas = once(() => {
     resume: resumeConfigSchema.optional(),
     retention: retentionConfigSchema.optional(),
     archive: archiveConfigSchema.optional(),
+    trash: trashConfigSchema.optional(),
     discussion: discussionConfigSchema.optional(),
     tools: toolsConfigSchema.optional(),
     limits: limitsConfigSchema.optional(),
@@ -138,6 +144,7 @@ const buildConfigSchemas = once(() => {
     resumeConfigSchema,
     retentionConfigSchema,
     archiveConfigSchema,
+    trashConfigSchema,
     discussionConfigSchema,
     toolsConfigSchema,
     storeConfigSchema,
@@ -186,6 +193,7 @@ export interface ConclaveConfig {
     automatic: boolean;
   };
   archive: { afterDays: number | null };
+  trash: { keepDays: number };
   discussion: { maxRounds: number };
   tools: { allowCommands: string[] };
   limits: {

@@ -62,6 +62,7 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
     automatic: false,
   },
   archive: { afterDays: null },
+  trash: { keepDays: 7 },
   discussion: { maxRounds: 4 },
   tools: { allowCommands: [] },
   limits: { maxCostUsd: null, maxLineageCostUsd: null, warnAboveUsd: null, maxParallel: DEFAULT_MAX_PARALLEL },

@@ -15,7 +15,7 @@ import {
 import { z } from 'zod';
 import { builtinProviders } from '../providers/builtin-providers.js';
 import { costOf } from '../usage/cost.js';
-import { averageOutputTokens, estimateCallCost } from '../usage/cost-guard.js';
+import { averageOutputTokens, estimateCallCost, lastInputTokens } from '../usage/cost-guard.js';
 import type { AgentSpec } from './agent-spec.js';
 import type { ModeContext } from './mode-context.js';
 import { StepTimedOutError } from './step-timed-out-error.js';
@@ -83,6 +83,7 @@ export async function runAgentTurn(context: ModeContext, input: AgentTurnInput):
         ...(input.system !== undefined ? { system: input.system } : {}),
         messages: input.messages,
         outputTokens: averageOutputTokens(session.state),
+        inputTokensAtLeast: lastInputTokens(session.state, input.agent.name),
       }),
     });
   }

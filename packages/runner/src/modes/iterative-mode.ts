@@ -11,6 +11,7 @@ import {
   withModels,
 } from '../runner/run-config-building.js';
 import { agentSpecSchema, defaultJudge } from './agent-spec.js';
+import { chunkOfStep, chunksDone, chunksPassedOver } from './iterative-chunks.js';
 import { defineMode } from './mode.js';
 import { parseModeOptions, positiveIntegerOption } from './mode-options.js';
 
@@ -131,10 +132,17 @@ export const iterativeMode = defineMode<IterativeConfig>({
       );
   },
   remainingCalls(state, config) {
-    const progress = state.data.iterative as { chunk?: number; totalChunks?: number } | undefined;
+    const progress = state.data.iterative as { totalChunks?: number } | undefined;
     if (typeof progress?.totalChunks !== 'number') return { calls: null, atMost: false };
-    const done = typeof progress.chunk === 'number' ? progress.chunk : 0;
-    return { calls: Math.max(0, progress.totalChunks - done) * config.agents.length, atMost: false };
+    const passedOver = chunksPassedOver(state, config.startChunk);
+    let chunks = 0;
+    for (let chunk = chunksDone(state) + 1; chunk <= progress.totalChunks; chunk += 1)
+      if (!passedOver.has(chunk)) chunks += 1;
+    return { calls: chunks * config.agents.length, atMost: false };
+  },
+  skipsStep(state, config, stepKey) {
+    const chunk = chunkOfStep(stepKey);
+    return chunk !== null && chunksPassedOver(state, config.startChunk).has(chunk);
   },
   applyOverrides(config, overrides) {
     return {

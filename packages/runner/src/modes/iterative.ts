@@ -6,6 +6,7 @@ import { resolveWorkspacePath } from '../files/workspace-path.js';
 import type { AgentSpec } from './agent-spec.js';
 import { runAgentTurn } from './agent-turn.js';
 import { splitIntoChunks } from './chunking.js';
+import { chunksDone, chunksPassedOver, SKIPPED_CHUNKS_KEY } from './iterative-chunks.js';
 import {
   checkpoint,
   ensureStepMessage,
@@ -29,9 +30,6 @@ export interface IterativeOptions {
   outputDir: string;
 }
 
-/** Session data key: the chunks `--start-chunk` skipped. */
-const SKIPPED_CHUNKS_KEY = 'iterativeSkipped';
-
 /** Only the tail of a growing text goes into a prompt, so late chunks cost what early ones do. */
 const contextTail = (text: string, max = 4000) => (text.length <= max ? text : `…${text.slice(-max)}`);
 
@@ -41,18 +39,17 @@ export async function runIterative(context: ModeContext, options: IterativeOptio
   const total = chunks.length;
   const notes: Record<string, string> = Object.fromEntries(options.agents.map((agent) => [agent.name, '']));
   let sharedOutput = '';
-  const hasRun = (index: number) => session.state.steps.some((step) => step.key.startsWith(`chunk-${index}/`));
-  const recordedSkips = session.state.data[SKIPPED_CHUNKS_KEY];
-  const skipped = new Set<number>(
-    Array.isArray(recordedSkips) ? recordedSkips.filter((chunk): chunk is number => typeof chunk === 'number') : [],
-  );
+  // Read once, before the run replays anything: a chunk before the start chunk that did not
+  // finish is skipped, also the one an interrupt cut short.
+  const finished = chunksDone(session.state);
+  const skipped = chunksPassedOver(session.state, 1);
 
   // Every file the run will write is checked before the first model call, never after the last.
   for (const file of outputFiles(options, '', {})) await resolveWorkspacePath(context.workspaceDir, file.path);
 
   for (let index = 1; index <= total; index += 1) {
     if (skipped.has(index)) continue;
-    if (index < options.startChunk && !hasRun(index)) {
+    if (index < options.startChunk && index > finished) {
       // Never silent, and never undone: the skip is journaled (a later resume keeps it) and said.
       skipped.add(index);
       setData(context, SKIPPED_CHUNKS_KEY, [...skipped]);
@@ -81,6 +78,8 @@ export async function runIterative(context: ModeContext, options: IterativeOptio
         messages: [{ role: 'user', content: prompt, speaker: 'user' }, ...contributions],
         round: index,
         metadata: { role: 'agent', round: index },
+        // A skipped chunk may hold steps of its own (cut short by an interrupt) that never run again.
+        inserted: skipped.size > 0,
       });
       ensureStepMessage(context, key, {
         role: 'assistant',
@@ -101,7 +100,9 @@ export async function runIterative(context: ModeContext, options: IterativeOptio
   }
 
   const conclusion = sharedOutput.trim();
-  await writeOutputFiles(context, 'write-outputs', outputFiles(options, conclusion, notes));
+  await writeOutputFiles(context, 'write-outputs', outputFiles(options, conclusion, notes), {
+    inserted: skipped.size > 0,
+  });
   setData(context, 'conclusion', conclusion);
   await checkpoint(context, 'outputs written');
   return { conclusion };

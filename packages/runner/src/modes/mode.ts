@@ -175,6 +175,8 @@ export interface Mode<Config extends ModeConfig = ModeConfig> {
   mapAgents?(config: Config, swap: (agent: AgentSpec) => AgentSpec): Config;
   /** The model calls left from `state` (spec: the spec text that will run, if the mode has one). */
   remainingCalls?(state: SessionState, config: Config, spec: string | null): RemainingCalls | Promise<RemainingCalls>;
+  /** Steps that started and will not run again: the run passes over their part (a chunk before `--start-chunk`). */
+  skipsStep?(state: SessionState, config: Config, stepKey: string): boolean;
   /** What the compatibility check needs to know about how this run keys its steps. */
   compatibility?(config: Config): Pick<CheckCompatibilityInput, 'stepKeys'>;
   /** The tools a resume will offer, for the availability check (edited: the edited spec's text). */

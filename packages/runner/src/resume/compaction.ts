@@ -23,6 +23,8 @@ export function estimateMessagesTokens(messages: readonly Pick<Message, 'content
 export interface CompactionOptions {
   budgetTokens: number;
   estimate?: (message: Message) => number;
+  /** What the session's numbered passes are called in the summary (default `round`). */
+  roundUnit?: 'round' | 'chunk' | 'step';
 }
 
 export interface CompactionResult {
@@ -74,9 +76,9 @@ export function firstSentence(text: string, maxLength = 160): string {
   return sentence.length <= maxLength ? sentence : `${sentence.slice(0, maxLength - 1).trimEnd()}…`;
 }
 
-function summaryLine(message: Message): string {
+function summaryLine(message: Message, unit: string): string {
   const who = message.speaker ?? message.role;
-  const round = message.round === null ? '' : ` (round ${message.round})`;
+  const round = message.round === null ? '' : ` (${unit} ${message.round})`;
   const text = message.toolCalls?.length
     ? `called ${message.toolCalls.map((call) => call.name).join(', ')}`
     : firstSentence(message.content);
@@ -146,7 +148,7 @@ export function createExtractiveCompaction(settings: ExtractiveCompactionOptions
       for (let index = 0; index < messages.length; index += 1) {
         if (!pinned.has(index) && !latest.has(index)) middle.push(index);
       }
-      const lines = middle.map((index) => summaryLine(messages[index] as Message));
+      const lines = middle.map((index) => summaryLine(messages[index] as Message, options.roundUnit ?? 'round'));
       // The fewest oldest lines to drop so the summary fits (binary search: fewer kept lines, fewer tokens).
       const fits = (drop: number) => estimate(summaryMessage(lines.slice(drop), drop)) <= remaining;
       let low = 0;

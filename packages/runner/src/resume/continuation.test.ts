@@ -67,6 +67,16 @@ describe('extractive compaction', () => {
     expect(result.keptCount + result.summarizedCount + result.omittedCount).toBe(messages.length);
   });
 
+  it('names the passes of a session that works in chunks as chunks in the summary', () => {
+    const child = buildContinuationMessages(discussion(6), 'And then?', {
+      budgetTokens: 1200,
+      roundUnit: 'chunk',
+    });
+    const summary = child.messages.find((message) => message.tags?.includes(SUMMARY_TAG));
+    expect(summary?.content).toContain('- architect (chunk 1): architect in round 1 says');
+    expect(summary?.content).not.toContain('(round 1)');
+  });
+
   it('always fits when the task and conclusion do, and keeps them (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 150, max: 4000 }), (rounds, budget) => {

@@ -27,6 +27,8 @@ export interface ContinuationOptions {
   strategy?: CompactionStrategy;
   /** Who asks the follow-up (default `user`). */
   speaker?: string | null;
+  /** What the parent's numbered passes are called (its mode's `roundUnit`, default `round`). */
+  roundUnit?: 'round' | 'chunk' | 'step';
 }
 
 export interface ContinuationMessages {
@@ -120,7 +122,10 @@ export function buildContinuationMessages(
     tags: [FOLLOW_UP_TAG],
   };
   const fixedTokens = estimateMessageTokens(prompt) + estimateMessageTokens(question);
-  const compaction = strategy.compact(history, { budgetTokens: Math.max(0, options.budgetTokens - fixedTokens) });
+  const compaction = strategy.compact(history, {
+    budgetTokens: Math.max(0, options.budgetTokens - fixedTokens),
+    ...(options.roundUnit ? { roundUnit: options.roundUnit } : {}),
+  });
   return {
     messages: [prompt, ...compaction.messages, question],
     compaction,

@@ -75,6 +75,10 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
     lines.push(`Skipped earlier by choice: ${plan.skipped.length}`);
     lines.push(...listSteps(plan.skipped, max));
   }
+  if (plan.passedOver.length > 0) {
+    lines.push(`Unfinished, in a chunk that is skipped (will not run): ${plan.passedOver.length}`);
+    lines.push(...listSteps(plan.passedOver, max));
+  }
   if (plan.rerun.length > 0) {
     lines.push(`After the checkpoint, will run again: ${plan.rerun.length}`);
     lines.push(...listSteps(plan.rerun, max));
@@ -109,6 +113,10 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
       });
     }
   }
+  for (const answered of plan.answered)
+    lines.push(
+      `Answered since it stopped: "${answered.prompt}" → ${answered.answer}${answered.answeredBy ? ` (by ${answered.answeredBy})` : ''}`,
+    );
   lines.push(...formatMaps(plan, max));
   if (plan.next !== null) lines.push(`Next: ${plan.next}`);
 
@@ -120,6 +128,7 @@ export function formatResumePlan(plan: ResumePlan, options: FormatResumePlanOpti
   for (const file of plan.changes.files ?? []) {
     if (file.status !== 'unchanged') changeLines.push(`    file ${file.status}: ${file.path}`);
   }
+  for (const setting of plan.changes.settings ?? []) changeLines.push(`    setting: ${setting.message}`);
   if (plan.changes.git?.changed) changeLines.push(`    ${plan.changes.git.message}`);
   const workspace = plan.changes.workspace;
   if (workspace && (!workspace.same || workspace.missing || workspace.current !== workspace.runsIn))

@@ -60,6 +60,26 @@ export interface ResumePlanChanges {
   files: FileChange[] | null;
   git: GitComparison | null;
   workspace: WorkspaceComparison | null;
+  /**
+   * Settings the config now gives otherwise than the session recorded (agents, the judge's
+   * prompt, `maxRounds`), each saying which value the resume uses and how to get the other.
+   * Filled in by the front end that knows the config.
+   */
+  settings?: SettingChange[];
+}
+
+export interface AnsweredQuestion {
+  prompt: string;
+  /** The answer as text (a JSON answer as JSON). */
+  answer: string;
+  answeredBy: string | null;
+}
+
+export interface SettingChange {
+  /** The config key (`discussion.maxRounds`, `agents`, `judge.system`). */
+  setting: string;
+  /** "discussion.maxRounds is 5 in ./.conclave.yaml, 3 in the session: the resume uses 3 (--max-rounds 5 uses 5)". */
+  message: string;
 }
 
 export interface ResumePlan {
@@ -75,6 +95,8 @@ export interface ResumePlan {
   done: PlannedStep[];
   /** Steps that were skipped by a decision; they stay skipped. */
   skipped: PlannedStep[];
+  /** Unfinished steps of a part the resume passes over (a chunk before `--start-chunk`): never run again. */
+  passedOver: PlannedStep[];
   /** Completed after the chosen checkpoint: they run again. */
   rerun: PlannedStep[];
   uncertain: UncertainPlannedStep[];
@@ -84,6 +106,8 @@ export interface ResumePlan {
    * damaged part of the journal: nothing says they ran, so they run again.
    */
   lostInRepair: PlannedStep[];
+  /** Questions the session asked that were answered since it last went on: the resume goes on with these answers. */
+  answered: AnsweredQuestion[];
   messageCount: number;
   toolCallCount: number;
   /** Mode-specific: "round 3 of 4, agent critic", "chunk 8 of 15". */
@@ -139,6 +163,8 @@ export interface BuildResumePlanOptions {
   warnAboveUsd?: number | null;
   spec?: SpecChange | null;
   maps?: PlannedMap[];
+  /** An unfinished step the resume will not run (its part is skipped, see `Mode.skipsStep`). */
+  skipsStep?: (stepKey: string) => boolean;
 }
 
 function planned(step: StepRecord): PlannedStep {
@@ -181,6 +207,7 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
   const rerun: PlannedStep[] = [];
   const uncertain: UncertainPlannedStep[] = [];
   const retrying: RetryingPlannedStep[] = [];
+  const passedOver: PlannedStep[] = [];
 
   for (const step of state.steps) {
     const startedSeq = step.attempts[0]?.startedSeq ?? 0;
@@ -194,6 +221,10 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
       } else {
         (step.status === 'completed' ? done : skipped).push(planned(step));
       }
+      continue;
+    }
+    if (options.skipsStep?.(step.key)) {
+      passedOver.push(planned(step));
       continue;
     }
     const failures = failuresOf(step);
@@ -252,10 +283,23 @@ export function buildResumePlan(state: SessionState, options: BuildResumePlanOpt
     checkpoint,
     done,
     skipped,
+    passedOver,
     rerun,
     uncertain,
     retrying,
     lostInRepair,
+    // Answered after the last checkpoint: the run has not gone on with the answer yet.
+    answered: state.inputs.flatMap((input) =>
+      input.answer !== null && input.answer.seq > (state.checkpoints.at(-1)?.seq ?? 0)
+        ? [
+            {
+              prompt: input.prompt,
+              answer: typeof input.answer.value === 'string' ? input.answer.value : JSON.stringify(input.answer.value),
+              answeredBy: input.answer.answeredBy,
+            },
+          ]
+        : [],
+    ),
     // From an earlier checkpoint only the messages up to it are kept (the rest are written again).
     messageCount:
       limit === undefined ? state.messages.length : state.messages.filter((message) => message.seq <= limit).length,

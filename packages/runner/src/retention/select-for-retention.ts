@@ -1,6 +1,7 @@
 // Which sessions a retention policy removes or archives, decided from summaries alone
 // (no journal is opened). Running sessions are never selected; interrupted ones only
-// when the caller asks, because they are exactly what a user comes back to resume.
+// when the caller asks, because they are exactly what a user comes back to resume; pinned
+// ones are never removed (they may still be compressed).
 import { formatBytes, type SessionStatus, type SessionSummary } from '@resume/core/spec';
 import { dayMs, parseDuration } from '../config/duration.js';
 
@@ -30,6 +31,8 @@ export interface RetentionReason {
 export interface RetentionSelection {
   remove: RetentionReason[];
   archive: RetentionReason[];
+  /** Pinned sessions the policy would have removed: kept, whatever the policy says. */
+  pinned: RetentionReason[];
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -53,6 +56,7 @@ export function selectForRetention(
   const minKeep = policy.minKeep ?? 0;
   const remove: RetentionReason[] = [];
   const archive: RetentionReason[] = [];
+  const pinned: RetentionReason[] = [];
   let bytesSoFar = 0;
 
   newestFirst.forEach((session, index) => {
@@ -68,15 +72,18 @@ export function selectForRetention(
     }
     const protectedByMinKeep = index < minKeep;
     if (reason && !protectedByMinKeep && removable.has(session.status)) {
-      remove.push({ session, reason });
-      return;
+      if (session.pinned) pinned.push({ session, reason });
+      else {
+        remove.push({ session, reason });
+        return;
+      }
     }
     const finished = session.status === 'completed' || session.status === 'failed';
     if (policy.archiveAfterDays != null && finished && !session.archived && ageDays > policy.archiveAfterDays) {
       archive.push({ session, reason: `finished and not updated for ${Math.floor(ageDays)} days` });
     }
   });
-  return { remove, archive };
+  return { remove, archive, pinned };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Session, SessionState } from '@resume/core';
 import { UsageError } from '@resume/core/spec';
 import type { Mode } from '../modes/mode.js';
 import { buildResumeMessage, FOLLOW_UP_TAG } from '../resume/continuation.js';
+import { lineageUsage, parentLineageRecord } from '../resume/lineage.js';
 import { findCheckpointSeq } from './describe-next.js';
 import { drive } from './drive.js';
 import { withNextStep } from './next-step.js';
@@ -32,10 +33,15 @@ export async function branchFrom(
   beforeRun?: (child: Session) => Promise<void>,
 ): Promise<RunResult> {
   const { engine } = scope;
+  const { total } = await lineageUsage(engine, id);
   const parent = await engine.openSession(id, { countRecovery: false, replay: 'keyed' });
   let child: Session;
   try {
-    child = await parent.fork({ at, title, options: { [RUN_OPTIONS_KEY]: runConfigAsJson(config) } });
+    child = await parent.fork({
+      at,
+      title,
+      options: { [RUN_OPTIONS_KEY]: runConfigAsJson(config), ...parentLineageRecord(total) },
+    });
   } finally {
     await parent.close();
   }

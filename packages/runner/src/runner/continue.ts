@@ -8,6 +8,7 @@ import {
   continuationPrompt,
   FOLLOW_UP_TAG,
 } from '../resume/continuation.js';
+import { lineageUsage, parentLineageRecord } from '../resume/lineage.js';
 import { hashText } from '../workflow/spec-hash.js';
 import { drive } from './drive.js';
 import { applyOverrides, replaceModels } from './mode-overrides.js';
@@ -56,6 +57,7 @@ export async function continueSession(
     messages = buildContinuationMessages(parent, question, {
       budgetTokens: continueOptions.budgetTokens ?? DEFAULT_BUDGET_TOKENS,
       speaker: 'user',
+      ...(parentRun.mode.roundUnit ? { roundUnit: parentRun.mode.roundUnit } : {}),
     }).messages;
   }
   // The parent's mode says what a follow-up runs as (itself, or e.g. a discussion of a workflow).
@@ -78,7 +80,10 @@ export async function continueSession(
   const session = await createRunSession(scope, {
     title: continueOptions.title ?? question.split('\n')[0]!.slice(0, 80),
     config,
-    record: Object.fromEntries(Object.entries(parent.header.options).filter(([key]) => key !== RUN_OPTIONS_KEY)),
+    record: {
+      ...Object.fromEntries(Object.entries(parent.header.options).filter(([key]) => key !== RUN_OPTIONS_KEY)),
+      ...parentLineageRecord((await lineageUsage(scope.engine, id)).total),
+    },
     parentId: id,
     specHash: hashText(question),
     initialEvents: messages.map((message) => ({ type: 'message-added', message }) as EventInput),

@@ -82,6 +82,19 @@ describe('cost limits', () => {
     expect(models.calls.map((call) => call.lastMessage)).toEqual(['one', 'two', 'three', 'four']);
   });
 
+  it('never makes a call whose cost, as the calls so far cost, would cross the limit', async () => {
+    await writeFile(fixture.path('flow.yaml'), flow);
+    // Each call costs $0.0075 although its prompt is a few words: the provider counts more tokens.
+    for (const limit of [0.021, 0.029]) {
+      const { models, runner } = setup({ maxCostUsd: limit });
+      const result = await runner().runWorkflow('flow.yaml');
+      expect(result.stopReason).toBe('cost-limit');
+      expect(result.usage.costUsd ?? 0).toBeLessThanOrEqual(limit);
+      expect(models.calls).toHaveLength(Math.floor(limit / CALL_USD));
+      expect((result.error as CostLimitError).message).toContain('would take this session past its cost limit');
+    }
+  });
+
   it('counts the parents of a continued session against the lineage limit, not against the session limit', async () => {
     const { models, runner } = setup(undefined);
     const parent = await runner().start({

@@ -120,6 +120,45 @@ describe('iterative mode', () => {
     expect(state.data.iterativeSkipped).toEqual([2, 3]);
   });
 
+  it('skips the chunk it was interrupted in when --start-chunk is past it, and plans only the chunks that run', async () => {
+    await writeFile(
+      fixture.path('book.txt'),
+      'Chapter one.\n\nChapter two.\n\nChapter three.\n\nChapter four.\n\nChapter five.\n',
+    );
+    const { engine } = createTestStore();
+    let runner: ReturnType<typeof fixture.runner> | null = null;
+    // Interrupted while chunk 2's second agent is answering: chunk 2 ran in part.
+    const interrupted = createFakeModels({
+      intercept: (_call, index) => (index === 3 ? 'interrupt' : undefined),
+      onHang: () => void runner?.interrupt(),
+    });
+    runner = fixture.runner({ engine: engine(), models: interrupted.resolve });
+    const first = await runner.start(start);
+    expect(first.status).toBe('interrupted');
+
+    const models = createFakeModels();
+    const resumer = fixture.runner({ engine: engine(), models: models.resolve });
+    const plan = await resumer.plan(first.sessionId, { startChunk: 4 });
+    expect(plan.next).toBe('chunk 4 of 5 (chunks 2–3 skipped by --start-chunk)');
+    expect(plan.remaining?.calls).toBe(4);
+    expect([...plan.uncertain, ...plan.retrying, ...plan.rerun].map((step) => step.key)).toEqual([]);
+    const resumed = await resumer.resume(first.sessionId, { startChunk: 4 });
+    expect(resumed.status, JSON.stringify(resumed.error)).toBe('completed');
+    expect(models.calls.map((call) => `${call.round}/${call.agent}`)).toEqual([
+      '4/reader',
+      '4/editor',
+      '5/reader',
+      '5/editor',
+    ]);
+    const state = await engine().readSession(first.sessionId);
+    expect(state.data.iterativeSkipped).toEqual([2, 3]);
+    expect(state.messages.filter((message) => message.round === 2).map((message) => message.speaker)).not.toContain(
+      'editor',
+    );
+    const later = await resumer.plan(first.sessionId);
+    expect(later.uncertain).toEqual([]);
+  });
+
   it('refuses a --start-chunk that would redo a finished chunk, or any in a discussion', async () => {
     const { engine } = createTestStore();
     const models = createFakeModels();

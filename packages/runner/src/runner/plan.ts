@@ -103,6 +103,7 @@ export async function planFor(
     remaining: estimateRemaining(checkpointState ?? state, remaining),
     warnAboveUsd: options.limits?.warnAboveUsd ?? null,
     describeNext: (described) => mode.describeNext(described, config),
+    ...(mode.skipsStep ? { skipsStep: (key: string) => mode.skipsStep?.(planned, config, key) ?? false } : {}),
     ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}),
     ...(checkpointState ? { checkpointState } : {}),
     compatibility,

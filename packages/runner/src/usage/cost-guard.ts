@@ -29,6 +29,11 @@ export interface CallEstimateInput {
   messages: readonly Pick<ChatMessage, 'content'>[];
   /** Output tokens to assume (default: the session's average, else 500). */
   outputTokens?: number;
+  /**
+   * Input tokens the provider counted for a like call before (see `lastInputTokens`): the
+   * estimate from the text alone misses what the provider adds, so it never assumes fewer.
+   */
+  inputTokensAtLeast?: number;
   table?: PriceTable;
 }
 
@@ -37,9 +42,11 @@ export function estimateCallCost(input: CallEstimateInput): number | null {
   if (input.free && !input.price) return 0;
   const price = input.price ?? priceOf(input.model, input.table);
   if (!price) return null;
-  const inputTokens =
+  const inputTokens = Math.max(
+    input.inputTokensAtLeast ?? 0,
     estimateTokens(input.system ?? '') +
-    input.messages.reduce((sum, message) => sum + estimateTokens(message.content) + 4, 0);
+      input.messages.reduce((sum, message) => sum + estimateTokens(message.content) + 4, 0),
+  );
   const outputTokens = input.outputTokens ?? DEFAULT_OUTPUT_TOKENS_ESTIMATE;
   return (inputTokens * price.input + outputTokens * price.output) / 1_000_000;
 }
@@ -49,6 +56,15 @@ export function averageOutputTokens(state: SessionState): number {
   const own = state.usageRecords.filter((record) => !record.inherited);
   if (own.length === 0) return DEFAULT_OUTPUT_TOKENS_ESTIMATE;
   return Math.ceil(own.reduce((sum, record) => sum + record.outputTokens, 0) / own.length);
+}
+
+/**
+ * The input tokens the provider counted for the session's last own call of this agent (else of
+ * any agent; 0 before the first): a discussion's prompts only grow, a workflow's agents repeat.
+ */
+export function lastInputTokens(state: SessionState, agent: string): number {
+  const own = state.usageRecords.filter((record) => !record.inherited);
+  return (own.findLast((record) => record.agent === agent) ?? own.at(-1))?.inputTokens ?? 0;
 }
 
 /** The known cost of the session's own calls (calls of unknown price count 0). */

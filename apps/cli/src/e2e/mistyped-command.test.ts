@@ -1,0 +1,45 @@
+// End-to-end: a task that looks like a mistyped command never starts a paid discussion
+// without a terminal to ask; `--` and longer tasks still run as topics.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
+
+beforeAll(() => assertBuilt());
+
+describe('conclave: a task that looks like a mistyped command', () => {
+  const sandbox = sandboxFixture('all');
+
+  const sessionCount = async () => (await sandbox.json<unknown[]>(['sessions', 'list'])).length;
+
+  it('refuses a command one typo away with 64 and the command it meant; nothing runs', async () => {
+    const result = await sandbox.run(['sesions', 'list']);
+    expect(result.code).toBe(64);
+    expect(result.stderr).toContain('"sesions list" looks like a mistyped command; no discussion was started.');
+    expect(result.stderr).toContain('Did you mean: conclave sessions list');
+    expect(result.stderr).toContain('To discuss it as a topic: conclave -- "sesions list"');
+    const subcommand = await sandbox.run(['sesions', 'lst']);
+    expect(subcommand.stderr).toContain('Did you mean: conclave sessions list');
+    const quoted = await sandbox.run(['confgi']);
+    expect(quoted.code).toBe(64);
+    expect(quoted.stderr).toContain('Did you mean: conclave config');
+    expect(await sessionCount()).toBe(0);
+  });
+
+  it('refuses two bare words that name no command (64), listing the commands', async () => {
+    const result = await sandbox.run(['keys', 'init']);
+    expect(result.code).toBe(64);
+    expect(result.stderr).toContain('There is no command "keys"; "keys init" was not started as a discussion.');
+    expect(result.stderr).toContain('Commands: run, sessions, answer,');
+    expect(result.stderr).toContain('To discuss it as a topic: conclave -- "keys init"');
+    expect(await sessionCount()).toBe(0);
+  });
+
+  it('runs the task as a topic after -- and when it is a longer task', async () => {
+    const literal = await sandbox.run(['--max-rounds', '1', '--', 'sessions list']);
+    expect(literal.code, literal.stderr).toBe(0);
+    const longer = await sandbox.run(['--max-rounds', '1', 'Plan the sessions list for the offsite']);
+    expect(longer.code, longer.stderr).toBe(0);
+    const titles = (await sandbox.json<{ title: string }[]>(['sessions', 'list'])).map((item) => item.title);
+    expect(titles).toEqual(expect.arrayContaining(['sessions list', 'Plan the sessions list for the offsite']));
+  });
+});
