@@ -410,11 +410,7 @@ export function createEngine(options: EngineOptions): Engine {
     );
   }
 
-  /**
-   * A session whose creation was cut short (the process died between writing its header and
-   * its first event): nothing of it was ever durable, so `run` creates it again. Only when no
-   * live process holds it (its creator may still be writing the first event).
-   */
+  /** Renames, tags, pins, archives or trashes a session with one `metadata-changed` event. */
   async function changeMetadata(id: string, change: MetadataChange): Promise<SessionSummary> {
     if (!isSessionId(id) || !(await store.getHeader(id))) throw await notFound(id);
     if (typeof change.name === 'string') {
@@ -440,6 +436,11 @@ export function createEngine(options: EngineOptions): Engine {
     }
   }
 
+  /**
+   * A session whose creation was cut short (the process died between writing its header and
+   * its first event): nothing of it was ever durable, so `run` creates it again. Only when no
+   * live process holds it (its creator may still be writing the first event).
+   */
   async function halfCreated(id: string): Promise<boolean> {
     for await (const _event of store.read(id, { toSeq: 1 })) return false;
     if (await store.inspectLease(id)) return false;
