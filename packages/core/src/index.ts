@@ -76,6 +76,7 @@ export { type DeletedSessionRecord, SessionDeletedError } from './spec/errors/se
 export { SessionExistsError } from './spec/errors/session-exists-error.js';
 export { SessionFinishedError } from './spec/errors/session-finished-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './spec/errors/session-locked-error.js';
+export { SessionNameTakenError } from './spec/errors/session-name-taken-error.js';
 export { SessionNotFoundError, type SessionNotFoundErrorOptions } from './spec/errors/session-not-found-error.js';
 export { StepAbortedError } from './spec/errors/step-aborted-error.js';
 export { type FailedAttempt, StepFailedError } from './spec/errors/step-failed-error.js';

@@ -64,7 +64,7 @@ export async function deleteSessionCommand(
       );
       if (children.length > 0)
         context.terminal.note(
-          `${children.length === 1 ? '1 child session keeps its own history, and its parent link until the trash is emptied' : `${children.length} child sessions keep their own history, and their parent link until the trash is emptied`}: ${childLines.join(', ')}`,
+          `${children.length === 1 ? '1 child session keeps its parent link until the trash is emptied' : `${children.length} child sessions keep their parent link until the trash is emptied`}: ${childLines.join(', ')}`,
         );
     }
     return 0;

@@ -44,7 +44,7 @@ describe('conclave: usage of a branch', () => {
     });
     expect(branch.lineageUsage.inputTokens).toBe(parentShow.usage.inputTokens + branch.usage.inputTokens);
 
-    const deleted = await sandbox.run(['sessions', 'delete', parent.sessionId, '--force']);
+    const deleted = await sandbox.run(['sessions', 'delete', parent.sessionId, '--force', '--now']);
     expect(deleted.code, deleted.stderr).toBe(0);
     const orphan = await sandbox.json<ShowJson>(['sessions', 'show', branched.sessionId]);
     expect(orphan.usage).toEqual(branch.usage);

@@ -8,7 +8,7 @@ import { createFsStore } from '@resume/storage-fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTmuxTerminal, tmuxAvailable } from './tmux-terminal.js';
 
-const KEPT_IN_TRASH = '2 child sessions will keep their own history, and their parent link until the trash is emptied';
+const KEPT_IN_TRASH = '2 child sessions will keep their parent link until the trash is emptied';
 const ORPHANS = '2 child sessions will keep their own history and lose their parent link';
 
 describe.skipIf(!tmuxAvailable)('deleting a session with children, in a real terminal', () => {

@@ -216,8 +216,8 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
       (text) => text.includes('[y/N]') && text.includes('And then?'),
       'the delete question',
     );
-    expect(asked).toContain('Delete "Delete me later"?');
-    expect(asked).toContain('will keep its own history and lose its parent link');
+    expect(asked).toContain('Move "Delete me later" to the trash?');
+    expect(asked).toContain('will keep its parent link until the trash is emptied');
     expect(asked).toContain('And then?');
     type('Enter');
     expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the declined delete')).toContain('Not deleted');

@@ -9,6 +9,7 @@ import {
   RecoveryLimitError,
   ReplayMismatchError,
   SessionDeletedError,
+  SessionNameTakenError,
   SessionNotFoundError,
   type SessionSummary,
   StepAbortedError,
@@ -89,6 +90,9 @@ function nextStepHint(next: NextStep): string {
 
 function wordedHint(error: ConclaveError): string | undefined {
   if (SessionNotFoundError.isInstance(error)) return sessionNotFoundHint(error.recent ?? null);
+  if (SessionNameTakenError.isInstance(error)) {
+    return `Choose another name, or rename that session first: conclave sessions rename ${error.holderId} "another name"`;
+  }
   if (UncertainStepError.isInstance(error)) {
     return 'Choose with --on-uncertain rerun|skip|abort (rerun runs the step again, skip goes on without it, abort stops before it).';
   }

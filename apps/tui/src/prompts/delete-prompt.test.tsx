@@ -29,9 +29,7 @@ describe('DeletePrompt', () => {
     const view = renderWithProviders(<DeletePrompt info={{ ...info, toTrash: true }} onAnswer={() => {}} />);
     const frame = await view.waitForFrame((text) => text.includes('[y/N]'));
     expect(frame).toContain('Move "Evaluate my idea" to the trash?');
-    expect(frame).toContain(
-      '1 child session will keep its own history, and its parent link until the trash is emptied',
-    );
+    expect(frame).toContain('1 child session will keep its parent link until the trash is emptied');
   });
 
   it('deletes only on y', async () => {

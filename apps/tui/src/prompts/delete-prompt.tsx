@@ -29,7 +29,7 @@ export function childrenNotice(count: number, toTrash: boolean): string {
   const own = count === 1 ? 'its own history' : 'their own history';
   const link = count === 1 ? 'its parent link' : 'their parent link';
   return toTrash
-    ? `${sessions} will keep ${own}, and ${link} until the trash is emptied`
+    ? `${sessions} will keep ${link} until the trash is emptied`
     : `${sessions} will keep ${own} and lose ${link}`;
 }
 

@@ -19,6 +19,7 @@ import {
   SessionExistsError,
   type SessionHeader,
   SessionLockedError,
+  SessionNameTakenError,
   SessionNotFoundError,
   type SessionQuery,
   type SessionSummary,
@@ -395,7 +396,10 @@ export function createEngine(options: EngineOptions): Engine {
       );
     }
     if (!/^[0-9a-z]+$/.test(trimmed)) throw await notFound(reference);
-    const matches = await store.list({ idPrefix: trimmed, limit: 10 });
+    const found = await store.list({ idPrefix: trimmed, limit: 10 });
+    // A session in the trash is named by a prefix only when nothing outside the trash shares it.
+    const outsideTrash = found.filter((summary) => summary.trashedAt == null);
+    const matches = found.length > 1 && outsideTrash.length > 0 ? outsideTrash : found;
     if (matches.length === 1 && matches[0]) return matches[0].id;
     if (matches.length === 0) throw await notFound(reference);
     throw new UsageError(
@@ -406,20 +410,14 @@ export function createEngine(options: EngineOptions): Engine {
     );
   }
 
-  /**
-   * A session whose creation was cut short (the process died between writing its header and
-   * its first event): nothing of it was ever durable, so `run` creates it again. Only when no
-   * live process holds it (its creator may still be writing the first event).
-   */
+  /** Renames, tags, pins, archives or trashes a session with one `metadata-changed` event. */
   async function changeMetadata(id: string, change: MetadataChange): Promise<SessionSummary> {
     if (!isSessionId(id) || !(await store.getHeader(id))) throw await notFound(id);
     if (typeof change.name === 'string') {
       const name = checkSessionName(change.name);
       const taken = (await store.list()).find((summary) => summary.id !== id && hasName(summary, name));
       if (taken) {
-        throw new UsageError(`The name "${name}" is taken by session ${taken.id} (${taken.title}).`, {
-          hint: `Choose another name, or rename that session first: conclave sessions rename ${taken.id} "another name"`,
-        });
+        throw new SessionNameTakenError({ name, holderId: taken.id, holderTitle: taken.title });
       }
     }
     const lease = await store.acquireLease(id, { holder });
@@ -438,6 +436,11 @@ export function createEngine(options: EngineOptions): Engine {
     }
   }
 
+  /**
+   * A session whose creation was cut short (the process died between writing its header and
+   * its first event): nothing of it was ever durable, so `run` creates it again. Only when no
+   * live process holds it (its creator may still be writing the first event).
+   */
   async function halfCreated(id: string): Promise<boolean> {
     for await (const _event of store.read(id, { toSeq: 1 })) return false;
     if (await store.inspectLease(id)) return false;

@@ -28,6 +28,7 @@ export { type DeletedSessionRecord, SessionDeletedError } from './errors/session
 export { SessionExistsError } from './errors/session-exists-error.js';
 export { SessionFinishedError } from './errors/session-finished-error.js';
 export { type LeaseHolderInfo, SessionLockedError } from './errors/session-locked-error.js';
+export { SessionNameTakenError } from './errors/session-name-taken-error.js';
 export { SessionNotFoundError, type SessionNotFoundErrorOptions } from './errors/session-not-found-error.js';
 export { StepAbortedError } from './errors/step-aborted-error.js';
 export { type FailedAttempt, StepFailedError } from './errors/step-failed-error.js';
