@@ -50,6 +50,8 @@ const instances: Record<string, () => ConclaveError> = {
       location: '/tmp/home/sessions/x',
     }),
   SessionExistsError: () => new core.SessionExistsError(sessionId),
+  SessionNameTakenError: () =>
+    new core.SessionNameTakenError({ name: 'release', holderId: sessionId, holderTitle: 'Ship it' }),
   SessionFinishedError: () => new core.SessionFinishedError({ sessionId, status: 'completed', operation: 'step "a"' }),
   SessionLockedError: () =>
     new core.SessionLockedError(sessionId, { pid: 42, host: 'box', since: '2026-01-01T00:00:00.000Z' }),
