@@ -164,9 +164,10 @@ export {
   type PostedCheckpointRequest,
   requestCheckpoint,
 } from './runner/checkpoint-requests.js';
+// ---- the runner, as the CLI and the TUI call it (runner/)
+export { followUpWorkspace } from './runner/continue.js';
 export { describeNext } from './runner/describe-next.js';
 export type { RemainingEstimate } from './runner/estimate-remaining.js';
-// ---- the runner, as the CLI and the TUI call it (runner/)
 export { chooseItems, readMapItems } from './runner/map-items-command.js';
 export { type NextStep, nextStepOf, type StartsFrom } from './runner/next-step.js';
 export { type RunConfig, readRunConfig } from './runner/run-config.js';

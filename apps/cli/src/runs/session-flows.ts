@@ -6,7 +6,13 @@
 import type { SessionState } from '@resume/core';
 import { pendingInput } from '@resume/core/engine';
 import { ExitCode, type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
-import { agentsForModels, formatResumePlan, type ProviderName, resumeCommandFor } from '@resume/runner';
+import {
+  agentsForModels,
+  followUpWorkspace,
+  formatResumePlan,
+  type ProviderName,
+  resumeCommandFor,
+} from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
 import { checkModeOption, modeTakes, startsFromFile } from '../modes/mode-names.js';
 import { formatWhen, truncate } from '../output/format.js';
@@ -149,6 +155,7 @@ async function branchFlow(context: CliContext, question: string, flags: RunFlags
       at,
       ...(question ? { followUp: question } : {}),
       ...(flags.title ? { title: flags.title } : {}),
+      ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}),
     }),
   );
 }
@@ -182,7 +189,7 @@ export async function runPicked(
 }
 
 /** The follow-up, typed in the TUI's text box; null (with a note) when the user left it. */
-async function askFollowUpFor(context: CliContext, id: string): Promise<string | null> {
+async function askFollowUpFor(context: CliContext, id: string, workspace?: string): Promise<string | null> {
   const engine = await context.engine();
   const state = await engine.readSession(id);
   const tui = await import('@resume/tui');
@@ -191,6 +198,7 @@ async function askFollowUpFor(context: CliContext, id: string): Promise<string |
       sessionId: id,
       title: state.title,
       conclusion: typeof state.data.conclusion === 'string' ? state.data.conclusion : null,
+      runsIn: followUpWorkspace(context.environment.cwd, state.header.workspaceDir, workspace),
     },
     screenIo(context),
   );
@@ -208,7 +216,7 @@ async function continueChecked(context: CliContext, id: string, question: string
   const engine = await context.engine();
   const state = await engine.readSession(id);
   const followUp = async (): Promise<number> => {
-    const asked = question ?? (await askFollowUpFor(context, id));
+    const asked = question ?? (await askFollowUpFor(context, id, flags.workspace));
     return asked === null ? 0 : continueSession(context, id, asked, flags);
   };
   if (state.status === 'completed') return followUp();
@@ -331,7 +339,7 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
       throw new UsageError(`Session ${id} is completed; there is nothing to resume.`, {
         hint: `Ask a follow-up instead: conclave --resume ${id} "your question"\nor go on from one of its checkpoints as a branch: conclave --resume ${id} --from-checkpoint <seq|label>   (see: conclave checkpoints list ${id})`,
       });
-    const question = await askFollowUpFor(context, id);
+    const question = await askFollowUpFor(context, id, flags.workspace);
     if (question === null) return 0;
     return continueSession(context, id, question, flags);
   }

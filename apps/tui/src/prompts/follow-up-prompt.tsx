@@ -15,6 +15,8 @@ export interface FollowUpInfo {
   title: string;
   /** The session's conclusion (first line shown), when it has one. */
   conclusion?: string | null;
+  /** The directory the follow-up's tools and commands work in (the session's own, unless --workspace chose another). */
+  runsIn?: string;
 }
 
 export function FollowUpPrompt(props: { info: FollowUpInfo; onAnswer: (question: string | null) => void }) {
@@ -43,6 +45,9 @@ export function FollowUpPrompt(props: { info: FollowUpInfo; onAnswer: (question:
     <PromptFrame title={fitText(`Continue "${info.title}" · ${info.sessionId}`, width)} help={helpLine(followUpKeys)}>
       {conclusion ? <Text color={theme.muted}>{fitText(`Concluded: ${conclusion}`, width)}</Text> : null}
       <Text>The agents see the earlier discussion and your question; a new linked session is started.</Text>
+      {info.runsIn ? (
+        <Text color={theme.muted}>{fitText(`Works in ${info.runsIn} (--workspace <dir> for another)`, width)}</Text>
+      ) : null}
       <Text>
         <Text bold>Follow-up question: </Text>
         {before}

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { UsageError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
 import { nextStepOf } from './next-step.js';
@@ -40,6 +43,31 @@ describe('continue and branch', () => {
     expect((await engine().listSessions({ parentId: parent.sessionId }))[0]?.task).toBe('What about scale?');
     // The parent is untouched.
     expect((await engine().readSession(parent.sessionId)).status).toBe('completed');
+  });
+
+  it("works in the parent's workspace, wherever the follow-up is asked from, unless another is chosen", async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'conclave-follow-up-workspace-'));
+    try {
+      const { engine } = createTestStore();
+      const models = createFakeModels();
+      const projectDir = path.join(root, 'project');
+      const elsewhereDir = path.join(root, 'elsewhere');
+      for (const directory of [projectDir, elsewhereDir]) mkdirSync(directory);
+      const inProject = createRunner({ engine: engine(), models: models.resolve, workspaceDir: projectDir });
+      const parent = await inProject.start({ mode: 'discussion', task: 'Pick a database' });
+      // The follow-up is asked from another directory (a picker opened there).
+      const fromElsewhere = createRunner({ engine: engine(), models: models.resolve, workspaceDir: elsewhereDir });
+      const child = await fromElsewhere.continue(parent.sessionId, 'What about scale?');
+      expect((await engine().readSession(child.sessionId)).header.workspaceDir).toBe(projectDir);
+      const chosen = await fromElsewhere.continue(parent.sessionId, 'And here?', { workspaceDir: '.' });
+      expect((await engine().readSession(chosen.sessionId)).header.workspaceDir).toBe(elsewhereDir);
+      // A parent whose workspace is gone: the follow-up works where it is asked from.
+      rmSync(projectDir, { recursive: true, force: true });
+      const orphan = await fromElsewhere.continue(parent.sessionId, 'Still?');
+      expect((await engine().readSession(orphan.sessionId)).header.workspaceDir).toBe(elsewhereDir);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('--models a,b gives a follow-up one agent per model, as on a new run', async () => {

@@ -1,5 +1,6 @@
 // `runner.continue`: a follow-up on a finished session starts a child session whose models
 // see the parent's history (compacted to a budget) or, with resetDiscussion, only its conclusion.
+import path from 'node:path';
 import { type EventInput, type MessageInput, UsageError } from '@resume/core/spec';
 import { checkCompatibility } from '../resume/compatibility.js';
 import {
@@ -15,6 +16,7 @@ import { applyOverrides, replaceModels } from './mode-overrides.js';
 import { withNextStep } from './next-step.js';
 import { cancelled } from './resume.js';
 import { decideUnavailableModels } from './resume-checks.js';
+import { isDirectory } from './resume-workspace.js';
 import { RUN_OPTIONS_KEY, readRunConfig } from './run-config.js';
 import { DEFAULT_BUDGET_TOKENS } from './run-config-building.js';
 import type { RunnerScope } from './runner-scope.js';
@@ -77,8 +79,14 @@ export async function continueSession(
     if (replacements === null) return cancelled(scope, parent, parentRun.config);
     config = replaceModels(mode, config, replacements);
   }
+  const workspaceDir = followUpWorkspace(
+    scope.options.workspaceDir,
+    parent.header.workspaceDir,
+    continueOptions.workspaceDir,
+  );
   const session = await createRunSession(scope, {
     title: continueOptions.title ?? question.split('\n')[0]!.slice(0, 80),
+    workspaceDir,
     config,
     record: {
       ...Object.fromEntries(Object.entries(parent.header.options).filter(([key]) => key !== RUN_OPTIONS_KEY)),
@@ -88,5 +96,14 @@ export async function continueSession(
     specHash: hashText(question),
     initialEvents: messages.map((message) => ({ type: 'message-added', message }) as EventInput),
   });
-  return drive(scope, session, mode, config, false);
+  return drive(scope, session, mode, config, false, workspaceDir);
+}
+
+/**
+ * Where a follow-up works: the directory asked for, else the parent's recorded workspace while it
+ * exists (a follow-up asked from another directory must not act there), else the runner's.
+ */
+export function followUpWorkspace(runnerWorkspaceDir: string, recorded: string | null, chosen?: string): string {
+  if (chosen !== undefined) return path.resolve(runnerWorkspaceDir, chosen);
+  return recorded !== null && isDirectory(recorded) ? recorded : runnerWorkspaceDir;
 }

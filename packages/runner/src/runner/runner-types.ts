@@ -175,6 +175,11 @@ export interface ContinueOptions {
   /** Budget for the parent history handed to the child, in estimated tokens (default 8000). */
   budgetTokens?: number;
   title?: string;
+  /**
+   * Where the child works (relative paths from the runner's workspaceDir). Default: the parent's
+   * recorded workspace, so a follow-up's tools act where the parent's did, wherever it is asked from.
+   */
+  workspaceDir?: string;
 }
 
 export interface BranchInput {
