@@ -12,7 +12,7 @@
 //   node scripts/generate-checks.mjs --check [file...]  fails (exit 1) if one differs from what it would write
 //
 // A test in each package runs the check on its modules, so a schema changed without writing them
-// again fails there. See docs/decisions/0020-generated-checks.md.
+// again fails there. See docs/decisions/0029-generated-checks.md.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,10 +38,10 @@ export const generatedModules = [
   {
     file: 'packages/storage-fs/src/store/store-files-check.generated.js',
     checks: {
-      checkRecordEvents: ['packages/storage-fs/src/journal/journal-codec.ts', 'recordEventsSchema'],
+      checkRecordHead: ['packages/storage-fs/src/journal/journal-codec.ts', 'recordHeadSchema'],
       checkRecordSummary: ['packages/storage-fs/src/journal/journal-codec.ts', 'recordSummarySchema'],
       checkTailRecord: ['packages/storage-fs/src/journal/journal-codec.ts', 'tailRecordSchema'],
-      checkBatchShape: ['packages/storage-fs/src/journal/journal-appender.ts', 'batchShapeSchema'],
+      checkBatchHead: ['packages/storage-fs/src/journal/journal-appender.ts', 'batchHeadSchema'],
       checkFirstEvent: ['packages/storage-fs/src/journal/journal-files.ts', 'firstEventSchema'],
       checkHeaderFile: ['packages/storage-fs/src/header/header-file.ts', 'headerFileSchema'],
       checkLeaseRecord: ['packages/storage-fs/src/lease/lease-files.ts', 'leaseRecordSchema'],

@@ -452,6 +452,16 @@ export const journalEventSchema = lazySchema(() => buildEventSchemas().journalEv
 export function parseJournalEvent(value: unknown): JournalEvent {
   return (checkJournalEvent(value) as JournalEvent | undefined) ?? journalEventSchema.parse(value);
 }
+
+/** `journalEventSchema.safeParse`, answered by the same generated check when it can. */
+export function safeParseJournalEvent(
+  value: unknown,
+): { success: true; data: JournalEvent } | { success: false; error: z.ZodError<unknown> } {
+  const checked = checkJournalEvent(value) as JournalEvent | undefined;
+  if (checked !== undefined) return { success: true, data: checked };
+  const result = journalEventSchema.safeParse(value);
+  return result.success ? { success: true, data: result.data } : { success: false, error: result.error };
+}
 export const stepScopeSchema = lazySchema(() => buildEventSchemas().stepScopeSchema);
 
 export type GitState = z.infer<typeof gitStateSchema>;

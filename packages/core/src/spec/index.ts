@@ -64,6 +64,7 @@ export {
   type StepSafety,
   type StepScope,
   type StoppedStepProcess,
+  safeParseJournalEvent,
   sessionHeaderSchema,
   sessionModeSchema,
   sessionStatusSchema,

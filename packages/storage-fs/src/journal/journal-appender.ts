@@ -21,10 +21,10 @@ import { errorCode, type WritableFile } from '../file-system/file-system.js';
 import { isDiskFull } from '../file-system/guarded-file-system.js';
 import type { SummaryIndex } from '../index/summary-index.js';
 import { currentEpoch, leaseName } from '../lease/lease-files.js';
-import { checkedSafeParser } from '../store/checked-parse.js';
+import { checkedSafeParser, withCheckedEvents } from '../store/checked-parse.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
-import { checkBatchShape } from '../store/store-files-check.generated.js';
+import { checkBatchHead } from '../store/store-files-check.generated.js';
 import { JOURNAL, LEASE_DIRECTORY } from '../store/store-paths.js';
 import { LineFramer } from './framing.js';
 import { encodeBatch } from './journal-codec.js';
@@ -39,10 +39,12 @@ export const batchShapeSchema = lazySchema(() =>
   }),
 );
 type BatchShape = z.infer<typeof batchShapeSchema>;
+/** The batch with its events left to the journal's own event check (see `recordHeadSchema`). */
+export const batchHeadSchema = lazySchema(() => batchShapeSchema.extend({ events: z.array(z.unknown()).min(1) }));
 // The engine validated these events as they were recorded: the generated check
 // (store-files-check.generated.ts) confirms the batch without a second zod parse and without
 // building the schema; zod only sees (and reports) what the check does not accept.
-const parseBatch = checkedSafeParser(batchShapeSchema, checkBatchShape);
+const parseBatch = withCheckedEvents(checkedSafeParser(batchHeadSchema, checkBatchHead));
 
 export interface JournalWriter {
   file: WritableFile;

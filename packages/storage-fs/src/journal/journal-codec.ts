@@ -13,8 +13,8 @@ import {
   UnsupportedFormatError,
 } from '@resume/core/spec';
 import { z } from 'zod';
-import { checkedSafeParser } from '../store/checked-parse.js';
-import { checkRecordEvents, checkRecordSummary, checkTailRecord } from '../store/store-files-check.generated.js';
+import { checkedSafeParser, withCheckedEvents } from '../store/checked-parse.js';
+import { checkRecordHead, checkRecordSummary, checkTailRecord } from '../store/store-files-check.generated.js';
 import { frameObject, type LineFramer, parseBody, verifyFrame } from './framing.js';
 
 /** The framing version of journal records this code writes. */
@@ -66,6 +66,12 @@ export const recordEventsSchema = lazySchema(() =>
     events: z.array(journalEventSchema).min(1),
   }),
 );
+/**
+ * A record's head, its events left to the journal's own event check (`safeParseJournalEvent`):
+ * the generated check of the store's files holds no second copy of every event's check, which a
+ * process would compile again on its first read.
+ */
+export const recordHeadSchema = lazySchema(() => recordEventsSchema.extend({ events: z.array(z.unknown()).min(1) }));
 /** The summary a record carries, checked where it is used. */
 export const recordSummarySchema = lazySchema(() => z.looseObject({ summary: sessionSummarySchema }));
 /** What the listing reads from a journal's last record. */
@@ -76,7 +82,7 @@ export const tailRecordSchema = lazySchema(() =>
 // was written is valid for this version): by the generated check, zod for the rest. Reading
 // events checks the record's head and every event; the summary each record carries is checked where
 // it is used (the last one, for the listing: `decodeSummary`, `lastRecordInTail`), not on every read.
-const parseRecord = checkedSafeParser(recordEventsSchema, checkRecordEvents);
+const parseRecord = withCheckedEvents(checkedSafeParser(recordHeadSchema, checkRecordHead));
 const parseRecordSummary = checkedSafeParser(recordSummarySchema, checkRecordSummary);
 const parseTailRecord = checkedSafeParser(tailRecordSchema, checkTailRecord);
 

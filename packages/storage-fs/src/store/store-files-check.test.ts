@@ -11,16 +11,16 @@ import type { z } from 'zod';
 import { headerFileSchema } from '../header/header-file.js';
 import { checkIndexFile } from '../index/index-file-check.generated.js';
 import { indexFileSchema } from '../index/summary-index.js';
-import { batchShapeSchema } from '../journal/journal-appender.js';
-import { recordEventsSchema, recordSummarySchema, tailRecordSchema } from '../journal/journal-codec.js';
+import { batchHeadSchema } from '../journal/journal-appender.js';
+import { recordHeadSchema, recordSummarySchema, tailRecordSchema } from '../journal/journal-codec.js';
 import { firstEventSchema } from '../journal/journal-files.js';
 import { leaseRecordSchema } from '../lease/lease-files.js';
 import {
-  checkBatchShape,
+  checkBatchHead,
   checkFirstEvent,
   checkHeaderFile,
   checkLeaseRecord,
-  checkRecordEvents,
+  checkRecordHead,
   checkRecordSummary,
   checkTailRecord,
 } from './store-files-check.generated.js';
@@ -79,10 +79,10 @@ describe('the generated checks of the store files', () => {
   });
   const record = { v: 1, epoch: 1, first: 1, last: 2, events: [created, message], summary };
   const cases: [string, (value: unknown) => unknown, z.ZodType, unknown][] = [
-    ['record events', checkRecordEvents, recordEventsSchema, record],
+    ['record head', checkRecordHead, recordHeadSchema, record],
     ['record summary', checkRecordSummary, recordSummarySchema, record],
     ['tail record', checkTailRecord, tailRecordSchema, record],
-    ['batch', checkBatchShape, batchShapeSchema, { expectedSeq: 0, epoch: 1, events: [created, message], summary }],
+    ['batch head', checkBatchHead, batchHeadSchema, { expectedSeq: 0, epoch: 1, events: [created, message], summary }],
     ['first event', checkFirstEvent, firstEventSchema, created],
     ['header.json', checkHeaderFile, headerFileSchema, { v: 1, header }],
     [
