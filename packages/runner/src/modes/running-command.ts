@@ -4,7 +4,8 @@
 // first (recorded with the new attempt's start). A command never runs twice at once.
 import type { UncertainDecision } from '@resume/core';
 import type { StoppedStepProcess, UncertainStepInfo } from '@resume/core/spec';
-import { describeElapsed, isCommandRunning, stopProcessGroup, waitForCommandEnd } from '../processes/process-group.js';
+import { describeElapsed } from '../config/duration.js';
+import { isCommandRunning, stopProcessGroup, waitForCommandEnd } from '../processes/process-group.js';
 import type { ModeContext } from './mode-context.js';
 
 type Decide = (step: UncertainStepInfo) => UncertainDecision | Promise<UncertainDecision>;

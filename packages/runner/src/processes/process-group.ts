@@ -74,12 +74,3 @@ export async function waitForCommandEnd(process: StepProcess, signal: AbortSigna
     await pause(pollMs);
   }
 }
-
-/** `45s`, `3m 12s`, `2h 5m`: how long something has run. */
-export function describeElapsed(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m ${seconds % 60}s`;
-  return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
-}

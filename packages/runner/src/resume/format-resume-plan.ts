@@ -3,7 +3,7 @@
 // a terminal, a log and a test.
 
 import type { UsageTotals } from '@resume/core';
-import { describeElapsed } from '../processes/process-group.js';
+import { describeElapsed } from '../config/duration.js';
 import { describeAttempt, type PlannedStep, type ResumePlan } from './resume-plan.js';
 import { describeSpecRule } from './spec-change.js';
 
