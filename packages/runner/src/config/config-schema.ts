@@ -111,6 +111,11 @@ const buildConfigSchemas = once(() => {
     maxParallel: z.number().int().min(1).max(256).optional(),
   });
 
+  const importsConfigSchema = z.strictObject({
+    /** `sessions import` accepts only bundles signed by this home or a trusted key (as --require-signed). */
+    requireSigned: z.boolean().optional(),
+  });
+
   const storeConfigSchema = z.strictObject({
     /** `postgres://...` for a shared store; otherwise the file store in the home. */
     url: z.string().min(1).optional(),
@@ -134,6 +139,7 @@ const buildConfigSchemas = once(() => {
     discussion: discussionConfigSchema.optional(),
     tools: toolsConfigSchema.optional(),
     limits: limitsConfigSchema.optional(),
+    imports: importsConfigSchema.optional(),
   });
   return {
     limitsConfigSchema,
@@ -148,6 +154,7 @@ const buildConfigSchemas = once(() => {
     discussionConfigSchema,
     toolsConfigSchema,
     storeConfigSchema,
+    importsConfigSchema,
     configFileSchema,
   };
 });
@@ -202,6 +209,7 @@ export interface ConclaveConfig {
     warnAboveUsd: number | null;
     maxParallel: number;
   };
+  imports: { requireSigned: boolean };
 }
 
 /** Keys that moved: a file that still uses one gets an error naming the new key. */

@@ -66,6 +66,7 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
   discussion: { maxRounds: 4 },
   tools: { allowCommands: [] },
   limits: { maxCostUsd: null, maxLineageCostUsd: null, warnAboveUsd: null, maxParallel: DEFAULT_MAX_PARALLEL },
+  imports: { requireSigned: false },
 };
 
 type Layer = { source: string; values: Map<string, unknown> };
