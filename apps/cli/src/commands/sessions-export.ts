@@ -1,13 +1,20 @@
-// `conclave sessions export <id> [--format json|md] [-o file] [--force]`.
+// `conclave sessions export <id> [--format json|md] [-o file] [--force]
+// [--encrypt-for <public key file|trusted name> | --passphrase <text> | --passphrase-file <file>]`.
+// A json bundle is signed with this home's key when it has one.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Engine, SessionState } from '@resume/core';
-import { JournalCorruptedError, type JournalEvent } from '@resume/core/spec';
+import { JournalCorruptedError, type JournalEvent, UsageError } from '@resume/core/spec';
 import { eventsLostInRepairOf } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
+import { fingerprintOf, readHomeKey, readPublicKeyFile } from '../keys/home-key.js';
+import { listTrustedKeys } from '../keys/trusted-keys.js';
 import { STANDARD_OUTPUT, writeOutputFile } from '../output/output-file.js';
+import { encryptExport, type Sealing } from '../sessions/bundle-encryption.js';
 import { buildExportFile } from '../sessions/export-file.js';
 import { lineageOf } from '../sessions/lineage.js';
+import { readPassphrase } from '../sessions/open-export.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 import { describeEventsLost, renderMarkdown } from '../sessions/session-view.js';
 
@@ -15,35 +22,53 @@ const exportOptionsSchema = z.object({
   format: z.enum(['json', 'md']).default('json'),
   output: z.string().optional(),
   force: z.boolean().default(false),
+  encryptFor: z.string().optional(),
+  passphrase: z.string().optional(),
+  passphraseFile: z.string().optional(),
 });
+type ExportOptions = z.infer<typeof exportOptionsSchema>;
 
 export async function exportSessionCommand(
   context: CliContext,
   input: { reference: string; options: Record<string, unknown> },
 ): Promise<number> {
   const options = exportOptionsSchema.parse(input.options);
+  // Checked before the session is read: a wrong key file or passphrase writes nothing.
+  const sealing = sealingOf(context, options);
   const engine = await context.engine();
   const id = await resolveSession(context, input.reference);
   // Read as every other reader reads it: a damaged session is refused (65, naming the repair), never exported short.
   const state = await engine.readSession(id);
   const lost = eventsLostInRepairOf(state);
   let text: string;
+  let signing = '';
   if (options.format === 'md') {
     const { usage } = await lineageOf(engine, state);
     text = renderMarkdown(state, usage, lost);
   } else {
+    const home = context.config().config.home;
+    const key = readHomeKey(home);
     const file = await buildExportFile(engine.store, id, await wholeJournal(engine, state), {
       now: context.environment.now(),
       version: context.environment.version,
       lostInRepair: lost,
+      signingKey:
+        key?.signing && key.publicKeys.signing ? { privateKey: key.signing, publicKey: key.publicKeys.signing } : null,
     });
     text = `${JSON.stringify(file, null, 2)}\n`;
+    if (sealing) text = encryptExport(text, sealing.sealing);
+    signing = file.signature ? `, signed by this home (${file.signature.fingerprint})` : '';
+    if (!file.signature)
+      context.terminal.warn(
+        `This home has no signing key, so the export is not signed (an import will say "unsigned"). Create one with: conclave keys init`,
+      );
   }
+  const sealed = sealing ? `, ${sealing.said}` : '';
   const losses = lost.map((entry) => `; ${describeEventsLost(entry)}`).join('');
   if (options.output && options.output !== STANDARD_OUTPUT) {
     const target = path.resolve(context.environment.cwd, options.output);
     writeOutputFile(target, text, { force: options.force });
-    context.terminal.note(`Exported session ${id} to ${target}${losses}`);
+    context.terminal.note(`Exported session ${id} to ${target}${signing}${sealed}${losses}`);
   } else {
     context.environment.streams.stdout.write(text);
     if (losses) context.terminal.note(`Session ${id}${losses}`);
@@ -64,4 +89,43 @@ async function wholeJournal(engine: Engine, state: SessionState): Promise<Journa
       problem: `its journal gives ${events.length} of its ${state.lastSeq} events`,
     });
   return events;
+}
+
+/** What to encrypt the export with and how the output line says it, or null. */
+function sealingOf(context: CliContext, options: ExportOptions): { sealing: Sealing; said: string } | null {
+  const cwd = context.environment.cwd;
+  const passphrase = readPassphrase({
+    passphrase: options.passphrase,
+    passphraseFile: options.passphraseFile && path.resolve(cwd, options.passphraseFile),
+  });
+  if (options.encryptFor === undefined && passphrase === null) return null;
+  if (options.format !== 'json')
+    throw new UsageError('Only a json export is encrypted; --format md is for reading.', {
+      hint: 'Drop --format md, or drop --encrypt-for / --passphrase.',
+    });
+  if (options.encryptFor !== undefined && passphrase !== null)
+    throw new UsageError('Encrypt for a key or with a passphrase, not both.');
+  if (passphrase !== null) return { sealing: { passphrase }, said: 'encrypted with the passphrase' };
+  return recipientOf(context, options.encryptFor ?? '');
+}
+
+/** `--encrypt-for`: a public key file, else the name of a trusted key. */
+function recipientOf(context: CliContext, reference: string): { sealing: Sealing; said: string } {
+  const file = path.resolve(context.environment.cwd, reference);
+  const trusted = existsSync(file)
+    ? undefined
+    : listTrustedKeys(context.config().config.home).find((key) => key.name.toLowerCase() === reference.toLowerCase());
+  if (!existsSync(file) && !trusted)
+    throw new UsageError(`--encrypt-for ${reference}: no such public key file, and no trusted key has that name.`, {
+      hint: 'Give the file its owner wrote with conclave keys export-public, or a name from conclave keys trust --list.',
+    });
+  const keys = trusted ? trusted.keys : readPublicKeyFile(file);
+  if (!keys.receiving)
+    throw new UsageError(`${trusted ? trusted.name : file} has no X25519 key to encrypt for (only a signing key).`, {
+      hint: 'Ask its owner for the file conclave keys export-public writes.',
+    });
+  return {
+    sealing: { recipient: keys.receiving },
+    said: `encrypted for ${trusted ? trusted.name : fingerprintOf(keys.receiving)}`,
+  };
 }

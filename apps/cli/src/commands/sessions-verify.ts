@@ -1,10 +1,20 @@
-// `conclave sessions verify [id]`: reads every file of a session (or of every session) in
+// `conclave sessions verify [id|file]`: reads every file of a session (or of every session) in
 // full and reports any damage with file and offset. Exit 0 when all is intact, 65 when not.
-import { ExitCode, type VerifyReport } from '@resume/core/spec';
+// Given an export file, it checks the file itself (checksums, blobs, signature) and says who
+// signed it, without importing it.
+import path from 'node:path';
+import { ExitCode, JournalCorruptedError, type VerifyReport } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
+import { describeOpened, type ExportKeyOptions, type OpenedExport, openExportFile } from '../sessions/open-export.js';
+import { exportPathOf } from '../sessions/resolve-session.js';
 import { damagedSessionId, maintainableStore } from './sessions-repair.js';
 
-export async function verifySessionsCommand(context: CliContext, input: { reference?: string }): Promise<number> {
+export async function verifySessionsCommand(
+  context: CliContext,
+  input: { reference?: string; options?: ExportKeyOptions },
+): Promise<number> {
+  const file = input.reference === undefined ? null : exportPathOf(context, input.reference);
+  if (file !== null) return verifyExportCommand(context, file, input.options ?? {});
   const store = await maintainableStore(context, 'verify');
   const ids = input.reference
     ? [await damagedSessionId(context, input.reference)]
@@ -40,4 +50,49 @@ export async function verifySessionsCommand(context: CliContext, input: { refere
         : `${damaged.length} of ${reports.length} sessions are damaged.`,
     );
   return damaged.length > 0 ? ExitCode.corrupted : ExitCode.success;
+}
+
+/** Checks an export file as an import would, and reports it as one more thing verified. */
+function verifyExportCommand(context: CliContext, file: string, options: ExportKeyOptions): number {
+  const cwd = context.environment.cwd;
+  let opened: OpenedExport;
+  try {
+    opened = openExportFile(context, file, {
+      key: options.key && path.resolve(cwd, options.key),
+      passphrase: options.passphrase,
+      passphraseFile: options.passphraseFile && path.resolve(cwd, options.passphraseFile),
+    });
+  } catch (error) {
+    if (!JournalCorruptedError.isInstance(error)) throw error;
+    const problem = { file, offset: error.offset, problem: error.problem };
+    if (context.options.json)
+      context.terminal.data(
+        JSON.stringify([{ file, sessionId: null, lastSeq: null, problems: [problem], signature: null }]),
+      );
+    else {
+      context.terminal.out(`${context.terminal.red('damaged')}  ${file}`);
+      context.terminal.out(`  - ${error.problem}`);
+      context.terminal.out('  Ask for the export again; nothing in it can be trusted as it is.');
+    }
+    return ExitCode.corrupted;
+  }
+  const data = opened.data;
+  if (context.options.json)
+    context.terminal.data(
+      JSON.stringify([
+        {
+          file,
+          sessionId: data.sessionId,
+          lastSeq: data.events.length,
+          problems: [],
+          signature: opened.signer,
+          encrypted: opened.encryption !== null,
+        },
+      ]),
+    );
+  else
+    context.terminal.out(
+      `${context.terminal.green('ok')}       ${file}  (session ${data.sessionId}, ${data.events.length} events, ${describeOpened(opened)})`,
+    );
+  return ExitCode.success;
 }

@@ -63,10 +63,12 @@ describe('conclave sessions import: checksums', () => {
     await writeFile(downgraded, JSON.stringify({ ...data, formatVersion: 1 }));
     const refused = await other.run(['sessions', 'import', downgraded]);
     expect(refused.code).toBe(65);
-    expect(refused.stderr).toContain('it claims format 1 but has checksum, lastSeq, which format 1 never had');
+    expect(refused.stderr).toContain(
+      'it claims format 1 but has checksum, lastSeq, signature, which format 1 never had',
+    );
     expect(await other.json<unknown[]>(['sessions', 'list'])).toEqual([]);
 
-    const { checksum: _checksum, lastSeq: _lastSeq, ...formatOne } = data;
+    const { checksum: _checksum, lastSeq: _lastSeq, signature: _signature, ...formatOne } = data;
     await writeFile(downgraded, JSON.stringify({ ...formatOne, formatVersion: 1 }));
     const old = await other.run(['sessions', 'import', downgraded]);
     expect(old.code, old.stderr).toBe(0);

@@ -99,6 +99,83 @@ function commandNames(program: Command): Map<string, string[]> {
   );
 }
 
+/** What opens an encrypted export (`sessions import`, `sessions verify`). */
+function addExportKeyOptions(command: Command): Command {
+  return command
+    .option('--key <file>', "an encrypted export: the private key it was encrypted for (default: this home's)")
+    .option('--passphrase <text>', 'an encrypted export: its passphrase (visible to other users in ps)')
+    .option('--passphrase-file <file>', 'an encrypted export: its passphrase, the first line of this file');
+}
+
+type Act = (work: (context: CliContext, command: Command) => Promise<number>) => (...args: unknown[]) => Promise<void>;
+
+/** `conclave keys`: this home's signing key and the public keys it trusts. */
+function keysCommand(act: Act): Command {
+  const keys = new Command('keys').description("this home's signing key, and the public keys it trusts");
+  keys.addHelpText(
+    'after',
+    `
+A home's key (keys/signing-key.pem in the data home, 0600) signs every json export, so an import can tell
+"signed by this home", "signed by <name> (trusted)", "signed by an unknown key <fingerprint>" or "unsigned",
+and opens exports others encrypt for it (sessions export --encrypt-for <their public key file>).
+${examples([
+  'conclave keys init',
+  'conclave keys export-public -o my-key.pub          # give this to others',
+  'conclave keys trust alice.pub --name alice          # their key, checked with them',
+  'conclave sessions export 01jf3k -o idea.json --encrypt-for alice',
+  'conclave sessions import idea.json --require-signed',
+])}`,
+  );
+  const keysModule = () => import('../commands/keys.js');
+  const init = addGlobalOptions(
+    new Command('init').description("create this home's signing key (keys/signing-key.pem, private, 0600)"),
+  );
+  init.addHelpText('after', examples(['conclave keys init', 'conclave keys export-public -o my-key.pub']));
+  init.action(act(async (context) => (await keysModule()).keysInitCommand(context)));
+  keys.addCommand(init);
+
+  const exportPublic = addGlobalOptions(
+    new Command('export-public')
+      .description('print or write the public key others trust (keys trust) and encrypt for (--encrypt-for)')
+      .option('-o, --output <file>', 'write here (a new file; - is stdout) instead of stdout')
+      .option('--force', 'with -o: replace an existing regular file')
+      .option('--one-line', 'the one-line form: conclave-public-key ed25519:<key> x25519:<key>'),
+  );
+  exportPublic.addHelpText(
+    'after',
+    examples(['conclave keys export-public -o my-key.pub', 'conclave keys export-public --one-line']),
+  );
+  exportPublic.action(
+    act(async (context, command) => (await keysModule()).keysExportPublicCommand(context, { options: command.opts() })),
+  );
+  keys.addCommand(exportPublic);
+
+  const trust = addGlobalOptions(
+    new Command('trust')
+      .description('trust a public key under a name: imports it signed say "signed by <name> (trusted)"')
+      .argument('[file]', 'a public key file (conclave keys export-public writes it, PEM or one line)')
+      .option('--name <name>', 'the name imports show for it')
+      .option('--list', 'list the trusted keys')
+      .option('--remove <name>', 'stop trusting the key of this name'),
+  );
+  trust.addHelpText(
+    'after',
+    examples([
+      'conclave keys trust alice.pub --name alice',
+      'conclave keys trust --list',
+      'conclave keys trust --remove alice',
+      'conclave sessions import idea.json --require-signed',
+    ]),
+  );
+  trust.action(
+    act(async (context, command) =>
+      (await keysModule()).keysTrustCommand(context, { file: command.args[0], options: command.opts() }),
+    ),
+  );
+  keys.addCommand(trust);
+  return keys;
+}
+
 function examples(lines: string[]): string {
   return `\nExamples:\n${lines.map((line) => `  ${line}`).join('\n')}\n`;
 }
@@ -510,27 +587,56 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
       .argument('<id>', 'id, unique prefix or list index')
       .addOption(new Option('--format <format>', 'json or md').choices(['json', 'md']).default('json'))
       .option('-o, --output <file>', 'write here (a new file; - is stdout) instead of stdout')
-      .option('--force', 'with -o: replace an existing regular file (it keeps its mode; links are never followed)'),
+      .option('--force', 'with -o: replace an existing regular file (it keeps its mode; links are never followed)')
+      .option(
+        '--encrypt-for <key>',
+        "json: encrypt for a public key file (conclave keys export-public) or a trusted key's name; only its private key opens it",
+      )
+      .option('--passphrase <text>', 'json: encrypt with a passphrase (8+ characters; visible to other users in ps)')
+      .option('--passphrase-file <file>', 'json: encrypt with the passphrase on the first line of this file'),
   );
   exportCommand.addHelpText(
     'after',
-    examples([
+    `${examples([
       'conclave sessions export 01jf3k -o idea.json',
       'conclave sessions export 01jf3k -o idea.json --force   # replace idea.json',
       'conclave sessions export 1 --format md > idea.md',
-    ]),
+      'conclave sessions export 01jf3k -o idea.json --encrypt-for alice.pub',
+      'conclave sessions export 01jf3k -o idea.json --passphrase-file secret.txt',
+    ])}
+A json export is signed with this home's key (conclave keys init makes it); without one it is written unsigned, and says so.
+`,
   );
   exportCommand.action(actOnSession(async () => (await import('../commands/sessions-export.js')).exportSessionCommand));
   sessions.addCommand(exportCommand);
 
-  const importCommand = addGlobalOptions(
-    new Command('import').description('import a session exported as json').argument('<file>', 'the exported file'),
+  const importCommand = addExportKeyOptions(
+    addGlobalOptions(
+      new Command('import')
+        .description('import a session exported as json, and say who signed it')
+        .argument('<file>', 'the exported file')
+        .option(
+          '--require-signed',
+          'refuse a bundle not signed by this home or a trusted key (also: imports.requireSigned in the config)',
+        ),
+    ),
   );
-  importCommand.addHelpText('after', examples(['conclave sessions import idea.json']));
+  importCommand.addHelpText(
+    'after',
+    `${examples([
+      'conclave sessions import idea.json',
+      'conclave sessions import idea.json --require-signed',
+      'conclave sessions import idea.json --key ~/.conclave/keys/signing-key.pem',
+      'conclave sessions import idea.json --passphrase-file secret.txt',
+    ])}
+The import says "signed by this home", "signed by <name> (trusted)" (conclave keys trust), "signed by an unknown key
+<fingerprint>" or "unsigned". A signed bundle changed after it was signed is refused (exit 65).
+`,
+  );
   importCommand.action(
     act(async (context, command) => {
       const { importSessionCommand } = await import('../commands/sessions-import.js');
-      return importSessionCommand(context, { file: command.args[0] ?? '' });
+      return importSessionCommand(context, { file: command.args[0] ?? '', options: command.opts() });
     }),
   );
   sessions.addCommand(importCommand);
@@ -554,20 +660,35 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
   repair.action(actOnSession(async () => (await import('../commands/sessions-repair.js')).repairSessionCommand));
   sessions.addCommand(repair);
 
-  const verify = addGlobalOptions(
-    new Command('verify')
-      .description('read every file of a session (or of all sessions) in full and report any damage; exit 65 if some')
-      .argument('[id]', 'id, unique prefix or list index (default: every session)'),
+  const verify = addExportKeyOptions(
+    addGlobalOptions(
+      new Command('verify')
+        .description(
+          'read every file of a session (or of all sessions) in full and report any damage; exit 65 if some. An export file: its checksums and who signed it',
+        )
+        .argument('[id|file]', 'id, unique prefix, list index or export file (default: every session)'),
+    ),
   );
-  verify.addHelpText('after', examples(['conclave sessions verify', 'conclave sessions verify 01jf3k --json']));
+  verify.addHelpText(
+    'after',
+    examples([
+      'conclave sessions verify',
+      'conclave sessions verify 01jf3k --json',
+      'conclave sessions verify ./idea.json       # an export: intact? signed by whom?',
+    ]),
+  );
   verify.action(
     act(async (context, command) => {
       const { verifySessionsCommand } = await import('../commands/sessions-verify.js');
-      return verifySessionsCommand(context, command.args[0] === undefined ? {} : { reference: command.args[0] });
+      return verifySessionsCommand(
+        context,
+        command.args[0] === undefined ? {} : { reference: command.args[0], options: command.opts() },
+      );
     }),
   );
   sessions.addCommand(verify);
   program.addCommand(sessions);
+  program.addCommand(keysCommand(act));
 
   const answer = addGlobalOptions(
     new Command('answer')

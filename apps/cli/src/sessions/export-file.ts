@@ -3,7 +3,9 @@
 // transcript. Validated with zod on the way in; a newer format is refused. Since format 2
 // the file carries a sha256 of its events, and every blob is named by the sha256 of its
 // content: an export changed after it was written is refused before anything is stored.
-import { createHash } from 'node:crypto';
+// Since format 3 it carries a `signature` (null when the home that wrote it had no key): a
+// signed bundle changed after it was signed is refused, whatever checksums were recomputed.
+import { createHash, type KeyObject } from 'node:crypto';
 import { fold, summarize } from '@resume/core';
 import {
   JOURNAL_FORMAT_VERSION,
@@ -16,18 +18,28 @@ import {
 } from '@resume/core/spec';
 import { type EventsLostInRepair, readUserFile, USER_FILE_LIMITS } from '@resume/runner';
 import { z } from 'zod';
+import { bundleSignatureSchema, signatureProblem, signBundle } from './bundle-signature.js';
 
 export const EXPORT_FORMAT = 'conclave-session';
-export const EXPORT_FORMAT_VERSION = 2;
+export const EXPORT_FORMAT_VERSION = 3;
 /** Format 1 had no checksum of its events; such files are still imported (blobs are verified). */
 const FIRST_CHECKSUMMED_VERSION = 2;
+/** Format 3 always has a `signature` field: a bundle of format 3 without one had it removed. */
+const FIRST_SIGNED_VERSION = 3;
 
-/** Fields written since format 2: a file that claims format 1 and has one of them was changed. */
-const FIELDS_AFTER_FORMAT_1 = ['checksum', 'lastSeq', 'lostInRepair'] as const;
+/** Fields and the format that added them: a file that claims an older format and has one was changed. */
+const FIELDS_ADDED: ReadonlyArray<
+  readonly [field: 'checksum' | 'lastSeq' | 'lostInRepair' | 'signature', since: number]
+> = [
+  ['checksum', 2],
+  ['lastSeq', 2],
+  ['lostInRepair', 2],
+  ['signature', 3],
+];
 
 /**
- * What an import says about the bundle's integrity: no bundle is signed yet, so its checksum
- * shows the events were not damaged, never who wrote them.
+ * What an import says about an unsigned bundle's integrity: its checksum shows the events
+ * were not damaged, never who wrote them.
  */
 export function integrityNote(data: ExportFile): string {
   return data.formatVersion >= FIRST_CHECKSUMMED_VERSION
@@ -42,7 +54,7 @@ const exportHeadSchema = z.object({
 
 export const exportFileSchema = z.object({
   format: z.literal(EXPORT_FORMAT),
-  formatVersion: z.union([z.literal(1), z.literal(EXPORT_FORMAT_VERSION)]),
+  formatVersion: z.union([z.literal(1), z.literal(2), z.literal(EXPORT_FORMAT_VERSION)]),
   exportedAt: z.string(),
   exportedBy: z.string(),
   sessionId: sessionIdSchema,
@@ -67,6 +79,8 @@ export const exportFileSchema = z.object({
     .optional(),
   /** sha256 of the JSON of `events` as written (format 2 on). */
   checksum: z.object({ algorithm: z.literal('sha256'), events: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
+  /** Ed25519 over everything else in the file (format 3 on; null when written unsigned). */
+  signature: bundleSignatureSchema.nullable().optional(),
 });
 export type ExportFile = z.infer<typeof exportFileSchema>;
 
@@ -74,14 +88,20 @@ export async function buildExportFile(
   store: SessionStore,
   sessionId: string,
   events: JournalEvent[],
-  meta: { now: Date; version: string; lostInRepair?: readonly EventsLostInRepair[] },
+  meta: {
+    now: Date;
+    version: string;
+    lostInRepair?: readonly EventsLostInRepair[];
+    /** This home's signing key; without one the bundle is written unsigned (`signature: null`). */
+    signingKey: { privateKey: KeyObject; publicKey: KeyObject } | null;
+  },
 ): Promise<ExportFile> {
   const blobs: Record<string, string> = {};
   for (const hash of referencedBlobs(events)) {
     const content = await store.getBlob(hash);
     if (content) blobs[hash] = Buffer.from(content).toString('base64');
   }
-  return {
+  const bundle: ExportFile = {
     format: EXPORT_FORMAT,
     formatVersion: EXPORT_FORMAT_VERSION,
     exportedAt: meta.now.toISOString(),
@@ -94,6 +114,8 @@ export async function buildExportFile(
     ...(meta.lostInRepair && meta.lostInRepair.length > 0 ? { lostInRepair: [...meta.lostInRepair] } : {}),
     checksum: { algorithm: 'sha256', events: sha256(JSON.stringify(events)) },
   };
+  const key = meta.signingKey;
+  return { ...bundle, signature: key ? signBundle(bundle, key.privateKey, key.publicKey) : null };
 }
 
 function sha256(content: string | Buffer): string {
@@ -141,16 +163,24 @@ export function readExportFile(file: string): string {
   return readUserFile(file, { what: 'export', maxBytes: USER_FILE_LIMITS.bundle });
 }
 
-/** Validates an export file's content; errors say what is wrong with which file. */
-export function parseExportFile(text: string, file: string): ExportFile {
-  let raw: unknown;
+/** An export's JSON, parsed but not yet validated (it may be an encrypted envelope). */
+export function parseExportJson(text: string, file: string): unknown {
   try {
-    raw = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new UnsupportedFormatError(`${file} (not JSON)`, null, {
       hint: 'Only files written by `conclave sessions export --format json` can be imported.',
     });
   }
+}
+
+/** Validates an export file's content; errors say what is wrong with which file. */
+export function parseExportFile(text: string, file: string): ExportFile {
+  return validateExport(parseExportJson(text, file), file);
+}
+
+/** Validates a parsed export: its fields, its events, its checksums and its signature. */
+export function validateExport(raw: unknown, file: string): ExportFile {
   const head = exportHeadSchema.safeParse(raw);
   if (!head.success) {
     throw new UnsupportedFormatError(`${file}`, null, {
@@ -171,10 +201,24 @@ export function parseExportFile(text: string, file: string): ExportFile {
     );
   }
   const data = parsed.data;
-  // A downgrade to format 1 would drop the checksum check: a format 1 file never had these.
-  const newer = FIELDS_AFTER_FORMAT_1.filter((field) => data[field] !== undefined);
-  if (data.formatVersion === 1 && newer.length > 0)
-    throw tampered(file, `it claims format 1 but has ${newer.join(', ')}, which format 1 never had`);
+  // A downgrade would drop a check (the checksum, the signature): an older format never had these fields.
+  const newer = FIELDS_ADDED.filter(([field, since]) => since > data.formatVersion && data[field] !== undefined).map(
+    ([field]) => field,
+  );
+  if (newer.length > 0)
+    throw tampered(
+      file,
+      `it claims format ${data.formatVersion} but has ${newer.join(', ')}, which format ${data.formatVersion} never had`,
+    );
+  if (data.formatVersion >= FIRST_SIGNED_VERSION && data.signature === undefined)
+    throw tampered(
+      file,
+      `its signature was removed (format ${data.formatVersion} always records one, null if unsigned)`,
+    );
+  if (data.signature) {
+    const problem = signatureProblem(raw as Record<string, unknown>, data.signature);
+    if (problem) throw tampered(file, problem);
+  }
   const first = data.events[0];
   if (first?.type !== 'session-created' || first.header.id !== data.sessionId)
     throw damaged(file, `its events do not start with the creation of session ${data.sessionId}`);

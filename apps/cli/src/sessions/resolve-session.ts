@@ -30,21 +30,27 @@ export async function resolveSession(context: CliContext, reference: string): Pr
       { hint: 'The numbers are those shown by: conclave sessions list' },
     );
   }
-  if (looksLikePath(trimmed)) {
-    const file = path.resolve(context.environment.cwd, trimmed);
-    // Only a file can be an export; a directory falls through to the id lookup (not found). A path
-    // the system will not even look up (a name too long, a folder it may not search) is read as
-    // an export, whose reader says why it cannot be.
-    const stats = (() => {
-      try {
-        return statSync(file, { throwIfNoEntry: false });
-      } catch {
-        return 'unreadable' as const;
-      }
-    })();
-    if (stats === 'unreadable' || stats?.isFile()) return sessionFromExport(context, file);
-  }
+  const file = exportPathOf(context, trimmed);
+  if (file !== null) return sessionFromExport(context, file);
   return resolveIdPrefix(engine, trimmed);
+}
+
+/** The path of the export file a reference names, or null when it names a session some other way. */
+export function exportPathOf(context: CliContext, reference: string): string | null {
+  const trimmed = reference.trim();
+  if (!looksLikePath(trimmed)) return null;
+  const file = path.resolve(context.environment.cwd, trimmed);
+  // Only a file can be an export; a directory falls through to the id lookup (not found). A path
+  // the system will not even look up (a name too long, a folder it may not search) is read as
+  // an export, whose reader says why it cannot be.
+  const stats = (() => {
+    try {
+      return statSync(file, { throwIfNoEntry: false });
+    } catch {
+      return 'unreadable' as const;
+    }
+  })();
+  return stats === 'unreadable' || stats?.isFile() ? file : null;
 }
 
 /**
@@ -70,11 +76,17 @@ function looksLikePath(reference: string): boolean {
 
 async function sessionFromExport(context: CliContext, file: string): Promise<string> {
   // Loaded here: the export format's schemas are built only when a reference is a file.
-  const { importExportFile, integrityNote, parseExportFile, readExportFile } = await import('./export-file.js');
-  const data = parseExportFile(readExportFile(file), file);
+  const [{ importExportFile }, { describeOpened, noteSigner, openExportFile, requireSigner }] = await Promise.all([
+    import('./export-file.js'),
+    import('./open-export.js'),
+  ]);
+  const opened = openExportFile(context, file);
+  const data = opened.data;
   const store = await context.store();
   if (await store.getHeader(data.sessionId)) return data.sessionId;
+  requireSigner(context, file, opened.signer, false);
   await importExportFile(store, data, { pid: process.pid, host: hostname() });
-  context.terminal.note(`Imported session ${data.sessionId} from ${file}. ${integrityNote(data)}`);
+  context.terminal.note(`Imported session ${data.sessionId} from ${file}, ${describeOpened(opened)}.`);
+  noteSigner(context, opened);
   return data.sessionId;
 }
