@@ -22,6 +22,7 @@ const HKDF_INFO = 'conclave-session-encrypted v1';
 /** 2^17 × 8 × 128 bytes = 128 MiB of memory per guess. */
 const SCRYPT = { N: 2 ** 17, r: 8, p: 1 } as const;
 const SCRYPT_MAX_N = 2 ** 20;
+const SCRYPT_MAX_MEMORY = 256 * 2 ** 20;
 export const MIN_PASSPHRASE_LENGTH = 8;
 
 const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/);
@@ -38,9 +39,14 @@ const keyAgreementSchema = z.discriminatedUnion('method', [
   z.object({
     method: z.literal('scrypt'),
     salt: base64,
-    N: z.number().int().min(2).max(SCRYPT_MAX_N),
+    N: z
+      .number()
+      .int()
+      .min(2)
+      .max(SCRYPT_MAX_N)
+      .refine((value) => (value & (value - 1)) === 0, 'a power of 2'),
     r: z.number().int().min(1).max(32),
-    p: z.number().int().min(1).max(16),
+    p: z.number().int().min(1).max(4),
   }),
 ]);
 
@@ -49,8 +55,10 @@ const envelopeSchema = z.object({
   formatVersion: z.literal(ENCRYPTED_FORMAT_VERSION),
   cipher: z.literal('aes-256-gcm'),
   keyAgreement: keyAgreementSchema,
-  iv: base64,
-  tag: base64,
+  /** 12 bytes. */
+  iv: z.string().regex(/^[A-Za-z0-9+/]{16}$/, '12 bytes in base64'),
+  /** The full 16-byte tag: a shorter one would be easier to forge. */
+  tag: z.string().regex(/^[A-Za-z0-9+/]{22}==$/, '16 bytes in base64'),
   ciphertext: base64,
 });
 type Envelope = z.infer<typeof envelopeSchema>;
@@ -105,27 +113,29 @@ export function decryptExport(raw: unknown, file: string, opening: Opening): str
   const parsed = envelopeSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new JournalCorruptedError(
-      {
-        sessionId: null,
-        file,
-        offset: null,
-        problem: `its encryption field ${issue?.path.join('.')} is invalid: ${issue?.message}`,
-      },
-      { hint: 'Nothing was imported. Ask for the export again.' },
-    );
+    throw damagedEnvelope(file, `its encryption field ${issue?.path.join('.')} is invalid: ${issue?.message}`);
   }
   const envelope = parsed.data;
   const agreement = envelope.keyAgreement;
   let key: Buffer;
   if (agreement.method === 'x25519') {
     const privateKey = receivingKey(agreement, file, opening);
-    key = agreedKey(privateKey, publicKeyFromRaw('X25519', agreement.ephemeralKey), agreement);
+    try {
+      key = agreedKey(privateKey, publicKeyFromRaw('X25519', agreement.ephemeralKey), agreement);
+    } catch {
+      throw damagedEnvelope(file, 'its ephemeral key is not a usable X25519 key');
+    }
   } else {
     if (opening.passphrase === null)
       throw new UsageError(`${file} is encrypted with a passphrase.`, {
         hint: 'Give it: --passphrase-file <file> (its first line), or --passphrase <text>.',
       });
+    // A file may ask for any cost: more memory than an export of ours ever needs is refused, not tried.
+    if (128 * agreement.N * agreement.r > SCRYPT_MAX_MEMORY)
+      throw damagedEnvelope(
+        file,
+        `its scrypt parameters ask for more than ${SCRYPT_MAX_MEMORY / 2 ** 20} MiB of memory`,
+      );
     key = passphraseKey(opening.passphrase, agreement);
   }
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(envelope.iv, 'base64'));
@@ -141,11 +151,15 @@ export function decryptExport(raw: unknown, file: string, opening: Opening): str
         `The passphrase does not open ${file}: it is not the one the export was encrypted with (or the file was changed since).`,
         { hint: 'Nothing was imported. Check the passphrase (a --passphrase-file gives its first line).' },
       );
-    throw new JournalCorruptedError(
-      { sessionId: null, file, offset: null, problem: 'its encrypted content does not match its authentication tag' },
-      { hint: 'Nothing was imported. The file was changed after it was encrypted; ask for the export again.' },
-    );
+    throw damagedEnvelope(file, 'its encrypted content does not match its authentication tag');
   }
+}
+
+function damagedEnvelope(file: string, problem: string): JournalCorruptedError {
+  return new JournalCorruptedError(
+    { sessionId: null, file, offset: null, problem },
+    { hint: 'Nothing was imported. The file was changed after it was encrypted; ask for the export again.' },
+  );
 }
 
 /** The envelope's fields that are not secret, authenticated with the ciphertext. */
@@ -192,6 +206,6 @@ function passphraseKey(passphrase: string, agreement: Extract<Envelope['keyAgree
     N: agreement.N,
     r: agreement.r,
     p: agreement.p,
-    maxmem: 256 * agreement.N * agreement.r + 1024 * 1024,
+    maxmem: SCRYPT_MAX_MEMORY + 2 ** 20,
   });
 }

@@ -15,7 +15,7 @@ export const bundleSignatureSchema = z.object({
   /** The signer's raw public key, base64url. */
   publicKey: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
   /** `SHA256:…` of the public key, for people reading the file; checked against the key. */
-  fingerprint: z.string(),
+  fingerprint: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/),
   value: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/),
 });
 export type BundleSignature = z.infer<typeof bundleSignatureSchema>;
@@ -41,13 +41,22 @@ export function signBundle(
 
 /** The problem with a bundle's signature, or null when it holds. `raw` is the bundle as read. */
 export function signatureProblem(raw: Record<string, unknown>, signature: BundleSignature): string | null {
-  const publicKey = publicKeyFromRaw('Ed25519', signature.publicKey);
+  let publicKey: KeyObject;
+  try {
+    publicKey = publicKeyFromRaw('Ed25519', signature.publicKey);
+  } catch {
+    return 'its signature carries a key that is not an Ed25519 public key';
+  }
   if (fingerprintOf(publicKey) !== signature.fingerprint)
-    return `its signature names the key ${signature.fingerprint.slice(0, 60)} but carries another`;
+    return `its signature names the key ${signature.fingerprint} but carries another`;
   const { signature: _signature, ...content } = raw;
-  return verify(null, signedMessage(content), publicKey, Buffer.from(signature.value, 'base64'))
-    ? null
-    : `its signature does not match its content (signed by ${signature.fingerprint})`;
+  let holds = false;
+  try {
+    holds = verify(null, signedMessage(content), publicKey, Buffer.from(signature.value, 'base64'));
+  } catch {
+    // A key or signature OpenSSL cannot even read proves nothing: the same as one that does not fit.
+  }
+  return holds ? null : `its signature does not match its content (signed by ${signature.fingerprint})`;
 }
 
 /** Who signed a bundle whose signature holds, as this home knows the key. */
