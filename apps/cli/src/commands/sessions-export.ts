@@ -8,7 +8,7 @@ import { JournalCorruptedError, type JournalEvent, UsageError } from '@resume/co
 import { eventsLostInRepairOf } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
-import { fingerprintOf, readHomeKey, readPublicKeyFile } from '../keys/home-key.js';
+import { exposureOf, fingerprintOf, readHomeKey, readPublicKeyFile } from '../keys/home-key.js';
 import { listTrustedKeys } from '../keys/trusted-keys.js';
 import { STANDARD_OUTPUT, writeOutputFile } from '../output/output-file.js';
 import { encryptExport, type Sealing } from '../sessions/bundle-encryption.js';
@@ -48,6 +48,8 @@ export async function exportSessionCommand(
   } else {
     const home = context.config().config.home;
     const key = readHomeKey(home);
+    const exposure = key && exposureOf(key.file);
+    if (exposure) context.terminal.warn(exposure);
     const file = await buildExportFile(engine.store, id, await wholeJournal(engine, state), {
       now: context.environment.now(),
       version: context.environment.version,

@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from './run-cli.js';
@@ -63,6 +63,11 @@ describe('signed exports', () => {
     expect(again.stderr).toContain(key);
     expect(await readFile(key, 'utf8')).toBe(before);
     expect(await readFile(publicKey, 'utf8')).not.toContain('PRIVATE');
+    await chmod(key, 0o644);
+    const exposed = await author.run(['sessions', 'export', id, '-o', '-']);
+    await chmod(key, 0o600);
+    expect(exposed.code, exposed.stderr).toBe(0);
+    expect(exposed.stderr).toContain(`chmod 600 ${key}`);
     const line = await author.run(['keys', 'export-public', '--one-line']);
     expect(line.stdout.trim()).toMatch(/^conclave-public-key ed25519:\S+ x25519:\S+$/);
   });

@@ -4,7 +4,7 @@
 // file; their public halves travel as a public key file (`keys export-public`): two PEM
 // blocks, or one line `conclave-public-key ed25519:<key> x25519:<key>`.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { FileNotFoundError, UsageError } from '@resume/core/spec';
 import { readUserFile, USER_FILE_LIMITS } from '@resume/runner';
@@ -65,6 +65,13 @@ export function readHomeKey(home: string): HomeKey | null {
     if (FileNotFoundError.isInstance(error)) return null;
     throw error;
   }
+}
+
+/** A warning when others may read a private key file (a copy, a `chmod`, a restored backup), else null. */
+export function exposureOf(file: string): string | null {
+  const mode = statSync(file).mode & 0o777;
+  if ((mode & 0o077) === 0) return null;
+  return `The private key ${file} can be read by other users (mode ${mode.toString(8).padStart(4, '0')}); make it private: chmod 600 ${file}`;
 }
 
 /** A private key file: this home's (or another's) `signing-key.pem`, or any PEM file with an Ed25519 or X25519 key. */
