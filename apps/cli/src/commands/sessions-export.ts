@@ -95,11 +95,7 @@ async function wholeJournal(engine: Engine, state: SessionState): Promise<Journa
 
 /** What to encrypt the export with and how the output line says it, or null. */
 function sealingOf(context: CliContext, options: ExportOptions): { sealing: Sealing; said: string } | null {
-  const cwd = context.environment.cwd;
-  const passphrase = readPassphrase({
-    passphrase: options.passphrase,
-    passphraseFile: options.passphraseFile && path.resolve(cwd, options.passphraseFile),
-  });
+  const passphrase = readPassphrase(options, context.environment.cwd);
   if (options.encryptFor === undefined && passphrase === null) return null;
   if (options.format !== 'json')
     throw new UsageError('Only a json export is encrypted; --format md is for reading.', {

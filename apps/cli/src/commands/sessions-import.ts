@@ -20,13 +20,8 @@ export async function importSessionCommand(
   input: { file: string; options?: Record<string, unknown> },
 ): Promise<number> {
   const options = importOptionsSchema.parse(input.options ?? {});
-  const cwd = context.environment.cwd;
-  const file = path.resolve(cwd, input.file);
-  const opened = openExportFile(context, file, {
-    key: options.key && path.resolve(cwd, options.key),
-    passphrase: options.passphrase,
-    passphraseFile: options.passphraseFile && path.resolve(cwd, options.passphraseFile),
-  });
+  const file = path.resolve(context.environment.cwd, input.file);
+  const opened = openExportFile(context, file, options);
   requireSigner(context, file, opened.signer, options.requireSigned);
   const data = opened.data;
   const store = await context.store();

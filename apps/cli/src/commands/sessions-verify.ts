@@ -2,7 +2,6 @@
 // full and reports any damage with file and offset. Exit 0 when all is intact, 65 when not.
 // Given an export file, it checks the file itself (checksums, blobs, signature) and says who
 // signed it, without importing it.
-import path from 'node:path';
 import { ExitCode, JournalCorruptedError, type VerifyReport } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
 import { describeOpened, type ExportKeyOptions, type OpenedExport, openExportFile } from '../sessions/open-export.js';
@@ -54,14 +53,9 @@ export async function verifySessionsCommand(
 
 /** Checks an export file as an import would, and reports it as one more thing verified. */
 function verifyExportCommand(context: CliContext, file: string, options: ExportKeyOptions): number {
-  const cwd = context.environment.cwd;
   let opened: OpenedExport;
   try {
-    opened = openExportFile(context, file, {
-      key: options.key && path.resolve(cwd, options.key),
-      passphrase: options.passphrase,
-      passphraseFile: options.passphraseFile && path.resolve(cwd, options.passphraseFile),
-    });
+    opened = openExportFile(context, file, options);
   } catch (error) {
     if (!JournalCorruptedError.isInstance(error)) throw error;
     const problem = { file, offset: error.offset, problem: error.problem };

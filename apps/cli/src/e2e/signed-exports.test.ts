@@ -22,6 +22,8 @@ interface Bundle {
   events: { type: string; message?: { content: string } }[];
 }
 
+const privateKeyOf = (sandbox: { home: string }) => path.join(sandbox.home, 'keys', 'signing-key.pem');
+
 type Transcript = { messages: { role: string; speaker: string | null; content: string }[] };
 
 describe('signed exports', () => {
@@ -54,7 +56,7 @@ describe('signed exports', () => {
   });
 
   it('keeps the signing key private in the home and refuses to make a second one', async () => {
-    const key = path.join(author.home, 'keys', 'signing-key.pem');
+    const key = privateKeyOf(author);
     expect(statSync(key).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(key)).mode & 0o777).toBe(0o700);
     const before = await readFile(key, 'utf8');
@@ -182,13 +184,7 @@ describe('signed exports', () => {
     expect(third.code).toBe(64);
     expect(third.stderr).toContain('encrypted for the key');
     expect(third.stderr).toContain('--key');
-    const wrongKey = await author.run([
-      'sessions',
-      'import',
-      sealed,
-      '--key',
-      path.join(author.home, 'keys', 'signing-key.pem'),
-    ]);
+    const wrongKey = await author.run(['sessions', 'import', sealed, '--key', privateKeyOf(author)]);
     expect(wrongKey.code).toBe(64);
     expect(wrongKey.stderr).toContain('is not the one');
 
@@ -199,13 +195,7 @@ describe('signed exports', () => {
     expect((await reader.json<Transcript>(['sessions', 'show', id])).messages).toEqual(transcript);
     await forget();
 
-    const withKey = await reader.run([
-      'sessions',
-      'import',
-      sealed,
-      '--key',
-      path.join(reader.home, 'keys', 'signing-key.pem'),
-    ]);
+    const withKey = await reader.run(['sessions', 'import', sealed, '--key', privateKeyOf(reader)]);
     expect(withKey.code, withKey.stderr).toBe(0);
     await forget();
   });

@@ -2,6 +2,7 @@
 // that is an export's path: decrypted when it is encrypted (with the key or passphrase given,
 // else this home's key), validated, its signature checked, and its signer named as this home
 // knows it. A bundle that is not signed by a known key is refused when signatures are required.
+import path from 'node:path';
 import { ConclaveError, ExitCode, UsageError } from '@resume/core/spec';
 import { readUserFile, USER_FILE_LIMITS } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
@@ -17,7 +18,7 @@ export interface OpenedExport {
   encryption: string | null;
 }
 
-/** `--key`, `--passphrase`, `--passphrase-file`: what opens an encrypted export. */
+/** `--key`, `--passphrase`, `--passphrase-file`: what opens an encrypted export (files relative to the cwd). */
 export interface ExportKeyOptions {
   key?: string | undefined;
   passphrase?: string | undefined;
@@ -30,11 +31,12 @@ export function openExportFile(context: CliContext, file: string, options: Expor
   let raw = parseExportJson(readExportFile(file), file);
   let encryption: string | null = null;
   if (isEncryptedExport(raw)) {
-    const given = options.key ? readPrivateKeyFile(options.key) : null;
+    const cwd = context.environment.cwd;
+    const given = options.key ? readPrivateKeyFile(path.resolve(cwd, options.key)) : null;
     const opening: Opening = {
       key: given ?? homeKey,
       homeKey: given === null,
-      passphrase: readPassphrase(options),
+      passphrase: readPassphrase(options, cwd),
     };
     raw = parseExportJson(decryptExport(raw, file, opening), file);
     if (isEncryptedExport(raw)) throw new UsageError(`${file} is encrypted twice; Conclave writes one envelope.`);
@@ -91,11 +93,11 @@ function describeReceiver(opening: Opening): string {
 }
 
 /** The passphrase given with `--passphrase` or as the first line of `--passphrase-file`, or null. */
-export function readPassphrase(options: ExportKeyOptions): string | null {
+export function readPassphrase(options: ExportKeyOptions, cwd: string): string | null {
   if (options.passphrase !== undefined && options.passphraseFile)
     throw new UsageError('Give the passphrase once: --passphrase or --passphrase-file, not both.');
   if (options.passphraseFile) {
-    const file = options.passphraseFile;
+    const file = path.resolve(cwd, options.passphraseFile);
     const text = readUserFile(file, { what: 'passphrase file', maxBytes: USER_FILE_LIMITS.text });
     return checkedPassphrase(text.split(/\r?\n/)[0] ?? '', `The first line of ${file}`);
   }
