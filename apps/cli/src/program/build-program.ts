@@ -610,8 +610,8 @@ A json export is signed with this home's key (conclave keys init makes it); with
   exportCommand.action(actOnSession(async () => (await import('../commands/sessions-export.js')).exportSessionCommand));
   sessions.addCommand(exportCommand);
 
-  const importCommand = addExportKeyOptions(
-    addGlobalOptions(
+  const importCommand = addGlobalOptions(
+    addExportKeyOptions(
       new Command('import')
         .description('import a session exported as json, and say who signed it')
         .argument('<file>', 'the exported file')
@@ -660,8 +660,8 @@ The import says "signed by this home", "signed by <name> (trusted)" (conclave ke
   repair.action(actOnSession(async () => (await import('../commands/sessions-repair.js')).repairSessionCommand));
   sessions.addCommand(repair);
 
-  const verify = addExportKeyOptions(
-    addGlobalOptions(
+  const verify = addGlobalOptions(
+    addExportKeyOptions(
       new Command('verify')
         .description(
           'read every file of a session (or of all sessions) in full and report any damage; exit 65 if some. An export file: its checksums and who signed it',
