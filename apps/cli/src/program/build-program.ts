@@ -688,7 +688,6 @@ The import says "signed by this home", "signed by <name> (trusted)" (conclave ke
   );
   sessions.addCommand(verify);
   program.addCommand(sessions);
-  program.addCommand(keysCommand(act));
 
   const answer = addGlobalOptions(
     new Command('answer')
@@ -805,6 +804,7 @@ The import says "signed by this home", "signed by <name> (trusted)" (conclave ke
     }),
   );
   program.addCommand(config);
+  program.addCommand(keysCommand(act));
 
   const database = new Command('db').description('PostgreSQL store administration');
   const migrate = addGlobalOptions(
