@@ -26,7 +26,10 @@ describe('an encrypted export', () => {
 
   it('opens with the key it was encrypted for, and hides the content', () => {
     expect(JSON.stringify(sealed)).not.toContain('conclave-session"');
-    expect(decryptExport(sealed, 'x.json', { key: mine, homeKey: true, passphrase: null })).toBe(text);
+    expect(decryptExport(sealed, 'x.json', { key: mine, homeKey: true, passphrase: null })).toEqual({
+      text,
+      openedWith: 'key',
+    });
   });
 
   it('says which key it needs when given another, or none', () => {
@@ -55,9 +58,10 @@ describe('an encrypted export', () => {
 
   it('opens with its passphrase only', () => {
     const withPassphrase = JSON.parse(encryptExport(text, { passphrase: 'correct horse' })) as unknown;
-    expect(decryptExport(withPassphrase, 'x.json', { key: null, homeKey: true, passphrase: 'correct horse' })).toBe(
+    expect(decryptExport(withPassphrase, 'x.json', { key: null, homeKey: true, passphrase: 'correct horse' })).toEqual({
       text,
-    );
+      openedWith: 'passphrase',
+    });
     expect(() =>
       decryptExport(withPassphrase, 'x.json', { key: null, homeKey: true, passphrase: 'wrong horse' }),
     ).toThrow(/does not open/);

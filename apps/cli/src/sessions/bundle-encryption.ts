@@ -108,8 +108,15 @@ export function encryptExport(text: string, sealing: Sealing): string {
   return `${JSON.stringify(envelope, null, 2)}\n`;
 }
 
-/** The bundle's text inside an envelope; errors say what the file needs and what was given. */
-export function decryptExport(raw: unknown, file: string, opening: Opening): string {
+/**
+ * The bundle's text inside an envelope, and whether a key or a passphrase opened it; errors say
+ * what the file needs and what was given.
+ */
+export function decryptExport(
+  raw: unknown,
+  file: string,
+  opening: Opening,
+): { text: string; openedWith: 'key' | 'passphrase' } {
   const parsed = envelopeSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -142,9 +149,8 @@ export function decryptExport(raw: unknown, file: string, opening: Opening): str
   decipher.setAAD(additionalData({ ...envelope, tag: undefined, ciphertext: undefined }));
   decipher.setAuthTag(Buffer.from(envelope.tag, 'base64'));
   try {
-    return Buffer.concat([decipher.update(Buffer.from(envelope.ciphertext, 'base64')), decipher.final()]).toString(
-      'utf8',
-    );
+    const plain = Buffer.concat([decipher.update(Buffer.from(envelope.ciphertext, 'base64')), decipher.final()]);
+    return { text: plain.toString('utf8'), openedWith: agreement.method === 'scrypt' ? 'passphrase' : 'key' };
   } catch {
     if (agreement.method === 'scrypt')
       throw new UsageError(

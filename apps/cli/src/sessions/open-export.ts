@@ -11,6 +11,9 @@ import { decryptExport, isEncryptedExport, MIN_PASSPHRASE_LENGTH, type Opening }
 import { describeSigner, type Signer, signerOf } from './bundle-signature.js';
 import { type ExportFile, integrityNote, parseExportJson, readExportFile, validateExport } from './export-file.js';
 
+const TRUST_HINT =
+  'If you trust its author, add their public key: conclave keys trust <their public key file> --name <name>';
+
 export interface OpenedExport {
   data: ExportFile;
   signer: Signer;
@@ -38,9 +41,10 @@ export function openExportFile(context: CliContext, file: string, options: Expor
       homeKey: given === null,
       passphrase: readPassphrase(options, cwd),
     };
-    raw = parseExportJson(decryptExport(raw, file, opening), file);
+    const opened = decryptExport(raw, file, opening);
+    raw = parseExportJson(opened.text, file);
     if (isEncryptedExport(raw)) throw new UsageError(`${file} is encrypted twice; Conclave writes one envelope.`);
-    encryption = opening.passphrase !== null ? 'encrypted with a passphrase' : describeReceiver(opening);
+    encryption = opened.openedWith === 'passphrase' ? 'encrypted with a passphrase' : describeReceiver(opening);
   } else if (options.key || options.passphrase !== undefined || options.passphraseFile) {
     context.terminal.note(`${file} is not encrypted; the key or passphrase given was not needed.`);
   }
@@ -66,7 +70,7 @@ export function requireSigner(context: CliContext, file: string, signer: Signer,
     {
       hint:
         signer.status === 'unknown'
-          ? 'Nothing was imported. If you trust its author, add their public key first: conclave keys trust <their public key file> --name <name>'
+          ? `Nothing was imported. ${TRUST_HINT}`
           : 'Nothing was imported. Ask for an export signed by a key you trust (its author runs conclave keys init, then exports again).',
     },
   );
@@ -81,9 +85,7 @@ export function describeOpened(opened: OpenedExport): string {
 export function noteSigner(context: CliContext, opened: OpenedExport): void {
   if (opened.signer.status === 'unsigned') context.terminal.note(integrityNote(opened.data));
   else if (opened.signer.status === 'unknown')
-    context.terminal.note(
-      'The signature holds, but this home does not know the key. If you trust its author, add their public key: conclave keys trust <their public key file> --name <name>',
-    );
+    context.terminal.note(`The signature holds, but this home does not know the key. ${TRUST_HINT}`);
 }
 
 function describeReceiver(opening: Opening): string {
