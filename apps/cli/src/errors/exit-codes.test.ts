@@ -1,16 +1,59 @@
-// The exit code of every error the packages throw. The recorded values are the ones users and
-// scripts have seen so far (docs/cli.md#exit-codes): a change to any of them is a breaking change.
+// The exit code of every error the packages throw, from the front ends' one table
+// (@resume/runner/exit-codes). The recorded values are the ones users and scripts have seen so far
+// (docs/cli.md#exit-codes): a change to any of them is a breaking change.
+import { readFileSync } from 'node:fs';
+import * as aiSdk from '@resume/ai-sdk';
 import { PromptChangedError } from '@resume/ai-sdk';
 import * as core from '@resume/core';
+import * as coreSpec from '@resume/core/spec';
+import * as langgraph from '@resume/langgraph';
 import { CheckpointDataError, ThreadConfigError } from '@resume/langgraph';
+import * as providersAnthropic from '@resume/providers-anthropic';
+import * as providersOpenai from '@resume/providers-openai';
+import * as providersScripted from '@resume/providers-scripted';
 import * as runner from '@resume/runner';
+import * as runnerConfig from '@resume/runner/config';
+import { ExitCode, exitCodeFor, exitCodes } from '@resume/runner/exit-codes';
+import * as runnerModes from '@resume/runner/modes';
+import * as runnerProviders from '@resume/runner/providers';
+import * as storageFs from '@resume/storage-fs';
+import * as storagePostgres from '@resume/storage-postgres';
 import { describe, expect, it } from 'vitest';
 
-const exitCodeOf = (error: core.ConclaveError): number => error.exitCode;
+const TABLE = 'packages/runner/src/exit-codes/exit-codes.ts';
+
+/** Every module a library user imports errors from. */
+const packages: Record<string, Record<string, unknown>> = {
+  '@resume/core': core,
+  '@resume/core/spec': coreSpec,
+  '@resume/runner': runner,
+  '@resume/runner/config': runnerConfig,
+  '@resume/runner/modes': runnerModes,
+  '@resume/runner/providers': runnerProviders,
+  '@resume/storage-fs': storageFs,
+  '@resume/storage-postgres': storagePostgres,
+  '@resume/providers-anthropic': providersAnthropic,
+  '@resume/providers-openai': providersOpenai,
+  '@resume/providers-scripted': providersScripted,
+  '@resume/ai-sdk': aiSdk,
+  '@resume/langgraph': langgraph,
+};
+
+/** The error classes a package exports (a subclass of ConclaveError has a static `code` and `isInstance`). */
+function errorClasses(exports: Record<string, unknown>): Array<{ name: string; code: string }> {
+  return Object.entries(exports).flatMap(([name, value]) => {
+    if (typeof value !== 'function' || value === core.ConclaveError) return [];
+    const { code, isInstance } = value as { code?: unknown; isInstance?: unknown };
+    return typeof code === 'string' && typeof isInstance === 'function' ? [{ name, code }] : [];
+  });
+}
 
 const sessionId = '7f3c2a9e-0000-4000-8000-000000000000';
 const refusedKey = new core.ProviderError({ reason: 'authentication', provider: 'openai', message: 'key refused' });
-const failedAttempt = { attempt: 1, error: { name: 'Error', message: 'boom', retryable: false } };
+const failedAttempt: core.FailedAttempt = {
+  attempt: 1,
+  error: { name: 'Error', message: 'boom', code: null, retryable: false },
+};
 
 /** One error of each kind (and of each variant with its own exit code), with the exit code it gives. */
 const recorded: Array<[string, () => core.ConclaveError, number]> = [
@@ -188,6 +231,45 @@ const recorded: Array<[string, () => core.ConclaveError, number]> = [
 
 describe('exit codes', () => {
   it.each(recorded)('%s exits as it always has', (_name, make, exitCode) => {
-    expect(exitCodeOf(make())).toBe(exitCode);
+    expect(exitCodeFor(make())).toBe(exitCode);
+  });
+
+  it('every error class a package exports has an entry in the table', () => {
+    const missing = Object.entries(packages).flatMap(([from, exports]) =>
+      errorClasses(exports)
+        .filter(({ code }) => !Object.hasOwn(exitCodes, code))
+        .map(
+          ({ name, code }) =>
+            `${name} (code "${code}", exported by ${from}) has no exit code: add '${code}': ExitCode.<${Object.keys(ExitCode).join('|')}> to ${TABLE}, and a row for it to docs/cli.md#error-codes`,
+        ),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('an error the table does not know, or anything that is no Conclave error, exits 1', () => {
+    expect(exitCodeFor(new core.ConclaveError('made-up', 'A code of a newer package.'))).toBe(1);
+    expect(exitCodeFor(new TypeError('a bug'))).toBe(1);
+    expect(exitCodeFor('a string')).toBe(1);
+  });
+
+  it('docs/cli.md lists every code of the table with its exit code', () => {
+    const text = readFileSync(new URL('../../../../docs/cli.md', import.meta.url), 'utf8');
+    const documented = new Map(
+      [...text.matchAll(/^\| `([a-z-]+)` \| ([^|]+) \|/gm)].map((row) => [row[1] ?? '', (row[2] ?? '').trim()]),
+    );
+    const wrong = Object.entries(exitCodes).flatMap(([code, rule]) => {
+      const row = documented.get(code);
+      if (row === undefined) return [`docs/cli.md has no row for error code "${code}"`];
+      if (typeof rule === 'number' && row !== String(rule))
+        return [`docs/cli.md gives "${code}" exit ${row}, the table ${rule}`];
+      return [];
+    });
+    expect(wrong).toEqual([]);
+    expect([...documented.keys()].filter((code) => !Object.hasOwn(exitCodes, code))).toEqual([]);
+  });
+
+  it('the exit codes the table gives are the documented ones', () => {
+    const known = new Set<number>(Object.values(ExitCode));
+    for (const [, make] of recorded) expect(known).toContain(exitCodeFor(make()));
   });
 });
