@@ -2,7 +2,8 @@
 // full and reports any damage with file and offset. Exit 0 when all is intact, 65 when not.
 // Given an export file, it checks the file itself (checksums, blobs, signature) and says who
 // signed it, without importing it.
-import { ExitCode, JournalCorruptedError, type VerifyReport } from '@resume/core/spec';
+import { JournalCorruptedError, type VerifyReport } from '@resume/core/spec';
+import { ExitCode } from '@resume/runner/exit-codes';
 import type { CliContext } from '../context/cli-context.js';
 import { describeOpened, type ExportKeyOptions, type OpenedExport, openExportFile } from '../sessions/open-export.js';
 import { exportPathOf } from '../sessions/resolve-session.js';

@@ -3,7 +3,7 @@
 // else this home's key), validated, its signature checked, and its signer named as this home
 // knows it. A bundle that is not signed by a known key is refused when signatures are required.
 import path from 'node:path';
-import { ConclaveError, ExitCode, UsageError } from '@resume/core/spec';
+import { ConclaveError, UsageError } from '@resume/core/spec';
 import { readUserFile, USER_FILE_LIMITS } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
 import { fingerprintOf, readHomeKey, readPrivateKeyFile } from '../keys/home-key.js';
@@ -54,7 +54,7 @@ export function openExportFile(context: CliContext, file: string, options: Expor
 
 /**
  * Refuses a bundle not signed by this home or a trusted key when `--require-signed` or
- * `imports.requireSigned` asks for signatures (65: the data is not acceptable as it is).
+ * `imports.requireSigned` asks for signatures (its code exits 65: the data is not acceptable as it is).
  */
 export function requireSigner(context: CliContext, file: string, signer: Signer, flag: boolean): void {
   if (signer.status === 'this-home' || signer.status === 'trusted') return;
@@ -65,7 +65,6 @@ export function requireSigner(context: CliContext, file: string, signer: Signer,
     : `imports.requireSigned (${context.config().sources['imports.requireSigned']})`;
   throw new ConclaveError(
     'signature-required',
-    ExitCode.corrupted,
     `${file} is ${describeSigner(signer)}, and ${why} accepts only bundles signed by this home or a trusted key.`,
     {
       hint:
