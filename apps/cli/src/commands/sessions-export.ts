@@ -52,7 +52,7 @@ export async function exportSessionCommand(
 }
 
 /** The journal up to the event the session was read at, refused unless every event is there. */
-async function wholeJournal(engine: Engine, state: SessionState): Promise<JournalEvent[]> {
+export async function wholeJournal(engine: Engine, state: SessionState): Promise<JournalEvent[]> {
   const id = state.header.id;
   const events: JournalEvent[] = [];
   for await (const event of engine.readEvents(id, { toSeq: state.lastSeq })) events.push(event);

@@ -523,6 +523,32 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
   exportCommand.action(actOnSession(async () => (await import('../commands/sessions-export.js')).exportSessionCommand));
   sessions.addCommand(exportCommand);
 
+  const traceCommand = addGlobalOptions(
+    new Command('trace')
+      .description("write a session's whole history as an OpenTelemetry trace (OTLP JSON), from its journal")
+      .argument('<id>', 'id, unique prefix or list index')
+      .option('-o, --output <file>', 'write here (a new file; - is stdout) instead of stdout')
+      .option('--force', 'with -o: replace an existing regular file (it keeps its mode; links are never followed)'),
+  );
+  traceCommand.addHelpText(
+    'after',
+    [
+      examples([
+        'conclave sessions trace 01jf3k -o trace.json',
+        'conclave sessions trace 1 > trace.json          # the most recent session',
+      ]),
+      '',
+      'Every run of the session (the first and each resume) is a span of one trace, with its',
+      'rounds or workflow steps, map items, model calls (GenAI attributes) and tool calls under it.',
+      'The ids come from the session id and the journal, so the file is the same every time and',
+      'matches what a run sent live (OTEL_EXPORTER_OTLP_ENDPOINT; see docs/tracing.md). Prompt and',
+      'completion text only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.',
+      '',
+    ].join('\n'),
+  );
+  traceCommand.action(actOnSession(async () => (await import('../commands/sessions-trace.js')).traceSessionCommand));
+  sessions.addCommand(traceCommand);
+
   const importCommand = addGlobalOptions(
     new Command('import').description('import a session exported as json').argument('<file>', 'the exported file'),
   );
