@@ -725,6 +725,38 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
   database.addCommand(migrate);
   program.addCommand(database);
 
+  const mcp = addGlobalOptions(
+    new Command('mcp')
+      .description('serve the sessions to another agent or an IDE as an MCP server over stdio')
+      .option('--allow-runs', 'also offer answer and continue_session (without it the server only reads)'),
+  );
+  mcp.addHelpText(
+    'after',
+    [
+      examples([
+        'claude mcp add conclave -- conclave mcp                 # Claude Code, read-only',
+        'claude mcp add conclave -- conclave mcp --allow-runs    # may answer and continue sessions',
+      ]),
+      '',
+      'Tools: list_sessions, show_session, resume_plan; with --allow-runs also answer and',
+      'continue_session. Each does what the matching command does and says what it says',
+      "(an error is a tool error with the CLI's message). --home and --store choose the sessions",
+      'as for every command. Configuration for Claude Desktop, Cursor and VS Code: docs/mcp.md.',
+      '',
+    ].join('\n'),
+  );
+  mcp.action(
+    act(async (_context, command) => {
+      const { serveMcp } = await import('../mcp-server/serve-mcp.js');
+      const options = command.opts() as Record<string, unknown>;
+      const globalArgs = ['home', 'store', 'provider', 'model'].flatMap((name) =>
+        typeof options[name] === 'string' ? [`--${name}`, options[name] as string] : [],
+      );
+      return serveMcp(environment, { allowRuns: options.allowRuns === true, globalArgs });
+    }),
+  );
+  program.addCommand(mcp);
+
   const tui = addGlobalOptions(new Command('tui').description('the full-screen session browser'));
   tui.addHelpText('after', examples(['conclave tui']));
   tui.action(
