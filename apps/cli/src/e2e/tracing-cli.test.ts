@@ -158,6 +158,49 @@ describe('conclave with an OTLP endpoint', () => {
     }
   });
 
+  it('gives each tool call its span under the turn that asked for it, and links a follow-up to its parent', async () => {
+    const script = path.join(sandbox.root, 'tools.yaml');
+    await writeFile(
+      script,
+      [
+        '- agent: lead',
+        '  tool_calls:',
+        '    - { name: write_file, args: { path: out.txt, content: "hello" } }',
+        '- agent: lead',
+        '  text: "Done."',
+        '',
+      ].join('\n'),
+    );
+    const run = await sandbox.run(['--mode', 'orchestrated', '--script', script, 'Write out.txt'], { env: otlp() });
+    expect(run.code, run.stderr).toBe(0);
+    const id = sessionIdFrom(run.stdout) ?? '';
+    const spans = receiver.spans();
+    const [tool] = byName(spans, 'execute_tool write_file');
+    expect(tool?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'write_file',
+      'conclave.session.id': id,
+    });
+    expect(tool?.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
+    const [turn] = byName(spans, 'turn 1');
+    expect(tool?.parentSpanId).toBe(turn?.spanId);
+    // The tool's own durable step runs under its call.
+    expect(spans.some((span) => span.parentSpanId === tool?.spanId && span.name.startsWith('step '))).toBe(true);
+
+    const followUp = await sandbox.run(['--resume', id, 'And a second file?'], { env: otlp() });
+    expect(followUp.code, followUp.stderr).toBe(0);
+    const childId = sessionIdFrom(followUp.stdout) ?? '';
+    const [parentRun] = byName(spans, 'conclave run');
+    const childRun = byName(receiver.spans(), 'conclave run').find(
+      (span) => span.attributes['conclave.session.id'] === childId,
+    );
+    expect(childRun?.traceId).not.toBe(parentRun?.traceId);
+    expect(childRun?.attributes['conclave.session.parent_id']).toBe(id);
+    expect(childRun?.links).toEqual([
+      expect.objectContaining({ traceId: parentRun?.traceId, spanId: parentRun?.spanId }),
+    ]);
+  });
+
   it('says on stderr when the spans cannot be sent, and the run still succeeds', async () => {
     await receiver.close();
     const run = await sandbox.run(['Pick a database', '--max-rounds', '1'], {
@@ -243,6 +286,28 @@ describe('conclave sessions trace', () => {
     expect(await readFile(file, 'utf8')).toBe(text);
     const stdout = await sandbox.run(['sessions', 'trace', id]);
     expect(stdout.stdout.trim()).toBe(text.trim());
+  });
+
+  it('ends a run killed outright at its last journaled event, and marks the resume as after a crash', async () => {
+    const running = sandbox.start(['Plan the database migration'], { env: { CONCLAVE_SCRIPTED_LATENCY_MS: '100' } });
+    await running.waitFor(/round 1 · critic is speaking/);
+    running.child.kill('SIGKILL');
+    await running.done;
+    const [listed] = await sandbox.json<{ id: string }[]>(['sessions', 'list']);
+    const id = listed?.id ?? '';
+    expect((await sandbox.run(['--resume', id, '--yes'])).code).toBe(0);
+    const spans = spansOfOtlpJson(JSON.parse((await sandbox.run(['sessions', 'trace', id])).stdout));
+    const [killed] = spans.filter((span) => span.name === 'conclave run');
+    const [resume] = spans.filter((span) => span.name === 'conclave resume');
+    expect(killed?.status.code).toBe(2);
+    expect(killed?.attributes).toMatchObject({ 'conclave.session.status': 'running', 'conclave.run.died': true });
+    expect(BigInt(killed?.endTimeUnixNano ?? 0)).toBeGreaterThan(BigInt(killed?.startTimeUnixNano ?? 0));
+    expect(BigInt(killed?.endTimeUnixNano ?? 0)).toBeLessThanOrEqual(BigInt(resume?.startTimeUnixNano ?? 0));
+    expect(resume?.attributes['conclave.run.after_crash']).toBe(true);
+    expect(resume?.links[0]).toMatchObject({
+      spanId: killed?.spanId,
+      attributes: { 'conclave.link.reason': 'resumed after a crash' },
+    });
   });
 
   it('gives the same ids as the live export of the same run', async () => {

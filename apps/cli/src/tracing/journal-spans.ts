@@ -127,6 +127,11 @@ export class JournalSpans {
     run: number,
     crashed: boolean | null,
   ): SpanRecord[] {
+    if (this.#run) {
+      // A run still open when the next one starts never stopped: its process died.
+      this.#run.status = { code: 'error', message: 'the run ended without stopping (its process died)' };
+      this.#run.attributes['conclave.run.died'] = true;
+    }
     const ended = this.finish();
     const at = Date.parse(event.at);
     if (event.type === 'session-created') this.#copiedLeft = event.copied ?? 0;
@@ -141,6 +146,7 @@ export class JournalSpans {
     }
     const attributes: SpanAttributes = {
       'conclave.session.id': sessionId,
+      'conclave.session.status': 'running',
       'conclave.run.number': run,
       'conclave.run.resumed': run > 0,
     };
