@@ -1,25 +1,17 @@
 // `conclave sessions trace <id> [-o file] [--force]`: the session's whole history as an OTLP
 // JSON trace, built from the journal after the fact (the same spans and ids a live export
 // sends), so a session recorded without tracing opens in any OpenTelemetry viewer.
-import path from 'node:path';
-import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
-import { STANDARD_OUTPUT, writeOutputFile } from '../output/output-file.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 import { spansOfJournal } from '../tracing/journal-spans.js';
 import { capturesContent } from '../tracing/tracing-settings.js';
-import { wholeJournal } from './sessions-export.js';
-
-const traceOptionsSchema = z.object({
-  output: z.string().optional(),
-  force: z.boolean().default(false),
-});
+import { outputOptionsSchema, wholeJournal, writeOutput } from './sessions-export.js';
 
 export async function traceSessionCommand(
   context: CliContext,
   input: { reference: string; options: Record<string, unknown> },
 ): Promise<number> {
-  const options = traceOptionsSchema.parse(input.options);
+  const options = outputOptionsSchema.parse(input.options);
   const engine = await context.engine();
   const id = await resolveSession(context, input.reference);
   const state = await engine.readSession(id);
@@ -42,12 +34,7 @@ export async function traceSessionCommand(
   const request = JsonTraceSerializer.serializeRequest(records.map((record) => readableSpan(record, resource)));
   if (!request) throw new Error('The trace could not be serialized.');
   const text = `${JSON.stringify(JSON.parse(new TextDecoder().decode(request)), null, 2)}\n`;
-  if (options.output && options.output !== STANDARD_OUTPUT) {
-    const target = path.resolve(context.environment.cwd, options.output);
-    writeOutputFile(target, text, { force: options.force });
-    context.terminal.note(`Wrote the trace of session ${id} (${records.length} spans) to ${target}`);
-  } else {
-    context.environment.streams.stdout.write(text);
-  }
+  const target = writeOutput(context, text, options);
+  if (target !== null) context.terminal.note(`Wrote the trace of session ${id} (${records.length} spans) to ${target}`);
   return 0;
 }

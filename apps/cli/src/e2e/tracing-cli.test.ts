@@ -6,12 +6,27 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type OtlpReceiver, type ReceivedSpan, spansOfOtlpJson, startOtlpReceiver } from './otlp-receiver.js';
-import { assertBuilt } from './run-cli.js';
+import { assertBuilt, type CliResult, type Sandbox } from './run-cli.js';
 import { sandboxFixture } from './sandbox-fixture.js';
 
 beforeAll(() => assertBuilt());
 
 const sessionIdFrom = (text: string) => /Session saved: ([0-9a-z]{22})/.exec(text)?.[1] ?? null;
+
+/** Starts a slow discussion, stops it with `signal` once `when` is on stderr, and returns how it ended. */
+async function stoppedDiscussion(
+  sandbox: Sandbox,
+  options: { when: RegExp; signal: 'SIGINT' | 'SIGKILL'; env?: Record<string, string> },
+): Promise<CliResult> {
+  const running = sandbox.start(['Plan the database migration'], {
+    env: { CONCLAVE_SCRIPTED_LATENCY_MS: '150', ...options.env },
+  });
+  await running.waitFor(options.when);
+  running.child.kill(options.signal);
+  return running.done;
+}
+
+const resumeIdIn = (stderr: string) => /conclave --resume ([0-9a-z]{22})/.exec(stderr)?.[1] ?? '';
 
 describe('conclave with an OTLP endpoint', () => {
   const sandbox = sandboxFixture();
@@ -95,14 +110,13 @@ describe('conclave with an OTLP endpoint', () => {
   });
 
   it('continues the trace on resume: the resumed run is in the same trace, linked to the interrupted run', async () => {
-    const running = sandbox.start(['Plan the database migration'], {
-      env: otlp({ CONCLAVE_SCRIPTED_LATENCY_MS: '150' }),
+    const interrupted = await stoppedDiscussion(sandbox, {
+      when: /round 2 · architect is speaking/,
+      signal: 'SIGINT',
+      env: otlp(),
     });
-    await running.waitFor(/round 2 · architect is speaking/);
-    running.child.kill('SIGINT');
-    const interrupted = await running.done;
     expect(interrupted.code).toBe(130);
-    const id = /conclave --resume ([0-9a-z]{22})/.exec(interrupted.stderr)?.[1] ?? '';
+    const id = resumeIdIn(interrupted.stderr);
     // Flushed on Ctrl+C: the interrupted run's span and its finished model calls were sent.
     const first = byName(receiver.spans(), 'conclave run')[0];
     expect(first?.attributes['conclave.session.status']).toBe('interrupted');
@@ -240,13 +254,12 @@ describe('conclave with an OTLP endpoint', () => {
       ].join('\n'),
     );
     const env = { NODE_OPTIONS: `--import=${hook}` };
-    const running = sandbox.start(['Plan the database migration'], {
-      env: { ...env, CONCLAVE_SCRIPTED_LATENCY_MS: '100' },
+    const interrupted = await stoppedDiscussion(sandbox, {
+      when: /round 1 · critic is speaking/,
+      signal: 'SIGINT',
+      env,
     });
-    await running.waitFor(/round 1 · critic is speaking/);
-    running.child.kill('SIGINT');
-    const interrupted = await running.done;
-    const id = /conclave --resume ([0-9a-z]{22})/.exec(interrupted.stderr)?.[1] ?? '';
+    const id = resumeIdIn(interrupted.stderr);
     const resumed = await sandbox.run(['--resume', id, '--yes'], { env });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect((await sandbox.run(['--version'], { env })).code).toBe(0);
@@ -261,10 +274,8 @@ describe('conclave sessions trace', () => {
   const sandbox = sandboxFixture();
 
   it('writes the whole history of a session recorded without tracing as OTLP JSON, the same every time', async () => {
-    const running = sandbox.start(['Plan the database migration'], { env: { CONCLAVE_SCRIPTED_LATENCY_MS: '100' } });
-    await running.waitFor(/round 2 · architect is speaking/);
-    running.child.kill('SIGINT');
-    const id = /conclave --resume ([0-9a-z]{22})/.exec((await running.done).stderr)?.[1] ?? '';
+    const interrupted = await stoppedDiscussion(sandbox, { when: /round 2 · architect is speaking/, signal: 'SIGINT' });
+    const id = resumeIdIn(interrupted.stderr);
     expect((await sandbox.run(['--resume', id, '--yes'])).code).toBe(0);
 
     const file = path.join(sandbox.root, 'trace.json');
@@ -289,10 +300,7 @@ describe('conclave sessions trace', () => {
   });
 
   it('ends a run killed outright at its last journaled event, and marks the resume as after a crash', async () => {
-    const running = sandbox.start(['Plan the database migration'], { env: { CONCLAVE_SCRIPTED_LATENCY_MS: '100' } });
-    await running.waitFor(/round 1 · critic is speaking/);
-    running.child.kill('SIGKILL');
-    await running.done;
+    await stoppedDiscussion(sandbox, { when: /round 1 · critic is speaking/, signal: 'SIGKILL' });
     const [listed] = await sandbox.json<{ id: string }[]>(['sessions', 'list']);
     const id = listed?.id ?? '';
     expect((await sandbox.run(['--resume', id, '--yes'])).code).toBe(0);

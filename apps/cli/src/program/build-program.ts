@@ -72,6 +72,13 @@ function addResumeChoices(command: Command): Command {
     );
 }
 
+/** Where a command that writes a file of a session puts it. */
+function addOutputFileOptions(command: Command): Command {
+  return command
+    .option('-o, --output <file>', 'write here (a new file; - is stdout) instead of stdout')
+    .option('--force', 'with -o: replace an existing regular file (it keeps its mode; links are never followed)');
+}
+
 /** Global options from the root and the leaf command; a flag given on the leaf wins. */
 function globalOptionsOf(command: Command): Record<string, unknown> {
   const merged: Record<string, unknown> = {};
@@ -505,12 +512,12 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
   sessions.addCommand(cleanup);
 
   const exportCommand = addGlobalOptions(
-    new Command('export')
-      .description('write a session to a file (json round-trips through import; md is for reading)')
-      .argument('<id>', 'id, unique prefix or list index')
-      .addOption(new Option('--format <format>', 'json or md').choices(['json', 'md']).default('json'))
-      .option('-o, --output <file>', 'write here (a new file; - is stdout) instead of stdout')
-      .option('--force', 'with -o: replace an existing regular file (it keeps its mode; links are never followed)'),
+    addOutputFileOptions(
+      new Command('export')
+        .description('write a session to a file (json round-trips through import; md is for reading)')
+        .argument('<id>', 'id, unique prefix or list index')
+        .addOption(new Option('--format <format>', 'json or md').choices(['json', 'md']).default('json')),
+    ),
   );
   exportCommand.addHelpText(
     'after',
@@ -524,11 +531,11 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
   sessions.addCommand(exportCommand);
 
   const traceCommand = addGlobalOptions(
-    new Command('trace')
-      .description("write a session's whole history as an OpenTelemetry trace (OTLP JSON), from its journal")
-      .argument('<id>', 'id, unique prefix or list index')
-      .option('-o, --output <file>', 'write here (a new file; - is stdout) instead of stdout')
-      .option('--force', 'with -o: replace an existing regular file (it keeps its mode; links are never followed)'),
+    addOutputFileOptions(
+      new Command('trace')
+        .description("write a session's whole history as an OpenTelemetry trace (OTLP JSON), from its journal")
+        .argument('<id>', 'id, unique prefix or list index'),
+    ),
   );
   traceCommand.addHelpText(
     'after',

@@ -242,7 +242,7 @@ export class JournalSpans {
 
   #stepStarted(event: Extract<JournalEvent, { type: 'step-started' }>, at: number): void {
     const parent = this.#parentOf(event.key, event.branch, event.seq, at);
-    const span = this.#span(`step ${event.key}`, parent, 'step', event.seq, at);
+    const span = this.#span(`step ${shortKey(event.key)}`, parent, 'step', event.seq, at);
     Object.assign(span.attributes, {
       'conclave.step.key': event.key,
       'conclave.step.occurrence': event.occurrence,
@@ -385,6 +385,10 @@ function groupOf(key: string): { id: string; name: string; attributes: SpanAttri
   }
   return null;
 }
+
+/** A step's key without the round, workflow step or item its span sits under (the full key is an attribute). */
+const shortKey = (key: string): string =>
+  key.replace(/^(?:(?:round|chunk|turn)-\d+|step\[[^\]]+\])\/(?:item\/[^/]+\/)?/, '') || key;
 
 /** A map step's item branch (`map:<step>:<item id, URI-encoded>`). */
 function itemOf(branch: string): { step: string; id: string } | null {
