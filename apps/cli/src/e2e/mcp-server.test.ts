@@ -93,6 +93,11 @@ describe('conclave mcp', () => {
     expect(waiting.map((item) => item.id)).toEqual([waitingId]);
     const one = JSON.parse(textOf(await connected.callTool({ name: 'list_sessions', arguments: { limit: 1 } })));
     expect(one).toHaveLength(1);
+    const archived = await connected.callTool({ name: 'list_sessions', arguments: { archived: true } });
+    expect(JSON.parse(textOf(archived))).toEqual([]);
+    const invalid = await connected.callTool({ name: 'list_sessions', arguments: { status: 'sleeping' } });
+    expect(invalid.isError).toBe(true);
+    expect(textOf(invalid)).toContain('status');
   });
 
   it('shows a transcript and a resume plan', async () => {

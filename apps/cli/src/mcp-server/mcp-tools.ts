@@ -51,7 +51,8 @@ const listInput = {
   since: z.string().optional().describe('only sessions updated since: an age (7d, 12h) or a date (2026-06-01)'),
   tag: z.array(z.string()).optional().describe('only sessions with all of these tags'),
   pinned: z.boolean().optional().describe('only pinned sessions'),
-  archived: z.boolean().optional().describe('include archived sessions'),
+  archived: z.boolean().optional().describe('only archived sessions (they are left out otherwise)'),
+  workspace: z.boolean().optional().describe('only sessions of the directory the server was started in'),
   limit: z.number().int().positive().max(1000).optional().describe('at most this many, newest first'),
 };
 
@@ -96,6 +97,7 @@ export const conclaveTools: ConclaveTool[] = [
       ...(input.tag?.length ? ['--tag', input.tag.join(',')] : []),
       ...(input.pinned ? ['--pinned'] : []),
       ...(input.archived ? ['--archived'] : []),
+      ...(input.workspace ? ['--workspace'] : []),
       ...(input.limit ? ['--limit', String(input.limit)] : []),
     ],
   }),
