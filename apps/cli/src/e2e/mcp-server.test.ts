@@ -25,11 +25,11 @@ describe('conclave mcp', () => {
   let interruptedId = '';
   let waitingId = '';
 
-  const connect = async (args: string[] = []) => {
+  const connect = async (args: string[] = [], env: Record<string, string> = {}) => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI_PATH, 'mcp', ...args],
-      env: sandbox.env,
+      env: { ...sandbox.env, ...env },
       cwd: sandbox.workspace,
       stderr: 'pipe',
     });
@@ -177,5 +177,27 @@ describe('conclave mcp', () => {
     expect(result.conclusion.length).toBeGreaterThan(10);
     const child = await sandbox.json<{ parentId: string }>(['sessions', 'show', result.sessionId]);
     expect(child.parentId).toBe(completedId);
+  });
+
+  it('stops a follow-up still running when its client goes away, leaving it resumable', async () => {
+    const list = () => sandbox.json<{ id: string; parentId: string | null; status: string }[]>(['sessions', 'list']);
+    const before = new Set((await list()).map((item) => item.id));
+    const connected = await connect(['--allow-runs'], { CONCLAVE_SCRIPTED_LATENCY_MS: '300' });
+    const call = connected
+      .callTool({ name: 'continue_session', arguments: { session: completedId, follow_up: 'And the backups?' } })
+      .catch((error: unknown) => error);
+    const childOf = async () => (await list()).find((item) => item.parentId === completedId && !before.has(item.id));
+    let child = await childOf();
+    for (let tries = 0; !child && tries < 100; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      child = await childOf();
+    }
+    expect(child?.status).toBe('running');
+    // The client closes the server's stdin: the run stops at a checkpoint and the server exits.
+    await connected.close();
+    client = null;
+    await call;
+    const after = await sandbox.json<{ id: string; status: string }>(['sessions', 'show', child?.id ?? '']);
+    expect(after.status).toBe('interrupted');
   });
 });
