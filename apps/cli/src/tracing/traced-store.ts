@@ -29,13 +29,16 @@ export function tracedStore(store: SessionStore, options: TracedStoreOptions): S
   const overrides: Partial<SessionStore> = {
     async append(sessionId: string, batch: AppendBatch) {
       await store.append(sessionId, batch);
-      // Tracing never fails a run: spans that cannot be built or sent are left out (and said at the end).
-      try {
-        pipeline ??= createPipeline(options);
-        const { builder, send } = await pipeline;
-        const spans = builder(sessionId);
-        for (const event of batch.events) send(spans.add(event));
-      } catch {}
+      // Not awaited: the run goes on while the SDK loads (the first time) and the spans are built;
+      // batches are handed over in the order they were appended. Tracing never fails a run: spans
+      // that cannot be built are left out, and what could not be sent is said at the end.
+      pipeline ??= createPipeline(options);
+      pipeline
+        .then(({ builder, send }) => {
+          const spans = builder(sessionId);
+          for (const event of batch.events) send(spans.add(event));
+        })
+        .catch(() => undefined);
     },
     async close() {
       const failure = pipeline ? await pipeline.then((each) => each.close(), errorText) : null;
