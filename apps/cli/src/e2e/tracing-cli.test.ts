@@ -318,6 +318,37 @@ describe('conclave sessions trace', () => {
     });
   });
 
+  it('keeps a run that waits for a person open until the answer, not as died, and links the run after it', async () => {
+    const script = path.join(sandbox.root, 'ask.yaml');
+    await writeFile(
+      script,
+      [
+        '- agent: lead',
+        '  tool_calls:',
+        '    - { name: ask_user, args: { question: "Which city?" } }',
+        '- agent: lead',
+        '  text: "Done."',
+        '',
+      ].join('\n'),
+    );
+    const asked = await sandbox.run(['--mode', 'orchestrated', '--script', script, 'Plan the offsite']);
+    const id = sessionIdFrom(asked.stdout) ?? '';
+    expect((await sandbox.run(['answer', id, 'Lisbon'])).code).toBe(0);
+    const resumed = await sandbox.run(['--resume', id, '--yes']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const spans = spansOfOtlpJson(JSON.parse((await sandbox.run(['sessions', 'trace', id])).stdout));
+    const [first] = spans.filter((span) => span.name === 'conclave run');
+    const [resume] = spans.filter((span) => span.name === 'conclave resume');
+    // It waited until the answer came (given by `conclave answer`, which leaves it to be resumed).
+    expect(first?.attributes['conclave.session.status']).toBe('interrupted');
+    expect(first?.attributes['conclave.run.stop_reason']).toContain('answered');
+    expect(first?.attributes['conclave.run.died']).toBeUndefined();
+    expect(first?.status.code ?? 0).toBe(0);
+    expect(resume?.links[0]?.spanId).toBe(first?.spanId);
+    expect(resume?.status.code).toBe(1);
+    expect(spans.filter((span) => span.name === 'execute_tool ask_user')).toHaveLength(1);
+  });
+
   it('gives the same ids as the live export of the same run', async () => {
     const receiver = await startOtlpReceiver();
     try {

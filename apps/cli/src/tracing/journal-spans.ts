@@ -44,7 +44,11 @@ export const runSpanIdOf = (sessionId: string, run: number): string => hex(['con
 const spanIdAt = (sessionId: string, what: string, seq: number): string =>
   hex(['conclave-span', sessionId, what, String(seq)], 8);
 
-const STOPPED = new Set(['completed', 'failed', 'interrupted', 'waiting']);
+/**
+ * The statuses a run stops at. `waiting` is not one: the run may go on in the same process once
+ * the question is answered there (in a terminal), and a process that ends waiting closes it.
+ */
+const STOPPED = new Set(['completed', 'failed', 'interrupted']);
 
 interface OpenSpan extends SpanRecord {
   /** Container spans (runs, groups, items) end with the last event they hold. */
@@ -127,8 +131,8 @@ export class JournalSpans {
     run: number,
     crashed: boolean | null,
   ): SpanRecord[] {
-    if (this.#run) {
-      // A run still open when the next one starts never stopped: its process died.
+    if (this.#run && this.#run.attributes['conclave.session.status'] === 'running') {
+      // A run still running when the next one starts never stopped: its process died.
       this.#run.status = { code: 'error', message: 'the run ended without stopping (its process died)' };
       this.#run.attributes['conclave.run.died'] = true;
     }
