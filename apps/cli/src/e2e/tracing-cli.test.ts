@@ -215,6 +215,35 @@ describe('conclave with an OTLP endpoint', () => {
     ]);
   });
 
+  it('keeps what a tool answered, its errors too, off the spans unless content is asked for', async () => {
+    const script = path.join(sandbox.root, 'missing.yaml');
+    await writeFile(
+      script,
+      [
+        '- agent: lead',
+        '  tool_calls:',
+        '    - { name: read_file, args: { path: private-notes.txt } }',
+        '- agent: lead',
+        '  text: "Done."',
+        '',
+      ].join('\n'),
+    );
+    const quiet = await sandbox.run(['--mode', 'orchestrated', '--script', script, 'Read the notes'], { env: otlp() });
+    expect(quiet.code, quiet.stderr).toBe(0);
+    const [failed] = byName(receiver.spans(), 'execute_tool read_file');
+    expect(failed?.status.code).toBe(2);
+    expect(JSON.stringify(receiver.spans())).not.toContain('private-notes');
+
+    receiver.requests.length = 0;
+    const captured = await sandbox.run(['--mode', 'orchestrated', '--script', script, 'Read the notes'], {
+      env: otlp({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' }),
+    });
+    expect(captured.code, captured.stderr).toBe(0);
+    const [shown] = byName(receiver.spans(), 'execute_tool read_file');
+    expect(shown?.attributes['gen_ai.tool.call.arguments']).toContain('private-notes.txt');
+    expect(shown?.status.message).toContain('private-notes.txt');
+  });
+
   it('says on stderr when the spans cannot be sent, and the run still succeeds', async () => {
     await receiver.close();
     const run = await sandbox.run(['Pick a database', '--max-rounds', '1'], {

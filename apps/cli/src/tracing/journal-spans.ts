@@ -328,10 +328,14 @@ export class JournalSpans {
     if (!span) return [];
     this.#tools.delete(event.callId);
     for (const [key, each] of this.#toolSteps) if (each === span) this.#toolSteps.delete(key);
-    if (event.isError) span.status = { code: 'error', message: truncate(String(event.result)) };
-    if (this.#options.captureContent) {
-      const result = typeof event.result === 'string' ? event.result : JSON.stringify(event.result);
-      span.attributes['gen_ai.tool.call.result'] = this.#redact(result);
+    const result = typeof event.result === 'string' ? event.result : JSON.stringify(event.result);
+    // What a tool answered is content (a file's text, a command's output), its error too.
+    if (this.#options.captureContent) span.attributes['gen_ai.tool.call.result'] = this.#redact(result);
+    if (event.isError) {
+      span.status = {
+        code: 'error',
+        message: this.#options.captureContent ? truncate(this.#redact(result)) : 'the tool answered with an error',
+      };
     }
     return [close(span, at)];
   }
