@@ -159,11 +159,15 @@ describe('conclave mcp', () => {
         .trim()
         .split('\n')[0] ?? 'missing',
     );
+    // A client's text is never read as an option: this is the answer, not a --by.
     const answered = await connected.callTool({
       name: 'answer',
-      arguments: { session: waitingId, answer: 'Lisbon', by: 'the reviewer' },
+      arguments: { session: waitingId, answer: '--by=mallory', by: 'the reviewer' },
     });
     expect(answered.isError, textOf(answered)).toBeFalsy();
+    expect(textOf(answered)).toContain('Answered');
+    const flagLike = await connected.callTool({ name: 'show_session', arguments: { session: '--json' } });
+    expect(flagLike.isError).toBe(true);
     const again = await connected.callTool({ name: 'answer', arguments: { session: waitingId, answer: 'Porto' } });
     expect(again.isError).toBe(true);
 

@@ -19,13 +19,17 @@ export interface ConclaveTool<Shape extends z.ZodRawShape = z.ZodRawShape> {
   annotations: ToolAnnotations;
   /** Needs `conclave mcp --allow-runs`. */
   writes: boolean;
-  /** The command line that does the work. */
-  argv(input: z.infer<z.ZodObject<Shape>>): string[];
+  /**
+   * The command line that does the work: the command and its options (values joined with `=`),
+   * then the arguments, which go after `--` so that no text a client sends is read as an option.
+   */
+  command(input: z.infer<z.ZodObject<Shape>>): { options: string[]; args: string[] };
 }
 
 const session = z
   .string()
   .min(1)
+  .regex(/^[^-]/, 'a session is named by its id, a prefix, its name or its index, never by text starting with "-"')
   .describe('the session: its id, a unique id prefix (6+ characters), its name or its index in list_sessions');
 
 const readOnly = (title: string): ToolAnnotations => ({
@@ -87,19 +91,22 @@ export const conclaveTools: ConclaveTool[] = [
     input: listInput,
     annotations: readOnly('List sessions'),
     writes: false,
-    argv: (input) => [
-      'sessions',
-      'list',
-      '--json',
-      ...(input.status ? ['--status', input.status] : []),
-      ...(input.mode ? ['--mode', input.mode] : []),
-      ...(input.since ? ['--since', input.since] : []),
-      ...(input.tag?.length ? ['--tag', input.tag.join(',')] : []),
-      ...(input.pinned ? ['--pinned'] : []),
-      ...(input.archived ? ['--archived'] : []),
-      ...(input.workspace ? ['--workspace'] : []),
-      ...(input.limit ? ['--limit', String(input.limit)] : []),
-    ],
+    command: (input) => ({
+      options: [
+        'sessions',
+        'list',
+        '--json',
+        ...(input.status ? [`--status=${input.status}`] : []),
+        ...(input.mode ? [`--mode=${input.mode}`] : []),
+        ...(input.since ? [`--since=${input.since}`] : []),
+        ...(input.tag?.length ? [`--tag=${input.tag.join(',')}`] : []),
+        ...(input.pinned ? ['--pinned'] : []),
+        ...(input.archived ? ['--archived'] : []),
+        ...(input.workspace ? ['--workspace'] : []),
+        ...(input.limit ? [`--limit=${input.limit}`] : []),
+      ],
+      args: [],
+    }),
   }),
   define({
     name: 'show_session',
@@ -109,7 +116,10 @@ export const conclaveTools: ConclaveTool[] = [
     input: showInput,
     annotations: readOnly('Show a session'),
     writes: false,
-    argv: (input) => ['sessions', 'show', input.session, input.format === 'json' ? '--json' : '--transcript'],
+    command: (input) => ({
+      options: ['sessions', 'show', input.format === 'json' ? '--json' : '--transcript'],
+      args: [input.session],
+    }),
   }),
   define({
     name: 'resume_plan',
@@ -120,7 +130,7 @@ export const conclaveTools: ConclaveTool[] = [
     input: { session },
     annotations: readOnly('Plan a resume'),
     writes: false,
-    argv: (input) => ['--resume', input.session, '--dry-run'],
+    command: (input) => ({ options: [`--resume=${input.session}`, '--dry-run'], args: [] }),
   }),
   define({
     name: 'answer',
@@ -136,12 +146,10 @@ export const conclaveTools: ConclaveTool[] = [
       openWorldHint: false,
     },
     writes: true,
-    argv: (input) => [
-      'answer',
-      input.session,
-      ...(input.answer === undefined ? [] : [input.answer]),
-      ...(input.by ? ['--by', input.by] : []),
-    ],
+    command: (input) => ({
+      options: ['answer', ...(input.by ? [`--by=${input.by}`] : [])],
+      args: [input.session, ...(input.answer === undefined ? [] : [input.answer])],
+    }),
   }),
   define({
     name: 'continue_session',
@@ -158,6 +166,9 @@ export const conclaveTools: ConclaveTool[] = [
       openWorldHint: true,
     },
     writes: true,
-    argv: (input) => ['--resume', input.session, input.follow_up, '--yes', '--json', '--quiet'],
+    command: (input) => ({
+      options: [`--resume=${input.session}`, '--yes', '--json', '--quiet'],
+      args: [input.follow_up],
+    }),
   }),
 ];

@@ -26,15 +26,16 @@ export async function serveMcp(environment: CliEnvironment, options: ServeMcpOpt
   ]);
   const interrupts = new Set<(signal: 'SIGINT' | 'SIGTERM') => void>();
   const inFlight = new Set<Promise<Captured>>();
-  const run = (argv: string[]): Promise<Captured> => {
-    const call = runCommand(argv).finally(() => inFlight.delete(call));
+  const run = (command: ReturnType<ConclaveTool['command']>): Promise<Captured> => {
+    const call = runCommand(command).finally(() => inFlight.delete(call));
     inFlight.add(call);
     return call;
   };
-  const runCommand = async (argv: string[]): Promise<Captured> => {
+  const runCommand = async ({ options: words, args }: ReturnType<ConclaveTool['command']>): Promise<Captured> => {
     let stdout = '';
     let stderr = '';
-    const code = await runCli([...argv, ...options.globalArgs, '--no-color'], {
+    const argv = [...words, ...options.globalArgs, '--no-color', '--', ...args];
+    const code = await runCli(argv, {
       ...environment,
       streams: {
         stdout: { write: (text: string) => (stdout += text) },
@@ -71,7 +72,7 @@ export async function serveMcp(environment: CliEnvironment, options: ServeMcpOpt
         inputSchema: tool.input,
         annotations: tool.annotations,
       },
-      async (input: Record<string, unknown>) => toolResult(tool, await run(tool.argv(input as never))),
+      async (input: Record<string, unknown>) => toolResult(tool, await run(tool.command(input as never))),
     );
   }
 
