@@ -1,3 +1,4 @@
+import { createEngine } from '@resume/core';
 import {
   AppendConflictError,
   JournalCorruptedError,
@@ -187,13 +188,51 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
     expect((gap as JournalCorruptedError).message).toContain('jumps from seq 1 to 3');
   });
 
+  it('keeps the replay operations of a snapshot, so an ordered open reads only the journal after it', async () => {
+    const store = database.openStore();
+    const engine = createEngine({ store, snapshotEvery: 4 });
+    const session = await engine.createSession({ title: 'ordered', replay: 'ordered' });
+    for (let index = 0; index < 6; index += 1) await session.step(`step-${index}`, async () => index);
+    await session.close();
+    const snapshot = await store.getSnapshot(session.id);
+    expect(snapshot?.seq).toBeGreaterThan(1);
+    const operations = snapshot?.operations ?? [];
+    expect(operations.map((event) => event.type)).toContain('step-started');
+    expect(operations.every((event) => event.seq <= (snapshot?.seq ?? 0))).toBe(true);
+    // The journal's own events, as written.
+    const journal = await collect(store.read(session.id, { toSeq: snapshot?.seq ?? 0 }));
+    for (const operation of operations) expect(journal).toContainEqual(operation);
+
+    // Reopened in order, the recorded steps replay without running again.
+    const reopened = await engine.openSession(session.id, { replay: 'ordered' });
+    for (let index = 0; index < 6; index += 1) {
+      expect(await reopened.step(`step-${index}`, async () => -1)).toBe(index);
+    }
+    await reopened.close();
+    await engine.close();
+  });
+
+  it('reads a snapshot whose kept operations are damaged as one without them', async () => {
+    const store = database.openStore();
+    const header = await sessionWith(store, 3);
+    const operations = await collect(store.read(header.id));
+    await store.putSnapshot(header.id, { seq: 3, formatVersion: 1, state: { kept: true }, operations });
+    expect((await store.getSnapshot(header.id))?.operations).toEqual(operations);
+    const pool = database.openPool();
+    await pool.query(`UPDATE "${store.schema}".snapshots SET operations = '[{"seq": 9}]' WHERE session_id = $1`, [
+      header.id,
+    ]);
+    const snapshot = await store.getSnapshot(header.id);
+    expect(snapshot).toEqual({ seq: 3, formatVersion: 1, state: { kept: true } });
+  });
+
   it('migrates once when many stores start at the same time', async () => {
     const schema = database.freshSchema();
     const stores = Array.from({ length: 4 }, () => database.openStore({ schema }));
     const reports = await Promise.all(stores.map((store) => store.migrate()));
-    expect(reports.flatMap((report) => report.applied)).toEqual([1, 2, 3]);
+    expect(reports.flatMap((report) => report.applied)).toEqual([1, 2, 3, 4]);
     const { migrate } = await import('./migrations.js');
-    expect(await migrate({ connectionString: database.url, schema })).toEqual({ schema, applied: [], version: 3 });
+    expect(await migrate({ connectionString: database.url, schema })).toEqual({ schema, applied: [], version: 4 });
   });
 
   it('refuses a schema migrated by a newer version', async () => {

@@ -387,10 +387,17 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       await inTransaction(`save a snapshot of session ${sessionId}`, async (client) => {
         try {
           await client.query(
-            `INSERT INTO ${schema}.snapshots (session_id, seq, format_version, state) VALUES ($1, $2, $3, $4)
+            `INSERT INTO ${schema}.snapshots (session_id, seq, format_version, state, operations)
+             VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (session_id) DO UPDATE SET seq = EXCLUDED.seq, format_version = EXCLUDED.format_version,
-               state = EXCLUDED.state, created_at = clock_timestamp()`,
-            [sessionId, snapshot.seq, snapshot.formatVersion, JSON.stringify(snapshot.state)],
+               state = EXCLUDED.state, operations = EXCLUDED.operations, created_at = clock_timestamp()`,
+            [
+              sessionId,
+              snapshot.seq,
+              snapshot.formatVersion,
+              JSON.stringify(snapshot.state),
+              snapshot.operations ? JSON.stringify(snapshot.operations) : null,
+            ],
           );
         } catch (error) {
           if (databaseErrorCode(error) === '23503') throw new SessionNotFoundError(sessionId);
@@ -405,9 +412,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         seq: string | null;
         format_version: number | null;
         state: unknown;
+        operations: unknown;
       }>(
         `read the snapshot of session ${sessionId}`,
-        `SELECT s.id IS NOT NULL AS exists, n.seq, n.format_version, n.state
+        `SELECT s.id IS NOT NULL AS exists, n.seq, n.format_version, n.state, n.operations
            FROM (SELECT $1::text AS id) wanted
            LEFT JOIN ${schema}.sessions s ON s.id = wanted.id
            LEFT JOIN ${schema}.snapshots n ON n.session_id = wanted.id`,
