@@ -2,6 +2,7 @@ import { createEngine } from '@resume/core';
 import {
   AppendConflictError,
   JournalCorruptedError,
+  LeaseLostError,
   SessionExistsError,
   type SessionHeader,
   SessionNotFoundError,
@@ -12,6 +13,7 @@ import {
 import { messageEvent, messageEvents, testHeader, testSummary } from '@resume/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore } from './postgres-store.js';
+import { freezableProxy } from './testing/freezable-proxy.js';
 import { announceSkip } from './testing/postgres-cluster.js';
 import { collect, postgres, useTestDatabase } from './testing/test-database.js';
 
@@ -224,6 +226,61 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
     ]);
     const snapshot = await store.getSnapshot(header.id);
     expect(snapshot).toEqual({ seq: 3, formatVersion: 1, state: { kept: true } });
+  });
+
+  it('commits a checkpoint in one round trip to the server, as one INSERT would', async () => {
+    const proxy = await freezableProxy(new URL(database.url));
+    try {
+      const through = new URL(database.url);
+      through.port = String(proxy.port);
+      const store = database.openStore({ connectionString: through.toString() });
+      const header = await sessionWith(store, 1);
+      const lease = await store.acquireLease(header.id, { holder: { pid: process.pid, host: 'here' } });
+      const append = (seq: number) =>
+        store.append(header.id, {
+          expectedSeq: seq - 1,
+          epoch: lease.epoch,
+          events: [messageEvent(seq)],
+          summary: testSummary(header, seq),
+        });
+      await append(2);
+      const before = proxy.roundTrips;
+      for (let seq = 3; seq <= 12; seq += 1) await append(seq);
+      expect(proxy.roundTrips - before).toBe(10);
+      expect((await collect(store.read(header.id))).map((event) => event.seq)).toEqual(
+        Array.from({ length: 12 }, (_, index) => index + 1),
+      );
+
+      // Another writer in between: the next append learns the new head and is refused as before.
+      const other = database.openStore({ schema: store.schema });
+      await lease.release();
+      const taken = await other.acquireLease(header.id, { holder: { pid: process.pid, host: 'there' } });
+      await other.append(header.id, {
+        expectedSeq: 12,
+        epoch: taken.epoch,
+        events: [messageEvent(13)],
+        summary: testSummary(header, 13),
+      });
+      await expect(append(13)).rejects.toSatisfy((error: unknown) => LeaseLostError.isInstance(error));
+      await expect(
+        store.append(header.id, {
+          expectedSeq: 12,
+          epoch: taken.epoch,
+          events: [messageEvent(13)],
+          summary: testSummary(header, 13),
+        }),
+      ).rejects.toSatisfy((error: unknown) => AppendConflictError.isInstance(error));
+      await store.append(header.id, {
+        expectedSeq: 13,
+        epoch: taken.epoch,
+        events: [messageEvent(14)],
+        summary: testSummary(header, 14),
+      });
+      const events = await collect(other.read(header.id));
+      expect(events.map((event) => event.seq)).toEqual(Array.from({ length: 14 }, (_, index) => index + 1));
+    } finally {
+      proxy.close();
+    }
   });
 
   it('migrates once when many stores start at the same time', async () => {

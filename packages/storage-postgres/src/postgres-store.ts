@@ -46,6 +46,7 @@ import {
   chainBatch,
   chainStart,
   checkEventRow,
+  createJournalHeads,
   type EventRow,
   eventRowColumns,
   headProblem,
@@ -165,6 +166,61 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       }
     });
 
+  /**
+   * One append as one statement, committed on its own: one round trip and one commit per
+   * checkpoint. Locking the session row serializes appends and lease takeovers of the session;
+   * the events, the head and the summary are written only when the writer's epoch, the expected
+   * seq and the chain's head all match, and the row says where the session stood either way
+   * (none: no such session).
+   */
+  const appendStatement = (action: string, values: unknown[]) =>
+    waitingFor(action, async () => {
+      await ensureReady();
+      try {
+        const result = await pool.query<{
+          journal_seq: string;
+          journal_hash: string | null;
+          epoch: string | null;
+          appended: boolean;
+        }>(
+          `WITH current AS (
+             SELECT s.journal_seq, s.journal_hash, l.epoch FROM ${schema}.sessions s
+               LEFT JOIN ${schema}.leases l ON l.session_id = s.id
+              WHERE s.id = $1 FOR UPDATE OF s
+           ), allowed AS (
+             SELECT 1 FROM current
+              WHERE journal_seq = $24 AND coalesce(epoch, 0) <= $16 AND journal_hash IS NOT DISTINCT FROM $25::text
+           ), inserted AS (
+             INSERT INTO ${schema}.events (session_id, seq, epoch, type, payload, hash, batch_summary)
+             SELECT $1, event.seq, $16, event.type, event.payload, event.hash,
+                    CASE WHEN event.seq = $2 THEN $3::json END
+               FROM unnest($17::bigint[], $18::text[], $19::json[], $22::text[]) AS event (seq, type, payload, hash)
+              WHERE EXISTS (SELECT 1 FROM allowed)
+           ), updated AS (
+             UPDATE ${schema}.sessions SET journal_seq = $2, journal_hash = $23, ${summaryAssignments(3)}
+              WHERE id = $1 AND EXISTS (SELECT 1 FROM allowed) RETURNING id
+           ), notified AS MATERIALIZED (
+             SELECT pg_notify($20, $21) FROM updated
+           )
+           SELECT current.journal_seq, current.journal_hash, current.epoch,
+                  (SELECT count(*) FROM notified) > 0 AS appended
+             FROM current`,
+          values,
+        );
+        return result.rows[0] ?? null;
+      } catch (error) {
+        // Only reachable if the row lock were bypassed; the key still refuses interleaving.
+        if (databaseErrorCode(error) === '23505') {
+          const expectedSeq = Number(values[23]);
+          throw new AppendConflictError(String(values[0]), expectedSeq, expectedSeq + 1, { cause: error });
+        }
+        throw translateDatabaseError(error, location, action);
+      }
+    });
+
+  /** Where each session's chain stood after this store's last append to it (a hint, checked by the append). */
+  const journalHeads = createJournalHeads();
+
   /** Where the chain stands before `seq` (> 1): a ranged read checks its first row against the one before. */
   const chainBefore = async (sessionId: string, seq: number, action: string): Promise<ChainPosition> => {
     const result = await query<{ hash: string | null }>(
@@ -218,69 +274,52 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
     async append(sessionId: string, batch: AppendBatch) {
       const summary = sessionSummarySchema.parse(batch.summary);
-      await inTransaction(`append to session ${sessionId}`, async (client) => {
-        // Locking the session row serializes appends and lease takeovers of this session.
-        const current = await client.query<{ journal_seq: string; journal_hash: string | null; epoch: string | null }>(
-          `SELECT s.journal_seq, s.journal_hash, l.epoch FROM ${schema}.sessions s
-             LEFT JOIN ${schema}.leases l ON l.session_id = s.id
-            WHERE s.id = $1 FOR UPDATE OF s`,
-          [sessionId],
-        );
-        const row = current.rows[0];
-        if (!row) throw new SessionNotFoundError(sessionId);
-        const leaseEpoch = row.epoch === null ? 0 : Number(row.epoch);
+      batch.events.forEach((event, index) => {
+        if (event.seq !== batch.expectedSeq + index + 1) {
+          throw new AppendConflictError(sessionId, batch.expectedSeq + index, event.seq - 1);
+        }
+      });
+      const newSeq = batch.expectedSeq + batch.events.length;
+      const rows = batch.events.map((event) => ({ seq: event.seq, payload: JSON.stringify(event) }));
+      const action = `append to session ${sessionId}`;
+      // The chain's head as this store last left it; when another writer moved it, the
+      // statement changes nothing and says where the head is, and the batch is chained again.
+      let previousHash = journalHeads.get(sessionId, batch.expectedSeq);
+      for (;;) {
+        const hashes = chainBatch(sessionId, previousHash, rows);
+        const lastHash = hashes.at(-1) ?? previousHash;
+        const outcome = await appendStatement(action, [
+          sessionId,
+          newSeq,
+          ...summaryValues(summary),
+          batch.epoch,
+          rows.map((event) => event.seq),
+          batch.events.map((event) => event.type),
+          rows.map((event) => event.payload),
+          channel,
+          JSON.stringify({ sessionId, change: 'updated', lastSeq: newSeq }),
+          hashes,
+          lastHash,
+          batch.expectedSeq,
+          previousHash,
+        ]);
+        if (!outcome) throw new SessionNotFoundError(sessionId);
+        if (outcome.appended) {
+          journalHeads.set(sessionId, newSeq, lastHash);
+          return;
+        }
+        const leaseEpoch = outcome.epoch === null ? 0 : Number(outcome.epoch);
         if (batch.epoch < leaseEpoch) {
           throw new LeaseLostError(
             sessionId,
             `Session ${sessionId} was taken over by another process (lease epoch ${leaseEpoch}, this writer has ${batch.epoch}); this process may no longer write it.`,
           );
         }
-        const lastSeq = Number(row.journal_seq);
+        const lastSeq = Number(outcome.journal_seq);
+        journalHeads.set(sessionId, lastSeq, outcome.journal_hash);
         if (batch.expectedSeq !== lastSeq) throw new AppendConflictError(sessionId, batch.expectedSeq, lastSeq);
-        batch.events.forEach((event, index) => {
-          if (event.seq !== batch.expectedSeq + index + 1) {
-            throw new AppendConflictError(sessionId, batch.expectedSeq + index, event.seq - 1);
-          }
-        });
-        const newSeq = batch.expectedSeq + batch.events.length;
-        const rows = batch.events.map((event) => ({ seq: event.seq, payload: JSON.stringify(event) }));
-        const hashes = chainBatch(sessionId, row.journal_hash, rows);
-        // One statement for events, summary and notification: fewer round trips per checkpoint.
-        // The batch's last row keeps the summary, so a repair that cuts back to it restores it.
-        try {
-          await client.query(
-            `WITH inserted AS (
-               INSERT INTO ${schema}.events (session_id, seq, epoch, type, payload, hash, batch_summary)
-               SELECT $1, event.seq, $16, event.type, event.payload, event.hash,
-                      CASE WHEN event.seq = $2 THEN $3::json END
-                 FROM unnest($17::bigint[], $18::text[], $19::json[], $22::text[]) AS event (seq, type, payload, hash)
-             ), updated AS (
-               UPDATE ${schema}.sessions SET journal_seq = $2, journal_hash = $23, ${summaryAssignments(3)}
-               WHERE id = $1 RETURNING id
-             )
-             SELECT pg_notify($20, $21) FROM updated`,
-            [
-              sessionId,
-              newSeq,
-              ...summaryValues(summary),
-              batch.epoch,
-              rows.map((event) => event.seq),
-              batch.events.map((event) => event.type),
-              rows.map((event) => event.payload),
-              channel,
-              JSON.stringify({ sessionId, change: 'updated', lastSeq: newSeq }),
-              hashes,
-              hashes.at(-1) ?? row.journal_hash,
-            ],
-          );
-        } catch (error) {
-          // Only reachable if the row lock were bypassed; the key still refuses interleaving.
-          if (databaseErrorCode(error) === '23505') {
-            throw new AppendConflictError(sessionId, batch.expectedSeq, lastSeq, { cause: error });
-          }
-          throw error;
-        }
-      });
+        previousHash = outcome.journal_hash;
+      }
     },
 
     read(sessionId: string, range: ReadRange = {}): AsyncIterable<JournalEvent> {

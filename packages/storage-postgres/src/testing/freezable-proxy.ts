@@ -10,15 +10,20 @@ export interface FreezableProxy {
   freeze(): void;
   /** Delivers what was held and lets traffic through again. */
   thaw(): void;
+  /** Round trips so far: the times a client spoke after the server answered it (or first). */
+  readonly roundTrips: number;
   close(): void;
 }
 
 export async function freezableProxy(target: URL): Promise<FreezableProxy> {
   let frozen = false;
+  let roundTrips = 0;
   const held: Array<() => void> = [];
   const sockets = new Set<Socket>();
-  const forward = (from: Socket, to: Socket) =>
+  const forward = (from: Socket, to: Socket, turn: { clientSpoke: boolean }, fromClient: boolean) =>
     from.on('data', (chunk) => {
+      if (fromClient && !turn.clientSpoke) roundTrips += 1;
+      turn.clientSpoke = fromClient;
       if (frozen) held.push(() => to.write(chunk));
       else to.write(chunk);
     });
@@ -32,8 +37,9 @@ export async function freezableProxy(target: URL): Promise<FreezableProxy> {
         upstream.destroy();
       });
     }
-    forward(client, upstream);
-    forward(upstream, client);
+    const turn = { clientSpoke: false };
+    forward(client, upstream, turn, true);
+    forward(upstream, client, turn, false);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -42,6 +48,9 @@ export async function freezableProxy(target: URL): Promise<FreezableProxy> {
     port: address.port,
     freeze: () => {
       frozen = true;
+    },
+    get roundTrips() {
+      return roundTrips;
     },
     thaw: () => {
       frozen = false;
