@@ -11,11 +11,15 @@ import { messageEvent, testHeader, testSummary } from '@resume/core/testing';
 import { createFsStore } from '@resume/storage-fs';
 import { createPostgresStore } from '@resume/storage-postgres';
 import { findPostgres, startPostgresCluster } from '@resume/storage-postgres/testing';
+import pg from 'pg';
 
 const checkpoints = Number(process.env.CONCLAVE_BENCH_CHECKPOINTS ?? 300);
 const sessions = Number(process.env.CONCLAVE_BENCH_SESSIONS ?? 100);
 const checkpointsPerSession = Number(process.env.CONCLAVE_BENCH_SESSION_CHECKPOINTS ?? 20);
 const payload = 'x'.repeat(1_900); // with the event's envelope, about 2 KB per batch
+const quick = process.argv.includes('--quick') || process.env.CONCLAVE_BENCH_QUICK === '1';
+/** 100 concurrent sessions' throughput against the file store's when every append took four round trips. */
+const baselineThroughputVsFs = 0.19;
 
 let counter = 0;
 /** A fresh session: ids from the clock, so runs against a kept database never collide. */
@@ -61,6 +65,36 @@ async function measureCheckpoint(store) {
   return elapsed / checkpoints;
 }
 
+/**
+ * The floor under a durable checkpoint on this server: one prepared INSERT of the same bytes
+ * per checkpoint, committed on its own (one round trip, one WAL flush; synchronous_commit on).
+ */
+async function measureFloor(url) {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const table = `bench_floor_${process.pid}`;
+  try {
+    await pool.query(
+      `CREATE TABLE ${table} (session_id text, seq bigint, payload json, PRIMARY KEY (session_id, seq))`,
+    );
+    const setting = await pool.query('SHOW synchronous_commit');
+    if (setting.rows[0]?.synchronous_commit !== 'on') throw new Error('the floor needs synchronous_commit on');
+    const event = JSON.stringify({ ...messageEvent(1, payload, { role: 'assistant', speaker: 'bench' }) });
+    const insert = (seq) =>
+      pool.query({
+        name: 'bench-floor-insert',
+        text: `INSERT INTO ${table} (session_id, seq, payload) VALUES ($1, $2, $3)`,
+        values: ['floor', seq, event],
+      });
+    for (let warm = 1; warm <= 20; warm += 1) await insert(-warm);
+    const started = performance.now();
+    for (let index = 0; index < checkpoints; index += 1) await insert(index);
+    return (performance.now() - started) / checkpoints;
+  } finally {
+    await pool.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+    await pool.end();
+  }
+}
+
 async function measureConcurrent(store) {
   const writers = await Promise.all(Array.from({ length: sessions }, () => openWriter(store)));
   const started = performance.now();
@@ -91,7 +125,11 @@ async function main() {
   try {
     await postgresStore.migrate();
     const results = {
-      checkpointMs: { fs: await measureCheckpoint(fsStore), postgres: await measureCheckpoint(postgresStore) },
+      checkpointMs: {
+        fs: await measureCheckpoint(fsStore),
+        postgres: await measureCheckpoint(postgresStore),
+        floor: await measureFloor(cluster.url),
+      },
       concurrentCheckpointsPerSecond: {
         fs: await measureConcurrent(fsStore),
         postgres: await measureConcurrent(postgresStore),
@@ -111,6 +149,24 @@ async function main() {
       console.log(
         `postgres   ${checkpointMs.postgres.toFixed(3)} ms (${(checkpointMs.postgres / checkpointMs.fs).toFixed(2)}x fs)         ${throughput.postgres.toFixed(0)} checkpoints/s (${(throughput.postgres / throughput.fs).toFixed(2)}x fs)`,
       );
+      const overFloor = checkpointMs.postgres / checkpointMs.floor;
+      console.log(
+        `floor      ${checkpointMs.floor.toFixed(3)} ms: one prepared INSERT of the same bytes, committed (synchronous_commit on)`,
+      );
+      console.log(
+        `  postgres checkpoint / floor ${overFloor.toFixed(2)}x  ${overFloor <= 1.5 ? 'ok' : 'MISSED'} (goal <= 1.5)`,
+      );
+      const versusFs = throughput.postgres / throughput.fs;
+      const goal = 2 * baselineThroughputVsFs;
+      console.log(
+        `  100 sessions: ${versusFs.toFixed(2)}x fs  ${versusFs >= goal ? 'ok' : 'MISSED'} (goal >= ${goal.toFixed(2)}x fs: twice the ${baselineThroughputVsFs}x of four round trips per append)`,
+      );
+    }
+    {
+      const { measureLangGraphPostgres, formatLangGraphPostgres } = await import('./src/langgraph-postgres.mjs');
+      const langgraph = await measureLangGraphPostgres(cluster.url, { quick });
+      if (json) console.log(JSON.stringify({ langgraph }));
+      else console.log(`\n${formatLangGraphPostgres(langgraph)}`);
     }
   } finally {
     await fsStore.close();
