@@ -67,6 +67,7 @@ import { watchServerWaits } from './server-wait.js';
 import { createSessionMaintenance } from './session-maintenance.js';
 import { summaryAssignments, summaryValues } from './summary-columns.js';
 import {
+  createAppendAnnouncer,
   notificationChannel,
   notifySql,
   type SessionWatch,
@@ -189,21 +190,19 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
               WHERE s.id = $1 FOR UPDATE OF s
            ), allowed AS (
              SELECT 1 FROM current
-              WHERE journal_seq = $24 AND coalesce(epoch, 0) <= $16 AND journal_hash IS NOT DISTINCT FROM $25::text
+              WHERE journal_seq = $22 AND coalesce(epoch, 0) <= $16 AND journal_hash IS NOT DISTINCT FROM $23::text
            ), inserted AS (
              INSERT INTO ${schema}.events (session_id, seq, epoch, type, payload, hash, batch_summary)
              SELECT $1, event.seq, $16, event.type, event.payload, event.hash,
                     CASE WHEN event.seq = $2 THEN $3::json END
-               FROM unnest($17::bigint[], $18::text[], $19::json[], $22::text[]) AS event (seq, type, payload, hash)
+               FROM unnest($17::bigint[], $18::text[], $19::json[], $20::text[]) AS event (seq, type, payload, hash)
               WHERE EXISTS (SELECT 1 FROM allowed)
            ), updated AS (
-             UPDATE ${schema}.sessions SET journal_seq = $2, journal_hash = $23, ${summaryAssignments(3)}
+             UPDATE ${schema}.sessions SET journal_seq = $2, journal_hash = $21, ${summaryAssignments(3)}
               WHERE id = $1 AND EXISTS (SELECT 1 FROM allowed) RETURNING id
-           ), notified AS MATERIALIZED (
-             SELECT pg_notify($20, $21) FROM updated
            )
            SELECT current.journal_seq, current.journal_hash, current.epoch,
-                  (SELECT count(*) FROM notified) > 0 AS appended
+                  EXISTS (SELECT 1 FROM updated) AS appended
              FROM current`,
           values,
         );
@@ -211,7 +210,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       } catch (error) {
         // Only reachable if the row lock were bypassed; the key still refuses interleaving.
         if (databaseErrorCode(error) === '23505') {
-          const expectedSeq = Number(values[23]);
+          const expectedSeq = Number(values[21]);
           throw new AppendConflictError(String(values[0]), expectedSeq, expectedSeq + 1, { cause: error });
         }
         throw translateDatabaseError(error, location, action);
@@ -220,6 +219,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   /** Where each session's chain stood after this store's last append to it (a hint, checked by the append). */
   const journalHeads = createJournalHeads();
+  const announcer = createAppendAnnouncer((payloads) =>
+    pool.query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload`, [channel, payloads]),
+  );
 
   /** Where the chain stands before `seq` (> 1): a ranged read checks its first row against the one before. */
   const chainBefore = async (sessionId: string, seq: number, action: string): Promise<ChainPosition> => {
@@ -296,8 +298,6 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           rows.map((event) => event.seq),
           batch.events.map((event) => event.type),
           rows.map((event) => event.payload),
-          channel,
-          JSON.stringify({ sessionId, change: 'updated', lastSeq: newSeq }),
           hashes,
           lastHash,
           batch.expectedSeq,
@@ -306,6 +306,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         if (!outcome) throw new SessionNotFoundError(sessionId);
         if (outcome.appended) {
           journalHeads.set(sessionId, newSeq, lastHash);
+          announcer.announce(JSON.stringify({ sessionId, change: 'updated', lastSeq: newSeq }));
           return;
         }
         const leaseEpoch = outcome.epoch === null ? 0 : Number(outcome.epoch);
@@ -388,6 +389,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
 
     async delete(sessionId: string) {
+      // Watchers hear of this store's appends before the deletion.
+      await announcer.settled();
       return inTransaction(`delete session ${sessionId}`, async (client) => {
         const result = await client.query(`DELETE FROM ${schema}.sessions WHERE id = $1`, [sessionId]);
         if (result.rowCount === 0) return false;
@@ -541,6 +544,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       if (closed) return;
       closed = true;
       await Promise.allSettled([...heldLeases].map((lease) => lease.release()));
+      await announcer.settled();
       await Promise.allSettled([...watches].map((watch) => watch.close()));
       if (owned) await pool.end();
     },

@@ -10,19 +10,22 @@ export interface FreezableProxy {
   freeze(): void;
   /** Delivers what was held and lets traffic through again. */
   thaw(): void;
-  /** Round trips so far: the times a client spoke after the server answered it (or first). */
-  readonly roundTrips: number;
+  /**
+   * Round trips so far: the times a client spoke after the server answered it (or first), left
+   * out those whose first message matches `except` (the text of a statement, say).
+   */
+  roundTrips(except?: RegExp): number;
   close(): void;
 }
 
 export async function freezableProxy(target: URL): Promise<FreezableProxy> {
   let frozen = false;
-  let roundTrips = 0;
+  const turns: string[] = [];
   const held: Array<() => void> = [];
   const sockets = new Set<Socket>();
   const forward = (from: Socket, to: Socket, turn: { clientSpoke: boolean }, fromClient: boolean) =>
     from.on('data', (chunk) => {
-      if (fromClient && !turn.clientSpoke) roundTrips += 1;
+      if (fromClient && !turn.clientSpoke) turns.push(chunk.toString('latin1'));
       turn.clientSpoke = fromClient;
       if (frozen) held.push(() => to.write(chunk));
       else to.write(chunk);
@@ -49,9 +52,7 @@ export async function freezableProxy(target: URL): Promise<FreezableProxy> {
     freeze: () => {
       frozen = true;
     },
-    get roundTrips() {
-      return roundTrips;
-    },
+    roundTrips: (except) => turns.filter((text) => !except?.test(text)).length,
     thaw: () => {
       frozen = false;
       for (const send of held.splice(0)) send();
