@@ -285,6 +285,46 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
     }
   });
 
+  it('commits the appends of sessions writing at once together, each checked on its own', async () => {
+    const proxy = await freezableProxy(new URL(database.url));
+    try {
+      const through = new URL(database.url);
+      through.port = String(proxy.port);
+      const store = database.openStore({ connectionString: through.toString(), maxConnections: 20 });
+      const headers = await Promise.all(Array.from({ length: 20 }, () => sessionWith(store, 1)));
+      const appendTo = (header: SessionHeader, seq: number, expectedSeq = seq - 1) =>
+        store.append(header.id, {
+          expectedSeq,
+          epoch: 0,
+          events: [messageEvent(seq)],
+          summary: testSummary(header, seq),
+        });
+      const announcements = /pg_notify/;
+      const before = proxy.roundTrips(announcements);
+      const stale = headers[7];
+      const results = await Promise.allSettled(
+        headers.map(async (header) => {
+          for (let seq = 2; seq <= 6; seq += 1) {
+            // One writer is behind: its append fails alone, the others in its statement go on.
+            await appendTo(header, seq, header === stale && seq === 4 ? 2 : seq - 1);
+          }
+        }),
+      );
+      // 100 appends; one round trip each without sharing.
+      expect(proxy.roundTrips(announcements) - before).toBeLessThan(50);
+      expect(results.filter((result) => result.status === 'rejected')).toHaveLength(1);
+      const refused = results[7];
+      expect(refused?.status === 'rejected' && AppendConflictError.isInstance(refused.reason)).toBe(true);
+      for (const header of headers) {
+        const seqs = (await collect(store.read(header.id))).map((event) => event.seq);
+        expect(seqs).toEqual(header === stale ? [1, 2, 3] : [1, 2, 3, 4, 5, 6]);
+        expect((await store.getSummary(header.id))?.lastSeq).toBe(header === stale ? 3 : 6);
+      }
+    } finally {
+      proxy.close();
+    }
+  });
+
   it('migrates once when many stores start at the same time', async () => {
     const schema = database.freshSchema();
     const stores = Array.from({ length: 4 }, () => database.openStore({ schema }));

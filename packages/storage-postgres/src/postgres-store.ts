@@ -32,6 +32,7 @@ import {
   type VerifyReport,
 } from '@resume/core/spec';
 import type pg from 'pg';
+import { appendBatchStatement, appendBatchValues, createAppendQueue, type SessionAppend } from './append-batches.js';
 import {
   describeLocation,
   describeServer,
@@ -65,7 +66,7 @@ import { type MigrationReport, migratePool } from './migrations.js';
 import { corrupted, eventOf, missingEvent, parseHeader, parseSnapshot, parseSummary } from './rows.js';
 import { watchServerWaits } from './server-wait.js';
 import { createSessionMaintenance } from './session-maintenance.js';
-import { summaryAssignments, summaryValues } from './summary-columns.js';
+import { summaryValues } from './summary-columns.js';
 import {
   createAppendAnnouncer,
   notificationChannel,
@@ -168,50 +169,30 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     });
 
   /**
-   * One append as one statement, committed on its own: one round trip and one commit per
-   * checkpoint. Locking the session row serializes appends and lease takeovers of the session;
-   * the events, the head and the summary are written only when the writer's epoch, the expected
-   * seq and the chain's head all match, and the row says where the session stood either way
-   * (none: no such session).
+   * Appends as statements committed on their own: one round trip and one commit for a lone
+   * append, and for the appends of several sessions that arrive together (see append-batches.ts).
    */
-  const appendStatement = (action: string, values: unknown[]) =>
+  const batchStatement = appendBatchStatement(schema);
+  // Prepared once per connection (named by its text, which names the schema): planned, not parsed, per append.
+  const batchStatementName = `conclave-append-${createHash('sha256').update(batchStatement).digest('hex').slice(0, 16)}`;
+  const submitAppend = createAppendQueue((appends) =>
+    pool.query<{
+      id: string;
+      journal_seq: string;
+      journal_hash: string | null;
+      epoch: string | null;
+      appended: boolean;
+    }>({ name: batchStatementName, text: batchStatement, values: appendBatchValues(appends) }),
+  );
+  const appendStatement = (action: string, append: SessionAppend) =>
     waitingFor(action, async () => {
       await ensureReady();
       try {
-        const result = await pool.query<{
-          journal_seq: string;
-          journal_hash: string | null;
-          epoch: string | null;
-          appended: boolean;
-        }>(
-          `WITH current AS (
-             SELECT s.journal_seq, s.journal_hash, l.epoch FROM ${schema}.sessions s
-               LEFT JOIN ${schema}.leases l ON l.session_id = s.id
-              WHERE s.id = $1 FOR UPDATE OF s
-           ), allowed AS (
-             SELECT 1 FROM current
-              WHERE journal_seq = $22 AND coalesce(epoch, 0) <= $16 AND journal_hash IS NOT DISTINCT FROM $23::text
-           ), inserted AS (
-             INSERT INTO ${schema}.events (session_id, seq, epoch, type, payload, hash, batch_summary)
-             SELECT $1, event.seq, $16, event.type, event.payload, event.hash,
-                    CASE WHEN event.seq = $2 THEN $3::json END
-               FROM unnest($17::bigint[], $18::text[], $19::json[], $20::text[]) AS event (seq, type, payload, hash)
-              WHERE EXISTS (SELECT 1 FROM allowed)
-           ), updated AS (
-             UPDATE ${schema}.sessions SET journal_seq = $2, journal_hash = $21, ${summaryAssignments(3)}
-              WHERE id = $1 AND EXISTS (SELECT 1 FROM allowed) RETURNING id
-           )
-           SELECT current.journal_seq, current.journal_hash, current.epoch,
-                  EXISTS (SELECT 1 FROM updated) AS appended
-             FROM current`,
-          values,
-        );
-        return result.rows[0] ?? null;
+        return await submitAppend(append);
       } catch (error) {
         // Only reachable if the row lock were bypassed; the key still refuses interleaving.
         if (databaseErrorCode(error) === '23505') {
-          const expectedSeq = Number(values[21]);
-          throw new AppendConflictError(String(values[0]), expectedSeq, expectedSeq + 1, { cause: error });
+          throw new AppendConflictError(append.sessionId, append.expectedSeq, append.expectedSeq + 1, { cause: error });
         }
         throw translateDatabaseError(error, location, action);
       }
@@ -290,19 +271,21 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       for (;;) {
         const hashes = chainBatch(sessionId, previousHash, rows);
         const lastHash = hashes.at(-1) ?? previousHash;
-        const outcome = await appendStatement(action, [
+        const outcome = await appendStatement(action, {
           sessionId,
-          newSeq,
-          ...summaryValues(summary),
-          batch.epoch,
-          rows.map((event) => event.seq),
-          batch.events.map((event) => event.type),
-          rows.map((event) => event.payload),
-          hashes,
-          lastHash,
-          batch.expectedSeq,
+          epoch: batch.epoch,
+          expectedSeq: batch.expectedSeq,
           previousHash,
-        ]);
+          newSeq,
+          lastHash,
+          summary: summaryValues(summary),
+          events: batch.events.map((event, index) => ({
+            seq: event.seq,
+            type: event.type,
+            payload: rows[index]?.payload ?? '',
+            hash: hashes[index] ?? '',
+          })),
+        });
         if (!outcome) throw new SessionNotFoundError(sessionId);
         if (outcome.appended) {
           journalHeads.set(sessionId, newSeq, lastHash);
