@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode, type LeaseHolderInfo } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions, type LeaseHolderInfo } from '@resume/core/spec';
 
 /**
  * A run could not save to its thread because another process runs the thread: it holds the
@@ -23,7 +23,7 @@ export class ThreadBusyError extends ConclaveError {
     const why = details.holder
       ? `is being run by pid ${details.holder.pid} on host ${details.holder.host} since ${details.holder.since}`
       : `was continued by another process (checkpoint ${details.checkpointId ?? '?'}) after this run read it`;
-    super(ThreadBusyError.code, ExitCode.inUse, `${thread} ${why}: this run's checkpoint was not saved.`, {
+    super(ThreadBusyError.code, `${thread} ${why}: this run's checkpoint was not saved.`, {
       hint:
         options.hint ??
         'Invoke the graph again on the same thread_id once the other run has stopped (at an interrupt or its end): it continues from the latest checkpoint.',

@@ -198,7 +198,7 @@ for (const under of stores) {
         const losers = workers.filter((_, index) => exits[index]?.code !== 0);
         expect(winners).toHaveLength(1);
         expect(losers).toHaveLength(1);
-        expect(exits.map((exit) => exit.code).sort()).toEqual([0, 75]);
+        expect(exits.map((exit) => exit.code).sort()).toEqual([0, 1]);
         const failure = losers[0]?.reports.find((report) => report.event === 'error');
         expect(failure?.code).toBe('langgraph-thread-busy');
         expect(String(failure?.message)).toContain('"ticket-2"');

@@ -104,5 +104,5 @@ main().catch((error: unknown) => {
     code: ConclaveError.isInstance(error) ? error.code : null,
     message: error instanceof Error ? error.message : String(error),
   });
-  process.exit(ConclaveError.isInstance(error) ? error.exitCode : 1);
+  process.exit(1);
 });
