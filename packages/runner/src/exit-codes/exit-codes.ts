@@ -91,6 +91,7 @@ export const exitCodes: Readonly<Record<string, ExitCodeRule>> = {
   // @resume/langgraph
   'checkpoint-data': ExitCode.corrupted,
   'langgraph-config': ExitCode.usage,
+  'langgraph-thread-busy': ExitCode.inUse,
   // conclave (the CLI)
   'signature-required': ExitCode.corrupted,
 };
