@@ -5,6 +5,8 @@ import type { SessionState } from '@resume/core';
 import { UsageError } from '@resume/core/spec';
 import { compareWorkspaceFiles } from '../files/file-snapshots.js';
 import { compareGitState, readGitState } from '../files/git-state.js';
+import { type RecordedMcpTools, recordedMcpTools } from '../mcp/mcp-tool-list.js';
+import { mcpToolName } from '../mcp/mcp-tools.js';
 import { mapStatusesOf } from '../modes/map-journal.js';
 import type { Mode } from '../modes/mode.js';
 import { isCommandRunning } from '../processes/process-group.js';
@@ -20,7 +22,7 @@ import { resumeWorkspace } from './resume-workspace.js';
 import { type RunConfig, readRunConfig } from './run-config.js';
 import { currentSpecText, recordedSpecOf, specPathOf } from './run-spec.js';
 import { availableToolNames } from './run-tools.js';
-import type { RunnerScope } from './runner-scope.js';
+import { mcpPool, type RunnerScope } from './runner-scope.js';
 import type { PlanOptions } from './runner-types.js';
 
 export async function plan(scope: RunnerScope, sessionId: string, planOptions: PlanOptions = {}): Promise<ResumePlan> {
@@ -63,13 +65,15 @@ export async function planFor(
       ? null
       : describeSpecChange({ path: specPath, recorded: recordedText, current: specText, useEdited: useEditedSpec });
   const availableModels = options.availableModels ? await options.availableModels().catch(() => null) : null;
+  const mcpTools = await mcpToolLists(scope, state, workspaceDir);
   const compatibility = checkCompatibility({
     state,
     // The recorded spec runs unless the edited one is asked for: only then can an edit block.
     ...(specText !== null && useEditedSpec ? { spec: { text: specText } } : {}),
     availableModels,
     ...(mode.compatibility?.(config) ?? {}),
-    ...(await toolAvailability(scope, mode, config, useEditedSpec ? specText : null)),
+    ...(await toolAvailability(scope, mode, config, useEditedSpec ? specText : null, mcpTools)),
+    mcpTools,
   });
   const files = await compareWorkspaceFiles({ state, workspaceDir }).catch(() => null);
   const git = compareGitState(state.header.git, await readGitState(workspaceDir).catch(() => null));
@@ -124,12 +128,36 @@ export async function planFor(
  * The tools check (seed: tool availability validation): the tools the session called must
  * still be offered by the tools list that will run (the edited prompt file's, when it runs).
  */
-async function toolAvailability(scope: RunnerScope, mode: Mode, config: RunConfig, edited: string | null) {
+async function toolAvailability(
+  scope: RunnerScope,
+  mode: Mode,
+  config: RunConfig,
+  edited: string | null,
+  mcpTools: { recorded: RecordedMcpTools; current: RecordedMcpTools } | null,
+) {
   if (!mode.requestedTools) return {};
   const requested = await mode.requestedTools(config, edited);
   const available = availableToolNames(scope);
   if (available === null) return {};
+  // MCP tools are checked against their servers' lists (a change is an `mcp-tool-changed` finding).
+  const mcpNames = Object.entries({ ...mcpTools?.recorded, ...mcpTools?.current }).flatMap(([server, tools]) =>
+    tools.map((tool) => mcpToolName(server, tool.name)),
+  );
   return {
-    availableTools: requested.length === 0 ? available : requested.filter((name) => available.includes(name)),
+    availableTools: [
+      ...(requested.length === 0 ? available : requested.filter((name) => available.includes(name))),
+      ...mcpNames,
+    ],
   };
+}
+
+/**
+ * The tool lists of the MCP servers the session recorded, and as the servers offer them now
+ * (each server is started for it, and kept for the run that follows). Null without any.
+ */
+async function mcpToolLists(scope: RunnerScope, state: SessionState, workspaceDir: string) {
+  const recorded = recordedMcpTools(state.data);
+  const servers = Object.keys(recorded);
+  if (servers.length === 0) return null;
+  return { recorded, current: await mcpPool(scope).toolLists(servers, workspaceDir) };
 }
