@@ -1,6 +1,6 @@
 // MCP tools in real runs: a real MCP server (the SDK's McpServer, __fixtures__/test-mcp-server.mjs)
 // over stdio and streamable HTTP, a lead whose script calls its tools, interrupts in the middle.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,11 +100,11 @@ describe('MCP tools over stdio', () => {
       { ledger: stdioServer() },
       {
         decisions: {
-        uncertainStep: (step) => {
-          asked.push(step);
-          return 'abort';
+          uncertainStep: (step) => {
+            asked.push(step);
+            return 'abort';
+          },
         },
-      },
       },
     ).resume((await running).sessionId);
     expect(resumed.status, String(resumed.error)).toBe('completed');
@@ -134,11 +134,11 @@ describe('MCP tools over stdio', () => {
       { ledger: stdioServer() },
       {
         decisions: {
-        uncertainStep: (step) => {
-          asked.push(step.key);
-          return 'rerun';
+          uncertainStep: (step) => {
+            asked.push(step.key);
+            return 'rerun';
+          },
         },
-      },
       },
     ).resume(sessionId);
     expect(resumed.status, String(resumed.error)).toBe('completed');
@@ -146,3 +146,178 @@ describe('MCP tools over stdio', () => {
     expect(await linesOf('ledger.txt')).toEqual(['one', 'slow']);
   });
 });
+
+describe('the tool lists a session records', () => {
+  it('are checked on resume: a tool gone or taking other input is in the plan and the compatibility check', async () => {
+    const interrupted = await start(
+      runnerFor(ledgerScript, { ledger: stdioServer() }, { interruptAt: 'turn 2, lead' }),
+    );
+    const state = await currentStore.engine().readSession(interrupted.sessionId);
+    expect(state.data['mcp.tools']).toMatchObject({
+      ledger: expect.arrayContaining([
+        expect.objectContaining({ name: 'lookup', readOnly: true }),
+        expect.objectContaining({ name: 'append', readOnly: false, idempotent: false }),
+      ]),
+    });
+
+    const changed = runnerFor(ledgerScript, { ledger: stdioServer({ TEST_MCP_VARIANT: 'changed' }) });
+    const plan = await changed.plan(interrupted.sessionId);
+    expect(plan.changes.compatibility?.level).toBe('block');
+    expect(plan.changes.compatibility?.findings).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          kind: 'mcp-tool-changed',
+          tool: 'ledger__lookup',
+          change: 'removed',
+          level: 'block',
+        }),
+        expect.objectContaining({ kind: 'mcp-tool-changed', tool: 'ledger__append', change: 'schema-changed' }),
+      ]),
+    );
+    const text = formatResumePlan(plan);
+    expect(text).toContain(
+      'MCP tool ledger__lookup is no longer offered by server ledger (the session called it once)',
+    );
+    expect(text).toContain('MCP tool ledger__append takes other input than when the session started');
+    expect(text).toContain('--force');
+  });
+
+  it('an unchanged list resumes without findings', async () => {
+    const interrupted = await start(
+      runnerFor(ledgerScript, { ledger: stdioServer() }, { interruptAt: 'turn 2, lead' }),
+    );
+    const plan = await runnerFor(ledgerScript, { ledger: stdioServer() }).plan(interrupted.sessionId);
+    expect(plan.changes.compatibility?.findings ?? []).toEqual([]);
+  });
+});
+
+/** A header value as a config file writes it: the secret stays in the environment. */
+const bearerFromEnvironment = ['Bearer $', '{TEST_MCP_TOKEN}'].join('');
+
+describe('MCP tools over streamable HTTP', () => {
+  let http: Awaited<ReturnType<typeof serveHttp>>;
+  const seenHeaders: string[] = [];
+  beforeEach(async () => {
+    seenHeaders.length = 0;
+    http = await serveHttp(fixture.workspace, {
+      onHeaders: (headers) => seenHeaders.push(String(headers.authorization)),
+    });
+  });
+  afterEach(async () => {
+    await http.close();
+  });
+
+  it('sends the headers filled in from the environment, journals no secret, and resumes without calling again', async () => {
+    const servers = { ledger: { url: http.url, headers: { Authorization: bearerFromEnvironment } } };
+    const env = { TEST_MCP_TOKEN: 'tok-5f3a9c1e7b' };
+    const interrupted = await start(runnerFor(ledgerScript, servers, { env, interruptAt: 'turn 2, lead' }));
+    expect(interrupted.status, String(interrupted.error)).toBe('interrupted');
+    const resumed = await runnerFor(ledgerScript, servers, { env }).resume(interrupted.sessionId);
+    expect(resumed.status, String(resumed.error)).toBe('completed');
+    expect(await linesOf('ledger.txt')).toEqual(['one', 'two']);
+    expect(seenHeaders.length).toBeGreaterThan(0);
+    expect(new Set(seenHeaders)).toEqual(new Set(['Bearer tok-5f3a9c1e7b']));
+    const events: unknown[] = [];
+    for await (const event of currentStore.store.read(interrupted.sessionId)) events.push(event);
+    const journal = JSON.stringify(events);
+    expect(journal).not.toContain('tok-5f3a9c1e7b');
+  });
+
+  it('refuses to start when a variable a header names is not set', async () => {
+    const servers = { ledger: { url: http.url, headers: { Authorization: bearerFromEnvironment } } };
+    const result = await start(runnerFor(ledgerScript, servers, { env: {} }));
+    expect(result.status).toBe('failed');
+    expect(result.error?.message).toContain('mcp.servers.ledger.headers.Authorization');
+    expect(result.error?.message).toContain('TEST_MCP_TOKEN');
+  });
+});
+
+describe('MCP tool output', () => {
+  it('is cut at mcp.maxOutputBytes, the cut said in the transcript', async () => {
+    const script: Turn[] = [{ text: 'Big.', toolCalls: [call('c1', 'ledger__big', { bytes: 5000 })] }];
+    const result = await start(
+      runnerFor(script, { ledger: stdioServer() }, { mcp: { servers: {}, maxOutputBytes: 1024 } }),
+    );
+    expect(result.status, String(result.error)).toBe('completed');
+    const state = await currentStore.engine().readSession(result.sessionId);
+    const message = state.messages.find((entry) => entry.role === 'tool');
+    expect(message?.content).toBe(`${'x'.repeat(1024)}\n[output cut at 1024 of 5000 bytes (mcp.maxOutputBytes)]`);
+  });
+});
+
+describe('MCP servers that fail', () => {
+  it('one that cannot start is a typed error naming it; the session resumes once it is back', async () => {
+    const broken = { ledger: { command: path.join(fixture.workspace, 'no-such-server') } };
+    const failed = await start(runnerFor(ledgerScript, broken));
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatchObject({ code: 'mcp-server-unavailable', exitCode: 69 });
+    expect(failed.error?.message).toContain('MCP server "ledger"');
+    expect(failed.error?.message).toContain('could not be started');
+    expect((await currentStore.engine().readSession(failed.sessionId)).status).toBe('interrupted');
+
+    const resumed = await runnerFor(ledgerScript, { ledger: stdioServer() }).resume(failed.sessionId);
+    expect(resumed.status, String(resumed.error)).toBe('completed');
+    expect(await linesOf('ledger.txt')).toEqual(['one', 'two']);
+  });
+
+  it('one that dies during a call stops the run with a typed error; the call stays uncertain', async () => {
+    const script: Turn[] = [
+      { text: 'Writing.', toolCalls: [call('c1', 'ledger__append', { text: 'one' })] },
+      { text: 'Writing slowly.', toolCalls: [call('c2', 'ledger__slow_append', { text: 'slow' })] },
+    ];
+    const running = start(runnerFor(script, { ledger: stdioServer() }));
+    await until(() => existsSync(fixture.path('slow-started.txt')), 100_000);
+    process.kill(Number((await readFile(fixture.path('slow-started.txt'), 'utf8')).trim()), 'SIGKILL');
+    const failed = await running;
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatchObject({ code: 'mcp-server-unavailable', exitCode: 69 });
+    expect(failed.error?.message).toContain('MCP server "ledger"');
+    expect(failed.error?.message).toContain('slow_append');
+
+    await writeFile(fixture.path('release'), '');
+    const asked: string[] = [];
+    const resumed = await runnerFor(
+      script,
+      { ledger: stdioServer() },
+      {
+        decisions: {
+          uncertainStep: (step) => {
+            asked.push(step.key);
+            return 'rerun';
+          },
+        },
+      },
+    ).resume(failed.sessionId);
+    expect(resumed.status, String(resumed.error)).toBe('completed');
+    expect(asked).toEqual(['turn-2/tool-1/ledger__slow_append']);
+    expect(await linesOf('ledger.txt')).toEqual(['one', 'slow']);
+  });
+
+  it('an unknown server name is refused before the session is created', async () => {
+    await expect(start(runnerFor(ledgerScript, { ledger: stdioServer() }), ['ledgr'])).rejects.toMatchObject({
+      message: 'mcp: unknown MCP server: ledgr',
+      hint: expect.stringContaining('Configured servers: ledger (mcp.servers in .conclave.yaml).'),
+    });
+    expect(await currentStore.engine().listSessions()).toEqual([]);
+  });
+});
+
+describe('MCP server processes', () => {
+  it('are stopped when the run ends', async () => {
+    const result = await start(runnerFor(ledgerScript, { ledger: stdioServer() }));
+    expect(result.status, String(result.error)).toBe('completed');
+    const state = await currentStore.engine().readSession(result.sessionId);
+    const recorded = (state.data['mcp.processes'] as Record<string, { pid: number }>).ledger;
+    expect(recorded?.pid).toBeGreaterThan(0);
+    expect(isRunning(recorded?.pid ?? 0)).toBe(false);
+  });
+});
+
+/** Whether a process still runs (a zombie waiting to be reaped does not). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
