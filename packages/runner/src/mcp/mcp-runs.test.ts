@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UncertainStepError, type UncertainStepInfo } from '@resume/core/spec';
+import { type JsonValue, type ToolCall, UncertainStepError, type UncertainStepInfo } from '@resume/core/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatResumePlan } from '../resume/format-resume-plan.js';
 import type { RunnerOptions } from '../runner/runner.js';
@@ -32,8 +32,8 @@ const stdioServer = (env: Record<string, string> = {}): McpServerConfig => ({
   env,
 });
 
-type Turn = { text: string; toolCalls?: Array<{ id: string; name: string; args: Record<string, unknown> }> };
-const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, name, args });
+type Turn = { text: string; toolCalls?: ToolCall[] };
+const call = (id: string, name: string, args: Record<string, JsonValue>): ToolCall => ({ id, name, args });
 
 function runnerFor(
   leadScript: Turn[],

@@ -65,14 +65,15 @@ export async function planFor(
       ? null
       : describeSpecChange({ path: specPath, recorded: recordedText, current: specText, useEdited: useEditedSpec });
   const availableModels = options.availableModels ? await options.availableModels().catch(() => null) : null;
-  const mcpTools = await mcpToolLists(scope, state, workspaceDir);
+  const recordedMcp = recordedMcpTools(state.data);
+  const mcpTools = await mcpToolLists(scope, recordedMcp, workspaceDir);
   const compatibility = checkCompatibility({
     state,
     // The recorded spec runs unless the edited one is asked for: only then can an edit block.
     ...(specText !== null && useEditedSpec ? { spec: { text: specText } } : {}),
     availableModels,
     ...(mode.compatibility?.(config) ?? {}),
-    ...(await toolAvailability(scope, mode, config, useEditedSpec ? specText : null, mcpTools)),
+    ...(await toolAvailability(scope, mode, config, useEditedSpec ? specText : null, [recordedMcp, mcpTools?.current])),
     mcpTools,
   });
   const files = await compareWorkspaceFiles({ state, workspaceDir }).catch(() => null);
@@ -133,15 +134,15 @@ async function toolAvailability(
   mode: Mode,
   config: RunConfig,
   edited: string | null,
-  mcpTools: { recorded: RecordedMcpTools; current: RecordedMcpTools } | null,
+  mcpTools: Array<RecordedMcpTools | undefined>,
 ) {
   if (!mode.requestedTools) return {};
   const requested = await mode.requestedTools(config, edited);
   const available = availableToolNames(scope);
   if (available === null) return {};
   // MCP tools are checked against their servers' lists (a change is an `mcp-tool-changed` finding).
-  const mcpNames = Object.entries({ ...mcpTools?.recorded, ...mcpTools?.current }).flatMap(([server, tools]) =>
-    tools.map((tool) => mcpToolName(server, tool.name)),
+  const mcpNames = mcpTools.flatMap((lists) =>
+    Object.entries(lists ?? {}).flatMap(([server, tools]) => tools.map((tool) => mcpToolName(server, tool.name))),
   );
   return {
     availableTools: [
@@ -153,11 +154,12 @@ async function toolAvailability(
 
 /**
  * The tool lists of the MCP servers the session recorded, and as the servers offer them now
- * (each server is started for it, and kept for the run that follows). Null without any.
+ * (each server is started for it, and kept for the run that follows). Null without any, or when
+ * the caller offers no MCP servers (`mcp` not given: a planner for a details pane).
  */
-async function mcpToolLists(scope: RunnerScope, state: SessionState, workspaceDir: string) {
-  const recorded = recordedMcpTools(state.data);
+async function mcpToolLists(scope: RunnerScope, recorded: RecordedMcpTools, workspaceDir: string) {
   const servers = Object.keys(recorded);
-  if (servers.length === 0) return null;
+  // A caller that offers no MCP servers (a details pane) does not start them to compare.
+  if (servers.length === 0 || scope.options.mcp === undefined) return null;
   return { recorded, current: await mcpPool(scope).toolLists(servers, workspaceDir) };
 }

@@ -1,0 +1,133 @@
+// End-to-end: a prompt file whose agent calls the tools of a real MCP server (stdio, started
+// from the config), `conclave` killed in the middle of a slow unsafe call, and the resume:
+// refused in a pipe without a decision, then run with `--on-uncertain`. The ledger the server
+// appends to shows what was called, and how often.
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
+
+beforeAll(() => assertBuilt());
+
+const serverScript = fileURLToPath(
+  new URL('../../../../packages/runner/src/mcp/__fixtures__/test-mcp-server.mjs', import.meta.url),
+);
+
+const sandbox = sandboxFixture();
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const file = (name: string) => path.join(sandbox.workspace, name);
+const ledger = async () => (await readFile(file('ledger.txt'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+
+async function waitForText(name: string, differentFrom = ''): Promise<string> {
+  for (;;) {
+    const text = (await readFile(file(name), 'utf8').catch(() => '')).trim();
+    if (text && text !== differentFrom) return text;
+    await pause(20);
+  }
+}
+
+/** Whether a process still runs (a zombie waiting to be reaped does not). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+beforeEach(async () => {
+  await writeFile(
+    file('.conclave.yaml'),
+    [
+      'mcp:',
+      '  servers:',
+      '    ledger:',
+      `      command: ${JSON.stringify(process.execPath)}`,
+      `      args: [${JSON.stringify(serverScript)}]`,
+      '',
+    ].join('\n'),
+  );
+  await writeFile(file('ledger.prompt.md'), ['---', 'mcp: [ledger]', '---', 'Keep the ledger.', ''].join('\n'));
+  await writeFile(
+    path.join(sandbox.root, 'script.yaml'),
+    [
+      '- agent: lead',
+      '  tool_calls: [{ name: ledger__append, args: { text: one } }]',
+      '- agent: lead',
+      '  tool_calls: [{ name: ledger__slow_append, args: { text: slow } }]',
+      '- agent: lead',
+      '  tool_calls: [{ name: ledger__append, args: { text: two } }]',
+      '- agent: lead',
+      '  text: The ledger is kept.',
+      '',
+    ].join('\n'),
+  );
+});
+
+/** Runs the prompt file and SIGKILLs `conclave` once the slow call is under way. */
+async function killedDuringSlowCall(): Promise<{ id: string; serverPid: number }> {
+  const running = sandbox.start(['run', 'ledger.prompt.md', '--script', path.join(sandbox.root, 'script.yaml')]);
+  const serverPid = Number(await waitForText('slow-started.txt'));
+  running.child.kill('SIGKILL');
+  await running.done;
+  const [session] = await sandbox.json<Array<{ id: string }>>(['sessions', 'list']);
+  return { id: session?.id ?? '', serverPid };
+}
+
+describe('conclave run with an MCP server', () => {
+  it('after a crash in a slow unsafe call, asks before calling it again and never repeats a completed call', async () => {
+    const { id, serverPid } = await killedDuringSlowCall();
+    expect(await ledger()).toEqual(['one']);
+
+    const plan = await sandbox.run(['run', '--resume', id, '--dry-run']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout + plan.stderr).toContain('ledger__slow_append');
+
+    const refused = await sandbox.run(['run', '--resume', id, '--yes']);
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toContain('--on-uncertain');
+    expect(refused.stderr).toContain('ledger__slow_append');
+
+    const resuming = sandbox.start(['run', '--resume', id, '--yes', '--on-uncertain', 'rerun']);
+    // The server the killed run left in the middle of the call is stopped before the call is made again.
+    const rerunBy = Number(await waitForText('slow-started.txt', String(serverPid)));
+    expect(rerunBy).not.toBe(serverPid);
+    expect(isRunning(serverPid)).toBe(false);
+    await writeFile(file('release'), '');
+    const resumed = await resuming.done;
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(
+      `MCP server ledger: stopped the process the interrupted run left running (pid ${serverPid}`,
+    );
+    expect(await ledger()).toEqual(['one', 'slow', 'two']);
+    expect(isRunning(rerunBy)).toBe(false);
+  });
+
+  it('skips the uncertain call with --on-uncertain skip: the ledger never gets it', async () => {
+    const { id } = await killedDuringSlowCall();
+    const resumed = await sandbox.run(['run', '--resume', id, '--yes', '--on-uncertain', 'skip']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    await writeFile(file('release'), '');
+    await pause(100);
+    expect(await ledger()).toEqual(['one', 'two']);
+  });
+
+  it('stops the server on Ctrl+C, and a server that cannot start is an error naming it', async () => {
+    const running = sandbox.start(['run', 'ledger.prompt.md', '--script', path.join(sandbox.root, 'script.yaml')]);
+    const serverPid = Number(await waitForText('slow-started.txt'));
+    running.child.kill('SIGINT');
+    const interrupted = await running.done;
+    expect(interrupted.code).toBe(130);
+    expect(isRunning(serverPid)).toBe(false);
+
+    await writeFile(file('.conclave.yaml'), 'mcp:\n  servers:\n    ledger:\n      command: ./no-such-server\n');
+    const [session] = await sandbox.json<Array<{ id: string }>>(['sessions', 'list']);
+    const failed = await sandbox.run(['run', '--resume', session?.id ?? '', '--yes', '--on-uncertain', 'skip']);
+    expect(failed.code).toBe(69);
+    expect(failed.stderr).toContain('MCP server "ledger" (`./no-such-server`) could not be started');
+    expect(existsSync(file('release'))).toBe(false);
+  });
+});
