@@ -131,3 +131,83 @@ describe('conclave run with an MCP server', () => {
     expect(existsSync(file('release'))).toBe(false);
   });
 });
+
+describe('conclave --mode orchestrated --mcp', () => {
+  it("gives the lead the named servers' tools, and refuses a server the config does not define", async () => {
+    const script = path.join(sandbox.root, 'orchestrated.yaml');
+    await writeFile(
+      script,
+      [
+        '- agent: lead',
+        '  tool_calls: [{ name: ledger__append, args: { text: one } }]',
+        '- agent: lead',
+        '  text: Done.',
+        '',
+      ].join('\n'),
+    );
+    const result = await sandbox.run([
+      '--mode',
+      'orchestrated',
+      '--mcp',
+      'ledger',
+      '--script',
+      script,
+      'Keep the ledger',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await ledger()).toEqual(['one']);
+
+    const unknown = await sandbox.run(['--mode', 'orchestrated', '--mcp', 'ledgr', '--script', script, 'Keep it']);
+    expect(unknown.code).toBe(64);
+    expect(unknown.stderr).toContain('unknown MCP server: ledgr');
+    expect(unknown.stderr).toContain('Configured servers: ledger');
+  });
+});
+
+describe('the MCP client', () => {
+  /** The module files a command loads, as Node's load hook sees them. */
+  async function modulesLoadedBy(args: string[]): Promise<string[]> {
+    const hook = path.join(sandbox.root, 'record-loads.mjs');
+    const log = path.join(sandbox.root, 'loaded.log');
+    await writeFile(
+      hook,
+      [
+        "import { appendFileSync } from 'node:fs';",
+        "import { registerHooks } from 'node:module';",
+        'registerHooks({',
+        `  load(url, context, nextLoad) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return nextLoad(url, context); },`,
+        '});',
+        '',
+      ].join('\n'),
+    );
+    await writeFile(log, '');
+    const result = await sandbox.run(args, { env: { NODE_OPTIONS: `--import=${hook}` } });
+    expect(result.code, result.stderr).toBe(0);
+    return (await readFile(log, 'utf8')).split('\n').filter(Boolean);
+  }
+  const mcpClient = (urls: string[]) => urls.filter((url) => /mcp-connection|modelcontextprotocol/.test(url));
+
+  it('is loaded only by runs that use an MCP server: not by --version, sessions list or a resume without one', async () => {
+    expect(mcpClient(await modulesLoadedBy(['--version']))).toEqual([]);
+    const script = path.join(sandbox.root, 'plain.yaml');
+    await writeFile(script, ['- agent: lead', '  text: Done.', ''].join('\n'));
+    const plain = await sandbox.run(['--mode', 'orchestrated', '--script', script, 'Nothing to keep']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(mcpClient(await modulesLoadedBy(['sessions', 'list']))).toEqual([]);
+    const [session] = await sandbox.json<Array<{ id: string }>>(['sessions', 'list']);
+    expect(mcpClient(await modulesLoadedBy(['--resume', session?.id ?? '', 'And now?', '--script', script]))).toEqual(
+      [],
+    );
+
+    const withServer = await modulesLoadedBy([
+      '--mode',
+      'orchestrated',
+      '--mcp',
+      'ledger',
+      '--script',
+      script,
+      'Keep it',
+    ]);
+    expect(mcpClient(withServer).length).toBeGreaterThan(0);
+  });
+});

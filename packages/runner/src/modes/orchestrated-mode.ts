@@ -19,7 +19,18 @@ const schemas = once(() => ({
   options: z.object({
     maxIterations: positiveIntegerOption(),
     tools: z.array(z.string().min(1)).optional(),
-    mcp: z.array(z.string().min(1)).optional(),
+    // A list in code; `a,b` from the command line (--mcp).
+    mcp: z
+      .union([
+        z.array(z.string().min(1)),
+        z.string().transform((names) =>
+          names
+            .split(',')
+            .map((name) => name.trim())
+            .filter(Boolean),
+        ),
+      ])
+      .optional(),
   }),
 }));
 export const orchestratedConfigSchema = lazySchema(() => schemas().config);
@@ -64,6 +75,15 @@ export const orchestratedMode = defineMode<OrchestratedConfig>({
   description: 'a lead agent works in the workspace with tools (read, list and write files, allowed commands)',
   startsFrom: { kind: 'task' },
   optionsSchema: lazySchema(() => schemas().options),
+  commandLine: [
+    {
+      option: 'mcp',
+      flags: '--mcp <servers>',
+      description:
+        'orchestrated: MCP servers (mcp.servers in the config) whose tools the lead may call, comma-separated',
+      value: 'text',
+    },
+  ],
   configSchema: orchestratedConfigSchema,
   usesWorkspace: true,
   async start(input, setup) {
