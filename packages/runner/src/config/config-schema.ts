@@ -115,16 +115,22 @@ const buildConfigSchemas = once(() => {
     /** By name (`<server>__<tool>` is what models see): a `command` to start (stdio) or a `url` (streamable HTTP). */
     servers: z
       .record(
-        z
-          .string()
-          .regex(
-            MCP_SERVER_NAME_PATTERN,
-            'a server name is lower-case letters, digits, "-" and single "_" (tools are named <server>__<tool>)',
-          ),
+        z.string(),
         z.union([mcpStdioServerSchema, mcpHttpServerSchema], {
           error: 'a server has either `command` (and `args`, `env`, `cwd`) or `url` (and `headers`)',
         }),
       )
+      // Checked here rather than as the record's key schema, whose message zod replaces.
+      .superRefine((servers, context) => {
+        for (const name of Object.keys(servers))
+          if (!MCP_SERVER_NAME_PATTERN.test(name))
+            context.addIssue({
+              code: 'custom',
+              path: [name],
+              message:
+                'a server name is lower-case letters, digits, "-" and single "_" (tools are named <server>__<tool>)',
+            });
+      })
       .optional(),
     /** Bytes of one tool result a model sees at most; the rest is cut with a note. */
     maxOutputBytes: z.number().int().min(1024).optional(),
