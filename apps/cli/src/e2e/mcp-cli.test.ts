@@ -19,6 +19,19 @@ const serverScript = fileURLToPath(
 const sandbox = sandboxFixture();
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const file = (name: string) => path.join(sandbox.workspace, name);
+/** An orchestrated run of `task` with the ledger server's tools, scripted by `script`. */
+const withLedger = (script: string, task: string) => [
+  '--mode',
+  'orchestrated',
+  '--mcp',
+  'ledger',
+  '--script',
+  script,
+  task,
+];
+
+/** Writes a file of these lines, each ended by a newline. */
+const writeLines = (target: string, lines: string[]) => writeFile(target, `${lines.join('\n')}\n`);
 const ledger = async () => (await readFile(file('ledger.txt'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
 
 async function waitForText(name: string, differentFrom = ''): Promise<string> {
@@ -39,32 +52,24 @@ function isRunning(pid: number): boolean {
 }
 
 beforeEach(async () => {
-  await writeFile(
-    file('.conclave.yaml'),
-    [
-      'mcp:',
-      '  servers:',
-      '    ledger:',
-      `      command: ${JSON.stringify(process.execPath)}`,
-      `      args: [${JSON.stringify(serverScript)}]`,
-      '',
-    ].join('\n'),
-  );
-  await writeFile(file('ledger.prompt.md'), ['---', 'mcp: [ledger]', '---', 'Keep the ledger.', ''].join('\n'));
-  await writeFile(
-    path.join(sandbox.root, 'script.yaml'),
-    [
-      '- agent: lead',
-      '  tool_calls: [{ name: ledger__append, args: { text: one } }]',
-      '- agent: lead',
-      '  tool_calls: [{ name: ledger__slow_append, args: { text: slow } }]',
-      '- agent: lead',
-      '  tool_calls: [{ name: ledger__append, args: { text: two } }]',
-      '- agent: lead',
-      '  text: The ledger is kept.',
-      '',
-    ].join('\n'),
-  );
+  await writeLines(file('.conclave.yaml'), [
+    'mcp:',
+    '  servers:',
+    '    ledger:',
+    `      command: ${JSON.stringify(process.execPath)}`,
+    `      args: [${JSON.stringify(serverScript)}]`,
+  ]);
+  await writeLines(file('ledger.prompt.md'), ['---', 'mcp: [ledger]', '---', 'Keep the ledger.']);
+  await writeLines(path.join(sandbox.root, 'script.yaml'), [
+    '- agent: lead',
+    '  tool_calls: [{ name: ledger__append, args: { text: one } }]',
+    '- agent: lead',
+    '  tool_calls: [{ name: ledger__slow_append, args: { text: slow } }]',
+    '- agent: lead',
+    '  tool_calls: [{ name: ledger__append, args: { text: two } }]',
+    '- agent: lead',
+    '  text: The ledger is kept.',
+  ]);
 });
 
 /** Runs the prompt file and SIGKILLs `conclave` once the slow call is under way. */
@@ -135,25 +140,13 @@ describe('conclave run with an MCP server', () => {
 describe('conclave --mode orchestrated --mcp', () => {
   it("gives the lead the named servers' tools, and refuses a server the config does not define", async () => {
     const script = path.join(sandbox.root, 'orchestrated.yaml');
-    await writeFile(
-      script,
-      [
-        '- agent: lead',
-        '  tool_calls: [{ name: ledger__append, args: { text: one } }]',
-        '- agent: lead',
-        '  text: Done.',
-        '',
-      ].join('\n'),
-    );
-    const result = await sandbox.run([
-      '--mode',
-      'orchestrated',
-      '--mcp',
-      'ledger',
-      '--script',
-      script,
-      'Keep the ledger',
+    await writeLines(script, [
+      '- agent: lead',
+      '  tool_calls: [{ name: ledger__append, args: { text: one } }]',
+      '- agent: lead',
+      '  text: Done.',
     ]);
+    const result = await sandbox.run(withLedger(script, 'Keep the ledger'));
     expect(result.code, result.stderr).toBe(0);
     expect(await ledger()).toEqual(['one']);
 
@@ -169,17 +162,13 @@ describe('the MCP client', () => {
   async function modulesLoadedBy(args: string[]): Promise<string[]> {
     const hook = path.join(sandbox.root, 'record-loads.mjs');
     const log = path.join(sandbox.root, 'loaded.log');
-    await writeFile(
-      hook,
-      [
-        "import { appendFileSync } from 'node:fs';",
-        "import { registerHooks } from 'node:module';",
-        'registerHooks({',
-        `  load(url, context, nextLoad) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return nextLoad(url, context); },`,
-        '});',
-        '',
-      ].join('\n'),
-    );
+    await writeLines(hook, [
+      "import { appendFileSync } from 'node:fs';",
+      "import { registerHooks } from 'node:module';",
+      'registerHooks({',
+      `  load(url, context, nextLoad) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return nextLoad(url, context); },`,
+      '});',
+    ]);
     await writeFile(log, '');
     const result = await sandbox.run(args, { env: { NODE_OPTIONS: `--import=${hook}` } });
     expect(result.code, result.stderr).toBe(0);
@@ -190,7 +179,7 @@ describe('the MCP client', () => {
   it('is loaded only by runs that use an MCP server: not by --version, sessions list or a resume without one', async () => {
     expect(mcpClient(await modulesLoadedBy(['--version']))).toEqual([]);
     const script = path.join(sandbox.root, 'plain.yaml');
-    await writeFile(script, ['- agent: lead', '  text: Done.', ''].join('\n'));
+    await writeLines(script, ['- agent: lead', '  text: Done.']);
     const plain = await sandbox.run(['--mode', 'orchestrated', '--script', script, 'Nothing to keep']);
     expect(plain.code, plain.stderr).toBe(0);
     expect(mcpClient(await modulesLoadedBy(['sessions', 'list']))).toEqual([]);
@@ -199,15 +188,7 @@ describe('the MCP client', () => {
       [],
     );
 
-    const withServer = await modulesLoadedBy([
-      '--mode',
-      'orchestrated',
-      '--mcp',
-      'ledger',
-      '--script',
-      script,
-      'Keep it',
-    ]);
+    const withServer = await modulesLoadedBy(withLedger(script, 'Keep it'));
     expect(mcpClient(withServer).length).toBeGreaterThan(0);
   });
 });

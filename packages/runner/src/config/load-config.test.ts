@@ -140,16 +140,19 @@ describe('loadConfig', () => {
     );
   });
 
+  /** `${NAME}`, as a config file names an environment variable. */
+  const reference = (name: string) => `$\{${name}}`;
+
   it('reads MCP servers (a command, or a url with headers naming environment variables)', () => {
     const read = filesystem({
       [`${workspace}/.conclave.yaml`]: [
         'mcp:',
         '  maxOutputBytes: 4096',
         '  servers:',
-        '    files: { command: npx, args: [-y, files-server], env: { ROOT: "${HOME}/data" } }',
+        `    files: { command: npx, args: [-y, files-server], env: { ROOT: "${reference('HOME')}/data" } }`,
         '    github:',
         '      url: https://mcp.example.com/mcp',
-        '      headers: { Authorization: "Bearer ${GITHUB_TOKEN}" }',
+        `      headers: { Authorization: "Bearer ${reference('GITHUB_TOKEN')}" }`,
         '',
       ].join('\n'),
     });
@@ -157,8 +160,11 @@ describe('loadConfig', () => {
     expect(config.mcp).toEqual({
       maxOutputBytes: 4096,
       servers: {
-        files: { command: 'npx', args: ['-y', 'files-server'], env: { ROOT: '${HOME}/data' } },
-        github: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } },
+        files: { command: 'npx', args: ['-y', 'files-server'], env: { ROOT: `${reference('HOME')}/data` } },
+        github: {
+          url: 'https://mcp.example.com/mcp',
+          headers: { Authorization: `Bearer ${reference('GITHUB_TOKEN')}` },
+        },
       },
     });
   });
@@ -171,7 +177,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: read })).toThrowError(
       expect.objectContaining({
         message: expect.stringContaining('mcp.servers.github.headers.Authorization: secrets do not belong'),
-        hint: expect.stringContaining('Authorization: "Bearer ${GITHUB_TOKEN}"'),
+        hint: expect.stringContaining(`Authorization: "Bearer ${reference('GITHUB_TOKEN')}"`),
       }),
     );
   });

@@ -66,6 +66,30 @@ const ledgerScript: Turn[] = [
   { text: 'Writing more.', toolCalls: [call('c3', 'ledger__append', { text: 'two' })] },
 ];
 
+/** Appends `one`, then `slow` with the call that waits for a file `release`. */
+const slowScript: Turn[] = [
+  { text: 'Writing.', toolCalls: [call('c1', 'ledger__append', { text: 'one' })] },
+  { text: 'Writing slowly.', toolCalls: [call('c2', 'ledger__slow_append', { text: 'slow' })] },
+];
+
+/** Resumes with every uncertain step re-run, and says which steps were asked about. */
+async function resumeRerunning(script: Turn[], sessionId: string) {
+  const asked: string[] = [];
+  const runner = runnerFor(
+    script,
+    { ledger: stdioServer() },
+    {
+      decisions: {
+        uncertainStep: (step) => {
+          asked.push(step.key);
+          return 'rerun';
+        },
+      },
+    },
+  );
+  return { resumed: await runner.resume(sessionId), asked };
+}
+
 describe('MCP tools over stdio', () => {
   it('are offered as <server>__<tool>, journaled with their arguments and results, and not called again on resume', async () => {
     const interrupted = await start(
@@ -113,10 +137,7 @@ describe('MCP tools over stdio', () => {
   });
 
   it('never re-runs an interrupted unsafe call without a decision, and runs it once more when told to', async () => {
-    const script: Turn[] = [
-      { text: 'Writing.', toolCalls: [call('c1', 'ledger__append', { text: 'one' })] },
-      { text: 'Writing slowly.', toolCalls: [call('c2', 'ledger__slow_append', { text: 'slow' })] },
-    ];
+    const script = slowScript;
     const runner = runnerFor(script, { ledger: stdioServer() });
     const running = start(runner);
     await until(() => existsSync(fixture.path('slow-started.txt')), 100_000);
@@ -128,19 +149,7 @@ describe('MCP tools over stdio', () => {
       (error) => UncertainStepError.isInstance(error) && /ledger__slow_append/.test((error as Error).message),
     );
     await writeFile(fixture.path('release'), '');
-    const asked: string[] = [];
-    const resumed = await runnerFor(
-      script,
-      { ledger: stdioServer() },
-      {
-        decisions: {
-          uncertainStep: (step) => {
-            asked.push(step.key);
-            return 'rerun';
-          },
-        },
-      },
-    ).resume(sessionId);
+    const { resumed, asked } = await resumeRerunning(script, sessionId);
     expect(resumed.status, String(resumed.error)).toBe('completed');
     expect(asked).toEqual(['turn-2/tool-1/ledger__slow_append']);
     expect(await linesOf('ledger.txt')).toEqual(['one', 'slow']);
@@ -261,10 +270,7 @@ describe('MCP servers that fail', () => {
   });
 
   it('one that dies during a call stops the run with a typed error; the call stays uncertain', async () => {
-    const script: Turn[] = [
-      { text: 'Writing.', toolCalls: [call('c1', 'ledger__append', { text: 'one' })] },
-      { text: 'Writing slowly.', toolCalls: [call('c2', 'ledger__slow_append', { text: 'slow' })] },
-    ];
+    const script = slowScript;
     const running = start(runnerFor(script, { ledger: stdioServer() }));
     await until(() => existsSync(fixture.path('slow-started.txt')), 100_000);
     process.kill(Number((await readFile(fixture.path('slow-started.txt'), 'utf8')).trim()), 'SIGKILL');
@@ -275,19 +281,7 @@ describe('MCP servers that fail', () => {
     expect(failed.error?.message).toContain('slow_append');
 
     await writeFile(fixture.path('release'), '');
-    const asked: string[] = [];
-    const resumed = await runnerFor(
-      script,
-      { ledger: stdioServer() },
-      {
-        decisions: {
-          uncertainStep: (step) => {
-            asked.push(step.key);
-            return 'rerun';
-          },
-        },
-      },
-    ).resume(failed.sessionId);
+    const { resumed, asked } = await resumeRerunning(script, failed.sessionId);
     expect(resumed.status, String(resumed.error)).toBe('completed');
     expect(asked).toEqual(['turn-2/tool-1/ledger__slow_append']);
     expect(await linesOf('ledger.txt')).toEqual(['one', 'slow']);
