@@ -4,8 +4,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type JsonValue, type ToolCall, UncertainStepError, type UncertainStepInfo } from '@resume/core/spec';
+import {
+  type JsonValue,
+  MODEL_SPECIFICATION_VERSION,
+  type ToolCall,
+  UncertainStepError,
+  type UncertainStepInfo,
+} from '@resume/core/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ModelResolver } from '../modes/mode-context.js';
 import { formatResumePlan } from '../resume/format-resume-plan.js';
 import type { RunnerOptions } from '../runner/runner.js';
 import { createFakeModels, createTestStore, until } from '../runner/test-kit.js';
@@ -251,6 +258,100 @@ describe('MCP tool output', () => {
     const state = await currentStore.engine().readSession(result.sessionId);
     const message = state.messages.find((entry) => entry.role === 'tool');
     expect(message?.content).toBe(`${'x'.repeat(1024)}\n[output cut at 1024 of 5000 bytes (mcp.maxOutputBytes)]`);
+  });
+});
+
+/**
+ * A model for workflow agent steps: each agent asks for the calls `plan` lists for it, one turn
+ * after the other (counted from its own tool results), then answers in words.
+ */
+function toolCallingModels(plan: Record<string, ToolCall[][]>): ModelResolver {
+  return (agent) => ({
+    specificationVersion: MODEL_SPECIFICATION_VERSION,
+    provider: 'fake',
+    modelId: 'fake-model',
+    async generate(request) {
+      const answered = request.messages.filter((message) => message.role === 'tool').length;
+      const turns = plan[agent.name] ?? [];
+      let calls: ToolCall[] = [];
+      for (let index = 0, seen = 0; index < turns.length; index += 1) {
+        if (seen === answered) {
+          calls = turns[index] ?? [];
+          break;
+        }
+        seen += turns[index]?.length ?? 0;
+      }
+      const toolCalls = request.tools ? calls : [];
+      const text = toolCalls.length > 0 ? 'Calling tools.' : `${agent.name} is done`;
+      return {
+        message: { role: 'assistant', content: text, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
+        toolCalls,
+        usage: { inputTokens: 1, outputTokens: 1 },
+        model: 'fake-model',
+        finishReason: toolCalls.length > 0 ? 'tool-calls' : 'stop',
+      };
+    },
+  });
+}
+
+describe('MCP tools in workflow agent steps', () => {
+  it("are called by the spec's agents, each call a step, and not called again on resume", async () => {
+    await writeFile(
+      fixture.path('flow.yaml'),
+      [
+        'name: ledger',
+        'mcp: [ledger]',
+        'agents:',
+        '  writer: { prompt: "You keep the ledger." }',
+        'steps:',
+        '  - id: write',
+        '    agent: writer',
+        '    input: Write one, then slow.',
+        "  - shell: 'echo after >> after.txt'",
+        '',
+      ].join('\n'),
+    );
+    const models = toolCallingModels({
+      writer: [[call('w1', 'ledger__append', { text: 'one' })], [call('w2', 'ledger__slow_append', { text: 'slow' })]],
+    });
+    const runner = runnerFor([], { ledger: stdioServer() }, { models });
+    const running = runner.runWorkflow('flow.yaml');
+    await until(() => existsSync(fixture.path('slow-started.txt')), 100_000);
+    await runner.interrupt();
+    const { sessionId, status } = await running;
+    expect(status).toBe('interrupted');
+
+    await writeFile(fixture.path('release'), '');
+    const asked: string[] = [];
+    const resumed = await runnerFor(
+      [],
+      { ledger: stdioServer() },
+      {
+        models,
+        decisions: {
+          uncertainStep: (step) => {
+            asked.push(step.key);
+            return 'rerun';
+          },
+        },
+      },
+    ).resume(sessionId);
+    expect(resumed.status, String(resumed.error)).toBe('completed');
+    expect(asked).toEqual(['step[write]/writer/turn-2/tool-1/ledger__slow_append']);
+    expect(await linesOf('ledger.txt')).toEqual(['one', 'slow']);
+    expect(await linesOf('after.txt')).toEqual(['after']);
+    const state = await currentStore.engine().readSession(sessionId);
+    expect(state.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
+      'appended one',
+      'appended slow slowly',
+    ]);
+  });
+
+  it('refuses a spec naming a server the config does not define, with the file and the key', async () => {
+    await writeFile(fixture.path('flow.yaml'), "name: x\nmcp: [ledgr]\nsteps:\n  - shell: 'true'\n");
+    await expect(runnerFor([], { ledger: stdioServer() }).runWorkflow('flow.yaml')).rejects.toMatchObject({
+      message: expect.stringContaining('flow.yaml at mcp: unknown MCP server: ledgr'),
+    });
   });
 });
 
