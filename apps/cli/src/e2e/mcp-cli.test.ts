@@ -157,6 +157,43 @@ describe('conclave --mode orchestrated --mcp', () => {
   });
 });
 
+describe('conclave with an MCP server over streamable HTTP', () => {
+  it('sends the header filled in from the environment and keeps the credential out of the store, whatever it is called', async () => {
+    const { serveHttp } = (await import(serverScript)) as {
+      serveHttp: (directory: string) => Promise<{ url: string; close: () => Promise<void> }>;
+    };
+    const http = await serveHttp(sandbox.workspace);
+    try {
+      await writeLines(file('.conclave.yaml'), [
+        'mcp:',
+        '  servers:',
+        '    ledger:',
+        `      url: ${http.url}`,
+        `      headers: { Authorization: "Bearer $\{LEDGER_CREDENTIAL}" }`,
+      ]);
+      const script = path.join(sandbox.root, 'echo.yaml');
+      await writeLines(script, [
+        '- agent: lead',
+        '  tool_calls: [{ name: ledger__echo_auth, args: {} }, { name: ledger__append, args: { text: one } }]',
+        '- agent: lead',
+        '  text: Done.',
+      ]);
+      const credential = 'c9f1e2d3b4a5-ledger';
+      const result = await sandbox.run(withLedger(script, 'Who am I?'), { env: { LEDGER_CREDENTIAL: credential } });
+      expect(result.code, result.stderr).toBe(0);
+      expect(await ledger()).toEqual(['one']);
+      const [session] = await sandbox.json<Array<{ id: string }>>(['sessions', 'list']);
+      const shown = await sandbox.run(['sessions', 'show', session?.id ?? '', '--transcript']);
+      expect(shown.stdout).toContain('you are [REDACTED]');
+      const journal = readFileSync(path.join(sandbox.home, 'sessions', session?.id ?? '', 'journal.jsonl'), 'utf8');
+      expect(journal).toContain('ledger__echo_auth');
+      expect(journal).not.toContain(credential);
+    } finally {
+      await http.close();
+    }
+  });
+});
+
 describe('the MCP client', () => {
   /** The module files a command loads, as Node's load hook sees them. */
   async function modulesLoadedBy(args: string[]): Promise<string[]> {

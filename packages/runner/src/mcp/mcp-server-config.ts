@@ -73,10 +73,12 @@ export function referencesEnvironmentOnly(value: unknown): boolean {
   return rest !== value && /^(?:bearer|basic|token)?$/i.test(rest.trim());
 }
 
-/** Every `${NAME}` a server's config refers to (their values are redacted from the journal). */
-export function referencedVariables(config: McpServerConfig): string[] {
-  const values = isStdioServer(config)
-    ? [config.command, ...(config.args ?? []), ...Object.values(config.env ?? {})]
-    : [config.url, ...Object.values(config.headers ?? {})];
+/**
+ * The variables an HTTP server's headers name: credentials, whatever they are called, so their
+ * values are redacted from the journal (a server may echo a header back in a result).
+ */
+export function headerVariables(config: McpServerConfig): string[] {
+  if (isStdioServer(config)) return [];
+  const values = Object.values(config.headers ?? {});
   return [...new Set(values.flatMap((value) => [...value.matchAll(REFERENCE)].map((match) => match[1] ?? '')))];
 }

@@ -4,6 +4,7 @@
 // - `append` (no hints: unsafe): appends `text` as a line to ledger.txt;
 // - `slow_append` (unsafe): writes slow-started.txt, waits until a file `release` exists, then appends;
 // - `slow_lookup` (readOnlyHint): like `lookup`, once a file `release` exists;
+// - `echo_auth` (readOnlyHint): answers the credential of the Authorization header it got (over HTTP);
 // - `big` (readOnlyHint): answers `bytes` characters.
 // TEST_MCP_VARIANT=changed: `lookup` is gone and `append` takes another input.
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
@@ -62,6 +63,14 @@ export function createTestServer(directory = process.cwd(), variant = process.en
       while (!existsSync(file('release'))) await new Promise((resolve) => setTimeout(resolve, 20));
       appendFileSync(file('lookups.log'), `${key}\n`);
       return text(`found ${key} slowly`);
+    },
+  );
+  server.registerTool(
+    'echo_auth',
+    { description: 'The credential the request carried', annotations: { readOnlyHint: true } },
+    async (extra) => {
+      const credential = String(extra.requestInfo?.headers?.authorization ?? 'none').replace(/^Bearer /, '');
+      return text(`you are ${credential}`);
     },
   );
   server.registerTool(
