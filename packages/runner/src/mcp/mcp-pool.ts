@@ -64,7 +64,12 @@ export function createMcpPool(
     if (!connection) {
       const config = settings?.servers[server];
       if (!config)
-        throw new McpServerError(server, 'unknown-server', `There is no MCP server "${server}" in the config.`);
+        throw new ConfigError({
+          file: null,
+          key: `mcp.servers.${server}`,
+          problem: `the session uses MCP server "${server}", which the config does not define (any more)`,
+          fix: 'Define it again under mcp.servers in .conclave.yaml (a command to start, or a url).',
+        });
       connection = import('./mcp-connection.js').then(({ connectMcpServer }) =>
         connectMcpServer(server, config, { env, workspaceDir, version: '1' }),
       );

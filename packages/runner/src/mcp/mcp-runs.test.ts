@@ -12,6 +12,7 @@ import {
   type UncertainStepInfo,
 } from '@resume/core/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exitCodeFor } from '../exit-codes/exit-codes.js';
 import type { ModelResolver } from '../modes/mode-context.js';
 import { formatResumePlan } from '../resume/format-resume-plan.js';
 import type { RunnerOptions } from '../runner/runner.js';
@@ -360,7 +361,8 @@ describe('MCP servers that fail', () => {
     const broken = { ledger: { command: path.join(fixture.workspace, 'no-such-server') } };
     const failed = await start(runnerFor(ledgerScript, broken));
     expect(failed.status).toBe('failed');
-    expect(failed.error).toMatchObject({ code: 'mcp-server-unavailable', exitCode: 69 });
+    expect(failed.error).toMatchObject({ code: 'mcp-server-unavailable' });
+    expect(exitCodeFor(failed.error)).toBe(69);
     expect(failed.error?.message).toContain('MCP server "ledger"');
     expect(failed.error?.message).toContain('could not be started');
     expect((await currentStore.engine().readSession(failed.sessionId)).status).toBe('interrupted');
@@ -377,7 +379,8 @@ describe('MCP servers that fail', () => {
     process.kill(Number((await readFile(fixture.path('slow-started.txt'), 'utf8')).trim()), 'SIGKILL');
     const failed = await running;
     expect(failed.status).toBe('failed');
-    expect(failed.error).toMatchObject({ code: 'mcp-server-unavailable', exitCode: 69 });
+    expect(failed.error).toMatchObject({ code: 'mcp-server-unavailable' });
+    expect(exitCodeFor(failed.error)).toBe(69);
     expect(failed.error?.message).toContain('MCP server "ledger"');
     expect(failed.error?.message).toContain('slow_append');
 

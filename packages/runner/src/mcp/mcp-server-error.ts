@@ -1,6 +1,6 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core/spec';
 
-export type McpServerFailure = 'start' | 'died' | 'unknown-server';
+export type McpServerFailure = 'start' | 'died';
 
 /**
  * An MCP server a run uses could not be started or reached, or stopped answering during the
@@ -11,11 +11,8 @@ export class McpServerError extends ConclaveError {
   readonly server: string;
   readonly failure: McpServerFailure;
   constructor(server: string, failure: McpServerFailure, message: string, options: ConclaveErrorOptions = {}) {
-    super(McpServerError.code, failure === 'unknown-server' ? ExitCode.usage : ExitCode.unavailable, message, {
-      hint:
-        failure === 'unknown-server'
-          ? `Add it under mcp.servers in .conclave.yaml, or remove it from the list.`
-          : `Check the server (mcp.servers.${server} in the config), then resume the session: completed tool calls are not made again.`,
+    super(McpServerError.code, message, {
+      hint: `Check the server (mcp.servers.${server} in the config), then resume the session: completed tool calls are not made again.`,
       ...options,
     });
     this.name = 'McpServerError';
