@@ -1,0 +1,15 @@
+// `@resume/core/encryption`: keyrings and the record cipher every store seals with
+// (docs/encryption.md). Stores import this subpath; it loads nothing of the engine.
+export {
+  createKeyring,
+  DATA_KEY_BYTES,
+  type DataKey,
+  generateDataKey,
+  isKeyring,
+  type Keyring,
+  type KeyringOptions,
+  keyIdFor,
+  parseDataKey,
+  toKeyring,
+} from './keyring.js';
+export { isSealed, type OpenResult, openSealed, type Sealed, type SealedPlace, sealWith } from './record-cipher.js';
