@@ -9,6 +9,7 @@
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
+import { type Keyring, type KeyringOptions, toKeyring } from '@resume/core/encryption';
 import {
   type AcquireLeaseOptions,
   createProcessProbe,
@@ -103,6 +104,12 @@ export interface FsStoreOptions {
    * times are only as fine as the file system's clock, a few ms). Tests pass a few tens of ms.
    */
   listingSettleMs?: number;
+  /**
+   * Encryption at rest (docs/encryption.md): the keys, or a Keyring over your KMS. With a current
+   * key, everything written from then on that carries session data is sealed with it; every key
+   * given opens what was sealed with it. Without one, encrypted sessions cannot be read.
+   */
+  encryption?: Keyring | KeyringOptions;
 }
 
 export interface FsStore extends SessionStore {
@@ -127,6 +134,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     lease: { fileSystem: files.durable, probe: options.processProbe ?? createProcessProbe(), now },
     exclusive: sessionQueue(),
     asideName: asideNamer(now),
+    keyring: toKeyring(options.encryption),
   };
   const { paths, plain } = context;
   const layout = createLayout(context);
@@ -182,6 +190,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     settleMs: options.listingSettleMs ?? STAMP_SETTLE_MS,
     locate: journals.locate,
     inspect: maintenance.inspectForIndex,
+    keyring: context.keyring,
   });
   const blobs = createBlobStore(context, layout);
   const requests = createSessionRequests(context, layout);
@@ -204,6 +213,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     const scan = scanJournal(journal.bytes, {
       sessionId: id,
       file: journal.file,
+      keyring: context.keyring,
       ...(range.fromSeq === undefined ? {} : { fromSeq: range.fromSeq }),
       ...(range.toSeq === undefined ? {} : { toSeq: range.toSeq }),
     });

@@ -34,32 +34,39 @@ function associatedData(place: SealedPlace, keyId: string): Buffer {
   return Buffer.from(`${SEAL_FORMAT}\0${place.role}\0${place.sessionId}\0${place.position}\0${keyId}`, 'utf8');
 }
 
-/** Seals `plaintext` for `place` with `key`. */
-export function sealWith(key: DataKey, place: SealedPlace, plaintext: string | Uint8Array): Sealed {
+/** Seals `plaintext` for `place` with `key`: the iv, the ciphertext and the tag, as bytes. */
+export function sealBytes(key: DataKey, place: SealedPlace, plaintext: string | Uint8Array): Buffer {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key.key, iv);
   cipher.setAAD(associatedData(place, key.id));
   const input = typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : plaintext;
-  const body = Buffer.concat([iv, cipher.update(input), cipher.final(), cipher.getAuthTag()]);
-  return { key: key.id, sealed: body.toString('base64') };
+  return Buffer.concat([iv, cipher.update(input), cipher.final(), cipher.getAuthTag()]);
+}
+
+/** Seals `plaintext` for `place` with `key`, as text a JSON record holds. */
+export function sealWith(key: DataKey, place: SealedPlace, plaintext: string | Uint8Array): Sealed {
+  return { key: key.id, sealed: sealBytes(key, place, plaintext).toString('base64') };
 }
 
 /**
- * Opens a sealed value stored at `place`. A key the keyring does not hold is an
- * EncryptionKeyUnavailableError naming it (`location`: the file or table, for the message);
- * a value that fails its tag (changed, or moved from another place) is `{ ok: false }`, for the
- * store to report as damage.
+ * Opens bytes `sealBytes` sealed with key `keyId` for `place`. A key the keyring does not hold
+ * is an EncryptionKeyUnavailableError naming it (`location`: the file or table, for the
+ * message); bytes that fail their tag (changed, or moved from another place) are
+ * `{ ok: false }`, for the store to report as damage.
  */
-export function openSealed(keyring: Keyring | null, place: SealedPlace, value: Sealed, location: string): OpenResult {
-  const key = keyring?.get(value.key) ?? null;
-  if (!key) {
-    throw new EncryptionKeyUnavailableError({ keyId: value.key, sessionId: place.sessionId || null, location });
-  }
-  const body = Buffer.from(value.sealed, 'base64');
+export function openBytes(
+  keyring: Keyring | null,
+  place: SealedPlace,
+  keyId: string,
+  body: Uint8Array,
+  location: string,
+): OpenResult {
+  const key = keyring?.get(keyId) ?? null;
+  if (!key) throw new EncryptionKeyUnavailableError({ keyId, sessionId: place.sessionId || null, location });
   if (body.length < IV_BYTES + TAG_BYTES) return { ok: false, problem: 'encrypted record too short' };
   try {
     const decipher = createDecipheriv('aes-256-gcm', key.key, body.subarray(0, IV_BYTES));
-    decipher.setAAD(associatedData(place, value.key));
+    decipher.setAAD(associatedData(place, keyId));
     decipher.setAuthTag(body.subarray(body.length - TAG_BYTES));
     const plaintext = Buffer.concat([
       decipher.update(body.subarray(IV_BYTES, body.length - TAG_BYTES)),
@@ -72,6 +79,11 @@ export function openSealed(keyring: Keyring | null, place: SealedPlace, value: S
       problem: 'encrypted record failed its authentication (changed bytes, or a record moved from another place)',
     };
   }
+}
+
+/** Opens a value `sealWith` sealed (see `openBytes`). */
+export function openSealed(keyring: Keyring | null, place: SealedPlace, value: Sealed, location: string): OpenResult {
+  return openBytes(keyring, place, value.key, Buffer.from(value.sealed, 'base64'), location);
 }
 
 /** Whether a parsed record is sealed: it has a string `key` and a string `sealed`. */

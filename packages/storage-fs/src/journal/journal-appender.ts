@@ -181,7 +181,12 @@ export function createJournalAppender(
         });
       }
     });
-    const line = encodeBatch({ epoch: batch.epoch, events: batch.events, summary: batch.summary }, writer.framer);
+    const key = context.keyring?.current() ?? null;
+    const line = encodeBatch(
+      { epoch: batch.epoch, events: batch.events, summary: batch.summary },
+      writer.framer,
+      key && { key, sessionId: id },
+    );
     try {
       // A lone append (the common case: one session writing) is written synchronously, saving a
       // thread-pool round trip; while other appends are pending it goes through the pool so they overlap.
