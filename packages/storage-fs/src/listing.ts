@@ -56,6 +56,10 @@ export function readStampedListing(home: string, keyring: Keyring | null = null)
   const framed = unframed.ok ? openIndex(unframed.value, keyring, 'summaries.json') : unframed;
   const index = framed.ok ? (checkIndexFile(framed.value) as StampedIndex | undefined) : undefined;
   if (!index) return null;
+  // A session listed as encrypted whose key is now held is read again by the store.
+  if (keyring && index.entries.some((entry) => entry.summary?.locked && keyring.get(entry.summary.locked.key))) {
+    return null;
+  }
   const byId = new Map(index.entries.map((entry) => [entry.id, entry]));
   /** Whether a session's journal is still the one its entry describes (as the store's check compares them). */
   const entryHolds = (id: string, entry: StampedIndex['entries'][number]) => {

@@ -166,13 +166,16 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
       const parsed = framed.ok ? parseIndexFile(framed.value) : null;
       // A damaged index is rebuilt from the journals rather than trusted.
       if (parsed) {
+        let unlocked = false;
         for (const entry of parsed.entries) {
           // Listed as encrypted while its key was not held: read again now that it is.
           const locked = entry.summary?.locked;
-          if (locked && context.keyring?.get(locked.key)) dirty = true;
+          if (locked && context.keyring?.get(locked.key)) unlocked = true;
           else loaded.set(entry.id, entry);
         }
-        stamp = parsed.stamp;
+        // The stamp vouches for the entries as saved: without the ones dropped, every session is checked.
+        stamp = unlocked ? null : parsed.stamp;
+        if (unlocked) dirty = true;
       } else dirty = true;
     } catch (error) {
       // A missing index is built; one that cannot be read (replaced by a directory, or refused) is rebuilt in memory.
