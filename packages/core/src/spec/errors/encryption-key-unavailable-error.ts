@@ -18,11 +18,8 @@ export class EncryptionKeyUnavailableError extends ConclaveError {
     super(
       EncryptionKeyUnavailableError.code,
       ExitCode.unavailable,
-      `${what} is encrypted with key ${details.keyId}, which is not available (${details.location}).`,
-      {
-        hint: `Supply key ${details.keyId} (the key file, its environment variable or the command that prints it); nothing was changed.`,
-        ...options,
-      },
+      `${what} is encrypted with key ${details.keyId}, which is not available (${details.location}); nothing was changed.`,
+      options,
     );
     this.name = 'EncryptionKeyUnavailableError';
     this.keyId = details.keyId;
