@@ -202,9 +202,17 @@ describe('an encrypted file store', () => {
     expect(await contentOf(open({ encryption: keys }), id)).toContain(secrets[1]);
   });
 
-  it('a keyring kept only for reading writes in the clear and still reads sealed sessions', async () => {
+  it('a keyring kept only for reading writes new sessions in the clear; an encrypted one goes on encrypted', async () => {
     const sealed = await writeSession(open({ encryption: keys }));
     const reading = open({ encryption: createKeyring({ keys: keys.keys }) });
     expect(await contentOf(reading, sealed)).toContain(secrets[1]);
+    const engine = createEngine({ store: reading });
+    const resumed = await engine.openSession(sealed, { replay: 'keyed' });
+    resumed.addMessage({ role: 'user', content: 'a follow-up after encryption was turned off' });
+    await resumed.close();
+    expect(await filesHolding('a follow-up after encryption')).toEqual([]);
+    expect(await contentOf(reading, sealed)).toContain('a follow-up after encryption was turned off');
+    const plain = await writeSession(reading, 'written in the clear');
+    expect((await filesHolding('written in the clear')).some((file) => file.includes(plain))).toBe(true);
   });
 });

@@ -344,6 +344,21 @@ export function committedEndInTail(tail: Buffer, tailStart: number): CommittedTa
   return tailStart === 0 && !skippedBadLine ? { end: 0, lastSeq: 0 } : tailStart === 0 ? null : 'more';
 }
 
+const sealedHeadPattern =
+  /^\{"crc":"[0-9a-f]{8}","v":\d+,"epoch":\d+,"first":\d+,"last":\d+,"key":"([^"\\]+)","sealed":"/;
+
+/**
+ * The key id the last record of `tail` (a journal's bytes up to a record's end) was sealed with;
+ * null when it is not sealed; `more` when the tail does not reach back to the record's start.
+ */
+export function keyOfLastRecord(tail: Buffer, startsAtFileStart: boolean): string | null | 'more' {
+  if (tail.length === 0) return null;
+  const start = tail.lastIndexOf(0x0a, tail.length - 2) + 1;
+  if (start === 0 && !startsAtFileStart) return 'more';
+  const head = sealedHeadPattern.exec(tail.toString('latin1', start, Math.min(tail.length, start + 200)));
+  return head?.[1] ?? null;
+}
+
 export interface RecordHead {
   /** Offset (in the buffer) where the record's line starts. */
   start: number;
