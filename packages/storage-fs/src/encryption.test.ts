@@ -215,4 +215,30 @@ describe('an encrypted file store', () => {
     const plain = await writeSession(reading, 'written in the clear');
     expect((await filesHolding('written in the clear')).some((file) => file.includes(plain))).toBe(true);
   });
+
+  it('sessions encrypt seals a session written in the clear; --rekey moves one to the current key; both read the same', async () => {
+    const id = await writeSession(open());
+    const before = await contentOf(open(), id);
+    const store = open({ encryption: keys });
+    expect(await store.keysOf(id)).toEqual([]);
+    const report = await store.encrypt(id);
+    expect(report).toMatchObject({ key: key.id, header: true, snapshot: true });
+    expect(report.records).toBeGreaterThan(3);
+    expect(await store.keysOf(id)).toEqual([key.id]);
+    for (const secret of secrets.slice(0, 2)) {
+      expect((await filesHolding(secret as string)).filter((file) => !file.startsWith('blobs'))).toEqual([]);
+    }
+    const reopened = open({ encryption: keys });
+    expect(await contentOf(reopened, id)).toEqual(before);
+    expect((await reopened.verify(id)).problems).toEqual([]);
+    expect((await reopened.encrypt(id)).records).toBe(0);
+
+    const next = generateDataKey();
+    const rotated = open({ encryption: { keys: { [key.id]: key.key, [next.id]: next.key }, current: next.id } });
+    expect((await rotated.encrypt(id)).records).toBe(0);
+    expect(await rotated.keysOf(id)).toEqual([key.id]);
+    await rotated.encrypt(id, { rekey: true });
+    expect(await rotated.keysOf(id)).toEqual([next.id]);
+    expect(await contentOf(open({ encryption: { keys: { [next.id]: next.key } } }), id)).toEqual(before);
+  });
 });

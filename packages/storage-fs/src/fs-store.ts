@@ -46,6 +46,7 @@ import { createJournalAppender } from './journal/journal-appender.js';
 import { scanJournal } from './journal/journal-codec.js';
 import { createJournalFiles } from './journal/journal-files.js';
 import { acquireLease, inspectLease, liveHolder } from './lease/lease-files.js';
+import { type EncryptReport, encryptSession, keysOfSession } from './repair/session-encryption.js';
 import { createSessionMaintenance } from './repair/session-maintenance.js';
 import { createSessionRequests } from './requests/session-requests.js';
 import { createSnapshotFiles } from './snapshot/snapshot-files.js';
@@ -119,6 +120,13 @@ export interface FsStore extends SessionStore {
   archive(sessionId: string): Promise<void>;
   /** Restores an archived session's plain files (appends do this on their own). */
   unarchive(sessionId: string): Promise<void>;
+  /**
+   * Seals the session with the current key (docs/encryption.md): what is in the clear, and with
+   * `rekey` what another key sealed. Crash-safe; refused while a live process writes the session.
+   */
+  encrypt(sessionId: string, options?: { rekey?: boolean }): Promise<EncryptReport>;
+  /** The ids of the keys the session's files are sealed with (read without opening them). */
+  keysOf(sessionId: string): Promise<string[]>;
 }
 
 export function createFsStore(options: FsStoreOptions): FsStore {
@@ -390,6 +398,19 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     archive,
     postRequest: requests.post,
     listRequests: requests.list,
+    async encrypt(id, encryptOptions = {}) {
+      const report = await maintain(id, () =>
+        encryptSession(context, { journals, headers, snapshots }, id, encryptOptions.rekey ?? false),
+      );
+      // The listing index holds the session's summary: it is refreshed and saved sealed at once.
+      await index.get(id);
+      await index.save().catch(() => {});
+      return report;
+    },
+    async keysOf(id) {
+      await layout.require(id);
+      return keysOfSession(context, journals, id);
+    },
     async unarchive(id) {
       files.refuseIfBroken();
       await layout.require(id);

@@ -25,7 +25,7 @@
 // validated on every load: by a quick check derived from the schema when zod would return
 // them unchanged (the usual case), by zod otherwise (index-file-check.generated.ts).
 import path from 'node:path';
-import type { Keyring } from '@resume/core/encryption';
+import { isSealed, type Keyring } from '@resume/core/encryption';
 import { lazySchema } from '@resume/core/lazy-schema';
 import { isSessionId, PermissionDeniedError, type SessionSummary, sessionSummarySchema } from '@resume/core/spec';
 import { z } from 'zod';
@@ -163,6 +163,8 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
       const content = await context.fileSystem.readFile(context.indexFile);
       const unframed = unframe(content.at(-1) === 0x0a ? content.subarray(0, -1) : content);
       const framed = unframed.ok ? openIndex(unframed.value, context.keyring, context.indexFile) : unframed;
+      // An index in the clear in a store that seals is sealed at its next save.
+      if (unframed.ok && context.keyring?.current() && !isSealed(unframed.value)) dirty = true;
       const parsed = framed.ok ? parseIndexFile(framed.value) : null;
       // A damaged index is rebuilt from the journals rather than trusted.
       if (parsed) {
