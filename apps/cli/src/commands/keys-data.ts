@@ -3,7 +3,8 @@
 import path from 'node:path';
 import { UsageError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
-import { addHomeKey, dataKeyDirectory, homeDataKeys, KEY_ENV, suppliedKey } from '../keys/data-keys.js';
+import { addHomeKey, dataKeyDirectory, homeDataKeys, KEY_ENV, retireHomeKey, suppliedKey } from '../keys/data-keys.js';
+import { encryptingStore } from './sessions-encrypt.js';
 
 const LOST_KEY_WARNING =
   'Keep a copy of it somewhere safe (a password manager, a secrets store): without it, the sessions it encrypts cannot be read by anyone.';
@@ -80,5 +81,40 @@ export async function keysListCommand(context: CliContext): Promise<number> {
     const mark = row.current ? 'current' : 'reading';
     terminal.out(`${row.id}  ${mark.padEnd(7)}  ${row.createdAt ?? '-'}  ${terminal.dim(row.source)}`);
   }
+  return 0;
+}
+
+export async function keysRetireCommand(context: CliContext, input: { reference: string }): Promise<number> {
+  const home = context.config().config.home;
+  const keys = homeDataKeys(home);
+  const id = input.reference.trim();
+  if (!keys.keys.some((key) => key.id === id)) {
+    throw new UsageError(`The data home ${home} has no data key ${id}.`, {
+      hint: 'The keys it holds: conclave keys list',
+    });
+  }
+  if (keys.current === id) {
+    throw new UsageError(`Key ${id} is the current key: what is written now is encrypted with it.`, {
+      hint: 'Make a new key current first: conclave keys rotate',
+    });
+  }
+  const store = await encryptingStore(context);
+  const needing: string[] = [];
+  for (const summary of await store.list()) {
+    if ((await store.keysOf(summary.id)).includes(id)) needing.push(summary.id);
+  }
+  if (needing.length > 0) {
+    const shown = needing.slice(0, 10).join(', ');
+    throw new UsageError(
+      `Key ${id} is still needed by ${needing.length} session${needing.length === 1 ? '' : 's'}: ${shown}${needing.length > 10 ? ', …' : ''}.`,
+      { hint: 'Encrypt them with the current key first: conclave sessions encrypt --all --rekey' },
+    );
+  }
+  retireHomeKey(home, id);
+  if (context.options.json) {
+    context.terminal.data(JSON.stringify({ retired: id }));
+    return 0;
+  }
+  context.terminal.out(`Retired data key ${id}: its file is removed; no session needed it.`);
   return 0;
 }

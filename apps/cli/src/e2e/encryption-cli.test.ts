@@ -120,4 +120,31 @@ describe('conclave with encryption on', () => {
     expect(refused.stderr).toContain('no key to encrypt with');
     expect(refused.stderr).toContain('conclave keys init');
   });
+
+  it('sessions encrypt seals a session written in the clear; keys retire waits until --rekey moved every session off the key', async () => {
+    const plain = await sandbox.run([task]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect((await filesHolding('Nightingale')).length).toBeGreaterThan(0);
+    const oldKey = await encryptedHome();
+    const encrypted = await sandbox.run(['sessions', 'encrypt', '--all']);
+    expect(encrypted.code, encrypted.stderr).toBe(0);
+    expect(encrypted.stdout).toContain(`with key ${oldKey}`);
+    expect(await filesHolding('Nightingale')).toEqual([]);
+
+    const rotated = await sandbox.run(['keys', 'rotate']);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const [session] = await sandbox.json<ListItem[]>(['sessions', 'list']);
+    const refused = await sandbox.run(['keys', 'retire', oldKey]);
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toContain(session?.id);
+    expect(refused.stderr).toContain('conclave sessions encrypt --all --rekey');
+
+    expect((await sandbox.run(['sessions', 'encrypt', '--all', '--rekey'])).code).toBe(0);
+    const retired = await sandbox.run(['keys', 'retire', oldKey]);
+    expect(retired.code, retired.stderr).toBe(0);
+    const shown = await sandbox.json<ShowJson>(['sessions', 'show', session?.id ?? '']);
+    expect(shown.messages[0]?.content).toBe(task);
+    const keys = await sandbox.json<{ keys: { id: string }[] }>(['keys', 'list']);
+    expect(keys.keys.map((key) => key.id)).not.toContain(oldKey);
+  });
 });

@@ -5,7 +5,7 @@
 // `$CONCLAVE_ENCRYPTION_KEY_COMMAND` (a command that prints it). A supplied key is current when
 // encryption is on; every key found opens what it sealed, whether encryption is on or not.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   createKeyring,
@@ -142,6 +142,11 @@ export function addHomeKey(home: string): DataKey {
   writePrivate(path.join(directory, `${key.id}${KEY_SUFFIX}`), `${Buffer.from(key.key).toString('base64')}\n`);
   writePrivate(path.join(directory, CURRENT), `${key.id}\n`);
   return key;
+}
+
+/** Removes a key file (the caller checked that nothing needs it any more). */
+export function retireHomeKey(home: string, id: string): void {
+  rmSync(path.join(dataKeyDirectory(home), `${id}${KEY_SUFFIX}`));
 }
 
 function writePrivate(file: string, text: string): void {

@@ -7,7 +7,7 @@ import { Command, Option } from 'commander';
 import type { CliContext, CliEnvironment } from '../context/cli-context.js';
 import { listableModes, modeFlags, runModeHelp } from '../modes/mode-names.js';
 import { CONFLICT_CHOICES, UNCERTAIN_CHOICES } from '../runs/resume-choices.js';
-import { addDataKeyCommands } from './data-key-commands.js';
+import { addDataKeyCommands, addSessionsEncryptCommand } from './data-key-commands.js';
 
 export interface ProgramHooks {
   /** The command line as typed (a task that looks like a mistyped command is offered again corrected). */
@@ -568,6 +568,7 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
     }),
   );
   sessions.addCommand(verify);
+  addSessionsEncryptCommand(sessions, act, addGlobalOptions, examples);
   program.addCommand(sessions);
 
   const answer = addGlobalOptions(

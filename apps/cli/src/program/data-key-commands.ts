@@ -40,4 +40,51 @@ export function addDataKeyCommands(
   );
   list.action(act(async (context) => (await module()).keysListCommand(context)));
   keys.addCommand(list);
+
+  const retire = addGlobalOptions(
+    new Command('retire')
+      .description('remove an old data key; refused while any session still needs it (and says which)')
+      .argument('<id>', 'the key id (conclave keys list)'),
+  );
+  retire.addHelpText(
+    'after',
+    examples(['conclave keys rotate', 'conclave sessions encrypt --all --rekey', 'conclave keys retire 3f2a9c0d11e4']),
+  );
+  retire.action(
+    act(async (context, command) => (await module()).keysRetireCommand(context, { reference: command.args[0] ?? '' })),
+  );
+  keys.addCommand(retire);
+}
+
+/** `conclave sessions encrypt`, registered on the `sessions` group. */
+export function addSessionsEncryptCommand(
+  sessions: Command,
+  act: Act,
+  addGlobalOptions: (command: Command) => Command,
+  examples: (lines: string[]) => string,
+): void {
+  const encrypt = addGlobalOptions(
+    new Command('encrypt')
+      .description('encrypt sessions written in the clear with the current data key (crash-safe)')
+      .argument('[id]', 'id, unique prefix or list index')
+      .option('--all', 'every session')
+      .option('--rekey', 'also sessions encrypted with an older key (before retiring it)'),
+  );
+  encrypt.addHelpText(
+    'after',
+    examples([
+      'conclave sessions encrypt 01jf3k',
+      'conclave sessions encrypt --all',
+      'conclave sessions encrypt --all --rekey',
+    ]),
+  );
+  encrypt.action(
+    act(async (context, command) =>
+      (await import('../commands/sessions-encrypt.js')).encryptSessionsCommand(context, {
+        reference: command.args[0] ?? '',
+        options: command.opts(),
+      }),
+    ),
+  );
+  sessions.addCommand(encrypt);
 }
