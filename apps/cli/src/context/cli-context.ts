@@ -8,6 +8,7 @@ import type { Engine } from '@resume/core/engine';
 import type { SessionStore } from '@resume/core/spec';
 import { type LoadedConfig, loadConfigOnDemand } from '@resume/runner/config';
 import { createTerminal, type OutputStreams, type Terminal } from '../output/terminal.js';
+import { tracingSettings } from '../tracing/tracing-settings.js';
 import type { GlobalOptions } from './global-options.js';
 
 export interface CliEnvironment {
@@ -78,8 +79,8 @@ export function createCliContext(
     store() {
       if (!storePromise) {
         const { config } = context.config();
-        storePromise = Promise.all([import('./open-store.js'), import('../keys/data-keys.js')]).then(
-          ([{ openStore }, { loadKeyring }]) =>
+        storePromise = Promise.all([import('./open-store.js'), import('../keys/data-keys.js')])
+          .then(([{ openStore }, { loadKeyring }]) =>
             openStore({
               url: config.store.url,
               home: config.home,
@@ -91,7 +92,8 @@ export function createCliContext(
                 encrypt: config.encryption === 'on',
               }),
             }),
-        );
+          )
+          .then((store) => withTracing(store, environment, terminal));
       }
       return storePromise;
     },
@@ -123,5 +125,26 @@ function loadConfigNow(environment: CliEnvironment, options: GlobalOptions): Pro
     env: environment.env,
     home: options.home,
     storeUrl: options.store,
+  });
+}
+
+/** The store as is, or, when an OTLP endpoint is set, one that sends the spans of what it records. */
+async function withTracing(
+  store: SessionStore,
+  environment: CliEnvironment,
+  terminal: Terminal,
+): Promise<SessionStore> {
+  const settings = tracingSettings(environment.env);
+  if (settings === null) return store;
+  if ('problem' in settings) {
+    terminal.warn(settings.problem);
+    return store;
+  }
+  const { tracedStore } = await import('../tracing/traced-store.js');
+  return tracedStore(store, {
+    settings,
+    version: environment.version,
+    env: environment.env,
+    warn: (line) => terminal.warn(line),
   });
 }

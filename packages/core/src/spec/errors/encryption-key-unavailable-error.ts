@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /**
  * Encrypted session data names a key the keyring does not hold. Nothing is read or changed;
@@ -17,7 +17,6 @@ export class EncryptionKeyUnavailableError extends ConclaveError {
     const what = details.sessionId === null ? details.location : `Session ${details.sessionId}`;
     super(
       EncryptionKeyUnavailableError.code,
-      ExitCode.unavailable,
       `${what} is encrypted with key ${details.keyId}, which is not available (${details.location}); nothing was changed.`,
       options,
     );
