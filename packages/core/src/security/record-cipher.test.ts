@@ -64,7 +64,7 @@ describe('sealing stored records', () => {
       }
     })();
     expect(EncryptionKeyUnavailableError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ keyId: stranger.id, sessionId: place.sessionId, exitCode: 69 });
+    expect(error).toMatchObject({ keyId: stranger.id, sessionId: place.sessionId, code: 'encryption-key-unavailable' });
     expect((error as Error).message).toContain(stranger.id);
     expect((error as Error).message).toContain('/home/u/.conclave/sessions/x/journal.jsonl');
     expect(() => openSealed(null, place, sealed, 'journal.jsonl')).toThrow(stranger.id);
