@@ -79,6 +79,7 @@ export const exitCodes: Readonly<Record<string, ExitCodeRule>> = {
   'git-failed': ExitCode.failed,
   'map-items-failed': ExitCode.failed,
   'map-no-items': ExitCode.failed,
+  'mcp-server-unavailable': ExitCode.unavailable,
   'parallel-group-failed': asItsCause,
   'scored-step-failed': ExitCode.failed,
   'shell-command-failed': ExitCode.failed,
@@ -92,6 +93,7 @@ export const exitCodes: Readonly<Record<string, ExitCodeRule>> = {
   // @resume/langgraph
   'checkpoint-data': ExitCode.corrupted,
   'langgraph-config': ExitCode.usage,
+  'langgraph-thread-busy': ExitCode.inUse,
 };
 
 /** The exit code for an error: its code's entry in the table; 1 for an unknown code or anything that is no Conclave error. */
