@@ -12,19 +12,30 @@ function homeOf(context: CliContext): string {
   return context.config().config.home;
 }
 
-export async function keysInitCommand(context: CliContext): Promise<number> {
+/**
+ * `keys init`: this home's signing key, then the data key (`initDataKey`). Each is made only
+ * when missing, so a home that has one gets the other; a home with both is refused by the data key's step.
+ */
+export async function keysInitCommand(context: CliContext, initDataKey: () => Promise<number>): Promise<number> {
   const home = homeOf(context);
-  const created = createSigningKey(home);
-  if (context.options.json)
-    context.terminal.data(JSON.stringify({ signingKey: { file: created.file, fingerprint: created.fingerprint } }));
-  else {
-    context.terminal.out(`Created this home's signing key ${created.fingerprint}`);
-    context.terminal.out(`  ${created.file} (private: keep it, never share it)`);
+  const hadSigningKey = readHomeKey(home) !== null;
+  if (!hadSigningKey) {
+    const created = createSigningKey(home);
+    const say = context.options.json ? context.terminal.note : context.terminal.out;
+    say(`Created this home's signing key ${created.fingerprint}`);
+    say(`  ${created.file} (private: keep it, never share it)`);
+    context.terminal.note(
+      'Exports are signed from now on. Share the public key: conclave keys export-public -o my-key.pub',
+    );
   }
-  context.terminal.note(
-    'Exports are signed from now on. Share the public key: conclave keys export-public -o my-key.pub',
-  );
-  return 0;
+  try {
+    return await initDataKey();
+  } catch (error) {
+    // The data key was there already: what this init had to make, the signing key, is made.
+    if (hadSigningKey || !UsageError.isInstance(error)) throw error;
+    context.terminal.note(error.message);
+    return 0;
+  }
 }
 
 const exportPublicOptionsSchema = z.object({

@@ -7,6 +7,7 @@ import { Command, Option } from 'commander';
 import type { CliContext, CliEnvironment } from '../context/cli-context.js';
 import { listableModes, modeFlags, runModeHelp } from '../modes/mode-names.js';
 import { CONFLICT_CHOICES, UNCERTAIN_CHOICES } from '../runs/resume-choices.js';
+import { addDataKeyCommands, addSessionsEncryptCommand } from './data-key-commands.js';
 
 export interface ProgramHooks {
   /** The command line as typed (a task that looks like a mistyped command is offered again corrected). */
@@ -118,17 +119,15 @@ function addExportKeyOptions(command: Command): Command {
 
 type Act = (work: (context: CliContext, command: Command) => Promise<number>) => (...args: unknown[]) => Promise<void>;
 
-/** `conclave keys`: this home's signing key and the public keys it trusts. */
-function keysCommand(act: Act): Command {
-  const keys = new Command('keys').description("this home's signing key, and the public keys it trusts");
+/** The signing-key subcommands of `conclave keys`: export-public and trust (init makes the signing key too). */
+function addSigningKeyCommands(keys: Command, act: Act): void {
   keys.addHelpText(
     'after',
     `
-A home's key (keys/signing-key.pem in the data home, 0600) signs every json export, so an import can tell
-"signed by this home", "signed by <name> (trusted)", "signed by an unknown key <fingerprint>" or "unsigned",
-and opens exports others encrypt for it (sessions export --encrypt-for <their public key file>).
+A home's signing key (keys/signing-key.pem in the data home, 0600, made by keys init) signs every json export, so an
+import can tell "signed by this home", "signed by <name> (trusted)", "signed by an unknown key <fingerprint>" or
+"unsigned", and opens exports others encrypt for it (sessions export --encrypt-for <their public key file>).
 ${examples([
-  'conclave keys init',
   'conclave keys export-public -o my-key.pub          # give this to others',
   'conclave keys trust alice.pub --name alice          # their key, checked with them',
   'conclave sessions export 01jf3k -o idea.json --encrypt-for alice',
@@ -136,12 +135,6 @@ ${examples([
 ])}`,
   );
   const keysModule = () => import('../commands/keys.js');
-  const init = addGlobalOptions(
-    new Command('init').description("create this home's signing key (keys/signing-key.pem, private, 0600)"),
-  );
-  init.addHelpText('after', examples(['conclave keys init', 'conclave keys export-public -o my-key.pub']));
-  init.action(act(async (context) => (await keysModule()).keysInitCommand(context)));
-  keys.addCommand(init);
 
   const exportPublic = addGlobalOptions(
     new Command('export-public')
@@ -182,7 +175,6 @@ ${examples([
     ),
   );
   keys.addCommand(trust);
-  return keys;
 }
 
 function examples(lines: string[]): string {
@@ -722,6 +714,7 @@ The import says "signed by this home", "signed by <name> (trusted)" (conclave ke
     }),
   );
   sessions.addCommand(verify);
+  addSessionsEncryptCommand(sessions, act, addGlobalOptions, examples);
   program.addCommand(sessions);
 
   const answer = addGlobalOptions(
@@ -752,6 +745,11 @@ The import says "signed by this home", "signed by <name> (trusted)" (conclave ke
     }),
   );
   program.addCommand(answer);
+
+  const keys = new Command('keys').description('the keys that encrypt sessions at rest (docs/encryption.md)');
+  addDataKeyCommands(keys, act, addGlobalOptions, examples);
+  addSigningKeyCommands(keys, act);
+  program.addCommand(keys);
 
   const checkpoints = new Command('checkpoints').description("a session's checkpoints");
   const checkpointsList = addGlobalOptions(
@@ -839,7 +837,6 @@ The import says "signed by this home", "signed by <name> (trusted)" (conclave ke
     }),
   );
   program.addCommand(config);
-  program.addCommand(keysCommand(act));
 
   const database = new Command('db').description('PostgreSQL store administration');
   const migrate = addGlobalOptions(
