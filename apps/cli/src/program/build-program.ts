@@ -746,7 +746,9 @@ The import says "signed by this home", "signed by <name> (trusted)" (conclave ke
   );
   program.addCommand(answer);
 
-  const keys = new Command('keys').description('the keys that encrypt sessions at rest (docs/encryption.md)');
+  const keys = new Command('keys').description(
+    'the keys that encrypt sessions at rest and sign exports, and the public keys this home trusts (docs/encryption.md)',
+  );
   addDataKeyCommands(keys, act, addGlobalOptions, examples);
   addSigningKeyCommands(keys, act);
   program.addCommand(keys);
