@@ -327,6 +327,7 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
       .option('--tag <tags>', 'only sessions with these tags (comma-separated: all of them)')
       .option('--pinned', 'only pinned sessions')
       .option('--archived', 'only archived sessions (left out otherwise)')
+      .option('--search <words>', 'only sessions whose title, name, tags, task or messages have these words')
       .option('--limit <n>', 'at most N sessions (default: all with --json, 50 otherwise)'),
   );
   list.addHelpText(
@@ -335,6 +336,7 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
       'conclave sessions list',
       'conclave sessions list --status interrupted --since 7d',
       'conclave sessions list --tag work --pinned',
+      'conclave sessions list --search "event sourcing" --since 30d',
       'conclave sessions list --json | jq ".[0].id"',
     ]),
   );
@@ -345,6 +347,39 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
     }),
   );
   sessions.addCommand(list);
+
+  const search = addGlobalOptions(
+    new Command('search')
+      .description('find sessions by what was said in them: hits with the round, the speaker and a snippet')
+      .argument(
+        '<words...>',
+        'words to find (each needed, a word also finds longer ones: "idempot" finds "idempotent")',
+      )
+      .option('--limit <n>', 'at most N hits, best first (default: 20, or 100 with --json)'),
+  );
+  search.addHelpText(
+    'after',
+    `\nTitles, names, tags, tasks and the messages of users and agents are searched through an
+index kept beside the listing (<home>/index/content.sqlite): no journal is scanned, and only
+what changed since the last search is read. Case and accents do not matter; words in double
+quotes must come together, as written. The index holds words, never whole messages; removing
+it is safe (the next search builds it again from the journals).
+${examples([
+  'conclave sessions search idempotent replay',
+  'conclave sessions search \'"event sourcing"\' --limit 5',
+  'conclave sessions search kubernetes --json | jq ".[0].snippet"',
+  'conclave sessions list --search kubernetes   # the listing, filtered',
+])}`,
+  );
+  search.action(
+    act(async (context, command) =>
+      (await import('../commands/sessions-search.js')).searchSessionsCommand(context, {
+        words: command.args,
+        options: command.opts(),
+      }),
+    ),
+  );
+  sessions.addCommand(search);
 
   const show = addGlobalOptions(
     new Command('show')

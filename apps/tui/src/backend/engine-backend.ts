@@ -2,11 +2,19 @@
 // content and details folded lazily, one session at a time, and cached.
 import type { Engine } from '@resume/core';
 import { answerFromText, answerProblem, expectedAnswer, pendingInput } from '@resume/core/engine';
-import type { SessionSummary } from '@resume/core/spec';
+import type { SessionStore, SessionSummary } from '@resume/core/spec';
 import { buildResumePlan, lineageUsage } from '@resume/runner';
+import type { ContentIndex } from '@resume/runner/search';
 import { resumePlanView } from '../plan/resume-prompt-plan.js';
 import { searchContentWith } from './content-search.js';
-import type { ContentMessage, LineageEntry, ResumePlanView, SessionDetails, TuiBackend } from './tui-backend.js';
+import type {
+  ContentMatch,
+  ContentMessage,
+  LineageEntry,
+  ResumePlanView,
+  SessionDetails,
+  TuiBackend,
+} from './tui-backend.js';
 
 /** The part of `Engine` the screens need. */
 export type EngineForTui = Pick<
@@ -26,6 +34,11 @@ export interface EngineBackendOptions {
   contentCacheSize?: number;
   /** Who answers questions typed in the answer box (journaled with the answer), e.g. `user@host`. */
   answeredBy?: string;
+  /**
+   * The content index the search uses (`@resume/runner/search`), opened at the first search.
+   * Without it, or when it cannot be opened, the search reads the sessions one by one.
+   */
+  contentIndex?: { file: string; store: Pick<SessionStore, 'list' | 'read'> };
 }
 
 export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
@@ -33,6 +46,36 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
   const cacheSize = options.contentCacheSize ?? 200;
   const contentCache = new Map<string, ContentMessage[]>();
   let summaries: SessionSummary[] = [];
+  let index: Promise<ContentIndex | null> | null = null;
+
+  function openIndex(): Promise<ContentIndex | null> {
+    const where = options.contentIndex;
+    if (!where) return Promise.resolve(null);
+    index ??= import('@resume/runner/search')
+      .then(({ openContentIndex }) =>
+        // The index follows the picker's own listing, so a search does not list the store again.
+        openContentIndex({ file: where.file, store: where.store, listSessions: async () => summaries }),
+      )
+      .catch(() => null);
+    return index;
+  }
+
+  async function* searchThroughIndex(
+    query: string,
+    sessionIds: readonly string[],
+    signal: AbortSignal,
+  ): AsyncIterable<ContentMatch> {
+    const opened = await openIndex();
+    if (!opened) {
+      yield* searchContentWith(loadContent, query, sessionIds, signal);
+      return;
+    }
+    for await (const hit of opened.sessionHits(query, { sessionIds })) {
+      if (signal.aborted) return;
+      const { sessionId, snippet, matchStart, matchEnd, speaker } = hit;
+      yield { sessionId, snippet, matchStart, matchEnd, speaker };
+    }
+  }
 
   async function loadContent(sessionId: string): Promise<ContentMessage[]> {
     const cached = contentCache.get(sessionId);
@@ -59,7 +102,7 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     },
     loadContent,
     searchContent(query, sessionIds, signal) {
-      return searchContentWith(loadContent, query, sessionIds, signal);
+      return searchThroughIndex(query, sessionIds, signal);
     },
     async loadDetails(sessionId) {
       const state = await engine.readSession(sessionId);
