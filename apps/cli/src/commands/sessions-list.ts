@@ -195,7 +195,8 @@ function organizedTitle(summary: SessionSummary, terminal: CliContext['terminal'
   return `${name}${truncate(summary.title, summary.name ? 40 : 60)}${marks.length > 0 ? terminal.dim(`  ${marks.join(' ')}`) : ''}`;
 }
 
-function sinceToIso(value: string, now: Date): string {
+/** `--since`: a date (2026-06-01) or an age (7d, 12h) before `now`, as an ISO time. */
+export function sinceToIso(value: string, now: Date): string {
   const days = parseDurationDays(value);
   if (days !== null) return new Date(now.getTime() - days * 24 * 60 * 60 * 1000).toISOString();
   const date = new Date(value);

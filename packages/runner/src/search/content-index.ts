@@ -1,5 +1,6 @@
 // The content index: an SQLite FTS5 table (node:sqlite, no native build) of every session's
-// title, name, tags, task and user and assistant messages, kept beside the listing index
+// title, name, tags, task and user and assistant messages, and a table of its model calls
+// (the usage ledger), kept beside the listing index
 // (docs/decisions/0031-content-index.md). It is derived from the journals and never a
 // second source of truth: each query first reads what was appended since the index last
 // looked (sessions whose `lastSeq` moved), drops what was deleted, and the file is rebuilt
@@ -12,7 +13,7 @@ import { type JournalEvent, type SessionStore, type SessionSummary, UsageError }
 import { findTermMatch, matchExpression, parseQuery, type SearchTerm, type TextMatch } from './search-text.js';
 
 /** The index's layout; a file of another version is built again. */
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 /** A row id is the session's number in the index times this, plus the event's seq (0: its summary). */
 const SESSION_SPAN = 2 ** 32;
 
@@ -43,12 +44,38 @@ export interface OpenContentIndexOptions {
   file: string;
   store: Pick<SessionStore, 'list' | 'read'>;
   /**
-   * The sessions to search (default: the store's, without the trash). A caller that has just
+   * The sessions to follow (default: the store's, the trash included; searches leave the trash out). A caller that has just
    * listed them passes its list, so a query does not list the store again.
    */
   listSessions?: () => Promise<SessionSummary[]>;
   /** Called before the journals of more than a few sessions are read (a first search, a rebuild). */
   onIndexing?: (sessions: number) => void;
+}
+
+/** Model calls of one session in one hour (UTC) on one provider and model, summed. */
+export interface UsageEntry {
+  sessionId: string;
+  /** The hour's start, `2026-11-26T15` (UTC). */
+  hour: string;
+  provider: string;
+  model: string;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** The known cost (calls of an unknown price count 0; see `unpricedCalls`). */
+  costUsd: number;
+  unpricedCalls: number;
+}
+
+export interface UsageLedger {
+  /** Every session the index follows (the trash included), by id. */
+  sessions: Map<string, SessionSummary>;
+  entries: UsageEntry[];
+  /**
+   * Branches whose parent was deleted for good: the parent's calls up to each branch point are
+   * counted once from the branches' copies; what it spent after them is no longer known.
+   */
+  orphans: { branches: number; parents: number };
 }
 
 export interface SearchOptions {
@@ -69,6 +96,11 @@ export interface ContentIndex {
    * matching message. Sessions come in the order of `sessionIds` (only those), else as indexed.
    */
   sessionHits(query: string, options?: { sessionIds?: readonly string[] }): AsyncIterable<ContentHit>;
+  /**
+   * The model calls journaled in every session (`usage-recorded` events), each counted once: a
+   * branch's copy of its parent's calls is left out while the parent exists.
+   */
+  usage(): Promise<UsageLedger>;
   close(): void;
 }
 
@@ -117,6 +149,7 @@ function openDatabase(sqlite: typeof import('node:sqlite'), file: string): Datab
     if (version !== INDEX_VERSION) {
       database.exec(`
         DROP TABLE IF EXISTS texts;
+        DROP TABLE IF EXISTS usage;
         DROP TABLE IF EXISTS sessions;
         CREATE TABLE sessions (
           number INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -125,6 +158,18 @@ function openDatabase(sqlite: typeof import('node:sqlite'), file: string): Datab
           summary_key TEXT NOT NULL,
           task_seq INTEGER
         );
+        CREATE TABLE usage (
+          session INTEGER NOT NULL,
+          seq INTEGER NOT NULL,
+          at TEXT NOT NULL,
+          provider TEXT NOT NULL,
+          model TEXT NOT NULL,
+          input_tokens INTEGER NOT NULL,
+          output_tokens INTEGER NOT NULL,
+          cost_usd REAL,
+          copied INTEGER NOT NULL,
+          PRIMARY KEY (session, seq)
+        ) WITHOUT ROWID;
         CREATE VIRTUAL TABLE texts USING fts5(
           text, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
         );
@@ -151,8 +196,8 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     await preparePrivateFile(file);
     database = openDatabase(sqlite, file);
   }
-  const listSessions =
-    options.listSessions ?? (async () => (await store.list()).filter((summary) => summary.trashedAt == null));
+  // The trash is followed too (its sessions' calls were paid for), and left out of searches.
+  const listSessions = options.listSessions ?? (() => store.list());
   const statements = new Map<string, StatementSync>();
   const statement = (sql: string): StatementSync => {
     let prepared = statements.get(sql);
@@ -169,14 +214,32 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
 
   const insertText = (rowId: number, text: string) =>
     statement('INSERT INTO texts(rowid, text) VALUES (?, ?)').run(rowId, text);
-  const deleteSessionTexts = (number: number, fromSeq = 0) =>
+  const deleteSessionTexts = (number: number, fromSeq = 0) => {
     statement('DELETE FROM texts WHERE rowid BETWEEN ? AND ?').run(
       number * SESSION_SPAN + fromSeq,
       number * SESSION_SPAN + SESSION_SPAN - 1,
     );
+    statement('DELETE FROM usage WHERE session = ? AND seq >= ?').run(number, fromSeq);
+  };
 
   async function indexJournal(summary: SessionSummary, entry: IndexedSession, fromSeq: number): Promise<void> {
+    // A branch's copy of its parent's journal follows its first event (the parent's usage, not its own).
+    let copiedThrough = 0;
     for await (const event of store.read(summary.id, { fromSeq, toSeq: summary.lastSeq })) {
+      if (event.type === 'session-created') copiedThrough = event.seq + (event.copied ?? 0);
+      if (event.type === 'usage-recorded') {
+        statement('INSERT OR REPLACE INTO usage VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+          entry.number,
+          event.seq,
+          event.at,
+          event.provider,
+          event.model,
+          event.inputTokens,
+          event.outputTokens,
+          event.costUsd,
+          event.seq <= copiedThrough ? 1 : 0,
+        );
+      }
       if (event.type !== 'message-added') continue;
       const { role, content } = event.message;
       if (role === 'user') entry.taskSeq ??= event.seq;
@@ -268,10 +331,13 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     return updating;
   }
 
+  const searchable = (sessionId: string | undefined): sessionId is string =>
+    sessionId !== undefined && listed.has(sessionId) && listed.get(sessionId)?.trashedAt == null;
+
   async function hitAt(rowId: number, terms: readonly SearchTerm[]): Promise<ContentHit | null> {
     const indexed = sessions.get(Math.floor(rowId / SESSION_SPAN));
     const summary = indexed === undefined ? undefined : listed.get(indexed.id);
-    if (!indexed || !summary) return null;
+    if (!indexed || !summary || !searchable(indexed.id)) return null;
     const sessionId = indexed.id;
     const seq = rowId % SESSION_SPAN;
     if (seq === 0) {
@@ -338,7 +404,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
         `SELECT DISTINCT rowid / ${SESSION_SPAN} AS rowid FROM texts WHERE texts MATCH ?`,
       );
       const ids = rowIds.map((number) => sessions.get(number)?.id);
-      return new Set(ids.filter((id): id is string => id !== undefined && listed.has(id)));
+      return new Set(ids.filter(searchable));
     },
     async *sessionHits(query, hitsOptions = {}) {
       const { terms, rowIds } = await matchingRows(query, 'SELECT rowid FROM texts WHERE texts MATCH ? ORDER BY rowid');
@@ -346,7 +412,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       const rowsBySession = new Map<string, number[]>();
       for (const rowId of rowIds) {
         const sessionId = sessions.get(Math.floor(rowId / SESSION_SPAN))?.id;
-        if (sessionId === undefined || !listed.has(sessionId)) continue;
+        if (!searchable(sessionId)) continue;
         const rows = rowsBySession.get(sessionId);
         if (rows) rows.push(rowId);
         else rowsBySession.set(sessionId, [rowId]);
@@ -361,6 +427,60 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
           }
         }
       }
+    },
+    async usage() {
+      await update();
+      const entries: UsageEntry[] = [];
+      const own = statement(`
+        SELECT session, substr(at, 1, 13) AS hour, provider, model, count(*) AS calls,
+          sum(input_tokens) AS input, sum(output_tokens) AS output,
+          total(cost_usd) AS cost, sum(cost_usd IS NULL) AS unpriced
+        FROM usage WHERE copied = 0 GROUP BY session, hour, provider, model`).all();
+      for (const row of own) {
+        const sessionId = sessions.get(Number(row.session))?.id;
+        if (sessionId === undefined) continue;
+        entries.push({
+          sessionId,
+          hour: String(row.hour),
+          provider: String(row.provider),
+          model: String(row.model),
+          calls: Number(row.calls),
+          inputTokens: Number(row.input),
+          outputTokens: Number(row.output),
+          costUsd: Number(row.cost),
+          unpricedCalls: Number(row.unpriced),
+        });
+      }
+      // Copies of a parent deleted for good: its calls are counted once, from the first copy seen.
+      const counted = new Set<string>();
+      const orphanParents = new Set<string>();
+      const orphanBranches = new Set<string>();
+      for (const row of statement('SELECT * FROM usage WHERE copied = 1 ORDER BY session, seq').all()) {
+        const sessionId = sessions.get(Number(row.session))?.id;
+        const parentId = sessionId === undefined ? null : listed.get(sessionId)?.parentId;
+        if (!sessionId || !parentId || listed.has(parentId)) continue;
+        orphanParents.add(parentId);
+        orphanBranches.add(sessionId);
+        const key = `${parentId}:${row.seq}`;
+        if (counted.has(key)) continue;
+        counted.add(key);
+        entries.push({
+          sessionId,
+          hour: String(row.at).slice(0, 13),
+          provider: String(row.provider),
+          model: String(row.model),
+          calls: 1,
+          inputTokens: Number(row.input_tokens),
+          outputTokens: Number(row.output_tokens),
+          costUsd: row.cost_usd === null ? 0 : Number(row.cost_usd),
+          unpricedCalls: row.cost_usd === null ? 1 : 0,
+        });
+      }
+      return {
+        sessions: new Map(listed),
+        entries,
+        orphans: { branches: orphanBranches.size, parents: orphanParents.size },
+      };
     },
     close() {
       statements.clear();
