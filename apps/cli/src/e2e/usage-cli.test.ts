@@ -1,6 +1,8 @@
 // End-to-end: the cost ledger. `conclave usage` sums the model calls the journals recorded by
 // day, model, tag and the rest, counts a branch's copy of its parent once, and keeps counting
 // a parent deleted for good through its branches' copies.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from './run-cli.js';
 import { sandboxFixture } from './sandbox-fixture.js';
@@ -103,5 +105,38 @@ describe('conclave usage', () => {
     const result = await sandbox.run(['usage', '--by', 'colour']);
     expect(result.code).toBe(64);
     expect(result.stderr).toContain('day, week, month, model, provider, workspace, tag, mode');
+  });
+});
+
+describe('daily and monthly budgets', () => {
+  const sandbox = sandboxFixture('each');
+  const priced = { env: { CONCLAVE_SCRIPTED_PRICE: '2.5,10' } };
+
+  for (const [key, word] of [
+    ['dailyCost', 'daily'],
+    ['monthlyCost', 'monthly'],
+  ] as const) {
+    it(`stops a run at a checkpoint before a call past limits.${key}, and refuses the next run's first call`, async () => {
+      await writeFile(path.join(sandbox.workspace, '.conclave.yaml'), `limits:\n  ${key}: 0.02\n`);
+      const first = await sandbox.run(['Should we move billing to event sourcing?'], priced);
+      expect(first.code, first.stderr).toBe(0);
+      const stopped = await sandbox.run(['Plan the opening of a tea shop'], priced);
+      expect(stopped.code, stopped.stderr).toBe(130);
+      expect(stopped.stderr).toContain(`${word} budget`);
+      expect(stopped.stderr).toContain(`limits.${key}`);
+      const spent = await sandbox.json<UsageReport>(['usage']);
+      expect(spent.total.costUsd).toBeLessThanOrEqual(0.02);
+      const refused = await sandbox.run(['A third task'], priced);
+      expect(refused.code).toBe(130);
+      expect(refused.stderr).toContain(`${word} budget`);
+    });
+  }
+
+  it('refuses a budget that is not an amount, naming the key and the file', async () => {
+    await writeFile(path.join(sandbox.workspace, '.conclave.yaml'), 'limits:\n  dailyCost: lots\n');
+    const result = await sandbox.run(['A task'], priced);
+    expect(result.code).toBe(64);
+    expect(result.stderr).toContain('limits.dailyCost');
+    expect(result.stderr).toContain('.conclave.yaml');
   });
 });

@@ -65,7 +65,14 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
   trash: { keepDays: 7 },
   discussion: { maxRounds: 4 },
   tools: { allowCommands: [] },
-  limits: { maxCostUsd: null, maxLineageCostUsd: null, warnAboveUsd: null, maxParallel: DEFAULT_MAX_PARALLEL },
+  limits: {
+    maxCostUsd: null,
+    maxLineageCostUsd: null,
+    warnAboveUsd: null,
+    dailyCost: null,
+    monthlyCost: null,
+    maxParallel: DEFAULT_MAX_PARALLEL,
+  },
 };
 
 type Layer = { source: string; values: Map<string, unknown> };
