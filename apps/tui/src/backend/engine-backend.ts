@@ -41,6 +41,9 @@ export interface EngineBackendOptions {
   contentIndex?: { file: string; store: Pick<SessionStore, 'list' | 'read'> };
 }
 
+/** The days the usage screen draws a bar for, today included. */
+const USAGE_DAYS = 14;
+
 export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
   const { engine, planResume } = options;
   const cacheSize = options.contentCacheSize ?? 200;
@@ -53,8 +56,8 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     if (!where) return Promise.resolve(null);
     index ??= import('@resume/runner/search')
       .then(({ openContentIndex }) =>
-        // The index follows the picker's own listing, so a search does not list the store again.
-        openContentIndex({ file: where.file, store: where.store, listSessions: async () => summaries }),
+        // It follows the store's listing, the trash included: the usage screen counts what the trash spent.
+        openContentIndex({ file: where.file, store: where.store }),
       )
       .catch(() => null);
     return index;
@@ -125,6 +128,32 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     changeMetadata(sessionId, change) {
       return engine.changeMetadata(sessionId, change);
     },
+    ...(options.contentIndex
+      ? {
+          async loadUsage() {
+            const [opened, ledger] = await Promise.all([openIndex(), import('@resume/runner/ledger')]);
+            if (!opened)
+              throw new Error('The usage ledger needs node:sqlite (Node 22.13 or newer): see conclave usage.');
+            const usage = await opened.usage();
+            const report = ledger.buildUsageReport(usage, { by: ['day'] });
+            const byDay = new Map(report.rows.map((row) => [row.day, row]));
+            const today = new Date();
+            const days = Array.from({ length: USAGE_DAYS }, (_, back) => {
+              const date = new Date(today.getFullYear(), today.getMonth(), today.getDate() - (USAGE_DAYS - 1 - back));
+              const day = ledger.localDay(date);
+              const row = byDay.get(day);
+              return {
+                day,
+                calls: row?.calls ?? 0,
+                inputTokens: row?.inputTokens ?? 0,
+                outputTokens: row?.outputTokens ?? 0,
+                costUsd: row?.costUsd ?? 0,
+              };
+            });
+            return { total: report.total, days, deletedParents: report.orphans.parents };
+          },
+        }
+      : {}),
     async deleteSession(sessionId) {
       // Into the trash, as `conclave sessions delete` does: `sessions restore` brings it back.
       await engine.changeMetadata(sessionId, { trashed: true });
