@@ -57,24 +57,30 @@ export function matchExpression(terms: readonly SearchTerm[]): string {
 /** Where the first term matches in `text`, with the text around it; null when none does. */
 export function findTermMatch(text: string, terms: readonly SearchTerm[]): TextMatch | null {
   const flat = text.replace(/\s+/g, ' ').trim();
-  // The folded text, and for each of its characters the position in `flat` it came from.
+  // The folded text, and for each of its characters the position in `flat` it came from
+  // (plain ASCII, most text, folds to itself in lower case, position for position).
   let folded = '';
-  const origin: number[] = [];
-  let offset = 0;
-  for (const character of flat) {
-    const mapped = foldCharacter(character);
-    folded += mapped;
-    for (let index = 0; index < mapped.length; index += 1) origin.push(offset);
-    offset += character.length;
+  let origin: number[] | null = null;
+  if (/^[\x20-\x7e]*$/.test(flat)) folded = flat.toLowerCase();
+  else {
+    origin = [];
+    let offset = 0;
+    for (const character of flat) {
+      const mapped = foldCharacter(character);
+      folded += mapped;
+      for (let index = 0; index < mapped.length; index += 1) origin.push(offset);
+      offset += character.length;
+    }
+    origin.push(flat.length);
   }
-  origin.push(flat.length);
+  const at = (position: number) => (origin ? (origin[position] ?? flat.length) : position);
   let best: { start: number; end: number } | null = null;
   for (const term of terms) {
     const pattern = new RegExp(`(?<![\\p{L}\\p{N}\\p{Co}])${term.words.join('[^\\p{L}\\p{N}\\p{Co}]+')}`, 'u');
     const found = pattern.exec(folded);
     if (!found) continue;
-    const start = origin[found.index] ?? 0;
-    const end = origin[found.index + found[0].length] ?? flat.length;
+    const start = at(found.index);
+    const end = at(found.index + found[0].length);
     if (!best || start < best.start) best = { start, end };
   }
   if (!best) return null;
