@@ -19,6 +19,7 @@ import { createEngine, type Engine, type Session } from '@resume/core';
 import { ConclaveError } from '@resume/core/spec';
 import { createScriptedProvider } from '@resume/providers-scripted';
 import { createRunner, type RunResult } from '@resume/runner';
+import { exitCodeFor } from '@resume/runner/exit-codes';
 import { createFsStore } from '@resume/storage-fs';
 
 const AGENTS = ['analyst', 'critic', 'builder'] as const;
@@ -173,7 +174,7 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (ConclaveError.isInstance(error)) {
     process.stderr.write(`error ${error.code} ${error.message}\n`);
-    process.exitCode = error.exitCode;
+    process.exitCode = exitCodeFor(error);
   } else {
     process.stderr.write(`error internal ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;

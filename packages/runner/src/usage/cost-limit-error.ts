@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core/spec';
 import { formatUsd } from './cost.js';
 
 export interface CostLimitDetails {
@@ -22,7 +22,7 @@ export interface CostLimitDetails {
 /**
  * A model call would have taken the run past its cost limit, so it was not made: the run
  * stopped at a checkpoint (interrupted, reason `cost-limit`) and can be resumed with a
- * higher limit. Exit 130, like every stop that leaves a resumable checkpoint.
+ * higher limit. The CLI exits 130, as for every stop that leaves a resumable checkpoint.
  */
 export class CostLimitError extends ConclaveError {
   static override readonly code = 'cost-limit';
@@ -35,7 +35,6 @@ export class CostLimitError extends ConclaveError {
       : `${details.scope === 'session' ? 'this session' : 'the lineage'} past its cost limit (${formatUsd(details.spentUsd)} spent${inFlight} of ${formatUsd(details.limitUsd)})`;
     super(
       CostLimitError.code,
-      ExitCode.interrupted,
       `Stopped before ${details.stepKey}: its estimated ${formatUsd(details.estimateUsd)} would take ${what}. Everything so far is checkpointed.`,
       options,
     );
