@@ -145,9 +145,7 @@ export async function measureContentSearch({ cli, home, sessions, runs = 7 }) {
       'sessions',
       'search',
       // The ticket of one of the discussions the copies were made from: in its copies only.
-      taskFor(42)
-        .split(' ')
-        .at(-1),
+      taskFor(42).split(' ').at(-1),
       '--json',
     ],
     common: ['sessions', 'search', 'decision', '--limit', '20', '--json'],

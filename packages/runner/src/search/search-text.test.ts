@@ -14,10 +14,10 @@ describe('search text', () => {
 
   it('finds a word from its start, in plain and in accented text, with the match inside the snippet', () => {
     const plain = findTermMatch('The ledger needs an Idempotent replay.', parseQuery('idempot'));
-    expect(plain && plain.snippet.slice(plain.matchStart, plain.matchEnd)).toBe('Idempot');
+    expect(plain?.snippet.slice(plain.matchStart, plain.matchEnd)).toBe('Idempot');
     expect(findTermMatch('no potent here', parseQuery('potent'))).not.toBeNull();
     expect(findTermMatch('impotent', parseQuery('potent'))).toBeNull();
     const accented = findTermMatch('Un café très crème', parseQuery('creme'));
-    expect(accented && accented.snippet.slice(accented.matchStart, accented.matchEnd)).toBe('crème');
+    expect(accented?.snippet.slice(accented.matchStart, accented.matchEnd)).toBe('crème');
   });
 });
