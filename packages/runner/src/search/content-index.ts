@@ -287,9 +287,8 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
         }
         const key = summaryKey(summary);
         if (entry.summaryKey !== key) {
-          deleteSessionTexts(entry.number, 0);
-          // The messages went with the summary row (a range from 0); they are read again below.
-          entry.indexedSeq = 0;
+          // Only the summary's row changes: the messages read before stay.
+          statement('DELETE FROM texts WHERE rowid = ?').run(entry.number * SESSION_SPAN);
           insertText(entry.number * SESSION_SPAN, Object.values(summaryTexts(summary)).join('\n'));
         }
         // A journal cut back by a repair is read again from its start.
