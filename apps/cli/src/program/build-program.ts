@@ -315,36 +315,6 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
   run.addCommand(merge);
   program.addCommand(run);
 
-  const usage = addGlobalOptions(
-    new Command('usage')
-      .description('tokens and cost of every session, by day, week or month, model, provider, workspace, tag or mode')
-      .option('--since <date>', 'only calls since this date (2026-06-01, or an age like 30d); default: all')
-      .option(
-        '--by <groups>',
-        'group by these, comma-separated: day, week, month, model, provider, workspace, tag, mode',
-        'day',
-      )
-      .option('--csv', 'write CSV (a header line, then one line per row) for a spreadsheet'),
-  );
-  usage.addHelpText(
-    'after',
-    `\nCounted from the model calls the journals recorded (the trash included), through the usage
-table kept beside the listing (<home>/index/content.sqlite), which reads only what changed since
-the last report. A branch's copy of its parent's calls is counted once; once the parent is
-deleted for good, its calls up to the branch point are still counted from the copy, and the
-report says what it no longer sees. Days, weeks (ISO) and months are your local calendar's.
-${examples([
-  'conclave usage --since 30d',
-  'conclave usage --by model,day --since 7d',
-  'conclave usage --by tag,month --csv > usage.csv',
-  'conclave usage --by provider --json | jq .total.costUsd',
-])}`,
-  );
-  usage.action(
-    act(async (context, command) => (await import('../commands/usage.js')).usageCommand(context, command.opts())),
-  );
-  program.addCommand(usage);
-
   const sessions = new Command('sessions').description('list, inspect, export and clean up sessions');
   const list = addGlobalOptions(
     new Command('list')
@@ -763,6 +733,36 @@ ${examples([
   );
   database.addCommand(migrate);
   program.addCommand(database);
+
+  const usage = addGlobalOptions(
+    new Command('usage')
+      .description('tokens and cost of every session, by day, week or month, model, provider, workspace, tag or mode')
+      .option('--since <date>', 'only calls since this date (2026-06-01, or an age like 30d); default: all')
+      .option(
+        '--by <groups>',
+        'group by these, comma-separated: day, week, month, model, provider, workspace, tag, mode',
+        'day',
+      )
+      .option('--csv', 'write CSV (a header line, then one line per row) for a spreadsheet'),
+  );
+  usage.addHelpText(
+    'after',
+    `\nCounted from the model calls the journals recorded (the trash included), through the usage
+table kept beside the listing (<home>/index/content.sqlite), which reads only what changed since
+the last report. A branch's copy of its parent's calls is counted once; once the parent is
+deleted for good, its calls up to the branch point are still counted from the copy, and the
+report says what it no longer sees. Days, weeks (ISO) and months are your local calendar's.
+${examples([
+  'conclave usage --since 30d',
+  'conclave usage --by model,day --since 7d',
+  'conclave usage --by tag,month --csv > usage.csv',
+  'conclave usage --by provider --json | jq .total.costUsd',
+])}`,
+  );
+  usage.action(
+    act(async (context, command) => (await import('../commands/usage.js')).usageCommand(context, command.opts())),
+  );
+  program.addCommand(usage);
 
   const tui = addGlobalOptions(new Command('tui').description('the full-screen session browser'));
   tui.addHelpText('after', examples(['conclave tui']));
