@@ -6,7 +6,7 @@
 
 import type { Engine } from '@resume/core/engine';
 import type { SessionStore } from '@resume/core/spec';
-import { type LoadedConfig, loadConfigOnDemand } from '@resume/runner/config';
+import { headerVariables, type LoadedConfig, loadConfigOnDemand } from '@resume/runner/config';
 import { createTerminal, type OutputStreams, type Terminal } from '../output/terminal.js';
 import { tracingSettings } from '../tracing/tracing-settings.js';
 import type { GlobalOptions } from './global-options.js';
@@ -79,9 +79,19 @@ export function createCliContext(
     store() {
       if (!storePromise) {
         const { config } = context.config();
-        storePromise = import('./open-store.js')
-          .then(({ openStore }) =>
-            openStore({ url: config.store.url, home: config.home, say: (line) => terminal.warn(line) }),
+        storePromise = Promise.all([import('./open-store.js'), import('../keys/data-keys.js')])
+          .then(([{ openStore }, { loadKeyring }]) =>
+            openStore({
+              url: config.store.url,
+              home: config.home,
+              say: (line) => terminal.warn(line),
+              keyring: loadKeyring({
+                home: config.home,
+                env: environment.env,
+                cwd: environment.cwd,
+                encrypt: config.encryption === 'on',
+              }),
+            }),
           )
           .then((store) => withTracing(store, environment, terminal));
       }
@@ -93,6 +103,10 @@ export function createCliContext(
           openEngine({
             store,
             env: environment.env,
+            // A variable an MCP server's header names (`Bearer $\{LEDGER_CREDENTIAL}`) holds a secret, whatever its name.
+            secrets: Object.values(context.config().config.mcp.servers)
+              .flatMap(headerVariables)
+              .flatMap((name) => environment.env[name] ?? []),
             snapshotEvery: context.config().config.checkpoint.snapshotEvery,
             now: environment.now,
           }),

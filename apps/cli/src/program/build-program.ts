@@ -7,12 +7,15 @@ import { Command, Option } from 'commander';
 import type { CliContext, CliEnvironment } from '../context/cli-context.js';
 import { listableModes, modeFlags, runModeHelp } from '../modes/mode-names.js';
 import { CONFLICT_CHOICES, UNCERTAIN_CHOICES } from '../runs/resume-choices.js';
+import { addDataKeyCommands, addSessionsEncryptCommand } from './data-key-commands.js';
 
 export interface ProgramHooks {
   /** The command line as typed (a task that looks like a mistyped command is offered again corrected). */
   readonly argv: readonly string[];
   /** Runs another command line in this process (the corrected command), returning its exit code. */
   rerun(argv: readonly string[]): Promise<number>;
+  /** Runs a command line in this process with another environment (the MCP server's tool calls). */
+  runIn(argv: readonly string[], environment: CliEnvironment): Promise<number>;
   /** Called by the chosen action with the work to do; the caller runs it and keeps the exit code. */
   run(command: Command, work: () => Promise<number>): Promise<void>;
 }
@@ -635,6 +638,7 @@ ${examples([
     }),
   );
   sessions.addCommand(verify);
+  addSessionsEncryptCommand(sessions, act, addGlobalOptions, examples);
   program.addCommand(sessions);
 
   const answer = addGlobalOptions(
@@ -665,6 +669,10 @@ ${examples([
     }),
   );
   program.addCommand(answer);
+
+  const keys = new Command('keys').description('the keys that encrypt sessions at rest (docs/encryption.md)');
+  addDataKeyCommands(keys, act, addGlobalOptions, examples);
+  program.addCommand(keys);
 
   const checkpoints = new Command('checkpoints').description("a session's checkpoints");
   const checkpointsList = addGlobalOptions(
@@ -824,7 +832,7 @@ ${examples([
       const globalArgs = ['home', 'store', 'provider', 'model'].flatMap((name) =>
         typeof options[name] === 'string' ? [`--${name}`, options[name] as string] : [],
       );
-      return serveMcp(environment, { allowRuns: options.allowRuns === true, globalArgs });
+      return serveMcp(environment, { allowRuns: options.allowRuns === true, globalArgs, runCli: hooks.runIn });
     }),
   );
   program.addCommand(mcp);

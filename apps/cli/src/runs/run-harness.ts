@@ -92,6 +92,7 @@ export async function runWithHarness(
     decisions,
     availableModels: resolution.availableModels,
     allowCommands: config.tools.allowCommands,
+    mcp: config.mcp,
     limits: setup.limits ?? config.limits,
     budgets: budgetsOf(context),
     maxRecoveries: config.resume.maxRecoveries,

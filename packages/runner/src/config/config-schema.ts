@@ -8,6 +8,7 @@
 
 import { lazySchema, once } from '@resume/core/lazy-schema';
 import { z } from 'zod';
+import { MCP_SERVER_NAME_PATTERN, type McpServerConfig } from '../mcp/mcp-server-config.js';
 
 /**
  * A provider's name (`scripted`, `openai`, `anthropic`, or one a front end registers): the
@@ -99,6 +100,42 @@ const buildConfigSchemas = once(() => {
     allowCommands: z.array(z.string().min(1)).optional(),
   });
 
+  // Values may name environment variables (`${GITHUB_TOKEN}`), filled in when the server starts.
+  const mcpStdioServerSchema = z.strictObject({
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string().min(1), z.string()).optional(),
+    cwd: z.string().min(1).optional(),
+  });
+  const mcpHttpServerSchema = z.strictObject({
+    url: z.string().regex(/^https?:\/\//, 'an http:// or https:// URL'),
+    headers: z.record(z.string().min(1), z.string()).optional(),
+  });
+  const mcpConfigSchema = z.strictObject({
+    /** By name (`<server>__<tool>` is what models see): a `command` to start (stdio) or a `url` (streamable HTTP). */
+    servers: z
+      .record(
+        z.string(),
+        z.union([mcpStdioServerSchema, mcpHttpServerSchema], {
+          error: 'a server has either `command` (and `args`, `env`, `cwd`) or `url` (and `headers`)',
+        }),
+      )
+      // Checked here rather than as the record's key schema, whose message zod replaces.
+      .superRefine((servers, context) => {
+        for (const name of Object.keys(servers))
+          if (!MCP_SERVER_NAME_PATTERN.test(name))
+            context.addIssue({
+              code: 'custom',
+              path: [name],
+              message:
+                'a server name is lower-case letters, digits, "-" and single "_" (tools are named <server>__<tool>)',
+            });
+      })
+      .optional(),
+    /** Bytes of one tool result a model sees at most; the rest is cut with a note. */
+    maxOutputBytes: z.number().int().min(1024).optional(),
+  });
+
   const usd = z.number().positive('an amount in US dollars greater than 0');
   const limitsConfigSchema = z.strictObject({
     /** A run stops at a checkpoint before a model call that would take the session past this (USD). */
@@ -124,6 +161,11 @@ const buildConfigSchemas = once(() => {
     /** Data home for this project (a workspace config may move it; `$CONCLAVE_HOME` wins). */
     home: z.string().min(1).optional(),
     store: storeConfigSchema.optional(),
+    /**
+     * `on`: new sessions are encrypted at rest with the current data key (docs/encryption.md);
+     * `off` (the default): written in the clear. Encrypted sessions read either way, given their key.
+     */
+    encryption: z.union([z.enum(['on', 'off']), z.boolean().transform((on) => (on ? 'on' : 'off'))]).optional(),
     agents: z.array(agentConfigSchema).min(1).optional(),
     judge: judgeConfigSchema.optional(),
     /** The provider used when neither --provider nor a session's record decides (else an API key in the environment). */
@@ -137,6 +179,7 @@ const buildConfigSchemas = once(() => {
     trash: trashConfigSchema.optional(),
     discussion: discussionConfigSchema.optional(),
     tools: toolsConfigSchema.optional(),
+    mcp: mcpConfigSchema.optional(),
     limits: limitsConfigSchema.optional(),
   });
   return {
@@ -175,6 +218,8 @@ export type ConfigFile = z.infer<typeof configFileSchema>;
 export interface ConclaveConfig {
   home: string;
   store: { url: string | null };
+  /** Whether new session data is encrypted at rest. */
+  encryption: 'on' | 'off';
   agents: AgentConfig[] | null;
   judge: z.infer<typeof judgeConfigSchema>;
   provider: ProviderName | null;
@@ -200,6 +245,7 @@ export interface ConclaveConfig {
   trash: { keepDays: number };
   discussion: { maxRounds: number };
   tools: { allowCommands: string[] };
+  mcp: { servers: Record<string, McpServerConfig>; maxOutputBytes: number };
   limits: {
     maxCostUsd: number | null;
     maxLineageCostUsd: number | null;

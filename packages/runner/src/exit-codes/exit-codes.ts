@@ -47,6 +47,7 @@ export const exitCodes: Readonly<Record<string, ExitCodeRule>> = {
   // @resume/core
   'append-conflict': ExitCode.inUse,
   'config-invalid': ExitCode.usage,
+  'encryption-key-unavailable': ExitCode.unavailable,
   'file-not-found': ExitCode.notFound,
   'input-rejected': ExitCode.usage,
   interrupted: ExitCode.interrupted,
@@ -78,6 +79,7 @@ export const exitCodes: Readonly<Record<string, ExitCodeRule>> = {
   'git-failed': ExitCode.failed,
   'map-items-failed': ExitCode.failed,
   'map-no-items': ExitCode.failed,
+  'mcp-server-unavailable': ExitCode.unavailable,
   'parallel-group-failed': asItsCause,
   'scored-step-failed': ExitCode.failed,
   'shell-command-failed': ExitCode.failed,
