@@ -37,6 +37,8 @@ export async function usageCommand(context: CliContext, rawOptions: Record<strin
   const index = await ledger.openContentIndex({
     file: contentIndexFile(store, context.config().config.home),
     store,
+    // An encrypted home keeps no words in the index, only the calls' figures.
+    indexTexts: context.config().config.encryption !== 'on',
     onIndexing: (count) =>
       terminal.note(terminal.dim(`Reading the usage of ${count} sessions (later reports read only what changed)…`)),
   });

@@ -15,7 +15,11 @@ export function budgetsOf(context: CliContext): RunnerOptions['budgets'] {
     now: context.environment.now,
     async spentSince(since) {
       const [ledger, store] = await Promise.all([import('@resume/runner/ledger'), context.store()]);
-      const index = await ledger.openContentIndex({ file: contentIndexFile(store, config.home), store });
+      const index = await ledger.openContentIndex({
+        file: contentIndexFile(store, config.home),
+        store,
+        indexTexts: config.encryption !== 'on',
+      });
       try {
         return ledger.buildUsageReport(await index.usage(), { by: [], since }).total.costUsd;
       } finally {

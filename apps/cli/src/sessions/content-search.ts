@@ -3,7 +3,7 @@
 // Loaded only by the commands that search.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { SessionStore, SessionSummary } from '@resume/core/spec';
+import { type SessionStore, type SessionSummary, UsageError } from '@resume/core/spec';
 import type { ContentHit, ContentIndex } from '@resume/runner/search';
 import type { CliContext } from '../context/cli-context.js';
 
@@ -15,6 +15,14 @@ export function contentIndexFile(store: Pick<SessionStore, 'kind' | 'location'>,
 
 /** The index over `sessions` (the listing the command just made), up to date with them. */
 export async function openContentSearch(context: CliContext, sessions: SessionSummary[]): Promise<ContentIndex> {
+  if (context.config().config.encryption === 'on') {
+    throw new UsageError(
+      'Content search is off while encryption at rest is on: its index would keep the sessions’ words unencrypted.',
+      {
+        hint: 'Filter by what the listing shows instead (conclave sessions list --tag, --status, --since), or read one session: conclave sessions show <id> --transcript.',
+      },
+    );
+  }
   const [{ openContentIndex }, store] = await Promise.all([import('@resume/runner/search'), context.store()]);
   return openContentIndex({
     file: contentIndexFile(store, context.config().config.home),

@@ -161,4 +161,30 @@ describe('content index', () => {
       index.close();
     }
   });
+
+  it('keeps no words with indexTexts off (a home encrypted at rest), and still counts the calls', async () => {
+    const session = await engine.createSession({ title: 'Sealed', mode: 'discussion' });
+    session.addMessage({ role: 'user', content: 'the zanzibarian protocol' });
+    session.record({
+      type: 'usage-recorded',
+      provider: 'openai',
+      model: 'gpt-4o',
+      agent: null,
+      round: null,
+      stepKey: null,
+      inputTokens: 10,
+      outputTokens: 5,
+      costUsd: 0.5,
+    });
+    await session.complete();
+    await session.close();
+    const index = await openContentIndex({ file, store: engine.store, indexTexts: false });
+    try {
+      expect(await index.search('zanzibarian')).toEqual([]);
+      expect((await index.usage()).entries.map((entry) => entry.costUsd)).toEqual([0.5]);
+    } finally {
+      index.close();
+    }
+    expect((await readFile(file)).includes(Buffer.from('zanzibarian'))).toBe(false);
+  });
 });

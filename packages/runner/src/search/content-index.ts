@@ -48,6 +48,11 @@ export interface OpenContentIndexOptions {
    * listed them passes its list, so a query does not list the store again.
    */
   listSessions?: () => Promise<SessionSummary[]>;
+  /**
+   * Whether words are indexed (default true). False keeps only the usage table, for a home
+   * encrypted at rest: the index would otherwise keep the sessions' words unencrypted.
+   */
+  indexTexts?: boolean;
   /** Called before the journals of more than a few sessions are read (a first search, a rebuild). */
   onIndexing?: (sessions: number) => void;
 }
@@ -212,8 +217,10 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
   // One update at a time in this process; other processes wait on SQLite's write lock.
   let updating: Promise<ContentIndexUpdate> | null = null;
 
-  const insertText = (rowId: number, text: string) =>
-    statement('INSERT INTO texts(rowid, text) VALUES (?, ?)').run(rowId, text);
+  const indexTexts = options.indexTexts ?? true;
+  const insertText = (rowId: number, text: string) => {
+    if (indexTexts) statement('INSERT INTO texts(rowid, text) VALUES (?, ?)').run(rowId, text);
+  };
   const deleteSessionTexts = (number: number, fromSeq = 0) => {
     statement('DELETE FROM texts WHERE rowid BETWEEN ? AND ?').run(
       number * SESSION_SPAN + fromSeq,
