@@ -25,6 +25,7 @@ export type {
   RunOptions,
   RunTarget,
   Session,
+  SleepOptions,
   StepCodec,
   StepContext,
   StepFunction,

@@ -110,7 +110,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
           ? terminal.red(status)
           : terminal.yellow(status);
     terminal.out(
-      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${padText(describeProgress(summary), 12)}  ${formatCost(summary.costUsd, '?').padEnd(9)}  ${organizedTitle(summary, terminal)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
+      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${padText(describeProgress(summary), 12)}  ${formatCost(summary.costUsd, '?').padEnd(9)}  ${organizedTitle(summary, terminal)}${wakeNote(summary, context.environment.now(), terminal)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
     );
   }
   if (matching.length > shown.length)
@@ -134,6 +134,13 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
     );
   }
   return 0;
+}
+
+/** A sleeping session's wake time; one past it is due, for whoever recovers it. */
+function wakeNote(summary: SessionSummary, now: Date, terminal: CliContext['terminal']): string {
+  if (summary.status !== 'sleeping' || !summary.wakeAt) return '';
+  const due = Date.parse(summary.wakeAt) <= now.getTime();
+  return terminal.dim(`  ${due ? 'due to wake since' : 'wakes'} ${formatWhen(summary.wakeAt)}`);
 }
 
 /** The title, after the session's name when it has one, then its pin and tags. */

@@ -46,6 +46,7 @@ export type {
   RunOptions,
   RunTarget,
   Session,
+  SleepOptions,
   StepCodec,
   StepContext,
   StepFunction,

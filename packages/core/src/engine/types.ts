@@ -40,6 +40,14 @@ export interface WaitForOptions<T> {
   wait?: boolean | { timeoutMs?: number; pollMs?: number };
 }
 
+export interface SleepOptions {
+  /**
+   * The key of the step that records the wake time (default `sleep`; occurrences count as for
+   * any step). Give one when the same code sleeps in several places that may move.
+   */
+  key?: string;
+}
+
 export interface RespondOptions {
   /** Who answered (a user name, an email), journaled with the answer. */
   answeredBy?: string | null;
@@ -269,6 +277,15 @@ export interface Session {
    * returns it here, parsed with `schema`.
    */
   waitFor<T>(key: string, options: WaitForOptions<T>): Promise<T>;
+  /**
+   * A durable timer: journals the wake time (a step, so a replay keeps the first run's time),
+   * marks the session `sleeping` until then and waits. Reopened before the wake time, it
+   * sleeps only what is left; after it, it returns at once. Interrupted while it sleeps, the
+   * session stays `sleeping` with its wake time, for whoever recovers it (`engine.recover`).
+   */
+  sleep(ms: number, options?: SleepOptions): Promise<void>;
+  /** `sleep` until a time (a `Date` or an ISO string); a time already past returns at once. */
+  sleepUntil(time: Date | string, options?: SleepOptions): Promise<void>;
   /** Commits pending events durably and marks a checkpoint; returns its seq. */
   checkpoint(label?: string): Promise<number>;
   /** Commits pending events durably without a checkpoint mark. */

@@ -252,6 +252,8 @@ export class Folder {
         state.status = event.status;
         state.statusReason = event.reason;
         state.error = event.error;
+        if (event.status === 'sleeping' && event.wakeAt !== undefined) state.wakeAt = event.wakeAt;
+        else delete state.wakeAt;
         return;
       case 'session-resumed': {
         state.recoveries = event.recovery;
@@ -442,6 +444,7 @@ export function summarize(state: SessionState): SessionSummary {
     task:
       task === null ? null : task.length > TASK_PREVIEW_LENGTH ? `${task.slice(0, TASK_PREVIEW_LENGTH - 1)}…` : task,
     waitingFor: state.status === 'waiting' ? pendingQuestion(state) : null,
+    ...(state.status === 'sleeping' && state.wakeAt !== undefined ? { wakeAt: state.wakeAt } : {}),
     archived: false,
     ...metadataSummary(state.metadata),
     bytes: null,

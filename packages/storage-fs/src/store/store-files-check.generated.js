@@ -192,7 +192,7 @@ return errors === 0;
 }
 
 const checkRecordSummaryExact = validate24;
-const schema8 = {"type":"object","properties":{"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["summary"],"additionalProperties":{},"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
+const schema8 = {"type":"object","properties":{"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","sleeping","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"wakeAt":{"type":"string"},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["summary"],"additionalProperties":{},"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
 const func2 = Object.prototype.hasOwnProperty;
 const schema9 = {"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"};
 const pattern0 = new RegExp("^[0-9a-hjkmnp-tv-z]{22}$", "");
@@ -307,7 +307,7 @@ if(typeof data4 !== "string"){
 validate24.errors = [{instancePath:instancePath+"/summary/status",schemaPath:"#/properties/summary/properties/status/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-if(!(((((data4 === "running") || (data4 === "interrupted")) || (data4 === "waiting")) || (data4 === "completed")) || (data4 === "failed"))){
+if(!((((((data4 === "running") || (data4 === "interrupted")) || (data4 === "waiting")) || (data4 === "sleeping")) || (data4 === "completed")) || (data4 === "failed"))){
 validate24.errors = [{instancePath:instancePath+"/summary/status",schemaPath:"#/properties/summary/properties/status/enum",keyword:"enum",params:{allowedValues: schema8.properties.summary.properties.status.enum}}];
 return false;
 }
@@ -927,10 +927,10 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data0.archived !== undefined){
+if(data0.wakeAt !== undefined){
 const _errs65 = errors;
-if(typeof data0.archived !== "boolean"){
-validate24.errors = [{instancePath:instancePath+"/summary/archived",schemaPath:"#/properties/summary/properties/archived/type",keyword:"type",params:{type: "boolean"}}];
+if(typeof data0.wakeAt !== "string"){
+validate24.errors = [{instancePath:instancePath+"/summary/wakeAt",schemaPath:"#/properties/summary/properties/wakeAt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs65 === errors;
@@ -939,11 +939,10 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data0.name !== undefined){
-let data24 = data0.name;
+if(data0.archived !== undefined){
 const _errs67 = errors;
-if((typeof data24 !== "string") && (data24 !== null)){
-validate24.errors = [{instancePath:instancePath+"/summary/name",schemaPath:"#/properties/summary/properties/name/type",keyword:"type",params:{type: schema8.properties.summary.properties.name.type}}];
+if(typeof data0.archived !== "boolean"){
+validate24.errors = [{instancePath:instancePath+"/summary/archived",schemaPath:"#/properties/summary/properties/archived/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs67 === errors;
@@ -952,26 +951,39 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data0.tags !== undefined){
-let data25 = data0.tags;
+if(data0.name !== undefined){
+let data25 = data0.name;
 const _errs69 = errors;
-if(errors === _errs69){
-if(Array.isArray(data25)){
-var valid8 = true;
-const len0 = data25.length;
-for(let i0=0; i0<len0; i0++){
+if((typeof data25 !== "string") && (data25 !== null)){
+validate24.errors = [{instancePath:instancePath+"/summary/name",schemaPath:"#/properties/summary/properties/name/type",keyword:"type",params:{type: schema8.properties.summary.properties.name.type}}];
+return false;
+}
+var valid1 = _errs69 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.tags !== undefined){
+let data26 = data0.tags;
 const _errs71 = errors;
-if(typeof data25[i0] !== "string"){
+if(errors === _errs71){
+if(Array.isArray(data26)){
+var valid8 = true;
+const len0 = data26.length;
+for(let i0=0; i0<len0; i0++){
+const _errs73 = errors;
+if(typeof data26[i0] !== "string"){
 validate24.errors = [{instancePath:instancePath+"/summary/tags/" + i0,schemaPath:"#/properties/summary/properties/tags/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid8 = _errs71 === errors;
+var valid8 = _errs73 === errors;
 if(!valid8){
 break;
 }
 }
 if(valid8){
-if(Object.getPrototypeOf(data25) !== Array.prototype || Object.keys(data25).length !== data25.length){
+if(Object.getPrototypeOf(data26) !== Array.prototype || Object.keys(data26).length !== data26.length){
 validate24.errors = [{instancePath:instancePath+"/summary/tags",schemaPath:"#/properties/summary/properties/tags/plainArray",keyword:"plainArray",params:{}}];
 return false;
 }
@@ -982,29 +994,16 @@ validate24.errors = [{instancePath:instancePath+"/summary/tags",schemaPath:"#/pr
 return false;
 }
 }
-var valid1 = _errs69 === errors;
+var valid1 = _errs71 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data0.pinned !== undefined){
-const _errs73 = errors;
+const _errs75 = errors;
 if(typeof data0.pinned !== "boolean"){
 validate24.errors = [{instancePath:instancePath+"/summary/pinned",schemaPath:"#/properties/summary/properties/pinned/type",keyword:"type",params:{type: "boolean"}}];
-return false;
-}
-var valid1 = _errs73 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data0.archivedAt !== undefined){
-let data28 = data0.archivedAt;
-const _errs75 = errors;
-if((typeof data28 !== "string") && (data28 !== null)){
-validate24.errors = [{instancePath:instancePath+"/summary/archivedAt",schemaPath:"#/properties/summary/properties/archivedAt/type",keyword:"type",params:{type: schema8.properties.summary.properties.archivedAt.type}}];
 return false;
 }
 var valid1 = _errs75 === errors;
@@ -1013,11 +1012,11 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data0.trashedAt !== undefined){
-let data29 = data0.trashedAt;
+if(data0.archivedAt !== undefined){
+let data29 = data0.archivedAt;
 const _errs77 = errors;
 if((typeof data29 !== "string") && (data29 !== null)){
-validate24.errors = [{instancePath:instancePath+"/summary/trashedAt",schemaPath:"#/properties/summary/properties/trashedAt/type",keyword:"type",params:{type: schema8.properties.summary.properties.trashedAt.type}}];
+validate24.errors = [{instancePath:instancePath+"/summary/archivedAt",schemaPath:"#/properties/summary/properties/archivedAt/type",keyword:"type",params:{type: schema8.properties.summary.properties.archivedAt.type}}];
 return false;
 }
 var valid1 = _errs77 === errors;
@@ -1026,13 +1025,26 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data0.bytes !== undefined){
-let data30 = data0.bytes;
+if(data0.trashedAt !== undefined){
+let data30 = data0.trashedAt;
 const _errs79 = errors;
-const _errs80 = errors;
-let valid9 = false;
+if((typeof data30 !== "string") && (data30 !== null)){
+validate24.errors = [{instancePath:instancePath+"/summary/trashedAt",schemaPath:"#/properties/summary/properties/trashedAt/type",keyword:"type",params:{type: schema8.properties.summary.properties.trashedAt.type}}];
+return false;
+}
+var valid1 = _errs79 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.bytes !== undefined){
+let data31 = data0.bytes;
 const _errs81 = errors;
-if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
+const _errs82 = errors;
+let valid9 = false;
+const _errs83 = errors;
+if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
 const err16 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err16];
@@ -1042,9 +1054,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(errors === _errs81){
-if((typeof data30 == "number") && (isFinite(data30))){
-if(data30 > 9007199254740991 || isNaN(data30)){
+if(errors === _errs83){
+if((typeof data31 == "number") && (isFinite(data31))){
+if(data31 > 9007199254740991 || isNaN(data31)){
 const err17 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
 if(vErrors === null){
 vErrors = [err17];
@@ -1055,7 +1067,7 @@ vErrors.push(err17);
 errors++;
 }
 else {
-if(data30 < 0 || isNaN(data30)){
+if(data31 < 0 || isNaN(data31)){
 const err18 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}};
 if(vErrors === null){
 vErrors = [err18];
@@ -1068,11 +1080,11 @@ errors++;
 }
 }
 }
-var _valid4 = _errs81 === errors;
+var _valid4 = _errs83 === errors;
 valid9 = valid9 || _valid4;
 if(!valid9){
-const _errs83 = errors;
-if(data30 !== null){
+const _errs85 = errors;
+if(data31 !== null){
 const err19 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/1/type",keyword:"type",params:{type: "null"}};
 if(vErrors === null){
 vErrors = [err19];
@@ -1082,7 +1094,7 @@ vErrors.push(err19);
 }
 errors++;
 }
-var _valid4 = _errs83 === errors;
+var _valid4 = _errs85 === errors;
 valid9 = valid9 || _valid4;
 }
 if(!valid9){
@@ -1098,58 +1110,46 @@ validate24.errors = vErrors;
 return false;
 }
 else {
-errors = _errs80;
+errors = _errs82;
 if(vErrors !== null){
-if(_errs80){
-vErrors.length = _errs80;
+if(_errs82){
+vErrors.length = _errs82;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid1 = _errs79 === errors;
+var valid1 = _errs81 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data0.damage !== undefined){
-let data31 = data0.damage;
-const _errs85 = errors;
-if(errors === _errs85){
-if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+let data32 = data0.damage;
+const _errs87 = errors;
+if(errors === _errs87){
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
 let missing4;
-if(((data31.problem === undefined) && (missing4 = "problem")) || ((data31.file === undefined) && (missing4 = "file"))){
+if(((data32.problem === undefined) && (missing4 = "problem")) || ((data32.file === undefined) && (missing4 = "file"))){
 validate24.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/required",keyword:"required",params:{missingProperty: missing4}}];
 return false;
 }
 else {
-const _errs87 = errors;
-for(const key3 in data31){
+const _errs89 = errors;
+for(const key3 in data32){
 if(!((key3 === "problem") || (key3 === "file"))){
 validate24.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
 return false;
 break;
 }
 }
-if(_errs87 === errors){
-if(data31.problem !== undefined){
-const _errs88 = errors;
-if(typeof data31.problem !== "string"){
-validate24.errors = [{instancePath:instancePath+"/summary/damage/problem",schemaPath:"#/properties/summary/properties/damage/properties/problem/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid10 = _errs88 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data31.file !== undefined){
+if(_errs89 === errors){
+if(data32.problem !== undefined){
 const _errs90 = errors;
-if(typeof data31.file !== "string"){
-validate24.errors = [{instancePath:instancePath+"/summary/damage/file",schemaPath:"#/properties/summary/properties/damage/properties/file/type",keyword:"type",params:{type: "string"}}];
+if(typeof data32.problem !== "string"){
+validate24.errors = [{instancePath:instancePath+"/summary/damage/problem",schemaPath:"#/properties/summary/properties/damage/properties/problem/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid10 = _errs90 === errors;
@@ -1158,7 +1158,19 @@ else {
 var valid10 = true;
 }
 if(valid10){
-if(Object.getPrototypeOf(data31) !== Object.prototype){
+if(data32.file !== undefined){
+const _errs92 = errors;
+if(typeof data32.file !== "string"){
+validate24.errors = [{instancePath:instancePath+"/summary/damage/file",schemaPath:"#/properties/summary/properties/damage/properties/file/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid10 = _errs92 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(Object.getPrototypeOf(data32) !== Object.prototype){
 validate24.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -1172,48 +1184,36 @@ validate24.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/
 return false;
 }
 }
-var valid1 = _errs85 === errors;
+var valid1 = _errs87 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data0.unreadable !== undefined){
-let data34 = data0.unreadable;
-const _errs92 = errors;
-if(errors === _errs92){
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+let data35 = data0.unreadable;
+const _errs94 = errors;
+if(errors === _errs94){
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
 let missing5;
-if(((data34.path === undefined) && (missing5 = "path")) || ((data34.problem === undefined) && (missing5 = "problem"))){
+if(((data35.path === undefined) && (missing5 = "path")) || ((data35.problem === undefined) && (missing5 = "problem"))){
 validate24.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/required",keyword:"required",params:{missingProperty: missing5}}];
 return false;
 }
 else {
-const _errs94 = errors;
-for(const key4 in data34){
+const _errs96 = errors;
+for(const key4 in data35){
 if(!((key4 === "path") || (key4 === "problem"))){
 validate24.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
 return false;
 break;
 }
 }
-if(_errs94 === errors){
-if(data34.path !== undefined){
-const _errs95 = errors;
-if(typeof data34.path !== "string"){
-validate24.errors = [{instancePath:instancePath+"/summary/unreadable/path",schemaPath:"#/properties/summary/properties/unreadable/properties/path/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid11 = _errs95 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data34.problem !== undefined){
+if(_errs96 === errors){
+if(data35.path !== undefined){
 const _errs97 = errors;
-if(typeof data34.problem !== "string"){
-validate24.errors = [{instancePath:instancePath+"/summary/unreadable/problem",schemaPath:"#/properties/summary/properties/unreadable/properties/problem/type",keyword:"type",params:{type: "string"}}];
+if(typeof data35.path !== "string"){
+validate24.errors = [{instancePath:instancePath+"/summary/unreadable/path",schemaPath:"#/properties/summary/properties/unreadable/properties/path/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid11 = _errs97 === errors;
@@ -1222,7 +1222,19 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(Object.getPrototypeOf(data34) !== Object.prototype){
+if(data35.problem !== undefined){
+const _errs99 = errors;
+if(typeof data35.problem !== "string"){
+validate24.errors = [{instancePath:instancePath+"/summary/unreadable/problem",schemaPath:"#/properties/summary/properties/unreadable/properties/problem/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid11 = _errs99 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(Object.getPrototypeOf(data35) !== Object.prototype){
 validate24.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -1236,7 +1248,7 @@ validate24.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath
 return false;
 }
 }
-var valid1 = _errs92 === errors;
+var valid1 = _errs94 === errors;
 }
 else {
 var valid1 = true;
@@ -1245,6 +1257,7 @@ if(valid1){
 if(Object.getPrototypeOf(data0) !== Object.prototype){
 validate24.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/plainObject",keyword:"plainObject",params:{}}];
 return false;
+}
 }
 }
 }
@@ -1303,7 +1316,7 @@ return errors === 0;
 }
 
 const checkTailRecordExact = validate28;
-const schema10 = {"type":"object","properties":{"epoch":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"last":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["epoch","last","summary"],"additionalProperties":{},"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
+const schema10 = {"type":"object","properties":{"epoch":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"last":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","sleeping","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"wakeAt":{"type":"string"},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["epoch","last","summary"],"additionalProperties":{},"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
 const schema11 = {"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -1469,7 +1482,7 @@ if(typeof data6 !== "string"){
 validate28.errors = [{instancePath:instancePath+"/summary/status",schemaPath:"#/properties/summary/properties/status/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-if(!(((((data6 === "running") || (data6 === "interrupted")) || (data6 === "waiting")) || (data6 === "completed")) || (data6 === "failed"))){
+if(!((((((data6 === "running") || (data6 === "interrupted")) || (data6 === "waiting")) || (data6 === "sleeping")) || (data6 === "completed")) || (data6 === "failed"))){
 validate28.errors = [{instancePath:instancePath+"/summary/status",schemaPath:"#/properties/summary/properties/status/enum",keyword:"enum",params:{allowedValues: schema10.properties.summary.properties.status.enum}}];
 return false;
 }
@@ -2089,10 +2102,10 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data2.archived !== undefined){
+if(data2.wakeAt !== undefined){
 const _errs69 = errors;
-if(typeof data2.archived !== "boolean"){
-validate28.errors = [{instancePath:instancePath+"/summary/archived",schemaPath:"#/properties/summary/properties/archived/type",keyword:"type",params:{type: "boolean"}}];
+if(typeof data2.wakeAt !== "string"){
+validate28.errors = [{instancePath:instancePath+"/summary/wakeAt",schemaPath:"#/properties/summary/properties/wakeAt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs69 === errors;
@@ -2101,11 +2114,10 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data2.name !== undefined){
-let data26 = data2.name;
+if(data2.archived !== undefined){
 const _errs71 = errors;
-if((typeof data26 !== "string") && (data26 !== null)){
-validate28.errors = [{instancePath:instancePath+"/summary/name",schemaPath:"#/properties/summary/properties/name/type",keyword:"type",params:{type: schema10.properties.summary.properties.name.type}}];
+if(typeof data2.archived !== "boolean"){
+validate28.errors = [{instancePath:instancePath+"/summary/archived",schemaPath:"#/properties/summary/properties/archived/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs71 === errors;
@@ -2114,26 +2126,39 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data2.tags !== undefined){
-let data27 = data2.tags;
+if(data2.name !== undefined){
+let data27 = data2.name;
 const _errs73 = errors;
-if(errors === _errs73){
-if(Array.isArray(data27)){
-var valid8 = true;
-const len0 = data27.length;
-for(let i0=0; i0<len0; i0++){
+if((typeof data27 !== "string") && (data27 !== null)){
+validate28.errors = [{instancePath:instancePath+"/summary/name",schemaPath:"#/properties/summary/properties/name/type",keyword:"type",params:{type: schema10.properties.summary.properties.name.type}}];
+return false;
+}
+var valid1 = _errs73 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.tags !== undefined){
+let data28 = data2.tags;
 const _errs75 = errors;
-if(typeof data27[i0] !== "string"){
+if(errors === _errs75){
+if(Array.isArray(data28)){
+var valid8 = true;
+const len0 = data28.length;
+for(let i0=0; i0<len0; i0++){
+const _errs77 = errors;
+if(typeof data28[i0] !== "string"){
 validate28.errors = [{instancePath:instancePath+"/summary/tags/" + i0,schemaPath:"#/properties/summary/properties/tags/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid8 = _errs75 === errors;
+var valid8 = _errs77 === errors;
 if(!valid8){
 break;
 }
 }
 if(valid8){
-if(Object.getPrototypeOf(data27) !== Array.prototype || Object.keys(data27).length !== data27.length){
+if(Object.getPrototypeOf(data28) !== Array.prototype || Object.keys(data28).length !== data28.length){
 validate28.errors = [{instancePath:instancePath+"/summary/tags",schemaPath:"#/properties/summary/properties/tags/plainArray",keyword:"plainArray",params:{}}];
 return false;
 }
@@ -2144,29 +2169,16 @@ validate28.errors = [{instancePath:instancePath+"/summary/tags",schemaPath:"#/pr
 return false;
 }
 }
-var valid1 = _errs73 === errors;
+var valid1 = _errs75 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data2.pinned !== undefined){
-const _errs77 = errors;
+const _errs79 = errors;
 if(typeof data2.pinned !== "boolean"){
 validate28.errors = [{instancePath:instancePath+"/summary/pinned",schemaPath:"#/properties/summary/properties/pinned/type",keyword:"type",params:{type: "boolean"}}];
-return false;
-}
-var valid1 = _errs77 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.archivedAt !== undefined){
-let data30 = data2.archivedAt;
-const _errs79 = errors;
-if((typeof data30 !== "string") && (data30 !== null)){
-validate28.errors = [{instancePath:instancePath+"/summary/archivedAt",schemaPath:"#/properties/summary/properties/archivedAt/type",keyword:"type",params:{type: schema10.properties.summary.properties.archivedAt.type}}];
 return false;
 }
 var valid1 = _errs79 === errors;
@@ -2175,11 +2187,11 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data2.trashedAt !== undefined){
-let data31 = data2.trashedAt;
+if(data2.archivedAt !== undefined){
+let data31 = data2.archivedAt;
 const _errs81 = errors;
 if((typeof data31 !== "string") && (data31 !== null)){
-validate28.errors = [{instancePath:instancePath+"/summary/trashedAt",schemaPath:"#/properties/summary/properties/trashedAt/type",keyword:"type",params:{type: schema10.properties.summary.properties.trashedAt.type}}];
+validate28.errors = [{instancePath:instancePath+"/summary/archivedAt",schemaPath:"#/properties/summary/properties/archivedAt/type",keyword:"type",params:{type: schema10.properties.summary.properties.archivedAt.type}}];
 return false;
 }
 var valid1 = _errs81 === errors;
@@ -2188,13 +2200,26 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data2.bytes !== undefined){
-let data32 = data2.bytes;
+if(data2.trashedAt !== undefined){
+let data32 = data2.trashedAt;
 const _errs83 = errors;
-const _errs84 = errors;
-let valid9 = false;
+if((typeof data32 !== "string") && (data32 !== null)){
+validate28.errors = [{instancePath:instancePath+"/summary/trashedAt",schemaPath:"#/properties/summary/properties/trashedAt/type",keyword:"type",params:{type: schema10.properties.summary.properties.trashedAt.type}}];
+return false;
+}
+var valid1 = _errs83 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.bytes !== undefined){
+let data33 = data2.bytes;
 const _errs85 = errors;
-if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
+const _errs86 = errors;
+let valid9 = false;
+const _errs87 = errors;
+if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
 const err16 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err16];
@@ -2204,9 +2229,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(errors === _errs85){
-if((typeof data32 == "number") && (isFinite(data32))){
-if(data32 > 9007199254740991 || isNaN(data32)){
+if(errors === _errs87){
+if((typeof data33 == "number") && (isFinite(data33))){
+if(data33 > 9007199254740991 || isNaN(data33)){
 const err17 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
 if(vErrors === null){
 vErrors = [err17];
@@ -2217,7 +2242,7 @@ vErrors.push(err17);
 errors++;
 }
 else {
-if(data32 < 0 || isNaN(data32)){
+if(data33 < 0 || isNaN(data33)){
 const err18 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}};
 if(vErrors === null){
 vErrors = [err18];
@@ -2230,11 +2255,11 @@ errors++;
 }
 }
 }
-var _valid4 = _errs85 === errors;
+var _valid4 = _errs87 === errors;
 valid9 = valid9 || _valid4;
 if(!valid9){
-const _errs87 = errors;
-if(data32 !== null){
+const _errs89 = errors;
+if(data33 !== null){
 const err19 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/1/type",keyword:"type",params:{type: "null"}};
 if(vErrors === null){
 vErrors = [err19];
@@ -2244,7 +2269,7 @@ vErrors.push(err19);
 }
 errors++;
 }
-var _valid4 = _errs87 === errors;
+var _valid4 = _errs89 === errors;
 valid9 = valid9 || _valid4;
 }
 if(!valid9){
@@ -2260,58 +2285,46 @@ validate28.errors = vErrors;
 return false;
 }
 else {
-errors = _errs84;
+errors = _errs86;
 if(vErrors !== null){
-if(_errs84){
-vErrors.length = _errs84;
+if(_errs86){
+vErrors.length = _errs86;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid1 = _errs83 === errors;
+var valid1 = _errs85 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data2.damage !== undefined){
-let data33 = data2.damage;
-const _errs89 = errors;
-if(errors === _errs89){
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+let data34 = data2.damage;
+const _errs91 = errors;
+if(errors === _errs91){
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
 let missing4;
-if(((data33.problem === undefined) && (missing4 = "problem")) || ((data33.file === undefined) && (missing4 = "file"))){
+if(((data34.problem === undefined) && (missing4 = "problem")) || ((data34.file === undefined) && (missing4 = "file"))){
 validate28.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/required",keyword:"required",params:{missingProperty: missing4}}];
 return false;
 }
 else {
-const _errs91 = errors;
-for(const key3 in data33){
+const _errs93 = errors;
+for(const key3 in data34){
 if(!((key3 === "problem") || (key3 === "file"))){
 validate28.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
 return false;
 break;
 }
 }
-if(_errs91 === errors){
-if(data33.problem !== undefined){
-const _errs92 = errors;
-if(typeof data33.problem !== "string"){
-validate28.errors = [{instancePath:instancePath+"/summary/damage/problem",schemaPath:"#/properties/summary/properties/damage/properties/problem/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid10 = _errs92 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data33.file !== undefined){
+if(_errs93 === errors){
+if(data34.problem !== undefined){
 const _errs94 = errors;
-if(typeof data33.file !== "string"){
-validate28.errors = [{instancePath:instancePath+"/summary/damage/file",schemaPath:"#/properties/summary/properties/damage/properties/file/type",keyword:"type",params:{type: "string"}}];
+if(typeof data34.problem !== "string"){
+validate28.errors = [{instancePath:instancePath+"/summary/damage/problem",schemaPath:"#/properties/summary/properties/damage/properties/problem/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid10 = _errs94 === errors;
@@ -2320,7 +2333,19 @@ else {
 var valid10 = true;
 }
 if(valid10){
-if(Object.getPrototypeOf(data33) !== Object.prototype){
+if(data34.file !== undefined){
+const _errs96 = errors;
+if(typeof data34.file !== "string"){
+validate28.errors = [{instancePath:instancePath+"/summary/damage/file",schemaPath:"#/properties/summary/properties/damage/properties/file/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid10 = _errs96 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(Object.getPrototypeOf(data34) !== Object.prototype){
 validate28.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -2334,48 +2359,36 @@ validate28.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/
 return false;
 }
 }
-var valid1 = _errs89 === errors;
+var valid1 = _errs91 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data2.unreadable !== undefined){
-let data36 = data2.unreadable;
-const _errs96 = errors;
-if(errors === _errs96){
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+let data37 = data2.unreadable;
+const _errs98 = errors;
+if(errors === _errs98){
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
 let missing5;
-if(((data36.path === undefined) && (missing5 = "path")) || ((data36.problem === undefined) && (missing5 = "problem"))){
+if(((data37.path === undefined) && (missing5 = "path")) || ((data37.problem === undefined) && (missing5 = "problem"))){
 validate28.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/required",keyword:"required",params:{missingProperty: missing5}}];
 return false;
 }
 else {
-const _errs98 = errors;
-for(const key4 in data36){
+const _errs100 = errors;
+for(const key4 in data37){
 if(!((key4 === "path") || (key4 === "problem"))){
 validate28.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
 return false;
 break;
 }
 }
-if(_errs98 === errors){
-if(data36.path !== undefined){
-const _errs99 = errors;
-if(typeof data36.path !== "string"){
-validate28.errors = [{instancePath:instancePath+"/summary/unreadable/path",schemaPath:"#/properties/summary/properties/unreadable/properties/path/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid11 = _errs99 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data36.problem !== undefined){
+if(_errs100 === errors){
+if(data37.path !== undefined){
 const _errs101 = errors;
-if(typeof data36.problem !== "string"){
-validate28.errors = [{instancePath:instancePath+"/summary/unreadable/problem",schemaPath:"#/properties/summary/properties/unreadable/properties/problem/type",keyword:"type",params:{type: "string"}}];
+if(typeof data37.path !== "string"){
+validate28.errors = [{instancePath:instancePath+"/summary/unreadable/path",schemaPath:"#/properties/summary/properties/unreadable/properties/path/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid11 = _errs101 === errors;
@@ -2384,7 +2397,19 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(Object.getPrototypeOf(data36) !== Object.prototype){
+if(data37.problem !== undefined){
+const _errs103 = errors;
+if(typeof data37.problem !== "string"){
+validate28.errors = [{instancePath:instancePath+"/summary/unreadable/problem",schemaPath:"#/properties/summary/properties/unreadable/properties/problem/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid11 = _errs103 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(Object.getPrototypeOf(data37) !== Object.prototype){
 validate28.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -2398,7 +2423,7 @@ validate28.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath
 return false;
 }
 }
-var valid1 = _errs96 === errors;
+var valid1 = _errs98 === errors;
 }
 else {
 var valid1 = true;
@@ -2407,6 +2432,7 @@ if(valid1){
 if(Object.getPrototypeOf(data2) !== Object.prototype){
 validate28.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/plainObject",keyword:"plainObject",params:{}}];
 return false;
+}
 }
 }
 }
@@ -2467,7 +2493,7 @@ return errors === 0;
 }
 
 const checkBatchHeadExact = validate32;
-const schema12 = {"type":"object","properties":{"expectedSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"epoch":{"type":"integer","minimum":0,"maximum":9007199254740991},"events":{"minItems":1,"type":"array","items":{"$ref":"#/definitions/__schema0"},"plainArray":true},"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema1"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema1"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["expectedSeq","epoch","events","summary"],"additionalProperties":false,"definitions":{"__schema0":{},"__schema1":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
+const schema12 = {"type":"object","properties":{"expectedSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"epoch":{"type":"integer","minimum":0,"maximum":9007199254740991},"events":{"minItems":1,"type":"array","items":{"$ref":"#/definitions/__schema0"},"plainArray":true},"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema1"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","sleeping","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema1"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"wakeAt":{"type":"string"},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["expectedSeq","epoch","events","summary"],"additionalProperties":false,"definitions":{"__schema0":{},"__schema1":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
 const schema13 = {};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -2691,7 +2717,7 @@ if(typeof data8 !== "string"){
 validate32.errors = [{instancePath:instancePath+"/summary/status",schemaPath:"#/properties/summary/properties/status/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-if(!(((((data8 === "running") || (data8 === "interrupted")) || (data8 === "waiting")) || (data8 === "completed")) || (data8 === "failed"))){
+if(!((((((data8 === "running") || (data8 === "interrupted")) || (data8 === "waiting")) || (data8 === "sleeping")) || (data8 === "completed")) || (data8 === "failed"))){
 validate32.errors = [{instancePath:instancePath+"/summary/status",schemaPath:"#/properties/summary/properties/status/enum",keyword:"enum",params:{allowedValues: schema12.properties.summary.properties.status.enum}}];
 return false;
 }
@@ -3311,10 +3337,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.archived !== undefined){
+if(data4.wakeAt !== undefined){
 const _errs72 = errors;
-if(typeof data4.archived !== "boolean"){
-validate32.errors = [{instancePath:instancePath+"/summary/archived",schemaPath:"#/properties/summary/properties/archived/type",keyword:"type",params:{type: "boolean"}}];
+if(typeof data4.wakeAt !== "string"){
+validate32.errors = [{instancePath:instancePath+"/summary/wakeAt",schemaPath:"#/properties/summary/properties/wakeAt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs72 === errors;
@@ -3323,11 +3349,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.name !== undefined){
-let data28 = data4.name;
+if(data4.archived !== undefined){
 const _errs74 = errors;
-if((typeof data28 !== "string") && (data28 !== null)){
-validate32.errors = [{instancePath:instancePath+"/summary/name",schemaPath:"#/properties/summary/properties/name/type",keyword:"type",params:{type: schema12.properties.summary.properties.name.type}}];
+if(typeof data4.archived !== "boolean"){
+validate32.errors = [{instancePath:instancePath+"/summary/archived",schemaPath:"#/properties/summary/properties/archived/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid2 = _errs74 === errors;
@@ -3336,26 +3361,39 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.tags !== undefined){
-let data29 = data4.tags;
+if(data4.name !== undefined){
+let data29 = data4.name;
 const _errs76 = errors;
-if(errors === _errs76){
-if(Array.isArray(data29)){
-var valid9 = true;
-const len1 = data29.length;
-for(let i1=0; i1<len1; i1++){
+if((typeof data29 !== "string") && (data29 !== null)){
+validate32.errors = [{instancePath:instancePath+"/summary/name",schemaPath:"#/properties/summary/properties/name/type",keyword:"type",params:{type: schema12.properties.summary.properties.name.type}}];
+return false;
+}
+var valid2 = _errs76 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.tags !== undefined){
+let data30 = data4.tags;
 const _errs78 = errors;
-if(typeof data29[i1] !== "string"){
+if(errors === _errs78){
+if(Array.isArray(data30)){
+var valid9 = true;
+const len1 = data30.length;
+for(let i1=0; i1<len1; i1++){
+const _errs80 = errors;
+if(typeof data30[i1] !== "string"){
 validate32.errors = [{instancePath:instancePath+"/summary/tags/" + i1,schemaPath:"#/properties/summary/properties/tags/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid9 = _errs78 === errors;
+var valid9 = _errs80 === errors;
 if(!valid9){
 break;
 }
 }
 if(valid9){
-if(Object.getPrototypeOf(data29) !== Array.prototype || Object.keys(data29).length !== data29.length){
+if(Object.getPrototypeOf(data30) !== Array.prototype || Object.keys(data30).length !== data30.length){
 validate32.errors = [{instancePath:instancePath+"/summary/tags",schemaPath:"#/properties/summary/properties/tags/plainArray",keyword:"plainArray",params:{}}];
 return false;
 }
@@ -3366,29 +3404,16 @@ validate32.errors = [{instancePath:instancePath+"/summary/tags",schemaPath:"#/pr
 return false;
 }
 }
-var valid2 = _errs76 === errors;
+var valid2 = _errs78 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data4.pinned !== undefined){
-const _errs80 = errors;
+const _errs82 = errors;
 if(typeof data4.pinned !== "boolean"){
 validate32.errors = [{instancePath:instancePath+"/summary/pinned",schemaPath:"#/properties/summary/properties/pinned/type",keyword:"type",params:{type: "boolean"}}];
-return false;
-}
-var valid2 = _errs80 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data4.archivedAt !== undefined){
-let data32 = data4.archivedAt;
-const _errs82 = errors;
-if((typeof data32 !== "string") && (data32 !== null)){
-validate32.errors = [{instancePath:instancePath+"/summary/archivedAt",schemaPath:"#/properties/summary/properties/archivedAt/type",keyword:"type",params:{type: schema12.properties.summary.properties.archivedAt.type}}];
 return false;
 }
 var valid2 = _errs82 === errors;
@@ -3397,11 +3422,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.trashedAt !== undefined){
-let data33 = data4.trashedAt;
+if(data4.archivedAt !== undefined){
+let data33 = data4.archivedAt;
 const _errs84 = errors;
 if((typeof data33 !== "string") && (data33 !== null)){
-validate32.errors = [{instancePath:instancePath+"/summary/trashedAt",schemaPath:"#/properties/summary/properties/trashedAt/type",keyword:"type",params:{type: schema12.properties.summary.properties.trashedAt.type}}];
+validate32.errors = [{instancePath:instancePath+"/summary/archivedAt",schemaPath:"#/properties/summary/properties/archivedAt/type",keyword:"type",params:{type: schema12.properties.summary.properties.archivedAt.type}}];
 return false;
 }
 var valid2 = _errs84 === errors;
@@ -3410,13 +3435,26 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.bytes !== undefined){
-let data34 = data4.bytes;
+if(data4.trashedAt !== undefined){
+let data34 = data4.trashedAt;
 const _errs86 = errors;
-const _errs87 = errors;
-let valid10 = false;
+if((typeof data34 !== "string") && (data34 !== null)){
+validate32.errors = [{instancePath:instancePath+"/summary/trashedAt",schemaPath:"#/properties/summary/properties/trashedAt/type",keyword:"type",params:{type: schema12.properties.summary.properties.trashedAt.type}}];
+return false;
+}
+var valid2 = _errs86 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.bytes !== undefined){
+let data35 = data4.bytes;
 const _errs88 = errors;
-if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+const _errs89 = errors;
+let valid10 = false;
+const _errs90 = errors;
+if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
 const err16 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err16];
@@ -3426,9 +3464,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(errors === _errs88){
-if((typeof data34 == "number") && (isFinite(data34))){
-if(data34 > 9007199254740991 || isNaN(data34)){
+if(errors === _errs90){
+if((typeof data35 == "number") && (isFinite(data35))){
+if(data35 > 9007199254740991 || isNaN(data35)){
 const err17 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
 if(vErrors === null){
 vErrors = [err17];
@@ -3439,7 +3477,7 @@ vErrors.push(err17);
 errors++;
 }
 else {
-if(data34 < 0 || isNaN(data34)){
+if(data35 < 0 || isNaN(data35)){
 const err18 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}};
 if(vErrors === null){
 vErrors = [err18];
@@ -3452,11 +3490,11 @@ errors++;
 }
 }
 }
-var _valid4 = _errs88 === errors;
+var _valid4 = _errs90 === errors;
 valid10 = valid10 || _valid4;
 if(!valid10){
-const _errs90 = errors;
-if(data34 !== null){
+const _errs92 = errors;
+if(data35 !== null){
 const err19 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/1/type",keyword:"type",params:{type: "null"}};
 if(vErrors === null){
 vErrors = [err19];
@@ -3466,7 +3504,7 @@ vErrors.push(err19);
 }
 errors++;
 }
-var _valid4 = _errs90 === errors;
+var _valid4 = _errs92 === errors;
 valid10 = valid10 || _valid4;
 }
 if(!valid10){
@@ -3482,58 +3520,46 @@ validate32.errors = vErrors;
 return false;
 }
 else {
-errors = _errs87;
+errors = _errs89;
 if(vErrors !== null){
-if(_errs87){
-vErrors.length = _errs87;
+if(_errs89){
+vErrors.length = _errs89;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid2 = _errs86 === errors;
+var valid2 = _errs88 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data4.damage !== undefined){
-let data35 = data4.damage;
-const _errs92 = errors;
-if(errors === _errs92){
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+let data36 = data4.damage;
+const _errs94 = errors;
+if(errors === _errs94){
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 let missing4;
-if(((data35.problem === undefined) && (missing4 = "problem")) || ((data35.file === undefined) && (missing4 = "file"))){
+if(((data36.problem === undefined) && (missing4 = "problem")) || ((data36.file === undefined) && (missing4 = "file"))){
 validate32.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/required",keyword:"required",params:{missingProperty: missing4}}];
 return false;
 }
 else {
-const _errs94 = errors;
-for(const key4 in data35){
+const _errs96 = errors;
+for(const key4 in data36){
 if(!((key4 === "problem") || (key4 === "file"))){
 validate32.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
 return false;
 break;
 }
 }
-if(_errs94 === errors){
-if(data35.problem !== undefined){
-const _errs95 = errors;
-if(typeof data35.problem !== "string"){
-validate32.errors = [{instancePath:instancePath+"/summary/damage/problem",schemaPath:"#/properties/summary/properties/damage/properties/problem/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid11 = _errs95 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data35.file !== undefined){
+if(_errs96 === errors){
+if(data36.problem !== undefined){
 const _errs97 = errors;
-if(typeof data35.file !== "string"){
-validate32.errors = [{instancePath:instancePath+"/summary/damage/file",schemaPath:"#/properties/summary/properties/damage/properties/file/type",keyword:"type",params:{type: "string"}}];
+if(typeof data36.problem !== "string"){
+validate32.errors = [{instancePath:instancePath+"/summary/damage/problem",schemaPath:"#/properties/summary/properties/damage/properties/problem/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid11 = _errs97 === errors;
@@ -3542,7 +3568,19 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(Object.getPrototypeOf(data35) !== Object.prototype){
+if(data36.file !== undefined){
+const _errs99 = errors;
+if(typeof data36.file !== "string"){
+validate32.errors = [{instancePath:instancePath+"/summary/damage/file",schemaPath:"#/properties/summary/properties/damage/properties/file/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid11 = _errs99 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(Object.getPrototypeOf(data36) !== Object.prototype){
 validate32.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -3556,48 +3594,36 @@ validate32.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/
 return false;
 }
 }
-var valid2 = _errs92 === errors;
+var valid2 = _errs94 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data4.unreadable !== undefined){
-let data38 = data4.unreadable;
-const _errs99 = errors;
-if(errors === _errs99){
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+let data39 = data4.unreadable;
+const _errs101 = errors;
+if(errors === _errs101){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
 let missing5;
-if(((data38.path === undefined) && (missing5 = "path")) || ((data38.problem === undefined) && (missing5 = "problem"))){
+if(((data39.path === undefined) && (missing5 = "path")) || ((data39.problem === undefined) && (missing5 = "problem"))){
 validate32.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/required",keyword:"required",params:{missingProperty: missing5}}];
 return false;
 }
 else {
-const _errs101 = errors;
-for(const key5 in data38){
+const _errs103 = errors;
+for(const key5 in data39){
 if(!((key5 === "path") || (key5 === "problem"))){
 validate32.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}}];
 return false;
 break;
 }
 }
-if(_errs101 === errors){
-if(data38.path !== undefined){
-const _errs102 = errors;
-if(typeof data38.path !== "string"){
-validate32.errors = [{instancePath:instancePath+"/summary/unreadable/path",schemaPath:"#/properties/summary/properties/unreadable/properties/path/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid12 = _errs102 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data38.problem !== undefined){
+if(_errs103 === errors){
+if(data39.path !== undefined){
 const _errs104 = errors;
-if(typeof data38.problem !== "string"){
-validate32.errors = [{instancePath:instancePath+"/summary/unreadable/problem",schemaPath:"#/properties/summary/properties/unreadable/properties/problem/type",keyword:"type",params:{type: "string"}}];
+if(typeof data39.path !== "string"){
+validate32.errors = [{instancePath:instancePath+"/summary/unreadable/path",schemaPath:"#/properties/summary/properties/unreadable/properties/path/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid12 = _errs104 === errors;
@@ -3606,7 +3632,19 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(Object.getPrototypeOf(data38) !== Object.prototype){
+if(data39.problem !== undefined){
+const _errs106 = errors;
+if(typeof data39.problem !== "string"){
+validate32.errors = [{instancePath:instancePath+"/summary/unreadable/problem",schemaPath:"#/properties/summary/properties/unreadable/properties/problem/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid12 = _errs106 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(Object.getPrototypeOf(data39) !== Object.prototype){
 validate32.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -3620,7 +3658,7 @@ validate32.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath
 return false;
 }
 }
-var valid2 = _errs99 === errors;
+var valid2 = _errs101 === errors;
 }
 else {
 var valid2 = true;
@@ -3629,6 +3667,7 @@ if(valid2){
 if(Object.getPrototypeOf(data4) !== Object.prototype){
 validate32.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/plainObject",keyword:"plainObject",params:{}}];
 return false;
+}
 }
 }
 }
