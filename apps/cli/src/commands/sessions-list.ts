@@ -146,7 +146,11 @@ function wakeNote(summary: SessionSummary, now: Date, terminal: CliContext['term
 /** The title, after the session's name when it has one, then its pin and tags. */
 function organizedTitle(summary: SessionSummary, terminal: CliContext['terminal']): string {
   const name = summary.name ? `${terminal.bold(truncate(summary.name, 40))}  ` : '';
-  const marks = [...(summary.pinned ? ['pinned'] : []), ...(summary.tags ?? []).map((tag) => `#${tag}`)];
+  const marks = [
+    ...(summary.pinned ? ['pinned'] : []),
+    ...(summary.tags ?? []).map((tag) => `#${tag}`),
+    ...(summary.job ? [`job ${summary.job.name} v${summary.job.version}`] : []),
+  ];
   return `${name}${truncate(summary.title, summary.name ? 40 : 60)}${marks.length > 0 ? terminal.dim(`  ${marks.join(' ')}`) : ''}`;
 }
 

@@ -34,5 +34,6 @@ export function listItem(summary: SessionSummary, index: number) {
     pinned: summary.pinned ?? false,
     archivedAt: summary.archivedAt ?? null,
     wakeAt: summary.wakeAt ?? null,
+    job: summary.job ?? null,
   };
 }

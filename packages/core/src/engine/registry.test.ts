@@ -88,6 +88,8 @@ describe('engine.register / start / recover', () => {
     expect(report.recovered).toEqual([]);
     expect(report.left).toEqual([{ id, job: 'etl', version: '1', reason: 'other-version', runningVersion: '2' }]);
     expect((await upgraded.readSession(id)).status).toBe('interrupted');
+    // Listings say which version it needs.
+    expect((await upgraded.listSessions())[0]).toMatchObject({ id, job: { name: 'etl', version: '1' } });
 
     const migrated = await upgraded.recover({ versions: { etl: ['1'] } });
     expect(migrated.recovered).toEqual([{ id, job: 'etl', version: '1', status: 'completed', error: null }]);
