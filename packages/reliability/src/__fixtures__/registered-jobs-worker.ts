@@ -9,8 +9,8 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createEngine, type Session } from '@resume/core';
-import { ConclaveError } from '@resume/core/spec';
 import { createFsStore } from '@resume/storage-fs';
+import { exitWithError } from './exit-with-error.js';
 
 const [home, log, sessionsFile] = process.argv.slice(2);
 if (!home || !log || !sessionsFile) throw new Error('usage: registered-jobs-worker <home> <log> <sessions.json>');
@@ -87,12 +87,4 @@ async function main(): Promise<void> {
   await engine.close();
 }
 
-main().catch((error: unknown) => {
-  if (ConclaveError.isInstance(error)) {
-    process.stderr.write(`error ${error.code} ${error.message}\n`);
-    process.exitCode = error.exitCode;
-  } else {
-    process.stderr.write(`error internal ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  }
-});
+main().catch(exitWithError);
