@@ -155,7 +155,8 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
     let made = created.get(queue);
     if (!made) {
       made = boss.getQueue(queue).then(async (existing) => {
-        const settings = { expireInSeconds: claimTimeoutSeconds, retryLimit: options.retryLimit ?? 2 };
+        // `notify`: an enqueued item wakes idle workers at once (LISTEN/NOTIFY) instead of at their next poll.
+        const settings = { expireInSeconds: claimTimeoutSeconds, retryLimit: options.retryLimit ?? 2, notify: true };
         if (!existing) await boss.createQueue(queue, settings);
         // A queue keeps its settings; the ones given here explicitly replace them.
         else if (options.claimTimeoutSeconds !== undefined || options.retryLimit !== undefined) {
