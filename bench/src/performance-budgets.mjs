@@ -91,11 +91,11 @@ async function measureResume(cli, steps, repeats) {
  * Per-step cost of a workflow shell step beyond the command itself: (run of `many` steps minus run
  * of 1 step) / (many - 1), minus the median cost of starting the same command with `sh -c` directly.
  */
-async function measureShellStepOverhead(cli, many, repeats) {
+async function measureShellStepOverhead(cli, many, repeats, extraEnv = {}) {
   const directory = await mkdtemp(path.join(tmpdir(), 'conclave-bench-steps-'));
   try {
     const home = path.join(directory, 'home');
-    const env = cliEnvironment(home);
+    const env = { ...cliEnvironment(home), ...extraEnv };
     const flow = (count) => {
       const lines = ['name: step-bench', 'agents: { helper: { prompt: "You help." } }', 'steps:'];
       for (let index = 0; index < count; index += 1) lines.push('  - shell: "true"');
@@ -203,6 +203,17 @@ export async function measurePerformanceBudgets({ quick = false, cli = defaultCl
     const resume5 = await measureResume(cli, 5, quick ? 3 : 7);
     const resume100 = await measureResume(cli, 100, quick ? 3 : 7);
     const steps = await measureShellStepOverhead(cli, quick ? 50 : 200, quick ? 2 : 5);
+    const receiver = await startOtlpReceiver();
+    let traced;
+    try {
+      traced = await measureShellStepOverhead(cli, quick ? 50 : 200, quick ? 2 : 5, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      });
+    } finally {
+      // Nothing received would mean the row timed runs that sent nothing.
+      if (traced) traced.bytesReceived = await receiver.stop();
+      else await receiver.stop();
+    }
     const pickerHome = path.join(directory, 'picker-home');
     await createSessions(pickerHome, quick ? 2_000 : 10_000);
     await settleAndList(cli, pickerHome);
@@ -216,10 +227,44 @@ export async function measurePerformanceBudgets({ quick = false, cli = defaultCl
       }
       picker.afterChangeMs = median(afterChange);
     }
-    return { version, list, resume5, resume100, steps, picker, pickerSessions: quick ? 2_000 : 10_000 };
+    return { version, list, resume5, resume100, steps, traced, picker, pickerSessions: quick ? 2_000 : 10_000 };
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
+}
+
+/**
+ * A local OTLP/HTTP receiver in a process of its own (the measurements spawn synchronously, which
+ * would stall one in this process): answers every request and counts the bytes it was sent.
+ */
+async function startOtlpReceiver() {
+  const script = `
+    let bytes = 0;
+    const server = require('node:http').createServer((request, response) => {
+      request.on('data', (chunk) => { bytes += chunk.length; });
+      request.on('end', () => { response.writeHead(200, { 'content-type': 'application/x-protobuf' }); response.end(); });
+    });
+    server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
+    process.on('SIGTERM', () => { process.stderr.write(String(bytes)); process.exit(0); });`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once('data', (chunk) => resolve(Number(chunk.toString().trim())));
+    child.once('error', reject);
+  });
+  let received = '';
+  child.stderr.on('data', (chunk) => {
+    received += chunk;
+  });
+  const exited = new Promise((resolve) => child.once('close', resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    /** Stops it; resolves with how many bytes of spans it was sent. */
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      return Number(received);
+    },
+  };
 }
 
 /**
@@ -275,6 +320,13 @@ export function performanceRows(result, storage) {
       1,
       ' ms',
       `${result.steps.perStepMs.toFixed(2)} ms per step, sh -c true ${result.steps.rawCommandMs.toFixed(2)} ms`,
+    ],
+    [
+      '  the same with tracing on (OTLP to a local receiver)',
+      result.traced.overheadMs,
+      1.5,
+      ' ms',
+      `${result.traced.perStepMs.toFixed(2)} ms per step: +${(result.traced.perStepMs - result.steps.perStepMs).toFixed(2)} ms for its span; ${(result.traced.bytesReceived / 1e3).toFixed(0)} KB sent`,
     ],
   ];
   for (const row of storage.checkpoints) {

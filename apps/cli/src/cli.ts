@@ -7,7 +7,7 @@ import type { CliEnvironment } from './context/cli-context.js';
 import { createTerminal } from './output/terminal.js';
 import { buildProgram } from './program/build-program.js';
 
-/** Exit codes (the full map is ExitCode in @resume/core/spec; docs/cli.md#exit-codes). */
+/** Exit codes (the full map is ExitCode in @resume/runner/exit-codes, not imported here: start-up stays small). */
 const SUCCESS = 0;
 const USAGE = 64;
 

@@ -27,10 +27,8 @@ try {
   });
   process.stdout.write(`result ${JSON.stringify(result)}\n`);
 } catch (error) {
-  const code =
-    typeof (error as { exitCode?: unknown }).exitCode === 'number' ? (error as { exitCode: number }).exitCode : 1;
   process.stderr.write(`${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`);
-  process.exitCode = code;
+  process.exitCode = 1;
 } finally {
   await engine.close();
 }

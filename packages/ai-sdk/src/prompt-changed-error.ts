@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core';
 
 /**
  * On replay, a model call was recorded with another request (prompt, tools or settings)
@@ -20,7 +20,6 @@ export class PromptChangedError extends ConclaveError {
   ) {
     super(
       PromptChangedError.code,
-      ExitCode.corrupted,
       `Session ${details.sessionId} recorded model call "${details.stepKey}" with another request (sha256 ${details.recordedHash.slice(0, 12)}) than the code sends now (${details.requestedHash.slice(0, 12)}); a recorded response is never reused for a different prompt.`,
       {
         hint:

@@ -67,7 +67,7 @@ export {
 // implements against (schemas, versions, lease and repair types, secret shapes, the provider
 // error factory) is at `@resume/core/spec`.
 export { AppendConflictError } from './spec/errors/append-conflict-error.js';
-export { ConclaveError, type ConclaveErrorOptions, ExitCode } from './spec/errors/conclave-error.js';
+export { ConclaveError, type ConclaveErrorOptions } from './spec/errors/conclave-error.js';
 export { ConfigError } from './spec/errors/config-error.js';
 export { FileNotFoundError } from './spec/errors/file-not-found-error.js';
 export { IncompatibleSessionError } from './spec/errors/incompatible-session-error.js';

@@ -47,6 +47,7 @@ export {
   type UserFileOptions,
 } from './files/user-file.js';
 export { WorkspaceAccessError, type WorkspaceAccessReason } from './files/workspace-access-error.js';
+export { WorktreeRefusedError } from './files/worktree-refused-error.js';
 // ---- modes: the agents they run and the errors they raise (modes/)
 export {
   type AgentSpec,
@@ -101,6 +102,7 @@ export {
 export { MapNoItemsError } from './modes/map-no-items-error.js';
 export type { ModelResolver } from './modes/mode-context.js';
 export { type FailedBranch, ParallelGroupFailedError } from './modes/parallel-group-failed-error.js';
+export { ScoredStepFailedError } from './modes/scored-step-failed-error.js';
 export { ShellCommandFailedError, type ShellResult } from './modes/shell-command.js';
 export { StepTimedOutError } from './modes/step-timed-out-error.js';
 // ---- model providers by name (also at `@resume/runner/providers`)

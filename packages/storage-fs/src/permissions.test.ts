@@ -194,7 +194,7 @@ describe('paths the operating system refuses', () => {
     ]) {
       const error = await refusal(work);
       expect(error.path).toBe(folder);
-      expect(error.exitCode).toBe(77);
+      expect(error.code).toBe('permission-denied');
       expect(error.message).toBe(`Permission denied: cannot read ${folder}`);
     }
     expect(await readFile(journal)).toEqual(before);

@@ -11,11 +11,28 @@ import { lineageOf } from '../sessions/lineage.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 import { describeEventsLost, renderMarkdown } from '../sessions/session-view.js';
 
-const exportOptionsSchema = z.object({
-  format: z.enum(['json', 'md']).default('json'),
+/** `-o file` and `--force`, as every command that writes a file of a session takes them. */
+export const outputOptionsSchema = z.object({
   output: z.string().optional(),
   force: z.boolean().default(false),
 });
+
+const exportOptionsSchema = outputOptionsSchema.extend({ format: z.enum(['json', 'md']).default('json') });
+
+/** Writes `text` to the `-o` file (returned) or, without one or with `-`, to stdout (null). */
+export function writeOutput(
+  context: CliContext,
+  text: string,
+  options: z.infer<typeof outputOptionsSchema>,
+): string | null {
+  if (!options.output || options.output === STANDARD_OUTPUT) {
+    context.environment.streams.stdout.write(text);
+    return null;
+  }
+  const target = path.resolve(context.environment.cwd, options.output);
+  writeOutputFile(target, text, { force: options.force });
+  return target;
+}
 
 export async function exportSessionCommand(
   context: CliContext,
@@ -40,19 +57,14 @@ export async function exportSessionCommand(
     text = `${JSON.stringify(file, null, 2)}\n`;
   }
   const losses = lost.map((entry) => `; ${describeEventsLost(entry)}`).join('');
-  if (options.output && options.output !== STANDARD_OUTPUT) {
-    const target = path.resolve(context.environment.cwd, options.output);
-    writeOutputFile(target, text, { force: options.force });
-    context.terminal.note(`Exported session ${id} to ${target}${losses}`);
-  } else {
-    context.environment.streams.stdout.write(text);
-    if (losses) context.terminal.note(`Session ${id}${losses}`);
-  }
+  const target = writeOutput(context, text, options);
+  if (target !== null) context.terminal.note(`Exported session ${id} to ${target}${losses}`);
+  else if (losses) context.terminal.note(`Session ${id}${losses}`);
   return 0;
 }
 
 /** The journal up to the event the session was read at, refused unless every event is there. */
-async function wholeJournal(engine: Engine, state: SessionState): Promise<JournalEvent[]> {
+export async function wholeJournal(engine: Engine, state: SessionState): Promise<JournalEvent[]> {
   const id = state.header.id;
   const events: JournalEvent[] = [];
   for await (const event of engine.readEvents(id, { toSeq: state.lastSeq })) events.push(event);

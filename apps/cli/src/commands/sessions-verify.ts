@@ -1,6 +1,7 @@
 // `conclave sessions verify [id]`: reads every file of a session (or of every session) in
 // full and reports any damage with file and offset. Exit 0 when all is intact, 65 when not.
-import { ExitCode, type VerifyReport } from '@resume/core/spec';
+import type { VerifyReport } from '@resume/core/spec';
+import { ExitCode } from '@resume/runner/exit-codes';
 import type { CliContext } from '../context/cli-context.js';
 import { damagedSessionId, maintainableStore } from './sessions-repair.js';
 

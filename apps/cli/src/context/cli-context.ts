@@ -8,6 +8,7 @@ import type { Engine } from '@resume/core/engine';
 import type { SessionStore } from '@resume/core/spec';
 import { type LoadedConfig, loadConfigOnDemand } from '@resume/runner/config';
 import { createTerminal, type OutputStreams, type Terminal } from '../output/terminal.js';
+import { tracingSettings } from '../tracing/tracing-settings.js';
 import type { GlobalOptions } from './global-options.js';
 
 export interface CliEnvironment {
@@ -78,9 +79,11 @@ export function createCliContext(
     store() {
       if (!storePromise) {
         const { config } = context.config();
-        storePromise = import('./open-store.js').then(({ openStore }) =>
-          openStore({ url: config.store.url, home: config.home, say: (line) => terminal.warn(line) }),
-        );
+        storePromise = import('./open-store.js')
+          .then(({ openStore }) =>
+            openStore({ url: config.store.url, home: config.home, say: (line) => terminal.warn(line) }),
+          )
+          .then((store) => withTracing(store, environment, terminal));
       }
       return storePromise;
     },
@@ -112,5 +115,26 @@ function loadConfigNow(environment: CliEnvironment, options: GlobalOptions): Pro
     env: environment.env,
     home: options.home,
     storeUrl: options.store,
+  });
+}
+
+/** The store as is, or, when an OTLP endpoint is set, one that sends the spans of what it records. */
+async function withTracing(
+  store: SessionStore,
+  environment: CliEnvironment,
+  terminal: Terminal,
+): Promise<SessionStore> {
+  const settings = tracingSettings(environment.env);
+  if (settings === null) return store;
+  if ('problem' in settings) {
+    terminal.warn(settings.problem);
+    return store;
+  }
+  const { tracedStore } = await import('../tracing/traced-store.js');
+  return tracedStore(store, {
+    settings,
+    version: environment.version,
+    env: environment.env,
+    warn: (line) => terminal.warn(line),
   });
 }

@@ -41,7 +41,7 @@ describe('reportError', () => {
     );
     const { terminal, stderr } = capture();
     const exitCode = reportError(failed, terminal, { debug: false });
-    expect(exitCode).toBe(missing.exitCode);
+    expect(exitCode).toBe(69);
     expect(stderr()).toContain(
       'Step "call:critic:1" of session 0001abc failed after 1 attempt: The model gpt-4o does not exist.',
     );

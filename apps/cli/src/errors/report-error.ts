@@ -1,8 +1,9 @@
 // The one place that turns an error into what the user reads and the exit code
 // (docs/architecture.md#the-cli). Conclave errors print their message, their details and what to do next
-// (worded in hints.ts from the error's code and data); anything else is a bug, printed
-// briefly; stack traces only with --debug.
-import { ConclaveError, ExitCode, maskUrlCredentials, printableText } from '@resume/core/spec';
+// (worded in hints.ts from the error's code and data) and exit with their code's entry in the
+// exit-code table; anything else is a bug, printed briefly; stack traces only with --debug.
+import { ConclaveError, maskUrlCredentials, printableText } from '@resume/core/spec';
+import { ExitCode, exitCodeFor } from '@resume/runner/exit-codes';
 import type { Terminal } from '../output/terminal.js';
 import { describeError } from './hints.js';
 
@@ -37,9 +38,9 @@ export function reportError(error: unknown, terminal: Terminal, options: ReportO
     if (options.debug && error.stack) terminal.warn(terminal.dim(error.stack));
     if (options.json) {
       const hint = wording.hint ?? null;
-      terminal.data(errorJson({ code: error.code, message: scrub(error.message), exitCode: error.exitCode, hint }));
+      terminal.data(errorJson({ code: error.code, message: scrub(error.message), exitCode: exitCodeFor(error), hint }));
     }
-    return error.exitCode;
+    return exitCodeFor(error);
   }
   const message = error instanceof Error ? error.message : String(error);
   const hint = 'Run again with --debug to see where it happened, and please report it.';

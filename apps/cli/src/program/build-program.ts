@@ -72,6 +72,13 @@ function addResumeChoices(command: Command): Command {
     );
 }
 
+/** Where a command that writes a file of a session puts it. */
+function addOutputFileOptions(command: Command): Command {
+  return command
+    .option('-o, --output <file>', 'write here (a new file; - is stdout) instead of stdout')
+    .option('--force', 'with -o: replace an existing regular file (it keeps its mode; links are never followed)');
+}
+
 /** Global options from the root and the leaf command; a flag given on the leaf wins. */
 function globalOptionsOf(command: Command): Record<string, unknown> {
   const merged: Record<string, unknown> = {};
@@ -505,12 +512,12 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
   sessions.addCommand(cleanup);
 
   const exportCommand = addGlobalOptions(
-    new Command('export')
-      .description('write a session to a file (json round-trips through import; md is for reading)')
-      .argument('<id>', 'id, unique prefix or list index')
-      .addOption(new Option('--format <format>', 'json or md').choices(['json', 'md']).default('json'))
-      .option('-o, --output <file>', 'write here (a new file; - is stdout) instead of stdout')
-      .option('--force', 'with -o: replace an existing regular file (it keeps its mode; links are never followed)'),
+    addOutputFileOptions(
+      new Command('export')
+        .description('write a session to a file (json round-trips through import; md is for reading)')
+        .argument('<id>', 'id, unique prefix or list index')
+        .addOption(new Option('--format <format>', 'json or md').choices(['json', 'md']).default('json')),
+    ),
   );
   exportCommand.addHelpText(
     'after',
@@ -522,6 +529,32 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
   );
   exportCommand.action(actOnSession(async () => (await import('../commands/sessions-export.js')).exportSessionCommand));
   sessions.addCommand(exportCommand);
+
+  const traceCommand = addGlobalOptions(
+    addOutputFileOptions(
+      new Command('trace')
+        .description("write a session's whole history as an OpenTelemetry trace (OTLP JSON), from its journal")
+        .argument('<id>', 'id, unique prefix or list index'),
+    ),
+  );
+  traceCommand.addHelpText(
+    'after',
+    [
+      examples([
+        'conclave sessions trace 01jf3k -o trace.json',
+        'conclave sessions trace 1 > trace.json          # the most recent session',
+      ]),
+      '',
+      'Every run of the session (the first and each resume) is a span of one trace, with its',
+      'rounds or workflow steps, map items, model calls (GenAI attributes) and tool calls under it.',
+      'The ids come from the session id and the journal, so the file is the same every time and',
+      'matches what a run sent live (OTEL_EXPORTER_OTLP_ENDPOINT; see docs/tracing.md). Prompt and',
+      'completion text only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.',
+      '',
+    ].join('\n'),
+  );
+  traceCommand.action(actOnSession(async () => (await import('../commands/sessions-trace.js')).traceSessionCommand));
+  sessions.addCommand(traceCommand);
 
   const importCommand = addGlobalOptions(
     new Command('import').description('import a session exported as json').argument('<file>', 'the exported file'),
@@ -698,6 +731,38 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
   );
   database.addCommand(migrate);
   program.addCommand(database);
+
+  const mcp = addGlobalOptions(
+    new Command('mcp')
+      .description('serve the sessions to another agent or an IDE as an MCP server over stdio')
+      .option('--allow-runs', 'also offer answer and continue_session (without it the server only reads)'),
+  );
+  mcp.addHelpText(
+    'after',
+    [
+      examples([
+        'claude mcp add conclave -- conclave mcp                 # Claude Code, read-only',
+        'claude mcp add conclave -- conclave mcp --allow-runs    # may answer and continue sessions',
+      ]),
+      '',
+      'Tools: list_sessions, show_session, resume_plan; with --allow-runs also answer and',
+      'continue_session. Each does what the matching command does and says what it says',
+      "(an error is a tool error with the CLI's message). --home and --store choose the sessions",
+      'as for every command. Configuration for Claude Desktop, Cursor and VS Code: docs/mcp.md.',
+      '',
+    ].join('\n'),
+  );
+  mcp.action(
+    act(async (_context, command) => {
+      const { serveMcp } = await import('../mcp-server/serve-mcp.js');
+      const options = command.opts() as Record<string, unknown>;
+      const globalArgs = ['home', 'store', 'provider', 'model'].flatMap((name) =>
+        typeof options[name] === 'string' ? [`--${name}`, options[name] as string] : [],
+      );
+      return serveMcp(environment, { allowRuns: options.allowRuns === true, globalArgs });
+    }),
+  );
+  program.addCommand(mcp);
 
   const tui = addGlobalOptions(new Command('tui').description('the full-screen session browser'));
   tui.addHelpText('after', examples(['conclave tui']));

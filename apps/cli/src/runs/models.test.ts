@@ -2,6 +2,7 @@
 // config, the flag or a session's record, and every agent's model comes from its factory.
 import { type ChatProvider, MODEL_SPECIFICATION_VERSION, ProviderError } from '@resume/core/spec';
 import { loadConfigOnDemand } from '@resume/runner/config';
+import { exitCodeFor } from '@resume/runner/exit-codes';
 import { builtinProviders, type ProviderFactory } from '@resume/runner/providers';
 import { describe, expect, it } from 'vitest';
 import { chooseProvider, createModelResolver, selectionFrom } from './models.js';
@@ -95,7 +96,8 @@ describe('providers looked up by name', () => {
       return null;
     })();
     expect(ProviderError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ reason: 'unavailable', provider: 'toy', exitCode: 69 });
+    expect(error).toMatchObject({ reason: 'unavailable', provider: 'toy' });
+    expect(exitCodeFor(error)).toBe(69);
     expect((error as Error).message).toBe(
       'Provider "toy" is not one Conclave knows (providers: openai, anthropic, scripted).',
     );

@@ -5,7 +5,6 @@
 import { createKnownSecretScrubber } from '@resume/core/engine';
 import {
   ConclaveError,
-  ExitCode,
   type JsonValue,
   maskUrlCredentials,
   printableText,
@@ -13,6 +12,7 @@ import {
 } from '@resume/core/spec';
 import type { SettingChange } from '@resume/runner';
 import { type AgentInput, createRunner, type Runner, type RunResult } from '@resume/runner';
+import { ExitCode, exitCodeFor } from '@resume/runner/exit-codes';
 import type { CliContext } from '../context/cli-context.js';
 import { reportError } from '../errors/report-error.js';
 import { formatCost, formatTokens } from '../output/format.js';
@@ -172,9 +172,7 @@ function reportResult(
       ? ExitCode.success
       : result.status === 'interrupted'
         ? ExitCode.interrupted
-        : ConclaveError.isInstance(result.error)
-          ? result.error.exitCode
-          : ExitCode.failed;
+        : exitCodeFor(result.error);
   if (context.options.json) {
     terminal.data(
       JSON.stringify({

@@ -5,7 +5,7 @@
 
 import type { SessionState } from '@resume/core';
 import { pendingInput } from '@resume/core/engine';
-import { ExitCode, type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
+import { type JsonValue, SessionNotFoundError, type SessionSummary, UsageError } from '@resume/core/spec';
 import {
   agentsForModels,
   followUpWorkspace,
@@ -13,6 +13,7 @@ import {
   type ProviderName,
   resumeCommandFor,
 } from '@resume/runner';
+import { ExitCode } from '@resume/runner/exit-codes';
 import type { CliContext } from '../context/cli-context.js';
 import { checkModeOption, modeTakes, startsFromFile } from '../modes/mode-names.js';
 import { formatWhen, truncate } from '../output/format.js';

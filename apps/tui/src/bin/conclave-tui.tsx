@@ -4,6 +4,7 @@ import { homedir, hostname, userInfo } from 'node:os';
 import { createEngine, type Engine } from '@resume/core';
 import { ConclaveError } from '@resume/core/spec';
 import type { createPlanner } from '@resume/runner';
+import { exitCodeFor } from '@resume/runner/exit-codes';
 import { defaultHome, expandHome } from '@resume/runner/home';
 import { createFsStore } from '@resume/storage-fs';
 import { createEngineBackend } from '../backend/engine-backend.js';
@@ -51,7 +52,7 @@ main().then(
   (error: unknown) => {
     if (ConclaveError.isInstance(error)) {
       writePlain(process.stderr, `Error: ${error.message}\n${error.hint ? `${error.hint}\n` : ''}`);
-      process.exitCode = error.exitCode;
+      process.exitCode = exitCodeFor(error);
       return;
     }
     writePlain(process.stderr, `Error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

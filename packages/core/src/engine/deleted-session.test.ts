@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExitCode, SessionDeletedError } from '../spec/index.js';
+import { SessionDeletedError } from '../spec/index.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { createEngine } from './engine.js';
 
@@ -20,7 +20,6 @@ describe('a session deleted from under its writer', () => {
     );
     expect(SessionDeletedError.isInstance(error)).toBe(true);
     const deleted = error as SessionDeletedError;
-    expect(deleted.exitCode).toBe(ExitCode.notFound);
     expect(deleted.sessionId).toBe(session.id);
     expect(deleted.lost).toEqual({ messages: 2, steps: 1, costUsd: 0, location: null });
     expect(deleted.message).toContain(`Session ${session.id} was deleted from the store while it ran`);

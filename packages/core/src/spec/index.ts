@@ -2,7 +2,7 @@
 // Adapters import only this subpath.
 
 export { AppendConflictError } from './errors/append-conflict-error.js';
-export { ConclaveError, type ConclaveErrorOptions, ExitCode } from './errors/conclave-error.js';
+export { ConclaveError, type ConclaveErrorOptions } from './errors/conclave-error.js';
 export { ConfigError } from './errors/config-error.js';
 export { fileAccessError } from './errors/file-access-error.js';
 export { FileNotFoundError } from './errors/file-not-found-error.js';

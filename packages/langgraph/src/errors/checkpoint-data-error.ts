@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core/spec';
 
 /** A saved LangGraph checkpoint cannot be read back: a missing blob, or data in a format this version does not know. */
 export class CheckpointDataError extends ConclaveError {
@@ -9,7 +9,6 @@ export class CheckpointDataError extends ConclaveError {
   constructor(details: { sessionId: string; threadId: string; problem: string }, options: ConclaveErrorOptions = {}) {
     super(
       CheckpointDataError.code,
-      ExitCode.corrupted,
       `LangGraph thread ${JSON.stringify(details.threadId)} (session ${details.sessionId}): ${details.problem}`,
       {
         hint:

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core/spec';
 
 /** A LangGraph call whose `config.configurable` lacks what the call needs (a thread_id, a checkpoint_id). */
 export class ThreadConfigError extends ConclaveError {
@@ -8,7 +8,6 @@ export class ThreadConfigError extends ConclaveError {
   constructor(operation: string, field: string, options: ConclaveErrorOptions = {}) {
     super(
       ThreadConfigError.code,
-      ExitCode.usage,
       `ResumeCheckpointSaver.${operation}: config.configurable.${field} is missing or not a string.`,
       {
         hint:

@@ -7,6 +7,7 @@
 // system, so tens of thousands of cases stay fast.
 import type { Engine } from '@resume/core';
 import { ConclaveError, JournalCorruptedError, SessionNotFoundError } from '@resume/core/spec';
+import { exitCodeFor } from '@resume/runner/exit-codes';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SimulatedFileSystem } from '../power-loss/simulated-file-system.js';
@@ -152,7 +153,7 @@ describe('every cut and byte change of every store file', () => {
           expect(JournalCorruptedError.isInstance(error)).toBe(true);
           const corrupted = error as JournalCorruptedError;
           expect(corrupted.message).toContain(file);
-          expect(corrupted.exitCode).toBe(65);
+          expect(exitCodeFor(corrupted)).toBe(65);
           typedErrors += 1;
           await engine.store.repair?.(base.target);
           try {

@@ -5,7 +5,8 @@
 // there never fails a checkpoint.
 import type { Engine, Session } from '@resume/core';
 import { createEngine } from '@resume/core';
-import { ConclaveError, ExitCode, StoreFullError } from '@resume/core/spec';
+import { ConclaveError, StoreFullError } from '@resume/core/spec';
+import { ExitCode, exitCodeFor } from '@resume/runner/exit-codes';
 import type { FileSystem } from '@resume/storage-fs';
 import { createFsStore } from '@resume/storage-fs';
 import { describe, expect, it } from 'vitest';
@@ -77,7 +78,7 @@ describe('a full disk at every write of a run', () => {
       } else {
         expect(StoreFullError.isInstance(outcome.error), `${where}: ${String(outcome.error)}`).toBe(true);
         const error = outcome.error as StoreFullError;
-        expect(error.exitCode).toBe(ExitCode.storeFull);
+        expect(exitCodeFor(error)).toBe(ExitCode.storeFull);
         expect(error.message).toContain(SIMULATED_HOME);
         expect(error.message).toContain('0 B free');
         typedStops += 1;
@@ -153,7 +154,7 @@ describe('a full disk at every write of a run', () => {
     const error = new StoreFullError({ path: '/home/sessions/x/journal.jsonl', location: '/home', freeBytes: 2048 });
     expect(ConclaveError.isInstance(error)).toBe(true);
     expect(error.code).toBe('store-full');
-    expect(error.exitCode).toBe(74);
+    expect(exitCodeFor(error)).toBe(74);
     expect(error.message).toContain('/home');
     expect(error.message).toContain('2.0 KB free');
     expect(error.hint).toContain('Free some space');

@@ -2,7 +2,7 @@
 // docs/cli.md's table; both must name every code the CLI can exit with, and no other.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ExitCode } from '@resume/core/spec';
+import { ExitCode } from '@resume/runner/exit-codes';
 import { describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../support/packed-packages.js';
 

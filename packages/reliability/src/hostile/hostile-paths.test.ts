@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createEngine, type Engine } from '@resume/core';
 import { ConclaveError } from '@resume/core/spec';
 import { TEST_TIME, testHeader, testSessionId, testSummary } from '@resume/core/testing';
+import { exitCodeFor } from '@resume/runner/exit-codes';
 import { createFsStore } from '@resume/storage-fs';
 import { describe, expect, it } from 'vitest';
 import { runConclave } from '../support/cli-in-process.js';
@@ -124,8 +125,8 @@ async function attempt(reference: string, operation: () => Promise<unknown>, nam
     const shown = JSON.stringify(reference.slice(0, 40));
     if (!ConclaveError.isInstance(error)) {
       wrongRefusals.push(`${name} ${shown}: untyped ${error instanceof Error ? error.message : String(error)}`);
-    } else if (![64, 66].includes(error.exitCode) && !isSymlinkRefusal(error.message)) {
-      wrongRefusals.push(`${name} ${shown}: ${error.code} (exit ${error.exitCode}) ${error.message}`);
+    } else if (![64, 66].includes(exitCodeFor(error)) && !isSymlinkRefusal(error.message)) {
+      wrongRefusals.push(`${name} ${shown}: ${error.code} (exit ${exitCodeFor(error)}) ${error.message}`);
     }
     expect(error instanceof Error ? error.message : '').not.toContain(SECRET);
     return undefined;

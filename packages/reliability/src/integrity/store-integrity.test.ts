@@ -18,6 +18,7 @@ import {
 import path from 'node:path';
 import { createEngine, type Engine } from '@resume/core';
 import { ConclaveError, type EventInput, JournalCorruptedError, StoreIoError } from '@resume/core/spec';
+import { exitCodeFor } from '@resume/runner/exit-codes';
 import { createFsStore } from '@resume/storage-fs';
 import { describe, expect, it } from 'vitest';
 import { runConclave } from '../support/cli-in-process.js';
@@ -465,7 +466,7 @@ describe('every session file deleted, emptied, replaced by a directory or by a s
           expect(await contents(engine, home.id)).toEqual(home.messages);
         } catch (error) {
           expect(ConclaveError.isInstance(error)).toBe(true);
-          expect([65, 66]).toContain((error as ConclaveError).exitCode);
+          expect([65, 66]).toContain(exitCodeFor(error));
         }
         const report = await engine.store.repair?.(home.id);
         await engine.close();

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { ConfigError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
+import { exitCodeFor } from '../exit-codes/exit-codes.js';
 import { loadConfig, loadConfigOnDemand } from './load-config.js';
 
 const userHome = '/users/ada';
@@ -129,7 +130,7 @@ describe('loadConfig', () => {
     } catch (error) {
       expect(ConfigError.isInstance(error)).toBe(true);
       expect((error as ConfigError).key).toBe('retention.maxAgeDay');
-      expect((error as ConfigError).exitCode).toBe(64);
+      expect(exitCodeFor(error)).toBe(64);
     }
   });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConclaveError } from '@resume/core/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exitCodeFor } from '../exit-codes/exit-codes.js';
 import { readUserFile, USER_FILE_LIMITS } from './user-file.js';
 
 const spec = { what: 'workflow spec', maxBytes: USER_FILE_LIMITS.text };
@@ -13,7 +14,7 @@ function refusal(file: string, options = spec): { exitCode: number; message: str
     readUserFile(file, options);
   } catch (error) {
     if (!ConclaveError.isInstance(error)) throw error;
-    return { exitCode: error.exitCode, message: error.message };
+    return { exitCode: exitCodeFor(error), message: error.message };
   }
   throw new Error(`${file} was read`);
 }

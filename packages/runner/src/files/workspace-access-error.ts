@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core/spec';
 
 export type WorkspaceAccessReason =
   | 'outside-workspace'
@@ -19,7 +19,7 @@ export class WorkspaceAccessError extends ConclaveError {
   readonly reason: WorkspaceAccessReason;
   readonly path: string;
   constructor(reason: WorkspaceAccessReason, path: string, message: string, options: ConclaveErrorOptions = {}) {
-    super(WorkspaceAccessError.code, ExitCode.usage, message, options);
+    super(WorkspaceAccessError.code, message, options);
     this.name = 'WorkspaceAccessError';
     this.reason = reason;
     this.path = path;

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core/spec';
 
 /**
  * A worktree run cannot go on or be merged as things are: its worktree is gone, is on another
@@ -8,7 +8,7 @@ import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core
 export class WorktreeRefusedError extends ConclaveError {
   static override readonly code = 'worktree-refused';
   constructor(message: string, hint: string, options: ConclaveErrorOptions = {}) {
-    super(WorktreeRefusedError.code, ExitCode.corrupted, message, { hint, ...options });
+    super(WorktreeRefusedError.code, message, { hint, ...options });
     this.name = 'WorktreeRefusedError';
   }
 }

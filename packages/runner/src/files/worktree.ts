@@ -66,7 +66,7 @@ export function git(args: string[], cwd: string): Promise<GitResult> {
 async function gitOrThrow(args: string[], cwd: string, what: string): Promise<string> {
   const result = await git(args, cwd);
   if (result.code !== 0) {
-    throw new ConclaveError('git-failed', 1, `${what} failed: git ${args.join(' ')}: ${result.stderr.trim()}`, {
+    throw new ConclaveError('git-failed', `${what} failed: git ${args.join(' ')}: ${result.stderr.trim()}`, {
       hint: 'Fix what git reports and run the same command again.',
     });
   }

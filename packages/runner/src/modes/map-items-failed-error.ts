@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core/spec';
 import type { NextStep } from '../runner/next-step.js';
 
 /**
@@ -21,7 +21,6 @@ export class MapItemsFailedError extends ConclaveError {
     const shown = input.failed.slice(0, 5).join(', ') + (input.failed.length > 5 ? ', …' : '');
     super(
       MapItemsFailedError.code,
-      ExitCode.failed,
       `${input.failed.length} of ${input.total} items of map step "${input.stepId}" failed after their retries (${shown}); ${input.completed} completed and are kept.`,
       options,
     );

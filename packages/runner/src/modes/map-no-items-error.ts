@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core/spec';
 
 /**
  * A map step with `require_items: true` found no items. Its empty list is not journaled, so
@@ -10,7 +10,6 @@ export class MapNoItemsError extends ConclaveError {
   constructor(input: { stepId: string; key: string }, options: ConclaveErrorOptions = {}) {
     super(
       MapNoItemsError.code,
-      ExitCode.failed,
       `Map step ${input.stepId} had no items, and it has require_items: true (${input.key}.require_items).`,
       {
         hint: `Check where ${input.key}.items finds them, then resume the run: the items are listed again. Without require_items an empty list passes with a notice.`,

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core/spec';
 
 export interface FailedBranch {
   /** The step's id. */
@@ -25,8 +25,6 @@ export class ParallelGroupFailedError extends ConclaveError {
     const reasons = details.failed.map((branch) => `  ${branch.id}: ${branch.message}`);
     super(
       ParallelGroupFailedError.code,
-      // As for a single step: the first failure's exit code (a provider that is unavailable is 69).
-      ConclaveError.isInstance(options.cause) ? options.cause.exitCode : ExitCode.failed,
       [
         `Parallel step ${details.number} (${details.group}) failed: ${names} failed after ${details.failed.length === 1 ? 'its' : 'their'} retries${details.completed.length > 0 ? `; ${details.completed.join(', ')} completed` : ''}.`,
         ...reasons,

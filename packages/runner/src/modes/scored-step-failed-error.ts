@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core/spec';
 
 /**
  * A validate step's checks ran out below its threshold, or a check or scorer printed no number
@@ -7,7 +7,7 @@ import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core
 export class ScoredStepFailedError extends ConclaveError {
   static override readonly code = 'scored-step-failed';
   constructor(message: string, options: ConclaveErrorOptions = {}) {
-    super(ScoredStepFailedError.code, ExitCode.failed, message, {
+    super(ScoredStepFailedError.code, message, {
       hint: 'Fix the cause and resume the session: the checks and attempts that ran are not run again.',
       ...options,
     });

@@ -1,7 +1,7 @@
 // Runs one shell step attempt in the workspace. The binding environment (docs/architecture.md#workflow-specs-and-shell-steps):
 // CONCLAVE_SESSION_ID, CONCLAVE_STEP and CONCLAVE_ATTEMPT (1-based, continued across resumes).
 import { spawn } from 'node:child_process';
-import { ConclaveError, type ConclaveErrorOptions, ExitCode, type StepProcess } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions, type StepProcess } from '@resume/core/spec';
 import { processProbe, stopProcessGroup } from '../processes/process-group.js';
 import { StepTimedOutError } from './step-timed-out-error.js';
 
@@ -24,7 +24,6 @@ export class ShellCommandFailedError extends ConclaveError {
     ].filter(Boolean);
     super(
       ShellCommandFailedError.code,
-      ExitCode.failed,
       [`Command \`${command}\` exited with code ${result.exitCode}.`, ...tails].join('\n'),
       { hint: 'Fix the cause and resume the session; completed steps will not run again.', ...options },
     );

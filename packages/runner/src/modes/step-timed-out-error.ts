@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core/spec';
 import { describeDuration } from '../config/duration.js';
 
 /**
@@ -16,15 +16,10 @@ export class StepTimedOutError extends ConclaveError {
     options: ConclaveErrorOptions = {},
   ) {
     const stopped = input.stoppedWith ? ` and was stopped (${input.stoppedWith} to its process group)` : '';
-    super(
-      StepTimedOutError.code,
-      ExitCode.failed,
-      `${input.what} timed out after ${describeDuration(input.timeoutMs)}${stopped}.`,
-      {
-        hint: 'Find what makes it hang, or give it more time with timeout: on the step; resuming the session tries it again.',
-        ...options,
-      },
-    );
+    super(StepTimedOutError.code, `${input.what} timed out after ${describeDuration(input.timeoutMs)}${stopped}.`, {
+      hint: 'Find what makes it hang, or give it more time with timeout: on the step; resuming the session tries it again.',
+      ...options,
+    });
     this.name = 'StepTimedOutError';
     this.timeoutMs = input.timeoutMs;
     this.stoppedWith = input.stoppedWith ?? null;

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core/spec';
 
 /** A run or a session names a mode this runner has no registration for. */
 export class UnknownModeError extends ConclaveError {
@@ -14,7 +14,6 @@ export class UnknownModeError extends ConclaveError {
     const known = input.registered.length > 0 ? input.registered.join(', ') : 'none';
     super(
       UnknownModeError.code,
-      ExitCode.usage,
       input.sessionId
         ? `Session ${input.sessionId} runs in mode "${input.mode}", which this runner does not know (registered modes: ${known}).`
         : `Unknown mode "${input.mode}" (registered modes: ${known}).`,

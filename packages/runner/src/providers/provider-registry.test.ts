@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, ProviderError } from '@resume/core/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/load-config.js';
+import { exitCodeFor } from '../exit-codes/exit-codes.js';
 import { builtinProviders } from './builtin-providers.js';
 import type { ProviderRegistry } from './provider-registry.js';
 
@@ -77,6 +78,7 @@ describe('registering a provider as docs/providers.md shows', () => {
 
     const missing = await factory.load({ settings, env: {}, script: null }).catch((caught: unknown) => caught);
     expect(ProviderError.isInstance(missing)).toBe(true);
-    expect(missing).toMatchObject({ reason: 'authentication', provider: 'my-gateway', exitCode: 69 });
+    expect(missing).toMatchObject({ reason: 'authentication', provider: 'my-gateway' });
+    expect(exitCodeFor(missing)).toBe(69);
   });
 });

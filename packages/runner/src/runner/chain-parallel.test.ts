@@ -8,6 +8,7 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChatModel } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
+import { exitCodeFor } from '../exit-codes/exit-codes.js';
 import type { ModelResolver } from '../modes/mode-context.js';
 import { ParallelGroupFailedError } from '../modes/parallel-group-failed-error.js';
 import { runnerFixture } from '../testing/runner-fixture.js';
@@ -145,7 +146,7 @@ describe('parallel groups', () => {
     expect(error.message).toContain(
       'Parallel step 1 (checks) failed: "flaky" failed after its retries; slow completed.',
     );
-    expect(error.exitCode).toBe(1);
+    expect(exitCodeFor(error)).toBe(1);
     // The slow step finished after the failure; nothing after the group ran.
     expect(await lines('flaky.log')).toHaveLength(2);
     expect(await lines('slow.log')).toHaveLength(1);

@@ -3,6 +3,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { ConfigError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
+import { exitCodeFor } from '../exit-codes/exit-codes.js';
 import { runnerFixture } from '../testing/runner-fixture.js';
 import { hashText } from '../workflow/workflow-spec.js';
 import { RUN_OPTIONS_KEY } from './run-config.js';
@@ -84,7 +85,7 @@ steps:
       }),
     );
     await expect(resumer().resume(sessionId, { useEditedSpec: true })).rejects.toSatisfy(
-      (error) => (error as { exitCode?: number }).exitCode === 65,
+      (error) => exitCodeFor(error) === 65,
     );
     const otherAgent = spec.replace('agent: w\n    input: "Go"', 'agent: v\n    input: "Go"');
     await writeFile(fixture.path('flow.yaml'), otherAgent);

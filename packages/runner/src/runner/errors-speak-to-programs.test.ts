@@ -88,7 +88,7 @@ describe("the runner's errors speak to programs", () => {
   it('resuming a completed session: a usage error whose next step is a follow-up, as data', async () => {
     const { runner, sessionId } = await completedDiscussion();
     const error = await programError(() => runner.resume(sessionId));
-    expect(error).toMatchObject({ code: 'usage', exitCode: 64 });
+    expect(error).toMatchObject({ code: 'usage' });
     expect(nextStepOf(error)).toEqual({ kind: 'ask-follow-up', sessionId });
   });
 

@@ -176,7 +176,7 @@ describe('iterative mode', () => {
       })
       .start({ mode: 'discussion', task: 'Evaluate my idea' });
     await expect(runner.resume(discussion.sessionId, { startChunk: 2 })).rejects.toMatchObject({
-      exitCode: 64,
+      code: 'usage',
       message: expect.stringContaining('A start chunk applies to iterative sessions'),
     });
   });

@@ -3,14 +3,9 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  ConfigError,
-  ExitCode,
-  FileNotFoundError,
-  IncompatibleSessionError,
-  UncertainStepError,
-} from '@resume/core/spec';
+import { ConfigError, FileNotFoundError, IncompatibleSessionError, UncertainStepError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
+import { ExitCode, exitCodeFor } from '../exit-codes/exit-codes.js';
 import { formatResumePlan } from '../resume/format-resume-plan.js';
 import { runnerFixture } from '../testing/runner-fixture.js';
 import { nextStepOf } from './next-step.js';
@@ -86,7 +81,7 @@ describe('resuming a workflow from another directory', () => {
     });
     const error = await runner.resume(sessionId).catch((caught: unknown) => caught);
     expect(FileNotFoundError.isInstance(error)).toBe(true);
-    expect((error as FileNotFoundError).exitCode).toBe(ExitCode.notFound);
+    expect(exitCodeFor(error)).toBe(ExitCode.notFound);
     expect((error as FileNotFoundError).message).toContain(`runs in ${fixture.workspace}, which no longer exists`);
     expect(nextStepOf(error)).toEqual({ kind: 'resume-in-another-workspace', sessionId, startsFrom: 'file' });
     const state = await engine().readSession(sessionId);

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core/spec';
 
 export type WorkspaceToolErrorReason = 'unknown-tool' | 'invalid-arguments' | 'command-refused' | 'too-large';
 
@@ -10,7 +10,7 @@ export class WorkspaceToolError extends ConclaveError {
   static override readonly code = 'workspace-tool';
   readonly reason: WorkspaceToolErrorReason;
   constructor(reason: WorkspaceToolErrorReason, message: string, options: ConclaveErrorOptions = {}) {
-    super(WorkspaceToolError.code, ExitCode.usage, message, options);
+    super(WorkspaceToolError.code, message, options);
     this.name = 'WorkspaceToolError';
     this.reason = reason;
   }

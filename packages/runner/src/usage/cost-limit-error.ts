@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from '@resume/core/spec';
+import { ConclaveError, type ConclaveErrorOptions } from '@resume/core/spec';
 import { formatUsd } from './cost.js';
 
 export interface CostLimitDetails {
@@ -19,7 +19,7 @@ export interface CostLimitDetails {
 /**
  * A model call would have taken the run past its cost limit, so it was not made: the run
  * stopped at a checkpoint (interrupted, reason `cost-limit`) and can be resumed with a
- * higher limit. Exit 130, like every stop that leaves a resumable checkpoint.
+ * higher limit. The CLI exits 130, as for every stop that leaves a resumable checkpoint.
  */
 export class CostLimitError extends ConclaveError {
   static override readonly code = 'cost-limit';
@@ -28,7 +28,6 @@ export class CostLimitError extends ConclaveError {
     const what = details.scope === 'session' ? 'this session' : 'the lineage';
     super(
       CostLimitError.code,
-      ExitCode.interrupted,
       `Stopped before ${details.stepKey}: its estimated ${formatUsd(details.estimateUsd)} would take ${what} past its cost limit (${formatUsd(details.spentUsd)} spent${details.reservedUsd > 0 ? `, ${formatUsd(details.reservedUsd)} in flight` : ''} of ${formatUsd(details.limitUsd)}). Everything so far is checkpointed.`,
       options,
     );

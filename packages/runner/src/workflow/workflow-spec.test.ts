@@ -1,5 +1,6 @@
 import { ConfigError } from '@resume/core/spec';
 import { describe, expect, it } from 'vitest';
+import { exitCodeFor } from '../exit-codes/exit-codes.js';
 import { configError } from './__fixtures__/spec-error.js';
 import { checkParallelLimit, parseWorkflowSpec, resolveVariables } from './workflow-spec.js';
 
@@ -35,7 +36,7 @@ describe('parseWorkflowSpec', () => {
     const error = configError(valid.replace('attempts: 5', 'attempts: 0'));
     expect(error.message).toContain('flow.yaml at steps[1].retry.attempts');
     expect(error.hint).toContain('attempts');
-    expect(error.exitCode).toBe(64);
+    expect(exitCodeFor(error)).toBe(64);
   });
 
   it('rejects a malformed backoff with its path', () => {

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /** An append whose expected last seq did not match the journal (optimistic concurrency). */
 export class AppendConflictError extends ConclaveError {
@@ -9,7 +9,6 @@ export class AppendConflictError extends ConclaveError {
   constructor(sessionId: string, expectedSeq: number, actualSeq: number, options: ConclaveErrorOptions = {}) {
     super(
       AppendConflictError.code,
-      ExitCode.inUse,
       `Session ${sessionId} was written by someone else: expected last event ${expectedSeq}, found ${actualSeq}.`,
       { hint: 'Only one process may write a session at a time; reopen it to continue.', ...options },
     );

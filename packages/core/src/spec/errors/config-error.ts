@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /** A config, spec or prompt file is invalid: names the file, the key (path in the document) and the fix. */
 export class ConfigError extends ConclaveError {
@@ -10,7 +10,7 @@ export class ConfigError extends ConclaveError {
     options: ConclaveErrorOptions = {},
   ) {
     const where = [details.file, details.key].filter(Boolean).join(' at ');
-    super(ConfigError.code, ExitCode.usage, where ? `${where}: ${details.problem}` : details.problem, {
+    super(ConfigError.code, where ? `${where}: ${details.problem}` : details.problem, {
       ...(details.fix ? { hint: details.fix } : {}),
       ...options,
     });

@@ -1,12 +1,12 @@
-// Core's errors are read by programs: a stable code, an exit code and structured data. The
-// wording a person needs (which `conclave` command to run, which flag to pass) is added by
-// the front ends, so no message or hint from core names a command or a flag.
+// Core's errors are read by programs: a stable code and structured data. The exit code (chosen
+// from the code) and the wording a person needs (which `conclave` command to run, which flag to
+// pass) are the front ends', so no message or hint from core names a command or a flag.
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../engine/engine.js';
 import * as core from '../../index.js';
 import { createMemoryStore } from '../../testing/memory-store.js';
 import { testSummary } from '../../testing/session-fixtures.js';
-import { ConclaveError, ExitCode } from './conclave-error.js';
+import { ConclaveError } from './conclave-error.js';
 
 /** A front end's wording: a `conclave ...` command or a `--flag` (the product name "Conclave" is fine). */
 const frontEndWording = /\bconclave\s|(^|\s)--[a-z]/;
@@ -25,7 +25,7 @@ const uncertainStep: core.UncertainStepInfo = {
 
 /** One instance of every error class core exports, built as core's own code builds them. */
 const instances: Record<string, () => ConclaveError> = {
-  ConclaveError: () => new core.ConclaveError('conclave-error', ExitCode.failed, 'Something failed.'),
+  ConclaveError: () => new core.ConclaveError('conclave-error', 'Something failed.'),
   AppendConflictError: () => new core.AppendConflictError(sessionId, 3, 4),
   ConfigError: () =>
     new core.ConfigError({ file: 'config.yaml', key: 'providers', problem: 'is not a map', fix: 'Write a map.' }),
@@ -102,11 +102,11 @@ describe('errors from core speak to programs', () => {
   });
 
   for (const [name, build] of Object.entries(instances)) {
-    it(`${name}: a code, an exit code, and no command or flag in its message or hint`, () => {
+    it(`${name}: a code, no exit code, and no command or flag in its message or hint`, () => {
       const error = build();
       expect(ConclaveError.isInstance(error)).toBe(true);
       expect(error.code).toMatch(/^[a-z-]+$/);
-      expect(Object.values(ExitCode)).toContain(error.exitCode);
+      expect(error).not.toHaveProperty('exitCode');
       expect(error.message).not.toMatch(frontEndWording);
       expect(error.hint ?? '').not.toMatch(frontEndWording);
     });
@@ -119,12 +119,12 @@ describe('errors from core speak to programs', () => {
       offset: 120,
       problem: 'bad checksum',
     });
-    expect(corrupted).toMatchObject({ code: 'journal-corrupted', exitCode: 65, sessionId, offset: 120 });
-    expect(new core.UncertainStepError(uncertainStep)).toMatchObject({ code: 'step-uncertain', exitCode: 64 });
+    expect(corrupted).toMatchObject({ code: 'journal-corrupted', sessionId, offset: 120 });
+    expect(new core.UncertainStepError(uncertainStep)).toMatchObject({ code: 'step-uncertain' });
     expect(new core.UncertainStepError(uncertainStep).step).toEqual(uncertainStep);
     const recent = [testSummary(sessionId, 3)];
     const notFound = new core.SessionNotFoundError('zzzzzzzz', undefined, { recent });
-    expect(notFound).toMatchObject({ code: 'session-not-found', exitCode: 66, reference: 'zzzzzzzz', recent });
+    expect(notFound).toMatchObject({ code: 'session-not-found', reference: 'zzzzzzzz', recent });
     expect(new core.SessionNotFoundError('zzzzzzzz').recent).toBeNull();
   });
 

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /** A resume was blocked by the compatibility check, or replay found different steps than recorded. */
 export class IncompatibleSessionError extends ConclaveError {
@@ -8,7 +8,6 @@ export class IncompatibleSessionError extends ConclaveError {
   constructor(sessionId: string, reasons: string[], options: ConclaveErrorOptions = {}) {
     super(
       IncompatibleSessionError.code,
-      ExitCode.corrupted,
       `Session ${sessionId} cannot be resumed as it is: ${reasons.join('; ')}.`,
       options,
     );

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /**
  * An answer to `session.waitFor` that does not fit the schema the question was asked with
@@ -11,7 +11,6 @@ export class InputRejectedError extends ConclaveError {
   constructor(details: { sessionId: string; key: string; problem: string }, options: ConclaveErrorOptions = {}) {
     super(
       InputRejectedError.code,
-      ExitCode.usage,
       `The answer to "${details.key}" of session ${details.sessionId} was not accepted: ${details.problem}`,
       options,
     );

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /**
  * A journal (or snapshot, index, export) failed its checksum or schema at a known place.
@@ -16,12 +16,7 @@ export class JournalCorruptedError extends ConclaveError {
     options: ConclaveErrorOptions = {},
   ) {
     const where = details.offset === null ? details.file : `${details.file} at byte ${details.offset}`;
-    super(
-      JournalCorruptedError.code,
-      ExitCode.corrupted,
-      `Session data is corrupted: ${details.problem} (${where}).`,
-      options,
-    );
+    super(JournalCorruptedError.code, `Session data is corrupted: ${details.problem} (${where}).`, options);
     this.name = 'JournalCorruptedError';
     this.sessionId = details.sessionId;
     this.file = details.file;

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /** This writer's lease was taken over (fencing): it must stop writing. */
 export class LeaseLostError extends ConclaveError {
@@ -7,7 +7,6 @@ export class LeaseLostError extends ConclaveError {
   constructor(sessionId: string, message?: string, options: ConclaveErrorOptions = {}) {
     super(
       LeaseLostError.code,
-      ExitCode.inUse,
       message ?? `Session ${sessionId} was taken over by another process; this process may no longer write it.`,
       options,
     );

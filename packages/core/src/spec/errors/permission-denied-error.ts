@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /** What to check when the operating system refuses `path` (the error's hint, and listings' note on an unreadable session). */
 export function permissionDeniedHint(path: string): string {
@@ -15,7 +15,7 @@ export class PermissionDeniedError extends ConclaveError {
   readonly path: string;
   readonly access: 'read' | 'write';
   constructor(path: string, access: 'read' | 'write', options: ConclaveErrorOptions = {}) {
-    super(PermissionDeniedError.code, ExitCode.noPermission, `Permission denied: cannot ${access} ${path}`, {
+    super(PermissionDeniedError.code, `Permission denied: cannot ${access} ${path}`, {
       hint: options.hint ?? permissionDeniedHint(path),
       ...(options.cause === undefined ? {} : { cause: options.cause }),
     });

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 export type ProviderErrorReason =
   | 'authentication'
@@ -9,17 +9,6 @@ export type ProviderErrorReason =
   | 'network'
   | 'aborted'
   | 'unavailable';
-
-const exitCodes: Record<ProviderErrorReason, ExitCode> = {
-  authentication: ExitCode.unavailable,
-  'model-not-found': ExitCode.unavailable,
-  'rate-limit': ExitCode.unavailable,
-  overloaded: ExitCode.unavailable,
-  'bad-request': ExitCode.failed,
-  network: ExitCode.unavailable,
-  aborted: ExitCode.interrupted,
-  unavailable: ExitCode.unavailable,
-};
 
 /**
  * A model provider failed. `isRetryable` is true for 408/409/429/5xx and network errors;
@@ -45,7 +34,7 @@ export class ProviderError extends ConclaveError {
     },
     options: ConclaveErrorOptions = {},
   ) {
-    super(ProviderError.code, exitCodes[details.reason], details.message, options);
+    super(ProviderError.code, details.message, options);
     this.name = 'ProviderError';
     this.reason = details.reason;
     this.provider = details.provider;

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /**
  * A session whose process keeps dying at the same place (a poison step) is not resumed again
@@ -20,7 +20,6 @@ export class RecoveryLimitError extends ConclaveError {
   ) {
     super(
       RecoveryLimitError.code,
-      ExitCode.failed,
       `Session ${details.sessionId} stopped its process ${details.recoveries} times in a row without progress${details.stepKey ? ` (at step "${details.stepKey}")` : ''}, more than the limit of ${details.limit}; it is not resumed again automatically.`,
       options,
     );

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /**
  * On replay the code asked for a different operation than the journal recorded at that
@@ -31,7 +31,6 @@ export class ReplayMismatchError extends ConclaveError {
   ) {
     super(
       ReplayMismatchError.code,
-      ExitCode.corrupted,
       `Session ${details.sessionId} recorded ${details.expected ?? 'nothing more'} as operation ${details.position}, but the code now asks for ${details.requested ?? 'nothing more (it finished)'}; a recorded result is never reused for a different operation.`,
       options,
     );

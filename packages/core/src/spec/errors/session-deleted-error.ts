@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /** What a session had recorded when it was deleted from under the process writing it. */
 export interface DeletedSessionRecord {
@@ -29,7 +29,6 @@ export class SessionDeletedError extends ConclaveError {
       lost.location === null ? 'was deleted from the store' : `was deleted (its folder ${lost.location} is gone)`;
     super(
       SessionDeletedError.code,
-      ExitCode.notFound,
       `Session ${sessionId} ${where} while it ran: its ${plural(lost.messages, 'message')} and ${plural(lost.steps, 'step')} went with it${cost}. Nothing of this run was kept, and there is nothing to resume.`,
       options,
     );

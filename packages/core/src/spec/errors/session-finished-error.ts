@@ -1,5 +1,5 @@
 import type { SessionStatus } from '../events.js';
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /**
  * A write to a session that has completed or failed. A finished session replays what it
@@ -18,7 +18,6 @@ export class SessionFinishedError extends ConclaveError {
   ) {
     super(
       SessionFinishedError.code,
-      ExitCode.usage,
       `Session ${details.sessionId} has ${details.status}; it does not take new writes (${details.operation}). ${details.status === 'failed' ? 'Open it again to retry it' : 'Fork it to go on from it'}.`,
       options,
     );

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 export interface LeaseHolderInfo {
   pid: number;
@@ -15,7 +15,6 @@ export class SessionLockedError extends ConclaveError {
   constructor(sessionId: string, holder: LeaseHolderInfo, options: ConclaveErrorOptions = {}) {
     super(
       SessionLockedError.code,
-      ExitCode.inUse,
       `Session ${sessionId} is in use by pid ${holder.pid} on host ${holder.host} since ${holder.since}.`,
       {
         hint: 'Wait for that process to finish, or stop it; a holder that died is taken over automatically.',

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /** Session names are unique per store: `takenName` is already held by session `holderId`. */
 export class SessionNameTakenError extends ConclaveError {
@@ -8,7 +8,6 @@ export class SessionNameTakenError extends ConclaveError {
   constructor(details: { name: string; holderId: string; holderTitle: string }, options: ConclaveErrorOptions = {}) {
     super(
       SessionNameTakenError.code,
-      ExitCode.usage,
       `The name "${details.name}" is taken by session ${details.holderId} (${details.holderTitle}).`,
       options,
     );

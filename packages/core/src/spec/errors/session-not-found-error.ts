@@ -1,5 +1,5 @@
 import type { SessionSummary } from '../summary.js';
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 export interface SessionNotFoundErrorOptions extends ConclaveErrorOptions {
   /** The most recent sessions, when the thrower looked them up (the engine does). */
@@ -25,7 +25,7 @@ export class SessionNotFoundError extends ConclaveError {
     options: SessionNotFoundErrorOptions = {},
   ) {
     const { recent, location, ...rest } = options;
-    super(SessionNotFoundError.code, ExitCode.notFound, message, rest);
+    super(SessionNotFoundError.code, message, rest);
     this.name = 'SessionNotFoundError';
     this.reference = reference;
     this.sessionRef = reference;

@@ -1,5 +1,5 @@
 import type { ErrorInfo } from '../events.js';
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 export interface FailedAttempt {
   attempt: number;
@@ -10,7 +10,7 @@ export interface FailedAttempt {
  * A durable step failed for good: its retry policy allowed no further attempt. Carries every
  * attempt of the step with its error (oldest first) and, when the failure happened in this
  * process, the last error as `cause`; a replayed failure has only the journaled errors. The
- * exit code is the last error's when that is a Conclave error (a refused API key stays 69).
+ * front ends exit as the last error would when it is a Conclave error (a refused API key stays 69).
  */
 export class StepFailedError extends ConclaveError {
   static override readonly code = 'step-failed';
@@ -28,7 +28,6 @@ export class StepFailedError extends ConclaveError {
     const count = details.attempts.length;
     super(
       StepFailedError.code,
-      ConclaveError.isInstance(options.cause) ? options.cause.exitCode : ExitCode.failed,
       `Step "${details.key}" of session ${details.sessionId} failed after ${count} attempt${count === 1 ? '' : 's'}${last ? `: ${last.error.message}` : ''}`,
       options,
     );

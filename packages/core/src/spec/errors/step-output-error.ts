@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /**
  * A step returned a value the journal cannot keep as it is: JSON would change its shape
@@ -18,7 +18,6 @@ export class StepOutputError extends ConclaveError {
   ) {
     super(
       StepOutputError.code,
-      ExitCode.failed,
       `Step "${details.key}" of session ${details.sessionId} returned a value the journal cannot record: ${details.path} ${details.problem}. Return plain JSON data (strings, finite numbers, booleans, null, arrays, plain objects) or give the step a codec.`,
       options,
     );

@@ -1,5 +1,5 @@
 import { formatBytes } from '../format-bytes.js';
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /**
  * The disk holding the store ran out of space (ENOSPC) or the user's quota (EDQUOT).
@@ -20,7 +20,6 @@ export class StoreFullError extends ConclaveError {
     const free = details.freeBytes === null ? 'free space unknown' : `${formatBytes(details.freeBytes)} free`;
     super(
       StoreFullError.code,
-      ExitCode.storeFull,
       `The ${details.quota ? 'disk quota' : 'disk'} for ${details.location} is full (${free}): could not write ${details.path}. Everything saved before this is kept.`,
       {
         hint: 'Free some space (or raise the quota), then run the same command again; an interrupted session resumes where it stopped.',

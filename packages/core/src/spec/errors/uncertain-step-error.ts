@@ -1,5 +1,5 @@
 import type { ErrorInfo, StepProcess, StepSafety } from '../events.js';
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 export interface UncertainStepInfo {
   sessionId: string;
@@ -26,7 +26,6 @@ export class UncertainStepError extends ConclaveError {
   constructor(step: UncertainStepInfo, options: ConclaveErrorOptions = {}) {
     super(
       UncertainStepError.code,
-      ExitCode.usage,
       `Step "${step.key}" (attempt ${step.attempt}) of session ${step.sessionId} started at ${step.startedAt} but never finished; it has side effects, so it is not re-run without a decision.`,
       options,
     );

@@ -1,4 +1,4 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /** Data written by a newer Conclave (or not Conclave data at all). */
 export class UnsupportedFormatError extends ConclaveError {
@@ -7,7 +7,6 @@ export class UnsupportedFormatError extends ConclaveError {
   constructor(what: string, formatVersion: number | null, options: ConclaveErrorOptions = {}) {
     super(
       UnsupportedFormatError.code,
-      ExitCode.corrupted,
       formatVersion === null
         ? `${what} has no recognisable format version.`
         : `${what} uses format version ${formatVersion}, newer than this Conclave understands.`,

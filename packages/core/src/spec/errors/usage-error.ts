@@ -1,9 +1,9 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 export class UsageError extends ConclaveError {
   static override readonly code = 'usage';
   constructor(message: string, options: ConclaveErrorOptions = {}) {
-    super(UsageError.code, ExitCode.usage, message, options);
+    super(UsageError.code, message, options);
     this.name = 'UsageError';
   }
 }

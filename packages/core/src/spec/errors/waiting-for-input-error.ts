@@ -1,9 +1,9 @@
-import { ConclaveError, type ConclaveErrorOptions, ExitCode } from './conclave-error.js';
+import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 /**
  * The run stopped to wait for a person: `session.waitFor(key, ...)` journaled its question
  * and the session is `waiting` until someone answers (`engine.respond`). Not a failure:
- * running the job again after the answer continues it. Exit code 0.
+ * running the job again after the answer continues it (the CLI exits 0).
  */
 export class WaitingForInputError extends ConclaveError {
   static override readonly code = 'waiting-for-input';
@@ -15,7 +15,6 @@ export class WaitingForInputError extends ConclaveError {
   constructor(details: { sessionId: string; key: string; prompt: string }, options: ConclaveErrorOptions = {}) {
     super(
       WaitingForInputError.code,
-      ExitCode.success,
       `Session ${details.sessionId} is waiting for "${details.key}": ${details.prompt}`,
       {
         hint:
