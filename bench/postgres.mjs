@@ -11,11 +11,13 @@ import { messageEvent, testHeader, testSummary } from '@resume/core/testing';
 import { createFsStore } from '@resume/storage-fs';
 import { createPostgresStore } from '@resume/storage-postgres';
 import { findPostgres, startPostgresCluster } from '@resume/storage-postgres/testing';
+import pg from 'pg';
 
 const checkpoints = Number(process.env.CONCLAVE_BENCH_CHECKPOINTS ?? 300);
 const sessions = Number(process.env.CONCLAVE_BENCH_SESSIONS ?? 100);
 const checkpointsPerSession = Number(process.env.CONCLAVE_BENCH_SESSION_CHECKPOINTS ?? 20);
 const payload = 'x'.repeat(1_900); // with the event's envelope, about 2 KB per batch
+const quick = process.argv.includes('--quick') || process.env.CONCLAVE_BENCH_QUICK === '1';
 
 let counter = 0;
 /** A fresh session: ids from the clock, so runs against a kept database never collide. */
@@ -61,6 +63,83 @@ async function measureCheckpoint(store) {
   return elapsed / checkpoints;
 }
 
+/**
+ * The floor under a durable checkpoint on this server: one prepared INSERT of the same bytes
+ * per checkpoint, committed on its own (one round trip, one WAL flush; synchronous_commit on).
+ */
+async function measureFloor(url) {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const table = `bench_floor_${process.pid}`;
+  try {
+    await pool.query(
+      `CREATE TABLE ${table} (session_id text, seq bigint, payload json, PRIMARY KEY (session_id, seq))`,
+    );
+    const setting = await pool.query('SHOW synchronous_commit');
+    if (setting.rows[0]?.synchronous_commit !== 'on') throw new Error('the floor needs synchronous_commit on');
+    const event = JSON.stringify({ ...messageEvent(1, payload, { role: 'assistant', speaker: 'bench' }) });
+    const insert = (seq) =>
+      pool.query({
+        name: 'bench-floor-insert',
+        text: `INSERT INTO ${table} (session_id, seq, payload) VALUES ($1, $2, $3)`,
+        values: ['floor', seq, event],
+      });
+    for (let warm = 1; warm <= 20; warm += 1) await insert(-warm);
+    const started = performance.now();
+    for (let index = 0; index < checkpoints; index += 1) await insert(index);
+    return (performance.now() - started) / checkpoints;
+  } finally {
+    await pool.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+    await pool.end();
+  }
+}
+
+/**
+ * What an append did before it was one statement, on tables of its own, as the in-run baseline of
+ * the concurrent figure: BEGIN; lock the session row; insert the event, move the head and NOTIFY in
+ * one statement; COMMIT (four round trips, and the NOTIFY holds the server's notification lock
+ * through the commit). Same sessions, checkpoints and pool size as the store's run.
+ */
+async function measureConcurrentFourRoundTrips(url) {
+  const pool = new pg.Pool({ connectionString: url, max: 20 });
+  const prefix = `bench_four_${process.pid}`;
+  try {
+    await pool.query(`CREATE TABLE ${prefix}_sessions (id text PRIMARY KEY, journal_seq bigint NOT NULL)`);
+    await pool.query(
+      `CREATE TABLE ${prefix}_events (session_id text, seq bigint, payload json, PRIMARY KEY (session_id, seq))`,
+    );
+    const ids = Array.from({ length: sessions }, (_, index) => `session-${index}`);
+    await pool.query(`INSERT INTO ${prefix}_sessions SELECT unnest($1::text[]), 0`, [ids]);
+    const event = JSON.stringify(messageEvent(1, payload, { role: 'assistant', speaker: 'bench' }));
+    const append = async (id) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const head = await client.query(`SELECT journal_seq FROM ${prefix}_sessions WHERE id = $1 FOR UPDATE`, [id]);
+        const seq = Number(head.rows[0].journal_seq) + 1;
+        await client.query(
+          `WITH inserted AS (INSERT INTO ${prefix}_events VALUES ($1, $2, $3)),
+                updated AS (UPDATE ${prefix}_sessions SET journal_seq = $2 WHERE id = $1 RETURNING id)
+           SELECT pg_notify($4, $1) FROM updated`,
+          [id, seq, event, prefix],
+        );
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+    };
+    const started = performance.now();
+    await Promise.all(
+      ids.map(async (id) => {
+        for (let index = 0; index < checkpointsPerSession; index += 1) await append(id);
+      }),
+    );
+    return (sessions * checkpointsPerSession) / ((performance.now() - started) / 1000);
+  } finally {
+    await pool.query(`DROP TABLE IF EXISTS ${prefix}_events, ${prefix}_sessions`).catch(() => undefined);
+    await pool.end();
+  }
+}
+
 async function measureConcurrent(store) {
   const writers = await Promise.all(Array.from({ length: sessions }, () => openWriter(store)));
   const started = performance.now();
@@ -91,10 +170,15 @@ async function main() {
   try {
     await postgresStore.migrate();
     const results = {
-      checkpointMs: { fs: await measureCheckpoint(fsStore), postgres: await measureCheckpoint(postgresStore) },
+      checkpointMs: {
+        fs: await measureCheckpoint(fsStore),
+        postgres: await measureCheckpoint(postgresStore),
+        floor: await measureFloor(cluster.url),
+      },
       concurrentCheckpointsPerSecond: {
         fs: await measureConcurrent(fsStore),
         postgres: await measureConcurrent(postgresStore),
+        fourRoundTrips: await measureConcurrentFourRoundTrips(cluster.url),
       },
       sessions,
       checkpointsPerSession,
@@ -111,6 +195,24 @@ async function main() {
       console.log(
         `postgres   ${checkpointMs.postgres.toFixed(3)} ms (${(checkpointMs.postgres / checkpointMs.fs).toFixed(2)}x fs)         ${throughput.postgres.toFixed(0)} checkpoints/s (${(throughput.postgres / throughput.fs).toFixed(2)}x fs)`,
       );
+      const overFloor = checkpointMs.postgres / checkpointMs.floor;
+      console.log(
+        `floor      ${checkpointMs.floor.toFixed(3)} ms: one prepared INSERT of the same bytes, committed (synchronous_commit on)`,
+      );
+      console.log(
+        `  postgres checkpoint / floor ${overFloor.toFixed(2)}x  ${overFloor <= 1.5 ? 'ok' : 'MISSED'} (goal <= 1.5)`,
+      );
+      const versusBefore = throughput.postgres / throughput.fourRoundTrips;
+      console.log(
+        `  100 sessions: ${throughput.postgres.toFixed(0)} checkpoints/s against ${throughput.fourRoundTrips.toFixed(0)} with the four-round-trip append (NOTIFY in the commit): ` +
+          `${versusBefore.toFixed(2)}x  ${versusBefore >= 2 ? 'ok' : 'MISSED'} (goal >= 2x)`,
+      );
+    }
+    {
+      const { measureLangGraphPostgres, formatLangGraphPostgres } = await import('./src/langgraph-postgres.mjs');
+      const langgraph = await measureLangGraphPostgres(cluster.url, { quick });
+      if (json) console.log(JSON.stringify({ langgraph }));
+      else console.log(`\n${formatLangGraphPostgres(langgraph)}`);
     }
   } finally {
     await fsStore.close();

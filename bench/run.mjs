@@ -119,7 +119,7 @@ process.stdout.write('\nPostgreSQL store vs file store\n');
 const { spawnSync } = await import('node:child_process');
 const postgres = spawnSync(process.execPath, [path.join(benchDirectory, 'postgres.mjs')], {
   stdio: 'inherit',
-  env: quick ? { ...process.env, CONCLAVE_BENCH_CHECKPOINTS: '100' } : process.env,
+  env: quick ? { ...process.env, CONCLAVE_BENCH_CHECKPOINTS: '100', CONCLAVE_BENCH_QUICK: '1' } : process.env,
 });
 if (postgres.status !== 0) process.stdout.write('  (the PostgreSQL benchmark did not run to the end; see above)\n');
 

@@ -27,7 +27,7 @@ const messageText = (index) =>
   );
 
 /** Runs the graph for `steps` steps on `saver`; returns the time between consecutive steps (us). */
-async function runGraph(saver, steps) {
+export async function runGraph(saver, steps) {
   const stamps = [];
   const graph = new StateGraph(MessagesAnnotation)
     .addNode('speak', (state) => {
@@ -47,7 +47,7 @@ async function runGraph(saver, steps) {
   return { firstUs: median(samples.slice(0, tenth)), lastUs: median(samples.slice(-tenth)) };
 }
 
-async function getTupleUs(saver, repeats) {
+export async function getTupleUs(saver, repeats) {
   const samples = [];
   for (let repeat = 0; repeat < repeats; repeat += 1) {
     const start = performance.now();
@@ -143,7 +143,27 @@ export function formatLangGraph(result) {
       `${(sqliteFull.lastUs / sqliteFull.firstUs).toFixed(2)}x (FULL); ` +
       `bytes SqliteSaver / Resume ${(sqliteNormal.bytes / resume.bytes).toFixed(1)}x`,
   );
+  lines.push(...readGoals(result));
   return `${lines.join('\n')}\n`;
+}
+
+/** What the saver adds per step above the graph's own cost (MemorySaver), and how that grows. */
+export function shareAboveMemory(row, memory) {
+  const first = row.firstUs - memory.firstUs;
+  const last = row.lastUs - memory.lastUs;
+  return { first, last, growth: last / Math.max(first, 1) };
+}
+
+function readGoals(result) {
+  const { resume, sqliteNormal, memory } = result;
+  const share = shareAboveMemory(resume, memory);
+  const verdict = (ok) => (ok ? 'ok' : 'MISSED');
+  return [
+    `  Resume's share above MemorySaver per step: ${micro(share.first)} us first 10%, ${micro(share.last)} us last 10%: ` +
+      `${share.growth.toFixed(2)}x  ${verdict(share.growth <= 1.5)} (goal: flat, <= 1.5x)`,
+    `  cold getTuple of the latest: Resume ${(resume.coldUs / 1000).toFixed(1)} ms, SqliteSaver ${(sqliteNormal.coldUs / 1000).toFixed(1)} ms ` +
+      `at ${result.steps} checkpoints  ${verdict(resume.coldUs < 10_000)} (goal < 10 ms, even at 10,000)`,
+  ];
 }
 
 /** The section `pnpm bench` runs: measures, prints, returns the figures. */

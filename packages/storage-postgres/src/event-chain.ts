@@ -46,6 +46,27 @@ export function chainBatch(
   });
 }
 
+/**
+ * Where sessions' chains stood after this store's appends: a hint that spares an append reading
+ * the head first, never trusted (the append checks it against the session row).
+ */
+export function createJournalHeads(limit = 10_000) {
+  const heads = new Map<string, { seq: number; hash: string | null }>();
+  return {
+    /** The chain's hash at `seq`, when this store left it there; else null (where a chain starts). */
+    get(sessionId: string, seq: number): string | null {
+      const head = heads.get(sessionId);
+      return head && head.seq === seq ? head.hash : null;
+    },
+    set(sessionId: string, seq: number, hash: string | null): void {
+      heads.delete(sessionId);
+      const oldest = heads.size >= limit ? heads.keys().next().value : undefined;
+      if (oldest !== undefined) heads.delete(oldest);
+      heads.set(sessionId, { seq, hash });
+    },
+  };
+}
+
 export type RowCheck =
   | { ok: true; seq: number; event: JournalEvent; hash: string | null }
   | { ok: false; seq: number; problem: string; hash: string | null };

@@ -119,6 +119,12 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX damaged_rows_session ON $schema.damaged_rows (session_id, id)`,
     ],
   },
+  {
+    version: 4,
+    name: 'replay operations kept with a snapshot',
+    // Null for snapshots written before, or by a writer without an ordered replay log.
+    statements: [`ALTER TABLE $schema.snapshots ADD COLUMN operations json`],
+  },
 ];
 
 export const latestMigrationVersion = Math.max(...migrations.map((migration) => migration.version));

@@ -1,6 +1,8 @@
+import { createEngine } from '@resume/core';
 import {
   AppendConflictError,
   JournalCorruptedError,
+  LeaseLostError,
   SessionExistsError,
   type SessionHeader,
   SessionNotFoundError,
@@ -11,6 +13,7 @@ import {
 import { messageEvent, messageEvents, testHeader, testSummary } from '@resume/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore } from './postgres-store.js';
+import { freezableProxy } from './testing/freezable-proxy.js';
 import { announceSkip } from './testing/postgres-cluster.js';
 import { collect, postgres, useTestDatabase } from './testing/test-database.js';
 
@@ -187,13 +190,148 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
     expect((gap as JournalCorruptedError).message).toContain('jumps from seq 1 to 3');
   });
 
+  it('keeps the replay operations of a snapshot, so an ordered open reads only the journal after it', async () => {
+    const store = database.openStore();
+    const engine = createEngine({ store, snapshotEvery: 4 });
+    const session = await engine.createSession({ title: 'ordered', replay: 'ordered' });
+    for (let index = 0; index < 6; index += 1) await session.step(`step-${index}`, async () => index);
+    await session.close();
+    const snapshot = await store.getSnapshot(session.id);
+    expect(snapshot?.seq).toBeGreaterThan(1);
+    const operations = snapshot?.operations ?? [];
+    expect(operations.map((event) => event.type)).toContain('step-started');
+    expect(operations.every((event) => event.seq <= (snapshot?.seq ?? 0))).toBe(true);
+    // The journal's own events, as written.
+    const journal = await collect(store.read(session.id, { toSeq: snapshot?.seq ?? 0 }));
+    for (const operation of operations) expect(journal).toContainEqual(operation);
+
+    // Reopened in order, the recorded steps replay without running again.
+    const reopened = await engine.openSession(session.id, { replay: 'ordered' });
+    for (let index = 0; index < 6; index += 1) {
+      expect(await reopened.step(`step-${index}`, async () => -1)).toBe(index);
+    }
+    await reopened.close();
+    await engine.close();
+  });
+
+  it('reads a snapshot whose kept operations are damaged as one without them', async () => {
+    const store = database.openStore();
+    const header = await sessionWith(store, 3);
+    const operations = await collect(store.read(header.id));
+    await store.putSnapshot(header.id, { seq: 3, formatVersion: 1, state: { kept: true }, operations });
+    expect((await store.getSnapshot(header.id))?.operations).toEqual(operations);
+    const pool = database.openPool();
+    await pool.query(`UPDATE "${store.schema}".snapshots SET operations = '[{"seq": 9}]' WHERE session_id = $1`, [
+      header.id,
+    ]);
+    const snapshot = await store.getSnapshot(header.id);
+    expect(snapshot).toEqual({ seq: 3, formatVersion: 1, state: { kept: true } });
+  });
+
+  it('commits a checkpoint in one round trip to the server, as one INSERT would', async () => {
+    const proxy = await freezableProxy(new URL(database.url));
+    try {
+      const through = new URL(database.url);
+      through.port = String(proxy.port);
+      const store = database.openStore({ connectionString: through.toString() });
+      const header = await sessionWith(store, 1);
+      const lease = await store.acquireLease(header.id, { holder: { pid: process.pid, host: 'here' } });
+      const append = (seq: number) =>
+        store.append(header.id, {
+          expectedSeq: seq - 1,
+          epoch: lease.epoch,
+          events: [messageEvent(seq)],
+          summary: testSummary(header, seq),
+        });
+      await append(2);
+      // Watchers hear of appends after their commit, several per statement, on the side.
+      const announcements = /pg_notify/;
+      const before = proxy.roundTrips(announcements);
+      for (let seq = 3; seq <= 12; seq += 1) await append(seq);
+      expect(proxy.roundTrips(announcements) - before).toBe(10);
+      expect((await collect(store.read(header.id))).map((event) => event.seq)).toEqual(
+        Array.from({ length: 12 }, (_, index) => index + 1),
+      );
+
+      // Another writer in between: the next append learns the new head and is refused as before.
+      const other = database.openStore({ schema: store.schema });
+      await lease.release();
+      const taken = await other.acquireLease(header.id, { holder: { pid: process.pid, host: 'there' } });
+      await other.append(header.id, {
+        expectedSeq: 12,
+        epoch: taken.epoch,
+        events: [messageEvent(13)],
+        summary: testSummary(header, 13),
+      });
+      await expect(append(13)).rejects.toSatisfy((error: unknown) => LeaseLostError.isInstance(error));
+      await expect(
+        store.append(header.id, {
+          expectedSeq: 12,
+          epoch: taken.epoch,
+          events: [messageEvent(13)],
+          summary: testSummary(header, 13),
+        }),
+      ).rejects.toSatisfy((error: unknown) => AppendConflictError.isInstance(error));
+      await store.append(header.id, {
+        expectedSeq: 13,
+        epoch: taken.epoch,
+        events: [messageEvent(14)],
+        summary: testSummary(header, 14),
+      });
+      const events = await collect(other.read(header.id));
+      expect(events.map((event) => event.seq)).toEqual(Array.from({ length: 14 }, (_, index) => index + 1));
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it('commits the appends of sessions writing at once together, each checked on its own', async () => {
+    const proxy = await freezableProxy(new URL(database.url));
+    try {
+      const through = new URL(database.url);
+      through.port = String(proxy.port);
+      const store = database.openStore({ connectionString: through.toString(), maxConnections: 20 });
+      const headers = await Promise.all(Array.from({ length: 20 }, () => sessionWith(store, 1)));
+      const appendTo = (header: SessionHeader, seq: number, expectedSeq = seq - 1) =>
+        store.append(header.id, {
+          expectedSeq,
+          epoch: 0,
+          events: [messageEvent(seq)],
+          summary: testSummary(header, seq),
+        });
+      const announcements = /pg_notify/;
+      const before = proxy.roundTrips(announcements);
+      const stale = headers[7];
+      const results = await Promise.allSettled(
+        headers.map(async (header) => {
+          for (let seq = 2; seq <= 6; seq += 1) {
+            // One writer is behind: its append fails alone, the others in its statement go on.
+            await appendTo(header, seq, header === stale && seq === 4 ? 2 : seq - 1);
+          }
+        }),
+      );
+      // 100 appends; one round trip each without sharing.
+      expect(proxy.roundTrips(announcements) - before).toBeLessThan(50);
+      expect(results.filter((result) => result.status === 'rejected')).toHaveLength(1);
+      const refused = results[7];
+      expect(refused?.status === 'rejected' && AppendConflictError.isInstance(refused.reason)).toBe(true);
+      for (const header of headers) {
+        const seqs = (await collect(store.read(header.id))).map((event) => event.seq);
+        expect(seqs).toEqual(header === stale ? [1, 2, 3] : [1, 2, 3, 4, 5, 6]);
+        expect((await store.getSummary(header.id))?.lastSeq).toBe(header === stale ? 3 : 6);
+      }
+    } finally {
+      proxy.close();
+    }
+  });
+
   it('migrates once when many stores start at the same time', async () => {
     const schema = database.freshSchema();
     const stores = Array.from({ length: 4 }, () => database.openStore({ schema }));
     const reports = await Promise.all(stores.map((store) => store.migrate()));
-    expect(reports.flatMap((report) => report.applied)).toEqual([1, 2, 3]);
+    expect(reports.flatMap((report) => report.applied)).toEqual([1, 2, 3, 4]);
     const { migrate } = await import('./migrations.js');
-    expect(await migrate({ connectionString: database.url, schema })).toEqual({ schema, applied: [], version: 3 });
+    expect(await migrate({ connectionString: database.url, schema })).toEqual({ schema, applied: [], version: 4 });
   });
 
   it('refuses a schema migrated by a newer version', async () => {

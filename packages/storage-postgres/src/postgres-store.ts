@@ -32,6 +32,7 @@ import {
   type VerifyReport,
 } from '@resume/core/spec';
 import type pg from 'pg';
+import { appendBatchStatement, appendBatchValues, createAppendQueue, type SessionAppend } from './append-batches.js';
 import {
   describeLocation,
   describeServer,
@@ -46,6 +47,7 @@ import {
   chainBatch,
   chainStart,
   checkEventRow,
+  createJournalHeads,
   type EventRow,
   eventRowColumns,
   headProblem,
@@ -64,8 +66,9 @@ import { type MigrationReport, migratePool } from './migrations.js';
 import { corrupted, eventOf, missingEvent, parseHeader, parseSnapshot, parseSummary } from './rows.js';
 import { watchServerWaits } from './server-wait.js';
 import { createSessionMaintenance } from './session-maintenance.js';
-import { summaryAssignments, summaryValues } from './summary-columns.js';
+import { summaryValues } from './summary-columns.js';
 import {
+  createAppendAnnouncer,
   notificationChannel,
   notifySql,
   type SessionWatch,
@@ -165,6 +168,42 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       }
     });
 
+  /**
+   * Appends as statements committed on their own: one round trip and one commit for a lone
+   * append, and for the appends of several sessions that arrive together (see append-batches.ts).
+   */
+  const batchStatement = appendBatchStatement(schema);
+  // Prepared once per connection (named by its text, which names the schema): planned, not parsed, per append.
+  const batchStatementName = `conclave-append-${createHash('sha256').update(batchStatement).digest('hex').slice(0, 16)}`;
+  const submitAppend = createAppendQueue((appends) =>
+    pool.query<{
+      id: string;
+      journal_seq: string;
+      journal_hash: string | null;
+      epoch: string | null;
+      appended: boolean;
+    }>({ name: batchStatementName, text: batchStatement, values: appendBatchValues(appends) }),
+  );
+  const appendStatement = (action: string, append: SessionAppend) =>
+    waitingFor(action, async () => {
+      await ensureReady();
+      try {
+        return await submitAppend(append);
+      } catch (error) {
+        // Only reachable if the row lock were bypassed; the key still refuses interleaving.
+        if (databaseErrorCode(error) === '23505') {
+          throw new AppendConflictError(append.sessionId, append.expectedSeq, append.expectedSeq + 1, { cause: error });
+        }
+        throw translateDatabaseError(error, location, action);
+      }
+    });
+
+  /** Where each session's chain stood after this store's last append to it (a hint, checked by the append). */
+  const journalHeads = createJournalHeads();
+  const announcer = createAppendAnnouncer((payloads) =>
+    pool.query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload`, [channel, payloads]),
+  );
+
   /** Where the chain stands before `seq` (> 1): a ranged read checks its first row against the one before. */
   const chainBefore = async (sessionId: string, seq: number, action: string): Promise<ChainPosition> => {
     const result = await query<{ hash: string | null }>(
@@ -218,69 +257,53 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
     async append(sessionId: string, batch: AppendBatch) {
       const summary = sessionSummarySchema.parse(batch.summary);
-      await inTransaction(`append to session ${sessionId}`, async (client) => {
-        // Locking the session row serializes appends and lease takeovers of this session.
-        const current = await client.query<{ journal_seq: string; journal_hash: string | null; epoch: string | null }>(
-          `SELECT s.journal_seq, s.journal_hash, l.epoch FROM ${schema}.sessions s
-             LEFT JOIN ${schema}.leases l ON l.session_id = s.id
-            WHERE s.id = $1 FOR UPDATE OF s`,
-          [sessionId],
-        );
-        const row = current.rows[0];
-        if (!row) throw new SessionNotFoundError(sessionId);
-        const leaseEpoch = row.epoch === null ? 0 : Number(row.epoch);
+      batch.events.forEach((event, index) => {
+        if (event.seq !== batch.expectedSeq + index + 1) {
+          throw new AppendConflictError(sessionId, batch.expectedSeq + index, event.seq - 1);
+        }
+      });
+      const newSeq = batch.expectedSeq + batch.events.length;
+      const rows = batch.events.map((event) => ({ seq: event.seq, payload: JSON.stringify(event) }));
+      const action = `append to session ${sessionId}`;
+      // The chain's head as this store last left it; when another writer moved it, the
+      // statement changes nothing and says where the head is, and the batch is chained again.
+      let previousHash = journalHeads.get(sessionId, batch.expectedSeq);
+      for (;;) {
+        const hashes = chainBatch(sessionId, previousHash, rows);
+        const lastHash = hashes.at(-1) ?? previousHash;
+        const outcome = await appendStatement(action, {
+          sessionId,
+          epoch: batch.epoch,
+          expectedSeq: batch.expectedSeq,
+          previousHash,
+          newSeq,
+          lastHash,
+          summary: summaryValues(summary),
+          events: batch.events.map((event, index) => ({
+            seq: event.seq,
+            type: event.type,
+            payload: rows[index]?.payload ?? '',
+            hash: hashes[index] ?? '',
+          })),
+        });
+        if (!outcome) throw new SessionNotFoundError(sessionId);
+        if (outcome.appended) {
+          journalHeads.set(sessionId, newSeq, lastHash);
+          announcer.announce(JSON.stringify({ sessionId, change: 'updated', lastSeq: newSeq }));
+          return;
+        }
+        const leaseEpoch = outcome.epoch === null ? 0 : Number(outcome.epoch);
         if (batch.epoch < leaseEpoch) {
           throw new LeaseLostError(
             sessionId,
             `Session ${sessionId} was taken over by another process (lease epoch ${leaseEpoch}, this writer has ${batch.epoch}); this process may no longer write it.`,
           );
         }
-        const lastSeq = Number(row.journal_seq);
+        const lastSeq = Number(outcome.journal_seq);
+        journalHeads.set(sessionId, lastSeq, outcome.journal_hash);
         if (batch.expectedSeq !== lastSeq) throw new AppendConflictError(sessionId, batch.expectedSeq, lastSeq);
-        batch.events.forEach((event, index) => {
-          if (event.seq !== batch.expectedSeq + index + 1) {
-            throw new AppendConflictError(sessionId, batch.expectedSeq + index, event.seq - 1);
-          }
-        });
-        const newSeq = batch.expectedSeq + batch.events.length;
-        const rows = batch.events.map((event) => ({ seq: event.seq, payload: JSON.stringify(event) }));
-        const hashes = chainBatch(sessionId, row.journal_hash, rows);
-        // One statement for events, summary and notification: fewer round trips per checkpoint.
-        // The batch's last row keeps the summary, so a repair that cuts back to it restores it.
-        try {
-          await client.query(
-            `WITH inserted AS (
-               INSERT INTO ${schema}.events (session_id, seq, epoch, type, payload, hash, batch_summary)
-               SELECT $1, event.seq, $16, event.type, event.payload, event.hash,
-                      CASE WHEN event.seq = $2 THEN $3::json END
-                 FROM unnest($17::bigint[], $18::text[], $19::json[], $22::text[]) AS event (seq, type, payload, hash)
-             ), updated AS (
-               UPDATE ${schema}.sessions SET journal_seq = $2, journal_hash = $23, ${summaryAssignments(3)}
-               WHERE id = $1 RETURNING id
-             )
-             SELECT pg_notify($20, $21) FROM updated`,
-            [
-              sessionId,
-              newSeq,
-              ...summaryValues(summary),
-              batch.epoch,
-              rows.map((event) => event.seq),
-              batch.events.map((event) => event.type),
-              rows.map((event) => event.payload),
-              channel,
-              JSON.stringify({ sessionId, change: 'updated', lastSeq: newSeq }),
-              hashes,
-              hashes.at(-1) ?? row.journal_hash,
-            ],
-          );
-        } catch (error) {
-          // Only reachable if the row lock were bypassed; the key still refuses interleaving.
-          if (databaseErrorCode(error) === '23505') {
-            throw new AppendConflictError(sessionId, batch.expectedSeq, lastSeq, { cause: error });
-          }
-          throw error;
-        }
-      });
+        previousHash = outcome.journal_hash;
+      }
     },
 
     read(sessionId: string, range: ReadRange = {}): AsyncIterable<JournalEvent> {
@@ -349,6 +372,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
 
     async delete(sessionId: string) {
+      // Watchers hear of this store's appends before the deletion.
+      await announcer.settled();
       return inTransaction(`delete session ${sessionId}`, async (client) => {
         const result = await client.query(`DELETE FROM ${schema}.sessions WHERE id = $1`, [sessionId]);
         if (result.rowCount === 0) return false;
@@ -387,10 +412,17 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       await inTransaction(`save a snapshot of session ${sessionId}`, async (client) => {
         try {
           await client.query(
-            `INSERT INTO ${schema}.snapshots (session_id, seq, format_version, state) VALUES ($1, $2, $3, $4)
+            `INSERT INTO ${schema}.snapshots (session_id, seq, format_version, state, operations)
+             VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (session_id) DO UPDATE SET seq = EXCLUDED.seq, format_version = EXCLUDED.format_version,
-               state = EXCLUDED.state, created_at = clock_timestamp()`,
-            [sessionId, snapshot.seq, snapshot.formatVersion, JSON.stringify(snapshot.state)],
+               state = EXCLUDED.state, operations = EXCLUDED.operations, created_at = clock_timestamp()`,
+            [
+              sessionId,
+              snapshot.seq,
+              snapshot.formatVersion,
+              JSON.stringify(snapshot.state),
+              snapshot.operations ? JSON.stringify(snapshot.operations) : null,
+            ],
           );
         } catch (error) {
           if (databaseErrorCode(error) === '23503') throw new SessionNotFoundError(sessionId);
@@ -405,9 +437,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         seq: string | null;
         format_version: number | null;
         state: unknown;
+        operations: unknown;
       }>(
         `read the snapshot of session ${sessionId}`,
-        `SELECT s.id IS NOT NULL AS exists, n.seq, n.format_version, n.state
+        `SELECT s.id IS NOT NULL AS exists, n.seq, n.format_version, n.state, n.operations
            FROM (SELECT $1::text AS id) wanted
            LEFT JOIN ${schema}.sessions s ON s.id = wanted.id
            LEFT JOIN ${schema}.snapshots n ON n.session_id = wanted.id`,
@@ -494,6 +527,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       if (closed) return;
       closed = true;
       await Promise.allSettled([...heldLeases].map((lease) => lease.release()));
+      await announcer.settled();
       await Promise.allSettled([...watches].map((watch) => watch.close()));
       if (owned) await pool.end();
     },

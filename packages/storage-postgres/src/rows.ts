@@ -4,6 +4,7 @@ import {
   type FoldSnapshot,
   JournalCorruptedError,
   type JournalEvent,
+  journalEventSchema,
   type SessionHeader,
   type SessionSummary,
   sessionHeaderSchema,
@@ -47,12 +48,32 @@ const snapshotRowSchema = z.object({
   seq: integerColumnSchema,
   format_version: integerColumnSchema,
   state: z.unknown(),
+  operations: z.unknown().optional(),
 });
+
+/**
+ * The replay operations kept with a snapshot, when every one is a valid event at or before the
+ * snapshot's seq, in order; else none, and an ordered open reads them from the journal (which is
+ * checked) as it does for a snapshot that kept none.
+ */
+function snapshotOperations(value: unknown, seq: number): JournalEvent[] | null {
+  if (!Array.isArray(value)) return null;
+  const operations: JournalEvent[] = [];
+  for (const item of value) {
+    const event = journalEventSchema.safeParse(item);
+    const previous = operations.at(-1)?.seq ?? 0;
+    if (!event.success || event.data.seq <= previous || event.data.seq > seq) return null;
+    operations.push(event.data);
+  }
+  return operations;
+}
 
 export function parseSnapshot(sessionId: string, table: string, row: unknown): FoldSnapshot {
   const snapshot = snapshotRowSchema.safeParse(row);
   if (!snapshot.success) {
     throw corrupted(sessionId, table, `id ${sessionId}`, `invalid snapshot (${describeIssues(snapshot.error)})`);
   }
-  return { seq: snapshot.data.seq, formatVersion: snapshot.data.format_version, state: snapshot.data.state };
+  const { seq, format_version: formatVersion, state } = snapshot.data;
+  const operations = snapshotOperations(snapshot.data.operations, seq);
+  return { seq, formatVersion, state, ...(operations ? { operations } : {}) };
 }

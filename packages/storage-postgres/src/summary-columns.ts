@@ -4,24 +4,26 @@ import type { SessionSummary } from '@resume/core/spec';
 
 const unsafeTitleCharacters = /\u0000/g;
 
+/** The session columns a summary fills, in the order of `summaryValues`, with their SQL array types. */
+export const summaryColumns = [
+  ['summary', 'json'],
+  ['title', 'text'],
+  ['mode', 'text'],
+  ['status', 'text'],
+  ['workspace_dir', 'text'],
+  ['created_at', 'text'],
+  ['updated_at', 'text'],
+  ['parent_id', 'text'],
+  ['last_seq', 'bigint'],
+  ['message_count', 'bigint'],
+  ['input_tokens', 'bigint'],
+  ['output_tokens', 'bigint'],
+  ['cost_usd', 'float8'],
+] as const;
+
 /** The session columns a summary fills, as `SET` assignments from parameter `$first` on (see `summaryValues`). */
 export function summaryAssignments(first: number): string {
-  const columns = [
-    'summary',
-    'title',
-    'mode',
-    'status',
-    'workspace_dir',
-    'created_at',
-    'updated_at',
-    'parent_id',
-    'last_seq',
-    'message_count',
-    'input_tokens',
-    'output_tokens',
-    'cost_usd',
-  ];
-  return columns.map((column, index) => `${column} = $${first + index}`).join(', ');
+  return summaryColumns.map(([column], index) => `${column} = $${first + index}`).join(', ');
 }
 
 /** The values of `summaryAssignments`, in its order. */

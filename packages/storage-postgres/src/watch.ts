@@ -22,6 +22,41 @@ export interface SessionWatch {
 
 export const notifySql = 'SELECT pg_notify($1, $2)';
 
+export interface AppendAnnouncer {
+  /** Announces a committed append (sent soon, with the others that came meanwhile). */
+  announce(payload: string): void;
+  /** Resolves once every announcement so far was sent (or failed). */
+  settled(): Promise<void>;
+}
+
+/**
+ * Announces appends after their commit, many in one statement. A NOTIFY inside the append's
+ * own transaction would hold the server's notification lock through its commit (the WAL flush),
+ * so the commits of all sessions would wait for one another instead of sharing flushes. An
+ * announcement lost to a crash right after the commit only delays a watcher: waits also poll.
+ */
+export function createAppendAnnouncer(send: (payloads: string[]) => Promise<unknown>): AppendAnnouncer {
+  let pending: string[] = [];
+  let sending: Promise<void> | null = null;
+  const drain = async () => {
+    while (pending.length > 0) {
+      const batch = pending;
+      pending = [];
+      await send(batch).catch(() => undefined);
+    }
+    sending = null;
+  };
+  return {
+    announce(payload) {
+      pending.push(payload);
+      sending ??= drain();
+    },
+    async settled() {
+      await sending;
+    },
+  };
+}
+
 /** The channel of a schema (channel names are identifiers of at most 63 bytes). */
 export function notificationChannel(schema: string): string {
   return `conclave_sessions_${schema}`.slice(0, 63);

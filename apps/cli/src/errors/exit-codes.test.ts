@@ -7,7 +7,7 @@ import { PromptChangedError } from '@resume/ai-sdk';
 import * as core from '@resume/core';
 import * as coreSpec from '@resume/core/spec';
 import * as langgraph from '@resume/langgraph';
-import { CheckpointDataError, ThreadConfigError } from '@resume/langgraph';
+import { CheckpointDataError, ThreadBusyError, ThreadConfigError } from '@resume/langgraph';
 import * as providersAnthropic from '@resume/providers-anthropic';
 import * as providersOpenai from '@resume/providers-openai';
 import * as providersScripted from '@resume/providers-scripted';
@@ -227,6 +227,16 @@ const recorded: Array<[string, () => core.ConclaveError, number]> = [
   ],
   ['CheckpointDataError', () => new CheckpointDataError({ sessionId, threadId: 't1', problem: 'blob missing' }), 65],
   ['ThreadConfigError', () => new ThreadConfigError('getTuple', 'thread_id'), 64],
+  [
+    'ThreadBusyError',
+    () =>
+      new ThreadBusyError({
+        sessionId,
+        threadId: 't1',
+        holder: { pid: 4242, host: 'worker-7', since: '2026-01-01T00:00:00.000Z' },
+      }),
+    75,
+  ],
 ];
 
 describe('exit codes', () => {

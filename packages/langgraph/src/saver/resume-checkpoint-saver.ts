@@ -14,6 +14,8 @@ import {
   type CheckpointPendingWrite,
   type CheckpointTuple,
   compareWritesSortKeys,
+  ERROR,
+  INTERRUPT,
   maxChannelVersion,
   type PendingWrite,
   type SerializerProtocol,
@@ -22,8 +24,15 @@ import {
   writesSortKey,
 } from '@langchain/langgraph-checkpoint';
 import { createEngine, type Engine, type Session } from '@resume/core';
-import { type JournalEvent, type JsonValue, SessionExistsError, type SessionStore } from '@resume/core/spec';
+import {
+  type JournalEvent,
+  type JsonValue,
+  SessionExistsError,
+  SessionLockedError,
+  type SessionStore,
+} from '@resume/core/spec';
 import { CheckpointDataError } from '../errors/checkpoint-data-error.js';
+import { ThreadBusyError } from '../errors/thread-busy-error.js';
 import { ThreadConfigError } from '../errors/thread-config-error.js';
 import { GRAPH_DATA_FORMAT, type StoredChannelValue, type StoredWrite } from './graph-records.js';
 import { decodeItem, type EncodedItem, encodeItem, type ItemCodec, itemKey, storeBlobs } from './item-codec.js';
@@ -51,19 +60,44 @@ export interface ResumeCheckpointSaverOptions {
   workspaceDir?: string;
   /** Crashes in a row without progress before a thread refuses to reopen (the engine's maxRecoveries). */
   maxRecoveries?: number;
+  /**
+   * A run holds its thread from its first write until it stops at an interrupt or an error, or
+   * until this many ms passed without a write (default 1000): then any process may run it.
+   */
+  leaseIdleMs?: number;
+  /**
+   * How long a write waits while another process's run holds the thread before it fails with
+   * ThreadBusyError (default twice `leaseIdleMs`, the longest a finished run keeps it).
+   */
+  leaseWaitMs?: number;
 }
 
 interface Thread {
   readonly threadId: string;
   readonly sessionId: string;
-  readonly index: ThreadIndex;
-  /** This saver's writer session once it wrote to the thread (it holds the lease until close). */
+  index: ThreadIndex;
+  /**
+   * Whether a run read the thread through this saver since its last refused write: a write is
+   * then refused when another process saved checkpoints the run did not read.
+   */
+  read: boolean;
+  /** The newest checkpoint another process saved after the run read the thread: its writes are refused until it reads again. */
+  overtakenBy: string | null;
+  /** The run's writer session while a run of this saver writes the thread (it holds the lease). */
   session: Session | null;
+  /** Gives the lease up once the run wrote nothing for `leaseIdleMs`. */
+  idle: NodeJS.Timeout | null;
+  /** Counts writes, so a release planned before a write does not end the run that wrote. */
+  writes: number;
   /** Writes to one thread run one after another, each durable before the next starts. */
   queue: Promise<unknown>;
 }
 
 const DEFAULT_BLOB_THRESHOLD = 16 * 1024;
+const DEFAULT_LEASE_IDLE_MS = 1000;
+/** How often a write waiting for another process's run asks for the thread again. */
+const LEASE_POLL_MS = 20;
+const RUN_STOPPED = 'the run stopped; the thread continues with its thread_id';
 
 function threadIdOf(config: RunnableConfig, operation: string): string {
   const threadId = config.configurable?.thread_id;
@@ -83,6 +117,8 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
   readonly #codec: ItemCodec;
   readonly #threads = new Map<string, Thread>();
   readonly #options: ResumeCheckpointSaverOptions;
+  readonly #leaseIdleMs: number;
+  readonly #leaseWaitMs: number;
   #closed = false;
 
   constructor(options: ResumeCheckpointSaverOptions) {
@@ -90,6 +126,8 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     this.store = options.store;
     this.#options = options;
     this.#engine = createEngine({ store: options.store });
+    this.#leaseIdleMs = options.leaseIdleMs ?? DEFAULT_LEASE_IDLE_MS;
+    this.#leaseWaitMs = options.leaseWaitMs ?? 2 * this.#leaseIdleMs;
     this.#codec = {
       serde: this.serde,
       store: options.store,
@@ -165,7 +203,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     const threadId = threadIdOf(config, 'put');
     const namespaceName = namespaceOf(config);
     const parentId = typeof config.configurable?.checkpoint_id === 'string' ? config.configurable.checkpoint_id : null;
-    await this.#write(threadId, async (thread, session) => {
+    await this.#write(threadId, false, async (thread, session) => {
       const namespace = thread.index.namespace(namespaceName);
       const parent = parentId ? namespace.checkpoints.get(parentId) : undefined;
       const { channel_values: channelValues, ...rest } = checkpoint;
@@ -207,7 +245,9 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
       throw new ThreadConfigError('putWrites', 'checkpoint_id');
     }
     const namespaceName = namespaceOf(config);
-    await this.#write(threadId, async (thread, session) => {
+    // A task that was interrupted or failed ends the run: the thread is free for the next one.
+    const stopsRun = writes.some(([channel]) => channel === INTERRUPT || channel === ERROR);
+    await this.#write(threadId, stopsRun, async (thread, session) => {
       const existing = thread.index.namespace(namespaceName).writes.get(checkpointId);
       const stored: StoredWrite[] = [];
       const encoded: EncodedItem[] = [];
@@ -234,9 +274,12 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
   async deleteThread(threadId: string): Promise<void> {
     const thread = this.#threads.get(threadId);
     if (thread) {
+      this.#cancelRelease(thread);
       await thread.queue.catch(() => undefined);
       this.#threads.delete(threadId);
-      await thread.session?.close();
+      const session = thread.session;
+      thread.session = null;
+      await session?.close();
     }
     const sessionId = threadSessionId(threadId);
     const header = await this.store.getHeader(sessionId);
@@ -244,20 +287,17 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * Releases every thread this saver wrote to (each is journaled as stopped cleanly, so a
-   * later run does not count it as a crash). The store stays open: close it yourself.
+   * Releases every thread a run of this saver still holds (each is journaled as stopped
+   * cleanly, so a later run does not count it as a crash). The store stays open: close it yourself.
    */
   async close(): Promise<void> {
     this.#closed = true;
     const threads = [...this.#threads.values()];
     this.#threads.clear();
     for (const thread of threads) {
+      this.#cancelRelease(thread);
       await thread.queue.catch(() => undefined);
-      if (!thread.session) continue;
-      await thread.session
-        .interrupt('the checkpointer closed; the thread continues with its thread_id')
-        .catch(() => undefined);
-      await thread.session.close();
+      await this.#release(thread, 'the checkpointer closed; the thread continues with its thread_id');
     }
   }
 
@@ -380,7 +420,11 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
         threadId,
         sessionId: threadSessionId(threadId),
         index: new ThreadIndex(),
+        read: false,
+        overtakenBy: null,
         session: null,
+        idle: null,
+        writes: 0,
         queue: Promise.resolve(),
       };
       this.#threads.set(threadId, thread);
@@ -391,15 +435,20 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
   /** The thread brought up to date with the journal, or null when it has no session. */
   async #readable(threadId: string): Promise<Thread | null> {
     const thread = this.#thread(threadId);
-    // The writer's index is the journal: it appended every event itself.
+    // While a run of this saver holds the thread, the index is the journal: it appended every event itself.
     if (thread.session) return thread;
     const header = await this.store.getHeader(thread.sessionId);
     if (!header) {
-      if (thread.index.lastSeq > 0) this.#threads.delete(threadId);
+      // Deleted meanwhile, or never written: what the index held is gone.
+      if (thread.index.lastSeq > 0) thread.index = new ThreadIndex();
+      thread.read = true;
+      thread.overtakenBy = null;
       return null;
     }
     this.#checkOwner(thread, header.options);
     await this.#catchUp(thread);
+    thread.read = true;
+    thread.overtakenBy = null;
     return thread;
   }
 
@@ -413,11 +462,12 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     }
   }
 
-  async #catchUp(thread: Thread): Promise<void> {
+  async #catchUp(thread: Thread): Promise<JournalEvent[]> {
     const events: JournalEvent[] = [];
     for await (const event of this.store.read(thread.sessionId, { fromSeq: thread.index.lastSeq + 1 }))
       events.push(event);
     this.#applyAll(thread, events);
+    return events;
   }
 
   #applyAll(thread: Thread, events: Iterable<JournalEvent>): void {
@@ -429,27 +479,122 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     }
   }
 
-  /** Runs `write` on the thread's writer session after the thread's earlier writes, then commits it. */
+  /**
+   * Runs `write` on the thread's writer session after the thread's earlier writes, then commits
+   * it. The run keeps the thread until it stops (`stopsRun`), fails, or goes idle.
+   */
   async #write(
     threadId: string,
+    stopsRun: boolean,
     write: (thread: Thread, session: Session) => Promise<JournalEvent | null>,
   ): Promise<void> {
     if (this.#closed)
       throw new ThreadConfigError('put', 'thread_id', { hint: 'This checkpointer was closed; create a new one.' });
     const thread = this.#thread(threadId);
     const run = thread.queue.then(async () => {
-      const session = await this.#writer(thread);
-      const event = await write(thread, session);
-      if (!event) return;
-      await session.flush();
-      this.#applyAll(thread, [event]);
+      thread.writes += 1;
+      this.#cancelRelease(thread);
+      try {
+        const session = await this.#writer(thread);
+        const event = await write(thread, session);
+        if (event) {
+          await session.flush();
+          this.#applyAll(thread, [event]);
+        }
+      } catch (error) {
+        await this.#release(thread, RUN_STOPPED).catch(() => undefined);
+        throw error;
+      }
+      if (stopsRun) await this.#release(thread, RUN_STOPPED);
+      else this.#releaseWhenIdle(thread);
     });
     thread.queue = run.catch(() => undefined);
     await run;
   }
 
+  #releaseWhenIdle(thread: Thread): void {
+    const writes = thread.writes;
+    thread.idle = setTimeout(() => {
+      thread.idle = null;
+      thread.queue = thread.queue
+        .then(() => (thread.writes === writes ? this.#release(thread, RUN_STOPPED) : undefined))
+        .catch(() => undefined);
+    }, this.#leaseIdleMs);
+    // A worker that has nothing else to do may exit: a lease left behind by a dead process is taken over.
+    thread.idle.unref();
+  }
+
+  #cancelRelease(thread: Thread): void {
+    if (thread.idle) clearTimeout(thread.idle);
+    thread.idle = null;
+  }
+
+  /** Ends the run's hold on the thread: journals a clean stop and gives the lease up. */
+  async #release(thread: Thread, reason: string): Promise<void> {
+    this.#cancelRelease(thread);
+    const session = thread.session;
+    if (!session) return;
+    thread.session = null;
+    await session.interrupt(reason).catch(() => undefined);
+    // Only this run wrote while it held the lease: the index has seen all of the journal.
+    thread.index.lastSeq = Math.max(thread.index.lastSeq, session.committedSeq);
+    await session.close();
+  }
+
+  /**
+   * The run's writer session: the thread's lease, taken by the run's first write (waiting up to
+   * `leaseWaitMs` for another process's run to give it up), and the journal read up to its end.
+   * A run that read the thread before another process saved checkpoints to it is refused.
+   */
   async #writer(thread: Thread): Promise<Session> {
     if (thread.session) return thread.session;
+    this.#refuseOvertaken(thread);
+    const session = await this.#leased(thread);
+    try {
+      const unread = await this.#catchUp(thread);
+      const foreign = unread.findLast(
+        (event) => event.type === 'graph-checkpoint-saved' || event.type === 'graph-writes-saved',
+      );
+      // Refused until the thread is read again, so no later write of this run slips in.
+      if (thread.read && foreign) thread.overtakenBy = foreign.checkpointId;
+      this.#refuseOvertaken(thread);
+    } catch (error) {
+      thread.session = session;
+      await this.#release(thread, RUN_STOPPED);
+      throw error;
+    }
+    thread.session = session;
+    return session;
+  }
+
+  #refuseOvertaken(thread: Thread): void {
+    if (thread.overtakenBy === null) return;
+    throw new ThreadBusyError({
+      sessionId: thread.sessionId,
+      threadId: thread.threadId,
+      checkpointId: thread.overtakenBy,
+    });
+  }
+
+  async #leased(thread: Thread): Promise<Session> {
+    const deadline = performance.now() + this.#leaseWaitMs;
+    for (;;) {
+      try {
+        return await this.#openOrCreate(thread);
+      } catch (error) {
+        if (!SessionLockedError.isInstance(error)) throw error;
+        if (performance.now() >= deadline) {
+          throw new ThreadBusyError(
+            { sessionId: thread.sessionId, threadId: thread.threadId, holder: error.holder },
+            { cause: error },
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
+      }
+    }
+  }
+
+  async #openOrCreate(thread: Thread): Promise<Session> {
     const header = await this.store.getHeader(thread.sessionId);
     let session: Session;
     if (header) {
@@ -471,9 +616,6 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
         session = await this.#open(thread);
       }
     }
-    // With the lease held, the journal cannot move under us: read what we have not seen yet.
-    await this.#catchUp(thread);
-    thread.session = session;
     return session;
   }
 

@@ -91,6 +91,7 @@ export const exitCodes: Readonly<Record<string, ExitCodeRule>> = {
   // @resume/langgraph
   'checkpoint-data': ExitCode.corrupted,
   'langgraph-config': ExitCode.usage,
+  'langgraph-thread-busy': ExitCode.inUse,
 };
 
 /** The exit code for an error: its code's entry in the table; 1 for an unknown code or anything that is no Conclave error. */

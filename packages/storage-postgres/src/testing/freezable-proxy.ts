@@ -10,15 +10,23 @@ export interface FreezableProxy {
   freeze(): void;
   /** Delivers what was held and lets traffic through again. */
   thaw(): void;
+  /**
+   * Round trips so far: the times a client spoke after the server answered it (or first), left
+   * out those whose first message matches `except` (the text of a statement, say).
+   */
+  roundTrips(except?: RegExp): number;
   close(): void;
 }
 
 export async function freezableProxy(target: URL): Promise<FreezableProxy> {
   let frozen = false;
+  const turns: string[] = [];
   const held: Array<() => void> = [];
   const sockets = new Set<Socket>();
-  const forward = (from: Socket, to: Socket) =>
+  const forward = (from: Socket, to: Socket, turn: { clientSpoke: boolean }, fromClient: boolean) =>
     from.on('data', (chunk) => {
+      if (fromClient && !turn.clientSpoke) turns.push(chunk.toString('latin1'));
+      turn.clientSpoke = fromClient;
       if (frozen) held.push(() => to.write(chunk));
       else to.write(chunk);
     });
@@ -32,8 +40,9 @@ export async function freezableProxy(target: URL): Promise<FreezableProxy> {
         upstream.destroy();
       });
     }
-    forward(client, upstream);
-    forward(upstream, client);
+    const turn = { clientSpoke: false };
+    forward(client, upstream, turn, true);
+    forward(upstream, client, turn, false);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -43,6 +52,7 @@ export async function freezableProxy(target: URL): Promise<FreezableProxy> {
     freeze: () => {
       frozen = true;
     },
+    roundTrips: (except) => turns.filter((text) => !except?.test(text)).length,
     thaw: () => {
       frozen = false;
       for (const send of held.splice(0)) send();
