@@ -20,6 +20,7 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
   const program = buildProgram(environment, {
     argv,
     rerun: (corrected) => runCli(corrected, environment),
+    runIn: runCli,
     async run(_command, work) {
       try {
         exitCode = await work();

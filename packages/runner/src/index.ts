@@ -48,6 +48,8 @@ export {
 } from './files/user-file.js';
 export { WorkspaceAccessError, type WorkspaceAccessReason } from './files/workspace-access-error.js';
 export { WorktreeRefusedError } from './files/worktree-refused-error.js';
+export type { McpServerConfig, McpSettings } from './mcp/mcp-server-config.js';
+export { McpServerError, type McpServerFailure } from './mcp/mcp-server-error.js';
 // ---- modes: the agents they run and the errors they raise (modes/)
 export {
   type AgentSpec,

@@ -6,7 +6,7 @@
 
 import type { Engine } from '@resume/core/engine';
 import type { SessionStore } from '@resume/core/spec';
-import { type LoadedConfig, loadConfigOnDemand } from '@resume/runner/config';
+import { headerVariables, type LoadedConfig, loadConfigOnDemand } from '@resume/runner/config';
 import { createTerminal, type OutputStreams, type Terminal } from '../output/terminal.js';
 import { tracingSettings } from '../tracing/tracing-settings.js';
 import type { GlobalOptions } from './global-options.js';
@@ -93,6 +93,10 @@ export function createCliContext(
           openEngine({
             store,
             env: environment.env,
+            // A variable an MCP server's header names (`Bearer $\{LEDGER_CREDENTIAL}`) holds a secret, whatever its name.
+            secrets: Object.values(context.config().config.mcp.servers)
+              .flatMap(headerVariables)
+              .flatMap((name) => environment.env[name] ?? []),
             snapshotEvery: context.config().config.checkpoint.snapshotEvery,
             now: environment.now,
           }),

@@ -6,10 +6,12 @@ import type { SessionStore } from '@resume/core/spec';
 export function openEngine(input: {
   store: SessionStore;
   env: Readonly<Record<string, string | undefined>>;
+  /** Values that are secrets whatever their variables are called (those MCP servers' config names). */
+  secrets?: readonly string[];
   snapshotEvery: number;
   now: () => Date;
 }): Engine {
-  const redactor = createRedactor({ env: { ...input.env } });
+  const redactor = createRedactor({ env: { ...input.env }, secrets: input.secrets ?? [] });
   return createEngine({
     store: input.store,
     redact: (value) => redactor.redact(value),

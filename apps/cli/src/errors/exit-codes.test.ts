@@ -191,6 +191,7 @@ const recorded: Array<[string, () => core.ConclaveError, number]> = [
     1,
   ],
   ['MapNoItemsError', () => new runner.MapNoItemsError({ stepId: 'each', key: 'steps[0]' }), 1],
+  ['McpServerError', () => new runner.McpServerError('github', 'died', 'stopped answering'), 69],
   [
     'ParallelGroupFailedError (a failure that is no Conclave error)',
     () =>

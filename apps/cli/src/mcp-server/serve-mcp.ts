@@ -10,6 +10,8 @@ export interface ServeMcpOptions {
   allowRuns: boolean;
   /** Global options every tool's command gets (`--home`, `--store`…), as typed. */
   globalArgs: string[];
+  /** Runs one command line with the given environment (the CLI's own entry, handed in to keep imports downward). */
+  runCli(argv: readonly string[], environment: CliEnvironment): Promise<number>;
 }
 
 interface Captured {
@@ -19,11 +21,11 @@ interface Captured {
 }
 
 export async function serveMcp(environment: CliEnvironment, options: ServeMcpOptions): Promise<number> {
-  const [{ McpServer }, { StdioServerTransport }, { runCli }] = await Promise.all([
+  const [{ McpServer }, { StdioServerTransport }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/mcp.js'),
     import('@modelcontextprotocol/sdk/server/stdio.js'),
-    import('../cli.js'),
   ]);
+  const { runCli } = options;
   const interrupts = new Set<(signal: 'SIGINT' | 'SIGTERM') => void>();
   const inFlight = new Set<Promise<Captured>>();
   const run = (command: ReturnType<ConclaveTool['command']>): Promise<Captured> => {

@@ -13,6 +13,8 @@ export interface ProgramHooks {
   readonly argv: readonly string[];
   /** Runs another command line in this process (the corrected command), returning its exit code. */
   rerun(argv: readonly string[]): Promise<number>;
+  /** Runs a command line in this process with another environment (the MCP server's tool calls). */
+  runIn(argv: readonly string[], environment: CliEnvironment): Promise<number>;
   /** Called by the chosen action with the work to do; the caller runs it and keeps the exit code. */
   run(command: Command, work: () => Promise<number>): Promise<void>;
 }
@@ -759,7 +761,7 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
       const globalArgs = ['home', 'store', 'provider', 'model'].flatMap((name) =>
         typeof options[name] === 'string' ? [`--${name}`, options[name] as string] : [],
       );
-      return serveMcp(environment, { allowRuns: options.allowRuns === true, globalArgs });
+      return serveMcp(environment, { allowRuns: options.allowRuns === true, globalArgs, runCli: hooks.runIn });
     }),
   );
   program.addCommand(mcp);

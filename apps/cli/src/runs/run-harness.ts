@@ -91,6 +91,7 @@ export async function runWithHarness(
     decisions,
     availableModels: resolution.availableModels,
     allowCommands: config.tools.allowCommands,
+    mcp: config.mcp,
     limits: setup.limits ?? config.limits,
     maxRecoveries: config.resume.maxRecoveries,
     checkpointInterval: setup.checkpointInterval ?? config.checkpoint.interval,

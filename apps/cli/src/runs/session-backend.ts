@@ -8,17 +8,23 @@ import { whoAmI } from '../commands/answer.js';
 import type { CliContext } from '../context/cli-context.js';
 import type { RunLimits } from './cost-limits.js';
 
-/** The runner's planner (dry runs, the details pane) over this CLI's engine, workspace and cost limits. */
+/**
+ * The runner's planner (dry runs, the details pane) over this CLI's engine, workspace and cost
+ * limits. With `checkMcpServers` (a dry run) the MCP servers a session used are started to
+ * compare their tool lists with the recorded ones; a details pane never starts them.
+ */
 export async function createPlanner(
   context: CliContext,
   limits: RunLimits = context.config().config.limits,
   availableModels?: () => Promise<readonly string[] | null>,
+  checkMcpServers = false,
 ) {
   return createRunnerPlanner({
     engine: await context.engine(),
     workspaceDir: context.environment.cwd,
     limits,
     ...(availableModels ? { availableModels } : {}),
+    ...(checkMcpServers ? { mcp: context.config().config.mcp, env: { ...context.environment.env } } : {}),
   });
 }
 

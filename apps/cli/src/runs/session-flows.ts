@@ -351,7 +351,7 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
     // The plan asks the provider which models it offers, as the resume will.
     const { availableModels } = await resolveModels(context, setup);
     const planned = await (
-      await createPlanner(context, setup.limits ?? context.config().config.limits, availableModels)
+      await createPlanner(context, setup.limits ?? context.config().config.limits, availableModels, true)
     ).plan(id, {
       ...(fromCheckpoint === undefined ? {} : { fromCheckpoint }),
       ...(flags.workspace !== undefined ? { workspaceDir: flags.workspace } : {}),

@@ -8,6 +8,7 @@
 
 import { lazySchema, once } from '@resume/core/lazy-schema';
 import { z } from 'zod';
+import { MCP_SERVER_NAME_PATTERN, type McpServerConfig } from '../mcp/mcp-server-config.js';
 
 /**
  * A provider's name (`scripted`, `openai`, `anthropic`, or one a front end registers): the
@@ -99,6 +100,42 @@ const buildConfigSchemas = once(() => {
     allowCommands: z.array(z.string().min(1)).optional(),
   });
 
+  // Values may name environment variables (`${GITHUB_TOKEN}`), filled in when the server starts.
+  const mcpStdioServerSchema = z.strictObject({
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string().min(1), z.string()).optional(),
+    cwd: z.string().min(1).optional(),
+  });
+  const mcpHttpServerSchema = z.strictObject({
+    url: z.string().regex(/^https?:\/\//, 'an http:// or https:// URL'),
+    headers: z.record(z.string().min(1), z.string()).optional(),
+  });
+  const mcpConfigSchema = z.strictObject({
+    /** By name (`<server>__<tool>` is what models see): a `command` to start (stdio) or a `url` (streamable HTTP). */
+    servers: z
+      .record(
+        z.string(),
+        z.union([mcpStdioServerSchema, mcpHttpServerSchema], {
+          error: 'a server has either `command` (and `args`, `env`, `cwd`) or `url` (and `headers`)',
+        }),
+      )
+      // Checked here rather than as the record's key schema, whose message zod replaces.
+      .superRefine((servers, context) => {
+        for (const name of Object.keys(servers))
+          if (!MCP_SERVER_NAME_PATTERN.test(name))
+            context.addIssue({
+              code: 'custom',
+              path: [name],
+              message:
+                'a server name is lower-case letters, digits, "-" and single "_" (tools are named <server>__<tool>)',
+            });
+      })
+      .optional(),
+    /** Bytes of one tool result a model sees at most; the rest is cut with a note. */
+    maxOutputBytes: z.number().int().min(1024).optional(),
+  });
+
   const usd = z.number().positive('an amount in US dollars greater than 0');
   const limitsConfigSchema = z.strictObject({
     /** A run stops at a checkpoint before a model call that would take the session past this (USD). */
@@ -133,6 +170,7 @@ const buildConfigSchemas = once(() => {
     trash: trashConfigSchema.optional(),
     discussion: discussionConfigSchema.optional(),
     tools: toolsConfigSchema.optional(),
+    mcp: mcpConfigSchema.optional(),
     limits: limitsConfigSchema.optional(),
   });
   return {
@@ -196,6 +234,7 @@ export interface ConclaveConfig {
   trash: { keepDays: number };
   discussion: { maxRounds: number };
   tools: { allowCommands: string[] };
+  mcp: { servers: Record<string, McpServerConfig>; maxOutputBytes: number };
   limits: {
     maxCostUsd: number | null;
     maxLineageCostUsd: number | null;

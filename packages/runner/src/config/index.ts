@@ -4,6 +4,7 @@
 // (`loadConfig`, `readConfigFile`, `parseConfigText`) need the parser at hand and are
 // exported by `@resume/runner` only, with every name below.
 
+export { headerVariables, type McpServerConfig } from '../mcp/mcp-server-config.js';
 export {
   formatBytes,
   parseDurationDays,

@@ -141,6 +141,59 @@ describe('loadConfig', () => {
     );
   });
 
+  /** `${NAME}`, as a config file names an environment variable. */
+  const reference = (name: string) => `$\{${name}}`;
+
+  it('reads MCP servers (a command, or a url with headers naming environment variables)', () => {
+    const read = filesystem({
+      [`${workspace}/.conclave.yaml`]: [
+        'mcp:',
+        '  maxOutputBytes: 4096',
+        '  servers:',
+        `    files: { command: npx, args: [-y, files-server], env: { ROOT: "${reference('HOME')}/data" } }`,
+        '    github:',
+        '      url: https://mcp.example.com/mcp',
+        `      headers: { Authorization: "Bearer ${reference('GITHUB_TOKEN')}" }`,
+        '',
+      ].join('\n'),
+    });
+    const { config } = loadConfig({ cwd: workspace, userHome, env: {}, readFile: read });
+    expect(config.mcp).toEqual({
+      maxOutputBytes: 4096,
+      servers: {
+        files: { command: 'npx', args: ['-y', 'files-server'], env: { ROOT: `${reference('HOME')}/data` } },
+        github: {
+          url: 'https://mcp.example.com/mcp',
+          headers: { Authorization: `Bearer ${reference('GITHUB_TOKEN')}` },
+        },
+      },
+    });
+  });
+
+  it('refuses an MCP header holding a secret itself, and says how to name it from the environment', () => {
+    const read = filesystem({
+      [`${workspace}/.conclave.yaml`]:
+        'mcp:\n  servers:\n    github:\n      url: https://mcp.example.com/mcp\n      headers: { Authorization: "Bearer ghp_abc123" }\n',
+    });
+    expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: read })).toThrowError(
+      expect.objectContaining({
+        message: expect.stringContaining('mcp.servers.github.headers.Authorization: secrets do not belong'),
+        hint: expect.stringContaining(`Authorization: "Bearer ${reference('GITHUB_TOKEN')}"`),
+      }),
+    );
+  });
+
+  it('refuses an MCP server with neither a command nor a url, and a server name tools cannot be named after', () => {
+    const neither = filesystem({ [`${workspace}/.conclave.yaml`]: 'mcp:\n  servers:\n    files: { args: [x] }\n' });
+    expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: neither })).toThrowError(
+      /mcp\.servers\.files[\s\S]*either `command`[\s\S]*or `url`/,
+    );
+    const badName = filesystem({
+      [`${workspace}/.conclave.yaml`]: 'mcp:\n  servers:\n    my__files: { command: x }\n',
+    });
+    expect(() => loadConfig({ cwd: workspace, userHome, env: {}, readFile: badName })).toThrowError(/<server>__<tool>/);
+  });
+
   it('refuses a provider base URL with credentials, naming the file and the key', () => {
     const read = filesystem({
       [`${workspace}/.conclave.yaml`]: 'providers:\n  openai:\n    baseUrl: https://me:hunter22@llm.internal/v1\n',

@@ -5,6 +5,7 @@
 
 import { ConfigError } from '@resume/core/spec';
 import type { z } from 'zod';
+import { referencesEnvironmentOnly } from '../mcp/mcp-server-config.js';
 import { builtinProviders } from '../providers/builtin-providers.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import { issueMessage, keyInPath } from '../workflow/issue-path.js';
@@ -40,7 +41,9 @@ export function parseConfigText(
       file,
       key: secretKey,
       problem: 'secrets do not belong in config files (they could be committed or journaled)',
-      fix: 'Remove the key and set OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment instead.',
+      fix: secretKey.startsWith('mcp.')
+        ? `Keep the secret in the environment and name it here: \`Authorization: "Bearer $\{GITHUB_TOKEN}"\`.`
+        : 'Remove the key and set OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment instead.',
     });
   for (const moved of MOVED_CONFIG_KEYS) {
     if (valueAt(raw, moved.from) === undefined) continue;
@@ -132,7 +135,8 @@ function findSecretKey(value: unknown, trail: string[], seen = new WeakSet<objec
     return null;
   }
   for (const [key, item] of Object.entries(value)) {
-    if (SECRET_KEY_PATTERN.test(key)) return [...trail, key].join('.');
+    // An MCP server's header may name a secret kept in the environment (`Bearer ${TOKEN}`).
+    if (SECRET_KEY_PATTERN.test(key) && !referencesEnvironmentOnly(item)) return [...trail, key].join('.');
     const found = findSecretKey(item, [...trail, key], seen);
     if (found) return found;
   }

@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { ConfigError, FileNotFoundError } from '@resume/core/spec';
 import { readUserFile, USER_FILE_LIMITS } from '../files/user-file.js';
+import { DEFAULT_MCP_MAX_OUTPUT_BYTES } from '../mcp/mcp-server-config.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import { withNextStep } from '../runner/next-step.js';
 import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
@@ -65,6 +66,7 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
   trash: { keepDays: 7 },
   discussion: { maxRounds: 4 },
   tools: { allowCommands: [] },
+  mcp: { servers: {}, maxOutputBytes: DEFAULT_MCP_MAX_OUTPUT_BYTES },
   limits: { maxCostUsd: null, maxLineageCostUsd: null, warnAboveUsd: null, maxParallel: DEFAULT_MAX_PARALLEL },
 };
 

@@ -78,6 +78,7 @@ export const exitCodes: Readonly<Record<string, ExitCodeRule>> = {
   'git-failed': ExitCode.failed,
   'map-items-failed': ExitCode.failed,
   'map-no-items': ExitCode.failed,
+  'mcp-server-unavailable': ExitCode.unavailable,
   'parallel-group-failed': asItsCause,
   'scored-step-failed': ExitCode.failed,
   'shell-command-failed': ExitCode.failed,

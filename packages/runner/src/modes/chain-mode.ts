@@ -43,6 +43,7 @@ export const chainMode = defineMode<ChainConfig>({
       const spec = parseWorkflowSpec(text, specPath);
       checkWorkflow(spec, specPath, Object.keys(config.variables));
       checkParallelLimit(spec, specPath, setup.maxParallel);
+      setup.checkMcpServers(spec.mcp, specPath);
       return null;
     },
   },
@@ -57,6 +58,7 @@ export const chainMode = defineMode<ChainConfig>({
     const variables = resolveVariables(spec, filePath, input.variables);
     checkWorkflow(spec, filePath, Object.keys(variables));
     checkParallelLimit(spec, filePath, setup.maxParallel);
+    setup.checkMcpServers(spec.mcp, filePath);
     // Map items from a file are read (and refused when missing or not JSON) before a session exists.
     const { checkItemFiles } = await import('../workflow/map-items.js');
     await checkItemFiles(spec, setup.workspaceDir);
@@ -104,6 +106,7 @@ export const chainMode = defineMode<ChainConfig>({
       variables,
       stepKeys: config.stepKeys ?? 'position',
       stepLabels: config.stepLabels ?? 'position',
+      tools: await context.mcpTools(spec.mcp, config.workflowPath),
     });
   },
   describeNext(state) {

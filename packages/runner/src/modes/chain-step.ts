@@ -7,7 +7,7 @@ import type { StepKeyScheme } from '../workflow/step-ids.js';
 import type { StepResult, TemplateScope } from '../workflow/template.js';
 import type { WorkflowLeafStep, WorkflowSpec } from '../workflow/workflow-spec.js';
 import type { BranchRun } from './chain-parallel.js';
-import type { CheckpointAnnouncer, ModeContext } from './mode-context.js';
+import type { CheckpointAnnouncer, ModeContext, ModeTool } from './mode-context.js';
 
 export interface ChainOptions {
   spec: WorkflowSpec;
@@ -18,6 +18,8 @@ export interface ChainOptions {
   stepKeys: StepKeyScheme;
   /** How its checkpoint labels name steps (recorded at its start; by position before labels by id). */
   stepLabels: StepKeyScheme;
+  /** Tools every agent step may call (the MCP servers of the spec's `mcp:`); none: one model call per step. */
+  tools?: ModeTool[];
 }
 
 export const shellOutputSchema = lazySchema(() =>

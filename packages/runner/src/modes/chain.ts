@@ -12,6 +12,7 @@ import {
 } from '@resume/core/spec';
 import { describeDuration } from '../config/duration.js';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
+import { DEFAULT_MAX_ITERATIONS } from '../runner/run-config-building.js';
 import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import { memberKeyPrefix, stepIdOfKey, stepKeyPrefix, stepLabel, workflowStepTree } from '../workflow/step-ids.js';
 import { renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
@@ -47,6 +48,7 @@ import {
   recordProgress,
   setData,
 } from './mode-context.js';
+import { runToolCall } from './orchestrated.js';
 import { PARALLEL_GROUP_KEY } from './parallel-group-state.js';
 import { commandAwareDecision } from './running-command.js';
 import { type HeldShellCommand, holdShellCommand, ShellCommandFailedError } from './shell-command.js';
@@ -93,12 +95,13 @@ async function runAgentStep(
   };
   const agentTag = `agent:${agentName}`;
   // Each agent continues its own conversation (the Strands model): its earlier inputs and answers.
-  // This step's own input is left out: a crash after it was journaled must not show it twice.
-  const ownTags = [`step:${key}/input`, `step:${key}`];
+  // This step's own messages (its input, tool calls and answer) are left out: a crash after they
+  // were journaled must not show them twice.
+  const ownStep = (tag: string) => tag === `step:${key}` || tag.startsWith(`step:${key}/`);
   // A branch of a parallel group writes its messages at the join (in the group's order, so the
   // transcript does not depend on which branch finished first); until then it sees its own.
   const ownConversation = (message: Pick<MessageInput, 'tags'>) =>
-    message.tags?.includes(agentTag) === true && !ownTags.some((tag) => message.tags?.includes(tag));
+    message.tags?.includes(agentTag) === true && !(message.tags ?? []).some(ownStep);
   const kept: ChatMessage[] = (branch?.messages ?? [])
     .map(({ stepKey, message }) => stepMessage(stepKey, message))
     .filter(ownConversation)
@@ -111,21 +114,50 @@ async function runAgentStep(
   const write = (stepKey: string, message: MessageInput) =>
     branch ? branch.messages.push({ stepKey, message }) : ensureStepMessage(context, stepKey, message);
   write(`${key}/input`, { role: 'user', content: input, speaker: 'workflow', round, tags: [agentTag] });
-  const output = await runAgentTurn(context, {
-    key,
-    agent,
-    system: [agent.systemPrompt, ...notes].join('\n\n'),
-    messages: [...history, { role: 'user', content: input, speaker: 'workflow' }],
-    round,
-    metadata: { role: 'agent', round },
-    // Keyed by stable id: a step inserted by an edit runs before the recorded ones after it.
-    inserted: options.stepKeys === 'id',
-    ...(branch ? { branch: branch.name } : {}),
-    ...(completionLabel ? { checkpointOnCompletion: completionLabel } : {}),
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-  });
-  write(key, { role: 'assistant', content: output.content, speaker: agentName, round, tags: [agentTag] });
-  return output.content;
+  const tools = options.tools ?? [];
+  const toolsByName = new Map(tools.map((tool) => [tool.definition.name, tool]));
+  // The calls this step made and their results, rebuilt from the journal on a replay.
+  const exchange: ChatMessage[] = [];
+  for (let turn = 1; ; turn += 1) {
+    // The first turn keeps the step's key: a step without tools is keyed as before.
+    const turnKey = turn === 1 ? key : `${key}/turn-${turn}`;
+    const lastTurn = turn >= DEFAULT_MAX_ITERATIONS;
+    const output = await runAgentTurn(context, {
+      key: turnKey,
+      agent,
+      system: [agent.systemPrompt, ...notes].join('\n\n'),
+      messages: [...history, { role: 'user', content: input, speaker: 'workflow' }, ...exchange],
+      ...(tools.length > 0 && !lastTurn ? { tools: tools.map((tool) => tool.definition) } : {}),
+      round,
+      metadata: { role: 'agent', round },
+      // Keyed by stable id: a step inserted by an edit runs before the recorded ones after it.
+      inserted: options.stepKeys === 'id',
+      ...(branch ? { branch: branch.name } : {}),
+      ...(completionLabel && (tools.length === 0 || lastTurn) ? { checkpointOnCompletion: completionLabel } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    });
+    if (output.toolCalls.length === 0 || lastTurn || tools.length === 0) {
+      write(key, { role: 'assistant', content: output.content, speaker: agentName, round, tags: [agentTag] });
+      return output.content;
+    }
+    const asked: ChatMessage = {
+      role: 'assistant',
+      content: output.content,
+      speaker: agentName,
+      toolCalls: output.toolCalls,
+    };
+    exchange.push(asked);
+    write(`${key}/turn-${turn}/calls`, { ...asked, round, tags: [agentTag] });
+    for (const [index, call] of output.toolCalls.entries()) {
+      const toolKey = `${key}/turn-${turn}/tool-${index + 1}/${call.name}`;
+      const outcome = await runToolCall(context, toolKey, call, toolsByName.get(call.name), branch?.name);
+      const answer: ChatMessage = { role: 'tool', content: outcome.content, speaker: call.name, toolCallId: call.id };
+      exchange.push(answer);
+      write(toolKey, { ...answer, round, tags: [agentTag, ...(outcome.isError ? ['tool-error'] : [])] });
+      // The outcome is durable before the next call: a crash never makes a finished call uncertain.
+      await context.session.flush();
+    }
+  }
 }
 
 /** A message tagged with its step, as `ensureStepMessage` writes it (a branch keeps it until the join). */

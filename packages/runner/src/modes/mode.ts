@@ -50,6 +50,8 @@ export interface ModeSetup {
   hashText(text: string): string;
   /** Refuses tool names the runner cannot offer, naming the file that asked for them (null: the command line). */
   checkTools(names: string[], file: string | null): void;
+  /** Refuses MCP server names the config does not define, naming the file that asked for them. */
+  checkMcpServers(names: string[], file: string | null): void;
   /** Where the run works (workflow items files and globs are read from it). */
   workspaceDir: string;
   /** The most items a map step may run at once (`limits.maxParallel`). */
@@ -76,6 +78,11 @@ export interface ModeRunContext extends ModeContext {
   recordedSpec(kind: 'workflow' | 'prompt' | 'project'): Promise<string>;
   /** The tools the run offers its models: the ones named, or all of them when none are. */
   tools(names: string[], file: string | null): ModeTool[];
+  /**
+   * The tools of these MCP servers (`<server>__<tool>`), each server started once for the run;
+   * its tool list is recorded in the session. Rejects with McpServerError when one cannot start.
+   */
+  mcpTools(servers: string[], file: string | null): Promise<ModeTool[]>;
 }
 
 /** Resume and continue options a mode may apply to its recorded config. */

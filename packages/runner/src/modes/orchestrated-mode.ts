@@ -12,18 +12,32 @@ const schemas = once(() => ({
     task: z.string(),
     lead: agentSpecSchema,
     tools: z.array(z.string()),
+    /** MCP servers whose tools the lead may call (sessions recorded before MCP have none). */
+    mcp: z.array(z.string()).optional(),
     maxIterations: z.number().int().min(1),
   }),
   options: z.object({
     maxIterations: positiveIntegerOption(),
     tools: z.array(z.string().min(1)).optional(),
+    // A list in code; `a,b` from the command line (--mcp).
+    mcp: z
+      .union([
+        z.array(z.string().min(1)),
+        z.string().transform((names) =>
+          names
+            .split(',')
+            .map((name) => name.trim())
+            .filter(Boolean),
+        ),
+      ])
+      .optional(),
   }),
 }));
 export const orchestratedConfigSchema = lazySchema(() => schemas().config);
 export type OrchestratedConfig = z.infer<typeof orchestratedConfigSchema>;
 
 /** What lead-agent modes (orchestrated, prompt) share: a lead, its tools and an iteration limit. */
-type LeadConfig = ModeConfig & Pick<OrchestratedConfig, 'lead' | 'tools' | 'maxIterations'>;
+type LeadConfig = ModeConfig & Pick<OrchestratedConfig, 'lead' | 'tools' | 'mcp' | 'maxIterations'>;
 
 export const leadModeParts = {
   describeNext(state: Parameters<Mode['describeNext']>[0]): string {
@@ -45,7 +59,14 @@ export const leadModeParts = {
   },
   /** A follow-up goes on as an orchestrated run with the same lead and tools. */
   followUp(config: LeadConfig, task: string): OrchestratedConfig {
-    return { mode: 'orchestrated', task, lead: config.lead, tools: config.tools, maxIterations: config.maxIterations };
+    return {
+      mode: 'orchestrated',
+      task,
+      lead: config.lead,
+      tools: config.tools,
+      ...(config.mcp && config.mcp.length > 0 ? { mcp: config.mcp } : {}),
+      maxIterations: config.maxIterations,
+    };
   },
 };
 
@@ -54,6 +75,15 @@ export const orchestratedMode = defineMode<OrchestratedConfig>({
   description: 'a lead agent works in the workspace with tools (read, list and write files, allowed commands)',
   startsFrom: { kind: 'task' },
   optionsSchema: lazySchema(() => schemas().options),
+  commandLine: [
+    {
+      option: 'mcp',
+      flags: '--mcp <servers>',
+      description:
+        'orchestrated: MCP servers (mcp.servers in the config) whose tools the lead may call, comma-separated',
+      value: 'text',
+    },
+  ],
   configSchema: orchestratedConfigSchema,
   usesWorkspace: true,
   async start(input, setup) {
@@ -64,16 +94,18 @@ export const orchestratedMode = defineMode<OrchestratedConfig>({
       task: input.task,
       lead: input.agents?.[0] ? completeAgent(input.agents[0], defaultLead) : defaultLead,
       tools: options.tools ?? [],
+      ...(options.mcp && options.mcp.length > 0 ? { mcp: options.mcp } : {}),
       maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,
     };
     setup.checkTools(config.tools, null);
+    setup.checkMcpServers(config.mcp ?? [], null);
     return { config, events: [] };
   },
   async run(context, config) {
     const { runOrchestrated } = await import('./orchestrated.js');
     return runOrchestrated(context, {
       lead: config.lead,
-      tools: context.tools(config.tools, null),
+      tools: [...context.tools(config.tools, null), ...(await context.mcpTools(config.mcp ?? [], null))],
       maxIterations: config.maxIterations,
     });
   },

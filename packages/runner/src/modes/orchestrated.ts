@@ -33,7 +33,17 @@ const outcomeCodec = {
   decode: (value: JsonValue): ToolOutcomeRecord => toolOutcomeSchema.parse(value),
 };
 
-async function runToolCall(context: ModeContext, key: string, call: ToolCall, tool: ModeTool | undefined) {
+/**
+ * One tool call the model asked for, as a durable step keyed `key` (in a concurrent `branch`
+ * when one is given): a replay returns the recorded outcome, a failing tool is an error result.
+ */
+export async function runToolCall(
+  context: ModeContext,
+  key: string,
+  call: ToolCall,
+  tool: ModeTool | undefined,
+  branch?: string,
+): Promise<ToolOutcome> {
   const { session } = context;
   if (!session.state.toolCalls.some((recorded) => recorded.callId === call.id)) {
     session.record({ type: 'tool-call-started', callId: call.id, name: call.name, args: call.args, stepKey: key });
@@ -60,6 +70,7 @@ async function runToolCall(context: ModeContext, key: string, call: ToolCall, to
               isError: true,
             },
             ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
+            ...(branch !== undefined ? { branch } : {}),
           },
         )
       : { content: `Unknown tool "${call.name}".`, isError: true };

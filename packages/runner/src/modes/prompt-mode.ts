@@ -16,6 +16,8 @@ const schemas = once(() => ({
     task: z.string(),
     lead: agentSpecSchema,
     tools: z.array(z.string()),
+    /** MCP servers of the prompt file's `mcp:` (sessions recorded before MCP have none). */
+    mcp: z.array(z.string()).optional(),
     maxIterations: z.number().int().min(1),
   }),
 }));
@@ -42,6 +44,7 @@ export const promptMode = defineMode<PromptConfig>({
     async adoptEdited(text, config, setup) {
       const prompt = (await promptFiles()).parsePromptFile(text, config.promptPath);
       setup.checkTools(prompt.frontMatter.tools, config.promptPath);
+      setup.checkMcpServers(prompt.frontMatter.mcp, config.promptPath);
       return {
         ...config,
         lead: {
@@ -50,6 +53,7 @@ export const promptMode = defineMode<PromptConfig>({
           ...(prompt.frontMatter.provider ? { provider: prompt.frontMatter.provider } : {}),
         },
         tools: prompt.frontMatter.tools,
+        mcp: prompt.frontMatter.mcp,
         maxIterations: prompt.frontMatter.max_iterations ?? config.maxIterations,
       };
     },
@@ -76,9 +80,11 @@ export const promptMode = defineMode<PromptConfig>({
         ...(prompt.frontMatter.provider ? { provider: prompt.frontMatter.provider } : {}),
       },
       tools: prompt.frontMatter.tools,
+      ...(prompt.frontMatter.mcp.length > 0 ? { mcp: prompt.frontMatter.mcp } : {}),
       maxIterations: prompt.frontMatter.max_iterations ?? DEFAULT_MAX_ITERATIONS,
     };
     setup.checkTools(config.tools, filePath);
+    setup.checkMcpServers(prompt.frontMatter.mcp, filePath);
     const hash = setup.hashText(text);
     return {
       config,
@@ -101,7 +107,10 @@ export const promptMode = defineMode<PromptConfig>({
     const { runOrchestrated } = await import('./orchestrated.js');
     return runOrchestrated(context, {
       lead: config.lead,
-      tools: context.tools(prompt.frontMatter.tools, config.promptPath),
+      tools: [
+        ...context.tools(prompt.frontMatter.tools, config.promptPath),
+        ...(await context.mcpTools(prompt.frontMatter.mcp, config.promptPath)),
+      ],
       maxIterations: prompt.frontMatter.max_iterations ?? config.maxIterations,
     });
   },

@@ -4,6 +4,8 @@
 // (go on, print the findings) or `block` (stop unless forced), with ways out.
 import type { SessionState } from '@resume/core';
 import { JOURNAL_FORMAT_VERSION, type SessionStore } from '@resume/core/spec';
+import { changedMcpTools, type RecordedMcpTools } from '../mcp/mcp-tool-list.js';
+import { mcpToolName } from '../mcp/mcp-tools.js';
 import { type StepKeyScheme, stepIdOfKey } from '../workflow/step-ids.js';
 import {
   hashSpec,
@@ -24,6 +26,16 @@ export type CompatibilityFinding =
   | { kind: 'agent-removed'; level: 'warn' | 'block'; message: string; agent: string; ran: boolean }
   | { kind: 'step-changed'; level: 'block'; message: string; index: number; before: string; after: string | null }
   | { kind: 'tool-missing'; level: 'block'; message: string; tool: string }
+  | {
+      kind: 'mcp-tool-changed';
+      /** `block` for a tool the session called that is gone; a changed input or an unused tool warns. */
+      level: 'warn' | 'block';
+      message: string;
+      server: string;
+      /** As the model sees it: `<server>__<tool>`. */
+      tool: string;
+      change: 'removed' | 'schema-changed';
+    }
   | {
       kind: 'model-unavailable';
       level: 'warn';
@@ -72,6 +84,8 @@ export interface CheckCompatibilityInput {
   availableTools?: readonly string[] | null;
   /** Tools the session used (default: every tool called in the journal). */
   toolsUsed?: readonly string[];
+  /** Each MCP server's tool list as recorded in the session and as the server offers it now. */
+  mcpTools?: { recorded: RecordedMcpTools; current: RecordedMcpTools } | null;
   /** Model ids the provider lists now; null or omitted when unknown (the check is skipped). */
   availableModels?: readonly string[] | null;
   /** Models the session used (default: from usage records and the recorded options). */
@@ -240,6 +254,13 @@ function suggestionsFor(findings: readonly CompatibilityFinding[]): Compatibilit
       message: 'Keep the context (continue it as a new session with the history) but restart execution.',
     });
   }
+  if (kinds.has('mcp-tool-changed') && !blocking) {
+    suggestions.push({
+      kind: 'force',
+      message:
+        "Resume as it is: the model is offered the servers' tools as they are now; the calls already made are not made again.",
+    });
+  }
   if (kinds.has('model-unavailable')) {
     suggestions.push({
       kind: 'use-other-model',
@@ -248,6 +269,33 @@ function suggestionsFor(findings: readonly CompatibilityFinding[]): Compatibilit
   }
   if (blocking) suggestions.push({ kind: 'force', message: 'Resume anyway with --force (at your own risk).' });
   return suggestions;
+}
+
+/** The MCP tools that are gone or take other input since the session recorded its servers' lists. */
+function mcpToolFindings(
+  state: SessionState,
+  recorded: RecordedMcpTools,
+  current: RecordedMcpTools,
+): CompatibilityFinding[] {
+  return changedMcpTools(recorded, current).map(({ server, tool, change }) => {
+    const name = mcpToolName(server, tool);
+    const calls = state.toolCalls.filter((call) => call.name === name).length;
+    const called =
+      calls === 0
+        ? 'the session has not called it'
+        : `the session called it ${calls === 1 ? 'once' : `${calls} times`}`;
+    return {
+      kind: 'mcp-tool-changed',
+      level: change === 'removed' && calls > 0 ? 'block' : 'warn',
+      server,
+      tool: name,
+      change,
+      message:
+        change === 'removed'
+          ? `MCP tool ${name} is no longer offered by server ${server} (${called})`
+          : `MCP tool ${name} takes other input than when the session started: its input schema changed (${called})`,
+    };
+  });
 }
 
 /** Checks whether a session can be resumed as it is; pure given its input. */
@@ -327,6 +375,8 @@ export function checkCompatibility(input: CheckCompatibilityInput): Compatibilit
       });
     }
   }
+
+  if (input.mcpTools) findings.push(...mcpToolFindings(state, input.mcpTools.recorded, input.mcpTools.current));
 
   if (input.availableModels !== undefined && input.availableModels !== null) {
     const available = new Set(input.availableModels);

@@ -9,6 +9,7 @@ import {
   UncertainStepError,
   WaitingForInputError,
 } from '@resume/core/spec';
+import { McpServerError } from '../mcp/mcp-server-error.js';
 import type { Mode } from '../modes/mode.js';
 import { lineageUsage } from '../resume/lineage.js';
 import { type CostGuard, createCostGuard } from '../usage/cost-guard.js';
@@ -104,6 +105,13 @@ export async function drive(
       await session.interrupt('cost-limit').catch(() => undefined);
       emit({ type: 'notice', text: costLimit.message });
       return { ...result('interrupted', null, costLimit), stopReason: 'cost-limit' };
+    }
+    const serverFailure = scope.mcp?.failure ?? (McpServerError.isInstance(error) ? error : null);
+    if (serverFailure !== null && live.interruptRequested === null) {
+      // The call in flight stays uncertain (the session is interrupted, not failed): a resume
+      // once the server is back decides about it like about any interrupted call.
+      await session.interrupt(serverFailure.message).catch(() => undefined);
+      return result('failed', null, serverFailure);
     }
     if (live.interruptRequested !== null || InterruptedError.isInstance(error) || session.signal.aborted) {
       await session.interrupt(live.interruptRequested ?? 'interrupted').catch(() => undefined);

@@ -1,19 +1,21 @@
 // What the runner hands a mode: the setup helpers while a run is planned (before any
 // session exists) and the run context while it runs.
 import type { Session } from '@resume/core';
+import { checkMcpServers } from '../mcp/mcp-pool.js';
 import type { ModeRunContext, ModeSetup } from '../modes/mode.js';
 import type { CostGuard } from '../usage/cost-guard.js';
 import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import { hashText } from '../workflow/spec-hash.js';
 import { watchRequests } from './checkpoint-requests.js';
 import { checkRequestedTools, toolsFor } from './run-tools.js';
-import { inputFile, type RunnerScope, readInput, recordedSpecText } from './runner-scope.js';
+import { inputFile, mcpPool, type RunnerScope, readInput, recordedSpecText } from './runner-scope.js';
 
 export function modeSetup(scope: RunnerScope): ModeSetup {
   return {
     readFile: (filePath, kind) => readInput(scope, filePath, inputFile(kind)),
     hashText,
     checkTools: (names, file) => checkRequestedTools(scope, names, file),
+    checkMcpServers: (names, file) => checkMcpServers(names, scope.options.mcp, file),
     workspaceDir: scope.options.workspaceDir,
     maxParallel: scope.options.maxParallel ?? DEFAULT_MAX_PARALLEL,
   };
@@ -45,5 +47,10 @@ export function modeRunContext(
     ...(options.sleep ? { sleep: options.sleep } : {}),
     recordedSpec: (kind) => recordedSpecText(scope, session.state, kind),
     tools: (names, file) => toolsFor(scope, session, names, file, workspaceDir),
+    async mcpTools(servers, file) {
+      if (servers.length === 0) return [];
+      checkMcpServers(servers, options.mcp, file);
+      return mcpPool(scope).toolsFor(servers, session, workspaceDir, (text) => scope.emit({ type: 'notice', text }));
+    },
   };
 }

@@ -5,6 +5,8 @@ import type { SessionState } from '@resume/core';
 import { UsageError } from '@resume/core/spec';
 import { compareWorkspaceFiles } from '../files/file-snapshots.js';
 import { compareGitState, readGitState } from '../files/git-state.js';
+import { type RecordedMcpTools, recordedMcpTools } from '../mcp/mcp-tool-list.js';
+import { mcpToolName } from '../mcp/mcp-tools.js';
 import { mapStatusesOf } from '../modes/map-journal.js';
 import type { Mode } from '../modes/mode.js';
 import { isCommandRunning } from '../processes/process-group.js';
@@ -20,7 +22,7 @@ import { resumeWorkspace } from './resume-workspace.js';
 import { type RunConfig, readRunConfig } from './run-config.js';
 import { currentSpecText, recordedSpecOf, specPathOf } from './run-spec.js';
 import { availableToolNames } from './run-tools.js';
-import type { RunnerScope } from './runner-scope.js';
+import { mcpPool, type RunnerScope } from './runner-scope.js';
 import type { PlanOptions } from './runner-types.js';
 
 export async function plan(scope: RunnerScope, sessionId: string, planOptions: PlanOptions = {}): Promise<ResumePlan> {
@@ -63,13 +65,16 @@ export async function planFor(
       ? null
       : describeSpecChange({ path: specPath, recorded: recordedText, current: specText, useEdited: useEditedSpec });
   const availableModels = options.availableModels ? await options.availableModels().catch(() => null) : null;
+  const recordedMcp = recordedMcpTools(state.data);
+  const mcpTools = await mcpToolLists(scope, recordedMcp, workspaceDir);
   const compatibility = checkCompatibility({
     state,
     // The recorded spec runs unless the edited one is asked for: only then can an edit block.
     ...(specText !== null && useEditedSpec ? { spec: { text: specText } } : {}),
     availableModels,
     ...(mode.compatibility?.(config) ?? {}),
-    ...(await toolAvailability(scope, mode, config, useEditedSpec ? specText : null)),
+    ...(await toolAvailability(scope, mode, config, useEditedSpec ? specText : null, [recordedMcp, mcpTools?.current])),
+    mcpTools,
   });
   const files = await compareWorkspaceFiles({ state, workspaceDir }).catch(() => null);
   const git = compareGitState(state.header.git, await readGitState(workspaceDir).catch(() => null));
@@ -124,12 +129,37 @@ export async function planFor(
  * The tools check (seed: tool availability validation): the tools the session called must
  * still be offered by the tools list that will run (the edited prompt file's, when it runs).
  */
-async function toolAvailability(scope: RunnerScope, mode: Mode, config: RunConfig, edited: string | null) {
+async function toolAvailability(
+  scope: RunnerScope,
+  mode: Mode,
+  config: RunConfig,
+  edited: string | null,
+  mcpTools: Array<RecordedMcpTools | undefined>,
+) {
   if (!mode.requestedTools) return {};
   const requested = await mode.requestedTools(config, edited);
   const available = availableToolNames(scope);
   if (available === null) return {};
+  // MCP tools are checked against their servers' lists (a change is an `mcp-tool-changed` finding).
+  const mcpNames = mcpTools.flatMap((lists) =>
+    Object.entries(lists ?? {}).flatMap(([server, tools]) => tools.map((tool) => mcpToolName(server, tool.name))),
+  );
   return {
-    availableTools: requested.length === 0 ? available : requested.filter((name) => available.includes(name)),
+    availableTools: [
+      ...(requested.length === 0 ? available : requested.filter((name) => available.includes(name))),
+      ...mcpNames,
+    ],
   };
+}
+
+/**
+ * The tool lists of the MCP servers the session recorded, and as the servers offer them now
+ * (each server is started for it, and kept for the run that follows). Null without any, or when
+ * the caller offers no MCP servers (`mcp` not given: a planner for a details pane).
+ */
+async function mcpToolLists(scope: RunnerScope, recorded: RecordedMcpTools, workspaceDir: string) {
+  const servers = Object.keys(recorded);
+  // A caller that offers no MCP servers (a details pane) does not start them to compare.
+  if (servers.length === 0 || scope.options.mcp === undefined) return null;
+  return { recorded, current: await mcpPool(scope).toolLists(servers, workspaceDir) };
 }

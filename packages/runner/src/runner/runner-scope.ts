@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Engine, Session, SessionState } from '@resume/core';
 import { FileNotFoundError, IncompatibleSessionError } from '@resume/core/spec';
 import { readUserFile, USER_FILE_LIMITS, type UserFileOptions } from '../files/user-file.js';
+import { createMcpPool, type McpPool } from '../mcp/mcp-pool.js';
 import { builtinModes } from '../modes/builtin-modes.js';
 import type { ModeRegistry } from '../modes/mode-registry.js';
 import { rememberRecordedDocument } from '../workflow/spec-document.js';
@@ -21,6 +22,8 @@ export interface RunnerScope {
   resolvePath: (filePath: string, workspaceDir?: string) => string;
   /** The session being driven now and an interrupt asked for before it could be reached. */
   live: { current: Session | null; interruptRequested: string | null };
+  /** The MCP servers started by the runner call under way (null until one is needed). */
+  mcp: McpPool | null;
 }
 
 export function createRunnerScope(options: RunnerOptions): RunnerScope {
@@ -34,7 +37,25 @@ export function createRunnerScope(options: RunnerOptions): RunnerScope {
     readTextFile: options.readTextFile ?? (async (filePath, file = inputFile()) => readUserFile(filePath, file)),
     resolvePath: (filePath, workspaceDir = options.workspaceDir) => path.resolve(workspaceDir, filePath),
     live: { current: null, interruptRequested: null },
+    mcp: null,
   };
+}
+
+/** The MCP servers of the runner call under way, started as they are first needed. */
+export function mcpPool(scope: RunnerScope): McpPool {
+  scope.mcp ??= createMcpPool(scope.options.mcp, scope.options.env ?? {});
+  return scope.mcp;
+}
+
+/** Runs one runner call; the MCP servers it started are stopped when it ends, however it ends. */
+export async function withMcpServers<T>(scope: RunnerScope, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } finally {
+    const pool = scope.mcp;
+    scope.mcp = null;
+    await pool?.close();
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Engine, Session, UncertainDecision, UsageTotals } from '@resume/co
 import type { ConclaveError, JsonValue, UncertainStepInfo } from '@resume/core/spec';
 import type { FileConflictChoice } from '../files/file-conflicts.js';
 import type { FileChange } from '../files/file-snapshots.js';
+import type { McpSettings } from '../mcp/mcp-server-config.js';
 import type { MapStepStatus } from '../modes/map-journal.js';
 import type { AgentInput } from '../modes/mode.js';
 import type { ModelResolver, ModeTool } from '../modes/mode-context.js';
@@ -75,6 +76,11 @@ export interface RunnerOptions {
   availableToolNames?: readonly string[];
   /** First words `run_command` accepts (from config); without any, `run_command` is not offered. */
   allowCommands?: string[];
+  /**
+   * The MCP servers runs may use (`mcp.servers` in the config) and how much of a tool result
+   * a model sees; a run uses the ones its prompt file or start options name (`mcp: [name]`).
+   */
+  mcp?: McpSettings;
   /**
    * Crashes in a row without progress after which a resume is refused unless forced
    * (`resume.maxRecoveries` in the config; default: the engine's, 10).

@@ -14,7 +14,7 @@ import { mapItems, retryItems } from './map-items-command.js';
 import { plan } from './plan.js';
 import { resume } from './resume.js';
 import { runWorkflow } from './run-workflow.js';
-import { createRunnerScope } from './runner-scope.js';
+import { createRunnerScope, withMcpServers } from './runner-scope.js';
 import type { Runner, RunnerOptions } from './runner-types.js';
 import { start } from './start.js';
 
@@ -40,15 +40,17 @@ export type {
 export function createRunner(options: RunnerOptions): Runner {
   const scope = createRunnerScope(options);
   return {
-    start: (input) => start(scope, input),
-    resume: (sessionId, resumeOptions) => resume(scope, sessionId, resumeOptions),
-    continue: (sessionId, followUp, continueOptions) => continueSession(scope, sessionId, followUp, continueOptions),
-    branch: (sessionId, input) => branch(scope, sessionId, input),
-    runWorkflow: (filePath, input) => runWorkflow(scope, filePath, input),
-    plan: (sessionId, planOptions) => plan(scope, sessionId, planOptions),
+    start: (input) => withMcpServers(scope, () => start(scope, input)),
+    resume: (sessionId, resumeOptions) => withMcpServers(scope, () => resume(scope, sessionId, resumeOptions)),
+    continue: (sessionId, followUp, continueOptions) =>
+      withMcpServers(scope, () => continueSession(scope, sessionId, followUp, continueOptions)),
+    branch: (sessionId, input) => withMcpServers(scope, () => branch(scope, sessionId, input)),
+    runWorkflow: (filePath, input) => withMcpServers(scope, () => runWorkflow(scope, filePath, input)),
+    plan: (sessionId, planOptions) => withMcpServers(scope, () => plan(scope, sessionId, planOptions)),
     interrupt: (reason = 'interrupted by a signal') => interruptRun(scope, reason),
     mapItems: (sessionId) => mapItems(scope, sessionId),
-    retryItems: (sessionId, selection, resumeOptions) => retryItems(scope, sessionId, selection, resumeOptions),
+    retryItems: (sessionId, selection, resumeOptions) =>
+      withMcpServers(scope, () => retryItems(scope, sessionId, selection, resumeOptions)),
   };
 }
 

@@ -19,6 +19,8 @@ export const promptFrontMatterSchema = lazySchema(() =>
     model: z.string().min(1).optional(),
     provider: z.string().min(1).optional(),
     tools: z.array(z.string().min(1)).default([]),
+    /** MCP servers (`mcp.servers` in the config) whose tools the agent may call, as `<server>__<tool>`. */
+    mcp: z.array(z.string().min(1)).default([]),
     /** Upper bound on model turns (each turn may call tools). */
     max_iterations: z.number().int().min(1).max(1000).optional(),
     variables: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)).default({}),
@@ -54,7 +56,7 @@ export function parsePromptFile(text: string, file: string | null): PromptFile {
       file,
       key: `front matter ${formatIssuePath(issue?.path ?? [])}`,
       problem: issue?.message ?? 'invalid front matter',
-      fix: 'Front matter keys: name, description, model, provider, tools (a list), max_iterations, variables.',
+      fix: 'Front matter keys: name, description, model, provider, tools (a list), mcp (a list of servers), max_iterations, variables.',
     });
   }
   const body = (match ? text.slice(match[0].length) : text).trim();

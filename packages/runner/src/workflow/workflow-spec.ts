@@ -311,6 +311,8 @@ const schemas = once(() => {
     agents: z.record(agentNameSchema, workflowAgentSchema).default({}),
     /** What every step gets unless it says otherwise. */
     defaults: z.strictObject({ timeout: timeoutSchema.optional() }).optional(),
+    /** MCP servers (`mcp.servers` in the config) whose tools every agent step may call. */
+    mcp: z.array(z.string().min(1)).default([]),
     steps: z.array(stepSchema).min(1, 'a workflow needs at least one step'),
     outputs: z
       .strictObject({
@@ -428,6 +430,7 @@ const fixes: Array<[RegExp, string]> = [
   ],
   [/^steps\[\d+\](\.parallel\[\d+\])?\.retry\.backoff$/, 'Write the delay between attempts as 500ms, 1s or 2m.'],
   [/^defaults/, 'Write the defaults as defaults: { timeout: 10m }.'],
+  [/^mcp/, 'List MCP servers defined under mcp.servers in the config: mcp: [github, files].'],
   [
     /^steps\[\d+\]\.parallel\[\d+\]$/,
     'List the group\'s steps under parallel:, each `- agent: <name>` with `input:` or `- shell: "<command>"`; to run more steps at once, put them all in one group.',
