@@ -108,6 +108,13 @@ await writeFile(
 );
 process.stdout.write(`\nwritten to ${path.relative(process.cwd(), path.join(results, 'latest.json'))}\n`);
 
+// Encryption at rest against the same work in the clear: checkpoint, open + fold, listing.
+const encryption = await (await import('./src/encryption.mjs')).runEncryptionSection({ quick });
+await writeFile(
+  path.join(results, 'encryption.json'),
+  `${JSON.stringify({ at: new Date().toISOString(), node: process.version, ...encryption }, null, 2)}\n`,
+);
+
 // Against peers (LangGraph SqliteSaver, atomic JSON rewrite), chain overhead, listing start-up: bench/src/peers.mjs.
 await (await import('./src/peers.mjs')).runPeersSection({ quick });
 

@@ -55,6 +55,16 @@ export type {
   UsageRecord,
   UsageTotals,
 } from './journal/state.js';
+// ---- encryption at rest (security/, docs/encryption.md)
+export {
+  createKeyring,
+  type DataKey,
+  generateDataKey,
+  type Keyring,
+  type KeyringOptions,
+  keyIdFor,
+  parseDataKey,
+} from './security/keyring.js';
 // ---- secrets (security/)
 export {
   createKnownSecretScrubber,
@@ -69,6 +79,7 @@ export {
 export { AppendConflictError } from './spec/errors/append-conflict-error.js';
 export { ConclaveError, type ConclaveErrorOptions } from './spec/errors/conclave-error.js';
 export { ConfigError } from './spec/errors/config-error.js';
+export { EncryptionKeyUnavailableError } from './spec/errors/encryption-key-unavailable-error.js';
 export { FileNotFoundError } from './spec/errors/file-not-found-error.js';
 export { IncompatibleSessionError } from './spec/errors/incompatible-session-error.js';
 export { InputRejectedError } from './spec/errors/input-rejected-error.js';

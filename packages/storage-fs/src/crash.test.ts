@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
+import { generateDataKey, type KeyringOptions } from '@resume/core/encryption';
 import { createProcessProbe, SessionLockedError } from '@resume/core/spec';
 import { testHeader } from '@resume/core/testing';
 import { type BundledChild, bundleChild, exited, onLines } from '@resume/test-support';
@@ -15,6 +16,8 @@ import { createFsStore, type FsStore } from './fs-store.js';
 
 const stress = process.env.CONCLAVE_STRESS === '1';
 const KILLS = stress ? 1_000 : 200;
+/** The same run with encryption on: fewer kills by default (the plain run covers the timing; this one, the sealing). */
+const ENCRYPTED_KILLS = stress ? 1_000 : 40;
 const WORKERS = 2;
 const KILLS_PER_SESSION = 25;
 
@@ -42,8 +45,8 @@ async function newSession(store: FsStore): Promise<string> {
 }
 
 /** Runs the writer until it has acked `acks` batches (0: right after it took the lease), waits up to `delayMs`, kills it. */
-async function runAndKill(id: string, acks: number, delayMs: number): Promise<number> {
-  const child = writer.spawn([dir, id]);
+async function runAndKill(id: string, acks: number, delayMs: number, keyText?: string): Promise<number> {
+  const child = writer.spawn(keyText ? [dir, id, keyText] : [dir, id]);
   let acked = 0;
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
@@ -64,33 +67,61 @@ async function runAndKill(id: string, acks: number, delayMs: number): Promise<nu
   return acked;
 }
 
+/**
+ * SIGKILLs writers `kills` times at random moments (sessions of `KILLS_PER_SESSION` kills each) and
+ * checks after each kill that every acknowledged batch reads back, and nothing else.
+ */
+async function killRepeatedly(kills: number, encryption?: { keyText: string; keyring: KeyringOptions }) {
+  const verifier = createFsStore({ dir, ...(encryption ? { encryption: encryption.keyring } : {}) });
+  const ids: string[] = [];
+  const worker = async (count: number) => {
+    let id = await newSession(verifier);
+    ids.push(id);
+    let committed = 0;
+    for (let kill = 0; kill < count; kill += 1) {
+      if (kill > 0 && kill % KILLS_PER_SESSION === 0) {
+        id = await newSession(verifier);
+        ids.push(id);
+        committed = 0;
+      }
+      const acked = await runAndKill(id, Math.floor(Math.random() * 6), Math.random() * 3, encryption?.keyText);
+      const events = [];
+      for await (const event of verifier.read(id, { fromSeq: committed + 1 })) events.push(event);
+      const lastSeq = events.at(-1)?.seq ?? committed;
+      expect(lastSeq).toBeGreaterThanOrEqual(Math.max(acked, committed));
+      expect(events).toEqual(
+        Array.from({ length: lastSeq - committed }, (_, index) => crashEvent(committed + 1 + index)),
+      );
+      committed = lastSeq;
+    }
+  };
+  const perWorker = Math.ceil(kills / WORKERS);
+  await Promise.all(Array.from({ length: WORKERS }, () => worker(perWorker)));
+  await verifier.close();
+  return ids;
+}
+
 describe('crash safety with real processes', () => {
   it(`loses nothing acknowledged across ${KILLS} SIGKILLs of a writer`, {
     timeout: stress ? 900_000 : 120_000,
   }, async () => {
-    const verifier = createFsStore({ dir });
-    const worker = async (kills: number) => {
-      let id = await newSession(verifier);
-      let committed = 0;
-      for (let kill = 0; kill < kills; kill += 1) {
-        if (kill > 0 && kill % KILLS_PER_SESSION === 0) {
-          id = await newSession(verifier);
-          committed = 0;
-        }
-        const acked = await runAndKill(id, Math.floor(Math.random() * 6), Math.random() * 3);
-        const events = [];
-        for await (const event of verifier.read(id, { fromSeq: committed + 1 })) events.push(event);
-        const lastSeq = events.at(-1)?.seq ?? committed;
-        expect(lastSeq).toBeGreaterThanOrEqual(Math.max(acked, committed));
-        expect(events).toEqual(
-          Array.from({ length: lastSeq - committed }, (_, index) => crashEvent(committed + 1 + index)),
-        );
-        committed = lastSeq;
+    await killRepeatedly(KILLS);
+  });
+
+  it(`loses nothing acknowledged across ${ENCRYPTED_KILLS} SIGKILLs of a writer with encryption on`, {
+    timeout: stress ? 900_000 : 120_000,
+  }, async () => {
+    const key = generateDataKey();
+    const keyring = { keys: { [key.id]: key.key }, current: key.id };
+    const ids = await killRepeatedly(ENCRYPTED_KILLS, { keyText: Buffer.from(key.key).toString('base64'), keyring });
+    for (const id of ids) {
+      const records = readFileSync(path.join(dir, 'sessions', id, 'journal.jsonl'), 'utf8')
+        .trimEnd()
+        .split('\n');
+      for (const record of records.filter((line) => line.includes('"events"') || line.includes('"sealed"'))) {
+        expect(JSON.parse(record)).toMatchObject({ key: key.id, sealed: expect.any(String) });
       }
-    };
-    const perWorker = Math.ceil(KILLS / WORKERS);
-    await Promise.all(Array.from({ length: WORKERS }, () => worker(perWorker)));
-    await verifier.close();
+    }
   });
 });
 

@@ -9,6 +9,7 @@
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
+import { type Keyring, type KeyringOptions, toKeyring } from '@resume/core/encryption';
 import {
   type AcquireLeaseOptions,
   createProcessProbe,
@@ -45,6 +46,7 @@ import { createJournalAppender } from './journal/journal-appender.js';
 import { scanJournal } from './journal/journal-codec.js';
 import { createJournalFiles } from './journal/journal-files.js';
 import { acquireLease, inspectLease, liveHolder } from './lease/lease-files.js';
+import { type EncryptReport, encryptSession, keysOfSession } from './repair/session-encryption.js';
 import { createSessionMaintenance } from './repair/session-maintenance.js';
 import { createSessionRequests } from './requests/session-requests.js';
 import { createSnapshotFiles } from './snapshot/snapshot-files.js';
@@ -103,6 +105,12 @@ export interface FsStoreOptions {
    * times are only as fine as the file system's clock, a few ms). Tests pass a few tens of ms.
    */
   listingSettleMs?: number;
+  /**
+   * Encryption at rest (docs/encryption.md): the keys, or a Keyring over your KMS. With a current
+   * key, everything written from then on that carries session data is sealed with it; every key
+   * given opens what was sealed with it. Without one, encrypted sessions cannot be read.
+   */
+  encryption?: Keyring | KeyringOptions;
 }
 
 export interface FsStore extends SessionStore {
@@ -112,6 +120,13 @@ export interface FsStore extends SessionStore {
   archive(sessionId: string): Promise<void>;
   /** Restores an archived session's plain files (appends do this on their own). */
   unarchive(sessionId: string): Promise<void>;
+  /**
+   * Seals the session with the current key (docs/encryption.md): what is in the clear, and with
+   * `rekey` what another key sealed. Crash-safe; refused while a live process writes the session.
+   */
+  encrypt(sessionId: string, options?: { rekey?: boolean }): Promise<EncryptReport>;
+  /** The ids of the keys the session's files are sealed with (read without opening them). */
+  keysOf(sessionId: string): Promise<string[]>;
 }
 
 export function createFsStore(options: FsStoreOptions): FsStore {
@@ -127,6 +142,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     lease: { fileSystem: files.durable, probe: options.processProbe ?? createProcessProbe(), now },
     exclusive: sessionQueue(),
     asideName: asideNamer(now),
+    keyring: toKeyring(options.encryption),
   };
   const { paths, plain } = context;
   const layout = createLayout(context);
@@ -182,6 +198,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     settleMs: options.listingSettleMs ?? STAMP_SETTLE_MS,
     locate: journals.locate,
     inspect: maintenance.inspectForIndex,
+    keyring: context.keyring,
   });
   const blobs = createBlobStore(context, layout);
   const requests = createSessionRequests(context, layout);
@@ -204,6 +221,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     const scan = scanJournal(journal.bytes, {
       sessionId: id,
       file: journal.file,
+      keyring: context.keyring,
       ...(range.fromSeq === undefined ? {} : { fromSeq: range.fromSeq }),
       ...(range.toSeq === undefined ? {} : { toSeq: range.toSeq }),
     });
@@ -380,6 +398,19 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     archive,
     postRequest: requests.post,
     listRequests: requests.list,
+    async encrypt(id, encryptOptions = {}) {
+      const report = await maintain(id, () =>
+        encryptSession(context, { journals, headers, snapshots }, id, encryptOptions.rekey ?? false),
+      );
+      // The listing index holds the session's summary: it is refreshed and saved sealed at once.
+      await index.get(id);
+      await index.save().catch(() => {});
+      return report;
+    },
+    async keysOf(id) {
+      await layout.require(id);
+      return keysOfSession(context, journals, id);
+    },
     async unarchive(id) {
       files.refuseIfBroken();
       await layout.require(id);

@@ -4,3 +4,4 @@ export { createProcessProbe, type ProcessProbe } from '@resume/core/spec';
 export type { FileStatus, FileSystem, WritableFile } from './file-system/file-system.js';
 export { createNodeFileSystem } from './file-system/file-system.js';
 export { createFsStore, type FsStore, type FsStoreOptions } from './fs-store.js';
+export type { EncryptReport } from './repair/session-encryption.js';

@@ -9,12 +9,14 @@
 // inspects what changed and stamps the index again. It never writes.
 import { constants, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Keyring } from '@resume/core/encryption';
 import type { SessionSummary } from '@resume/core/spec';
 import { createNodeFileSystem } from './file-system/file-system.js';
 import { checkIndexFile } from './index/index-file-check.generated.js';
 import { type IndexStamp, stampHolds } from './index/index-stamp.js';
 import { type ListedEntry, listedSummary, newestFirst } from './index/listing-order.js';
 import { unframe } from './journal/framing.js';
+import { openIndex } from './store/sealing.js';
 import { JOURNAL, JOURNAL_ARCHIVED, resolveHome, stripNewline } from './store/store-paths.js';
 
 interface StampedIndex {
@@ -22,8 +24,11 @@ interface StampedIndex {
   stamp: IndexStamp | null;
 }
 
-/** Every session's summary, newest first, as `store.list()` would return it; null when the index cannot vouch for it. */
-export function readStampedListing(home: string): SessionSummary[] | null {
+/**
+ * Every session's summary, newest first, as `store.list()` would return it; null when the index
+ * cannot vouch for it (or it is encrypted with a key `keyring` does not hold).
+ */
+export function readStampedListing(home: string, keyring: Keyring | null = null): SessionSummary[] | null {
   const files = createNodeFileSystem();
   // A path that cannot be looked at (refused) is not as the index says: the store then answers.
   const status = (target: string) => {
@@ -47,9 +52,14 @@ export function readStampedListing(home: string): SessionSummary[] | null {
   } catch {
     return null;
   }
-  const framed = unframe(stripNewline(content));
+  const unframed = unframe(stripNewline(content));
+  const framed = unframed.ok ? openIndex(unframed.value, keyring, 'summaries.json') : unframed;
   const index = framed.ok ? (checkIndexFile(framed.value) as StampedIndex | undefined) : undefined;
   if (!index) return null;
+  // A session listed as encrypted whose key is now held is read again by the store.
+  if (keyring && index.entries.some((entry) => entry.summary?.locked && keyring.get(entry.summary.locked.key))) {
+    return null;
+  }
   const byId = new Map(index.entries.map((entry) => [entry.id, entry]));
   /** Whether a session's journal is still the one its entry describes (as the store's check compares them). */
   const entryHolds = (id: string, entry: StampedIndex['entries'][number]) => {

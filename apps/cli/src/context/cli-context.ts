@@ -79,9 +79,19 @@ export function createCliContext(
     store() {
       if (!storePromise) {
         const { config } = context.config();
-        storePromise = import('./open-store.js')
-          .then(({ openStore }) =>
-            openStore({ url: config.store.url, home: config.home, say: (line) => terminal.warn(line) }),
+        storePromise = Promise.all([import('./open-store.js'), import('../keys/data-keys.js')])
+          .then(([{ openStore }, { loadKeyring }]) =>
+            openStore({
+              url: config.store.url,
+              home: config.home,
+              say: (line) => terminal.warn(line),
+              keyring: loadKeyring({
+                home: config.home,
+                env: environment.env,
+                cwd: environment.cwd,
+                encrypt: config.encryption === 'on',
+              }),
+            }),
           )
           .then((store) => withTracing(store, environment, terminal));
       }

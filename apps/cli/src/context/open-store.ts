@@ -1,6 +1,7 @@
 // Opens the session store the config points at: PostgreSQL for a `postgres://` URL,
 // otherwise the embedded file store in the data home. Each store is imported only
 // when chosen, so the file-store path never loads the PostgreSQL driver.
+import type { Keyring } from '@resume/core/encryption';
 import type { SessionStore } from '@resume/core/spec';
 import { UsageError } from '@resume/core/spec';
 import type { ServerWait } from '@resume/storage-postgres';
@@ -11,6 +12,8 @@ export interface OpenStoreOptions {
   home: string;
   /** Where a line saying that the store waits for its server goes (stderr). */
   say?: (line: string) => void;
+  /** The data keys (keys/data-keys.ts): null when there are none and encryption is off. */
+  keyring?: Keyring | null;
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<SessionStore> {
@@ -35,7 +38,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
   }
   const dir = url ? (url.startsWith('file://') ? new URL(url).pathname : url.replace(/^file:/, '')) : options.home;
   const { createFsStore } = await import('@resume/storage-fs');
-  return createFsStore({ dir });
+  return createFsStore({ dir, ...(options.keyring ? { encryption: options.keyring } : {}) });
 }
 
 /** The line a person reads while a run waits for a PostgreSQL server that does not answer. */

@@ -26,11 +26,11 @@ describe('conclave: a task that looks like a mistyped command', () => {
   });
 
   it('refuses two bare words that name no command (64), listing the commands', async () => {
-    const result = await sandbox.run(['keys', 'init']);
+    const result = await sandbox.run(['vault', 'init']);
     expect(result.code).toBe(64);
-    expect(result.stderr).toContain('There is no command "keys"; "keys init" was not started as a discussion.');
+    expect(result.stderr).toContain('There is no command "vault"; "vault init" was not started as a discussion.');
     expect(result.stderr).toContain('Commands: run, sessions, answer,');
-    expect(result.stderr).toContain('To discuss it as a topic: conclave -- "keys init"');
+    expect(result.stderr).toContain('To discuss it as a topic: conclave -- "vault init"');
     expect(await sessionCount()).toBe(0);
   });
 

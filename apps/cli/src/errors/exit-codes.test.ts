@@ -59,6 +59,11 @@ const failedAttempt: core.FailedAttempt = {
 const recorded: Array<[string, () => core.ConclaveError, number]> = [
   ['AppendConflictError', () => new core.AppendConflictError(sessionId, 3, 4), 75],
   ['ConfigError', () => new core.ConfigError({ file: 'a.yaml', key: 'agents', problem: 'is empty' }), 64],
+  [
+    'EncryptionKeyUnavailableError',
+    () => new core.EncryptionKeyUnavailableError({ keyId: '3f2a9c0d11e4', sessionId, location: 'journal.jsonl' }),
+    69,
+  ],
   ['FileNotFoundError', () => new core.FileNotFoundError('missing.yaml'), 66],
   ['IncompatibleSessionError', () => new core.IncompatibleSessionError(sessionId, ['the spec changed']), 65],
   ['InputRejectedError', () => new core.InputRejectedError({ sessionId, key: 'approval', problem: 'not a yes' }), 64],

@@ -7,6 +7,7 @@ import { Command, Option } from 'commander';
 import type { CliContext, CliEnvironment } from '../context/cli-context.js';
 import { listableModes, modeFlags, runModeHelp } from '../modes/mode-names.js';
 import { CONFLICT_CHOICES, UNCERTAIN_CHOICES } from '../runs/resume-choices.js';
+import { addDataKeyCommands, addSessionsEncryptCommand } from './data-key-commands.js';
 
 export interface ProgramHooks {
   /** The command line as typed (a task that looks like a mistyped command is offered again corrected). */
@@ -602,6 +603,7 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
     }),
   );
   sessions.addCommand(verify);
+  addSessionsEncryptCommand(sessions, act, addGlobalOptions, examples);
   program.addCommand(sessions);
 
   const answer = addGlobalOptions(
@@ -632,6 +634,10 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
     }),
   );
   program.addCommand(answer);
+
+  const keys = new Command('keys').description('the keys that encrypt sessions at rest (docs/encryption.md)');
+  addDataKeyCommands(keys, act, addGlobalOptions, examples);
+  program.addCommand(keys);
 
   const checkpoints = new Command('checkpoints').description("a session's checkpoints");
   const checkpointsList = addGlobalOptions(

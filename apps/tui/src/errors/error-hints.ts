@@ -4,6 +4,7 @@
 // Ink or React: the CLI imports this on its error path without loading any screen.
 import {
   ConclaveError,
+  EncryptionKeyUnavailableError,
   IncompatibleSessionError,
   JournalCorruptedError,
   RecoveryLimitError,
@@ -98,6 +99,13 @@ function wordedHint(error: ConclaveError): string | undefined {
   }
   if (StepAbortedError.isInstance(error)) {
     return `Resume again and choose rerun or skip: conclave --resume ${error.sessionId} --on-uncertain rerun|skip`;
+  }
+  if (EncryptionKeyUnavailableError.isInstance(error)) {
+    return [
+      `Supply key ${error.keyId}: its text in $CONCLAVE_ENCRYPTION_KEY, a file holding it in $CONCLAVE_ENCRYPTION_KEY_FILE,`,
+      `a command that prints it in $CONCLAVE_ENCRYPTION_KEY_COMMAND, or its file ${error.keyId}.key in the data home's keys/data/`,
+      '(conclave keys list shows the keys held). Without the key the data cannot be read: there is no recovery.',
+    ].join('\n');
   }
   if (JournalCorruptedError.isInstance(error)) {
     return error.sessionId

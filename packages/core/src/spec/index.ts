@@ -4,6 +4,7 @@
 export { AppendConflictError } from './errors/append-conflict-error.js';
 export { ConclaveError, type ConclaveErrorOptions } from './errors/conclave-error.js';
 export { ConfigError } from './errors/config-error.js';
+export { EncryptionKeyUnavailableError } from './errors/encryption-key-unavailable-error.js';
 export { fileAccessError } from './errors/file-access-error.js';
 export { FileNotFoundError } from './errors/file-not-found-error.js';
 export { IncompatibleSessionError } from './errors/incompatible-session-error.js';

@@ -56,6 +56,11 @@ export const sessionSummarySchema = lazySchema(() =>
      * file refused. Listings show it as `unreadable`; its other fields are what was last known.
      */
     unreadable: z.object({ path: z.string(), problem: z.string() }).optional(),
+    /**
+     * Set by a store that holds no key for the session (it is encrypted with key `key`): its
+     * other fields are what the id and the files' times tell. Listings show it as encrypted.
+     */
+    locked: z.object({ key: z.string() }).optional(),
   }),
 );
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;

@@ -157,6 +157,11 @@ const buildConfigSchemas = once(() => {
     /** Data home for this project (a workspace config may move it; `$CONCLAVE_HOME` wins). */
     home: z.string().min(1).optional(),
     store: storeConfigSchema.optional(),
+    /**
+     * `on`: new sessions are encrypted at rest with the current data key (docs/encryption.md);
+     * `off` (the default): written in the clear. Encrypted sessions read either way, given their key.
+     */
+    encryption: z.union([z.enum(['on', 'off']), z.boolean().transform((on) => (on ? 'on' : 'off'))]).optional(),
     agents: z.array(agentConfigSchema).min(1).optional(),
     judge: judgeConfigSchema.optional(),
     /** The provider used when neither --provider nor a session's record decides (else an API key in the environment). */
@@ -209,6 +214,8 @@ export type ConfigFile = z.infer<typeof configFileSchema>;
 export interface ConclaveConfig {
   home: string;
   store: { url: string | null };
+  /** Whether new session data is encrypted at rest. */
+  encryption: 'on' | 'off';
   agents: AgentConfig[] | null;
   judge: z.infer<typeof judgeConfigSchema>;
   provider: ProviderName | null;

@@ -48,6 +48,7 @@ export interface LoadedConfig {
 
 const defaults: Omit<ConclaveConfig, 'home'> = {
   store: { url: null },
+  encryption: 'off',
   agents: null,
   judge: {},
   provider: null,

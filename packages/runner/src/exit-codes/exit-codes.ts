@@ -47,6 +47,7 @@ export const exitCodes: Readonly<Record<string, ExitCodeRule>> = {
   // @resume/core
   'append-conflict': ExitCode.inUse,
   'config-invalid': ExitCode.usage,
+  'encryption-key-unavailable': ExitCode.unavailable,
   'file-not-found': ExitCode.notFound,
   'input-rejected': ExitCode.usage,
   interrupted: ExitCode.interrupted,

@@ -1,14 +1,30 @@
 // Content-addressed blobs (file snapshots, large tool outputs): `blobs/ab/cdef...`, named
 // by the sha256 of their content, written atomically, checked against the name on read.
-import { createHash } from 'node:crypto';
+// With a current key a blob is sealed (docs/encryption.md#formats): named by an HMAC of its
+// content under the key (a plain hash would let anyone confirm a guess of the content), and
+// stored as a framed line naming the key, then the sealed bytes, bound to that name.
+import { createHash, createHmac } from 'node:crypto';
 import path from 'node:path';
+import { openBytes, type SealedPlace, sealBytes } from '@resume/core/encryption';
 import { JournalCorruptedError } from '@resume/core/spec';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode } from '../file-system/file-system.js';
+import { FRAME_PREFIX_LENGTH, frameObject, unframe } from '../journal/framing.js';
 import { type Layout, makeDirectory } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
 
 const blobHashPattern = /^[0-9a-f]{64}$/;
+
+const blobPlace = (hash: string): SealedPlace => ({ sessionId: '', role: 'blob', position: hash });
+
+/** The key a sealed blob's first line names, or null when the file is not a sealed blob. */
+function sealedBlobKey(content: Buffer): { key: string; bodyStart: number } | null {
+  const newline = content.indexOf(0x0a, FRAME_PREFIX_LENGTH);
+  if (newline === -1 || !content.subarray(0, newline).includes('"sealedBlob"')) return null;
+  const framed = unframe(content.subarray(0, newline));
+  const sealed = framed.ok ? (framed.value as { sealedBlob?: { key?: unknown } }).sealedBlob : undefined;
+  return typeof sealed?.key === 'string' ? { key: sealed.key, bodyStart: newline + 1 } : null;
+}
 
 export interface BlobStore {
   put(content: Uint8Array): Promise<string>;
@@ -23,14 +39,20 @@ export function createBlobStore(context: StoreContext, layout: Layout): BlobStor
     async put(content) {
       context.files.refuseIfBroken();
       await layout.ensure();
-      const hash = createHash('sha256').update(content).digest('hex');
+      const key = context.keyring?.current() ?? null;
+      const hash = key
+        ? createHmac('sha256', key.key).update(content).digest('hex')
+        : createHash('sha256').update(content).digest('hex');
       const target = blobPath(hash);
       const directory = path.dirname(target);
       const created = await makeDirectory(plain, directory);
       // A blob folder replaced by a symlink would take the write out of the store.
       await layout.requireDirectory(directory);
       if ((await plain.status(target))?.isFile) return hash;
-      await writeFileAtomically(durable, target, content);
+      const stored = key
+        ? Buffer.concat([frameObject({ sealedBlob: { key: key.id } }), sealBytes(key, blobPlace(hash), content)])
+        : content;
+      await writeFileAtomically(durable, target, stored);
       if (created) await durable.syncDirectory(paths.blobs);
       return hash;
     },
@@ -47,15 +69,22 @@ export function createBlobStore(context: StoreContext, layout: Layout): BlobStor
         if (errorCode(error) === 'ENOENT') return null;
         throw error;
       }
-      if (createHash('sha256').update(content).digest('hex') !== hash) {
+      if (createHash('sha256').update(content).digest('hex') === hash) {
+        return new Uint8Array(content.buffer, content.byteOffset, content.byteLength);
+      }
+      const sealed = sealedBlobKey(content);
+      const opened = sealed
+        ? openBytes(context.keyring, blobPlace(hash), sealed.key, content.subarray(sealed.bodyStart), blobPath(hash))
+        : null;
+      if (!opened?.ok) {
         throw new JournalCorruptedError({
           sessionId: null,
           file: blobPath(hash),
           offset: null,
-          problem: 'the blob content does not match its hash',
+          problem: opened ? opened.problem : 'the blob content does not match its hash',
         });
       }
-      return new Uint8Array(content.buffer, content.byteOffset, content.byteLength);
+      return new Uint8Array(opened.plaintext.buffer, opened.plaintext.byteOffset, opened.plaintext.byteLength);
     },
   };
 }

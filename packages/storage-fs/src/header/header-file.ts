@@ -20,6 +20,7 @@ import { frameObject, unframe } from '../journal/framing.js';
 import type { JournalFiles } from '../journal/journal-files.js';
 import { checkedSafeParser } from '../store/checked-parse.js';
 import type { Layout } from '../store/layout.js';
+import { openObject, sealedObject } from '../store/sealing.js';
 import type { StoreContext } from '../store/store-context.js';
 import { checkHeaderFile } from '../store/store-files-check.generated.js';
 import { HEADER, JOURNAL, LEASE_DIRECTORY, stripNewline } from '../store/store-paths.js';
@@ -42,6 +43,8 @@ export interface HeaderFiles {
   write(sessionId: string, header: SessionHeader): Promise<void>;
 }
 
+const headerPlace = (sessionId: string) => ({ sessionId, role: 'header', position: 'header' });
+
 export function createHeaderFiles(
   context: StoreContext,
   layout: Layout,
@@ -59,7 +62,10 @@ export function createHeaderFiles(
       if (errorCode(error) === 'EISDIR') return { kind: 'damaged', problem: 'header.json is a directory' };
       throw error;
     }
-    const framed = unframe(stripNewline(content));
+    const unframed = unframe(stripNewline(content));
+    const framed = unframed.ok
+      ? openObject(unframed.value, context.keyring, headerPlace(id), paths.inSession(id, HEADER))
+      : unframed;
     const parsed = framed.ok ? parseHeaderFile(framed.value) : null;
     if (!parsed?.success) {
       return { kind: 'damaged', problem: framed.ok ? 'the header does not match its schema' : framed.problem };
@@ -99,8 +105,14 @@ export function createHeaderFiles(
     return header;
   };
 
+  /** header.json's bytes: the header sealed when the store has a current key. */
+  const encode = (header: SessionHeader): Buffer => {
+    const key = context.keyring?.current() ?? null;
+    return frameObject(key ? sealedObject(key, headerPlace(header.id), { v: 1 }, { header }) : { v: 1, header });
+  };
+
   const write = (id: string, header: SessionHeader) =>
-    writeFileAtomically(durable, paths.inSession(id, HEADER), frameObject({ v: 1, header }));
+    writeFileAtomically(durable, paths.inSession(id, HEADER), encode(header));
 
   const create = async (header: SessionHeader): Promise<void> => {
     context.files.refuseIfBroken();
@@ -116,7 +128,7 @@ export function createHeaderFiles(
     await plain.makeDirectory(building);
     try {
       await plain.makeDirectory(path.join(building, LEASE_DIRECTORY));
-      await writeFileAtomically(durable, path.join(building, HEADER), frameObject({ v: 1, header: parsed.data }));
+      await writeFileAtomically(durable, path.join(building, HEADER), encode(parsed.data));
       const journal = await durable.createExclusive(path.join(building, JOURNAL));
       await journal.datasync();
       await journal.close();

@@ -25,6 +25,7 @@
 // validated on every load: by a quick check derived from the schema when zod would return
 // them unchanged (the usual case), by zod otherwise (index-file-check.generated.ts).
 import path from 'node:path';
+import { isSealed, type Keyring } from '@resume/core/encryption';
 import { lazySchema } from '@resume/core/lazy-schema';
 import { isSessionId, PermissionDeniedError, type SessionSummary, sessionSummarySchema } from '@resume/core/spec';
 import { z } from 'zod';
@@ -33,6 +34,7 @@ import { errorCode, type FileStatus, type FileSystem } from '../file-system/file
 import { frameObject, unframe } from '../journal/framing.js';
 import { summaryFromHeader } from '../repair/placeholder-summary.js';
 import { checkedSafeParser } from '../store/checked-parse.js';
+import { INDEX_PLACE, openIndex, sealedObject } from '../store/sealing.js';
 import { checkIndexFile } from './index-file-check.generated.js';
 import { type IndexStamp, sameStamp, stampFor, stampHolds, WRITING_MARKER_PREFIX } from './index-stamp.js';
 
@@ -113,6 +115,8 @@ export interface SummaryIndexContext {
    * and any damage found, given what the index knew before.
    */
   inspect(sessionId: string, location: JournalLocation, known: IndexEntry | null): Promise<InspectedSession>;
+  /** Seals the index when it has a current key, opens a sealed one with the key it names. */
+  keyring: Keyring | null;
 }
 
 export interface SummaryIndex {
@@ -157,12 +161,23 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
     const loaded = new Map<string, IndexEntry>();
     try {
       const content = await context.fileSystem.readFile(context.indexFile);
-      const framed = unframe(content.at(-1) === 0x0a ? content.subarray(0, -1) : content);
+      const unframed = unframe(content.at(-1) === 0x0a ? content.subarray(0, -1) : content);
+      const framed = unframed.ok ? openIndex(unframed.value, context.keyring, context.indexFile) : unframed;
+      // An index in the clear in a store that seals is sealed at its next save.
+      if (unframed.ok && context.keyring?.current() && !isSealed(unframed.value)) dirty = true;
       const parsed = framed.ok ? parseIndexFile(framed.value) : null;
       // A damaged index is rebuilt from the journals rather than trusted.
       if (parsed) {
-        for (const entry of parsed.entries) loaded.set(entry.id, entry);
-        stamp = parsed.stamp;
+        let unlocked = false;
+        for (const entry of parsed.entries) {
+          // Listed as encrypted while its key was not held: read again now that it is.
+          const locked = entry.summary?.locked;
+          if (locked && context.keyring?.get(locked.key)) unlocked = true;
+          else loaded.set(entry.id, entry);
+        }
+        // The stamp vouches for the entries as saved: without the ones dropped, every session is checked.
+        stamp = unlocked ? null : parsed.stamp;
+        if (unlocked) dirty = true;
       } else dirty = true;
     } catch (error) {
       // A missing index is built; one that cannot be read (replaced by a directory, or refused) is rebuilt in memory.
@@ -307,7 +322,9 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
       if (pending.size > 0) await load();
       if (!entries || !dirty) return;
       dirty = false;
-      const file = frameObject({ v: 1, entries: [...entries.values()], stamp });
+      const key = context.keyring?.current() ?? null;
+      const content = { entries: [...entries.values()], stamp };
+      const file = frameObject(key ? sealedObject(key, INDEX_PLACE, { v: 1 }, content) : { v: 1, ...content });
       try {
         await context.fileSystem.makeDirectory(path.dirname(context.indexFile)).catch(() => {});
         await writeFileAtomically(context.fileSystem, context.indexFile, file);

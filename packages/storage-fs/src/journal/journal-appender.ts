@@ -4,6 +4,7 @@
 // with its size, last seq and the running crc32 of its bytes (which snapshots record).
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
+import type { DataKey } from '@resume/core/encryption';
 import { lazySchema } from '@resume/core/lazy-schema';
 import {
   type AppendBatch,
@@ -27,7 +28,7 @@ import type { StoreContext } from '../store/store-context.js';
 import { checkBatchHead } from '../store/store-files-check.generated.js';
 import { JOURNAL, LEASE_DIRECTORY } from '../store/store-paths.js';
 import { LineFramer } from './framing.js';
-import { encodeBatch } from './journal-codec.js';
+import { encodeBatch, keyOfLastRecord } from './journal-codec.js';
 import type { JournalFiles } from './journal-files.js';
 
 export const batchShapeSchema = lazySchema(() =>
@@ -58,6 +59,11 @@ export interface JournalWriter {
   framer: LineFramer;
   /** The lease files fencing checks, named once. */
   leaseFiles: { directory: string; epoch: number; current: string; next: string } | null;
+  /**
+   * The key the journal's last record was sealed with, when the store has keys but no current
+   * one (encryption turned off): an encrypted session stays encrypted as it goes on.
+   */
+  sealedWith: DataKey | null;
 }
 
 export interface JournalAppender {
@@ -104,7 +110,13 @@ export function createJournalAppender(
       const tail = await plain.readRange(file, committed.end, size - committed.end);
       await journals.cutTornTail(id, committed.end, tail);
     }
+    const keyring = context.keyring;
+    const lastKey =
+      keyring && !keyring.current() && committed.end > 0
+        ? await journals.fromTail(file, committed.end, (tail, start) => keyOfLastRecord(tail, start === 0))
+        : null;
     const writer: JournalWriter = {
+      sealedWith: lastKey === null ? null : (keyring?.get(lastKey) ?? null),
       file: await durable.openAppend(file),
       size: committed.end,
       lastSeq: committed.lastSeq,
@@ -181,7 +193,12 @@ export function createJournalAppender(
         });
       }
     });
-    const line = encodeBatch({ epoch: batch.epoch, events: batch.events, summary: batch.summary }, writer.framer);
+    const key = context.keyring?.current() ?? writer.sealedWith;
+    const line = encodeBatch(
+      { epoch: batch.epoch, events: batch.events, summary: batch.summary },
+      writer.framer,
+      key && { key, sessionId: id },
+    );
     try {
       // A lone append (the common case: one session writing) is written synchronously, saving a
       // thread-pool round trip; while other appends are pending it goes through the pool so they overlap.

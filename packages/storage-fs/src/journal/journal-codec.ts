@@ -3,6 +3,7 @@
 // the batch (so the listing index can always be rebuilt from journals alone).
 // Decoding finds the committed prefix: a torn tail is reported (never returned),
 // damage before the last record is a JournalCorruptedError with file and offset.
+import type { DataKey, Keyring } from '@resume/core/encryption';
 import { lazySchema } from '@resume/core/lazy-schema';
 import {
   JournalCorruptedError,
@@ -14,6 +15,7 @@ import {
 } from '@resume/core/spec';
 import { z } from 'zod';
 import { checkedSafeParser, withCheckedEvents } from '../store/checked-parse.js';
+import { journalPlace, openJournalRecord, type RecordOpening, sealedObject } from '../store/sealing.js';
 import { checkRecordHead, checkRecordSummary, checkTailRecord } from '../store/store-files-check.generated.js';
 import { frameObject, type LineFramer, parseBody, verifyFrame } from './framing.js';
 
@@ -86,23 +88,33 @@ const parseRecord = withCheckedEvents(checkedSafeParser(recordHeadSchema, checkR
 const parseRecordSummary = checkedSafeParser(recordSummarySchema, checkRecordSummary);
 const parseTailRecord = checkedSafeParser(tailRecordSchema, checkTailRecord);
 
+/** The key a session's new records are sealed with, and the session (part of every record's place). */
+export interface RecordSealing {
+  key: DataKey;
+  sessionId: string;
+}
+
 /**
  * Encodes one batch as one journal line (newline included). With `framer`, the line is framed in
- * its reused buffer (a view valid until its next use), as an append does.
+ * its reused buffer (a view valid until its next use), as an append does. With `sealing`, the
+ * events and the summary are sealed (store/sealing.ts); the head stays readable.
  */
-export function encodeBatch(record: JournalBatchRecord, framer?: LineFramer): Buffer {
+export function encodeBatch(
+  record: JournalBatchRecord,
+  framer?: LineFramer | null,
+  sealing?: RecordSealing | null,
+): Buffer {
   const first = record.events[0];
   const last = record.events.at(-1);
   if (!first || !last) throw new TypeError('a batch holds at least one event');
   // Member order matters: the head (v, epoch, first, last) is read without parsing the whole line.
-  const framed = {
-    v: JOURNAL_RECORD_VERSION,
-    epoch: record.epoch,
-    first: first.seq,
-    last: last.seq,
-    events: record.events,
-    summary: record.summary,
-  };
+  const head = { v: JOURNAL_RECORD_VERSION, epoch: record.epoch, first: first.seq, last: last.seq };
+  const framed = sealing
+    ? sealedObject(sealing.key, journalPlace(sealing.sessionId, first.seq, last.seq), head, {
+        events: record.events,
+        summary: record.summary,
+      })
+    : { ...head, events: record.events, summary: record.summary };
   return framer ? framer.frame(framed) : frameObject(framed);
 }
 
@@ -141,6 +153,8 @@ export interface ScanOptions {
   startSeq?: number;
   /** ...and the file offset `buffer` starts at (for error messages and torn-tail offsets). */
   baseOffset?: number;
+  /** Opens sealed records (null or absent: a sealed record read is an EncryptionKeyUnavailableError). */
+  keyring?: Keyring | null;
 }
 
 /**
@@ -153,6 +167,7 @@ export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
   const toSeq = options.toSeq ?? Number.POSITIVE_INFINITY;
   const eventsWanted = options.eventsWanted ?? true;
   const baseOffset = options.baseOffset ?? 0;
+  const opening: RecordOpening = { keyring: options.keyring ?? null, sessionId: options.sessionId, file: options.file };
   const corrupted = (offset: number, problem: string, cause?: unknown) =>
     new JournalCorruptedError(
       { sessionId: options.sessionId, file: options.file, offset: baseOffset + offset, problem },
@@ -205,7 +220,7 @@ export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
       throw corrupted(position, `record holds events ${first}..${last} but ${lastSeq + 1} was next`);
     }
     if (eventsWanted && last >= fromSeq && first <= toSeq) {
-      const parsed = parseBody(verified.body);
+      const parsed = openedBody(verified.body, opening);
       // Only a record with a `lost` member can be one a repair wrote (most records are events).
       const lost = parsed.ok && hasLostMember(parsed.value) ? lostRecordSchema.safeParse(parsed.value) : null;
       if (lost?.success) {
@@ -238,18 +253,29 @@ export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
 
   let lastSummary: SessionSummary | null = null;
   if (options.summaryWanted && lastBody) {
-    lastSummary = decodeSummary(lastBody, lastOffset, corrupted);
+    lastSummary = decodeSummary(lastBody, lastOffset, opening, corrupted);
   }
   return { events, lastSeq, lastEpoch, validLength: position, lastSummary, torn, records };
+}
+
+/** A record's body parsed, its sealed members opened. */
+function openedBody(
+  body: Buffer,
+  opening: RecordOpening,
+): { ok: true; value: unknown } | { ok: false; problem: string } {
+  const parsed = parseBody(body);
+  return parsed.ok ? openJournalRecord(parsed.value, opening) : parsed;
 }
 
 function decodeSummary(
   body: Buffer,
   offset: number,
+  opening: RecordOpening,
   corrupted: (offset: number, problem: string, cause?: unknown) => JournalCorruptedError,
 ): SessionSummary {
-  const parsed = parseBody(body);
+  const parsed = openedBody(body, opening);
   const summary = parsed.ok ? parseRecordSummary(parsed.value) : null;
+  if (!parsed.ok) throw corrupted(offset, parsed.problem);
   if (!summary?.success) throw corrupted(offset, 'the last record has no valid summary');
   return summary.data.summary;
 }
@@ -266,14 +292,18 @@ export interface TailRecord {
  * Returns null when the journal has no committed record, `more` when the tail
  * given does not reach back far enough.
  */
-export function lastRecordInTail(tail: Buffer, startsAtFileStart: boolean): TailRecord | null | 'more' {
+export function lastRecordInTail(
+  tail: Buffer,
+  startsAtFileStart: boolean,
+  opening: RecordOpening = { keyring: null, sessionId: '', file: 'journal.jsonl' },
+): TailRecord | null | 'more' {
   let end = tail.lastIndexOf(0x0a);
   while (end !== -1) {
     const start = end === 0 ? 0 : tail.lastIndexOf(0x0a, end - 1) + 1;
     if (start === 0 && !startsAtFileStart) return 'more';
     const verified = verifyFrame(tail.subarray(start, end));
     if (verified.ok) {
-      const parsed = parseBody(verified.body);
+      const parsed = openedBody(verified.body, opening);
       const record = parsed.ok ? parseTailRecord(parsed.value) : null;
       if (record?.success) return { epoch: record.data.epoch, lastSeq: record.data.last, summary: record.data.summary };
     }
@@ -312,6 +342,21 @@ export function committedEndInTail(tail: Buffer, tailStart: number): CommittedTa
     end = start - 1;
   }
   return tailStart === 0 && !skippedBadLine ? { end: 0, lastSeq: 0 } : tailStart === 0 ? null : 'more';
+}
+
+const sealedHeadPattern =
+  /^\{"crc":"[0-9a-f]{8}","v":\d+,"epoch":\d+,"first":\d+,"last":\d+,"key":"([^"\\]+)","sealed":"/;
+
+/**
+ * The key id the last record of `tail` (a journal's bytes up to a record's end) was sealed with;
+ * null when it is not sealed; `more` when the tail does not reach back to the record's start.
+ */
+export function keyOfLastRecord(tail: Buffer, startsAtFileStart: boolean): string | null | 'more' {
+  if (tail.length === 0) return null;
+  const start = tail.lastIndexOf(0x0a, tail.length - 2) + 1;
+  if (start === 0 && !startsAtFileStart) return 'more';
+  const head = sealedHeadPattern.exec(tail.toString('latin1', start, Math.min(tail.length, start + 200)));
+  return head?.[1] ?? null;
 }
 
 export interface RecordHead {

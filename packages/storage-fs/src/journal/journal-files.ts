@@ -17,6 +17,7 @@ import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode, type FileStatus } from '../file-system/file-system.js';
 import type { JournalLocation } from '../index/summary-index.js';
 import { checkedSafeParser } from '../store/checked-parse.js';
+import { openJournalRecord } from '../store/sealing.js';
 import type { StoreContext } from '../store/store-context.js';
 import { checkFirstEvent } from '../store/store-files-check.generated.js';
 import { JOURNAL, JOURNAL_ARCHIVED, SNAPSHOT, SNAPSHOT_NAMES } from '../store/store-paths.js';
@@ -127,11 +128,17 @@ export function createJournalFiles(context: StoreContext): JournalFiles {
     if (location.archived) {
       const journal = await readBytes(id);
       if (!journal) return null;
-      return scanJournal(journal.bytes, { sessionId: id, file: journal.file, eventsWanted: false, summaryWanted: true })
-        .lastSummary;
+      return scanJournal(journal.bytes, {
+        sessionId: id,
+        file: journal.file,
+        eventsWanted: false,
+        summaryWanted: true,
+        keyring: context.keyring,
+      }).lastSummary;
     }
+    const opening = { keyring: context.keyring, sessionId: id, file: paths.inSession(id, JOURNAL) };
     const found = await fromTail(paths.inSession(id, JOURNAL), location.size, (tail, start) =>
-      lastRecordInTail(tail, start === 0),
+      lastRecordInTail(tail, start === 0, opening),
     );
     return found?.summary ?? null;
   };
@@ -160,7 +167,11 @@ export function createJournalFiles(context: StoreContext): JournalFiles {
     if (end === -1) return null;
     const verified = verifyFrame(head.subarray(0, end));
     const parsed = verified.ok ? parseBody(verified.body) : null;
-    return parsed?.ok ? headerInFirstRecord(parsed.value) : null;
+    const file = paths.inSession(id, location.archived ? JOURNAL_ARCHIVED : JOURNAL);
+    const opened = parsed?.ok
+      ? openJournalRecord(parsed.value, { keyring: context.keyring, sessionId: id, file })
+      : null;
+    return opened?.ok ? headerInFirstRecord(opened.value) : null;
   };
 
   const cutTornTail = async (id: string, keptLength: number, cut: Buffer): Promise<string> => {

@@ -5,8 +5,9 @@
 // damaged records are replaced by one record of their loss and everything after is kept;
 // otherwise the journal is kept up to the first damage. A newline damaged between two
 // intact records is simply restored.
-import { verifyFrame } from '../journal/framing.js';
+import { parseBody, verifyFrame } from '../journal/framing.js';
 import { damagedNewlineIn, encodeLost, isLostRecord } from '../journal/journal-codec.js';
+import { openJournalRecord, type RecordOpening } from '../store/sealing.js';
 
 const headPattern = /^"v":(\d+),"epoch":(\d+),"first":(\d+),"last":(\d+),/;
 
@@ -36,7 +37,11 @@ export interface JournalAnalysis {
   tornTail: DamagedRange | null;
 }
 
-export function analyzeJournal(bytes: Buffer): JournalAnalysis {
+/**
+ * With `opening`, a sealed record is intact only when it opens (its tag holds where it lies);
+ * a key the keyring lacks is an EncryptionKeyUnavailableError: nothing is judged without it.
+ */
+export function analyzeJournal(bytes: Buffer, opening?: RecordOpening): JournalAnalysis {
   const records: RecordLine[] = [];
   const damaged: DamagedRange[] = [];
   const restoredNewlines: number[] = [];
@@ -46,6 +51,11 @@ export function analyzeJournal(bytes: Buffer): JournalAnalysis {
     if (!verified.ok) return verified.problem;
     const head = headPattern.exec(verified.body.toString('latin1', 0, Math.min(verified.body.length, 96)));
     if (!head) return 'record has no version, epoch or seq range';
+    if (opening) {
+      const parsed = parseBody(verified.body);
+      const opened = parsed.ok ? openJournalRecord(parsed.value, opening) : parsed;
+      if (!opened.ok) return opened.problem;
+    }
     records.push({
       offset,
       bytes: Buffer.concat([line, Buffer.from('\n')]),

@@ -10,6 +10,7 @@ import { hostname } from 'node:os';
 import { crc32 } from 'node:zlib';
 import { lazySchema } from '@resume/core/lazy-schema';
 import {
+  EncryptionKeyUnavailableError,
   type IntegrityProblem,
   JournalCorruptedError,
   journalEventSchema,
@@ -27,12 +28,13 @@ import type { HeaderFiles } from '../header/header-file.js';
 import type { Damage, IndexEntry, InspectedSession, JournalLocation, SummaryIndex } from '../index/summary-index.js';
 import { unframe } from '../journal/framing.js';
 import type { JournalAppender } from '../journal/journal-appender.js';
-import { encodeBatch, encodeLost, lastRecordInTail } from '../journal/journal-codec.js';
+import { encodeBatch, encodeLost, lastRecordInTail, type RecordSealing } from '../journal/journal-codec.js';
 import { headerInFirstRecord, type JournalFiles } from '../journal/journal-files.js';
 import { stepsStartedIn } from '../journal/lost-steps.js';
 import { acquireLease, currentEpoch, inspectLease, latestLease, liveHolder } from '../lease/lease-files.js';
 import type { SnapshotFiles, StoredSnapshot } from '../snapshot/snapshot-files.js';
 import type { Layout } from '../store/layout.js';
+import { openJournalRecord, type RecordOpening } from '../store/sealing.js';
 import type { StoreContext } from '../store/store-context.js';
 import { HEADER, JOURNAL, LEASE_DIRECTORY, LEGACY_SNAPSHOT, SNAPSHOT, SNAPSHOT_NAMES } from '../store/store-paths.js';
 import {
@@ -89,6 +91,19 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     return found;
   };
 
+  /** How this session's sealed records are opened, and sealed when a repair writes one. */
+  const openingOf = (id: string): RecordOpening => ({ keyring: context.keyring, sessionId: id, file: journalFile(id) });
+  const sealingOf = (id: string): RecordSealing | null => {
+    const key = context.keyring?.current() ?? null;
+    return key && { key, sessionId: id };
+  };
+  /** Throws EncryptionKeyUnavailableError, before anything is touched, when a file of the session needs a key not held. */
+  const requireKeys = async (id: string): Promise<void> => {
+    analyzeJournal((await journalOf(id)).bytes, openingOf(id));
+    await headers.readFile(id);
+    await snapshots.readFile(id);
+  };
+
   const journalOf = async (id: string): Promise<{ bytes: Buffer; file: string; missing: boolean }> => {
     const journal = await journals.readBytes(id);
     return journal ? { ...journal, missing: false } : { bytes: Buffer.alloc(0), file: journalFile(id), missing: true };
@@ -115,7 +130,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     }
     const journal = await journalOf(id);
     if (journal.missing) problems.push({ file: journal.file, offset: null, problem: 'the journal is missing' });
-    const analysis = analyzeJournal(journal.bytes);
+    const analysis = analyzeJournal(journal.bytes, openingOf(id));
     for (const range of analysis.damaged) {
       problems.push({
         file: journal.file,
@@ -180,7 +195,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
         : file.kind === 'damaged'
           ? file.problem
           : `it named session ${file.header.id}`;
-    const fromJournal = firstHeader(journalBytes);
+    const fromJournal = firstHeader(journalBytes, openingOf(id));
     if (fromJournal?.id === id)
       return { header: fromJournal, rewrite: `rebuilt from the journal's first record (${why})` };
     const snapshot = await snapshots.readFile(id);
@@ -216,7 +231,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     snapshots.forget(id);
     if (!dryRun) await journals.unarchive(id);
     const journal = await journalOf(id);
-    const analysis: JournalAnalysis = analyzeJournal(journal.bytes);
+    const analysis: JournalAnalysis = analyzeJournal(journal.bytes, openingOf(id));
     const snapshot = await snapshots.readFile(id);
     const savedTo = paths.inSession(id, context.asideName(JOURNAL, 'damaged'));
     const savedFor = (bytes: Buffer) => (bytes.length > 0 ? savedTo : null);
@@ -227,7 +242,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     let keptSeq = plan.keptSeq;
     if (keptSeq === 0 && header) {
       // Nothing of the journal survives: the session's creation is rebuilt from its header.
-      bytes = creationRecord(header);
+      bytes = creationRecord(header, sealingOf(id));
       keptSeq = 1;
       actions.push(
         `journal.jsonl: ${journal.missing ? 'recreated' : 'rebuilt'} with the session's creation from its header`,
@@ -238,7 +253,14 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     const provenSeq = keptSeq;
     const restored =
       snapshot && keptSeq > 0
-        ? restoredFromSnapshot(id, snapshot, keptSeq, epochAt(analysis, keptSeq), savedFor(journal.bytes))
+        ? restoredFromSnapshot(
+            id,
+            snapshot,
+            keptSeq,
+            epochAt(analysis, keptSeq),
+            savedFor(journal.bytes),
+            sealingOf(id),
+          )
         : null;
     if (restored) {
       bytes = Buffer.concat([bytes, restored.bytes]);
@@ -341,7 +363,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
         journalCrc: crc32(bytes.subarray(0, snapshotOffset)),
       });
     }
-    const summary = lastSummaryOf(bytes) ?? summaryFromHeader(id, header);
+    const summary = lastSummaryOf(bytes, openingOf(id)) ?? summaryFromHeader(id, header);
     parts.index().record({ id, summary, journalSize: bytes.length, archived: false, damage: null, missing: [] });
     await parts
       .index()
@@ -360,6 +382,7 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
       if (record) throw new SessionLockedError(id, { pid: record.pid, host: record.host, since: record.since });
       return context.exclusive(id, () => repairNow(id, true));
     }
+    await requireKeys(id);
     // The repair is the session's writer while it works; its release records where the journal now ends.
     const held = await acquireLease(context.lease, id, leaseDirectory(id), { pid: process.pid, host: hostname() });
     let keptSeq: number | undefined;
@@ -372,6 +395,14 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     }
   };
 
+  /** What a listing shows of a session encrypted with a key the store does not hold: its id and dates. */
+  const lockedSummary = async (id: string, keyId: string): Promise<SessionSummary> => {
+    const placeholder = summaryFromHeader(id, null);
+    const modifiedMs = (await plain.status(journalFile(id)).catch(() => null))?.modifiedMs;
+    const updatedAt = modifiedMs === undefined ? placeholder.updatedAt : new Date(modifiedMs).toISOString();
+    return { ...placeholder, title: `encrypted (key ${keyId} not available)`, updatedAt, locked: { key: keyId } };
+  };
+
   const inspectForIndex = async (
     id: string,
     location: JournalLocation,
@@ -382,6 +413,8 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     try {
       summary = await journals.readLastSummary(id, location);
     } catch (error) {
+      if (EncryptionKeyUnavailableError.isInstance(error))
+        return { summary: await lockedSummary(id, error.keyId), damage: null };
       if (!JournalCorruptedError.isInstance(error)) throw error;
       damage = { problem: error.message, file: error.file };
     }
@@ -449,6 +482,7 @@ function restoredFromSnapshot(
   keptSeq: number,
   epoch: number,
   savedTo: string | null,
+  sealing: RecordSealing | null,
 ): Restored | null {
   if (snapshot.seq <= keptSeq) return null;
   const state = snapshotStateSchema.safeParse(snapshot.state);
@@ -470,7 +504,7 @@ function restoredFromSnapshot(
   return {
     bytes: Buffer.concat([
       ...(lost ? [encodeLost({ epoch, first: lost.first, last: lost.last, lost: { reason, savedTo } })] : []),
-      encodeBatch({ epoch, events: [restoredEvent], summary }),
+      encodeBatch({ epoch, events: [restoredEvent], summary }, null, sealing),
     ]),
     seq: snapshot.seq,
     lost,
@@ -483,20 +517,22 @@ function epochAt(analysis: JournalAnalysis, seq: number): number {
   return analysis.records.find((record) => record.first <= seq && seq <= record.last)?.epoch ?? 0;
 }
 
-function creationRecord(header: SessionHeader): Buffer {
+function creationRecord(header: SessionHeader, sealing: RecordSealing | null): Buffer {
   const created = journalEventSchema.parse({ type: 'session-created', seq: 1, at: header.createdAt, header });
-  return encodeBatch({ epoch: 0, events: [created], summary: { ...summaryFromHeader(header.id, header), lastSeq: 1 } });
+  const summary = { ...summaryFromHeader(header.id, header), lastSeq: 1 };
+  return encodeBatch({ epoch: 0, events: [created], summary }, null, sealing);
 }
 
-function firstHeader(bytes: Buffer): SessionHeader | null {
+function firstHeader(bytes: Buffer, opening: RecordOpening): SessionHeader | null {
   const end = bytes.indexOf(0x0a);
   if (end === -1) return null;
   const framed = unframe(bytes.subarray(0, end));
-  return framed.ok ? headerInFirstRecord(framed.value) : null;
+  const opened = framed.ok ? openJournalRecord(framed.value, opening) : framed;
+  return opened.ok ? headerInFirstRecord(opened.value) : null;
 }
 
-function lastSummaryOf(bytes: Buffer): SessionSummary | null {
-  const found = lastRecordInTail(bytes, true);
+function lastSummaryOf(bytes: Buffer, opening: RecordOpening): SessionSummary | null {
+  const found = lastRecordInTail(bytes, true, opening);
   return found === 'more' ? null : (found?.summary ?? null);
 }
 

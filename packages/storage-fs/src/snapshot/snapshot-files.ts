@@ -22,7 +22,7 @@ import { type LeaseRecord, latestLease } from '../lease/lease-files.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
 import { JOURNAL, LEASE_DIRECTORY, SNAPSHOT, SNAPSHOT_NAMES } from '../store/store-paths.js';
-import { decodeSnapshot, encodeSnapshot, type SnapshotFile } from './snapshot-format.js';
+import { decodeSnapshot, encodeSnapshot, openSnapshot, type SnapshotFile, sealSnapshot } from './snapshot-format.js';
 
 export type { SnapshotFile } from './snapshot-format.js';
 
@@ -64,7 +64,9 @@ export function createSnapshotFiles(
   const journalFile = (id: string) => paths.inSession(id, JOURNAL);
 
   const write = async (id: string, snapshot: SnapshotFile) => {
-    await writeFileAtomically(plain, paths.inSession(id, SNAPSHOT), encodeSnapshot(snapshot));
+    const key = context.keyring?.current() ?? null;
+    const encoded = encodeSnapshot(snapshot);
+    await writeFileAtomically(plain, paths.inSession(id, SNAPSHOT), key ? sealSnapshot(encoded, key, id) : encoded);
     for (const { name } of SNAPSHOT_NAMES.slice(1)) await plain.remove(paths.inSession(id, name)).catch(() => {});
   };
 
@@ -108,7 +110,8 @@ export function createSnapshotFiles(
         throw error;
       }
       const decoded = archived ? await gunzip(content).catch(() => null) : content;
-      const snapshot = decoded && decodeSnapshot(decoded);
+      const opened = decoded && openSnapshot(decoded, context.keyring, id, paths.inSession(id, name));
+      const snapshot = opened && decodeSnapshot(opened);
       return snapshot ? { snapshot, name, archived } : null;
     }
     return null;
@@ -236,6 +239,7 @@ export function createSnapshotFiles(
           return scanJournal(bytes, {
             sessionId: id,
             file,
+            keyring: context.keyring,
             fromSeq: range.fromSeq ?? 1,
             ...(range.toSeq === undefined ? {} : { toSeq: range.toSeq }),
             startSeq: record.first - 1,

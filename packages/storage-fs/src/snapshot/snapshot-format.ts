@@ -15,6 +15,7 @@
 // `snapshot.json` carry a layout version `v` as well: 2 is this layout, 1 one framed line holding
 // the whole state; both are still read.
 import { crc32 } from 'node:zlib';
+import { type DataKey, type Keyring, openBytes, type SealedPlace, sealBytes } from '@resume/core/encryption';
 import { lazySchema } from '@resume/core/lazy-schema';
 import { z } from 'zod';
 import { FRAME_PREFIX_LENGTH, frameObject, unframe } from '../journal/framing.js';
@@ -190,4 +191,38 @@ function keepOperations(snapshot: SnapshotFile, encoded: unknown[]): void {
     enumerable: true,
     configurable: true,
   });
+}
+
+/** Where a session's snapshot belongs (part of its seal). */
+const snapshotPlace = (sessionId: string): SealedPlace => ({ sessionId, role: 'snapshot', position: 'snapshot' });
+
+/**
+ * A snapshot file's bytes sealed whole (docs/encryption.md#formats): one framed line naming the
+ * key and the length, then the sealed bytes (iv, ciphertext, tag) of the file `encodeSnapshot` wrote.
+ */
+export function sealSnapshot(file: Buffer, key: DataKey, sessionId: string): Buffer {
+  const sealed = sealBytes(key, snapshotPlace(sessionId), file);
+  return Buffer.concat([frameObject({ sealedSnapshot: { key: key.id, bytes: sealed.length } }), sealed]);
+}
+
+/**
+ * The snapshot file inside a sealed one (a file that is not sealed is returned as it is); null
+ * when it is damaged or fails its tag (a snapshot is derived data: it is ignored). A key the
+ * keyring lacks is an EncryptionKeyUnavailableError.
+ */
+export function openSnapshot(
+  file: Buffer,
+  keyring: Keyring | null,
+  sessionId: string,
+  location: string,
+): Buffer | null {
+  const newline = file.indexOf(0x0a, FRAME_PREFIX_LENGTH);
+  if (newline === -1 || !file.subarray(0, newline).includes('"sealedSnapshot"')) return file;
+  const framed = unframe(file.subarray(0, newline));
+  if (!framed.ok || !isRecord(framed.value) || !isRecord(framed.value.sealedSnapshot)) return null;
+  const { key, bytes } = framed.value.sealedSnapshot;
+  const body = file.subarray(newline + 1);
+  if (typeof key !== 'string' || body.length !== bytes) return null;
+  const opened = openBytes(keyring, snapshotPlace(sessionId), key, body, location);
+  return opened.ok ? opened.plaintext : null;
 }

@@ -2,6 +2,7 @@
 // clock, the lease context and the per-session queue that keeps appends, repairs and
 // archiving of one session one at a time in this process.
 import { randomBytes } from 'node:crypto';
+import type { Keyring } from '@resume/core/encryption';
 import type { FileSystem } from '../file-system/file-system.js';
 import type { GuardedFileSystem } from '../file-system/guarded-file-system.js';
 import type { LeaseFilesContext } from '../lease/lease-files.js';
@@ -18,6 +19,8 @@ export interface StoreContext {
   lease: LeaseFilesContext;
   /** Runs `work` after every earlier piece of work on the same session. */
   exclusive<T>(sessionId: string, work: () => Promise<T>): Promise<T>;
+  /** The keys that seal and open session data (null: the store reads and writes in the clear). */
+  keyring: Keyring | null;
   /** A fresh name for bytes kept aside beside `name` (`journal.jsonl.torn-2026-...`). */
   asideName(name: string, reason: string): string;
 }

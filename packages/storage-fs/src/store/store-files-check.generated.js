@@ -192,7 +192,7 @@ return errors === 0;
 }
 
 const checkRecordSummaryExact = validate24;
-const schema8 = {"type":"object","properties":{"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","sleeping","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"wakeAt":{"type":"string"},"job":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name","version"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["summary"],"additionalProperties":{},"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
+const schema8 = {"type":"object","properties":{"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","sleeping","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"wakeAt":{"type":"string"},"job":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name","version"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true},"locked":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["summary"],"additionalProperties":{},"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
 const func2 = Object.prototype.hasOwnProperty;
 const schema9 = {"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"};
 const pattern0 = new RegExp("^[0-9a-hjkmnp-tv-z]{22}$", "");
@@ -1318,9 +1318,61 @@ else {
 var valid1 = true;
 }
 if(valid1){
+if(data0.locked !== undefined){
+let data41 = data0.locked;
+const _errs108 = errors;
+if(errors === _errs108){
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+let missing7;
+if((data41.key === undefined) && (missing7 = "key")){
+validate24.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/required",keyword:"required",params:{missingProperty: missing7}}];
+return false;
+}
+else {
+const _errs110 = errors;
+for(const key6 in data41){
+if(!(key6 === "key")){
+validate24.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6}}];
+return false;
+break;
+}
+}
+if(_errs110 === errors){
+if(data41.key !== undefined){
+const _errs111 = errors;
+if(typeof data41.key !== "string"){
+validate24.errors = [{instancePath:instancePath+"/summary/locked/key",schemaPath:"#/properties/summary/properties/locked/properties/key/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid13 = _errs111 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(Object.getPrototypeOf(data41) !== Object.prototype){
+validate24.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/plainObject",keyword:"plainObject",params:{}}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate24.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid1 = _errs108 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
 if(Object.getPrototypeOf(data0) !== Object.prototype){
 validate24.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/plainObject",keyword:"plainObject",params:{}}];
 return false;
+}
 }
 }
 }
@@ -1381,7 +1433,7 @@ return errors === 0;
 }
 
 const checkTailRecordExact = validate28;
-const schema10 = {"type":"object","properties":{"epoch":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"last":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","sleeping","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"wakeAt":{"type":"string"},"job":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name","version"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["epoch","last","summary"],"additionalProperties":{},"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
+const schema10 = {"type":"object","properties":{"epoch":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"last":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","sleeping","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"wakeAt":{"type":"string"},"job":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name","version"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true},"locked":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["epoch","last","summary"],"additionalProperties":{},"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
 const schema11 = {"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -2558,9 +2610,61 @@ else {
 var valid1 = true;
 }
 if(valid1){
+if(data2.locked !== undefined){
+let data43 = data2.locked;
+const _errs112 = errors;
+if(errors === _errs112){
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+let missing7;
+if((data43.key === undefined) && (missing7 = "key")){
+validate28.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/required",keyword:"required",params:{missingProperty: missing7}}];
+return false;
+}
+else {
+const _errs114 = errors;
+for(const key6 in data43){
+if(!(key6 === "key")){
+validate28.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6}}];
+return false;
+break;
+}
+}
+if(_errs114 === errors){
+if(data43.key !== undefined){
+const _errs115 = errors;
+if(typeof data43.key !== "string"){
+validate28.errors = [{instancePath:instancePath+"/summary/locked/key",schemaPath:"#/properties/summary/properties/locked/properties/key/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid13 = _errs115 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(Object.getPrototypeOf(data43) !== Object.prototype){
+validate28.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/plainObject",keyword:"plainObject",params:{}}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid1 = _errs112 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
 if(Object.getPrototypeOf(data2) !== Object.prototype){
 validate28.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/plainObject",keyword:"plainObject",params:{}}];
 return false;
+}
 }
 }
 }
@@ -2623,7 +2727,7 @@ return errors === 0;
 }
 
 const checkBatchHeadExact = validate32;
-const schema12 = {"type":"object","properties":{"expectedSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"epoch":{"type":"integer","minimum":0,"maximum":9007199254740991},"events":{"minItems":1,"type":"array","items":{"$ref":"#/definitions/__schema0"},"plainArray":true},"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema1"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","sleeping","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema1"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"wakeAt":{"type":"string"},"job":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name","version"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["expectedSeq","epoch","events","summary"],"additionalProperties":false,"definitions":{"__schema0":{},"__schema1":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
+const schema12 = {"type":"object","properties":{"expectedSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"epoch":{"type":"integer","minimum":0,"maximum":9007199254740991},"events":{"minItems":1,"type":"array","items":{"$ref":"#/definitions/__schema0"},"plainArray":true},"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema1"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","sleeping","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema1"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"wakeAt":{"type":"string"},"job":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name","version"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true},"locked":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["expectedSeq","epoch","events","summary"],"additionalProperties":false,"definitions":{"__schema0":{},"__schema1":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
 const schema13 = {};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3858,9 +3962,61 @@ else {
 var valid2 = true;
 }
 if(valid2){
+if(data4.locked !== undefined){
+let data45 = data4.locked;
+const _errs115 = errors;
+if(errors === _errs115){
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+let missing7;
+if((data45.key === undefined) && (missing7 = "key")){
+validate32.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/required",keyword:"required",params:{missingProperty: missing7}}];
+return false;
+}
+else {
+const _errs117 = errors;
+for(const key7 in data45){
+if(!(key7 === "key")){
+validate32.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7}}];
+return false;
+break;
+}
+}
+if(_errs117 === errors){
+if(data45.key !== undefined){
+const _errs118 = errors;
+if(typeof data45.key !== "string"){
+validate32.errors = [{instancePath:instancePath+"/summary/locked/key",schemaPath:"#/properties/summary/properties/locked/properties/key/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid14 = _errs118 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(Object.getPrototypeOf(data45) !== Object.prototype){
+validate32.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/plainObject",keyword:"plainObject",params:{}}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid2 = _errs115 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
 if(Object.getPrototypeOf(data4) !== Object.prototype){
 validate32.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/plainObject",keyword:"plainObject",params:{}}];
 return false;
+}
 }
 }
 }

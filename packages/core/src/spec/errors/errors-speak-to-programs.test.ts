@@ -29,6 +29,8 @@ const instances: Record<string, () => ConclaveError> = {
   AppendConflictError: () => new core.AppendConflictError(sessionId, 3, 4),
   ConfigError: () =>
     new core.ConfigError({ file: 'config.yaml', key: 'providers', problem: 'is not a map', fix: 'Write a map.' }),
+  EncryptionKeyUnavailableError: () =>
+    new core.EncryptionKeyUnavailableError({ keyId: '3f2a9c0d11e4', sessionId, location: 'journal.jsonl' }),
   FileNotFoundError: () => new core.FileNotFoundError('/tmp/missing.json'),
   IncompatibleSessionError: () => new core.IncompatibleSessionError(sessionId, ['the spec changed']),
   InterruptedError: () => new core.InterruptedError(sessionId),
