@@ -1,6 +1,6 @@
 // Workers on many machines (docs/workers.md): sessions of registered jobs put on a queue in
 // PostgreSQL and run by whichever worker claims them. The queue is pg-boss's
-// (docs/decisions/0033-pg-boss-for-work-queues.md): claiming with SKIP LOCKED, retries, a
+// (docs/decisions/0034-pg-boss-for-work-queues.md): claiming with SKIP LOCKED, retries, a
 // claim that expires when its worker stops answering. What runs is `engine.start(name, input,
 // { id })` on the session the item names, so Conclave's lease and fencing still guard every
 // write: a worker whose claim expired can never write the session another worker took over,
