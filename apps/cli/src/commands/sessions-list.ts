@@ -132,7 +132,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
           ? terminal.red(status)
           : terminal.yellow(status);
     terminal.out(
-      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${padText(describeProgress(summary), 12)}  ${formatCost(summary.costUsd, '?').padEnd(9)}  ${organizedTitle(summary, terminal)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
+      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${padText(describeProgress(summary), 12)}  ${formatCost(summary.costUsd, '?').padEnd(9)}  ${organizedTitle(summary, terminal)}${wakeNote(summary, context.environment.now(), terminal)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
     );
     const hit = search?.hits.get(summary.id);
     if (hit)
@@ -188,10 +188,21 @@ async function searchFor(
   }
 }
 
+/** A sleeping session's wake time; one past it is due, for whoever recovers it. */
+function wakeNote(summary: SessionSummary, now: Date, terminal: CliContext['terminal']): string {
+  if (summary.status !== 'sleeping' || !summary.wakeAt) return '';
+  const due = Date.parse(summary.wakeAt) <= now.getTime();
+  return terminal.dim(`  ${due ? 'due to wake since' : 'wakes'} ${formatWhen(summary.wakeAt)}`);
+}
+
 /** The title, after the session's name when it has one, then its pin and tags. */
 function organizedTitle(summary: SessionSummary, terminal: CliContext['terminal']): string {
   const name = summary.name ? `${terminal.bold(truncate(summary.name, 40))}  ` : '';
-  const marks = [...(summary.pinned ? ['pinned'] : []), ...(summary.tags ?? []).map((tag) => `#${tag}`)];
+  const marks = [
+    ...(summary.pinned ? ['pinned'] : []),
+    ...(summary.tags ?? []).map((tag) => `#${tag}`),
+    ...(summary.job ? [`job ${summary.job.name} v${summary.job.version}`] : []),
+  ];
   return `${name}${truncate(summary.title, summary.name ? 40 : 60)}${marks.length > 0 ? terminal.dim(`  ${marks.join(' ')}`) : ''}`;
 }
 

@@ -123,6 +123,7 @@ const statusCycle: readonly (SessionStatus | null)[] = [
   'completed',
   'failed',
   'waiting',
+  'sleeping',
 ];
 
 /** Whether a session's name, title, task or one of its tags contains the query (case-insensitive). */

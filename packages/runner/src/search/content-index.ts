@@ -1,7 +1,7 @@
 // The content index: an SQLite FTS5 table (node:sqlite, no native build) of every session's
 // title, name, tags, task and user and assistant messages, and a table of its model calls
 // (the usage ledger), kept beside the listing index
-// (docs/decisions/0034-content-index.md). It is derived from the journals and never a
+// (docs/decisions/0035-content-index.md). It is derived from the journals and never a
 // second source of truth: each query first reads what was appended since the index last
 // looked (sessions whose `lastSeq` moved), drops what was deleted, and the file is rebuilt
 // from the journals when it is missing or unreadable. The table is contentless: it keeps
