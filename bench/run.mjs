@@ -129,3 +129,11 @@ const postgres = spawnSync(process.execPath, [path.join(benchDirectory, 'postgre
   env: quick ? { ...process.env, CONCLAVE_BENCH_CHECKPOINTS: '100', CONCLAVE_BENCH_QUICK: '1' } : process.env,
 });
 if (postgres.status !== 0) process.stdout.write('  (the PostgreSQL benchmark did not run to the end; see above)\n');
+
+// Work queues on PostgreSQL: items per second with 1, 2 and 4 workers, and the claim latency.
+process.stdout.write('\nWork queues (pg-boss) on PostgreSQL\n');
+const workers = spawnSync(process.execPath, [path.join(benchDirectory, 'workers.mjs')], {
+  stdio: 'inherit',
+  env: quick ? { ...process.env, CONCLAVE_BENCH_QUEUE_ITEMS: '60' } : process.env,
+});
+if (workers.status !== 0) process.stdout.write('  (the work queue benchmark did not run to the end; see above)\n');

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createSessions, defaultCliPath } from './cli-startup.mjs';
+import { measureContentSearch } from './content-search.mjs';
 
 export function median(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -227,7 +228,24 @@ export async function measurePerformanceBudgets({ quick = false, cli = defaultCl
       }
       picker.afterChangeMs = median(afterChange);
     }
-    return { version, list, resume5, resume100, steps, traced, picker, pickerSessions: quick ? 2_000 : 10_000 };
+    // Content search and the cost ledger over sessions made by scripted discussions.
+    const search = await measureContentSearch({
+      cli,
+      home: path.join(directory, 'search-home'),
+      sessions: quick ? 2_000 : 10_000,
+      runs: quick ? 3 : 7,
+    });
+    return {
+      version,
+      list,
+      resume5,
+      resume100,
+      steps,
+      traced,
+      picker,
+      pickerSessions: quick ? 2_000 : 10_000,
+      search,
+    };
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
@@ -369,6 +387,26 @@ export function performanceRows(result, storage) {
       ' ms',
       `first after a change (every session checked): ${result.picker.afterChangeMs.toFixed(0)} ms`,
     ]);
+  }
+  if (result.search) {
+    const search = result.search;
+    const sessions = search.sessions.toLocaleString('en');
+    const beyondNode = (ms) => (ms - search.nodeBareMs).toFixed(0);
+    rows.push([
+      `sessions search over ${sessions} sessions, beyond node -e 0`,
+      search.rareMs - search.nodeBareMs,
+      100,
+      ' ms',
+      `a rare word (${search.rareHits} hits); a common word ${beyondNode(search.commonMs)} ms, a phrase ${beyondNode(search.phraseMs)} ms, for a person ${beyondNode(search.humanMs)} ms; node -e 0 ${search.nodeBareMs.toFixed(0)} ms; first build ${(search.firstBuildMs / 1000).toFixed(1)} s`,
+    ]);
+    rows.push([
+      "  content index vs the sessions' bytes",
+      search.indexRatio,
+      0.2,
+      'x',
+      `${(search.indexBytes / 1e6).toFixed(1)} MB vs ${(search.sessionBytes / 1e6).toFixed(1)} MB`,
+    ]);
+    rows.push([`conclave usage over ${sessions} sessions`, search.usageMs, 300, ' ms', `--by model,day --json`]);
   }
   return rows.map(([what, value, limit, unit, detail]) => ({ what, value, limit, unit, detail, ok: value <= limit }));
 }

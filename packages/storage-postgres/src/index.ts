@@ -8,3 +8,13 @@ export { latestMigrationVersion, type MigrateOptions, type MigrationReport, migr
 export { createPostgresStore, type PostgresStore } from './postgres-store.js';
 export type { ServerWait, ServerWaitListener } from './server-wait.js';
 export type { SessionChange, SessionWatch, SessionWatchListener } from './watch.js';
+export {
+  createWorkQueue,
+  type EnqueueOptions,
+  type QueueCounts,
+  type QueuedJobRunner,
+  type RunningWorker,
+  type WorkerOptions,
+  type WorkQueue,
+  type WorkQueueOptions,
+} from './workers/work-queue.js';

@@ -5,10 +5,12 @@
 import { checkTags } from '@resume/core/engine';
 import { permissionDeniedHint, type SessionSummary, sessionStatusSchema, UsageError } from '@resume/core/spec';
 import { parseDurationDays } from '@resume/runner/config';
+import type { ContentHit } from '@resume/runner/search';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { listableModes, parseModeName } from '../modes/mode-names.js';
 import { formatCost, formatWhen, padText, truncate } from '../output/format.js';
+import { describeHitPlace, highlightedSnippet, hitAsJson, openContentSearch } from '../sessions/content-search.js';
 import { listedStatus, listItem } from '../sessions/list-item.js';
 import { describeProgress } from '../sessions/session-view.js';
 import { shortIdsAmong } from '../sessions/short-ids.js';
@@ -41,6 +43,7 @@ const listOptionsSchema = z.object({
     .optional(),
   pinned: z.boolean().optional(),
   archived: z.boolean().optional(),
+  search: z.string().optional(),
   limit: z.coerce.number().int().positive().optional(),
 });
 
@@ -77,21 +80,40 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
     });
   const archivedLeftOut = options.archived ? 0 : all.filter((summary) => summary.archivedAt).length;
   const terminal = context.terminal;
+  const limit = options.limit ?? (context.options.json ? undefined : HUMAN_DEFAULT_LIMIT);
+  // With --search: the sessions with a hit, and the first hit of each one listed.
+  const search =
+    options.search === undefined
+      ? null
+      : await searchFor(context, options.search, all, (found) =>
+          matching
+            .filter(({ summary }) => found.has(summary.id))
+            .slice(0, limit)
+            .map(({ summary }) => summary.id),
+        );
+  const found = search ? matching.filter(({ summary }) => search.found.has(summary.id)) : matching;
   if (context.options.json) {
-    const limited = options.limit ? matching.slice(0, options.limit) : matching;
-    terminal.data(JSON.stringify(limited.map(({ summary, index }) => listItem(summary, index))));
-    return 0;
-  }
-  if (matching.length === 0) {
-    terminal.note(
-      all.length === 0
-        ? 'No sessions yet. Start one with: conclave "your task"'
-        : `No session matches (${all.length} in total${archivedLeftOut > 0 ? `, ${archivedLeftOut} archived: --archived lists them` : ''}).`,
+    const limited = found.slice(0, limit);
+    terminal.data(
+      JSON.stringify(
+        limited.map(({ summary, index }) => {
+          if (!search) return listItem(summary, index);
+          const hit = search.hits.get(summary.id);
+          return { ...listItem(summary, index), match: hit ? hitAsJson(hit) : null };
+        }),
+      ),
     );
     return 0;
   }
-  const limit = options.limit ?? HUMAN_DEFAULT_LIMIT;
-  const shown = matching.slice(0, limit);
+  if (found.length === 0) {
+    terminal.note(
+      all.length === 0
+        ? 'No sessions yet. Start one with: conclave "your task"'
+        : `No session matches${search ? ` "${options.search}"` : ''} (${all.length} in total${archivedLeftOut > 0 ? `, ${archivedLeftOut} archived: --archived lists them` : ''}).`,
+    );
+    return 0;
+  }
+  const shown = found.slice(0, limit);
   const shortId = shortIdsAmong(
     all.flatMap((summary) => [summary.id, ...(summary.parentId ? [summary.parentId] : [])]),
   );
@@ -110,12 +132,15 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
           ? terminal.red(status)
           : terminal.yellow(status);
     terminal.out(
-      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${padText(describeProgress(summary), 12)}  ${formatCost(summary.costUsd, '?').padEnd(9)}  ${organizedTitle(summary, terminal)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
+      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${padText(describeProgress(summary), 12)}  ${formatCost(summary.costUsd, '?').padEnd(9)}  ${organizedTitle(summary, terminal)}${wakeNote(summary, context.environment.now(), terminal)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
     );
+    const hit = search?.hits.get(summary.id);
+    if (hit)
+      terminal.out(`${' '.repeat(6)}${terminal.dim(`${describeHitPlace(hit)}:`)} ${highlightedSnippet(hit, terminal)}`);
   }
-  if (matching.length > shown.length)
+  if (found.length > shown.length)
     terminal.note(
-      terminal.dim(`… ${matching.length - shown.length} more (use --limit ${matching.length}, or --json for all)`),
+      terminal.dim(`… ${found.length - shown.length} more (use --limit ${found.length}, or --json for all)`),
     );
   if (archivedLeftOut > 0)
     terminal.note(
@@ -136,14 +161,53 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   return 0;
 }
 
+/**
+ * The sessions with a hit for `query` (from the content index, no journal scanned), and the
+ * first hit of each one the listing shows (`shownOf` picks them among those found).
+ */
+async function searchFor(
+  context: CliContext,
+  query: string,
+  sessions: SessionSummary[],
+  shownOf: (found: Set<string>) => string[],
+): Promise<{ found: Set<string>; hits: Map<string, ContentHit> }> {
+  const { parseQuery } = await import('@resume/runner/search');
+  if (parseQuery(query).length === 0) {
+    throw new UsageError('--search needs at least one word.', {
+      hint: 'conclave sessions list --search "event sourcing"',
+    });
+  }
+  const index = await openContentSearch(context, sessions);
+  try {
+    const found = await index.matchingSessions(query);
+    const hits = new Map<string, ContentHit>();
+    for await (const hit of index.sessionHits(query, { sessionIds: shownOf(found) })) hits.set(hit.sessionId, hit);
+    return { found, hits };
+  } finally {
+    index.close();
+  }
+}
+
+/** A sleeping session's wake time; one past it is due, for whoever recovers it. */
+function wakeNote(summary: SessionSummary, now: Date, terminal: CliContext['terminal']): string {
+  if (summary.status !== 'sleeping' || !summary.wakeAt) return '';
+  const due = Date.parse(summary.wakeAt) <= now.getTime();
+  return terminal.dim(`  ${due ? 'due to wake since' : 'wakes'} ${formatWhen(summary.wakeAt)}`);
+}
+
 /** The title, after the session's name when it has one, then its pin and tags. */
 function organizedTitle(summary: SessionSummary, terminal: CliContext['terminal']): string {
   const name = summary.name ? `${terminal.bold(truncate(summary.name, 40))}  ` : '';
-  const marks = [...(summary.pinned ? ['pinned'] : []), ...(summary.tags ?? []).map((tag) => `#${tag}`)];
+  const marks = [
+    ...(summary.pinned ? ['pinned'] : []),
+    ...(summary.tags ?? []).map((tag) => `#${tag}`),
+    ...(summary.job ? [`job ${summary.job.name} v${summary.job.version}`] : []),
+  ];
   return `${name}${truncate(summary.title, summary.name ? 40 : 60)}${marks.length > 0 ? terminal.dim(`  ${marks.join(' ')}`) : ''}`;
 }
 
-function sinceToIso(value: string, now: Date): string {
+/** `--since`: a date (2026-06-01) or an age (7d, 12h) before `now`, as an ISO time. */
+export function sinceToIso(value: string, now: Date): string {
   const days = parseDurationDays(value);
   if (days !== null) return new Date(now.getTime() - days * 24 * 60 * 60 * 1000).toISOString();
   const date = new Date(value);

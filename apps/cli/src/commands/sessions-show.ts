@@ -102,6 +102,10 @@ export async function showSessionCommand(
     terminal.out(terminal.bold(`Waiting for an answer to "${question.key}": `) + question.prompt);
     terminal.out(`Answer with: conclave answer ${id} "…"`);
   }
+  if (state.status === 'sleeping' && state.wakeAt) {
+    terminal.out();
+    terminal.out(`${terminal.bold('Sleeping until')} ${formatWhen(state.wakeAt)} (${state.wakeAt}).`);
+  }
   if (state.status === 'interrupted' || state.status === 'failed') {
     terminal.out();
     terminal.out(resumeAdvice(id, state.header));

@@ -80,7 +80,7 @@ describe('conclave: modes by their registered names', () => {
 describe('conclave sessions list --status', () => {
   const sandbox = sandboxFixture('all');
 
-  it('refuses an unknown status (64) naming it and every status a listing accepts, waiting included', async () => {
+  it('refuses an unknown status (64) naming it and every status a listing accepts, waiting and sleeping included', async () => {
     for (const args of [
       ['sessions', 'list', '--status', 'bogus'],
       ['sessions', 'list', '--status', 'interrupted,bogus', '--json'],
@@ -90,7 +90,7 @@ describe('conclave sessions list --status', () => {
       expect(result.code, args.join(' ')).toBe(64);
       expect(result.stderr).toContain('Unknown status "bogus" for --status.');
       expect(result.stderr).toContain(
-        'Statuses: running, interrupted, waiting, completed, failed, damaged, unreadable (several: --status interrupted,failed)',
+        'Statuses: running, interrupted, waiting, sleeping, completed, failed, damaged, unreadable (several: --status interrupted,failed)',
       );
       expect(result.stderr).not.toContain('Invalid input');
     }

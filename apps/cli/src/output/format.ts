@@ -2,7 +2,7 @@
 // `@resume/tui/format`, so a cost or an age reads the same in both.
 import { fitText } from '@resume/tui/format';
 
-export { displayWidth, formatCost, formatTokens, padText } from '@resume/tui/format';
+export { displayWidth, formatCost, formatCount, formatTokens, padText } from '@resume/tui/format';
 
 /** `2026-06-30 14:05` in local time: what a user compares with their own clock. */
 export function formatWhen(iso: string): string {

@@ -405,6 +405,7 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
       .option('--tag <tags>', 'only sessions with these tags (comma-separated: all of them)')
       .option('--pinned', 'only pinned sessions')
       .option('--archived', 'only archived sessions (left out otherwise)')
+      .option('--search <words>', 'only sessions whose title, name, tags, task or messages have these words')
       .option('--limit <n>', 'at most N sessions (default: all with --json, 50 otherwise)'),
   );
   list.addHelpText(
@@ -413,6 +414,7 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
       'conclave sessions list',
       'conclave sessions list --status interrupted --since 7d',
       'conclave sessions list --tag work --pinned',
+      'conclave sessions list --search "event sourcing" --since 30d',
       'conclave sessions list --json | jq ".[0].id"',
     ]),
   );
@@ -423,6 +425,39 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
     }),
   );
   sessions.addCommand(list);
+
+  const search = addGlobalOptions(
+    new Command('search')
+      .description('find sessions by what was said in them: hits with the round, the speaker and a snippet')
+      .argument(
+        '<words...>',
+        'words to find (each needed, a word also finds longer ones: "idempot" finds "idempotent")',
+      )
+      .option('--limit <n>', 'at most N hits, best first (default: 20, or 100 with --json)'),
+  );
+  search.addHelpText(
+    'after',
+    `\nTitles, names, tags, tasks and the messages of users and agents are searched through an
+index kept beside the listing (<home>/index/content.sqlite): no journal is scanned, and only
+what changed since the last search is read. Case and accents do not matter; words in double
+quotes must come together, as written. The index holds words, never whole messages; removing
+it is safe (the next search builds it again from the journals).
+${examples([
+  'conclave sessions search idempotent replay',
+  'conclave sessions search \'"event sourcing"\' --limit 5',
+  'conclave sessions search kubernetes --json | jq ".[0].snippet"',
+  'conclave sessions list --search kubernetes   # the listing, filtered',
+])}`,
+  );
+  search.action(
+    act(async (context, command) =>
+      (await import('../commands/sessions-search.js')).searchSessionsCommand(context, {
+        words: command.args,
+        options: command.opts(),
+      }),
+    ),
+  );
+  sessions.addCommand(search);
 
   const show = addGlobalOptions(
     new Command('show')
@@ -853,6 +888,36 @@ The import says "signed by this home", "signed by <name> (trusted)" (conclave ke
   );
   database.addCommand(migrate);
   program.addCommand(database);
+
+  const usage = addGlobalOptions(
+    new Command('usage')
+      .description('tokens and cost of every session, by day, week or month, model, provider, workspace, tag or mode')
+      .option('--since <date>', 'only calls since this date (2026-06-01, or an age like 30d); default: all')
+      .option(
+        '--by <groups>',
+        'group by these, comma-separated: day, week, month, model, provider, workspace, tag, mode',
+        'day',
+      )
+      .option('--csv', 'write CSV (a header line, then one line per row) for a spreadsheet'),
+  );
+  usage.addHelpText(
+    'after',
+    `\nCounted from the model calls the journals recorded (the trash included), through the usage
+table kept beside the listing (<home>/index/content.sqlite), which reads only what changed since
+the last report. A branch's copy of its parent's calls is counted once; once the parent is
+deleted for good, its calls up to the branch point are still counted from the copy, and the
+report says what it no longer sees. Days, weeks (ISO) and months are your local calendar's.
+${examples([
+  'conclave usage --since 30d',
+  'conclave usage --by model,day --since 7d',
+  'conclave usage --by tag,month --csv > usage.csv',
+  'conclave usage --by provider --json | jq .total.costUsd',
+])}`,
+  );
+  usage.action(
+    act(async (context, command) => (await import('../commands/usage.js')).usageCommand(context, command.opts())),
+  );
+  program.addCommand(usage);
 
   const mcp = addGlobalOptions(
     new Command('mcp')

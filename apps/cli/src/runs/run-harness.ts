@@ -18,6 +18,7 @@ import { reportError } from '../errors/report-error.js';
 import { formatCost, formatTokens } from '../output/format.js';
 import { runAfterRun } from '../sessions/automatic-retention.js';
 import { answerInTerminal, canAskInTerminal, reportWaiting } from './answer-in-terminal.js';
+import { budgetsOf } from './budgets.js';
 import type { RunLimits } from './cost-limits.js';
 import { buildDecisions, type DecisionFlags } from './decisions.js';
 import { createModelResolver, type ProviderSelection, SCRIPTED_NOTICE } from './models.js';
@@ -93,6 +94,7 @@ export async function runWithHarness(
     allowCommands: config.tools.allowCommands,
     mcp: config.mcp,
     limits: setup.limits ?? config.limits,
+    budgets: budgetsOf(context),
     maxRecoveries: config.resume.maxRecoveries,
     checkpointInterval: setup.checkpointInterval ?? config.checkpoint.interval,
     maxParallel: config.limits.maxParallel,
@@ -225,7 +227,15 @@ function reportResult(
   }
   if (result.status === 'interrupted' && result.stopReason === 'cost-limit') {
     terminal.warn(`${terminal.yellow('‖ Cost limit:')} ${result.error?.message ?? 'stopped before the limit.'}`);
-    if (result.resumeCommand) terminal.warn(`Resume with a higher limit: ${result.resumeCommand} --max-cost <usd>`);
+    // A budget over every session is the config's, not a flag: the resume waits for the next day or month.
+    const budget = /limits\.(dailyCost|monthlyCost)/.exec(result.error?.message ?? '')?.[1];
+    if (result.resumeCommand && budget) {
+      terminal.warn(
+        `Resume it ${budget === 'dailyCost' ? 'tomorrow' : 'next month'}, or after raising limits.${budget} in ${context.config().sources[`limits.${budget}`] ?? 'the config'}: ${result.resumeCommand}`,
+      );
+    } else if (result.resumeCommand) {
+      terminal.warn(`Resume with a higher limit: ${result.resumeCommand} --max-cost <usd>`);
+    }
     return exitCode;
   }
   if (result.status === 'interrupted') {

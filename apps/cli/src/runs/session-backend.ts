@@ -6,6 +6,7 @@ import type { Engine } from '@resume/core/engine';
 import { createPlanner as createRunnerPlanner } from '@resume/runner';
 import { whoAmI } from '../commands/answer.js';
 import type { CliContext } from '../context/cli-context.js';
+import { contentIndexFile } from '../sessions/content-search.js';
 import type { RunLimits } from './cost-limits.js';
 
 /**
@@ -48,6 +49,10 @@ export async function openSessionBackend(context: CliContext) {
     // Answers typed in the picker are journaled as from this user and machine, like `conclave answer`.
     answeredBy: whoAmI(),
     planResume: async (sessionId) => tui.resumePlanView(await planner.plan(sessionId)),
+    // Encrypted at rest: no index of the words (the picker then reads the sessions it searches).
+    ...(context.config().config.encryption === 'on'
+      ? {}
+      : { contentIndex: { file: contentIndexFile(engine.store, context.config().config.home), store: engine.store } }),
   });
   return { tui, backend };
 }

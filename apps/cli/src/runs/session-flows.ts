@@ -380,6 +380,9 @@ async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): 
   );
 }
 
+/** What `--resume` without an id picks up: a run that stopped, failed, or sleeps (it sleeps on what is left). */
+const RESUMABLE = new Set<SessionSummary['status']>(['interrupted', 'failed', 'sleeping']);
+
 /**
  * The most recent session of this workspace that fits: an unfinished one to resume, any
  * finished one to continue. Says which one it picked; never looks in other workspaces.
@@ -390,7 +393,7 @@ export async function pickFromWorkspace(context: CliContext, purpose: 'resume' |
   const here = await engine.listSessions({ workspaceDir });
   const wanted =
     purpose === 'resume'
-      ? here.find((summary) => summary.status === 'interrupted' || summary.status === 'failed')
+      ? here.find((summary) => RESUMABLE.has(summary.status))
       : here.find((summary) => summary.status !== 'running');
   if (!wanted) {
     const elsewhere = (await engine.listSessions({ limit: 5 })).filter(
@@ -432,7 +435,7 @@ export async function pickWorkflowSession(
   const engine = await context.engine();
   const workspaceDir = context.environment.cwd;
   const wanted = (await engine.listSessions({ workspaceDir })).find(
-    (summary) => isWorkflow(summary) && (summary.status === 'interrupted' || summary.status === 'failed'),
+    (summary) => isWorkflow(summary) && RESUMABLE.has(summary.status),
   );
   if (!wanted)
     throw new SessionNotFoundError(

@@ -33,5 +33,7 @@ export function listItem(summary: SessionSummary, index: number) {
     tags: summary.tags ?? [],
     pinned: summary.pinned ?? false,
     archivedAt: summary.archivedAt ?? null,
+    wakeAt: summary.wakeAt ?? null,
+    job: summary.job ?? null,
   };
 }

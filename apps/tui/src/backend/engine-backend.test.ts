@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createEngine } from '@resume/core';
 import { createSessionId } from '@resume/core/spec';
 import { createMemoryStore } from '@resume/core/testing';
@@ -58,6 +61,35 @@ describe('createEngineBackend', () => {
     expect((await backend.listSessions()).map((session) => session.id)).toEqual([rootId]);
     expect((await engine.listTrash()).map((session) => session.id)).toEqual([childId]);
     await engine.close();
+  });
+
+  it('searches content through the content index, without folding a session', async () => {
+    const { engine } = await seed();
+    const directory = await mkdtemp(path.join(tmpdir(), 'conclave-picker-index-'));
+    try {
+      let folded = 0;
+      const backend = createEngineBackend({
+        engine: {
+          ...engine,
+          readSession: (...args) => {
+            folded += 1;
+            return engine.readSession(...args);
+          },
+        },
+        contentIndex: { file: path.join(directory, 'content.sqlite'), store: engine.store },
+      });
+      const ids = (await backend.listSessions()).map((session) => session.id);
+      const matches = [];
+      for await (const match of backend.searchContent('kube', ids, new AbortController().signal)) matches.push(match);
+      // The branch copied the root's messages: both sessions said it.
+      expect(matches.map((match) => match.sessionId).sort()).toEqual(ids.sort());
+      expect(matches[0]).toMatchObject({ speaker: 'critic' });
+      expect(matches[0]?.snippet.slice(matches[0].matchStart, matches[0].matchEnd)).toBe('kube');
+      expect(folded).toBe(0);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+      await engine.close();
+    }
   });
 
   it('answers a waiting session: the question with its hint, a misfit refused with nothing written, then journaled', async () => {

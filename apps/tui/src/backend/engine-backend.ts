@@ -2,11 +2,19 @@
 // content and details folded lazily, one session at a time, and cached.
 import type { Engine } from '@resume/core';
 import { answerFromText, answerProblem, expectedAnswer, pendingInput } from '@resume/core/engine';
-import type { SessionSummary } from '@resume/core/spec';
+import type { SessionStore, SessionSummary } from '@resume/core/spec';
 import { buildResumePlan, lineageUsage } from '@resume/runner';
+import type { ContentIndex } from '@resume/runner/search';
 import { resumePlanView } from '../plan/resume-prompt-plan.js';
 import { searchContentWith } from './content-search.js';
-import type { ContentMessage, LineageEntry, ResumePlanView, SessionDetails, TuiBackend } from './tui-backend.js';
+import type {
+  ContentMatch,
+  ContentMessage,
+  LineageEntry,
+  ResumePlanView,
+  SessionDetails,
+  TuiBackend,
+} from './tui-backend.js';
 
 /** The part of `Engine` the screens need. */
 export type EngineForTui = Pick<
@@ -26,13 +34,51 @@ export interface EngineBackendOptions {
   contentCacheSize?: number;
   /** Who answers questions typed in the answer box (journaled with the answer), e.g. `user@host`. */
   answeredBy?: string;
+  /**
+   * The content index the search uses (`@resume/runner/search`), opened at the first search.
+   * Without it, or when it cannot be opened, the search reads the sessions one by one.
+   */
+  contentIndex?: { file: string; store: Pick<SessionStore, 'list' | 'read'> };
 }
+
+/** The days the usage screen draws a bar for, today included. */
+const USAGE_DAYS = 14;
 
 export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
   const { engine, planResume } = options;
   const cacheSize = options.contentCacheSize ?? 200;
   const contentCache = new Map<string, ContentMessage[]>();
   let summaries: SessionSummary[] = [];
+  let index: Promise<ContentIndex | null> | null = null;
+
+  function openIndex(): Promise<ContentIndex | null> {
+    const where = options.contentIndex;
+    if (!where) return Promise.resolve(null);
+    index ??= import('@resume/runner/search')
+      .then(({ openContentIndex }) =>
+        // It follows the store's listing, the trash included: the usage screen counts what the trash spent.
+        openContentIndex({ file: where.file, store: where.store }),
+      )
+      .catch(() => null);
+    return index;
+  }
+
+  async function* searchThroughIndex(
+    query: string,
+    sessionIds: readonly string[],
+    signal: AbortSignal,
+  ): AsyncIterable<ContentMatch> {
+    const opened = await openIndex();
+    if (!opened) {
+      yield* searchContentWith(loadContent, query, sessionIds, signal);
+      return;
+    }
+    for await (const hit of opened.sessionHits(query, { sessionIds })) {
+      if (signal.aborted) return;
+      const { sessionId, snippet, matchStart, matchEnd, speaker } = hit;
+      yield { sessionId, snippet, matchStart, matchEnd, speaker };
+    }
+  }
 
   async function loadContent(sessionId: string): Promise<ContentMessage[]> {
     const cached = contentCache.get(sessionId);
@@ -59,7 +105,7 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     },
     loadContent,
     searchContent(query, sessionIds, signal) {
-      return searchContentWith(loadContent, query, sessionIds, signal);
+      return searchThroughIndex(query, sessionIds, signal);
     },
     async loadDetails(sessionId) {
       const state = await engine.readSession(sessionId);
@@ -82,6 +128,32 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     changeMetadata(sessionId, change) {
       return engine.changeMetadata(sessionId, change);
     },
+    ...(options.contentIndex
+      ? {
+          async loadUsage() {
+            const [opened, ledger] = await Promise.all([openIndex(), import('@resume/runner/ledger')]);
+            if (!opened)
+              throw new Error('The usage ledger needs node:sqlite (Node 22.13 or newer): see conclave usage.');
+            const usage = await opened.usage();
+            const report = ledger.buildUsageReport(usage, { by: ['day'] });
+            const byDay = new Map(report.rows.map((row) => [row.day, row]));
+            const today = new Date();
+            const days = Array.from({ length: USAGE_DAYS }, (_, back) => {
+              const date = new Date(today.getFullYear(), today.getMonth(), today.getDate() - (USAGE_DAYS - 1 - back));
+              const day = ledger.localDay(date);
+              const row = byDay.get(day);
+              return {
+                day,
+                calls: row?.calls ?? 0,
+                inputTokens: row?.inputTokens ?? 0,
+                outputTokens: row?.outputTokens ?? 0,
+                costUsd: row?.costUsd ?? 0,
+              };
+            });
+            return { total: report.total, days, deletedParents: report.orphans.parents };
+          },
+        }
+      : {}),
     async deleteSession(sessionId) {
       // Into the trash, as `conclave sessions delete` does: `sessions restore` brings it back.
       await engine.changeMetadata(sessionId, { trashed: true });

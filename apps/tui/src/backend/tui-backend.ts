@@ -103,4 +103,23 @@ export interface TuiBackend {
    * the engine refuses, in words for the notice line (a name taken, a session in use).
    */
   changeMetadata(sessionId: string, change: MetadataChange): Promise<SessionSummary>;
+  /** Tokens and cost of every session's model calls (`conclave usage`); absent: the picker has no usage screen. */
+  loadUsage?(): Promise<UsageView>;
+}
+
+export interface UsageFigures {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** The known cost in USD (calls of an unpriced model count 0). */
+  costUsd: number;
+}
+
+/** The usage screen: every session's calls in all, and day by day over the last days. */
+export interface UsageView {
+  total: UsageFigures;
+  /** The last days, oldest first (`2026-11-26`, local time), days without calls included. */
+  days: Array<UsageFigures & { day: string }>;
+  /** Sessions deleted for good whose calls are still counted from their branches' copies. */
+  deletedParents: number;
 }

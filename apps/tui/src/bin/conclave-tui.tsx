@@ -1,6 +1,7 @@
 // `conclave-tui`: the session browser over the file store in $CONCLAVE_HOME (default
 // ~/.conclave; `~` and relative paths expanded as the CLI expands them). Prints the command for the chosen session; `conclave tui` runs it instead.
 import { homedir, hostname, userInfo } from 'node:os';
+import path from 'node:path';
 import { createEngine, type Engine } from '@resume/core';
 import { ConclaveError } from '@resume/core/spec';
 import type { createPlanner } from '@resume/runner';
@@ -34,7 +35,13 @@ async function main(): Promise<number> {
   try {
     // A question answered in the browser is journaled as from this user and machine.
     const answeredBy = `${userInfo().username}@${hostname()}`;
-    const backend = createEngineBackend({ engine, answeredBy, planResume: resumePlanner(engine, process.cwd()) });
+    const backend = createEngineBackend({
+      engine,
+      answeredBy,
+      planResume: resumePlanner(engine, process.cwd()),
+      // Beside the listing index, where `conclave sessions search` keeps it too.
+      contentIndex: { file: path.join(home, 'index', 'content.sqlite'), store: engine.store },
+    });
     const picked = await openSessionBrowser(backend, {
       noColor: process.argv.includes('--no-color'),
     });

@@ -21,7 +21,7 @@ describe('key bindings', () => {
 
   it('give each screen its help line', () => {
     expect(helpLine(pickerKeys)).toBe(
-      '↑↓/jk move  Enter select  c continue  a answer  / search  s status  m mode  w this dir/all  d delete  r rename  t tags  p pin  # tag  A archived  Tab details  Esc/q quit',
+      '↑↓/jk move  Enter select  c continue  a answer  / search  s status  m mode  w this dir/all  d delete  r rename  t tags  p pin  # tag  A archived  u usage  Tab details  Esc/q quit',
     );
     expect(helpLine(followUpKeys)).toBe('Enter start  ←→ move  Ctrl+U clear  Esc cancel');
     expect(answerHelp(true)).toBe('Enter answer and continue  ↑↓ choices  Ctrl+U clear  Esc cancel');

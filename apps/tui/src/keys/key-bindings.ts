@@ -100,6 +100,7 @@ export type PickerCommand =
   | { type: 'toggle-pin' }
   | { type: 'cycle-tag' }
   | { type: 'toggle-archived' }
+  | { type: 'usage' }
   | { type: 'leave' };
 
 export const pickerKeys: KeyScreen<PickerCommand> = {
@@ -193,6 +194,13 @@ export const pickerKeys: KeyScreen<PickerCommand> = {
       command: { type: 'toggle-archived' },
     },
     {
+      keys: typed('u'),
+      label: 'u',
+      help: 'usage',
+      description: 'tokens and cost of every session, a bar per day (`conclave usage` in full)',
+      command: { type: 'usage' },
+    },
+    {
       keys: named('tab'),
       label: 'Tab',
       help: 'details',
@@ -242,6 +250,14 @@ export const searchKeys: KeyScreen<SearchInputCommand> = {
       command: { type: 'accept' },
     },
     { keys: named('escape'), label: 'Esc', help: 'clear', description: 'clear it', command: { type: 'clear' } },
+  ],
+};
+
+/** The usage screen (`u` in the picker): it only shows, any of its keys goes back. */
+export const usageKeys: KeyScreen<{ type: 'close' }> = {
+  name: 'Usage screen',
+  bindings: [
+    { keys: [...named('escape'), ...typed('q', 'u')], label: 'Esc/q/u', help: 'back', command: { type: 'close' } },
   ],
 };
 
@@ -491,6 +507,7 @@ const liveRunKeys: KeyScreen<never> = {
 export const keyScreens: readonly KeyScreen<unknown>[] = [
   pickerKeys,
   searchKeys,
+  usageKeys,
   resumeKeys,
   conflictKeys,
   diffKeys,

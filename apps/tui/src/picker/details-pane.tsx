@@ -89,6 +89,16 @@ export function DetailsPane(props: {
       ),
     });
   }
+  if (summary.status === 'sleeping' && summary.wakeAt) {
+    lines.push({
+      key: 'wake',
+      node: (
+        <Text color={theme.statusColor('sleeping')}>
+          {fitText(`Sleeping until ${summary.wakeAt}: a recover or a resume after that time wakes it`, width)}
+        </Text>
+      ),
+    });
+  }
   if (!details) {
     lines.push({ key: 'loading', node: <Text color={theme.muted}>loading details…</Text> });
   } else {

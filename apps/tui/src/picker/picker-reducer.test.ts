@@ -129,7 +129,7 @@ describe('pickerReducer', () => {
     expect(state.statusFilter).toBe('interrupted');
     expect(visibleSessions(state).map((session) => session.title)).toEqual(['Fix OCR errors']);
     state = run(
-      Array.from({ length: 5 }, () => ({ type: 'status-filter-cycled' }) as const),
+      Array.from({ length: 6 }, () => ({ type: 'status-filter-cycled' }) as const),
       state,
     );
     expect(state.statusFilter).toBeNull();

@@ -2,11 +2,11 @@
 // The selection is kept by session id, so filtering, searching or deleting never
 // jumps the cursor to another session.
 import type { SessionMode, SessionStatus, SessionSummary } from '@resume/core/spec';
-import type { ContentMatch, PendingQuestion, SessionDetails } from '../backend/tui-backend.js';
+import type { ContentMatch, PendingQuestion, SessionDetails, UsageView } from '../backend/tui-backend.js';
 import { type AnswerAction, type AnswerDraft, answerDraft, answerReducer } from '../prompts/answer-reducer.js';
 import { type TextInputAction, type TextInputState, textInputReducer } from '../prompts/text-input-reducer.js';
 
-export type PickerMode = 'browse' | 'search' | 'confirm-delete' | 'answer' | 'edit';
+export type PickerMode = 'browse' | 'search' | 'confirm-delete' | 'answer' | 'edit' | 'usage';
 
 /** The name (`r`) or tags (`t`) of a session being edited. */
 export interface MetadataEdit {
@@ -45,6 +45,8 @@ export interface PickerState {
   showArchived: boolean;
   /** The name or tags being edited (mode `edit`). */
   edit: MetadataEdit | null;
+  /** The usage screen (mode `usage`): its figures once loaded, or why they could not be. */
+  usage: { view: UsageView | null; error: string | null } | null;
 }
 
 export type PickerAction =
@@ -63,6 +65,10 @@ export type PickerAction =
   | { type: 'mode-filter-cycled' }
   | { type: 'workspace-filter-toggled' }
   | { type: 'details-toggled' }
+  | { type: 'usage-opened' }
+  | { type: 'usage-loaded'; view: UsageView }
+  | { type: 'usage-failed'; message: string }
+  | { type: 'usage-closed' }
   | { type: 'details-loaded'; details: SessionDetails }
   | { type: 'delete-requested' }
   | { type: 'delete-cancelled' }
@@ -106,6 +112,7 @@ export function initialPickerState(
     tagFilter: null,
     showArchived: false,
     edit: null,
+    usage: null,
   };
 }
 
@@ -116,6 +123,7 @@ const statusCycle: readonly (SessionStatus | null)[] = [
   'completed',
   'failed',
   'waiting',
+  'sleeping',
 ];
 
 /** Whether a session's name, title, task or one of its tags contains the query (case-insensitive). */
@@ -239,6 +247,14 @@ export function pickerReducer(state: PickerState, action: PickerAction): PickerS
       return reselect({ ...state, onlyThisDirectory: !state.onlyThisDirectory, notice: null });
     case 'details-toggled':
       return { ...state, showDetails: !state.showDetails };
+    case 'usage-opened':
+      return { ...state, mode: 'usage', usage: { view: null, error: null } };
+    case 'usage-loaded':
+      return state.usage ? { ...state, usage: { view: action.view, error: null } } : state;
+    case 'usage-failed':
+      return state.usage ? { ...state, usage: { view: null, error: action.message } } : state;
+    case 'usage-closed':
+      return { ...state, mode: 'browse', usage: null };
     case 'details-loaded':
       return { ...state, details: { ...state.details, [action.details.sessionId]: action.details } };
     case 'delete-requested':

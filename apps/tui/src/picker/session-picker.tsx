@@ -13,6 +13,7 @@ import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import { DetailsPane, detailsHeight } from './details-pane.js';
 import { listWindow, type MetadataEdit, selectedIndex } from './picker-reducer.js';
 import { SessionListHeader, SessionRow } from './session-row.js';
+import { UsagePane } from './usage-pane.js';
 import { type PickedSession, useSessionPicker } from './use-session-picker.js';
 
 export interface SessionPickerProps {
@@ -78,7 +79,10 @@ export function SessionPicker(props: SessionPickerProps) {
         width={columns - 2}
       />
       <SessionListHeader columns={columns} />
-      <Box flexDirection="column" height={listHeight} overflow="hidden">
+      {state.usage ? (
+        <UsagePane usage={state.usage} columns={columns} height={listHeight + (detailsRows > 0 ? detailsHeight : 0)} />
+      ) : null}
+      <Box flexDirection="column" height={state.usage ? 0 : listHeight} overflow="hidden">
         {state.error ? <Text color={theme.danger}>{fitText(state.error, columns - 2)}</Text> : null}
         {!state.loading && !state.error && visible.length === 0 ? (
           <Text color={theme.muted}>
@@ -95,7 +99,7 @@ export function SessionPicker(props: SessionPickerProps) {
           />
         ))}
       </Box>
-      {state.answer ? (
+      {state.usage ? null : state.answer ? (
         <AnswerPane draft={state.answer} columns={columns} />
       ) : detailsRows > 0 && state.showDetails ? (
         <DetailsPane summary={selected} details={selected ? state.details[selected.id] : undefined} columns={columns} />

@@ -3,7 +3,7 @@
 import { printableText, type SessionSummary } from '@resume/core/spec';
 import { Box } from 'ink';
 import type { ContentMatch } from '../backend/tui-backend.js';
-import { fitText, formatAge, formatCost, formatProgress, padText } from '../theme/format.js';
+import { fitText, formatAge, formatCost, formatProgress, formatWake, padText } from '../theme/format.js';
 import { Text } from '../theme/text.js';
 import { damagedSymbol, statusSymbol } from '../theme/theme.js';
 import { useNow, useTheme } from '../theme/theme-context.js';
@@ -76,6 +76,11 @@ export function SessionRow(props: {
       ) : null}
       {summary.status === 'waiting' && summary.waitingFor ? (
         <Text color={theme.statusColor('waiting')}>{fitText(`      ? ${summary.waitingFor.prompt}`, columns - 2)}</Text>
+      ) : null}
+      {summary.status === 'sleeping' && summary.wakeAt ? (
+        <Text color={theme.statusColor('sleeping')}>
+          {fitText(`      z sleeping until ${summary.wakeAt} (${formatWake(summary.wakeAt, now())})`, columns - 2)}
+        </Text>
       ) : null}
       {match ? <Snippet match={match} width={columns - 6} /> : null}
     </Box>

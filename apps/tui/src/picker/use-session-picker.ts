@@ -16,6 +16,7 @@ import {
   organizeKeys,
   pickerKeys,
   searchKeys,
+  usageKeys,
 } from '../keys/key-bindings.js';
 import { answerCommandAction, answerText } from '../prompts/answer-reducer.js';
 import { textInputAction } from '../prompts/text-input-reducer.js';
@@ -257,6 +258,11 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
       }
       return answer === null ? mode : 'browse';
     }
+    if (mode === 'usage') {
+      if (commandFor(usageKeys, press)?.type !== 'close') return mode;
+      dispatch({ type: 'usage-closed' });
+      return 'browse';
+    }
     if (mode === 'search') {
       const command = commandFor(searchKeys, press);
       if (!command) return mode;
@@ -325,6 +331,16 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
       case 'toggle-archived':
         dispatch({ type: 'archived-toggled' });
         return mode;
+      case 'usage': {
+        const loadUsage = backend.loadUsage?.bind(backend);
+        if (!loadUsage) return mode;
+        dispatch({ type: 'usage-opened' });
+        loadUsage().then(
+          (view) => dispatch({ type: 'usage-loaded', view }),
+          (error: unknown) => dispatch({ type: 'usage-failed', message: errorText(error) }),
+        );
+        return 'usage';
+      }
       case 'answer':
         dispatch({ type: 'answer-opened' });
         return selected?.status === 'waiting' && selected.waitingFor ? 'answer' : mode;

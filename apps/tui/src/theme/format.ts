@@ -20,6 +20,19 @@ export function formatAge(iso: string, now: Date): string {
   return iso.slice(0, 10);
 }
 
+/** When a sleeping session wakes: `in 45s`, `in 5m`, `in 3h`, `in 2d`; `due` once that time has passed. */
+export function formatWake(iso: string, now: Date): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return '?';
+  const seconds = Math.round((then - now.getTime()) / 1000);
+  if (seconds <= 0) return 'due';
+  if (seconds < 60) return `in ${seconds}s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `in ${minutes}m`;
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? `in ${hours}h` : `in ${Math.round(hours / 24)}d`;
+}
+
 /** `$0`, `<$0.01`, `$1.23`; `unknown` (a table passes `?`) when no call was priced. */
 export function formatCost(costUsd: number | null | undefined, unknown = 'cost unknown'): string {
   if (costUsd === null || costUsd === undefined) return unknown;

@@ -21,6 +21,7 @@ export const statusSymbol: Record<SessionStatus, string> = {
   running: '▶',
   interrupted: '‖',
   waiting: '?',
+  sleeping: 'z',
   completed: '✓',
   failed: '✗',
 };
@@ -49,6 +50,7 @@ const statusPalette: Record<SessionStatus, string> = {
   running: palette.accent,
   interrupted: palette.warning,
   waiting: palette.highlight,
+  sleeping: palette.accent,
   completed: palette.success,
   failed: palette.danger,
 };

@@ -30,6 +30,7 @@ import {
 } from '../spec/index.js';
 import { checkSessionName, hasName, type MetadataChange, metadataEvent, NO_METADATA } from './metadata.js';
 import { quotedQuestion } from './quoted-question.js';
+import { createJobRegistry } from './registry.js';
 import { ReplayLog } from './replay-log.js';
 import { LiveSession, type SessionContext, SNAPSHOT_FORMAT_VERSION } from './session.js';
 import type {
@@ -560,25 +561,32 @@ export function createEngine(options: EngineOptions): Engine {
     }
   }
 
+  async function readSession(id: string, readOptions: { at?: number } = {}): Promise<SessionState> {
+    if (!isSessionId(id)) throw await notFound(id);
+    const { folder } = await loadFolder(id, readOptions.at);
+    if (readOptions.at !== undefined && folder.state.lastSeq !== readOptions.at) {
+      throw new UsageError(`Session ${id} has no event ${readOptions.at} (its last is ${folder.state.lastSeq}).`);
+    }
+    const state = folder.state;
+    if (state.status === 'running' && !(await store.inspectLease(id))) {
+      return { ...state, status: 'interrupted' };
+    }
+    return state;
+  }
+
+  const jobs = createJobRegistry({ store, run, listSessions, readSession }, now);
+
   return {
     store,
+    register: jobs.register,
+    start: jobs.start,
+    recover: jobs.recover,
     createSession: (input) => createSession(input),
     openSession,
     run,
     respond,
     changeMetadata,
-    async readSession(id, readOptions = {}) {
-      if (!isSessionId(id)) throw await notFound(id);
-      const { folder } = await loadFolder(id, readOptions.at);
-      if (readOptions.at !== undefined && folder.state.lastSeq !== readOptions.at) {
-        throw new UsageError(`Session ${id} has no event ${readOptions.at} (its last is ${folder.state.lastSeq}).`);
-      }
-      const state = folder.state;
-      if (state.status === 'running' && !(await store.inspectLease(id))) {
-        return { ...state, status: 'interrupted' };
-      }
-      return state;
-    },
+    readSession,
     readEvents(id, range) {
       return store.read(id, range);
     },

@@ -44,6 +44,7 @@ import type {
   ForkOptions,
   ReplayPolicy,
   Session,
+  SleepOptions,
   StepCodec,
   StepFunction,
   StepOptions,
@@ -65,6 +66,8 @@ export interface SessionContext {
 // 4: the state keeps the questions asked with waitFor (`inputs`).
 // 5: steps carry the concurrent branch they ran in (`branch`).
 export const SNAPSHOT_FORMAT_VERSION = 5;
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const LIFECYCLE_TYPES = new Set<string>(['session-created', 'session-resumed', 'status-changed']);
 
@@ -807,6 +810,63 @@ export class LiveSession implements Session {
     if (answered?.answer && this.state.status !== 'running') {
       const reason = `${quotedQuestion(answered.prompt)} answered`;
       this.#append({ type: 'status-changed', status: 'running', reason, error: null }, null);
+      await this.flush();
+    }
+  }
+
+  // ---- durable timers ----------------------------------------------------------
+
+  async sleep(ms: number, options: SleepOptions = {}): Promise<void> {
+    if (!Number.isFinite(ms) || ms < 0) {
+      throw new UsageError(`sleep(${ms}): give a number of milliseconds, 0 or more.`);
+    }
+    return this.#sleepUntil(() => new Date(this.#context.now().getTime() + ms), options);
+  }
+
+  async sleepUntil(time: Date | string, options: SleepOptions = {}): Promise<void> {
+    const wakeAt = typeof time === 'string' ? new Date(time) : time;
+    if (Number.isNaN(wakeAt.getTime())) {
+      throw new UsageError(
+        `sleepUntil(${JSON.stringify(time)}): give a Date or an ISO time such as 2026-12-01T09:00:00Z.`,
+      );
+    }
+    return this.#sleepUntil(() => wakeAt, options);
+  }
+
+  /**
+   * The wake time is a step's output, so it is decided once; the wait itself is journaled as the
+   * `sleeping` status, which listings show and `engine.recover` wakes once the time has come.
+   */
+  async #sleepUntil(wakeTime: () => Date, options: SleepOptions): Promise<void> {
+    const key = options.key ?? 'sleep';
+    if (this.#scope() !== null) {
+      throw new UsageError(
+        `sleep("${key}") inside the function of step "${this.#scope()?.key}": sleep outside of steps (a step's function runs again when it is uncertain).`,
+      );
+    }
+    const { wakeAt } = await this.step(key, () => ({ wakeAt: wakeTime().toISOString() }));
+    // More was recorded after it: this sleep ended in an earlier run.
+    if (this.replaying) return;
+    let left = Date.parse(wakeAt) - this.#context.now().getTime();
+    if (left <= 0) return;
+    if (this.state.status === 'running') {
+      this.#append(
+        { type: 'status-changed', status: 'sleeping', reason: `sleeping until ${wakeAt}`, error: null, wakeAt },
+        null,
+      );
+    }
+    await this.flush();
+    try {
+      // setTimeout holds at most 2^31 - 1 ms (about 24 days): longer sleeps wait in parts.
+      while (left > 0) {
+        await defaultSleep(Math.min(left, MAX_TIMER_MS), this.signal);
+        left = Date.parse(wakeAt) - this.#context.now().getTime();
+      }
+    } catch (error) {
+      throw new InterruptedError(this.id, `Interrupted while sleeping until ${wakeAt}.`, { cause: error });
+    }
+    if (this.state.status === 'sleeping') {
+      this.#append({ type: 'status-changed', status: 'running', reason: 'woke up', error: null }, null);
       await this.flush();
     }
   }

@@ -11,6 +11,7 @@ import type {
   SessionHeader,
   SessionMode,
   SessionQuery,
+  SessionStatus,
   SessionStore,
   SessionSummary,
   StepProcess,
@@ -38,6 +39,14 @@ export interface WaitForOptions<T> {
    * were off. Default: the run ends at once (`WaitingForInputError`), status `waiting`.
    */
   wait?: boolean | { timeoutMs?: number; pollMs?: number };
+}
+
+export interface SleepOptions {
+  /**
+   * The key of the step that records the wake time (default `sleep`; occurrences count as for
+   * any step). Give one when the same code sleeps in several places that may move.
+   */
+  key?: string;
 }
 
 export interface RespondOptions {
@@ -269,6 +278,15 @@ export interface Session {
    * returns it here, parsed with `schema`.
    */
   waitFor<T>(key: string, options: WaitForOptions<T>): Promise<T>;
+  /**
+   * A durable timer: journals the wake time (a step, so a replay keeps the first run's time),
+   * marks the session `sleeping` until then and waits. Reopened before the wake time, it
+   * sleeps only what is left; after it, it returns at once. Interrupted while it sleeps, the
+   * session stays `sleeping` with its wake time, for whoever recovers it (`engine.recover`).
+   */
+  sleep(ms: number, options?: SleepOptions): Promise<void>;
+  /** `sleep` until a time (a `Date` or an ISO string); a time already past returns at once. */
+  sleepUntil(time: Date | string, options?: SleepOptions): Promise<void>;
   /** Commits pending events durably and marks a checkpoint; returns its seq. */
   checkpoint(label?: string): Promise<number>;
   /** Commits pending events durably without a checkpoint mark. */
@@ -285,6 +303,68 @@ export interface Session {
   close(): Promise<void>;
   /** The checkpoints so far. */
   checkpoints(): CheckpointRecord[];
+}
+
+/** A registered job: the code a session of it runs, given the input it was started with. */
+export type RegisteredJob<I extends JsonValue, R> = (session: Session, input: I) => R | Promise<R>;
+
+export interface RegisterOptions<I extends JsonValue> {
+  /**
+   * The version of the job's code (`"3"`, a git commit, a date). Sessions record it when they
+   * start; `recover` resumes only sessions recorded under this version (or one `versions` lets
+   * it take), since a replay needs the code that wrote the journal.
+   */
+  version: string;
+  /** The title of a started session (default: the job's name). */
+  title?: (input: I) => string;
+}
+
+export interface StartOptions extends RunOptions {
+  /** The session's id (`createSessionId()`), to know it before the run ends; default: a new one. */
+  id?: string;
+  /** Default: the job's `title`, else its name. */
+  title?: string;
+}
+
+export interface RecoverOptions {
+  /**
+   * Recorded versions this process's code may resume as well, per job: `{ nightly: ['2'] }` when
+   * version 3 replays what version 2 recorded (a migration). Others are left (`other-version`).
+   */
+  versions?: Record<string, readonly string[]>;
+  /** Only these sessions; a session named here is resumed even when it waits for a decision. */
+  ids?: readonly string[];
+  /** How many sessions run at once (default 8). */
+  concurrency?: number;
+  maxRecoveries?: number;
+}
+
+/** Why `recover` left a session of a registered job alone. */
+export type LeftReason =
+  /** Its job is not registered in this process. */
+  | 'not-registered'
+  /** It was recorded under another version of the job (`version`) than the one registered (`runningVersion`). */
+  | 'other-version'
+  /** It sleeps until `wakeAt`, still ahead. */
+  | 'not-due'
+  /** An unsafe step of it was uncertain and its job gave no decision (or said abort): a person decides. */
+  | 'needs-decision'
+  /** Another process holds it (resumed it first). */
+  | 'in-use';
+
+export interface RecoveryReport {
+  /** The sessions resumed, with the status each ended in and the error it ended with (null when it completed). */
+  recovered: { id: string; job: string; version: string; status: SessionStatus; error: ErrorInfo | null }[];
+  left: {
+    id: string;
+    job: string;
+    version: string;
+    reason: LeftReason;
+    runningVersion?: string;
+    wakeAt?: string;
+  }[];
+  /** The earliest wake time of a sleeping session left for later: when to recover again. */
+  nextWakeAt: string | null;
 }
 
 export interface EngineOptions {
@@ -340,5 +420,18 @@ export interface Engine {
   deleteSession(id: string, options?: { force?: boolean }): Promise<void>;
   /** Resolves a full id, a session's name, or a unique prefix of at least 6 characters. */
   resolveSessionId(reference: string): Promise<string>;
+  /** Names a job with the version of its code, for `start` and `recover` (docs/engine.md). */
+  register<I extends JsonValue, R>(name: string, job: RegisteredJob<I, R>, options: RegisterOptions<I>): void;
+  /**
+   * Runs a new session of a registered job with `input` (journaled in its header with the job's
+   * name and version), as `run` does, and resolves to the job's result.
+   */
+  start<R = unknown>(name: string, input: JsonValue, options?: StartOptions): Promise<R>;
+  /**
+   * Resumes every session of a registered job that can go on: interrupted by a crash or a stop,
+   * sleeping past its wake time, or answered after waiting for input; whose lease is free and
+   * whose recorded version this code runs. Resolves when the runs it started have ended.
+   */
+  recover(options?: RecoverOptions): Promise<RecoveryReport>;
   close(): Promise<void>;
 }

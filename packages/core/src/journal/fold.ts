@@ -252,6 +252,8 @@ export class Folder {
         state.status = event.status;
         state.statusReason = event.reason;
         state.error = event.error;
+        if (event.status === 'sleeping' && event.wakeAt !== undefined) state.wakeAt = event.wakeAt;
+        else delete state.wakeAt;
         return;
       case 'session-resumed': {
         state.recoveries = event.recovery;
@@ -442,10 +444,20 @@ export function summarize(state: SessionState): SessionSummary {
     task:
       task === null ? null : task.length > TASK_PREVIEW_LENGTH ? `${task.slice(0, TASK_PREVIEW_LENGTH - 1)}…` : task,
     waitingFor: state.status === 'waiting' ? pendingQuestion(state) : null,
+    ...(state.status === 'sleeping' && state.wakeAt !== undefined ? { wakeAt: state.wakeAt } : {}),
+    ...registeredJob(state.header.options.job),
     archived: false,
     ...metadataSummary(state.metadata),
     bytes: null,
   };
+}
+
+/** A registered job's name and version (`engine.start` records them in the header), for listings. */
+function registeredJob(job: JsonValue | undefined): Partial<SessionSummary> {
+  if (typeof job !== 'object' || job === null || Array.isArray(job)) return {};
+  return typeof job.name === 'string' && typeof job.version === 'string'
+    ? { job: { name: job.name, version: job.version } }
+    : {};
 }
 
 /** Only what was set, so the listing index of sessions nobody organized stays as small as it was. */

@@ -134,6 +134,8 @@ export interface SessionState {
   status: SessionStatus;
   statusReason: string | null;
   error: ErrorInfo | null;
+  /** A `sleeping` session: when it wakes (absent otherwise, and in older snapshots). */
+  wakeAt?: string;
   lastSeq: number;
   createdAt: string;
   updatedAt: string;

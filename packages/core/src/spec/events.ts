@@ -22,8 +22,12 @@ export const sessionModeSchema = z
   .regex(SESSION_MODE_PATTERN, 'a mode name is lower-case letters, digits and single hyphens (e.g. "code-review")');
 export type SessionMode = z.infer<typeof sessionModeSchema>;
 
-/** `waiting`: the run stopped for a person's answer (`session.waitFor`); see docs/human-input.md. */
-export const sessionStatusSchema = z.enum(['running', 'interrupted', 'waiting', 'completed', 'failed']);
+/**
+ * `waiting`: the run stopped for a person's answer (`session.waitFor`); see docs/human-input.md.
+ * `sleeping`: the run sleeps until a time (`session.sleep`), in its process or, when that
+ * process ended, until whoever recovers it (`engine.recover`) wakes it.
+ */
+export const sessionStatusSchema = z.enum(['running', 'interrupted', 'waiting', 'sleeping', 'completed', 'failed']);
 export type SessionStatus = z.infer<typeof sessionStatusSchema>;
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -237,6 +241,8 @@ const buildEventSchemas = once(() => {
     status: sessionStatusSchema,
     reason: z.string().nullable().default(null),
     error: errorInfoSchema.nullable().default(null),
+    /** `sleeping`: when the session wakes (ISO time). */
+    wakeAt: z.string().optional(),
   });
   const sessionResumedEventSchema = z.object({
     ...base,

@@ -31,6 +31,10 @@ export const sessionSummarySchema = lazySchema(() =>
     task: z.string().nullable(),
     /** A `waiting` session: the question it waits on (the latest unanswered `waitFor`). */
     waitingFor: z.object({ key: z.string(), prompt: z.string() }).nullable().optional(),
+    /** A `sleeping` session: when it wakes (ISO time). */
+    wakeAt: z.string().optional(),
+    /** A session of a registered job (`engine.start`): the job's name and the version it was recorded under. */
+    job: z.object({ name: z.string(), version: z.string() }).optional(),
     /** Compressed by the store (`store.archive`); not the person's archive (`archivedAt`). */
     archived: z.boolean().default(false),
     /** How a person organized the session (`metadata-changed` events); absent means unset. */

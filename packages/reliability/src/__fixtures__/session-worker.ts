@@ -16,11 +16,10 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { createEngine, type Engine, type Session } from '@resume/core';
-import { ConclaveError } from '@resume/core/spec';
 import { createScriptedProvider } from '@resume/providers-scripted';
 import { createRunner, type RunResult } from '@resume/runner';
-import { exitCodeFor } from '@resume/runner/exit-codes';
 import { createFsStore } from '@resume/storage-fs';
+import { exitWithError } from './exit-with-error.js';
 
 const AGENTS = ['analyst', 'critic', 'builder'] as const;
 
@@ -171,12 +170,4 @@ async function main(): Promise<void> {
   await engine.close();
 }
 
-main().catch((error: unknown) => {
-  if (ConclaveError.isInstance(error)) {
-    process.stderr.write(`error ${error.code} ${error.message}\n`);
-    process.exitCode = exitCodeFor(error);
-  } else {
-    process.stderr.write(`error internal ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  }
-});
+main().catch(exitWithError);

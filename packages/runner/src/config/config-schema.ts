@@ -144,6 +144,10 @@ const buildConfigSchemas = once(() => {
     maxLineageCostUsd: usd.optional(),
     /** Resuming a session whose lineage cost is above this says so first. */
     warnAboveUsd: usd.optional(),
+    /** No new model call once every session's calls today (local time) would pass this (USD). */
+    dailyCost: usd.optional(),
+    /** The same over the calendar month. */
+    monthlyCost: usd.optional(),
     /** The most items a workflow map step may run at once (`parallel:` above it is refused); default 16. */
     maxParallel: z.number().int().min(1).max(256).optional(),
   });
@@ -253,6 +257,8 @@ export interface ConclaveConfig {
     maxCostUsd: number | null;
     maxLineageCostUsd: number | null;
     warnAboveUsd: number | null;
+    dailyCost: number | null;
+    monthlyCost: number | null;
     maxParallel: number;
   };
   imports: { requireSigned: boolean };

@@ -68,7 +68,14 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
   discussion: { maxRounds: 4 },
   tools: { allowCommands: [] },
   mcp: { servers: {}, maxOutputBytes: DEFAULT_MCP_MAX_OUTPUT_BYTES },
-  limits: { maxCostUsd: null, maxLineageCostUsd: null, warnAboveUsd: null, maxParallel: DEFAULT_MAX_PARALLEL },
+  limits: {
+    maxCostUsd: null,
+    maxLineageCostUsd: null,
+    warnAboveUsd: null,
+    dailyCost: null,
+    monthlyCost: null,
+    maxParallel: DEFAULT_MAX_PARALLEL,
+  },
   imports: { requireSigned: false },
 };
 

@@ -10,6 +10,7 @@ import {
   type MessageInput,
   type StoppedStepProcess,
 } from '@resume/core/spec';
+import { describeDuration } from '../config/duration.js';
 import { RESUME_MESSAGE_TAG } from '../resume/continuation.js';
 import { DEFAULT_MAX_ITERATIONS } from '../runner/run-config-building.js';
 import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
@@ -20,6 +21,7 @@ import {
   isMapStep,
   isParallelStep,
   isShellStep,
+  isSleepStep,
   isValidateStep,
   type WorkflowAgentStep,
   type WorkflowLeafStep,
@@ -441,6 +443,23 @@ export async function runChain(context: ModeContext, options: ChainOptions): Pro
       scope.steps.push(result);
       stepsById.set(ids.id, result);
       if ('agent' in result && result.agent) scope.lastResponse = result.response;
+      await checkpoint(context, label, undefined, announcer);
+    } else if (isSleepStep(step)) {
+      const label = stepLabel(options.stepLabels, index, ids.id, 'sleep');
+      const key = `${prefix}/sleep`;
+      const recorded = context.session.state.steps.find((each) => each.key === key && each.status === 'completed');
+      if (!recorded) {
+        const until = 'sleep' in step ? `for ${describeDuration(step.sleep)}` : `until ${step.sleep_until}`;
+        context.emit({
+          type: 'notice',
+          text: `step ${index + 1}: sleeping ${until} (the session is listed as sleeping)`,
+        });
+      }
+      if ('sleep' in step) await context.session.sleep(step.sleep, { key });
+      else await context.session.sleepUntil(step.sleep_until, { key });
+      const result = { response: null };
+      scope.steps.push(result);
+      stepsById.set(ids.id, result);
       await checkpoint(context, label, undefined, announcer);
     } else if (isShellStep(step)) {
       const markedAfter = context.session.state.lastSeq;

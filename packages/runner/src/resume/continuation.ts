@@ -57,7 +57,7 @@ export function continuationPrompt(input: {
   previousConclusion: string | null;
   followUp: string;
   /** The parent stopped before concluding (interrupted or failed): said so, never a turn passed off as a conclusion. */
-  unfinished?: 'interrupted' | 'failed' | 'running' | 'waiting';
+  unfinished?: 'interrupted' | 'failed' | 'running' | 'waiting' | 'sleeping';
 }): string {
   return [
     `This is a continuation of session ${input.sessionId} ("${input.title}").`,
@@ -65,7 +65,7 @@ export function continuationPrompt(input: {
     `Previously you discussed: ${input.previousTask ?? '(no task was recorded)'}`,
     '',
     input.unfinished
-      ? `The discussion was ${input.unfinished === 'failed' ? 'stopped by a failure' : input.unfinished === 'waiting' ? 'waiting for an answer from the user' : 'interrupted'} before it reached a conclusion; the messages below end where it stopped.`
+      ? `The discussion was ${input.unfinished === 'failed' ? 'stopped by a failure' : input.unfinished === 'waiting' ? 'waiting for an answer from the user' : input.unfinished === 'sleeping' ? 'sleeping until a set time' : 'interrupted'} before it reached a conclusion; the messages below end where it stopped.`
       : `You reached this conclusion: ${input.previousConclusion ?? '(no conclusion was recorded)'}`,
     '',
     `NEW FOLLOW-UP: ${input.followUp}`,

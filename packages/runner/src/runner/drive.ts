@@ -20,7 +20,7 @@ import { withNextStep } from './next-step.js';
 import { resumeCommandFor, startsFromOf } from './resume-command.js';
 import type { RunConfig } from './run-config.js';
 import type { RunnerScope } from './runner-scope.js';
-import type { RunResult } from './runner-types.js';
+import type { RunnerOptions, RunResult } from './runner-types.js';
 
 /** The run's cost guard, or null without limits (the ancestors' cost is fixed for the run). */
 async function costGuardFor(scope: RunnerScope, session: Session): Promise<CostGuard | null> {
@@ -28,8 +28,9 @@ async function costGuardFor(scope: RunnerScope, session: Session): Promise<CostG
   const limits = {
     maxCostUsd: options.limits?.maxCostUsd ?? null,
     maxLineageCostUsd: options.limits?.maxLineageCostUsd ?? null,
+    budgets: await budgetsOf(options.budgets),
   };
-  if (limits.maxCostUsd === null && limits.maxLineageCostUsd === null) return null;
+  if (limits.maxCostUsd === null && limits.maxLineageCostUsd === null && limits.budgets.length === 0) return null;
   let ancestorsUsd = 0;
   if (limits.maxLineageCostUsd !== null && session.state.header.parentId !== null) {
     const lineage = await lineageUsage(scope.engine, session.state.header.parentId);
@@ -46,6 +47,32 @@ async function costGuardFor(scope: RunnerScope, session: Session): Promise<CostG
         text: `The price of model ${model} is unknown: its calls cannot be counted towards the cost limit.`,
       }),
   });
+}
+
+/** The daily and monthly budgets with what every session spent in their period so far (local time). */
+async function budgetsOf(budgets: RunnerOptions['budgets']) {
+  const now = budgets?.now?.() ?? new Date();
+  const periods = [
+    {
+      period: 'day' as const,
+      limitUsd: budgets?.dailyUsd ?? null,
+      since: new Date(now.getFullYear(), now.getMonth(), now.getDate()),
+    },
+    {
+      period: 'month' as const,
+      limitUsd: budgets?.monthlyUsd ?? null,
+      since: new Date(now.getFullYear(), now.getMonth(), 1),
+    },
+  ];
+  const set = periods.filter((period) => period.limitUsd !== null);
+  if (!budgets || set.length === 0) return [];
+  return Promise.all(
+    set.map(async ({ period, limitUsd, since }) => ({
+      period,
+      limitUsd: limitUsd as number,
+      spentUsd: await budgets.spentSince(since),
+    })),
+  );
 }
 
 /** The cost limit that stopped a run, also when it surfaced inside a step (an on_failure fix). */

@@ -104,6 +104,20 @@ export interface RunnerOptions {
   /** Discussions and iterative runs label a checkpoint every N rounds / chunks (default 1). */
   checkpointInterval?: number;
   limits?: { maxCostUsd?: number | null; maxLineageCostUsd?: number | null; warnAboveUsd?: number | null };
+  /**
+   * Budgets over every session (USD, `limits.dailyCost` / `monthlyCost`): a new model call whose
+   * estimate would take what all sessions spent today (this calendar month, local time) past one
+   * is not made, and the run stops at a checkpoint as at a cost limit. `spentSince` tells what
+   * every session's calls since a time cost (the CLI reads it from the usage ledger); it is asked
+   * once per run, and this run's own calls are added as they come.
+   */
+  budgets?: {
+    dailyUsd?: number | null;
+    monthlyUsd?: number | null;
+    spentSince: (since: Date) => Promise<number>;
+    /** The clock that says which day and month it is (default: the system's). */
+    now?: () => Date;
+  };
   /** The most items a workflow map step runs at once (`limits.maxParallel`; default 16): a spec asking more is refused. */
   maxParallel?: number;
   /**

@@ -14,6 +14,11 @@ export interface CostLimits {
   maxCostUsd: number | null;
   /** The cost summed over the session's lineage (its parents included) at most; null: no limit. */
   maxLineageCostUsd: number | null;
+  /**
+   * Budgets over every session for a period (today, this month): `spentUsd` is what every
+   * session had spent in the period when the run started; this session's calls since are added.
+   */
+  budgets?: Array<{ period: 'day' | 'month'; limitUsd: number; spentUsd: number }>;
 }
 
 /** Output tokens assumed for a call before the session has any to average (a medium answer). */
@@ -95,7 +100,10 @@ export interface CostGuardInput {
 
 export function createCostGuard(input: CostGuardInput): CostGuard | null {
   const { limits } = input;
-  if (limits.maxCostUsd === null && limits.maxLineageCostUsd === null) return null;
+  const budgets = limits.budgets ?? [];
+  if (limits.maxCostUsd === null && limits.maxLineageCostUsd === null && budgets.length === 0) return null;
+  // The session's own cost when the run started: what it spends from here adds to the budgets' periods.
+  const ownAtStart = knownCost(input.state());
   const inFlight = new Map<number, number>();
   const unknown = new Set<string>();
   let next = 0;
@@ -110,9 +118,14 @@ export function createCostGuard(input: CostGuardInput): CostGuard | null {
       }
       const own = knownCost(input.state());
       const reserved = [...inFlight.values()].reduce((sum, value) => sum + value, 0);
-      const checks: Array<{ scope: 'session' | 'lineage'; limit: number | null; spent: number }> = [
+      const checks: Array<{ scope: CostLimitError['details']['scope']; limit: number | null; spent: number }> = [
         { scope: 'session', limit: limits.maxCostUsd, spent: own },
         { scope: 'lineage', limit: limits.maxLineageCostUsd, spent: own + input.ancestorsUsd },
+        ...budgets.map((budget) => ({
+          scope: budget.period,
+          limit: budget.limitUsd,
+          spent: budget.spentUsd + own - ownAtStart,
+        })),
       ];
       for (const check of checks) {
         if (check.limit === null) continue;

@@ -3,8 +3,11 @@ import { formatUsd } from './cost.js';
 
 export interface CostLimitDetails {
   sessionId: string;
-  /** Which limit: this session's own cost, or the cost summed over its lineage. */
-  scope: 'session' | 'lineage';
+  /**
+   * Which limit: this session's own cost, the cost summed over its lineage, or every session's
+   * cost today or this month (`limits.dailyCost`, `limits.monthlyCost`).
+   */
+  scope: 'session' | 'lineage' | 'day' | 'month';
   limitUsd: number;
   /** Known cost so far in that scope (calls of unknown price are not counted). */
   spentUsd: number;
@@ -25,10 +28,14 @@ export class CostLimitError extends ConclaveError {
   static override readonly code = 'cost-limit';
   readonly details: CostLimitDetails;
   constructor(details: CostLimitDetails, options: ConclaveErrorOptions = {}) {
-    const what = details.scope === 'session' ? 'this session' : 'the lineage';
+    const inFlight = details.reservedUsd > 0 ? `, ${formatUsd(details.reservedUsd)} in flight` : '';
+    const budget = details.scope === 'day' || details.scope === 'month';
+    const what = budget
+      ? `what every session spent ${details.scope === 'day' ? 'today' : 'this month'} past the ${details.scope === 'day' ? 'daily' : 'monthly'} budget, limits.${details.scope === 'day' ? 'dailyCost' : 'monthlyCost'} (${formatUsd(details.spentUsd)} spent${inFlight} of ${formatUsd(details.limitUsd)})`
+      : `${details.scope === 'session' ? 'this session' : 'the lineage'} past its cost limit (${formatUsd(details.spentUsd)} spent${inFlight} of ${formatUsd(details.limitUsd)})`;
     super(
       CostLimitError.code,
-      `Stopped before ${details.stepKey}: its estimated ${formatUsd(details.estimateUsd)} would take ${what} past its cost limit (${formatUsd(details.spentUsd)} spent${details.reservedUsd > 0 ? `, ${formatUsd(details.reservedUsd)} in flight` : ''} of ${formatUsd(details.limitUsd)}). Everything so far is checkpointed.`,
+      `Stopped before ${details.stepKey}: its estimated ${formatUsd(details.estimateUsd)} would take ${what}. Everything so far is checkpointed.`,
       options,
     );
     this.name = 'CostLimitError';

@@ -19,6 +19,9 @@ export interface StepIdentity {
   validate?: unknown;
   /** A goal_seek step: its id derives from what each attempt runs. */
   goal_seek?: unknown;
+  /** A sleep step: `sleep` (`sleep~2`...); its wake time is recorded when it first runs, so an edit does not move it. */
+  sleep?: unknown;
+  sleep_until?: unknown;
 }
 
 /** A step's id and, for a parallel group, its members' ids. */
@@ -58,6 +61,7 @@ function ownId(step: StepIdentity): string {
     const { shell, agent, input } = action as Record<string, unknown>;
     return `${kind.replace('_', '-')}-${shortHash(`${kind}\n${String(shell ?? '')}\n${String(agent ?? '')}\n${String(input ?? '')}`)}`;
   }
+  if (step.sleep !== undefined || step.sleep_until !== undefined) return 'sleep';
   if (step.shell !== undefined) return `shell-${shortHash(`shell\n${step.shell.trim()}`)}`;
   if (step.agent !== undefined) {
     return `agent-${step.agent}-${shortHash(`agent\n${step.agent}\n${(step.input ?? DEFAULT_AGENT_INPUT).trim()}`)}`;

@@ -226,3 +226,36 @@ describe('parseWorkflowSpec: map steps', () => {
     expect((error as ConfigError).hint).toContain('limits.maxParallel');
   });
 });
+
+describe('parseWorkflowSpec: sleep steps', () => {
+  const napping = (step: string) => `
+name: nap
+steps:
+  - shell: "echo one"
+${step}
+  - shell: "echo two"
+`;
+
+  it('reads sleep: as a duration and sleep_until: as a time with its zone', () => {
+    const spec = parseWorkflowSpec(napping('  - sleep: 10m\n  - sleep_until: "2026-12-01T09:00:00+01:00"'), 'nap.yaml');
+    expect(spec.steps[1]).toEqual({ sleep: 600_000 });
+    expect(spec.steps[2]).toEqual({ sleep_until: '2026-12-01T09:00:00+01:00' });
+  });
+
+  it('names the step and the fix for a bad duration, a time without its zone, or a step that is two things', () => {
+    expect(configError(napping('  - sleep: soon')).message).toContain('flow.yaml at steps[1].sleep');
+    const noZone = configError(napping('  - sleep_until: "2026-12-01 09:00"'));
+    expect(noZone.key).toBe('steps[1].sleep_until');
+    expect(noZone.message).toContain('ISO time with its zone');
+    expect(configError(napping('  - sleep: 1m\n    shell: "echo"')).message).toContain(
+      'a sleep step has `sleep:` only, not `shell:`',
+    );
+    const inGroup = configError(napping('  - parallel:\n      - sleep: 1m'));
+    expect(inGroup.message).toContain('a sleep step runs on its own on the main line');
+  });
+
+  it('refuses a template that reads a sleep step', () => {
+    const error = configError(napping('  - sleep: 1s\n    id: nap\n  - shell: "echo {{ steps.nap.output }}"'));
+    expect(error.message).toContain('refers to a sleep step, which has no output');
+  });
+});

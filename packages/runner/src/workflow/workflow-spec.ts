@@ -115,6 +115,13 @@ const schemas = once(() => {
       });
       return z.NEVER;
     }
+    if (isRecord(value) && ('sleep' in value || 'sleep_until' in value) && !hasAgent && !hasShell) {
+      context.addIssue({
+        code: 'custom',
+        message: 'a sleep step runs on its own on the main line: not inside a parallel group, a map step or a loop',
+      });
+      return z.NEVER;
+    }
     if (isRecord(value) && 'parallel' in value) {
       context.addIssue({
         code: 'custom',
@@ -140,6 +147,25 @@ const schemas = once(() => {
       return z.NEVER;
     }
     return parseWithin(hasAgent ? agentStepSchema : shellStepSchema, value, context);
+  });
+
+  /** A durable timer on the main line: `sleep: 10m`, or `sleep_until:` an ISO time. */
+  const sleepStepSchema = z.strictObject({
+    id: stepIdSchema.optional(),
+    name: z.string().min(1).optional(),
+    sleep: durationSchema,
+  });
+  const sleepUntilStepSchema = z.strictObject({
+    id: stepIdSchema.optional(),
+    name: z.string().min(1).optional(),
+    sleep_until: z
+      .string({ error: 'sleep_until is a time in quotes, e.g. "2026-12-01T09:00:00Z"' })
+      .refine(
+        (value) =>
+          /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+          !Number.isNaN(Date.parse(value)),
+        'sleep_until is an ISO time with its zone, e.g. "2026-12-01T09:00:00Z" or "2026-12-01T09:00:00+01:00"',
+      ),
   });
 
   /** Steps that run concurrently, joined before the next step. */
@@ -242,6 +268,19 @@ const schemas = once(() => {
         context,
       );
     }
+    if (isRecord(value) && ('sleep' in value || 'sleep_until' in value)) {
+      const others = ['agent', 'shell', 'map', 'parallel', ...('sleep' in value ? ['sleep_until'] : [])].filter(
+        (key) => key in value,
+      );
+      if (others.length > 0) {
+        context.addIssue({
+          code: 'custom',
+          message: `a sleep step has \`${'sleep' in value ? 'sleep' : 'sleep_until'}:\` only, not \`${others[0]}:\`; make it a step of its own`,
+        });
+        return z.NEVER;
+      }
+      return parseWithin('sleep' in value ? sleepStepSchema : sleepUntilStepSchema, value, context);
+    }
     if (isRecord(value) && 'map' in value && !('parallel' in value)) {
       if ('agent' in value || 'shell' in value) {
         context.addIssue({ code: 'custom', message: 'a map step has `map:` only; its steps go under map.do' });
@@ -300,6 +339,8 @@ const schemas = once(() => {
     agentStepSchema,
     onFailureSchema,
     shellStepSchema,
+    sleepStepSchema,
+    sleepUntilStepSchema,
     parallelStepSchema,
     mapItemsSchema,
     mapStepSchema,
@@ -314,6 +355,9 @@ export const retrySchema = lazySchema(() => schemas().retrySchema);
 export const agentStepSchema = lazySchema(() => schemas().agentStepSchema);
 export const onFailureSchema = lazySchema(() => schemas().onFailureSchema);
 export const shellStepSchema = lazySchema(() => schemas().shellStepSchema);
+/** A durable timer step (`sleep: 10m`, `sleep_until: <ISO time>`). */
+export const sleepStepSchema = lazySchema(() => schemas().sleepStepSchema);
+export const sleepUntilStepSchema = lazySchema(() => schemas().sleepUntilStepSchema);
 /** Steps that run concurrently, joined before the next step. */
 export const parallelStepSchema = lazySchema(() => schemas().parallelStepSchema);
 /** Where a map step's items come from: a list, a JSON or JSONL file, a glob, or a template that renders to JSON. */
@@ -332,6 +376,7 @@ export type WorkflowStep = WorkflowSpec['steps'][number];
 export type WorkflowAgentStep = z.infer<typeof agentStepSchema>;
 export type WorkflowShellStep = z.infer<typeof shellStepSchema>;
 export type WorkflowParallelStep = z.infer<typeof parallelStepSchema>;
+export type WorkflowSleepStep = z.infer<typeof sleepStepSchema> | z.infer<typeof sleepUntilStepSchema>;
 /** A step that runs on its own: a step of the workflow or a member of a parallel group. */
 export type WorkflowLeafStep = WorkflowAgentStep | WorkflowShellStep;
 export type WorkflowAgent = z.infer<typeof workflowAgentSchema>;
@@ -342,6 +387,10 @@ export type WorkflowGoalSeekStep = z.infer<typeof goalSeekStepSchema>;
 
 export function isShellStep(step: WorkflowStep): step is WorkflowShellStep {
   return 'shell' in step;
+}
+
+export function isSleepStep(step: WorkflowStep): step is WorkflowSleepStep {
+  return 'sleep' in step || 'sleep_until' in step;
 }
 
 export function isParallelStep(step: WorkflowStep): step is WorkflowParallelStep {
@@ -485,7 +534,7 @@ interface AllowedReferences {
   goal?: 'step' | 'validate';
 }
 
-type StepKind = 'agent' | 'shell' | 'parallel' | 'map' | 'validate' | 'goal_seek';
+type StepKind = 'agent' | 'shell' | 'parallel' | 'map' | 'validate' | 'goal_seek' | 'sleep';
 
 function checkStepReference(
   reference: Extract<TemplateReference, { kind: 'step' | 'step-id' }>,
@@ -528,6 +577,9 @@ function checkStepReference(
     }
     kind = allowed.kinds?.byId.get(reference.id);
     response = `{{ steps.${reference.id}.output }}`;
+  }
+  if (kind === 'sleep') {
+    fail(`${text} refers to a sleep step, which has no output`, 'Refer to the step before it.');
   }
   if (kind === 'parallel') {
     fail(
@@ -599,17 +651,19 @@ function checkReferences(
 }
 
 const stepKind = (step: WorkflowStep): StepKind =>
-  isParallelStep(step)
-    ? 'parallel'
-    : isMapStep(step)
-      ? 'map'
-      : isValidateStep(step)
-        ? 'validate'
-        : isGoalSeekStep(step)
-          ? 'goal_seek'
-          : isShellStep(step)
-            ? 'shell'
-            : 'agent';
+  isSleepStep(step)
+    ? 'sleep'
+    : isParallelStep(step)
+      ? 'parallel'
+      : isMapStep(step)
+        ? 'map'
+        : isValidateStep(step)
+          ? 'validate'
+          : isGoalSeekStep(step)
+            ? 'goal_seek'
+            : isShellStep(step)
+              ? 'shell'
+              : 'agent';
 
 /**
  * The checks that need the whole document: agent names used by steps exist, step ids are
@@ -713,6 +767,9 @@ export function checkWorkflow(spec: WorkflowSpec, file: string | null, extraVari
           if (!spec.agents[name]) unknownAgent(name, key);
         },
       });
+      idsBefore.add(ids.id);
+    } else if (isSleepStep(step)) {
+      claimId(step.id, `steps[${index}]`);
       idsBefore.add(ids.id);
     } else {
       checkLeaf(step, `steps[${index}]`, index);

@@ -192,7 +192,7 @@ return errors === 0;
 }
 
 const checkRecordSummaryExact = validate24;
-const schema8 = {"type":"object","properties":{"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true},"locked":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["summary"],"additionalProperties":{},"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
+const schema8 = {"type":"object","properties":{"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","sleeping","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"wakeAt":{"type":"string"},"job":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name","version"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true},"locked":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["summary"],"additionalProperties":{},"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
 const func2 = Object.prototype.hasOwnProperty;
 const schema9 = {"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"};
 const pattern0 = new RegExp("^[0-9a-hjkmnp-tv-z]{22}$", "");
@@ -307,7 +307,7 @@ if(typeof data4 !== "string"){
 validate24.errors = [{instancePath:instancePath+"/summary/status",schemaPath:"#/properties/summary/properties/status/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-if(!(((((data4 === "running") || (data4 === "interrupted")) || (data4 === "waiting")) || (data4 === "completed")) || (data4 === "failed"))){
+if(!((((((data4 === "running") || (data4 === "interrupted")) || (data4 === "waiting")) || (data4 === "sleeping")) || (data4 === "completed")) || (data4 === "failed"))){
 validate24.errors = [{instancePath:instancePath+"/summary/status",schemaPath:"#/properties/summary/properties/status/enum",keyword:"enum",params:{allowedValues: schema8.properties.summary.properties.status.enum}}];
 return false;
 }
@@ -927,10 +927,10 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data0.archived !== undefined){
+if(data0.wakeAt !== undefined){
 const _errs65 = errors;
-if(typeof data0.archived !== "boolean"){
-validate24.errors = [{instancePath:instancePath+"/summary/archived",schemaPath:"#/properties/summary/properties/archived/type",keyword:"type",params:{type: "boolean"}}];
+if(typeof data0.wakeAt !== "string"){
+validate24.errors = [{instancePath:instancePath+"/summary/wakeAt",schemaPath:"#/properties/summary/properties/wakeAt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs65 === errors;
@@ -939,12 +939,63 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data0.name !== undefined){
-let data24 = data0.name;
+if(data0.job !== undefined){
+let data24 = data0.job;
 const _errs67 = errors;
-if((typeof data24 !== "string") && (data24 !== null)){
-validate24.errors = [{instancePath:instancePath+"/summary/name",schemaPath:"#/properties/summary/properties/name/type",keyword:"type",params:{type: schema8.properties.summary.properties.name.type}}];
+if(errors === _errs67){
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+let missing4;
+if(((data24.name === undefined) && (missing4 = "name")) || ((data24.version === undefined) && (missing4 = "version"))){
+validate24.errors = [{instancePath:instancePath+"/summary/job",schemaPath:"#/properties/summary/properties/job/required",keyword:"required",params:{missingProperty: missing4}}];
 return false;
+}
+else {
+const _errs69 = errors;
+for(const key3 in data24){
+if(!((key3 === "name") || (key3 === "version"))){
+validate24.errors = [{instancePath:instancePath+"/summary/job",schemaPath:"#/properties/summary/properties/job/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
+return false;
+break;
+}
+}
+if(_errs69 === errors){
+if(data24.name !== undefined){
+const _errs70 = errors;
+if(typeof data24.name !== "string"){
+validate24.errors = [{instancePath:instancePath+"/summary/job/name",schemaPath:"#/properties/summary/properties/job/properties/name/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid8 = _errs70 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data24.version !== undefined){
+const _errs72 = errors;
+if(typeof data24.version !== "string"){
+validate24.errors = [{instancePath:instancePath+"/summary/job/version",schemaPath:"#/properties/summary/properties/job/properties/version/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid8 = _errs72 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(Object.getPrototypeOf(data24) !== Object.prototype){
+validate24.errors = [{instancePath:instancePath+"/summary/job",schemaPath:"#/properties/summary/properties/job/plainObject",keyword:"plainObject",params:{}}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate24.errors = [{instancePath:instancePath+"/summary/job",schemaPath:"#/properties/summary/properties/job/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
 }
 var valid1 = _errs67 === errors;
 }
@@ -952,26 +1003,51 @@ else {
 var valid1 = true;
 }
 if(valid1){
+if(data0.archived !== undefined){
+const _errs74 = errors;
+if(typeof data0.archived !== "boolean"){
+validate24.errors = [{instancePath:instancePath+"/summary/archived",schemaPath:"#/properties/summary/properties/archived/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid1 = _errs74 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.name !== undefined){
+let data28 = data0.name;
+const _errs76 = errors;
+if((typeof data28 !== "string") && (data28 !== null)){
+validate24.errors = [{instancePath:instancePath+"/summary/name",schemaPath:"#/properties/summary/properties/name/type",keyword:"type",params:{type: schema8.properties.summary.properties.name.type}}];
+return false;
+}
+var valid1 = _errs76 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
 if(data0.tags !== undefined){
-let data25 = data0.tags;
-const _errs69 = errors;
-if(errors === _errs69){
-if(Array.isArray(data25)){
-var valid8 = true;
-const len0 = data25.length;
+let data29 = data0.tags;
+const _errs78 = errors;
+if(errors === _errs78){
+if(Array.isArray(data29)){
+var valid9 = true;
+const len0 = data29.length;
 for(let i0=0; i0<len0; i0++){
-const _errs71 = errors;
-if(typeof data25[i0] !== "string"){
+const _errs80 = errors;
+if(typeof data29[i0] !== "string"){
 validate24.errors = [{instancePath:instancePath+"/summary/tags/" + i0,schemaPath:"#/properties/summary/properties/tags/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid8 = _errs71 === errors;
-if(!valid8){
+var valid9 = _errs80 === errors;
+if(!valid9){
 break;
 }
 }
-if(valid8){
-if(Object.getPrototypeOf(data25) !== Array.prototype || Object.keys(data25).length !== data25.length){
+if(valid9){
+if(Object.getPrototypeOf(data29) !== Array.prototype || Object.keys(data29).length !== data29.length){
 validate24.errors = [{instancePath:instancePath+"/summary/tags",schemaPath:"#/properties/summary/properties/tags/plainArray",keyword:"plainArray",params:{}}];
 return false;
 }
@@ -982,57 +1058,57 @@ validate24.errors = [{instancePath:instancePath+"/summary/tags",schemaPath:"#/pr
 return false;
 }
 }
-var valid1 = _errs69 === errors;
+var valid1 = _errs78 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data0.pinned !== undefined){
-const _errs73 = errors;
+const _errs82 = errors;
 if(typeof data0.pinned !== "boolean"){
 validate24.errors = [{instancePath:instancePath+"/summary/pinned",schemaPath:"#/properties/summary/properties/pinned/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
-var valid1 = _errs73 === errors;
+var valid1 = _errs82 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data0.archivedAt !== undefined){
-let data28 = data0.archivedAt;
-const _errs75 = errors;
-if((typeof data28 !== "string") && (data28 !== null)){
+let data32 = data0.archivedAt;
+const _errs84 = errors;
+if((typeof data32 !== "string") && (data32 !== null)){
 validate24.errors = [{instancePath:instancePath+"/summary/archivedAt",schemaPath:"#/properties/summary/properties/archivedAt/type",keyword:"type",params:{type: schema8.properties.summary.properties.archivedAt.type}}];
 return false;
 }
-var valid1 = _errs75 === errors;
+var valid1 = _errs84 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data0.trashedAt !== undefined){
-let data29 = data0.trashedAt;
-const _errs77 = errors;
-if((typeof data29 !== "string") && (data29 !== null)){
+let data33 = data0.trashedAt;
+const _errs86 = errors;
+if((typeof data33 !== "string") && (data33 !== null)){
 validate24.errors = [{instancePath:instancePath+"/summary/trashedAt",schemaPath:"#/properties/summary/properties/trashedAt/type",keyword:"type",params:{type: schema8.properties.summary.properties.trashedAt.type}}];
 return false;
 }
-var valid1 = _errs77 === errors;
+var valid1 = _errs86 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data0.bytes !== undefined){
-let data30 = data0.bytes;
-const _errs79 = errors;
-const _errs80 = errors;
-let valid9 = false;
-const _errs81 = errors;
-if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
+let data34 = data0.bytes;
+const _errs88 = errors;
+const _errs89 = errors;
+let valid10 = false;
+const _errs90 = errors;
+if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
 const err16 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err16];
@@ -1042,9 +1118,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(errors === _errs81){
-if((typeof data30 == "number") && (isFinite(data30))){
-if(data30 > 9007199254740991 || isNaN(data30)){
+if(errors === _errs90){
+if((typeof data34 == "number") && (isFinite(data34))){
+if(data34 > 9007199254740991 || isNaN(data34)){
 const err17 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
 if(vErrors === null){
 vErrors = [err17];
@@ -1055,7 +1131,7 @@ vErrors.push(err17);
 errors++;
 }
 else {
-if(data30 < 0 || isNaN(data30)){
+if(data34 < 0 || isNaN(data34)){
 const err18 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}};
 if(vErrors === null){
 vErrors = [err18];
@@ -1068,11 +1144,11 @@ errors++;
 }
 }
 }
-var _valid4 = _errs81 === errors;
-valid9 = valid9 || _valid4;
-if(!valid9){
-const _errs83 = errors;
-if(data30 !== null){
+var _valid4 = _errs90 === errors;
+valid10 = valid10 || _valid4;
+if(!valid10){
+const _errs92 = errors;
+if(data34 !== null){
 const err19 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/1/type",keyword:"type",params:{type: "null"}};
 if(vErrors === null){
 vErrors = [err19];
@@ -1082,10 +1158,10 @@ vErrors.push(err19);
 }
 errors++;
 }
-var _valid4 = _errs83 === errors;
-valid9 = valid9 || _valid4;
+var _valid4 = _errs92 === errors;
+valid10 = valid10 || _valid4;
 }
-if(!valid9){
+if(!valid10){
 const err20 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf",keyword:"anyOf",params:{}};
 if(vErrors === null){
 vErrors = [err20];
@@ -1098,67 +1174,67 @@ validate24.errors = vErrors;
 return false;
 }
 else {
-errors = _errs80;
+errors = _errs89;
 if(vErrors !== null){
-if(_errs80){
-vErrors.length = _errs80;
+if(_errs89){
+vErrors.length = _errs89;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid1 = _errs79 === errors;
+var valid1 = _errs88 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data0.damage !== undefined){
-let data31 = data0.damage;
-const _errs85 = errors;
-if(errors === _errs85){
-if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
-let missing4;
-if(((data31.problem === undefined) && (missing4 = "problem")) || ((data31.file === undefined) && (missing4 = "file"))){
-validate24.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/required",keyword:"required",params:{missingProperty: missing4}}];
+let data35 = data0.damage;
+const _errs94 = errors;
+if(errors === _errs94){
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+let missing5;
+if(((data35.problem === undefined) && (missing5 = "problem")) || ((data35.file === undefined) && (missing5 = "file"))){
+validate24.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/required",keyword:"required",params:{missingProperty: missing5}}];
 return false;
 }
 else {
-const _errs87 = errors;
-for(const key3 in data31){
-if(!((key3 === "problem") || (key3 === "file"))){
-validate24.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
+const _errs96 = errors;
+for(const key4 in data35){
+if(!((key4 === "problem") || (key4 === "file"))){
+validate24.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
 return false;
 break;
 }
 }
-if(_errs87 === errors){
-if(data31.problem !== undefined){
-const _errs88 = errors;
-if(typeof data31.problem !== "string"){
+if(_errs96 === errors){
+if(data35.problem !== undefined){
+const _errs97 = errors;
+if(typeof data35.problem !== "string"){
 validate24.errors = [{instancePath:instancePath+"/summary/damage/problem",schemaPath:"#/properties/summary/properties/damage/properties/problem/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid10 = _errs88 === errors;
+var valid11 = _errs97 === errors;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
-if(data31.file !== undefined){
-const _errs90 = errors;
-if(typeof data31.file !== "string"){
+if(valid11){
+if(data35.file !== undefined){
+const _errs99 = errors;
+if(typeof data35.file !== "string"){
 validate24.errors = [{instancePath:instancePath+"/summary/damage/file",schemaPath:"#/properties/summary/properties/damage/properties/file/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid10 = _errs90 === errors;
+var valid11 = _errs99 === errors;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
-if(Object.getPrototypeOf(data31) !== Object.prototype){
+if(valid11){
+if(Object.getPrototypeOf(data35) !== Object.prototype){
 validate24.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -1172,57 +1248,57 @@ validate24.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/
 return false;
 }
 }
-var valid1 = _errs85 === errors;
+var valid1 = _errs94 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data0.unreadable !== undefined){
-let data34 = data0.unreadable;
-const _errs92 = errors;
-if(errors === _errs92){
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-let missing5;
-if(((data34.path === undefined) && (missing5 = "path")) || ((data34.problem === undefined) && (missing5 = "problem"))){
-validate24.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/required",keyword:"required",params:{missingProperty: missing5}}];
+let data38 = data0.unreadable;
+const _errs101 = errors;
+if(errors === _errs101){
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+let missing6;
+if(((data38.path === undefined) && (missing6 = "path")) || ((data38.problem === undefined) && (missing6 = "problem"))){
+validate24.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/required",keyword:"required",params:{missingProperty: missing6}}];
 return false;
 }
 else {
-const _errs94 = errors;
-for(const key4 in data34){
-if(!((key4 === "path") || (key4 === "problem"))){
-validate24.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
+const _errs103 = errors;
+for(const key5 in data38){
+if(!((key5 === "path") || (key5 === "problem"))){
+validate24.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}}];
 return false;
 break;
 }
 }
-if(_errs94 === errors){
-if(data34.path !== undefined){
-const _errs95 = errors;
-if(typeof data34.path !== "string"){
+if(_errs103 === errors){
+if(data38.path !== undefined){
+const _errs104 = errors;
+if(typeof data38.path !== "string"){
 validate24.errors = [{instancePath:instancePath+"/summary/unreadable/path",schemaPath:"#/properties/summary/properties/unreadable/properties/path/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid11 = _errs95 === errors;
+var valid12 = _errs104 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
-if(data34.problem !== undefined){
-const _errs97 = errors;
-if(typeof data34.problem !== "string"){
+if(valid12){
+if(data38.problem !== undefined){
+const _errs106 = errors;
+if(typeof data38.problem !== "string"){
 validate24.errors = [{instancePath:instancePath+"/summary/unreadable/problem",schemaPath:"#/properties/summary/properties/unreadable/properties/problem/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid11 = _errs97 === errors;
+var valid12 = _errs106 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
-if(Object.getPrototypeOf(data34) !== Object.prototype){
+if(valid12){
+if(Object.getPrototypeOf(data38) !== Object.prototype){
 validate24.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -1236,45 +1312,45 @@ validate24.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath
 return false;
 }
 }
-var valid1 = _errs92 === errors;
+var valid1 = _errs101 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data0.locked !== undefined){
-let data37 = data0.locked;
-const _errs99 = errors;
-if(errors === _errs99){
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-let missing6;
-if((data37.key === undefined) && (missing6 = "key")){
-validate24.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/required",keyword:"required",params:{missingProperty: missing6}}];
+let data41 = data0.locked;
+const _errs108 = errors;
+if(errors === _errs108){
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+let missing7;
+if((data41.key === undefined) && (missing7 = "key")){
+validate24.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/required",keyword:"required",params:{missingProperty: missing7}}];
 return false;
 }
 else {
-const _errs101 = errors;
-for(const key5 in data37){
-if(!(key5 === "key")){
-validate24.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}}];
+const _errs110 = errors;
+for(const key6 in data41){
+if(!(key6 === "key")){
+validate24.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6}}];
 return false;
 break;
 }
 }
-if(_errs101 === errors){
-if(data37.key !== undefined){
-const _errs102 = errors;
-if(typeof data37.key !== "string"){
+if(_errs110 === errors){
+if(data41.key !== undefined){
+const _errs111 = errors;
+if(typeof data41.key !== "string"){
 validate24.errors = [{instancePath:instancePath+"/summary/locked/key",schemaPath:"#/properties/summary/properties/locked/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid12 = _errs102 === errors;
+var valid13 = _errs111 === errors;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
-if(Object.getPrototypeOf(data37) !== Object.prototype){
+if(valid13){
+if(Object.getPrototypeOf(data41) !== Object.prototype){
 validate24.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -1287,7 +1363,7 @@ validate24.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/
 return false;
 }
 }
-var valid1 = _errs99 === errors;
+var valid1 = _errs108 === errors;
 }
 else {
 var valid1 = true;
@@ -1296,6 +1372,8 @@ if(valid1){
 if(Object.getPrototypeOf(data0) !== Object.prototype){
 validate24.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/plainObject",keyword:"plainObject",params:{}}];
 return false;
+}
+}
 }
 }
 }
@@ -1355,7 +1433,7 @@ return errors === 0;
 }
 
 const checkTailRecordExact = validate28;
-const schema10 = {"type":"object","properties":{"epoch":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"last":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true},"locked":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["epoch","last","summary"],"additionalProperties":{},"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
+const schema10 = {"type":"object","properties":{"epoch":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"last":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","sleeping","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"wakeAt":{"type":"string"},"job":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name","version"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true},"locked":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["epoch","last","summary"],"additionalProperties":{},"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
 const schema11 = {"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -1521,7 +1599,7 @@ if(typeof data6 !== "string"){
 validate28.errors = [{instancePath:instancePath+"/summary/status",schemaPath:"#/properties/summary/properties/status/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-if(!(((((data6 === "running") || (data6 === "interrupted")) || (data6 === "waiting")) || (data6 === "completed")) || (data6 === "failed"))){
+if(!((((((data6 === "running") || (data6 === "interrupted")) || (data6 === "waiting")) || (data6 === "sleeping")) || (data6 === "completed")) || (data6 === "failed"))){
 validate28.errors = [{instancePath:instancePath+"/summary/status",schemaPath:"#/properties/summary/properties/status/enum",keyword:"enum",params:{allowedValues: schema10.properties.summary.properties.status.enum}}];
 return false;
 }
@@ -2141,10 +2219,10 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data2.archived !== undefined){
+if(data2.wakeAt !== undefined){
 const _errs69 = errors;
-if(typeof data2.archived !== "boolean"){
-validate28.errors = [{instancePath:instancePath+"/summary/archived",schemaPath:"#/properties/summary/properties/archived/type",keyword:"type",params:{type: "boolean"}}];
+if(typeof data2.wakeAt !== "string"){
+validate28.errors = [{instancePath:instancePath+"/summary/wakeAt",schemaPath:"#/properties/summary/properties/wakeAt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs69 === errors;
@@ -2153,12 +2231,63 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data2.name !== undefined){
-let data26 = data2.name;
+if(data2.job !== undefined){
+let data26 = data2.job;
 const _errs71 = errors;
-if((typeof data26 !== "string") && (data26 !== null)){
-validate28.errors = [{instancePath:instancePath+"/summary/name",schemaPath:"#/properties/summary/properties/name/type",keyword:"type",params:{type: schema10.properties.summary.properties.name.type}}];
+if(errors === _errs71){
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+let missing4;
+if(((data26.name === undefined) && (missing4 = "name")) || ((data26.version === undefined) && (missing4 = "version"))){
+validate28.errors = [{instancePath:instancePath+"/summary/job",schemaPath:"#/properties/summary/properties/job/required",keyword:"required",params:{missingProperty: missing4}}];
 return false;
+}
+else {
+const _errs73 = errors;
+for(const key3 in data26){
+if(!((key3 === "name") || (key3 === "version"))){
+validate28.errors = [{instancePath:instancePath+"/summary/job",schemaPath:"#/properties/summary/properties/job/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
+return false;
+break;
+}
+}
+if(_errs73 === errors){
+if(data26.name !== undefined){
+const _errs74 = errors;
+if(typeof data26.name !== "string"){
+validate28.errors = [{instancePath:instancePath+"/summary/job/name",schemaPath:"#/properties/summary/properties/job/properties/name/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid8 = _errs74 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data26.version !== undefined){
+const _errs76 = errors;
+if(typeof data26.version !== "string"){
+validate28.errors = [{instancePath:instancePath+"/summary/job/version",schemaPath:"#/properties/summary/properties/job/properties/version/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid8 = _errs76 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(Object.getPrototypeOf(data26) !== Object.prototype){
+validate28.errors = [{instancePath:instancePath+"/summary/job",schemaPath:"#/properties/summary/properties/job/plainObject",keyword:"plainObject",params:{}}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/summary/job",schemaPath:"#/properties/summary/properties/job/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
 }
 var valid1 = _errs71 === errors;
 }
@@ -2166,26 +2295,51 @@ else {
 var valid1 = true;
 }
 if(valid1){
+if(data2.archived !== undefined){
+const _errs78 = errors;
+if(typeof data2.archived !== "boolean"){
+validate28.errors = [{instancePath:instancePath+"/summary/archived",schemaPath:"#/properties/summary/properties/archived/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid1 = _errs78 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.name !== undefined){
+let data30 = data2.name;
+const _errs80 = errors;
+if((typeof data30 !== "string") && (data30 !== null)){
+validate28.errors = [{instancePath:instancePath+"/summary/name",schemaPath:"#/properties/summary/properties/name/type",keyword:"type",params:{type: schema10.properties.summary.properties.name.type}}];
+return false;
+}
+var valid1 = _errs80 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
 if(data2.tags !== undefined){
-let data27 = data2.tags;
-const _errs73 = errors;
-if(errors === _errs73){
-if(Array.isArray(data27)){
-var valid8 = true;
-const len0 = data27.length;
+let data31 = data2.tags;
+const _errs82 = errors;
+if(errors === _errs82){
+if(Array.isArray(data31)){
+var valid9 = true;
+const len0 = data31.length;
 for(let i0=0; i0<len0; i0++){
-const _errs75 = errors;
-if(typeof data27[i0] !== "string"){
+const _errs84 = errors;
+if(typeof data31[i0] !== "string"){
 validate28.errors = [{instancePath:instancePath+"/summary/tags/" + i0,schemaPath:"#/properties/summary/properties/tags/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid8 = _errs75 === errors;
-if(!valid8){
+var valid9 = _errs84 === errors;
+if(!valid9){
 break;
 }
 }
-if(valid8){
-if(Object.getPrototypeOf(data27) !== Array.prototype || Object.keys(data27).length !== data27.length){
+if(valid9){
+if(Object.getPrototypeOf(data31) !== Array.prototype || Object.keys(data31).length !== data31.length){
 validate28.errors = [{instancePath:instancePath+"/summary/tags",schemaPath:"#/properties/summary/properties/tags/plainArray",keyword:"plainArray",params:{}}];
 return false;
 }
@@ -2196,57 +2350,57 @@ validate28.errors = [{instancePath:instancePath+"/summary/tags",schemaPath:"#/pr
 return false;
 }
 }
-var valid1 = _errs73 === errors;
+var valid1 = _errs82 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data2.pinned !== undefined){
-const _errs77 = errors;
+const _errs86 = errors;
 if(typeof data2.pinned !== "boolean"){
 validate28.errors = [{instancePath:instancePath+"/summary/pinned",schemaPath:"#/properties/summary/properties/pinned/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
-var valid1 = _errs77 === errors;
+var valid1 = _errs86 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data2.archivedAt !== undefined){
-let data30 = data2.archivedAt;
-const _errs79 = errors;
-if((typeof data30 !== "string") && (data30 !== null)){
+let data34 = data2.archivedAt;
+const _errs88 = errors;
+if((typeof data34 !== "string") && (data34 !== null)){
 validate28.errors = [{instancePath:instancePath+"/summary/archivedAt",schemaPath:"#/properties/summary/properties/archivedAt/type",keyword:"type",params:{type: schema10.properties.summary.properties.archivedAt.type}}];
 return false;
 }
-var valid1 = _errs79 === errors;
+var valid1 = _errs88 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data2.trashedAt !== undefined){
-let data31 = data2.trashedAt;
-const _errs81 = errors;
-if((typeof data31 !== "string") && (data31 !== null)){
+let data35 = data2.trashedAt;
+const _errs90 = errors;
+if((typeof data35 !== "string") && (data35 !== null)){
 validate28.errors = [{instancePath:instancePath+"/summary/trashedAt",schemaPath:"#/properties/summary/properties/trashedAt/type",keyword:"type",params:{type: schema10.properties.summary.properties.trashedAt.type}}];
 return false;
 }
-var valid1 = _errs81 === errors;
+var valid1 = _errs90 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data2.bytes !== undefined){
-let data32 = data2.bytes;
-const _errs83 = errors;
-const _errs84 = errors;
-let valid9 = false;
-const _errs85 = errors;
-if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
+let data36 = data2.bytes;
+const _errs92 = errors;
+const _errs93 = errors;
+let valid10 = false;
+const _errs94 = errors;
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
 const err16 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err16];
@@ -2256,9 +2410,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(errors === _errs85){
-if((typeof data32 == "number") && (isFinite(data32))){
-if(data32 > 9007199254740991 || isNaN(data32)){
+if(errors === _errs94){
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 > 9007199254740991 || isNaN(data36)){
 const err17 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
 if(vErrors === null){
 vErrors = [err17];
@@ -2269,7 +2423,7 @@ vErrors.push(err17);
 errors++;
 }
 else {
-if(data32 < 0 || isNaN(data32)){
+if(data36 < 0 || isNaN(data36)){
 const err18 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}};
 if(vErrors === null){
 vErrors = [err18];
@@ -2282,11 +2436,11 @@ errors++;
 }
 }
 }
-var _valid4 = _errs85 === errors;
-valid9 = valid9 || _valid4;
-if(!valid9){
-const _errs87 = errors;
-if(data32 !== null){
+var _valid4 = _errs94 === errors;
+valid10 = valid10 || _valid4;
+if(!valid10){
+const _errs96 = errors;
+if(data36 !== null){
 const err19 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/1/type",keyword:"type",params:{type: "null"}};
 if(vErrors === null){
 vErrors = [err19];
@@ -2296,10 +2450,10 @@ vErrors.push(err19);
 }
 errors++;
 }
-var _valid4 = _errs87 === errors;
-valid9 = valid9 || _valid4;
+var _valid4 = _errs96 === errors;
+valid10 = valid10 || _valid4;
 }
-if(!valid9){
+if(!valid10){
 const err20 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf",keyword:"anyOf",params:{}};
 if(vErrors === null){
 vErrors = [err20];
@@ -2312,67 +2466,67 @@ validate28.errors = vErrors;
 return false;
 }
 else {
-errors = _errs84;
+errors = _errs93;
 if(vErrors !== null){
-if(_errs84){
-vErrors.length = _errs84;
+if(_errs93){
+vErrors.length = _errs93;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid1 = _errs83 === errors;
+var valid1 = _errs92 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data2.damage !== undefined){
-let data33 = data2.damage;
-const _errs89 = errors;
-if(errors === _errs89){
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-let missing4;
-if(((data33.problem === undefined) && (missing4 = "problem")) || ((data33.file === undefined) && (missing4 = "file"))){
-validate28.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/required",keyword:"required",params:{missingProperty: missing4}}];
+let data37 = data2.damage;
+const _errs98 = errors;
+if(errors === _errs98){
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+let missing5;
+if(((data37.problem === undefined) && (missing5 = "problem")) || ((data37.file === undefined) && (missing5 = "file"))){
+validate28.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/required",keyword:"required",params:{missingProperty: missing5}}];
 return false;
 }
 else {
-const _errs91 = errors;
-for(const key3 in data33){
-if(!((key3 === "problem") || (key3 === "file"))){
-validate28.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
+const _errs100 = errors;
+for(const key4 in data37){
+if(!((key4 === "problem") || (key4 === "file"))){
+validate28.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
 return false;
 break;
 }
 }
-if(_errs91 === errors){
-if(data33.problem !== undefined){
-const _errs92 = errors;
-if(typeof data33.problem !== "string"){
+if(_errs100 === errors){
+if(data37.problem !== undefined){
+const _errs101 = errors;
+if(typeof data37.problem !== "string"){
 validate28.errors = [{instancePath:instancePath+"/summary/damage/problem",schemaPath:"#/properties/summary/properties/damage/properties/problem/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid10 = _errs92 === errors;
+var valid11 = _errs101 === errors;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
-if(data33.file !== undefined){
-const _errs94 = errors;
-if(typeof data33.file !== "string"){
+if(valid11){
+if(data37.file !== undefined){
+const _errs103 = errors;
+if(typeof data37.file !== "string"){
 validate28.errors = [{instancePath:instancePath+"/summary/damage/file",schemaPath:"#/properties/summary/properties/damage/properties/file/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid10 = _errs94 === errors;
+var valid11 = _errs103 === errors;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
-if(Object.getPrototypeOf(data33) !== Object.prototype){
+if(valid11){
+if(Object.getPrototypeOf(data37) !== Object.prototype){
 validate28.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -2386,57 +2540,57 @@ validate28.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/
 return false;
 }
 }
-var valid1 = _errs89 === errors;
+var valid1 = _errs98 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data2.unreadable !== undefined){
-let data36 = data2.unreadable;
-const _errs96 = errors;
-if(errors === _errs96){
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-let missing5;
-if(((data36.path === undefined) && (missing5 = "path")) || ((data36.problem === undefined) && (missing5 = "problem"))){
-validate28.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/required",keyword:"required",params:{missingProperty: missing5}}];
+let data40 = data2.unreadable;
+const _errs105 = errors;
+if(errors === _errs105){
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+let missing6;
+if(((data40.path === undefined) && (missing6 = "path")) || ((data40.problem === undefined) && (missing6 = "problem"))){
+validate28.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/required",keyword:"required",params:{missingProperty: missing6}}];
 return false;
 }
 else {
-const _errs98 = errors;
-for(const key4 in data36){
-if(!((key4 === "path") || (key4 === "problem"))){
-validate28.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
+const _errs107 = errors;
+for(const key5 in data40){
+if(!((key5 === "path") || (key5 === "problem"))){
+validate28.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}}];
 return false;
 break;
 }
 }
-if(_errs98 === errors){
-if(data36.path !== undefined){
-const _errs99 = errors;
-if(typeof data36.path !== "string"){
+if(_errs107 === errors){
+if(data40.path !== undefined){
+const _errs108 = errors;
+if(typeof data40.path !== "string"){
 validate28.errors = [{instancePath:instancePath+"/summary/unreadable/path",schemaPath:"#/properties/summary/properties/unreadable/properties/path/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid11 = _errs99 === errors;
+var valid12 = _errs108 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
-if(data36.problem !== undefined){
-const _errs101 = errors;
-if(typeof data36.problem !== "string"){
+if(valid12){
+if(data40.problem !== undefined){
+const _errs110 = errors;
+if(typeof data40.problem !== "string"){
 validate28.errors = [{instancePath:instancePath+"/summary/unreadable/problem",schemaPath:"#/properties/summary/properties/unreadable/properties/problem/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid11 = _errs101 === errors;
+var valid12 = _errs110 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
-if(Object.getPrototypeOf(data36) !== Object.prototype){
+if(valid12){
+if(Object.getPrototypeOf(data40) !== Object.prototype){
 validate28.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -2450,45 +2604,45 @@ validate28.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath
 return false;
 }
 }
-var valid1 = _errs96 === errors;
+var valid1 = _errs105 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data2.locked !== undefined){
-let data39 = data2.locked;
-const _errs103 = errors;
-if(errors === _errs103){
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-let missing6;
-if((data39.key === undefined) && (missing6 = "key")){
-validate28.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/required",keyword:"required",params:{missingProperty: missing6}}];
+let data43 = data2.locked;
+const _errs112 = errors;
+if(errors === _errs112){
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+let missing7;
+if((data43.key === undefined) && (missing7 = "key")){
+validate28.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/required",keyword:"required",params:{missingProperty: missing7}}];
 return false;
 }
 else {
-const _errs105 = errors;
-for(const key5 in data39){
-if(!(key5 === "key")){
-validate28.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}}];
+const _errs114 = errors;
+for(const key6 in data43){
+if(!(key6 === "key")){
+validate28.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6}}];
 return false;
 break;
 }
 }
-if(_errs105 === errors){
-if(data39.key !== undefined){
-const _errs106 = errors;
-if(typeof data39.key !== "string"){
+if(_errs114 === errors){
+if(data43.key !== undefined){
+const _errs115 = errors;
+if(typeof data43.key !== "string"){
 validate28.errors = [{instancePath:instancePath+"/summary/locked/key",schemaPath:"#/properties/summary/properties/locked/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid12 = _errs106 === errors;
+var valid13 = _errs115 === errors;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
-if(Object.getPrototypeOf(data39) !== Object.prototype){
+if(valid13){
+if(Object.getPrototypeOf(data43) !== Object.prototype){
 validate28.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -2501,7 +2655,7 @@ validate28.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/
 return false;
 }
 }
-var valid1 = _errs103 === errors;
+var valid1 = _errs112 === errors;
 }
 else {
 var valid1 = true;
@@ -2510,6 +2664,8 @@ if(valid1){
 if(Object.getPrototypeOf(data2) !== Object.prototype){
 validate28.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/plainObject",keyword:"plainObject",params:{}}];
 return false;
+}
+}
 }
 }
 }
@@ -2571,7 +2727,7 @@ return errors === 0;
 }
 
 const checkBatchHeadExact = validate32;
-const schema12 = {"type":"object","properties":{"expectedSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"epoch":{"type":"integer","minimum":0,"maximum":9007199254740991},"events":{"minItems":1,"type":"array","items":{"$ref":"#/definitions/__schema0"},"plainArray":true},"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema1"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema1"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true},"locked":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["expectedSeq","epoch","events","summary"],"additionalProperties":false,"definitions":{"__schema0":{},"__schema1":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
+const schema12 = {"type":"object","properties":{"expectedSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"epoch":{"type":"integer","minimum":0,"maximum":9007199254740991},"events":{"minItems":1,"type":"array","items":{"$ref":"#/definitions/__schema0"},"plainArray":true},"summary":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema1"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"status":{"type":"string","enum":["running","interrupted","waiting","sleeping","completed","failed"]},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"updatedAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema1"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"lastSeq":{"type":"integer","minimum":0,"maximum":9007199254740991},"messageCount":{"type":"integer","minimum":0,"maximum":9007199254740991},"progress":{"type":["object","null"],"properties":{"label":{"type":"string"},"done":{"type":"integer","minimum":0,"maximum":9007199254740991},"total":{"anyOf":[{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},{"type":"null"}]}},"required":["label","done","total"],"additionalProperties":false,"plainObject":true},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"costUsd":{"anyOf":[{"type":"number","minimum":0},{"type":"null"}]},"task":{"type":["string","null"]},"waitingFor":{"type":["object","null"],"properties":{"key":{"type":"string"},"prompt":{"type":"string"}},"required":["key","prompt"],"additionalProperties":false,"plainObject":true},"wakeAt":{"type":"string"},"job":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name","version"],"additionalProperties":false,"plainObject":true},"archived":{"default":false,"type":"boolean"},"name":{"type":["string","null"]},"tags":{"type":"array","items":{"type":"string"},"plainArray":true},"pinned":{"type":"boolean"},"archivedAt":{"type":["string","null"]},"trashedAt":{"type":["string","null"]},"bytes":{"default":null,"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"damage":{"type":"object","properties":{"problem":{"type":"string"},"file":{"type":"string"}},"required":["problem","file"],"additionalProperties":false,"plainObject":true},"unreadable":{"type":"object","properties":{"path":{"type":"string"},"problem":{"type":"string"}},"required":["path","problem"],"additionalProperties":false,"plainObject":true},"locked":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","status","workspaceDir","createdAt","updatedAt","parentId","branchPoint","lastSeq","messageCount","progress","inputTokens","outputTokens","costUsd","task","archived","bytes"],"additionalProperties":false,"plainObject":true}},"required":["expectedSeq","epoch","events","summary"],"additionalProperties":false,"definitions":{"__schema0":{},"__schema1":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"}},"plainObject":true};
 const schema13 = {};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -2795,7 +2951,7 @@ if(typeof data8 !== "string"){
 validate32.errors = [{instancePath:instancePath+"/summary/status",schemaPath:"#/properties/summary/properties/status/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-if(!(((((data8 === "running") || (data8 === "interrupted")) || (data8 === "waiting")) || (data8 === "completed")) || (data8 === "failed"))){
+if(!((((((data8 === "running") || (data8 === "interrupted")) || (data8 === "waiting")) || (data8 === "sleeping")) || (data8 === "completed")) || (data8 === "failed"))){
 validate32.errors = [{instancePath:instancePath+"/summary/status",schemaPath:"#/properties/summary/properties/status/enum",keyword:"enum",params:{allowedValues: schema12.properties.summary.properties.status.enum}}];
 return false;
 }
@@ -3415,10 +3571,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.archived !== undefined){
+if(data4.wakeAt !== undefined){
 const _errs72 = errors;
-if(typeof data4.archived !== "boolean"){
-validate32.errors = [{instancePath:instancePath+"/summary/archived",schemaPath:"#/properties/summary/properties/archived/type",keyword:"type",params:{type: "boolean"}}];
+if(typeof data4.wakeAt !== "string"){
+validate32.errors = [{instancePath:instancePath+"/summary/wakeAt",schemaPath:"#/properties/summary/properties/wakeAt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs72 === errors;
@@ -3427,12 +3583,63 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.name !== undefined){
-let data28 = data4.name;
+if(data4.job !== undefined){
+let data28 = data4.job;
 const _errs74 = errors;
-if((typeof data28 !== "string") && (data28 !== null)){
-validate32.errors = [{instancePath:instancePath+"/summary/name",schemaPath:"#/properties/summary/properties/name/type",keyword:"type",params:{type: schema12.properties.summary.properties.name.type}}];
+if(errors === _errs74){
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+let missing4;
+if(((data28.name === undefined) && (missing4 = "name")) || ((data28.version === undefined) && (missing4 = "version"))){
+validate32.errors = [{instancePath:instancePath+"/summary/job",schemaPath:"#/properties/summary/properties/job/required",keyword:"required",params:{missingProperty: missing4}}];
 return false;
+}
+else {
+const _errs76 = errors;
+for(const key4 in data28){
+if(!((key4 === "name") || (key4 === "version"))){
+validate32.errors = [{instancePath:instancePath+"/summary/job",schemaPath:"#/properties/summary/properties/job/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
+return false;
+break;
+}
+}
+if(_errs76 === errors){
+if(data28.name !== undefined){
+const _errs77 = errors;
+if(typeof data28.name !== "string"){
+validate32.errors = [{instancePath:instancePath+"/summary/job/name",schemaPath:"#/properties/summary/properties/job/properties/name/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid9 = _errs77 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data28.version !== undefined){
+const _errs79 = errors;
+if(typeof data28.version !== "string"){
+validate32.errors = [{instancePath:instancePath+"/summary/job/version",schemaPath:"#/properties/summary/properties/job/properties/version/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid9 = _errs79 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(Object.getPrototypeOf(data28) !== Object.prototype){
+validate32.errors = [{instancePath:instancePath+"/summary/job",schemaPath:"#/properties/summary/properties/job/plainObject",keyword:"plainObject",params:{}}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/summary/job",schemaPath:"#/properties/summary/properties/job/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
 }
 var valid2 = _errs74 === errors;
 }
@@ -3440,26 +3647,51 @@ else {
 var valid2 = true;
 }
 if(valid2){
+if(data4.archived !== undefined){
+const _errs81 = errors;
+if(typeof data4.archived !== "boolean"){
+validate32.errors = [{instancePath:instancePath+"/summary/archived",schemaPath:"#/properties/summary/properties/archived/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid2 = _errs81 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.name !== undefined){
+let data32 = data4.name;
+const _errs83 = errors;
+if((typeof data32 !== "string") && (data32 !== null)){
+validate32.errors = [{instancePath:instancePath+"/summary/name",schemaPath:"#/properties/summary/properties/name/type",keyword:"type",params:{type: schema12.properties.summary.properties.name.type}}];
+return false;
+}
+var valid2 = _errs83 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
 if(data4.tags !== undefined){
-let data29 = data4.tags;
-const _errs76 = errors;
-if(errors === _errs76){
-if(Array.isArray(data29)){
-var valid9 = true;
-const len1 = data29.length;
+let data33 = data4.tags;
+const _errs85 = errors;
+if(errors === _errs85){
+if(Array.isArray(data33)){
+var valid10 = true;
+const len1 = data33.length;
 for(let i1=0; i1<len1; i1++){
-const _errs78 = errors;
-if(typeof data29[i1] !== "string"){
+const _errs87 = errors;
+if(typeof data33[i1] !== "string"){
 validate32.errors = [{instancePath:instancePath+"/summary/tags/" + i1,schemaPath:"#/properties/summary/properties/tags/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid9 = _errs78 === errors;
-if(!valid9){
+var valid10 = _errs87 === errors;
+if(!valid10){
 break;
 }
 }
-if(valid9){
-if(Object.getPrototypeOf(data29) !== Array.prototype || Object.keys(data29).length !== data29.length){
+if(valid10){
+if(Object.getPrototypeOf(data33) !== Array.prototype || Object.keys(data33).length !== data33.length){
 validate32.errors = [{instancePath:instancePath+"/summary/tags",schemaPath:"#/properties/summary/properties/tags/plainArray",keyword:"plainArray",params:{}}];
 return false;
 }
@@ -3470,57 +3702,57 @@ validate32.errors = [{instancePath:instancePath+"/summary/tags",schemaPath:"#/pr
 return false;
 }
 }
-var valid2 = _errs76 === errors;
+var valid2 = _errs85 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data4.pinned !== undefined){
-const _errs80 = errors;
+const _errs89 = errors;
 if(typeof data4.pinned !== "boolean"){
 validate32.errors = [{instancePath:instancePath+"/summary/pinned",schemaPath:"#/properties/summary/properties/pinned/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
-var valid2 = _errs80 === errors;
+var valid2 = _errs89 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data4.archivedAt !== undefined){
-let data32 = data4.archivedAt;
-const _errs82 = errors;
-if((typeof data32 !== "string") && (data32 !== null)){
+let data36 = data4.archivedAt;
+const _errs91 = errors;
+if((typeof data36 !== "string") && (data36 !== null)){
 validate32.errors = [{instancePath:instancePath+"/summary/archivedAt",schemaPath:"#/properties/summary/properties/archivedAt/type",keyword:"type",params:{type: schema12.properties.summary.properties.archivedAt.type}}];
 return false;
 }
-var valid2 = _errs82 === errors;
+var valid2 = _errs91 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data4.trashedAt !== undefined){
-let data33 = data4.trashedAt;
-const _errs84 = errors;
-if((typeof data33 !== "string") && (data33 !== null)){
+let data37 = data4.trashedAt;
+const _errs93 = errors;
+if((typeof data37 !== "string") && (data37 !== null)){
 validate32.errors = [{instancePath:instancePath+"/summary/trashedAt",schemaPath:"#/properties/summary/properties/trashedAt/type",keyword:"type",params:{type: schema12.properties.summary.properties.trashedAt.type}}];
 return false;
 }
-var valid2 = _errs84 === errors;
+var valid2 = _errs93 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data4.bytes !== undefined){
-let data34 = data4.bytes;
-const _errs86 = errors;
-const _errs87 = errors;
-let valid10 = false;
-const _errs88 = errors;
-if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+let data38 = data4.bytes;
+const _errs95 = errors;
+const _errs96 = errors;
+let valid11 = false;
+const _errs97 = errors;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
 const err16 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err16];
@@ -3530,9 +3762,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(errors === _errs88){
-if((typeof data34 == "number") && (isFinite(data34))){
-if(data34 > 9007199254740991 || isNaN(data34)){
+if(errors === _errs97){
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 > 9007199254740991 || isNaN(data38)){
 const err17 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
 if(vErrors === null){
 vErrors = [err17];
@@ -3543,7 +3775,7 @@ vErrors.push(err17);
 errors++;
 }
 else {
-if(data34 < 0 || isNaN(data34)){
+if(data38 < 0 || isNaN(data38)){
 const err18 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}};
 if(vErrors === null){
 vErrors = [err18];
@@ -3556,11 +3788,11 @@ errors++;
 }
 }
 }
-var _valid4 = _errs88 === errors;
-valid10 = valid10 || _valid4;
-if(!valid10){
-const _errs90 = errors;
-if(data34 !== null){
+var _valid4 = _errs97 === errors;
+valid11 = valid11 || _valid4;
+if(!valid11){
+const _errs99 = errors;
+if(data38 !== null){
 const err19 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf/1/type",keyword:"type",params:{type: "null"}};
 if(vErrors === null){
 vErrors = [err19];
@@ -3570,10 +3802,10 @@ vErrors.push(err19);
 }
 errors++;
 }
-var _valid4 = _errs90 === errors;
-valid10 = valid10 || _valid4;
+var _valid4 = _errs99 === errors;
+valid11 = valid11 || _valid4;
 }
-if(!valid10){
+if(!valid11){
 const err20 = {instancePath:instancePath+"/summary/bytes",schemaPath:"#/properties/summary/properties/bytes/anyOf",keyword:"anyOf",params:{}};
 if(vErrors === null){
 vErrors = [err20];
@@ -3586,67 +3818,67 @@ validate32.errors = vErrors;
 return false;
 }
 else {
-errors = _errs87;
+errors = _errs96;
 if(vErrors !== null){
-if(_errs87){
-vErrors.length = _errs87;
+if(_errs96){
+vErrors.length = _errs96;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid2 = _errs86 === errors;
+var valid2 = _errs95 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data4.damage !== undefined){
-let data35 = data4.damage;
-const _errs92 = errors;
-if(errors === _errs92){
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
-let missing4;
-if(((data35.problem === undefined) && (missing4 = "problem")) || ((data35.file === undefined) && (missing4 = "file"))){
-validate32.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/required",keyword:"required",params:{missingProperty: missing4}}];
+let data39 = data4.damage;
+const _errs101 = errors;
+if(errors === _errs101){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+let missing5;
+if(((data39.problem === undefined) && (missing5 = "problem")) || ((data39.file === undefined) && (missing5 = "file"))){
+validate32.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/required",keyword:"required",params:{missingProperty: missing5}}];
 return false;
 }
 else {
-const _errs94 = errors;
-for(const key4 in data35){
-if(!((key4 === "problem") || (key4 === "file"))){
-validate32.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
+const _errs103 = errors;
+for(const key5 in data39){
+if(!((key5 === "problem") || (key5 === "file"))){
+validate32.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}}];
 return false;
 break;
 }
 }
-if(_errs94 === errors){
-if(data35.problem !== undefined){
-const _errs95 = errors;
-if(typeof data35.problem !== "string"){
+if(_errs103 === errors){
+if(data39.problem !== undefined){
+const _errs104 = errors;
+if(typeof data39.problem !== "string"){
 validate32.errors = [{instancePath:instancePath+"/summary/damage/problem",schemaPath:"#/properties/summary/properties/damage/properties/problem/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid11 = _errs95 === errors;
+var valid12 = _errs104 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
-if(data35.file !== undefined){
-const _errs97 = errors;
-if(typeof data35.file !== "string"){
+if(valid12){
+if(data39.file !== undefined){
+const _errs106 = errors;
+if(typeof data39.file !== "string"){
 validate32.errors = [{instancePath:instancePath+"/summary/damage/file",schemaPath:"#/properties/summary/properties/damage/properties/file/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid11 = _errs97 === errors;
+var valid12 = _errs106 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
-if(Object.getPrototypeOf(data35) !== Object.prototype){
+if(valid12){
+if(Object.getPrototypeOf(data39) !== Object.prototype){
 validate32.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/properties/summary/properties/damage/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -3660,57 +3892,57 @@ validate32.errors = [{instancePath:instancePath+"/summary/damage",schemaPath:"#/
 return false;
 }
 }
-var valid2 = _errs92 === errors;
+var valid2 = _errs101 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data4.unreadable !== undefined){
-let data38 = data4.unreadable;
-const _errs99 = errors;
-if(errors === _errs99){
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-let missing5;
-if(((data38.path === undefined) && (missing5 = "path")) || ((data38.problem === undefined) && (missing5 = "problem"))){
-validate32.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/required",keyword:"required",params:{missingProperty: missing5}}];
+let data42 = data4.unreadable;
+const _errs108 = errors;
+if(errors === _errs108){
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+let missing6;
+if(((data42.path === undefined) && (missing6 = "path")) || ((data42.problem === undefined) && (missing6 = "problem"))){
+validate32.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/required",keyword:"required",params:{missingProperty: missing6}}];
 return false;
 }
 else {
-const _errs101 = errors;
-for(const key5 in data38){
-if(!((key5 === "path") || (key5 === "problem"))){
-validate32.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}}];
+const _errs110 = errors;
+for(const key6 in data42){
+if(!((key6 === "path") || (key6 === "problem"))){
+validate32.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6}}];
 return false;
 break;
 }
 }
-if(_errs101 === errors){
-if(data38.path !== undefined){
-const _errs102 = errors;
-if(typeof data38.path !== "string"){
+if(_errs110 === errors){
+if(data42.path !== undefined){
+const _errs111 = errors;
+if(typeof data42.path !== "string"){
 validate32.errors = [{instancePath:instancePath+"/summary/unreadable/path",schemaPath:"#/properties/summary/properties/unreadable/properties/path/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid12 = _errs102 === errors;
+var valid13 = _errs111 === errors;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
-if(data38.problem !== undefined){
-const _errs104 = errors;
-if(typeof data38.problem !== "string"){
+if(valid13){
+if(data42.problem !== undefined){
+const _errs113 = errors;
+if(typeof data42.problem !== "string"){
 validate32.errors = [{instancePath:instancePath+"/summary/unreadable/problem",schemaPath:"#/properties/summary/properties/unreadable/properties/problem/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid12 = _errs104 === errors;
+var valid13 = _errs113 === errors;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
-if(Object.getPrototypeOf(data38) !== Object.prototype){
+if(valid13){
+if(Object.getPrototypeOf(data42) !== Object.prototype){
 validate32.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath:"#/properties/summary/properties/unreadable/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -3724,45 +3956,45 @@ validate32.errors = [{instancePath:instancePath+"/summary/unreadable",schemaPath
 return false;
 }
 }
-var valid2 = _errs99 === errors;
+var valid2 = _errs108 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data4.locked !== undefined){
-let data41 = data4.locked;
-const _errs106 = errors;
-if(errors === _errs106){
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-let missing6;
-if((data41.key === undefined) && (missing6 = "key")){
-validate32.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/required",keyword:"required",params:{missingProperty: missing6}}];
+let data45 = data4.locked;
+const _errs115 = errors;
+if(errors === _errs115){
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+let missing7;
+if((data45.key === undefined) && (missing7 = "key")){
+validate32.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/required",keyword:"required",params:{missingProperty: missing7}}];
 return false;
 }
 else {
-const _errs108 = errors;
-for(const key6 in data41){
-if(!(key6 === "key")){
-validate32.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6}}];
+const _errs117 = errors;
+for(const key7 in data45){
+if(!(key7 === "key")){
+validate32.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7}}];
 return false;
 break;
 }
 }
-if(_errs108 === errors){
-if(data41.key !== undefined){
-const _errs109 = errors;
-if(typeof data41.key !== "string"){
+if(_errs117 === errors){
+if(data45.key !== undefined){
+const _errs118 = errors;
+if(typeof data45.key !== "string"){
 validate32.errors = [{instancePath:instancePath+"/summary/locked/key",schemaPath:"#/properties/summary/properties/locked/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-var valid13 = _errs109 === errors;
+var valid14 = _errs118 === errors;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
-if(Object.getPrototypeOf(data41) !== Object.prototype){
+if(valid14){
+if(Object.getPrototypeOf(data45) !== Object.prototype){
 validate32.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/properties/summary/properties/locked/plainObject",keyword:"plainObject",params:{}}];
 return false;
 }
@@ -3775,7 +4007,7 @@ validate32.errors = [{instancePath:instancePath+"/summary/locked",schemaPath:"#/
 return false;
 }
 }
-var valid2 = _errs106 === errors;
+var valid2 = _errs115 === errors;
 }
 else {
 var valid2 = true;
@@ -3784,6 +4016,8 @@ if(valid2){
 if(Object.getPrototypeOf(data4) !== Object.prototype){
 validate32.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/plainObject",keyword:"plainObject",params:{}}];
 return false;
+}
+}
 }
 }
 }

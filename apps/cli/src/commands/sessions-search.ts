@@ -1,0 +1,85 @@
+// `conclave sessions search "…"`: what sessions said, from the content index (no journal is
+// scanned): the best hits first, each with its session, where it is (round and speaker, or the
+// title, name, tags or task) and the words around it.
+import { UsageError } from '@resume/core/spec';
+import { parseQuery } from '@resume/runner/search';
+import { z } from 'zod';
+import type { CliContext } from '../context/cli-context.js';
+import { truncate } from '../output/format.js';
+import { describeHitPlace, highlightedSnippet, hitAsJson, openContentSearch } from '../sessions/content-search.js';
+import { shortIdsAmong } from '../sessions/short-ids.js';
+
+const HUMAN_DEFAULT_LIMIT = 20;
+const JSON_DEFAULT_LIMIT = 100;
+
+const searchOptionsSchema = z.object({ limit: z.coerce.number().int().positive().optional() });
+
+export async function searchSessionsCommand(
+  context: CliContext,
+  { words, options: rawOptions }: { words: string[]; options: Record<string, unknown> },
+): Promise<number> {
+  const parsed = searchOptionsSchema.safeParse(rawOptions);
+  if (!parsed.success) throw new UsageError('Invalid --limit: give a whole number above 0 (--limit 10).');
+  const query = words.join(' ');
+  if (parseQuery(query).length === 0) {
+    throw new UsageError('Search for at least one word.', {
+      hint: 'conclave sessions search "event sourcing" (a quoted phrase inside single quotes: \'"exact words"\').',
+    });
+  }
+  const engine = await context.engine();
+  const sessions = await engine.listSessions();
+  const index = await openContentSearch(context, sessions);
+  try {
+    const json = context.options.json;
+    const hits = await index.search(query, {
+      limit: parsed.data.limit ?? (json ? JSON_DEFAULT_LIMIT : HUMAN_DEFAULT_LIMIT),
+    });
+    const positions = new Map(sessions.map((summary, position) => [summary.id, position]));
+    const terminal = context.terminal;
+    if (json) {
+      terminal.data(
+        JSON.stringify(
+          hits.map((hit) => {
+            const position = positions.get(hit.sessionId) ?? 0;
+            const summary = sessions[position];
+            return {
+              index: position + 1,
+              id: hit.sessionId,
+              title: summary?.title ?? null,
+              name: summary?.name ?? null,
+              status: summary?.status ?? null,
+              updatedAt: summary?.updatedAt ?? null,
+              ...hitAsJson(hit),
+            };
+          }),
+        ),
+      );
+      return 0;
+    }
+    if (hits.length === 0) {
+      terminal.note(
+        `No session mentions "${query}" (${sessions.length} searched: titles, names, tags, tasks and messages).`,
+      );
+      return 0;
+    }
+    const shortId = shortIdsAmong(sessions.map((summary) => summary.id));
+    for (const hit of hits) {
+      const position = positions.get(hit.sessionId) ?? 0;
+      const summary = sessions[position];
+      const title = summary?.name
+        ? `${terminal.bold(truncate(summary.name, 40))}  ${truncate(summary.title, 40)}`
+        : truncate(summary?.title ?? '', 60);
+      terminal.out(
+        `${String(position + 1).padStart(4)}  ${shortId(hit.sessionId).padEnd(10)}  ${terminal.dim(describeHitPlace(hit).padEnd(22))}  ${title}`,
+      );
+      terminal.out(`      ${highlightedSnippet(hit, terminal)}`);
+    }
+    if (hits.length === (parsed.data.limit ?? HUMAN_DEFAULT_LIMIT)) {
+      terminal.note(terminal.dim(`The best ${hits.length} hits; --limit N shows more.`));
+    }
+    terminal.note(terminal.dim('Open one with: conclave sessions show <#>'));
+    return 0;
+  } finally {
+    index.close();
+  }
+}

@@ -1,0 +1,122 @@
+// Work queues (docs/workers.md): items per second of 120 queued items, each a session whose one
+// step waits 100 ms, drained by 1, 2 and 4 workers of 4 items at once each, and the queue's
+// claim latency (an item enqueued to an idle worker until its job starts). Workers here are
+// separate queue clients and engines in one process: the items wait rather than compute, so what
+// does not scale is the coordination (claims, leases, appends). Runs on the built packages
+// against a throw-away cluster, or CONCLAVE_BENCH_POSTGRES_URL. Prints a table.
+import { performance } from 'node:perf_hooks';
+import { createEngine } from '@resume/core';
+import { createPostgresStore, createWorkQueue } from '@resume/storage-postgres';
+import { findPostgres, startPostgresCluster } from '@resume/storage-postgres/testing';
+
+const ITEMS = Number(process.env.CONCLAVE_BENCH_QUEUE_ITEMS ?? 120);
+const CONCURRENCY = 4;
+const STEP_MS = 100;
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function itemJob(onStart) {
+  return async (session, input) => {
+    onStart?.(input);
+    await session.step('work', async () => {
+      await pause(STEP_MS);
+      return input.item;
+    });
+    return input.item;
+  };
+}
+
+/** A worker: its own store, engine and queue client, as a process of its own would have. */
+async function startWorker(url, schema, queueSchema, onStart) {
+  const store = createPostgresStore({ connectionString: url, schema });
+  const engine = createEngine({ store });
+  engine.register('item', itemJob(onStart), { version: '1' });
+  const queue = createWorkQueue({ connectionString: url, schema: queueSchema });
+  const worker = await queue.worker(engine, { queues: ['bench'], concurrency: CONCURRENCY });
+  return {
+    async stop() {
+      await worker.stop();
+      await queue.close();
+      await engine.close();
+    },
+  };
+}
+
+async function drain(url, workers, round) {
+  const schema = `bench_queue_${process.pid}_${round}`;
+  const queueSchema = `bench_boss_${process.pid}_${round}`;
+  const store = createPostgresStore({ connectionString: url, schema });
+  const engine = createEngine({ store });
+  const queue = createWorkQueue({ connectionString: url, schema: queueSchema });
+  try {
+    for (let item = 0; item < ITEMS; item += 1) await queue.enqueue('item', { item }, { queue: 'bench' });
+    const started = performance.now();
+    const running = await Promise.all(Array.from({ length: workers }, () => startWorker(url, schema, queueSchema)));
+    for (;;) {
+      const completed = await engine.listSessions({ status: ['completed'] });
+      if (completed.length >= ITEMS) break;
+      await pause(25);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    await Promise.all(running.map((worker) => worker.stop()));
+    return ITEMS / seconds;
+  } finally {
+    await queue.close();
+    await engine.close();
+  }
+}
+
+async function claimLatency(url) {
+  const schema = `bench_claim_${process.pid}`;
+  const queueSchema = `bench_claim_boss_${process.pid}`;
+  const started = new Map();
+  const latencies = [];
+  const worker = await startWorker(url, schema, queueSchema, (input) => {
+    const at = started.get(input.item);
+    if (at !== undefined) latencies.push(performance.now() - at);
+  });
+  const queue = createWorkQueue({ connectionString: url, schema: queueSchema });
+  try {
+    for (let item = 0; item < 10; item += 1) {
+      started.set(item, performance.now());
+      await queue.enqueue('item', { item }, { queue: 'bench' });
+      while (latencies.length <= item) await pause(5);
+    }
+  } finally {
+    await queue.close();
+    await worker.stop();
+  }
+  latencies.sort((a, b) => a - b);
+  return latencies[Math.floor(latencies.length / 2)];
+}
+
+async function main() {
+  const availability = process.env.CONCLAVE_BENCH_POSTGRES_URL
+    ? { available: true, binDirectory: null, externalUrl: process.env.CONCLAVE_BENCH_POSTGRES_URL }
+    : findPostgres();
+  if (!availability.available) {
+    console.warn(`Work queue benchmark skipped: ${availability.reason}`);
+    return;
+  }
+  const cluster = await startPostgresCluster(availability, { fsync: true });
+  try {
+    const perSecond = {};
+    for (const [round, workers] of [1, 2, 4].entries()) perSecond[workers] = await drain(cluster.url, workers, round);
+    const latency = await claimLatency(cluster.url);
+    const ideal = (workers) => (workers * CONCURRENCY * 1000) / STEP_MS;
+    console.log(
+      `workers   items/s   vs 1 worker   vs sleep-bound ideal (${CONCURRENCY} at once each, ${STEP_MS} ms items)`,
+    );
+    for (const workers of [1, 2, 4]) {
+      console.log(
+        `${String(workers).padStart(7)}   ${perSecond[workers].toFixed(1).padStart(7)}   ${(perSecond[workers] / perSecond[1]).toFixed(2).padStart(10)}x   ${(perSecond[workers] / ideal(workers)).toFixed(2).padStart(8)}x`,
+      );
+    }
+    console.log(
+      `claim latency (enqueue to the job starting on an idle worker, median of 10): ${latency.toFixed(0)} ms`,
+    );
+  } finally {
+    await cluster.stop();
+  }
+}
+
+await main();

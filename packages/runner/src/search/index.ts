@@ -1,0 +1,12 @@
+// `@resume/runner/search`: the content index over a store's sessions, loaded only by the
+// commands and screens that search.
+export {
+  type ContentField,
+  type ContentHit,
+  type ContentIndex,
+  type ContentIndexUpdate,
+  type OpenContentIndexOptions,
+  openContentIndex,
+  type SearchOptions,
+} from './content-index.js';
+export { parseQuery, type SearchTerm, type TextMatch } from './search-text.js';
