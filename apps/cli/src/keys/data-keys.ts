@@ -5,7 +5,7 @@
 // `$CONCLAVE_ENCRYPTION_KEY_COMMAND` (a command that prints it). A supplied key is current when
 // encryption is on; every key found opens what it sealed, whether encryption is on or not.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import {
   createKeyring,
@@ -16,6 +16,7 @@ import {
   parseDataKey,
 } from '@resume/core/encryption';
 import { UsageError } from '@resume/core/spec';
+import { writeOutputFile } from '../output/output-file.js';
 
 export const KEY_ENV = 'CONCLAVE_ENCRYPTION_KEY';
 export const KEY_FILE_ENV = 'CONCLAVE_ENCRYPTION_KEY_FILE';
@@ -139,18 +140,15 @@ export function addHomeKey(home: string): DataKey {
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   chmodSync(directory, 0o700);
   const key = generateDataKey();
-  writePrivate(path.join(directory, `${key.id}${KEY_SUFFIX}`), `${Buffer.from(key.key).toString('base64')}\n`);
-  writePrivate(path.join(directory, CURRENT), `${key.id}\n`);
+  // Synced before it is named current: a crash never leaves a current key that is empty on disk.
+  writeOutputFile(path.join(directory, `${key.id}${KEY_SUFFIX}`), `${Buffer.from(key.key).toString('base64')}\n`, {
+    force: false,
+  });
+  writeOutputFile(path.join(directory, CURRENT), `${key.id}\n`, { force: true });
   return key;
 }
 
 /** Removes a key file (the caller checked that nothing needs it any more). */
 export function retireHomeKey(home: string, id: string): void {
   rmSync(path.join(dataKeyDirectory(home), `${id}${KEY_SUFFIX}`));
-}
-
-function writePrivate(file: string, text: string): void {
-  const temporary = `${file}.tmp-${process.pid}`;
-  writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
-  renameSync(temporary, file);
 }
