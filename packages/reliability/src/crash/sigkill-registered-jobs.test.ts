@@ -121,7 +121,10 @@ describe('registered jobs recover themselves after SIGKILL', () => {
                 pid: line.pid,
               });
             });
-            expect(charges[0]?.kind).toBe('run');
+            // A kill after the charge was journaled as started but before it logged leaves it uncertain:
+            // then the first line is the consent, with the run right after it in the same process.
+            if (charges[0]?.kind === 'consent') expect(charges[1]).toMatchObject({ kind: 'run', pid: charges[0].pid });
+            else expect(charges[0]?.kind).toBe('run');
           }
         }
       }
