@@ -74,6 +74,21 @@ const ledgerScript: Turn[] = [
   { text: 'Writing more.', toolCalls: [call('c3', 'ledger__append', { text: 'two' })] },
 ];
 
+/**
+ * Waits until the server's slow call has started and returns the server's pid. Only a whole
+ * positive pid counts: signalling pid 0 would reach this test's own process group.
+ */
+async function slowCallServerPid(): Promise<number> {
+  const pidOf = () => {
+    const written = existsSync(fixture.path('slow-started.txt'))
+      ? Number(readFileSync(fixture.path('slow-started.txt'), 'utf8').trim())
+      : 0;
+    return Number.isInteger(written) && written > 1 ? written : null;
+  };
+  await until(() => pidOf() !== null, 100_000);
+  return pidOf() as number;
+}
+
 /** Appends `one`, then `slow` with the call that waits for a file `release`. */
 const slowScript: Turn[] = [
   { text: 'Writing.', toolCalls: [call('c1', 'ledger__append', { text: 'one' })] },
@@ -122,7 +137,7 @@ describe('MCP tools over stdio', () => {
     const script: Turn[] = [{ text: 'Looking slowly.', toolCalls: [call('c1', 'ledger__slow_lookup', { key: 'k' })] }];
     const runner = runnerFor(script, { ledger: stdioServer() });
     const running = start(runner);
-    await until(() => existsSync(fixture.path('slow-started.txt')), 100_000);
+    await slowCallServerPid();
     await runner.interrupt();
     expect((await running).status).toBe('interrupted');
     await writeFile(fixture.path('release'), '');
@@ -148,7 +163,7 @@ describe('MCP tools over stdio', () => {
     const script = slowScript;
     const runner = runnerFor(script, { ledger: stdioServer() });
     const running = start(runner);
-    await until(() => existsSync(fixture.path('slow-started.txt')), 100_000);
+    await slowCallServerPid();
     await runner.interrupt();
     const { sessionId, status } = await running;
     expect(status).toBe('interrupted');
@@ -317,7 +332,7 @@ describe('MCP tools in workflow agent steps', () => {
     });
     const runner = runnerFor([], { ledger: stdioServer() }, { models });
     const running = runner.runWorkflow('flow.yaml');
-    await until(() => existsSync(fixture.path('slow-started.txt')), 100_000);
+    await slowCallServerPid();
     await runner.interrupt();
     const { sessionId, status } = await running;
     expect(status).toBe('interrupted');
@@ -375,8 +390,7 @@ describe('MCP servers that fail', () => {
   it('one that dies during a call stops the run with a typed error; the call stays uncertain', async () => {
     const script = slowScript;
     const running = start(runnerFor(script, { ledger: stdioServer() }));
-    await until(() => existsSync(fixture.path('slow-started.txt')), 100_000);
-    process.kill(Number((await readFile(fixture.path('slow-started.txt'), 'utf8')).trim()), 'SIGKILL');
+    process.kill(await slowCallServerPid(), 'SIGKILL');
     const failed = await running;
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatchObject({ code: 'mcp-server-unavailable' });

@@ -19,8 +19,14 @@ export function isCommandRunning(process: StepProcess): boolean {
   return isProcessGroupAlive(process, processProbe());
 }
 
+/** A process group this module may signal: a whole number above 1. */
+export function isSignallableGroup(processGroup: number): boolean {
+  return Number.isInteger(processGroup) && processGroup > 1;
+}
+
 /** Whether any process of the group can still run. */
 function groupHasMembers(processGroup: number): boolean {
+  if (!isSignallableGroup(processGroup)) return false;
   const members = processProbe().groupMembers?.(processGroup);
   if (members) return members.length > 0;
   try {
@@ -32,6 +38,8 @@ function groupHasMembers(processGroup: number): boolean {
 }
 
 function signalGroup(processGroup: number, signal: NodeJS.Signals): boolean {
+  // -0 is the caller's own group and -1 every process it may signal: never a recorded command's.
+  if (!isSignallableGroup(processGroup)) return false;
   try {
     process.kill(-processGroup, signal);
     return true;

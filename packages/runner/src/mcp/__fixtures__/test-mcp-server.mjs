@@ -7,13 +7,19 @@
 // - `echo_auth` (readOnlyHint): answers the credential of the Authorization header it got (over HTTP);
 // - `big` (readOnlyHint): answers `bytes` characters.
 // TEST_MCP_VARIANT=changed: `lookup` is gone and `append` takes another input.
-import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+
+// Written whole or not at all: a reader never sees the file empty.
+const markStarted = (target) => {
+  writeFileSync(`${target}.tmp`, `${process.pid}\n`);
+  renameSync(`${target}.tmp`, target);
+};
 
 const text = (value) => ({ content: [{ type: 'text', text: value }] });
 
@@ -45,7 +51,7 @@ export function createTestServer(directory = process.cwd(), variant = process.en
     'slow_append',
     { description: 'Append a line once released', inputSchema: { text: z.string() } },
     async ({ text: line }) => {
-      writeFileSync(file('slow-started.txt'), `${process.pid}\n`);
+      markStarted(file('slow-started.txt'));
       while (!existsSync(file('release'))) await new Promise((resolve) => setTimeout(resolve, 20));
       appendFileSync(file('ledger.txt'), `${line}\n`);
       return text(`appended ${line} slowly`);
@@ -59,7 +65,7 @@ export function createTestServer(directory = process.cwd(), variant = process.en
       annotations: { readOnlyHint: true },
     },
     async ({ key }) => {
-      writeFileSync(file('slow-started.txt'), `${process.pid}\n`);
+      markStarted(file('slow-started.txt'));
       while (!existsSync(file('release'))) await new Promise((resolve) => setTimeout(resolve, 20));
       appendFileSync(file('lookups.log'), `${key}\n`);
       return text(`found ${key} slowly`);
