@@ -1,9 +1,11 @@
 // Test support: a worker process for the work-queue tests (bundled with esbuild). It registers
 // the job `item`, whose one step runs a shell command that sleeps 100 ms and appends the item's
 // id and this worker's pid to a log, and runs the queue's items with `concurrency` at once.
-// It prints `ready` once it takes items, then runs until killed.
+// It prints `ready` once it takes items and `started <session>` as each item starts, then runs
+// until killed.
 //
-// Configuration (JSON in CONCLAVE_QUEUE_WORKER): { url, schema, queueSchema, log, concurrency }.
+// Configuration (JSON in CONCLAVE_QUEUE_WORKER): { url, schema, queueSchema, log, concurrency,
+// sleepSeconds? (default 0.1) }.
 import { execFile } from 'node:child_process';
 import { hostname } from 'node:os';
 import { promisify } from 'node:util';
@@ -19,6 +21,7 @@ interface Config {
   queueSchema: string;
   log: string;
   concurrency: number;
+  sleepSeconds?: number;
 }
 
 async function main(): Promise<void> {
@@ -31,7 +34,7 @@ async function main(): Promise<void> {
       await session.step(
         'work',
         async () => {
-          await run('sh', ['-c', `sleep 0.1; echo "${input.item} ${process.pid}" >> "${config.log}"`]);
+          await run('sh', ['-c', `sleep ${config.sleepSeconds ?? 0.1}; echo "${input.item} ${process.pid}" >> "${config.log}"`]);
           return input.item;
         },
         // A command a dead worker may have run is run again: the item's log line says so.
@@ -44,10 +47,14 @@ async function main(): Promise<void> {
   const queue = createWorkQueue({
     connectionString: config.url,
     schema: config.queueSchema,
-    claimTimeoutSeconds: 3,
+    claimTimeoutSeconds: 10,
     checkIntervalSeconds: 1,
   });
-  await queue.worker(engine, { queues: ['items'], concurrency: config.concurrency });
+  await queue.worker(engine, {
+    queues: ['items'],
+    concurrency: config.concurrency,
+    onStart: (item) => process.stdout.write(`started ${item.sessionId}\n`),
+  });
   process.stdout.write('ready\n');
 }
 

@@ -39,8 +39,8 @@ describe.skipIf(!postgres.available)(`work queues on PostgreSQL ${skipped}`, () 
     writeFileSync(log, '');
     const store = database.openStore({ schema });
     const engine = createEngine({ store });
-    // A kill is noticed when the claims of the killed worker's items expire (3 s here).
-    const queue = createWorkQueue({ connectionString: database.url, schema: queueSchema, claimTimeoutSeconds: 3 });
+    // A kill is noticed when the claims of the killed worker's items expire (10 s here).
+    const queue = createWorkQueue({ connectionString: database.url, schema: queueSchema, claimTimeoutSeconds: 10 });
     try {
       const ids: string[] = [];
       for (let item = 0; item < ITEMS; item += 1) {

@@ -10,9 +10,16 @@ import { createSessionId, type JsonValue, UsageError, WaitingForInputError } fro
 import type { PgBoss } from 'pg-boss';
 import { maskConnectionString } from '../connection.js';
 
-/** What a worker needs of an engine: `engine.start` of `@resume/core` (jobs registered with `engine.register`). */
+/**
+ * What a worker needs of an engine: `engine.start` of `@resume/core` (jobs registered with
+ * `engine.register`), or `registerWorkflowJob` of `@resume/runner`, which also runs queued
+ * workflow specs. A run that resolves with `{ status: 'waiting' | 'interrupted' }` is parked
+ * like one that throws because it waits.
+ */
 export interface QueuedJobRunner {
   start(name: string, input: JsonValue, options: { id: string }): Promise<unknown>;
+  /** Interrupts the runs under way, leaving them resumable (`worker.stop({ interrupt: true })`). */
+  interrupt?(reason: string): Promise<void>;
 }
 
 export interface WorkQueueOptions {
@@ -20,16 +27,25 @@ export interface WorkQueueOptions {
   /** The schema of the queue's tables (default `conclave_queue`), apart from the sessions' schema. */
   schema?: string;
   /**
-   * How long a claimed item may run before another worker may claim it (default 15 minutes): an
-   * item whose worker died waits this long. Items keep the value of the queue when they were put
-   * on it. Conclave's session lease decides who writes; this decides when the queue hands the
-   * item out again.
+   * How long after its worker's last heartbeat a running item's claim expires and another worker
+   * may take it (default 30 s, at least 10). A living worker refreshes the claims of its items
+   * every half of it, however long they run. Conclave's session lease decides who writes; this
+   * decides when the queue hands the item out again.
    */
   claimTimeoutSeconds?: number;
+  /** The longest an item may run, even with a living worker (default and at most 24 hours). */
+  maxRunSeconds?: number;
   /** How many times a failed item is tried again (default 2). */
   retryLimit?: number;
   /** How often expired claims are looked for (default 30 s). */
   checkIntervalSeconds?: number;
+  /** How often a worker says it is alive in `workers()` (default 5 s); 3 missed and it is listed as gone. */
+  workerHeartbeatSeconds?: number;
+  /**
+   * Where trouble the queue recovers from goes (a lost connection, a failed poll): each is tried
+   * again. Default: a process warning (printed on stderr).
+   */
+  onError?: (error: Error) => void;
 }
 
 export interface EnqueueOptions {
@@ -44,13 +60,32 @@ export interface WorkerOptions {
   queues?: readonly string[];
   /** Items this worker runs at once, per queue (default 4). */
   concurrency?: number;
-  /** Called when an item ends: its session, the queue and how its run ended. */
+  /** Called when an item starts: its session, its job and the queue. */
+  onStart?: (item: { sessionId: string; job: string; queue: string }) => void;
+  /**
+   * Called when an item ends: its session, the queue and how its run ended (`requeued`: the worker
+   * was stopped with `interrupt` and the item went back on its queue, its session resumable).
+   */
   onItem?: (item: {
     sessionId: string;
     queue: string;
-    outcome: 'completed' | 'parked' | 'failed';
+    outcome: 'completed' | 'parked' | 'failed' | 'requeued';
     error?: unknown;
   }) => void;
+}
+
+/** A worker process as its last heartbeat recorded it. */
+export interface WorkerStatus {
+  host: string;
+  pid: number;
+  queues: string[];
+  /** Items it was running at its last heartbeat. */
+  running: number;
+  startedAt: string;
+  lastSeenAt: string;
+  heartbeatAgeSeconds: number;
+  /** Not heard from for 3 heartbeats: dead, or cut off from the database. */
+  gone: boolean;
 }
 
 export interface QueueCounts {
@@ -64,8 +99,13 @@ export interface QueueCounts {
 export interface RunningWorker {
   readonly host: string;
   readonly pid: number;
-  /** Stops taking items, waits for the running ones to end, and closes its connections. */
-  stop(): Promise<void>;
+  /** Items running now. */
+  running(): number;
+  /**
+   * Stops taking items and waits for the running ones to end. With `interrupt`, the running ones
+   * are interrupted first (the engine's `interrupt`) and put back on their queue, resumable.
+   */
+  stop(options?: { interrupt?: boolean }): Promise<void>;
 }
 
 export interface WorkQueue {
@@ -75,6 +115,8 @@ export interface WorkQueue {
   worker(engine: QueuedJobRunner, options?: WorkerOptions): Promise<RunningWorker>;
   /** Queued, running, failed and completed counts of each queue. */
   counts(): Promise<QueueCounts[]>;
+  /** The worker processes of this queue's database, live or gone, the longest running first. */
+  workers(): Promise<WorkerStatus[]>;
   close(): Promise<void>;
 }
 
@@ -118,9 +160,25 @@ function parked(error: unknown): boolean {
   );
 }
 
+/** A run that resolved without finishing: it waits for an answer or was interrupted. */
+function unfinished(result: unknown): 'waiting' | 'interrupted' | null {
+  const status = (result as { status?: unknown } | null)?.status;
+  return status === 'waiting' || status === 'interrupted' ? status : null;
+}
+
+const MAX_RUN_SECONDS = 24 * 60 * 60;
+
 export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
   const schema = options.schema ?? 'conclave_queue';
-  const claimTimeoutSeconds = options.claimTimeoutSeconds ?? 15 * 60;
+  const claimTimeoutSeconds = options.claimTimeoutSeconds ?? 30;
+  if (!Number.isInteger(claimTimeoutSeconds) || claimTimeoutSeconds < 10) {
+    throw new UsageError(
+      `claimTimeoutSeconds is a whole number of seconds, 10 or more (not ${claimTimeoutSeconds}): a living worker refreshes its claims every half of it.`,
+    );
+  }
+  const maxRunSeconds = Math.min(options.maxRunSeconds ?? MAX_RUN_SECONDS, MAX_RUN_SECONDS);
+  const reportError =
+    options.onError ?? ((error: Error) => process.emitWarning(`work queue: ${error.message}`, 'ConclaveQueueWarning'));
   // pg-boss is loaded when a queue is first used: a store that never queues anything does not pay for it.
   let boss: PgBoss | null = null;
   let started: Promise<PgBoss> | null = null;
@@ -134,9 +192,12 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
           // Expired claims are found when a queue's monitor pass is due: both intervals bound it.
           superviseIntervalSeconds: options.checkIntervalSeconds ?? 30,
           monitorIntervalSeconds: options.checkIntervalSeconds ?? 30,
+          // Each process says it is alive in pg-boss's instance registry: `workers()` reads it.
+          instanceName: 'conclave',
+          instanceHeartbeatSeconds: options.workerHeartbeatSeconds ?? 5,
         });
-        // pg-boss reports connection trouble as events; without a listener an EventEmitter throws them.
-        instance.on('error', () => {});
+        // pg-boss reports the trouble it recovers from as events; without a listener an EventEmitter throws them.
+        instance.on('error', (error) => reportError(error));
         await instance.start();
         boss = instance;
         return instance;
@@ -156,12 +217,29 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
     if (!made) {
       made = boss.getQueue(queue).then(async (existing) => {
         // `notify`: an enqueued item wakes idle workers at once (LISTEN/NOTIFY) instead of at their next poll.
-        const settings = { expireInSeconds: claimTimeoutSeconds, retryLimit: options.retryLimit ?? 2, notify: true };
+        // `heartbeatSeconds`: a claim lives as long as its worker refreshes it.
+        const settings = {
+          expireInSeconds: maxRunSeconds,
+          heartbeatSeconds: claimTimeoutSeconds,
+          retryLimit: options.retryLimit ?? 2,
+          notify: true,
+        };
         if (!existing) await boss.createQueue(queue, settings);
-        // A queue keeps its settings; the ones given here explicitly replace them.
-        else if (options.claimTimeoutSeconds !== undefined || options.retryLimit !== undefined) {
+        // A queue keeps its settings; the ones given here explicitly replace them, and a queue
+        // made before claims had heartbeats gets them.
+        else if (
+          options.claimTimeoutSeconds !== undefined ||
+          options.maxRunSeconds !== undefined ||
+          options.retryLimit !== undefined ||
+          !existing.heartbeatSeconds
+        ) {
           await boss.updateQueue(queue, {
-            ...(options.claimTimeoutSeconds === undefined ? {} : { expireInSeconds: claimTimeoutSeconds }),
+            ...(options.claimTimeoutSeconds === undefined && existing.heartbeatSeconds
+              ? {}
+              : { heartbeatSeconds: claimTimeoutSeconds }),
+            ...(options.maxRunSeconds === undefined && existing.heartbeatSeconds
+              ? {}
+              : { expireInSeconds: maxRunSeconds }),
             ...(options.retryLimit === undefined ? {} : { retryLimit: options.retryLimit }),
           });
         }
@@ -171,14 +249,16 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
     await made;
     return boss;
   };
+  const send = async (queue: string, item: QueuedItem): Promise<void> => {
+    const boss = await queueReady(queue);
+    await boss.send(queue, item as unknown as object, { singletonKey: item.sessionId });
+  };
 
   return {
     async enqueue(name, input, enqueueOptions = {}) {
       const queue = checkQueueName(enqueueOptions.queue ?? 'default');
       const sessionId = enqueueOptions.id ?? createSessionId();
-      const boss = await queueReady(queue);
-      const item: QueuedItem = { sessionId, job: name, input };
-      await boss.send(queue, item as unknown as object, { singletonKey: sessionId });
+      await send(queue, { sessionId, job: name, input });
       return sessionId;
     },
 
@@ -188,19 +268,29 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
       if (!Number.isInteger(concurrency) || concurrency < 1) {
         throw new UsageError(`A worker's concurrency is a whole number of items, 1 or more (not ${concurrency}).`);
       }
-      const ids: string[] = [];
       const boss = await ready();
+      let running = 0;
+      let stopping = false;
       for (const queue of queues) {
         await queueReady(queue);
-        const id = await boss.work(
+        await boss.work(
           queue,
           { localConcurrency: concurrency, pollingIntervalSeconds: 0.5 },
           async ([job]) => {
             const item = queuedItem(job?.data);
             if (!item) return; // not ours: nothing to run, and nothing to retry
+            running += 1;
             try {
-              await engine.start(item.job, item.input, { id: item.sessionId });
-              workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'completed' });
+              workerOptions.onStart?.({ sessionId: item.sessionId, job: item.job, queue });
+              const result = await engine.start(item.job, item.input, { id: item.sessionId });
+              const status = unfinished(result);
+              if (status === 'interrupted' && stopping) {
+                // Cut short by this worker's stop: back on the queue for the next worker, without using up a retry.
+                await send(queue, item);
+                workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'requeued' });
+                return;
+              }
+              workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: status ? 'parked' : 'completed' });
             } catch (error) {
               if (parked(error)) {
                 workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'parked', error });
@@ -210,16 +300,22 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
               // out again, up to its retry limit, and a later run resumes the session.
               workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'failed', error });
               throw error;
+            } finally {
+              running -= 1;
             }
           },
         );
-        ids.push(id);
       }
       return {
         host: hostname(),
         pid: process.pid,
-        async stop() {
-          for (const queue of queues) await boss.offWork(queue, { wait: true });
+        running: () => running,
+        async stop(stopOptions = {}) {
+          stopping = true;
+          // No new items first, then the running ones are cut short (if asked) and waited for.
+          await Promise.all(queues.map((queue) => boss.offWork(queue, { wait: false })));
+          if (stopOptions.interrupt) await engine.interrupt?.('the worker is stopping');
+          await Promise.all(queues.map((queue) => boss.offWork(queue, { wait: true })));
         },
       };
     },
@@ -243,6 +339,24 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
         counts.set(row.name, entry);
       }
       return [...counts.values()];
+    },
+
+    async workers() {
+      const boss = await ready();
+      const now = Date.now();
+      return (await boss.getInstances())
+        .filter((instance) => instance.stoppedOn === null && instance.workers.length > 0)
+        .map((instance) => ({
+          host: instance.host,
+          pid: instance.pid,
+          queues: [...new Set(instance.workers.map((worker) => worker.queue))].sort(),
+          running: instance.workers.reduce((sum, worker) => sum + worker.active, 0),
+          startedAt: instance.startedOn.toISOString(),
+          lastSeenAt: instance.heartbeatOn.toISOString(),
+          heartbeatAgeSeconds: Math.max(0, Math.round((now - instance.heartbeatOn.getTime()) / 1000)),
+          gone: !instance.live,
+        }))
+        .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
     },
 
     async close() {
