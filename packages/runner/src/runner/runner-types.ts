@@ -215,6 +215,8 @@ export interface WorkflowInput {
   record?: Record<string, JsonValue>;
   /** Runs in a new git worktree on the branch `conclave/<session>` (as a spec's `worktree: true`). */
   worktree?: boolean;
+  /** The new session's id (a queued run's, chosen when it was put on the queue); default: a new one. */
+  id?: string;
 }
 
 export interface RunResult {
