@@ -34,7 +34,10 @@ async function main(): Promise<void> {
       await session.step(
         'work',
         async () => {
-          await run('sh', ['-c', `sleep ${config.sleepSeconds ?? 0.1}; echo "${input.item} ${process.pid}" >> "${config.log}"`]);
+          await run('sh', [
+            '-c',
+            `sleep ${config.sleepSeconds ?? 0.1}; echo "${input.item} ${process.pid}" >> "${config.log}"`,
+          ]);
           return input.item;
         },
         // A command a dead worker may have run is run again: the item's log line says so.

@@ -5,6 +5,7 @@
 // { id })` on the session the item names, so Conclave's lease and fencing still guard every
 // write: a worker whose claim expired can never write the session another worker took over,
 // and a re-delivered item resumes its session from the journal instead of starting again.
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createSessionId, type JsonValue, UsageError, WaitingForInputError } from '@resume/core/spec';
 import type { PgBoss } from 'pg-boss';
@@ -167,6 +168,8 @@ function unfinished(result: unknown): 'waiting' | 'interrupted' | null {
 }
 
 const MAX_RUN_SECONDS = 24 * 60 * 60;
+/** How long a worker gone without a word stays in `workers()` before its row is cleared. */
+const GONE_KEPT_SECONDS = 24 * 60 * 60;
 
 export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
   const schema = options.schema ?? 'conclave_queue';
@@ -177,6 +180,8 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
     );
   }
   const maxRunSeconds = Math.min(options.maxRunSeconds ?? MAX_RUN_SECONDS, MAX_RUN_SECONDS);
+  const workerHeartbeatSeconds = options.workerHeartbeatSeconds ?? 5;
+  const workersTable = `${quoteIdentifier(schema)}.conclave_workers`;
   const reportError =
     options.onError ?? ((error: Error) => process.emitWarning(`work queue: ${error.message}`, 'ConclaveQueueWarning'));
   // pg-boss is loaded when a queue is first used: a store that never queues anything does not pay for it.
@@ -192,9 +197,6 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
           // Expired claims are found when a queue's monitor pass is due: both intervals bound it.
           superviseIntervalSeconds: options.checkIntervalSeconds ?? 30,
           monitorIntervalSeconds: options.checkIntervalSeconds ?? 30,
-          // Each process says it is alive in pg-boss's instance registry: `workers()` reads it.
-          instanceName: 'conclave',
-          instanceHeartbeatSeconds: options.workerHeartbeatSeconds ?? 5,
         });
         // pg-boss reports the trouble it recovers from as events; without a listener an EventEmitter throws them.
         instance.on('error', (error) => reportError(error));
@@ -249,6 +251,22 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
     await made;
     return boss;
   };
+  // Each worker keeps a row of its own, refreshed at every heartbeat, for `workers()`.
+  let workersTableMade: Promise<unknown> | null = null;
+  const sql = async (text: string, values: unknown[] = []) => {
+    const boss = await ready();
+    workersTableMade ??= boss
+      .getDb()
+      .executeSql(
+        `CREATE TABLE IF NOT EXISTS ${workersTable} (id text PRIMARY KEY, host text NOT NULL, pid int NOT NULL, queues text[] NOT NULL, running int NOT NULL DEFAULT 0, heartbeat_seconds int NOT NULL, started_at timestamptz NOT NULL DEFAULT now(), seen_at timestamptz NOT NULL DEFAULT now())`,
+      )
+      .catch((error: unknown) => {
+        workersTableMade = null;
+        throw error;
+      });
+    await workersTableMade;
+    return boss.getDb().executeSql(text, values);
+  };
   const send = async (queue: string, item: QueuedItem): Promise<void> => {
     const boss = await queueReady(queue);
     await boss.send(queue, item as unknown as object, { singletonKey: item.sessionId });
@@ -273,39 +291,50 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
       let stopping = false;
       for (const queue of queues) {
         await queueReady(queue);
-        await boss.work(
-          queue,
-          { localConcurrency: concurrency, pollingIntervalSeconds: 0.5 },
-          async ([job]) => {
-            const item = queuedItem(job?.data);
-            if (!item) return; // not ours: nothing to run, and nothing to retry
-            running += 1;
-            try {
-              workerOptions.onStart?.({ sessionId: item.sessionId, job: item.job, queue });
-              const result = await engine.start(item.job, item.input, { id: item.sessionId });
-              const status = unfinished(result);
-              if (status === 'interrupted' && stopping) {
-                // Cut short by this worker's stop: back on the queue for the next worker, without using up a retry.
-                await send(queue, item);
-                workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'requeued' });
-                return;
-              }
-              workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: status ? 'parked' : 'completed' });
-            } catch (error) {
-              if (parked(error)) {
-                workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'parked', error });
-                return;
-              }
-              // Failed, or locked (the worker whose claim expired still runs it): the queue hands it
-              // out again, up to its retry limit, and a later run resumes the session.
-              workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'failed', error });
-              throw error;
-            } finally {
-              running -= 1;
+        await boss.work(queue, { localConcurrency: concurrency, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+          const item = queuedItem(job?.data);
+          if (!item) return; // not ours: nothing to run, and nothing to retry
+          running += 1;
+          try {
+            workerOptions.onStart?.({ sessionId: item.sessionId, job: item.job, queue });
+            const result = await engine.start(item.job, item.input, { id: item.sessionId });
+            const status = unfinished(result);
+            if (status === 'interrupted' && stopping) {
+              // Cut short by this worker's stop: back on the queue for the next worker, without using up a retry.
+              await send(queue, item);
+              workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'requeued' });
+              return;
             }
-          },
-        );
+            workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: status ? 'parked' : 'completed' });
+          } catch (error) {
+            if (parked(error)) {
+              workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'parked', error });
+              return;
+            }
+            // Failed, or locked (the worker whose claim expired still runs it): the queue hands it
+            // out again, up to its retry limit, and a later run resumes the session.
+            workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'failed', error });
+            throw error;
+          } finally {
+            running -= 1;
+          }
+        });
       }
+      const workerId = randomUUID();
+      await sql(`DELETE FROM ${workersTable} WHERE seen_at < now() - make_interval(secs => $1)`, [GONE_KEPT_SECONDS]);
+      await sql(`INSERT INTO ${workersTable} (id, host, pid, queues, heartbeat_seconds) VALUES ($1, $2, $3, $4, $5)`, [
+        workerId,
+        hostname(),
+        process.pid,
+        queues,
+        workerHeartbeatSeconds,
+      ]);
+      const heartbeat = setInterval(() => {
+        sql(`UPDATE ${workersTable} SET running = $2, seen_at = now() WHERE id = $1`, [workerId, running]).catch(
+          (error: unknown) => reportError(error instanceof Error ? error : new Error(String(error))),
+        );
+      }, workerHeartbeatSeconds * 1000);
+      heartbeat.unref();
       return {
         host: hostname(),
         pid: process.pid,
@@ -316,6 +345,8 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
           await Promise.all(queues.map((queue) => boss.offWork(queue, { wait: false })));
           if (stopOptions.interrupt) await engine.interrupt?.('the worker is stopping');
           await Promise.all(queues.map((queue) => boss.offWork(queue, { wait: true })));
+          clearInterval(heartbeat);
+          await sql(`DELETE FROM ${workersTable} WHERE id = $1`, [workerId]).catch(() => undefined);
         },
       };
     },
@@ -329,6 +360,10 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
           `SELECT name, state::text AS state, count(*)::int AS count FROM ${quoteIdentifier(schema)}.job GROUP BY name, state ORDER BY name`,
         );
       const counts = new Map<string, QueueCounts>();
+      // Every queue, also those with no items now.
+      for (const { name } of await boss.getQueues()) {
+        if (QUEUE_NAME.test(name)) counts.set(name, { queue: name, queued: 0, running: 0, failed: 0, completed: 0 });
+      }
       for (const row of rows as { name: string; state: string; count: number }[]) {
         if (!QUEUE_NAME.test(row.name)) continue;
         const entry = counts.get(row.name) ?? { queue: row.name, queued: 0, running: 0, failed: 0, completed: 0 };
@@ -338,25 +373,37 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
         else if (row.state === 'completed') entry.completed += row.count;
         counts.set(row.name, entry);
       }
-      return [...counts.values()];
+      return [...counts.values()].sort((a, b) => a.queue.localeCompare(b.queue));
     },
 
     async workers() {
-      const boss = await ready();
-      const now = Date.now();
-      return (await boss.getInstances())
-        .filter((instance) => instance.stoppedOn === null && instance.workers.length > 0)
-        .map((instance) => ({
-          host: instance.host,
-          pid: instance.pid,
-          queues: [...new Set(instance.workers.map((worker) => worker.queue))].sort(),
-          running: instance.workers.reduce((sum, worker) => sum + worker.active, 0),
-          startedAt: instance.startedOn.toISOString(),
-          lastSeenAt: instance.heartbeatOn.toISOString(),
-          heartbeatAgeSeconds: Math.max(0, Math.round((now - instance.heartbeatOn.getTime()) / 1000)),
-          gone: !instance.live,
-        }))
-        .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+      const { rows } = await sql(
+        `SELECT host, pid, queues, running, started_at, seen_at,
+           greatest(0, round(extract(epoch FROM now() - seen_at)))::int AS age,
+           now() - seen_at > make_interval(secs => 3 * heartbeat_seconds) AS gone
+         FROM ${workersTable} ORDER BY started_at, host, pid`,
+      );
+      return (
+        rows as {
+          host: string;
+          pid: number;
+          queues: string[];
+          running: number;
+          started_at: Date;
+          seen_at: Date;
+          age: number;
+          gone: boolean;
+        }[]
+      ).map((row) => ({
+        host: row.host,
+        pid: row.pid,
+        queues: row.queues,
+        running: row.running,
+        startedAt: row.started_at.toISOString(),
+        lastSeenAt: row.seen_at.toISOString(),
+        heartbeatAgeSeconds: row.age,
+        gone: row.gone,
+      }));
     },
 
     async close() {

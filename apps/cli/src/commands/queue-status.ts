@@ -1,0 +1,79 @@
+// `conclave workers` and `conclave queue list`: who runs queued items, and how many wait, run,
+// failed and completed on each queue (docs/workers.md#watching-workers-and-queues).
+import type { CliContext } from '../context/cli-context.js';
+import { openWorkQueue } from '../context/open-work-queue.js';
+
+export async function listWorkersCommand(context: CliContext): Promise<number> {
+  const queue = await openWorkQueue(context, 'conclave workers');
+  try {
+    const workers = await queue.workers();
+    const terminal = context.terminal;
+    if (context.options.json) {
+      terminal.data(JSON.stringify(workers));
+      return 0;
+    }
+    if (workers.length === 0) {
+      terminal.note('No workers. Start one with: conclave worker --queue <name>');
+      return 0;
+    }
+    const rows = workers.map((worker) => [
+      worker.host,
+      String(worker.pid),
+      worker.queues.join(','),
+      String(worker.running),
+      `${worker.heartbeatAgeSeconds}s ago`,
+      worker.gone ? 'gone' : 'live',
+    ]);
+    printTable(context, ['HOST', 'PID', 'QUEUES', 'RUNNING', 'SEEN', 'STATE'], rows);
+    const gone = workers.filter((worker) => worker.gone).length;
+    if (gone > 0) {
+      terminal.note(
+        `${gone} gone: not heard from for 3 heartbeats. Their items run elsewhere once their claims expire.`,
+      );
+    }
+    return 0;
+  } finally {
+    await queue.close();
+  }
+}
+
+export async function listQueuesCommand(context: CliContext): Promise<number> {
+  const queue = await openWorkQueue(context, 'conclave queue list');
+  try {
+    const counts = await queue.counts();
+    const terminal = context.terminal;
+    if (context.options.json) {
+      terminal.data(JSON.stringify(counts));
+      return 0;
+    }
+    if (counts.length === 0) {
+      terminal.note('No queues yet. Queue a run with: conclave run spec.yaml --queue <name>');
+      return 0;
+    }
+    printTable(
+      context,
+      ['QUEUE', 'QUEUED', 'RUNNING', 'FAILED', 'COMPLETED'],
+      counts.map((each) => [
+        each.queue,
+        String(each.queued),
+        String(each.running),
+        String(each.failed),
+        String(each.completed),
+      ]),
+    );
+    return 0;
+  } finally {
+    await queue.close();
+  }
+}
+
+function printTable(context: CliContext, header: string[], rows: string[][]): void {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
+  context.terminal.out(context.terminal.bold(line(header)));
+  for (const row of rows) context.terminal.out(line(row));
+}

@@ -1,0 +1,71 @@
+// The commands of workers on many machines (docs/workers.md): `worker`, `workers` and `queue`,
+// registered on the program by build-program.ts, each importing its module (and pg-boss) only
+// when it runs.
+import { Command } from 'commander';
+import type { CliContext } from '../context/cli-context.js';
+
+type Act = (work: (context: CliContext, command: Command) => Promise<number>) => (...args: unknown[]) => Promise<void>;
+
+interface Helpers {
+  addGlobalOptions: (command: Command) => Command;
+  addResumeChoices: (command: Command) => Command;
+  examples: (lines: string[]) => string;
+}
+
+export function addWorkerCommands(program: Command, act: Act, helpers: Helpers): void {
+  const { addGlobalOptions, addResumeChoices, examples } = helpers;
+  const worker = addGlobalOptions(
+    addResumeChoices(
+      new Command('worker')
+        .description('run the workflow runs queued with run --queue, on a PostgreSQL store, until SIGTERM or Ctrl+C')
+        .option(
+          '--queue <name>',
+          'take items of this queue (repeatable; default: default)',
+          (value: string, all: string[]) => [...all, value],
+          [],
+        )
+        .option('--concurrency <n>', 'items run at once, per queue (default 4)')
+        .option('--workspace <dir>', "where queued runs' shell steps and tools run (default: the current directory)"),
+    ),
+  );
+  worker.addHelpText(
+    'after',
+    `
+A worker takes items of its queues from the PostgreSQL store (--store or $CONCLAVE_STORE_URL) and
+runs each with this machine's providers, keys and config, in --workspace; the spec is the one
+recorded when the run was queued. It prints a line as each item starts and ends. While it lives
+its items stay its own however long they run; once it dies another worker takes them about 30 s
+later and resumes each from its journal. SIGTERM or Ctrl+C: no new items, the running ones are
+interrupted (checkpointed) and go back on their queue; a second signal exits at once.
+${examples([
+  'conclave worker --store postgres://conclave@db/conclave --queue reviews --concurrency 8',
+  'conclave worker --queue reviews --queue builds --workspace /srv/checkout',
+  'conclave worker --on-uncertain rerun     # an unsafe step a dead worker left: run it again',
+  'conclave run review.yaml --queue reviews --var pr=1234',
+])}
+See docs/workers.md for a systemd unit and a container.
+`,
+  );
+  worker.action(
+    act(async (context, command) => (await import('../commands/worker.js')).workerCommand(context, command.opts())),
+  );
+  program.addCommand(worker);
+
+  const workers = addGlobalOptions(
+    new Command('workers').description(
+      'the workers of the PostgreSQL store: host, pid, queues, running items, last heartbeat; gone after 3 missed',
+    ),
+  );
+  workers.addHelpText('after', examples(['conclave workers', 'conclave workers --json | jq ".[] | select(.gone)"']));
+  workers.action(act(async (context) => (await import('../commands/queue-status.js')).listWorkersCommand(context)));
+  program.addCommand(workers);
+
+  const queue = new Command('queue').description('the work queues of the PostgreSQL store');
+  const list = addGlobalOptions(
+    new Command('list').alias('ls').description('queued, running, failed and completed items of each queue'),
+  );
+  list.addHelpText('after', examples(['conclave queue list', 'conclave queue list --json']));
+  list.action(act(async (context) => (await import('../commands/queue-status.js')).listQueuesCommand(context)));
+  queue.addCommand(list);
+  program.addCommand(queue);
+}
