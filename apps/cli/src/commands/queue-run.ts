@@ -2,7 +2,7 @@
 // instead of running it here (docs/workers.md#queued-workflow-runs). The spec is read and
 // checked now, and its text goes with the item: the worker that runs it needs no copy.
 import path from 'node:path';
-import { UsageError } from '@resume/core/spec';
+import { type JsonValue, UsageError } from '@resume/core/spec';
 import {
   checkWorkflow,
   parsePromptFile,
@@ -20,31 +20,10 @@ export async function enqueueWorkflowCommand(
   context: CliContext,
   input: { file: string; variables: Record<string, string>; title: string | undefined; queue: string },
 ): Promise<number> {
-  const filePath = path.resolve(context.environment.cwd, input.file);
-  const prompt = input.file.endsWith('.prompt.md');
-  const text = readUserFile(filePath, {
-    what: prompt ? 'prompt file' : 'workflow spec',
-    maxBytes: USER_FILE_LIMITS.text,
-  });
-  // A spec that cannot run is refused here, not found out by a worker later.
-  if (prompt) parsePromptFile(text, input.file);
-  else {
-    const spec = parseWorkflowSpec(text, input.file);
-    resolveVariables(spec, input.file, input.variables);
-    checkWorkflow(spec, input.file);
-  }
+  const item = queuedSpec(context, input);
   const queue = await openWorkQueue(context, 'conclave run --queue');
   try {
-    const sessionId = await queue.enqueue(
-      WORKFLOW_JOB,
-      queuedWorkflow({
-        file: input.file,
-        text,
-        variables: input.variables,
-        ...(input.title === undefined ? {} : { title: input.title }),
-      }),
-      { queue: input.queue },
-    );
+    const sessionId = await queue.enqueue(WORKFLOW_JOB, item, { queue: input.queue });
     const terminal = context.terminal;
     if (context.options.json) terminal.data(JSON.stringify({ sessionId, queue: input.queue, status: 'queued' }));
     else terminal.out(`Queued: ${sessionId}`);
@@ -54,6 +33,31 @@ export async function enqueueWorkflowCommand(
   } finally {
     await queue.close();
   }
+}
+
+/** The queue item of a run of `file`, read and checked now: a spec that cannot run is refused here, not by a worker later. */
+export function queuedSpec(
+  context: CliContext,
+  input: { file: string; variables: Record<string, string>; title: string | undefined },
+): JsonValue {
+  const filePath = path.resolve(context.environment.cwd, input.file);
+  const prompt = input.file.endsWith('.prompt.md');
+  const text = readUserFile(filePath, {
+    what: prompt ? 'prompt file' : 'workflow spec',
+    maxBytes: USER_FILE_LIMITS.text,
+  });
+  if (prompt) parsePromptFile(text, input.file);
+  else {
+    const spec = parseWorkflowSpec(text, input.file);
+    resolveVariables(spec, input.file, input.variables);
+    checkWorkflow(spec, input.file);
+  }
+  return queuedWorkflow({
+    file: input.file,
+    text,
+    variables: input.variables,
+    ...(input.title === undefined ? {} : { title: input.title }),
+  });
 }
 
 /** The flags a queued run cannot take: they are about a run in this process. */

@@ -110,7 +110,7 @@ export async function runWorkflowCommand(
   );
 }
 
-function parseVariables(assignments: string[]): Record<string, string> {
+export function parseVariables(assignments: string[]): Record<string, string> {
   const variables: Record<string, string> = {};
   for (const assignment of assignments) {
     const separator = assignment.indexOf('=');

@@ -62,8 +62,9 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(`conclave 
     what: string,
     condition: () => boolean | Promise<boolean>,
     worker?: RunningCli & { stdout(): string },
+    timeoutMs = 60_000,
   ) => {
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + timeoutMs;
     const printed = async () =>
       worker
         ? `\nworker stdout:\n${worker.stdout()}\nworker stderr:\n${(await worker.done.catch(() => null))?.stderr ?? ''}`
@@ -208,6 +209,51 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(`conclave 
     live.child.kill('SIGTERM');
     expect((await live.done).code).toBe(0);
   }, 120_000);
+
+  it('schedule add queues a run of the spec every minute; list shows it, remove stops it', async () => {
+    const env = await freshStore();
+    await writeFile(
+      path.join(sandbox.workspace, 'tick.yaml'),
+      [
+        'name: tick',
+        'variables: { what: tock }',
+        'steps:',
+        `  - shell: 'echo "{{ what }} $CONCLAVE_SESSION_ID" >> ticks.txt'`,
+        '',
+      ].join('\n'),
+    );
+    const added = await sandbox.run(
+      ['schedule', 'add', 'tick.yaml', '--cron', '* * * * *', '--queue', 'ticks', '--var', 'what=tick'],
+      { env },
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain('Scheduled "tick": tick.yaml at "* * * * *" (UTC) on queue "ticks".');
+    await rm(path.join(sandbox.workspace, 'tick.yaml'));
+    const listed = await sandbox.json<Array<Record<string, unknown>>>(['schedule', 'list'], { env });
+    expect(listed).toMatchObject([{ name: 'tick', queue: 'ticks', cron: '* * * * *', file: 'tick.yaml' }]);
+
+    // A one-minute cron (the shortest pg-boss has): the run comes within about 90 s.
+    const worker = startWorker(['--queue', 'ticks'], env);
+    const ticks = path.join(sandbox.workspace, 'ticks.txt');
+    await until('a scheduled run to complete', () => worker.stdout().includes('completed'), worker, 120_000);
+    const [line] = readFileSync(ticks, 'utf8').trim().split('\n');
+    const id = line?.split(' ')[1] ?? '';
+    expect(line).toBe(`tick ${id}`);
+    expect((await sandbox.json<{ status: string }>(['sessions', 'show', id], { env })).status).toBe('completed');
+
+    const removed = await sandbox.run(['schedule', 'remove', 'tick'], { env });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(await sandbox.json(['schedule', 'list'], { env })).toEqual([]);
+    const again = await sandbox.run(['schedule', 'remove', 'tick'], { env });
+    expect(again.code).toBe(64);
+    expect(again.stderr).toContain('There is no schedule named "tick"');
+    await writeFile(path.join(sandbox.workspace, 'quick.yaml'), "name: quick\nsteps:\n  - shell: 'true'\n");
+    const badCron = await sandbox.run(['schedule', 'add', 'quick.yaml', '--cron', 'every minute'], { env });
+    expect(badCron.code).toBe(64);
+    expect(badCron.stderr).toContain('Cannot schedule "quick" at "every minute"');
+    worker.child.kill('SIGTERM');
+    expect((await worker.done).code).toBe(0);
+  }, 180_000);
 
   it('refuses to queue or work without a PostgreSQL store, and says how to give one', async () => {
     await writeFile(path.join(sandbox.workspace, 'quick.yaml'), "name: quick\nsteps:\n  - shell: 'true'\n");

@@ -68,4 +68,60 @@ See docs/workers.md for a systemd unit and a container.
   list.action(act(async (context) => (await import('../commands/queue-status.js')).listQueuesCommand(context)));
   queue.addCommand(list);
   program.addCommand(queue);
+
+  const schedule = new Command('schedule').description('workflow runs queued on a cron schedule (PostgreSQL store)');
+  const scheduleModule = () => import('../commands/schedule.js');
+  const add = addGlobalOptions(
+    new Command('add')
+      .description('queue a run of a workflow spec at every time a cron expression names')
+      .argument('<file>', 'spec.yaml or task.prompt.md (its text is recorded now)')
+      .requiredOption('--cron <expression>', 'five fields, minute first: "*/5 * * * *", "0 9 * * 1-5"')
+      .option('--queue <name>', 'the queue its runs go on (default: default)')
+      .option(
+        '--name <name>',
+        'the schedule name (default: the file name without its extension); the same name replaces it',
+      )
+      .option('--tz <zone>', 'the time zone the expression is read in (default UTC), e.g. Europe/Paris')
+      .option('--title <title>', "the runs' session title")
+      .option(
+        '--var <key=value>',
+        'set a variable (repeatable)',
+        (value: string, all: string[]) => [...all, value],
+        [],
+      ),
+  );
+  add.addHelpText(
+    'after',
+    `
+Any running worker's process sends the due runs (about 30 s after the minute at most); with no
+worker running, a time that passes is skipped. Each run is a new session.
+${examples([
+  "conclave schedule add nightly.yaml --cron '0 2 * * *' --queue builds --tz Europe/Paris",
+  "conclave schedule add triage.yaml --cron '*/5 * * * *' --queue triage --var label=bug",
+  'conclave schedule list',
+  'conclave schedule remove nightly',
+])}`,
+  );
+  add.action(
+    act(async (context, command) =>
+      (await scheduleModule()).scheduleAddCommand(context, command.args[0] ?? '', command.opts()),
+    ),
+  );
+  schedule.addCommand(add);
+  const scheduleList = addGlobalOptions(new Command('list').alias('ls').description('the schedules'));
+  scheduleList.addHelpText('after', examples(['conclave schedule list', 'conclave schedule list --json']));
+  scheduleList.action(act(async (context) => (await scheduleModule()).scheduleListCommand(context)));
+  schedule.addCommand(scheduleList);
+  const remove = addGlobalOptions(
+    new Command('remove')
+      .alias('rm')
+      .description('remove a schedule (its runs already queued stay)')
+      .argument('<name>'),
+  );
+  remove.addHelpText('after', examples(['conclave schedule remove nightly']));
+  remove.action(
+    act(async (context, command) => (await scheduleModule()).scheduleRemoveCommand(context, command.args[0] ?? '')),
+  );
+  schedule.addCommand(remove);
+  program.addCommand(schedule);
 }

@@ -5,7 +5,7 @@
 // { id })` on the session the item names, so Conclave's lease and fencing still guard every
 // write: a worker whose claim expired can never write the session another worker took over,
 // and a re-delivered item resumes its session from the journal instead of starting again.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createSessionId, type JsonValue, UsageError, WaitingForInputError } from '@resume/core/spec';
 import type { PgBoss } from 'pg-boss';
@@ -75,6 +75,23 @@ export interface WorkerOptions {
   }) => void;
 }
 
+export interface ScheduleOptions {
+  /** Default `default`. */
+  queue?: string;
+  /** The time zone `cron` is read in (an IANA name such as `Europe/Paris`; default UTC). */
+  tz?: string;
+}
+
+export interface ScheduledJob {
+  name: string;
+  queue: string;
+  cron: string;
+  timezone: string;
+  job: string;
+  input: JsonValue;
+  createdAt: string;
+}
+
 /** A worker process as its last heartbeat recorded it. */
 export interface WorkerStatus {
   host: string;
@@ -118,6 +135,16 @@ export interface WorkQueue {
   counts(): Promise<QueueCounts[]>;
   /** The worker processes of this queue's database, live or gone, the longest running first. */
   workers(): Promise<WorkerStatus[]>;
+  /**
+   * Puts a new session of the job `job` on `queue` at every time `cron` names (5 fields, minute
+   * first; in `tz`, default UTC), under `name` (a schedule of that name is replaced). Any running
+   * worker's queue sends them, whichever process made the schedule.
+   */
+  schedule(name: string, cron: string, job: string, input: JsonValue, options?: ScheduleOptions): Promise<void>;
+  /** The schedules, by name. */
+  schedules(): Promise<ScheduledJob[]>;
+  /** Removes the schedule `name`; false when there was none. Items it sent stay. */
+  unschedule(name: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -138,15 +165,30 @@ function checkQueueName(queue: string): string {
   return queue;
 }
 
+function checkScheduleName(name: string): string {
+  if (!QUEUE_NAME.test(name)) {
+    throw new UsageError(
+      `"${name}" is not a schedule name: use letters, digits, ".", "-" and "_" (at most 64), starting with a letter or digit.`,
+    );
+  }
+  return name;
+}
+
 function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-function queuedItem(data: unknown): QueuedItem | null {
-  if (typeof data !== 'object' || data === null) return null;
-  const { sessionId, job, input } = data as Record<string, unknown>;
-  if (typeof sessionId !== 'string' || typeof job !== 'string') return null;
-  return { sessionId, job, input: (input ?? null) as JsonValue };
+function queuedItem(job: { id: string; data: unknown; createdOn: Date } | undefined): QueuedItem | null {
+  if (typeof job?.data !== 'object' || job.data === null) return null;
+  const { sessionId, job: name, input } = job.data as Record<string, unknown>;
+  if (typeof name !== 'string') return null;
+  // An item a schedule sent names no session: its session is named after the item, so a run
+  // handed out again resumes the same session.
+  const id =
+    typeof sessionId === 'string'
+      ? sessionId
+      : createSessionId(job.createdOn.getTime(), createHash('sha256').update(job.id).digest().subarray(0, 10));
+  return { sessionId: id, job: name, input: (input ?? null) as JsonValue };
 }
 
 /** Whether a run that threw stopped on purpose: its session waits, sleeps or needs a decision, for `recover`. */
@@ -291,8 +333,9 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
       let stopping = false;
       for (const queue of queues) {
         await queueReady(queue);
-        await boss.work(queue, { localConcurrency: concurrency, pollingIntervalSeconds: 0.5 }, async ([job]) => {
-          const item = queuedItem(job?.data);
+        const work = { localConcurrency: concurrency, pollingIntervalSeconds: 0.5, includeMetadata: true } as const;
+        await boss.work(queue, work, async ([job]) => {
+          const item = queuedItem(job);
           if (!item) return; // not ours: nothing to run, and nothing to retry
           running += 1;
           try {
@@ -404,6 +447,60 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
         heartbeatAgeSeconds: row.age,
         gone: row.gone,
       }));
+    },
+
+    async schedule(name, cron, job, input, scheduleOptions = {}) {
+      checkScheduleName(name);
+      const queue = checkQueueName(scheduleOptions.queue ?? 'default');
+      const boss = await queueReady(queue);
+      // One name, one schedule: the same name on another queue is moved there.
+      for (const existing of await boss.getSchedules()) {
+        if (existing.key === name && existing.name !== queue) await boss.unschedule(existing.name, name);
+      }
+      try {
+        await boss.schedule(
+          queue,
+          cron,
+          { job, input, schedule: name },
+          { key: name, tz: scheduleOptions.tz ?? 'UTC' },
+        );
+      } catch (error) {
+        throw new UsageError(
+          `Cannot schedule "${name}" at "${cron}": ${error instanceof Error ? error.message : String(error)}.`,
+          {
+            hint: 'Five fields, minute first: "*/5 * * * *" every 5 minutes, "0 9 * * 1-5" at 9:00 on weekdays; a time zone as an IANA name (Europe/Paris).',
+            cause: error,
+          },
+        );
+      }
+    },
+
+    async schedules() {
+      const boss = await ready();
+      return (await boss.getSchedules())
+        .flatMap((schedule) => {
+          const data = schedule.data as { job?: unknown; input?: unknown } | undefined;
+          if (typeof data?.job !== 'string') return [];
+          return [
+            {
+              name: schedule.key,
+              queue: schedule.name,
+              cron: schedule.cron,
+              timezone: schedule.timezone,
+              job: data.job,
+              input: (data.input ?? null) as JsonValue,
+              createdAt: new Date(schedule.createdOn).toISOString(),
+            },
+          ];
+        })
+        .sort((a, b) => a.name.localeCompare(b.name));
+    },
+
+    async unschedule(name) {
+      const boss = await ready();
+      const found = (await boss.getSchedules()).filter((schedule) => schedule.key === name);
+      for (const schedule of found) await boss.unschedule(schedule.name, name);
+      return found.length > 0;
     },
 
     async close() {
