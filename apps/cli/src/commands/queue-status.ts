@@ -1,5 +1,6 @@
 // `conclave workers` and `conclave queue list`: who runs queued items, and how many wait, run,
 // failed and completed on each queue (docs/workers.md#watching-workers-and-queues).
+import { UsageError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
 import { openWorkQueue } from '../context/open-work-queue.js';
 
@@ -40,7 +41,8 @@ export async function listWorkersCommand(context: CliContext): Promise<number> {
 export async function listQueuesCommand(context: CliContext): Promise<number> {
   const queue = await openWorkQueue(context, 'conclave queue list');
   try {
-    const counts = await queue.counts();
+    const caps = await queue.caps();
+    const counts = (await queue.counts()).map((each) => ({ ...each, maxRunning: caps[each.queue] ?? null }));
     const terminal = context.terminal;
     if (context.options.json) {
       terminal.data(JSON.stringify(counts));
@@ -52,13 +54,14 @@ export async function listQueuesCommand(context: CliContext): Promise<number> {
     }
     printTable(
       context,
-      ['QUEUE', 'QUEUED', 'RUNNING', 'FAILED', 'COMPLETED'],
+      ['QUEUE', 'QUEUED', 'RUNNING', 'FAILED', 'COMPLETED', 'CAP'],
       counts.map((each) => [
         each.queue,
         String(each.queued),
         String(each.running),
         String(each.failed),
         String(each.completed),
+        each.maxRunning === null ? '-' : String(each.maxRunning),
       ]),
     );
     return 0;
@@ -76,4 +79,25 @@ function printTable(context: CliContext, header: string[], rows: string[][]): vo
       .trimEnd();
   context.terminal.out(context.terminal.bold(line(header)));
   for (const row of rows) context.terminal.out(line(row));
+}
+
+export async function setQueueCapCommand(context: CliContext, queueName: string, value: string): Promise<number> {
+  const maxRunning = /^(none|off)$/i.test(value) ? null : Number(value);
+  if (maxRunning !== null && (!Number.isInteger(maxRunning) || maxRunning < 1)) {
+    throw new UsageError(`"${value}" is not a cap: give a whole number of running items, 1 or more, or none.`, {
+      hint: `Example: conclave queue set-cap ${queueName} 2   or   conclave queue set-cap ${queueName} none`,
+    });
+  }
+  const queue = await openWorkQueue(context, 'conclave queue set-cap');
+  try {
+    await queue.setCap(queueName, maxRunning);
+    context.terminal.out(
+      maxRunning === null
+        ? `Queue "${queueName}" has no cap: each worker runs up to its --concurrency of it.`
+        : `At most ${maxRunning} item${maxRunning === 1 ? '' : 's'} of queue "${queueName}" run at once, over all workers.`,
+    );
+    return 0;
+  } finally {
+    await queue.close();
+  }
 }

@@ -17,6 +17,7 @@ import { createModelResolver, SCRIPTED_NOTICE, selectionFrom } from '../runs/mod
 interface WorkerFlags {
   queue?: string[];
   concurrency?: string;
+  maxRunning?: string;
   workspace?: string;
   onUncertain?: 'rerun' | 'skip' | 'abort';
 }
@@ -28,6 +29,12 @@ export async function workerCommand(context: CliContext, flags: WorkerFlags): Pr
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
     throw new UsageError(`--concurrency "${flags.concurrency}" is not a number of items from 1 to 256.`, {
       hint: 'Example: conclave worker --queue reviews --concurrency 8',
+    });
+  }
+  const maxRunning = flags.maxRunning === undefined ? undefined : Number(flags.maxRunning);
+  if (maxRunning !== undefined && (!Number.isInteger(maxRunning) || maxRunning < 1)) {
+    throw new UsageError(`--max-running "${flags.maxRunning}" is not a number of items, 1 or more.`, {
+      hint: 'Example: conclave worker --queue a --queue b --concurrency 4 --max-running 6',
     });
   }
   const workspaceDir = path.resolve(environment.cwd, flags.workspace ?? '.');
@@ -82,6 +89,7 @@ export async function workerCommand(context: CliContext, flags: WorkerFlags): Pr
     const worker = await queue.worker(jobs, {
       queues,
       concurrency,
+      ...(maxRunning === undefined ? {} : { maxRunning }),
       onStart: (item) => terminal.out(`${stamp(environment.now())} started   ${item.sessionId} (queue ${item.queue})`),
       onItem: (item) => {
         const reason = item.error instanceof Error ? `: ${item.error.message.split('\n')[0]}` : '';

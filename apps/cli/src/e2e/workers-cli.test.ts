@@ -197,15 +197,19 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(`conclave 
       expect((await sandbox.run(['run', 'quick.yaml', '--queue', queue], { env })).code).toBe(0);
     }
     await until('the item of queue a to complete', () => live.stdout().includes('completed'), live);
+    const capped = await sandbox.run(['queue', 'set-cap', 'c', '1'], { env });
+    expect(capped.stdout).toContain('At most 1 item of queue "c" run at once, over all workers.');
+    expect((await sandbox.run(['queue', 'set-cap', 'c', 'lots'], { env })).code).toBe(64);
     const counts = await sandbox.json<Array<{ queue: string }>>(['queue', 'list'], { env });
     expect(counts).toEqual([
-      { queue: 'a', queued: 0, running: 0, failed: 0, completed: 1 },
-      { queue: 'b', queued: 0, running: 0, failed: 0, completed: 0 },
-      { queue: 'c', queued: 2, running: 0, failed: 0, completed: 0 },
+      { queue: 'a', queued: 0, running: 0, failed: 0, completed: 1, maxRunning: null },
+      { queue: 'b', queued: 0, running: 0, failed: 0, completed: 0, maxRunning: null },
+      { queue: 'c', queued: 2, running: 0, failed: 0, completed: 0, maxRunning: 1 },
     ]);
     const human = await sandbox.run(['queue', 'list'], { env });
-    expect(human.stdout).toMatch(/QUEUE\s+QUEUED\s+RUNNING\s+FAILED\s+COMPLETED\nc?/);
-    expect(human.stdout).toMatch(/\nc\s+2\s+0\s+0\s+0\n/);
+    expect(human.stdout).toMatch(/QUEUE\s+QUEUED\s+RUNNING\s+FAILED\s+COMPLETED\s+CAP\n/);
+    expect(human.stdout).toMatch(/\na\s+0\s+0\s+0\s+1\s+-\n/);
+    expect(human.stdout).toMatch(/\nc\s+2\s+0\s+0\s+0\s+1\n/);
     live.child.kill('SIGTERM');
     expect((await live.done).code).toBe(0);
   }, 120_000);

@@ -25,6 +25,7 @@ export function addWorkerCommands(program: Command, act: Act, helpers: Helpers):
           [],
         )
         .option('--concurrency <n>', 'items run at once, per queue (default 4)')
+        .option('--max-running <n>', 'items run at once over all its queues (default: no limit beyond --concurrency)')
         .option('--workspace <dir>', "where queued runs' shell steps and tools run (default: the current directory)"),
     ),
   );
@@ -67,6 +68,30 @@ See docs/workers.md for a systemd unit and a container.
   list.addHelpText('after', examples(['conclave queue list', 'conclave queue list --json']));
   list.action(act(async (context) => (await import('../commands/queue-status.js')).listQueuesCommand(context)));
   queue.addCommand(list);
+  const setCap = addGlobalOptions(
+    new Command('set-cap')
+      .description('at most N items of a queue run at once over all workers (none: no cap)')
+      .argument('<queue>', 'the queue')
+      .argument('<n>', 'a whole number, or none'),
+  );
+  setCap.addHelpText(
+    'after',
+    `
+Workers see a new cap at their next item; items already running go on. An item that finds the
+cap reached waits in its worker (it stays claimed) until one ends. A worker's own limits are
+--concurrency (per queue) and --max-running (over its queues).
+${examples(['conclave queue set-cap builds 2', 'conclave queue set-cap builds none', 'conclave queue list'])}`,
+  );
+  setCap.action(
+    act(async (context, command) =>
+      (await import('../commands/queue-status.js')).setQueueCapCommand(
+        context,
+        command.args[0] ?? '',
+        command.args[1] ?? '',
+      ),
+    ),
+  );
+  queue.addCommand(setCap);
   program.addCommand(queue);
 
   const schedule = new Command('schedule').description('workflow runs queued on a cron schedule (PostgreSQL store)');

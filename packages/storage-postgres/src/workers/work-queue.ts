@@ -59,8 +59,10 @@ export interface EnqueueOptions {
 export interface WorkerOptions {
   /** The queues this worker takes items from (default `['default']`). */
   queues?: readonly string[];
-  /** Items this worker runs at once, per queue (default 4). */
+  /** Items this worker takes at once, per queue (default 4). */
   concurrency?: number;
+  /** Items this worker runs at once over all its queues (default: no limit beyond `concurrency` per queue). */
+  maxRunning?: number;
   /** Called when an item starts: its session, its job and the queue. */
   onStart?: (item: { sessionId: string; job: string; queue: string }) => void;
   /**
@@ -136,6 +138,13 @@ export interface WorkQueue {
   /** The worker processes of this queue's database, live or gone, the longest running first. */
   workers(): Promise<WorkerStatus[]>;
   /**
+   * At most `maxRunning` items of `queue` run at once over all workers (null: no cap). Workers
+   * see a new cap at their next item; items already running go on.
+   */
+  setCap(queue: string, maxRunning: number | null): Promise<void>;
+  /** The caps set, by queue. */
+  caps(): Promise<Record<string, number>>;
+  /**
    * Puts a new session of the job `job` on `queue` at every time `cron` names (5 fields, minute
    * first; in `tz`, default UTC), under `name` (a schedule of that name is replaced). Any running
    * worker's queue sends them, whichever process made the schedule.
@@ -210,6 +219,10 @@ function unfinished(result: unknown): 'waiting' | 'interrupted' | null {
 }
 
 const MAX_RUN_SECONDS = 24 * 60 * 60;
+
+function pause(milliseconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, milliseconds));
+}
 /** How long a worker gone without a word stays in `workers()` before its row is cleared. */
 const GONE_KEPT_SECONDS = 24 * 60 * 60;
 
@@ -224,6 +237,8 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
   const maxRunSeconds = Math.min(options.maxRunSeconds ?? MAX_RUN_SECONDS, MAX_RUN_SECONDS);
   const workerHeartbeatSeconds = options.workerHeartbeatSeconds ?? 5;
   const workersTable = `${quoteIdentifier(schema)}.conclave_workers`;
+  const capsTable = `${quoteIdentifier(schema)}.conclave_queue_caps`;
+  const slotsTable = `${quoteIdentifier(schema)}.conclave_running_slots`;
   const reportError =
     options.onError ?? ((error: Error) => process.emitWarning(`work queue: ${error.message}`, 'ConclaveQueueWarning'));
   // pg-boss is loaded when a queue is first used: a store that never queues anything does not pay for it.
@@ -309,6 +324,60 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
     await workersTableMade;
     return boss.getDb().executeSql(text, values);
   };
+  // A queue's cap over all workers: each running item holds one of its `max_running` slots, a
+  // row whose primary key no two workers can both insert. Slots of workers gone for 3 heartbeats are freed.
+  let capTablesMade: Promise<unknown> | null = null;
+  const capSql = async (text: string, values: unknown[] = []) => {
+    capTablesMade ??= sql(
+      `CREATE TABLE IF NOT EXISTS ${capsTable} (queue text PRIMARY KEY, max_running int NOT NULL CHECK (max_running > 0))`,
+    )
+      .then(() =>
+        sql(
+          `CREATE TABLE IF NOT EXISTS ${slotsTable} (queue text NOT NULL, slot int NOT NULL, worker_id text NOT NULL, session_id text NOT NULL, PRIMARY KEY (queue, slot))`,
+        ),
+      )
+      .catch((error: unknown) => {
+        capTablesMade = null;
+        throw error;
+      });
+    await capTablesMade;
+    return sql(text, values);
+  };
+  const takeSlot = async (
+    queue: string,
+    workerId: string,
+    sessionId: string,
+  ): Promise<(() => Promise<void>) | null> => {
+    const { rows: caps } = await capSql(`SELECT max_running FROM ${capsTable} WHERE queue = $1`, [queue]);
+    if (caps.length === 0) return async () => undefined;
+    const take = () =>
+      capSql(
+        `INSERT INTO ${slotsTable} (queue, slot, worker_id, session_id)
+         SELECT $1, s, $2, $3 FROM generate_series(0, $4::int - 1) AS s
+         WHERE NOT EXISTS (SELECT 1 FROM ${slotsTable} taken WHERE taken.queue = $1 AND taken.slot = s)
+         ORDER BY s LIMIT 1
+         ON CONFLICT DO NOTHING RETURNING slot`,
+        [queue, workerId, sessionId, (caps[0] as { max_running: number }).max_running],
+      );
+    let { rows } = await take();
+    if (rows.length === 0) {
+      await capSql(
+        `DELETE FROM ${slotsTable} WHERE queue = $1 AND worker_id NOT IN
+           (SELECT id FROM ${workersTable} WHERE now() - seen_at <= make_interval(secs => 3 * heartbeat_seconds))`,
+        [queue],
+      );
+      ({ rows } = await take());
+    }
+    const slot = (rows[0] as { slot: number } | undefined)?.slot;
+    if (slot === undefined) return null;
+    return async () => {
+      await capSql(`DELETE FROM ${slotsTable} WHERE queue = $1 AND slot = $2 AND worker_id = $3`, [
+        queue,
+        slot,
+        workerId,
+      ]).catch((error: unknown) => reportError(error instanceof Error ? error : new Error(String(error))));
+    };
+  };
   const send = async (queue: string, item: QueuedItem): Promise<void> => {
     const boss = await queueReady(queue);
     await boss.send(queue, item as unknown as object, { singletonKey: item.sessionId });
@@ -328,16 +397,63 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
       if (!Number.isInteger(concurrency) || concurrency < 1) {
         throw new UsageError(`A worker's concurrency is a whole number of items, 1 or more (not ${concurrency}).`);
       }
+      const maxRunning = workerOptions.maxRunning ?? Number.POSITIVE_INFINITY;
+      if (maxRunning !== Number.POSITIVE_INFINITY && (!Number.isInteger(maxRunning) || maxRunning < 1)) {
+        throw new UsageError(`A worker's maxRunning is a whole number of items, 1 or more (not ${maxRunning}).`);
+      }
       const boss = await ready();
       let running = 0;
       let stopping = false;
+      const workerId = randomUUID();
+      await sql(`DELETE FROM ${workersTable} WHERE seen_at < now() - make_interval(secs => $1)`, [GONE_KEPT_SECONDS]);
+      await sql(`INSERT INTO ${workersTable} (id, host, pid, queues, heartbeat_seconds) VALUES ($1, $2, $3, $4, $5)`, [
+        workerId,
+        hostname(),
+        process.pid,
+        queues,
+        workerHeartbeatSeconds,
+      ]);
+      const heartbeat = setInterval(() => {
+        sql(`UPDATE ${workersTable} SET running = $2, seen_at = now() WHERE id = $1`, [workerId, running]).catch(
+          (error: unknown) => reportError(error instanceof Error ? error : new Error(String(error))),
+        );
+      }, workerHeartbeatSeconds * 1000);
+      heartbeat.unref();
+      /** Waits until this worker and the queue's cap let one more item run; null when the worker stops first. */
+      const admit = async (queue: string, sessionId: string): Promise<(() => Promise<void>) | null> => {
+        for (;;) {
+          if (stopping) return null;
+          if (running < maxRunning) {
+            // Counted before the slot is asked for: the items waiting beside it see the place taken.
+            running += 1;
+            const slot = await takeSlot(queue, workerId, sessionId).catch((error: unknown) => {
+              running -= 1;
+              throw error;
+            });
+            if (slot) {
+              return async () => {
+                running -= 1;
+                await slot();
+              };
+            }
+            running -= 1;
+          }
+          await pause(250);
+        }
+      };
       for (const queue of queues) {
         await queueReady(queue);
         const work = { localConcurrency: concurrency, pollingIntervalSeconds: 0.5, includeMetadata: true } as const;
         await boss.work(queue, work, async ([job]) => {
           const item = queuedItem(job);
           if (!item) return; // not ours: nothing to run, and nothing to retry
-          running += 1;
+          const release = await admit(queue, item.sessionId);
+          if (!release) {
+            // The worker stopped while the item waited for room: it goes back untouched.
+            await send(queue, item);
+            workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'requeued' });
+            return;
+          }
           try {
             workerOptions.onStart?.({ sessionId: item.sessionId, job: item.job, queue });
             const result = await engine.start(item.job, item.input, { id: item.sessionId });
@@ -359,25 +475,10 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
             workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'failed', error });
             throw error;
           } finally {
-            running -= 1;
+            await release();
           }
         });
       }
-      const workerId = randomUUID();
-      await sql(`DELETE FROM ${workersTable} WHERE seen_at < now() - make_interval(secs => $1)`, [GONE_KEPT_SECONDS]);
-      await sql(`INSERT INTO ${workersTable} (id, host, pid, queues, heartbeat_seconds) VALUES ($1, $2, $3, $4, $5)`, [
-        workerId,
-        hostname(),
-        process.pid,
-        queues,
-        workerHeartbeatSeconds,
-      ]);
-      const heartbeat = setInterval(() => {
-        sql(`UPDATE ${workersTable} SET running = $2, seen_at = now() WHERE id = $1`, [workerId, running]).catch(
-          (error: unknown) => reportError(error instanceof Error ? error : new Error(String(error))),
-        );
-      }, workerHeartbeatSeconds * 1000);
-      heartbeat.unref();
       return {
         host: hostname(),
         pid: process.pid,
@@ -447,6 +548,28 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
         heartbeatAgeSeconds: row.age,
         gone: row.gone,
       }));
+    },
+
+    async setCap(queue, maxRunning) {
+      checkQueueName(queue);
+      if (maxRunning === null) {
+        await capSql(`DELETE FROM ${capsTable} WHERE queue = $1`, [queue]);
+        return;
+      }
+      if (!Number.isInteger(maxRunning) || maxRunning < 1) {
+        throw new UsageError(`A queue's cap is a whole number of running items, 1 or more (not ${maxRunning}).`);
+      }
+      await capSql(
+        `INSERT INTO ${capsTable} (queue, max_running) VALUES ($1, $2) ON CONFLICT (queue) DO UPDATE SET max_running = EXCLUDED.max_running`,
+        [queue, maxRunning],
+      );
+    },
+
+    async caps() {
+      const { rows } = await capSql(`SELECT queue, max_running FROM ${capsTable} ORDER BY queue`);
+      return Object.fromEntries(
+        (rows as { queue: string; max_running: number }[]).map((row) => [row.queue, row.max_running]),
+      );
     },
 
     async schedule(name, cron, job, input, scheduleOptions = {}) {
