@@ -83,6 +83,13 @@ export async function workerCommand(context: CliContext, flags: WorkerFlags): Pr
       maxParallel: config.limits.maxParallel,
     });
 
+    // The caps the config sets (queues.<name>.maxRunning), for every worker of those queues.
+    for (const [name, settings] of Object.entries(config.queues)) {
+      await queue.setCap(name, settings.maxRunning);
+      terminal.note(
+        `Queue "${name}": at most ${settings.maxRunning} running at once over all workers (queues.${name}.maxRunning).`,
+      );
+    }
     const recovered = await engine.recover();
     for (const each of recovered.recovered) terminal.note(`Recovered ${each.id} (${each.job}): ${each.status}.`);
 

@@ -104,6 +104,8 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(`conclave 
 
     const elsewhere = path.join(sandbox.root, 'worker-workspace');
     await mkdir(elsewhere);
+    // The worker's config caps the queue over all workers.
+    await writeFile(path.join(sandbox.workspace, '.conclave.yaml'), 'queues:\n  greetings: { maxRunning: 2 }\n');
     const worker = startWorker(['--queue', 'greetings', '--workspace', elsewhere], env);
     await until('the item to complete', () => worker.stdout().includes(`completed ${id}`), worker);
     expect(worker.stdout()).toContain(`started   ${id} (queue greetings)`);
@@ -112,6 +114,8 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(`conclave 
       env,
     });
     expect(shown.status).toBe('completed');
+    const [greetings] = await sandbox.json<Array<Record<string, unknown>>>(['queue', 'list'], { env });
+    expect(greetings).toMatchObject({ queue: 'greetings', completed: 1, maxRunning: 2 });
 
     worker.child.kill('SIGTERM');
     const ended = await worker.done;
