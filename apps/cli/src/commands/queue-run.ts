@@ -14,15 +14,14 @@ import {
   WORKFLOW_JOB,
 } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
-import { openWorkQueue } from '../context/open-work-queue.js';
+import { withWorkQueue } from '../context/open-work-queue.js';
 
 export async function enqueueWorkflowCommand(
   context: CliContext,
   input: { file: string; variables: Record<string, string>; title: string | undefined; queue: string },
 ): Promise<number> {
   const item = queuedSpec(context, input);
-  const queue = await openWorkQueue(context, 'conclave run --queue');
-  try {
+  return withWorkQueue(context, 'conclave run --queue', async (queue) => {
     const sessionId = await queue.enqueue(WORKFLOW_JOB, item, { queue: input.queue });
     const terminal = context.terminal;
     if (context.options.json) terminal.data(JSON.stringify({ sessionId, queue: input.queue, status: 'queued' }));
@@ -30,9 +29,7 @@ export async function enqueueWorkflowCommand(
     terminal.note(`On queue "${input.queue}": a worker runs it (conclave worker --queue ${input.queue}).`);
     terminal.note(`Watch it with: conclave sessions show ${sessionId}   or   conclave queue list`);
     return 0;
-  } finally {
-    await queue.close();
-  }
+  });
 }
 
 /** The queue item of a run of `file`, read and checked now: a spec that cannot run is refused here, not by a worker later. */

@@ -2,11 +2,10 @@
 // failed and completed on each queue (docs/workers.md#watching-workers-and-queues).
 import { UsageError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
-import { openWorkQueue } from '../context/open-work-queue.js';
+import { withWorkQueue } from '../context/open-work-queue.js';
 
 export async function listWorkersCommand(context: CliContext): Promise<number> {
-  const queue = await openWorkQueue(context, 'conclave workers');
-  try {
+  return withWorkQueue(context, 'conclave workers', async (queue) => {
     const workers = await queue.workers();
     const terminal = context.terminal;
     if (context.options.json) {
@@ -33,14 +32,11 @@ export async function listWorkersCommand(context: CliContext): Promise<number> {
       );
     }
     return 0;
-  } finally {
-    await queue.close();
-  }
+  });
 }
 
 export async function listQueuesCommand(context: CliContext): Promise<number> {
-  const queue = await openWorkQueue(context, 'conclave queue list');
-  try {
+  return withWorkQueue(context, 'conclave queue list', async (queue) => {
     const caps = await queue.caps();
     const counts = (await queue.counts()).map((each) => ({ ...each, maxRunning: caps[each.queue] ?? null }));
     const terminal = context.terminal;
@@ -65,9 +61,7 @@ export async function listQueuesCommand(context: CliContext): Promise<number> {
       ]),
     );
     return 0;
-  } finally {
-    await queue.close();
-  }
+  });
 }
 
 function printTable(context: CliContext, header: string[], rows: string[][]): void {
@@ -88,8 +82,7 @@ export async function setQueueCapCommand(context: CliContext, queueName: string,
       hint: `Example: conclave queue set-cap ${queueName} 2   or   conclave queue set-cap ${queueName} none`,
     });
   }
-  const queue = await openWorkQueue(context, 'conclave queue set-cap');
-  try {
+  return withWorkQueue(context, 'conclave queue set-cap', async (queue) => {
     await queue.setCap(queueName, maxRunning);
     context.terminal.out(
       maxRunning === null
@@ -97,7 +90,5 @@ export async function setQueueCapCommand(context: CliContext, queueName: string,
         : `At most ${maxRunning} item${maxRunning === 1 ? '' : 's'} of queue "${queueName}" run at once, over all workers.`,
     );
     return 0;
-  } finally {
-    await queue.close();
-  }
+  });
 }

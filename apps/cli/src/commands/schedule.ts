@@ -5,7 +5,7 @@ import path from 'node:path';
 import { UsageError } from '@resume/core/spec';
 import { WORKFLOW_JOB } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
-import { openWorkQueue } from '../context/open-work-queue.js';
+import { withWorkQueue } from '../context/open-work-queue.js';
 import { queuedSpec } from './queue-run.js';
 import { parseVariables } from './run-workflow.js';
 
@@ -22,8 +22,7 @@ export async function scheduleAddCommand(context: CliContext, file: string, flag
   const name = flags.name ?? path.basename(file).replace(/(\.prompt\.md|\.ya?ml)$/i, '');
   const queueName = flags.queue ?? 'default';
   const item = queuedSpec(context, { file, variables: parseVariables(flags.var ?? []), title: flags.title });
-  const queue = await openWorkQueue(context, 'conclave schedule');
-  try {
+  return withWorkQueue(context, 'conclave schedule', async (queue) => {
     await queue.schedule(name, flags.cron, WORKFLOW_JOB, item, {
       queue: queueName,
       ...(flags.tz === undefined ? {} : { tz: flags.tz }),
@@ -35,14 +34,11 @@ export async function scheduleAddCommand(context: CliContext, file: string, flag
     terminal.note(`Each time, a new run goes on the queue for a worker (conclave worker --queue ${queueName}).`);
     terminal.note(`Remove it with: conclave schedule remove ${name}`);
     return 0;
-  } finally {
-    await queue.close();
-  }
+  });
 }
 
 export async function scheduleListCommand(context: CliContext): Promise<number> {
-  const queue = await openWorkQueue(context, 'conclave schedule list');
-  try {
+  return withWorkQueue(context, 'conclave schedule list', async (queue) => {
     const schedules = await queue.schedules();
     const terminal = context.terminal;
     if (context.options.json) {
@@ -65,20 +61,15 @@ export async function scheduleListCommand(context: CliContext): Promise<number> 
       terminal.out(`${schedule.name}  ${schedule.cron} (${schedule.timezone})  ${file}  queue ${schedule.queue}`);
     }
     return 0;
-  } finally {
-    await queue.close();
-  }
+  });
 }
 
 export async function scheduleRemoveCommand(context: CliContext, name: string): Promise<number> {
-  const queue = await openWorkQueue(context, 'conclave schedule remove');
-  try {
+  return withWorkQueue(context, 'conclave schedule remove', async (queue) => {
     if (!(await queue.unschedule(name))) {
       throw new UsageError(`There is no schedule named "${name}".`, { hint: 'See them with: conclave schedule list' });
     }
     context.terminal.out(`Removed the schedule "${name}". Runs it queued already stay on their queue.`);
     return 0;
-  } finally {
-    await queue.close();
-  }
+  });
 }

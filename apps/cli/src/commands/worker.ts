@@ -10,7 +10,7 @@ import type { ProviderName } from '@resume/runner';
 import { registerWorkflowJob } from '@resume/runner';
 import { ExitCode } from '@resume/runner/exit-codes';
 import type { CliContext } from '../context/cli-context.js';
-import { openWorkQueue } from '../context/open-work-queue.js';
+import { withWorkQueue } from '../context/open-work-queue.js';
 import { budgetsOf } from '../runs/budgets.js';
 import { createModelResolver, SCRIPTED_NOTICE, selectionFrom } from '../runs/models.js';
 
@@ -43,8 +43,7 @@ export async function workerCommand(context: CliContext, flags: WorkerFlags): Pr
       hint: "Shell steps of queued runs run there: give an existing directory (default: the worker's current one).",
     });
   }
-  const queue = await openWorkQueue(context, 'conclave worker');
-  try {
+  return withWorkQueue(context, 'conclave worker', async (queue) => {
     const { config } = context.config();
     const engine = await context.engine();
     const selection = selectionFrom({
@@ -130,9 +129,7 @@ export async function workerCommand(context: CliContext, flags: WorkerFlags): Pr
     });
     terminal.note('Worker stopped.');
     return 0;
-  } finally {
-    await queue.close();
-  }
+  });
 }
 
 function stamp(date: Date): string {

@@ -5,7 +5,7 @@ import type { WorkQueue } from '@resume/storage-postgres';
 import type { CliContext } from './cli-context.js';
 
 /** The queue beside the sessions; a file store has none, and the error says how to give one. */
-export async function openWorkQueue(context: CliContext, what: string): Promise<WorkQueue> {
+async function openWorkQueue(context: CliContext, what: string): Promise<WorkQueue> {
   const { config, sources } = context.config();
   const url = config.store.url;
   if (!url || !/^postgres(ql)?:\/\//i.test(url)) {
@@ -21,4 +21,18 @@ export async function openWorkQueue(context: CliContext, what: string): Promise<
     connectionString: url,
     onError: (error) => context.terminal.warn(`Work queue: ${error.message} (tried again at the next poll).`),
   });
+}
+
+/** Runs `work` with the store's work queue, closed after it however it ends. */
+export async function withWorkQueue<T>(
+  context: CliContext,
+  what: string,
+  work: (queue: WorkQueue) => Promise<T>,
+): Promise<T> {
+  const queue = await openWorkQueue(context, what);
+  try {
+    return await work(queue);
+  } finally {
+    await queue.close();
+  }
 }

@@ -1,13 +1,12 @@
 // A queue's cap over all workers: three worker processes that could each run two items at once
 // never run more than the cap together, as the items' own start and end times show; a worker's
 // own limit over its queues holds the same way.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEngine } from '@resume/core';
-import { type BundledChild, bundleChild, collect, onLines } from '@resume/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { announceSkip } from '../testing/postgres-cluster.js';
+import { useQueueWorkers } from '../testing/queue-worker-processes.js';
 import { postgres, useTestDatabase } from '../testing/test-database.js';
 import { createWorkQueue } from './work-queue.js';
 
@@ -16,44 +15,27 @@ const ITEMS = 12;
 
 describe.skipIf(!postgres.available)(`caps of queues on PostgreSQL ${skipped}`, () => {
   const database = useTestDatabase();
-  let worker: BundledChild | null = null;
-  let directory = '';
-  beforeAll(async () => {
-    directory = mkdtempSync(path.join(tmpdir(), 'conclave-caps-'));
-    worker = await bundleChild(new URL('../testing/queue-worker-process.ts', import.meta.url), {
-      external: ['pg-native'],
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await worker?.remove();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  const workers = useQueueWorkers();
 
   async function drain(config: { workers: number; concurrency: number; maxRunning?: number; cap?: number }) {
     const schema = database.freshSchema();
     const queueSchema = database.freshSchema();
-    const log = path.join(directory, `${queueSchema}.log`);
+    const log = path.join(workers.directory(), `${queueSchema}.log`);
     writeFileSync(log, '');
     const engine = createEngine({ store: database.openStore({ schema }) });
     const queue = createWorkQueue({ connectionString: database.url, schema: queueSchema });
     if (config.cap !== undefined) await queue.setCap('items', config.cap);
-    const children = Array.from({ length: config.workers }, () => {
-      const child = (worker as BundledChild).spawn([], {
-        ...process.env,
-        CONCLAVE_QUEUE_WORKER: JSON.stringify({
-          url: database.url,
-          schema,
-          queueSchema,
-          log,
-          concurrency: config.concurrency,
-          sleepSeconds: 0.4,
-          ...(config.maxRunning === undefined ? {} : { maxRunning: config.maxRunning }),
-        }),
-      });
-      const stderr = collect(child.stderr);
-      const ready = new Promise<void>((resolve) => onLines(child.stdout, (line) => line === 'ready' && resolve()));
-      return { child, stderr, ready };
-    });
+    const children = Array.from({ length: config.workers }, () =>
+      workers.start({
+        url: database.url,
+        schema,
+        queueSchema,
+        log,
+        concurrency: config.concurrency,
+        sleepSeconds: 0.4,
+        ...(config.maxRunning === undefined ? {} : { maxRunning: config.maxRunning }),
+      }),
+    );
     try {
       await Promise.all(children.map((each) => each.ready));
       for (let item = 0; item < ITEMS; item += 1) await queue.enqueue('item', { item }, { queue: 'items' });
