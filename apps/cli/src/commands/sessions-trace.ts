@@ -1,9 +1,10 @@
 // `conclave sessions trace <id> [-o file] [--force]`: the session's whole history as an OTLP
 // JSON trace, built from the journal after the fact (the same spans and ids a live export
 // sends), so a session recorded without tracing opens in any OpenTelemetry viewer.
+
+import { spansOfJournal } from '@resume/runner/tracing';
 import type { CliContext } from '../context/cli-context.js';
 import { resolveSession } from '../sessions/resolve-session.js';
-import { spansOfJournal } from '../tracing/journal-spans.js';
 import { capturesContent } from '../tracing/tracing-settings.js';
 import { outputOptionsSchema, wholeJournal, writeOutput } from './sessions-export.js';
 

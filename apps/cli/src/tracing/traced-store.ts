@@ -5,7 +5,7 @@
 // left: a run's spans are sent when it ends, also after Ctrl+C.
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { AppendBatch, SessionStore } from '@resume/core/spec';
-import { JournalSpans } from './journal-spans.js';
+import { JournalSpans } from '@resume/runner/tracing';
 import type { TracingSettings } from './tracing-settings.js';
 
 export interface TracedStoreOptions {

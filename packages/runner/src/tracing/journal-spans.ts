@@ -5,7 +5,8 @@
 // spans with the same ids: every id is derived from the session id and a seq (or the run's
 // number), never drawn at random.
 //
-// Plain data only: nothing of OpenTelemetry is loaded here (otel-spans.ts adapts the records).
+// Plain data only: nothing of OpenTelemetry is loaded here. The CLI hands the records to its OTLP
+// exporter as they are (ids included); a library's tracer provider gets them through traced-store.ts.
 import { createHash } from 'node:crypto';
 import type { JournalEvent } from '@resume/core/spec';
 
@@ -29,6 +30,11 @@ export interface JournalSpanOptions {
   captureContent: boolean;
   /** Scrubs captured text (the journal is redacted already; this is a second guard). */
   redact?: (text: string) => string;
+  /**
+   * Told of each span as it opens (its name and attributes may still change until it ends), for
+   * a tracer that starts spans as the work starts: parents open before their children.
+   */
+  onStart?: (span: SpanRecord) => void;
 }
 
 const hex = (parts: string[], bytes: number): string =>
@@ -181,6 +187,7 @@ export class JournalSpans {
       status: { code: 'unset' },
       container: true,
     };
+    this.#options.onStart?.(this.#run);
     return ended;
   }
 
@@ -197,20 +204,29 @@ export class JournalSpans {
     return ended;
   }
 
-  #span(name: string, parent: OpenSpan, what: string, seq: number, at: number, container = false): OpenSpan {
+  #span(
+    name: string,
+    parent: OpenSpan,
+    what: string,
+    seq: number,
+    at: number,
+    options: { container?: boolean; attributes?: SpanAttributes } = {},
+  ): OpenSpan {
     const sessionId = this.#sessionId;
-    return {
+    const span: OpenSpan = {
       traceId: this.#traceId,
       spanId: spanIdAt(sessionId, what, seq),
       parentSpanId: parent.spanId,
       name,
       startMs: at,
       endMs: at,
-      attributes: { 'conclave.session.id': sessionId },
+      attributes: { 'conclave.session.id': sessionId, ...options.attributes },
       links: [],
       status: { code: 'unset' },
-      container,
+      container: options.container ?? false,
     };
+    this.#options.onStart?.(span);
+    return span;
   }
 
   /** The span a step's events belong under: its tool call, its map item, its round or workflow step, else the run. */
@@ -223,8 +239,7 @@ export class JournalSpans {
     if (group) {
       let span = this.#groups.get(group.id);
       if (!span) {
-        span = this.#span(group.name, run, 'group', seq, at, true);
-        Object.assign(span.attributes, group.attributes);
+        span = this.#span(group.name, run, 'group', seq, at, { container: true, attributes: group.attributes });
         this.#groups.set(group.id, span);
       }
       span.endMs = Math.max(span.endMs, at);
@@ -234,8 +249,10 @@ export class JournalSpans {
     if (branch && item) {
       let span = this.#items.get(branch);
       if (!span) {
-        span = this.#span(`item ${item.id}`, parent, 'item', seq, at, true);
-        Object.assign(span.attributes, { 'conclave.map.step': item.step, 'conclave.map.item': item.id });
+        span = this.#span(`item ${item.id}`, parent, 'item', seq, at, {
+          container: true,
+          attributes: { 'conclave.map.step': item.step, 'conclave.map.item': item.id },
+        });
         this.#items.set(branch, span);
       }
       span.endMs = Math.max(span.endMs, at);
@@ -246,15 +263,16 @@ export class JournalSpans {
 
   #stepStarted(event: Extract<JournalEvent, { type: 'step-started' }>, at: number): void {
     const parent = this.#parentOf(event.key, event.branch, event.seq, at);
-    const span = this.#span(`step ${shortKey(event.key)}`, parent, 'step', event.seq, at);
-    Object.assign(span.attributes, {
-      'conclave.step.key': event.key,
-      'conclave.step.occurrence': event.occurrence,
-      'conclave.step.attempt': event.attempt,
-      'conclave.step.safety': event.safety,
-      'conclave.step.idempotency_key': event.idempotencyKey,
+    const span = this.#span(`step ${shortKey(event.key)}`, parent, 'step', event.seq, at, {
+      attributes: {
+        'conclave.step.key': event.key,
+        'conclave.step.occurrence': event.occurrence,
+        'conclave.step.attempt': event.attempt,
+        'conclave.step.safety': event.safety,
+        'conclave.step.idempotency_key': event.idempotencyKey,
+        ...(event.branch ? { 'conclave.step.branch': event.branch } : {}),
+      },
     });
-    if (event.branch) span.attributes['conclave.step.branch'] = event.branch;
     this.#steps.set(stepId(event.key, event.occurrence), span);
   }
 
@@ -310,15 +328,16 @@ export class JournalSpans {
     const within = event.within ? this.#steps.get(stepId(event.within.key, event.within.occurrence)) : undefined;
     const parent =
       within ?? (event.stepKey ? this.#parentOf(event.stepKey, undefined, event.seq, at) : (this.#run as OpenSpan));
-    const span = this.#span(`execute_tool ${event.name}`, parent, 'tool', event.seq, at);
-    Object.assign(span.attributes, {
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': event.name,
-      'gen_ai.tool.call.id': event.callId,
+    const span = this.#span(`execute_tool ${event.name}`, parent, 'tool', event.seq, at, {
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': event.name,
+        'gen_ai.tool.call.id': event.callId,
+        ...(this.#options.captureContent
+          ? { 'gen_ai.tool.call.arguments': this.#redact(JSON.stringify(event.args)) }
+          : {}),
+      },
     });
-    if (this.#options.captureContent) {
-      span.attributes['gen_ai.tool.call.arguments'] = this.#redact(JSON.stringify(event.args));
-    }
     this.#tools.set(event.callId, span);
     if (event.stepKey) this.#toolSteps.set(event.stepKey, span);
   }
