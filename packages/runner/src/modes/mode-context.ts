@@ -2,6 +2,7 @@
 // report progress, and the caller's decisions. Modes never touch the store directly.
 import type { Session, UncertainDecision } from '@resume/core';
 import type {
+  ChatMessage,
   ChatModel,
   JsonValue,
   Message,
@@ -66,6 +67,8 @@ export interface ModeContext {
   parallel?: number;
   /** How long one attempt of a workflow step may take when the step sets no `timeout:` (before `defaults.timeout`). */
   stepTimeoutMs?: number;
+  /** Keeps a copy of a model call's prompt and returns its blob's digest (only when prompts are captured). */
+  keepPrompt?: (prompt: { system?: string; messages: ChatMessage[] }) => Promise<string>;
 }
 
 export interface ModeResult {

@@ -11,4 +11,5 @@ export {
   spansOfJournal,
   traceIdOf,
 } from './journal-spans.js';
+export { type PromptCopy, promptCopySchema, readPromptCopies } from './prompt-copy.js';
 export { capturesContent, type TracedStoreOptions, tracedStore } from './traced-store.js';

@@ -9,6 +9,7 @@
 // exporter as they are (ids included); a library's tracer provider gets them through traced-store.ts.
 import { createHash } from 'node:crypto';
 import type { JournalEvent } from '@resume/core/spec';
+import type { PromptCopy } from './prompt-copy.js';
 
 export type SpanAttributes = Record<string, string | number | boolean>;
 
@@ -30,6 +31,12 @@ export interface JournalSpanOptions {
   captureContent: boolean;
   /** Scrubs captured text (the journal is redacted already; this is a second guard). */
   redact?: (text: string) => string;
+  /**
+   * The prompt copies the journal's model calls name (`usage-recorded.promptBlob`, read with
+   * `readPromptCopies` before their events are added): with `captureContent`, the calls' spans
+   * carry them as `gen_ai.input.messages` and `gen_ai.system_instructions`.
+   */
+  prompts?: ReadonlyMap<string, PromptCopy>;
   /**
    * Told of each span as it opens (its name and attributes may still change until it ends), for
    * a tracer that starts spans as the work starts: parents open before their children.
@@ -292,6 +299,16 @@ export class JournalSpans {
     });
     if (event.agent !== null) span.attributes['gen_ai.agent.name'] = event.agent;
     if (event.costUsd !== null) span.attributes['conclave.cost.usd'] = event.costUsd;
+    const prompt = event.promptBlob === undefined ? undefined : this.#options.prompts?.get(event.promptBlob);
+    if (this.#options.captureContent && prompt) {
+      const redact = (text: string) => this.#redact(text);
+      span.attributes['gen_ai.input.messages'] = JSON.stringify(inputMessages(prompt, redact));
+      if (prompt.system !== undefined) {
+        span.attributes['gen_ai.system_instructions'] = JSON.stringify([
+          { type: 'text', content: redact(prompt.system) },
+        ]);
+      }
+    }
   }
 
   #stepEnded(
@@ -428,4 +445,25 @@ function itemOf(branch: string): { step: string; id: string } | null {
     // Not encoded: the segment is the id.
   }
   return { step: match[1] as string, id };
+}
+
+/** A prompt as the GenAI semantic conventions' `gen_ai.input.messages` shape it: role and parts. */
+function inputMessages(copy: PromptCopy, redact: (text: string) => string): unknown[] {
+  return copy.messages.map((message) => {
+    const parts: unknown[] = [];
+    if (message.role === 'tool') {
+      parts.push({ type: 'tool_call_response', id: message.toolCallId ?? null, response: redact(message.content) });
+    } else if (message.content !== '' || !message.toolCalls?.length) {
+      parts.push({ type: 'text', content: redact(message.content) });
+    }
+    for (const call of message.toolCalls ?? []) {
+      parts.push({
+        type: 'tool_call',
+        id: call.id,
+        name: call.name,
+        arguments: redact(JSON.stringify(call.args ?? null)),
+      });
+    }
+    return { role: message.role, parts, ...(message.speaker ? { name: message.speaker } : {}) };
+  });
 }

@@ -132,4 +132,50 @@ describe('tracing in a library', () => {
     expect(withContent).toHaveLength(8);
     expect(withContent.every((span) => typeof span.attributes['gen_ai.output.messages'] === 'string')).toBe(true);
   });
+
+  it('puts on each model call span the prompt the model was given, kept only when prompts are captured', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    const run = async (capturePrompts: boolean) => {
+      exporter.reset();
+      const store = createMemoryStore();
+      const switchOn = { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' };
+      const engine = createEngine({ store: await tracedStore(store, { tracerProvider: provider, env: switchOn }) });
+      const models = createFakeModels();
+      const runner = createRunner({ engine, models: models.resolve, workspaceDir: process.cwd(), capturePrompts });
+      const result = await runner.start({ mode: 'discussion', task: 'Should we split the monolith?' });
+      await engine.close();
+      await provider.forceFlush();
+      const calls = exporter
+        .getFinishedSpans()
+        .filter((span) => span.name === 'chat fake-model')
+        .sort((a, b) => millis(a.startTime) - millis(b.startTime));
+      return { calls, models, journal: await journalOf(store, result.sessionId) };
+    };
+
+    const captured = await run(true);
+    expect(captured.calls).toHaveLength(captured.models.calls.length);
+    captured.calls.forEach((span, index) => {
+      const given = captured.models.calls[index]?.request;
+      expect(JSON.parse(String(span.attributes['gen_ai.input.messages']))).toEqual(
+        given?.messages.map((message) => ({
+          role: message.role,
+          parts: [{ type: 'text', content: message.content }],
+          ...(message.speaker ? { name: message.speaker } : {}),
+        })),
+      );
+      expect(JSON.parse(String(span.attributes['gen_ai.system_instructions']))).toEqual([
+        { type: 'text', content: given?.system },
+      ]);
+    });
+    // The journal names each copy by its digest; the text itself is in the store's blobs.
+    const usage = captured.journal.filter((event) => event.type === 'usage-recorded');
+    expect(usage.every((event) => /^[0-9a-f]{64}$/.test(String(event.promptBlob)))).toBe(true);
+
+    const notKept = await run(false);
+    expect(notKept.calls.every((span) => span.attributes['gen_ai.input.messages'] === undefined)).toBe(true);
+    expect(notKept.journal.some((event) => event.type === 'usage-recorded' && event.promptBlob !== undefined)).toBe(
+      false,
+    );
+  });
 });

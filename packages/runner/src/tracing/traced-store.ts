@@ -8,6 +8,7 @@ import type { Context, Link, Span, SpanContext, TracerProvider } from '@opentele
 import { createRedactor } from '@resume/core';
 import type { AppendBatch, SessionStore } from '@resume/core/spec';
 import { JournalSpans, type SpanRecord } from './journal-spans.js';
+import { type PromptCopy, readPromptCopies } from './prompt-copy.js';
 
 export interface TracedStoreOptions {
   /** Where the spans go (default: the provider registered with `@opentelemetry/api`, as for any instrumentation). */
@@ -24,6 +25,12 @@ export interface TracedStoreOptions {
 /** Whether the GenAI conventions' switch asks for prompt, completion and tool text on spans. */
 export const capturesContent = (env: Readonly<Record<string, string | undefined>>): boolean =>
   env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true';
+
+interface Builder {
+  spans: JournalSpans;
+  caller: Context;
+  prompts: Map<string, PromptCopy>;
+}
 
 const STATUS_CODES = { unset: 0, ok: 1, error: 2 } as const;
 const SAMPLED = 1;
@@ -42,7 +49,8 @@ export async function tracedStore(store: SessionStore, options: TracedStoreOptio
   const live = new Map<string, Span>();
   /** The runs' spans, also once ended: a resume in this process links to the run before it. */
   const runs = new Map<string, SpanContext>();
-  const builders = new Map<string, { spans: JournalSpans; caller: Context }>();
+  /** Per session: its builder, the caller of its latest append, and the prompt copies of the batch being added. */
+  const builders = new Map<string, Builder>();
 
   const contextOf = (spanId: string, traceId: string): SpanContext =>
     live.get(spanId)?.spanContext() ?? runs.get(spanId) ?? { traceId, spanId, traceFlags: SAMPLED, isRemote: true };
@@ -81,11 +89,14 @@ export async function tracedStore(store: SessionStore, options: TracedStoreOptio
   const builderOf = (sessionId: string, caller: Context) => {
     let builder = builders.get(sessionId);
     if (!builder) {
-      const current: { spans: JournalSpans; caller: Context } = {
+      const prompts = new Map<string, PromptCopy>();
+      const current: Builder = {
         caller,
+        prompts,
         spans: new JournalSpans(sessionId, {
           captureContent,
           redact: (text) => redactor.redactText(text),
+          prompts,
           onStart: (record) => start(record, current.caller),
         }),
       };
@@ -94,7 +105,7 @@ export async function tracedStore(store: SessionStore, options: TracedStoreOptio
     }
     // Each append's caller: a run started later in this process nests under its own caller's span.
     builder.caller = caller;
-    return builder.spans;
+    return builder;
   };
 
   const overrides: Partial<SessionStore> = {
@@ -103,8 +114,10 @@ export async function tracedStore(store: SessionStore, options: TracedStoreOptio
       await store.append(sessionId, batch);
       // Tracing never fails a run: a span that cannot be made is left out.
       try {
-        const spans = builderOf(sessionId, caller);
+        const { spans, prompts } = builderOf(sessionId, caller);
+        if (captureContent) await readPromptCopies(batch.events, store, prompts);
         for (const event of batch.events) end(spans.add(event));
+        prompts.clear();
       } catch {
         // The batch is durable; its spans are not essential.
       }
