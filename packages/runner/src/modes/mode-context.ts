@@ -28,6 +28,8 @@ export interface ModeTool {
   execute(args: JsonValue, context: { signal: AbortSignal; idempotencyKey: string }): Promise<ToolOutcome>;
   /** A tool that asks the user (`ask_user`): answered through `session.waitFor`, not executed as a step. */
   asksUser?: boolean;
+  /** An MCP server's tool: the server's name and the tool's own (the definition's name joins them). */
+  mcp?: { server: string; tool: string };
 }
 
 export interface ToolOutcome {
