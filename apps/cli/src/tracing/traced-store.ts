@@ -5,7 +5,7 @@
 // left: a run's spans are sent when it ends, also after Ctrl+C.
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { AppendBatch, SessionStore } from '@resume/core/spec';
-import { JournalSpans, type PromptCopy, readPromptCopies } from '@resume/runner/tracing';
+import { JournalSpans, type PromptCopy, readPromptCopies, storeWith } from '@resume/runner/tracing';
 import type { TracingSettings } from './tracing-settings.js';
 
 export interface TracedStoreOptions {
@@ -35,7 +35,8 @@ export function tracedStore(store: SessionStore, options: TracedStoreOptions): S
       // Not awaited: the run goes on while the SDK loads (the first time) and the spans are built;
       // batches are handed over in the order they were appended. Tracing never fails a run: spans
       // that cannot be built are left out, and what could not be sent is said at the end.
-      const started = (pipeline ??= createPipeline(options));
+      pipeline ??= createPipeline(options);
+      const started = pipeline;
       handedOver = handedOver
         .then(() => started)
         .then(async ({ builder, send }) => {
@@ -55,13 +56,7 @@ export function tracedStore(store: SessionStore, options: TracedStoreOptions): S
       await store.close();
     },
   };
-  return new Proxy(store, {
-    get(target, property) {
-      if (property in overrides) return overrides[property as keyof SessionStore];
-      const member = Reflect.get(target, property);
-      return typeof member === 'function' ? member.bind(target) : member;
-    },
-  });
+  return storeWith(store, overrides);
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -12,4 +12,5 @@ export {
   traceIdOf,
 } from './journal-spans.js';
 export { type PromptCopy, promptCopySchema, readPromptCopies } from './prompt-copy.js';
+export { storeWith } from './store-with.js';
 export { capturesContent, type TracedStoreOptions, tracedStore } from './traced-store.js';

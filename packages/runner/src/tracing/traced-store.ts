@@ -9,6 +9,7 @@ import { createRedactor } from '@resume/core';
 import type { AppendBatch, SessionStore } from '@resume/core/spec';
 import { JournalSpans, type SpanRecord } from './journal-spans.js';
 import { type PromptCopy, readPromptCopies } from './prompt-copy.js';
+import { storeWith } from './store-with.js';
 
 export interface TracedStoreOptions {
   /** Where the spans go (default: the provider registered with `@opentelemetry/api`, as for any instrumentation). */
@@ -128,11 +129,5 @@ export async function tracedStore(store: SessionStore, options: TracedStoreOptio
       await store.close();
     },
   };
-  return new Proxy(store, {
-    get(target, property) {
-      if (property in overrides) return overrides[property as keyof SessionStore];
-      const member = Reflect.get(target, property);
-      return typeof member === 'function' ? member.bind(target) : member;
-    },
-  });
+  return storeWith(store, overrides);
 }
