@@ -8,7 +8,7 @@ import { createEngine } from '@resume/core';
 import { createMemoryStore } from '@resume/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRunner } from '../runner/runner.js';
-import { createFakeModels } from '../runner/test-kit.js';
+import { createFakeModels, createRunnerInterruptedAt } from '../runner/test-kit.js';
 import { type SpanRecord, spansOfJournal, tracedStore } from './index.js';
 
 interface ComparableSpan {
@@ -177,5 +177,33 @@ describe('tracing in a library', () => {
     expect(notKept.journal.some((event) => event.type === 'usage-recorded' && event.promptBlob !== undefined)).toBe(
       false,
     );
+  });
+
+  it('links a resume to the run it continues, and ends the interrupted run as the CLI does', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    const store = createMemoryStore();
+    const engine = createEngine({ store: await tracedStore(store, { tracerProvider: provider, env: {} }) });
+    const models = createFakeModels();
+    const options = { engine, models: models.resolve, workspaceDir: process.cwd() };
+    const interrupted = await createRunnerInterruptedAt('round 1, agent critic', options).start({
+      mode: 'discussion',
+      task: 'Should we split the monolith?',
+    });
+    expect(interrupted.status).toBe('interrupted');
+    await createRunner(options).resume(interrupted.sessionId);
+    await engine.close();
+    await provider.forceFlush();
+
+    const spans = exporter.getFinishedSpans();
+    const first = spans.find((span) => span.name === 'conclave run');
+    const resume = spans.find((span) => span.name === 'conclave resume');
+    expect(first?.attributes['conclave.session.status']).toBe('interrupted');
+    expect(resume?.links[0]?.context.spanId).toBe(first?.spanContext().spanId);
+    expect(resume?.links[0]?.attributes).toEqual({ 'conclave.link.reason': 'resumed' });
+    const expected = built(
+      spansOfJournal(interrupted.sessionId, await journalOf(store, interrupted.sessionId), { captureContent: false }),
+    );
+    expect(exported(exporter)).toEqual(expected);
   });
 });
