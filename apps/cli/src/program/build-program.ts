@@ -399,7 +399,7 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
   run.addCommand(merge);
   program.addCommand(run);
 
-  addWorkerCommands(program, act, { addGlobalOptions, addResumeChoices, examples });
+  addWorkerCommands(program, act, { addGlobalOptions, examples });
 
   const sessions = new Command('sessions').description('list, inspect, export and clean up sessions');
   const list = addGlobalOptions(

@@ -1,33 +1,35 @@
 // The commands of workers on many machines (docs/workers.md): `worker`, `workers` and `queue`,
 // registered on the program by build-program.ts, each importing its module (and pg-boss) only
 // when it runs.
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import type { CliContext } from '../context/cli-context.js';
 
 type Act = (work: (context: CliContext, command: Command) => Promise<number>) => (...args: unknown[]) => Promise<void>;
 
 interface Helpers {
   addGlobalOptions: (command: Command) => Command;
-  addResumeChoices: (command: Command) => Command;
   examples: (lines: string[]) => string;
 }
 
 export function addWorkerCommands(program: Command, act: Act, helpers: Helpers): void {
-  const { addGlobalOptions, addResumeChoices, examples } = helpers;
+  const { addGlobalOptions, examples } = helpers;
   const worker = addGlobalOptions(
-    addResumeChoices(
-      new Command('worker')
-        .description('run the workflow runs queued with run --queue, on a PostgreSQL store, until SIGTERM or Ctrl+C')
-        .option(
-          '--queue <name>',
-          'take items of this queue (repeatable; default: default)',
-          (value: string, all: string[]) => [...all, value],
-          [],
-        )
-        .option('--concurrency <n>', 'items run at once, per queue (default 4)')
-        .option('--max-running <n>', 'items run at once over all its queues (default: no limit beyond --concurrency)')
-        .option('--workspace <dir>', "where queued runs' shell steps and tools run (default: the current directory)"),
-    ),
+    new Command('worker')
+      .description('run the workflow runs queued with run --queue, on a PostgreSQL store, until SIGTERM or Ctrl+C')
+      .option(
+        '--queue <name>',
+        'take items of this queue (repeatable; default: default)',
+        (value: string, all: string[] = []) => [...all, value],
+      )
+      .option('--concurrency <n>', 'items run at once, per queue (default 4)')
+      .option('--max-running <n>', 'items run at once over all its queues (default: no limit beyond --concurrency)')
+      .option('--workspace <dir>', "where queued runs' shell steps and tools run (default: the current directory)")
+      .addOption(
+        new Option(
+          '--on-uncertain <choice>',
+          'an unsafe step a dead worker left unfinished: rerun|skip|abort (default: resume.onUncertain, else it waits for a decision)',
+        ).choices(['rerun', 'skip', 'abort']),
+      ),
   );
   worker.addHelpText(
     'after',
