@@ -399,8 +399,6 @@ ${examples(['conclave run merge 01jf3k', 'conclave run merge 01jf3k --keep', 'co
   run.addCommand(merge);
   program.addCommand(run);
 
-  addWorkerCommands(program, act, { addGlobalOptions, examples });
-
   const sessions = new Command('sessions').description('list, inspect, export and clean up sessions');
   const list = addGlobalOptions(
     new Command('list')
@@ -968,6 +966,7 @@ ${examples([
     }),
   );
   program.addCommand(tui);
+  addWorkerCommands(program, act, { addGlobalOptions, examples });
 
   return program;
 }
