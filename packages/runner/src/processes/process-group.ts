@@ -20,7 +20,7 @@ export function isCommandRunning(process: StepProcess): boolean {
 }
 
 /** A process group this module may signal: a whole number above 1. */
-export function isSignallableGroup(processGroup: number): boolean {
+function isSignallableGroup(processGroup: number): boolean {
   return Number.isInteger(processGroup) && processGroup > 1;
 }
 
