@@ -23,3 +23,14 @@ export {
   sealBytes,
   sealWith,
 } from './record-cipher.js';
+export {
+  blobName,
+  blobPlace,
+  headerPlace,
+  journalPlace,
+  type Opened,
+  openObject,
+  openObjectOrDamage,
+  sealedObject,
+  snapshotPlace,
+} from './sealed-object.js';
