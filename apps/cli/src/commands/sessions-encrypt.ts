@@ -3,18 +3,19 @@
 // (docs/encryption.md#rotation).
 import { type SessionStore, UsageError } from '@resume/core/spec';
 import type { FsStore } from '@resume/storage-fs';
+import type { PostgresStore } from '@resume/storage-postgres';
 import type { CliContext } from '../context/cli-context.js';
 import { damagedSessionId } from './sessions-repair.js';
 
-/** The file store, which can convert its sessions; any other store is refused by name. */
-export async function encryptingStore(context: CliContext): Promise<FsStore> {
+/** The stores that can convert their sessions: the file store and PostgreSQL; any other is refused by name. */
+export async function encryptingStore(context: CliContext): Promise<FsStore | PostgresStore> {
   const store: SessionStore = await context.store();
-  if (store.kind !== 'fs') {
-    throw new UsageError(`The ${store.kind} store at ${store.location} cannot convert sessions to encryption yet.`, {
-      hint: 'Sessions of the file store can be converted; export them from here and import them into an encrypted file store.',
+  if (store.kind !== 'fs' && store.kind !== 'postgres') {
+    throw new UsageError(`The ${store.kind} store at ${store.location} cannot convert sessions to encryption.`, {
+      hint: 'Export its sessions and import them into an encrypted file store or PostgreSQL store.',
     });
   }
-  return store as FsStore;
+  return store as FsStore | PostgresStore;
 }
 
 export async function encryptSessionsCommand(
