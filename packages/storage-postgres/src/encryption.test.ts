@@ -94,6 +94,25 @@ describe.skipIf(!postgres.available)(`PostgreSQL store encryption at rest ${skip
     await expect(keyless.verify(header.id)).rejects.toThrow(key.id);
   });
 
+  it('lists a session whose id names no time (a LangGraph thread) as encrypted too, with its mode and dates', async () => {
+    const key = generateDataKey();
+    const store = database.openStore({ encryption: keyringOf(key) });
+    const id = 'zzzzzzzzzzzzzzzzzzzzzz';
+    const header = testHeader({ id, mode: 'langgraph', title: secrets.title });
+    await store.create(header);
+    await store.append(id, { expectedSeq: 0, epoch: 0, events: [messageEvent(1)], summary: testSummary(header, 1) });
+    const keyless = database.openStore({ schema: store.schema });
+    const [listed] = await keyless.list();
+    expect(listed).toMatchObject({
+      id,
+      title: `encrypted (key ${key.id} not available)`,
+      mode: 'langgraph',
+      createdAt: header.createdAt,
+      lastSeq: 1,
+      locked: { key: key.id },
+    });
+  });
+
   it('finds a changed byte or a moved row as damage, and repairs to the longest intact prefix', async () => {
     const key = generateDataKey();
     const store = database.openStore({ encryption: keyringOf(key) });

@@ -73,6 +73,7 @@ import {
 import { type MigrationReport, migratePool } from './migrations.js';
 import {
   eventPlace,
+  type ListedColumns,
   lockedSummary,
   openBlob,
   sealBlob,
@@ -429,17 +430,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           ? undefined
           : [filters.workspaceDir, workspaceToken(current, filters.workspaceDir)];
       const { text, values } = buildListQuery(schema, filters, workspaces);
-      const result = await query<{ id: string; summary: unknown; updated_at: string | null }>(
-        'list sessions',
-        text,
-        values,
-      );
+      const result = await query<{ id: string; summary: unknown } & ListedColumns>('list sessions', text, values);
       return result.rows.map((row): SessionSummary => {
         try {
           return parseSummary(row.id, sessionsTable, row.summary, keyring);
         } catch (error) {
           if (!EncryptionKeyUnavailableError.isInstance(error)) throw error;
-          return lockedSummary(row.id, error.keyId, row.updated_at);
+          return lockedSummary(row.id, error.keyId, row);
         }
       });
     },
@@ -655,7 +652,7 @@ export function buildListQuery(
   if (query.since !== undefined) conditions.push(`updated_at >= ${parameter(query.since)}`);
   if (query.before !== undefined) conditions.push(`updated_at < ${parameter(query.before)}`);
   if (query.idPrefix !== undefined) conditions.push(`starts_with(id, ${parameter(query.idPrefix)})`);
-  let text = `SELECT id, summary, updated_at FROM ${schema}.sessions WHERE ${conditions.join(' AND ')}
+  let text = `SELECT id, summary, mode, status, created_at, updated_at, parent_id, last_seq FROM ${schema}.sessions WHERE ${conditions.join(' AND ')}
     ORDER BY updated_at DESC, id DESC`;
   if (query.limit !== undefined) text += ` LIMIT ${parameter(query.limit)}`;
   if (query.offset !== undefined) text += ` OFFSET ${parameter(query.offset)}`;

@@ -18,8 +18,7 @@ import {
   sealBytes,
   sealedObject,
 } from '@resume/core/encryption';
-import type { SessionSummary } from '@resume/core/spec';
-import { summaryFromHeader } from '@resume/core/spec';
+import { type SessionSummary, sessionModeSchema, sessionStatusSchema } from '@resume/core/spec';
 
 /** Where a session's summary belongs (the session row's and each append's last row's). */
 export const summaryPlace = (sessionId: string): SealedPlace => ({
@@ -61,13 +60,40 @@ export function workspaceToken(key: DataKey, workspaceDir: string): string {
   return `hmac:${key.id}:${createHmac('sha256', key.key).update(`workspace\0${workspaceDir}`).digest('hex')}`;
 }
 
-/** What a listing shows of a session sealed with a key the store does not hold: its id and dates. */
-export function lockedSummary(id: string, keyId: string, updatedAt: string | null): SessionSummary {
-  const placeholder = summaryFromHeader(id, null);
+/** The session columns that stay readable when its summary is sealed (see `summaryValues`). */
+export interface ListedColumns {
+  mode: string | null;
+  status: string | null;
+  created_at: string | null;
+  updated_at: string | null;
+  parent_id: string | null;
+  last_seq: string | number | null;
+}
+
+/** What a listing shows of a session sealed with a key the store does not hold: what its readable columns say. */
+export function lockedSummary(id: string, keyId: string, columns: ListedColumns): SessionSummary {
+  const createdAt = columns.created_at ?? columns.updated_at ?? new Date(0).toISOString();
+  const status = sessionStatusSchema.safeParse(columns.status);
+  const mode = sessionModeSchema.safeParse(columns.mode);
   return {
-    ...placeholder,
+    id,
     title: `encrypted (key ${keyId} not available)`,
-    updatedAt: updatedAt ?? placeholder.updatedAt,
+    mode: mode.success ? mode.data : 'custom',
+    status: status.success ? status.data : 'interrupted',
+    workspaceDir: null,
+    createdAt,
+    updatedAt: columns.updated_at ?? createdAt,
+    parentId: columns.parent_id,
+    branchPoint: null,
+    lastSeq: Number(columns.last_seq ?? 0),
+    messageCount: 0,
+    progress: null,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: null,
+    task: null,
+    archived: false,
+    bytes: null,
     locked: { key: keyId },
   };
 }

@@ -569,8 +569,7 @@ export function describeStoreConformance(
         };
 
         /** A session whose header, events, summary, snapshot and blob carry `words`. */
-        async function wordySession(): Promise<{ id: string; blob: string }> {
-          const id = testSessionId();
+        async function wordySession(id: string = testSessionId()): Promise<{ id: string; blob: string }> {
           await store.create(testHeader({ id, title: words.title }));
           await store.append(id, {
             expectedSeq: 0,
@@ -607,12 +606,16 @@ export function describeStoreConformance(
             throw new UsageError('An encrypted fixture gives keyring and reopenWithoutKey.');
           }
           const { id } = await wordySession();
+          // An id that names no creation time, as a LangGraph thread's (derived from its thread id).
+          const thread = await wordySession('zzzzzzzzzzzzzzzzzzzzzz');
           const keyId = fixture.keyring.current()?.id ?? '';
           const keyless = await fixture.reopenWithoutKey();
-          const [listed] = await keyless.list();
-          expect(listed?.id).toBe(id);
-          expect(listed?.title).toBe(`encrypted (key ${keyId} not available)`);
-          expect(listed?.locked).toEqual({ key: keyId });
+          const listed = await keyless.list();
+          expect(listed.map((summary) => summary.id).sort()).toEqual([id, thread.id].sort());
+          for (const summary of listed) {
+            expect(summary.title).toBe(`encrypted (key ${keyId} not available)`);
+            expect(summary.locked).toEqual({ key: keyId });
+          }
           const error = await refusal(keyless, 'read', id);
           expect(EncryptionKeyUnavailableError.isInstance(error)).toBe(true);
           expect((error as EncryptionKeyUnavailableError).keyId).toBe(keyId);
