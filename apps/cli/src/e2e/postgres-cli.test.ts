@@ -2,6 +2,7 @@
 // damaged with psql as a user would, a server that stops answering, and sslmode as libpq
 // users know it.
 import { execFile } from 'node:child_process';
+import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import {
@@ -94,5 +95,45 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(`conclave 
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toContain('SECURITY WARNING');
+  });
+
+  it('sessions encrypt seals a session written in the clear; without its key it lists as encrypted; --rekey moves it to a new key', async () => {
+    const store = { CONCLAVE_STORE_URL: cluster.url };
+    const task = 'Should the Halcyon ferry timetable go public?';
+    const plain = await sandbox.run([task], { env: store });
+    expect(plain.code, plain.stderr).toBe(0);
+    const [session] = await sandbox.json<Array<{ id: string }>>(['sessions', 'list'], { env: store });
+    const id = session?.id ?? '';
+    const rows = `SELECT header::text || coalesce(summary::text, '') || coalesce(title, '') FROM conclave.sessions WHERE id = '${id}'
+                  UNION ALL SELECT payload::text FROM conclave.events WHERE session_id = '${id}'`;
+    expect(await psql(rows)).toContain('Halcyon');
+
+    const init = await sandbox.run(['keys', 'init']);
+    const keyId = /Created data key ([0-9a-f]{12})/.exec(init.stdout)?.[1] ?? '';
+    await writeFile(path.join(sandbox.home, 'config.yaml'), 'encryption: on\n');
+    const encrypted = await sandbox.run(['sessions', 'encrypt', '--all'], { env: store });
+    expect(encrypted.code, encrypted.stderr).toBe(0);
+    expect(encrypted.stdout).toContain(`encrypted  ${id}  with key ${keyId}`);
+    expect(await psql(rows)).not.toContain('Halcyon');
+    expect(await sandbox.run(['sessions', 'verify', id], { env: store })).toMatchObject({ code: 0 });
+    const listed = await sandbox.json<Array<{ title: string }>>(['sessions', 'list'], { env: store });
+    expect(listed[0]?.title).toContain('Halcyon');
+
+    expect((await sandbox.run(['keys', 'rotate'])).code).toBe(0);
+    const refused = await sandbox.run(['keys', 'retire', keyId], { env: store });
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toContain(id);
+    expect((await sandbox.run(['sessions', 'encrypt', '--all', '--rekey'], { env: store })).code).toBe(0);
+    const retired = await sandbox.run(['keys', 'retire', keyId], { env: store });
+    expect(retired.code, retired.stderr).toBe(0);
+
+    await rename(path.join(sandbox.home, 'keys'), path.join(sandbox.root, 'keys-elsewhere'));
+    await writeFile(path.join(sandbox.home, 'config.yaml'), 'encryption: off\n');
+    const locked = await sandbox.run(['sessions', 'list'], { env: store });
+    expect(locked.code, locked.stderr).toBe(0);
+    expect(locked.stdout).toMatch(/encrypted \(key [0-9a-f]{12} not available\)/);
+    const shown = await sandbox.run(['sessions', 'show', id], { env: store });
+    expect(shown.code).toBe(69);
+    expect(shown.stderr).toContain('CONCLAVE_ENCRYPTION_KEY');
   });
 });
