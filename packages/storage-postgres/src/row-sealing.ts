@@ -18,7 +18,7 @@ import {
   sealBytes,
   sealedObject,
 } from '@resume/core/encryption';
-import { type SessionSummary, sessionModeSchema, sessionStatusSchema } from '@resume/core/spec';
+import { type SessionSummary, sessionModeSchema, sessionStatusSchema, summaryFromHeader } from '@resume/core/spec';
 
 /** Where a session's summary belongs (the session row's and each append's last row's). */
 export const summaryPlace = (sessionId: string): SealedPlace => ({
@@ -72,28 +72,19 @@ export interface ListedColumns {
 
 /** What a listing shows of a session sealed with a key the store does not hold: what its readable columns say. */
 export function lockedSummary(id: string, keyId: string, columns: ListedColumns): SessionSummary {
-  const createdAt = columns.created_at ?? columns.updated_at ?? new Date(0).toISOString();
+  const placeholder = summaryFromHeader(id, null);
+  const createdAt = columns.created_at ?? columns.updated_at ?? placeholder.createdAt;
   const status = sessionStatusSchema.safeParse(columns.status);
   const mode = sessionModeSchema.safeParse(columns.mode);
   return {
-    id,
+    ...placeholder,
     title: `encrypted (key ${keyId} not available)`,
-    mode: mode.success ? mode.data : 'custom',
-    status: status.success ? status.data : 'interrupted',
-    workspaceDir: null,
+    mode: mode.success ? mode.data : placeholder.mode,
+    status: status.success ? status.data : placeholder.status,
     createdAt,
     updatedAt: columns.updated_at ?? createdAt,
     parentId: columns.parent_id,
-    branchPoint: null,
     lastSeq: Number(columns.last_seq ?? 0),
-    messageCount: 0,
-    progress: null,
-    inputTokens: 0,
-    outputTokens: 0,
-    costUsd: null,
-    task: null,
-    archived: false,
-    bytes: null,
     locked: { key: keyId },
   };
 }

@@ -7,10 +7,12 @@ import {
   type JournalEvent,
   journalEventSchema,
   type SessionHeader,
+  SessionNotFoundError,
   type SessionSummary,
   sessionHeaderSchema,
   sessionSummarySchema,
 } from '@resume/core/spec';
+import type pg from 'pg';
 import { z } from 'zod';
 import { describeIssues, integerColumnSchema, type RowCheck } from './event-chain.js';
 import { openJson, summaryPlace } from './row-sealing.js';
@@ -102,4 +104,29 @@ export function parseSnapshot(
   const { seq, format_version: formatVersion, state } = snapshot.data;
   const operations = snapshotOperations(snapshot.data.operations, seq);
   return { seq, formatVersion, state, ...(operations ? { operations } : {}) };
+}
+
+/** A session row as maintenance reads it: the header and summary as stored text, and the journal's head. */
+export interface StoredSessionRow {
+  header: string;
+  summary: string | null;
+  journal_seq: string;
+  journal_hash: string | null;
+}
+
+/** The session row of `id` (locked for the transaction with `lock`); SessionNotFoundError when there is none. */
+export async function readSessionRow(
+  client: pg.PoolClient,
+  schema: string,
+  id: string,
+  lock: boolean,
+): Promise<StoredSessionRow> {
+  const session = await client.query<StoredSessionRow>(
+    `SELECT header::text AS header, summary::text AS summary, journal_seq, journal_hash
+       FROM ${schema}.sessions WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
+  const row = session.rows[0];
+  if (!row) throw new SessionNotFoundError(id);
+  return row;
 }

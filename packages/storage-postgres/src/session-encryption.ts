@@ -3,24 +3,15 @@
 // header, the session's summary columns and the snapshot sealed with the current key, and the
 // checksum chain computed again over the sealed rows. One transaction under the session's
 // row lock: a crash leaves the session as it was, and running it again finishes the work.
-import { type DataKey, headerPlace, type Keyring, snapshotPlace } from '@resume/core/encryption';
-import { SessionNotFoundError } from '@resume/core/spec';
+import { type DataKey, type EncryptReport, headerPlace, type Keyring, snapshotPlace } from '@resume/core/encryption';
 import type pg from 'pg';
 import { chainHash, chainStart, checkEventRow, type EventRow, eventRowColumns, headProblem } from './event-chain.js';
 import { eventPlace, sealedJson, sealedKeyOf, summaryPlace } from './row-sealing.js';
-import { corrupted, parseHeader, parseSnapshot, parseSummary } from './rows.js';
+import { corrupted, parseHeader, parseSnapshot, parseSummary, readSessionRow } from './rows.js';
 import { summaryAssignments, summaryValues } from './summary-columns.js';
 
 /** What `encrypt` did to a session. */
-export interface EncryptReport {
-  sessionId: string;
-  /** The key everything is sealed with now. */
-  key: string;
-  /** Event rows sealed (or sealed again with the current key). */
-  records: number;
-  header: boolean;
-  snapshot: boolean;
-}
+export type { EncryptReport };
 
 export interface EncryptRowsOptions {
   /** The quoted schema, for SQL. */
@@ -43,18 +34,7 @@ export async function encryptRows(client: pg.PoolClient, options: EncryptRowsOpt
     const keyId = sealedKeyOf(stored);
     return keyId === null || (options.rekey && keyId !== key.id);
   };
-  const session = await client.query<{
-    header: string;
-    summary: string | null;
-    journal_seq: string;
-    journal_hash: string | null;
-  }>(
-    `SELECT header::text AS header, summary::text AS summary, journal_seq, journal_hash
-       FROM ${schema}.sessions WHERE id = $1 FOR UPDATE`,
-    [id],
-  );
-  const row = session.rows[0];
-  if (!row) throw new SessionNotFoundError(id);
+  const row = await readSessionRow(client, schema, id, true);
 
   const events = await client.query<EventRow & { batch_summary: string | null }>(
     `SELECT ${eventRowColumns}, batch_summary::text AS batch_summary FROM ${schema}.events

@@ -17,7 +17,6 @@ import {
   type SessionHeader,
   type SessionLease,
   SessionLockedError,
-  SessionNotFoundError,
   type SessionStore,
   type SessionSummary,
   sessionHeaderSchema,
@@ -37,7 +36,7 @@ import {
   headProblem,
 } from './event-chain.js';
 import { eventPlace, openJson, sealedJson, sealedKeyOf, summaryPlace } from './row-sealing.js';
-import { parseSnapshot } from './rows.js';
+import { parseSnapshot, readSessionRow } from './rows.js';
 import { type EncryptReport, encryptRows } from './session-encryption.js';
 import { summaryAssignments, summaryValues } from './summary-columns.js';
 
@@ -136,18 +135,7 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
   const asideTable = `${schemaName}.damaged_rows`;
 
   const analyze = async (client: pg.PoolClient, id: string, lock: boolean): Promise<SessionAnalysis> => {
-    const session = await client.query<{
-      header: string;
-      summary: string | null;
-      journal_seq: string;
-      journal_hash: string | null;
-    }>(
-      `SELECT header::text AS header, summary::text AS summary, journal_seq, journal_hash
-         FROM ${schema}.sessions WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
-      [id],
-    );
-    const row = session.rows[0];
-    if (!row) throw new SessionNotFoundError(id);
+    const row = await readSessionRow(client, schema, id, lock);
     const openedHeader = openColumn(row.header, headerPlace(id), sessionsFile(id));
     const parsedHeader = sessionHeaderSchema.safeParse(openedHeader.value);
     const header = parsedHeader.success && parsedHeader.data.id === id ? parsedHeader.data : null;

@@ -26,6 +26,7 @@ export {
 export {
   blobName,
   blobPlace,
+  type EncryptReport,
   headerPlace,
   journalPlace,
   type Opened,

@@ -10,6 +10,17 @@ import { isSealed, openSealed, type SealedPlace, sealWith } from './record-ciphe
 
 export type Opened = { ok: true; value: unknown } | { ok: false; problem: string };
 
+/** What a store's `encrypt(id, { rekey })` did to a session (docs/encryption.md#keys-and-rotation). */
+export interface EncryptReport {
+  sessionId: string;
+  /** The key everything is sealed with now. */
+  key: string;
+  /** Journal records (on PostgreSQL, event rows) sealed, or sealed again with the current key. */
+  records: number;
+  header: boolean;
+  snapshot: boolean;
+}
+
 /** `head` with `members` sealed for `place` under `key`. */
 export function sealedObject(
   key: DataKey,
