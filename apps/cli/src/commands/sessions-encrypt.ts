@@ -2,6 +2,7 @@
 // `--rekey`, also those sealed with an older key) with the current data key, crash-safely
 // (docs/encryption.md#rotation).
 import { type SessionStore, UsageError } from '@resume/core/spec';
+import { ExitCode } from '@resume/runner/exit-codes';
 import type { FsStore } from '@resume/storage-fs';
 import type { PostgresStore } from '@resume/storage-postgres';
 import type { CliContext } from '../context/cli-context.js';
@@ -35,8 +36,12 @@ export async function encryptSessionsCommand(
     });
   }
   const store = await encryptingStore(context);
+  const listed = all ? await store.list() : [];
+  // With --all, a session sealed with a key that is not held cannot be opened: the others are
+  // converted, and it is named with its key (exit 69 at the end).
+  const locked = listed.flatMap((summary) => (summary.locked ? [{ id: summary.id, key: summary.locked.key }] : []));
   const ids = all
-    ? (await store.list()).map((summary) => summary.id)
+    ? listed.filter((summary) => !summary.locked).map((summary) => summary.id)
     : [await damagedSessionId(context, input.reference)];
   const terminal = context.terminal;
   const reports = [];
@@ -52,6 +57,11 @@ export async function encryptSessionsCommand(
     );
   }
   if (context.options.json) terminal.data(JSON.stringify(reports));
-  else if (ids.length === 0) terminal.note('No sessions to encrypt.');
-  return 0;
+  else if (ids.length === 0 && locked.length === 0) terminal.note('No sessions to encrypt.');
+  for (const session of locked) {
+    terminal.warn(
+      `skipped  ${session.id}  encrypted with key ${session.key}, which is not available: supply it ($CONCLAVE_ENCRYPTION_KEY, or its file in keys/data/) and run this again`,
+    );
+  }
+  return locked.length > 0 ? ExitCode.unavailable : 0;
 }
