@@ -3,16 +3,15 @@
 // seeded random moment and runs the very same code again, until it finishes. Then the
 // result equals an uninterrupted run's, and no call was made again once it was durable:
 // each kill repeats at most the calls it caught in flight.
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { createEngine, createSessionId } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
 import { bundleForNode } from '@resume/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runWorker } from './__fixtures__/worker-runs.js';
 
 const CALLS = 12;
 const KILLS = Number(process.env.CONCLAVE_STRESS === '1' ? 150 : 30);
@@ -41,55 +40,6 @@ function seeded(seed: number): () => number {
   };
 }
 
-interface Outcome {
-  acked: number[];
-  done: string | null;
-  killed: boolean;
-}
-
-/** Where a kill lands: `delayMs` after the worker started its `afterStarts`-th call (0: after it is ready). */
-interface Kill {
-  afterStarts: number;
-  delayMs: number;
-}
-
-async function runWorker(home: string, id: string, callLog: string, kill: Kill | null): Promise<Outcome> {
-  const child: ChildProcessByStdio<null, Readable, Readable> = spawn(
-    process.execPath,
-    [worker, home, id, callLog, String(CALLS)],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } },
-  );
-  const outcome: Outcome = { acked: [], done: null, killed: false };
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  // The clock starts once the worker is ready (its start-up is not what is tested) and has
-  // started the chosen number of calls, so kills land in calls, between them and in replays.
-  let timer: NodeJS.Timeout | undefined;
-  child.stdout.on('data', () => {
-    const starts = stdout.split('started\n').length - 1;
-    if (kill && timer === undefined && stdout.includes('ready\n') && starts >= kill.afterStarts) {
-      timer = setTimeout(() => child.kill('SIGKILL'), kill.delayMs);
-    }
-  });
-  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  clearTimeout(timer);
-  for (const line of stdout.split('\n')) {
-    if (line.startsWith('ack ')) outcome.acked.push(Number(line.slice(4)));
-    if (line.startsWith('done ')) outcome.done = line.slice(5);
-  }
-  outcome.killed = exit.signal === 'SIGKILL';
-  if (!outcome.killed && exit.code !== 0) throw new Error(`the worker failed (exit ${exit.code}): ${stderr}`);
-  return outcome;
-}
-
 describe('durable AI SDK calls under SIGKILL', () => {
   it('finishes with the uninterrupted result, repeating only the calls a kill caught in flight', {
     timeout: 600_000,
@@ -97,7 +47,10 @@ describe('durable AI SDK calls under SIGKILL', () => {
     const reference = path.join(directory, 'reference');
     const referenceLog = path.join(directory, 'reference.log');
     await writeFile(referenceLog, '');
-    const uninterrupted = await runWorker(reference, createSessionId(), referenceLog, null);
+    const uninterrupted = await runWorker(
+      { worker, home: reference, id: createSessionId(), callLog: referenceLog, calls: CALLS },
+      null,
+    );
     expect(uninterrupted.done).not.toBeNull();
     const referenceCalls = (await readFile(referenceLog, 'utf8')).trim().split('\n');
     expect(referenceCalls).toHaveLength(2 * CALLS);
@@ -115,7 +68,7 @@ describe('durable AI SDK calls under SIGKILL', () => {
       runs += 1;
       const before = (await readFile(callLog, 'utf8')).split('\n').filter(Boolean).length;
       const kill = kills < KILLS ? { afterStarts: Math.floor(random() * 3), delayMs: Math.floor(random() * 40) } : null;
-      const outcome = await runWorker(home, id, callLog, kill);
+      const outcome = await runWorker({ worker, home, id, callLog, calls: CALLS }, kill);
       const made = (await readFile(callLog, 'utf8')).split('\n').filter(Boolean).slice(before);
       // Calls acknowledged in an earlier run are never sent to the provider again.
       for (const call of made) {

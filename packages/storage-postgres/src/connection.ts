@@ -3,6 +3,7 @@
 // (never in `location`, error messages or anything journaled).
 
 import { accessSync, constants } from 'node:fs';
+import type { Keyring, KeyringOptions } from '@resume/core/encryption';
 import { fileAccessError, maskUrlCredentials, UsageError } from '@resume/core/spec';
 import pg from 'pg';
 import { z } from 'zod';
@@ -46,6 +47,17 @@ export const postgresStoreOptionsSchema = z
     onWaiting: z.custom<ServerWaitListener>((value) => typeof value === 'function', 'a function').optional(),
     /** How long an operation waits for the server before `onWaiting` is told (default 5 s). */
     waitNoticeMs: z.number().int().positive().default(5_000),
+    /**
+     * Encryption at rest (docs/encryption.md): the keys, or a Keyring over your KMS. With a
+     * current key everything a session says is sealed before it reaches the server.
+     */
+    encryption: z
+      .custom<Keyring | KeyringOptions>(
+        (value) => typeof value === 'object' && value !== null,
+        'a Keyring, or { keys, current }',
+      )
+      .nullable()
+      .optional(),
   })
   .refine((options) => options.connectionString !== undefined || options.pool !== undefined, {
     message: 'give either connectionString or pool',

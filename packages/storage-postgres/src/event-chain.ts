@@ -7,8 +7,10 @@
 // Rows written before the chain existed (schema version 2) have no hash: they are read as
 // unchecked, as they always were. A row without a hash after one with a hash is damage.
 import { createHash } from 'node:crypto';
+import type { Keyring } from '@resume/core/encryption';
 import { type JournalEvent, journalEventSchema } from '@resume/core/spec';
 import { z } from 'zod';
+import { eventPlace, openJson } from './row-sealing.js';
 
 /** A bigint column (the driver returns it as a string). */
 export const integerColumnSchema = z.union([z.number(), z.string().regex(/^-?\d+$/)]).transform(Number);
@@ -83,11 +85,24 @@ export function chainStart(): ChainPosition {
   return { expectedSeq: 1, previousHash: null, checked: false };
 }
 
+/** How sealed rows are opened: the keyring, and the table for messages. */
+export interface RowOpening {
+  keyring: Keyring | null;
+  table: string;
+}
+
 /**
  * Checks one row against the chain and moves `position` past it. A damaged row still moves
- * the position on (its stored hash chains the next row), so every damaged row is named.
+ * the position on (its stored hash chains the next row), so every damaged row is named. A
+ * sealed row that fails its tag is damage; one sealed with a key `opening` lacks is an
+ * EncryptionKeyUnavailableError.
  */
-export function checkEventRow(sessionId: string, row: EventRow, position: ChainPosition): RowCheck {
+export function checkEventRow(
+  sessionId: string,
+  row: EventRow,
+  position: ChainPosition,
+  opening: RowOpening | null = null,
+): RowCheck {
   const parsedRow = eventRowSchema.safeParse(row);
   if (!parsedRow.success) {
     return { ok: false, seq: position.expectedSeq, problem: 'malformed row', hash: null };
@@ -115,6 +130,14 @@ export function checkEventRow(sessionId: string, row: EventRow, position: ChainP
   } catch {
     return fail('the payload is not JSON');
   }
+  const opened = openJson(
+    value,
+    opening?.keyring ?? null,
+    eventPlace(sessionId, seq),
+    `PostgreSQL table ${opening?.table ?? 'events'}, seq ${seq}`,
+  );
+  if (!opened.ok) return fail(opened.problem);
+  value = opened.value;
   const event = journalEventSchema.safeParse(value);
   if (!event.success) return fail(`invalid event (${describeIssues(event.error)})`);
   if (event.data.seq !== seq) return fail(`the event inside says seq ${event.data.seq}`);

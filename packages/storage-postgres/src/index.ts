@@ -7,6 +7,7 @@ export {
 export { latestMigrationVersion, type MigrateOptions, type MigrationReport, migrate } from './migrations.js';
 export { createPostgresStore, type PostgresStore } from './postgres-store.js';
 export type { ServerWait, ServerWaitListener } from './server-wait.js';
+export type { EncryptReport } from './session-encryption.js';
 export type { SessionChange, SessionWatch, SessionWatchListener } from './watch.js';
 export {
   createWorkQueue,

@@ -4,6 +4,14 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
+  blobName,
+  type DataKey,
+  EncryptionKeyUnavailableError,
+  headerPlace,
+  snapshotPlace,
+  toKeyring,
+} from '@resume/core/encryption';
+import {
   type AcquireLeaseOptions,
   type AppendBatch,
   AppendConflictError,
@@ -63,8 +71,19 @@ import {
   takeLease,
 } from './leases.js';
 import { type MigrationReport, migratePool } from './migrations.js';
+import {
+  eventPlace,
+  type ListedColumns,
+  lockedSummary,
+  openBlob,
+  sealBlob,
+  sealedJson,
+  sealedKeyOf,
+  workspaceToken,
+} from './row-sealing.js';
 import { corrupted, eventOf, missingEvent, parseHeader, parseSnapshot, parseSummary } from './rows.js';
 import { watchServerWaits } from './server-wait.js';
+import type { EncryptReport } from './session-encryption.js';
 import { createSessionMaintenance } from './session-maintenance.js';
 import { summaryValues } from './summary-columns.js';
 import {
@@ -87,6 +106,13 @@ export interface PostgresStore extends SessionStore {
    * on any machine using this database (LISTEN/NOTIFY). Holds one connection until closed.
    */
   watch(listener: SessionWatchListener): Promise<SessionWatch>;
+  /**
+   * Seals the session with the current key (docs/encryption.md): what is in the clear, and with
+   * `rekey` what an older key sealed, in one transaction (a crash leaves it as it was).
+   */
+  encrypt(sessionId: string, options?: { rekey?: boolean }): Promise<EncryptReport>;
+  /** The ids of the keys the session's rows are sealed with (read without opening them). */
+  keysOf(sessionId: string): Promise<string[]>;
   /** Reads every row of a session and names each damaged one (table and seq). */
   verify(sessionId: string): Promise<VerifyReport>;
   /**
@@ -112,6 +138,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const watches = new Set<SessionWatch>();
   let ready: Promise<MigrationReport> | null = null;
   let closed = false;
+  const keyring = toKeyring(resolved.encryption);
+  const sessionsTable = `${resolved.schema}.sessions`;
+  const opening = { keyring, table: eventsTable };
+  /** Sessions sealed with a key that is not current, by the key they go on with (see `sealingKey`). */
+  const sessionKeys = new Map<string, DataKey | null>();
 
   const ensureReady = (): Promise<MigrationReport> => {
     if (closed) return Promise.reject(new UsageError(`The PostgreSQL store at ${location} is closed.`));
@@ -216,7 +247,28 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     return { expectedSeq: seq, previousHash: row.hash, checked: row.hash !== null };
   };
 
+  /**
+   * The key a session's new rows are sealed with: the current one; without one, the key its
+   * header was sealed with, so an encrypted session goes on encrypted (none: in the clear).
+   */
+  const sealingKey = async (sessionId: string): Promise<DataKey | null> => {
+    if (!keyring) return null;
+    const current = keyring.current();
+    if (current) return current;
+    if (!sessionKeys.has(sessionId)) {
+      const result = await query<{ header: string }>(
+        `read session ${sessionId}`,
+        `SELECT header::text AS header FROM ${schema}.sessions WHERE id = $1`,
+        [sessionId],
+      );
+      const keyId = sealedKeyOf(result.rows[0]?.header ?? null);
+      sessionKeys.set(sessionId, keyId === null ? null : keyring.get(keyId));
+    }
+    return sessionKeys.get(sessionId) ?? null;
+  };
+
   const maintenance = createSessionMaintenance({
+    keyring,
     schema,
     schemaName: resolved.schema,
     notify: async (client, sessionId, lastSeq) => {
@@ -242,7 +294,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         try {
           await client.query(`INSERT INTO ${schema}.sessions (id, header) VALUES ($1, $2)`, [
             valid.id,
-            JSON.stringify(valid),
+            sealedJson(keyring?.current() ?? null, headerPlace(valid.id), valid),
           ]);
         } catch (error) {
           if (databaseErrorCode(error) === '23505') throw new SessionExistsError(valid.id);
@@ -263,7 +315,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         }
       });
       const newSeq = batch.expectedSeq + batch.events.length;
-      const rows = batch.events.map((event) => ({ seq: event.seq, payload: JSON.stringify(event) }));
+      const key = await sealingKey(sessionId);
+      const rows = batch.events.map((event) => ({
+        seq: event.seq,
+        payload: sealedJson(key, eventPlace(sessionId, event.seq), event),
+      }));
       const action = `append to session ${sessionId}`;
       // The chain's head as this store last left it; when another writer moved it, the
       // statement changes nothing and says where the head is, and the batch is chained again.
@@ -278,10 +334,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           previousHash,
           newSeq,
           lastHash,
-          summary: summaryValues(summary),
+          summary: summaryValues(summary, key),
           events: batch.events.map((event, index) => ({
             seq: event.seq,
-            type: event.type,
+            // A sealed row's type is sealed with it.
+            type: key ? 'sealed' : event.type,
             payload: rows[index]?.payload ?? '',
             hash: hashes[index] ?? '',
           })),
@@ -332,7 +389,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
             );
             if (page.rows.length === 0) throw missingEvent(sessionId, eventsTable, next);
             for (const row of page.rows) {
-              const event = eventOf(sessionId, eventsTable, checkEventRow(sessionId, row, position));
+              const event = eventOf(sessionId, eventsTable, checkEventRow(sessionId, row, position, opening));
               const problem = event.seq === journalSeq ? headProblem(position, headRow.journal_hash) : null;
               if (problem) throw corrupted(sessionId, eventsTable, `seq ${event.seq}`, problem);
               yield event;
@@ -350,7 +407,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         [sessionId],
       );
       const row = result.rows[0];
-      return row ? parseHeader(sessionId, `${resolved.schema}.sessions`, row.header) : null;
+      return row ? parseHeader(sessionId, sessionsTable, row.header, keyring) : null;
     },
 
     async getSummary(sessionId: string) {
@@ -361,14 +418,27 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       );
       const row = result.rows[0];
       if (!row || row.summary === null) return null;
-      return parseSummary(sessionId, `${resolved.schema}.sessions`, row.summary);
+      return parseSummary(sessionId, sessionsTable, row.summary, keyring);
     },
 
     async list(rawQuery: SessionQuery = {}) {
       const filters = sessionQuerySchema.parse(rawQuery);
-      const { text, values } = buildListQuery(schema, filters);
-      const result = await query<{ id: string; summary: unknown }>('list sessions', text, values);
-      return result.rows.map((row): SessionSummary => parseSummary(row.id, `${resolved.schema}.sessions`, row.summary));
+      const current = keyring?.current() ?? null;
+      // A sealed session's workspace column is an HMAC of it: the folder is looked for both ways.
+      const workspaces =
+        filters.workspaceDir === undefined || filters.workspaceDir === null || !current
+          ? undefined
+          : [filters.workspaceDir, workspaceToken(current, filters.workspaceDir)];
+      const { text, values } = buildListQuery(schema, filters, workspaces);
+      const result = await query<{ id: string; summary: unknown } & ListedColumns>('list sessions', text, values);
+      return result.rows.map((row): SessionSummary => {
+        try {
+          return parseSummary(row.id, sessionsTable, row.summary, keyring);
+        } catch (error) {
+          if (!EncryptionKeyUnavailableError.isInstance(error)) throw error;
+          return lockedSummary(row.id, error.keyId, row);
+        }
+      });
     },
 
     async delete(sessionId: string) {
@@ -409,6 +479,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
 
     async putSnapshot(sessionId: string, snapshot: FoldSnapshot) {
+      const key = await sealingKey(sessionId);
+      // Sealed, the state and the operations are one value in `state`.
+      const state = key
+        ? sealedJson(key, snapshotPlace(sessionId), { state: snapshot.state, operations: snapshot.operations ?? null })
+        : JSON.stringify(snapshot.state);
+      const operations = !key && snapshot.operations ? JSON.stringify(snapshot.operations) : null;
       await inTransaction(`save a snapshot of session ${sessionId}`, async (client) => {
         try {
           await client.query(
@@ -416,13 +492,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
              VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (session_id) DO UPDATE SET seq = EXCLUDED.seq, format_version = EXCLUDED.format_version,
                state = EXCLUDED.state, operations = EXCLUDED.operations, created_at = clock_timestamp()`,
-            [
-              sessionId,
-              snapshot.seq,
-              snapshot.formatVersion,
-              JSON.stringify(snapshot.state),
-              snapshot.operations ? JSON.stringify(snapshot.operations) : null,
-            ],
+            [sessionId, snapshot.seq, snapshot.formatVersion, state, operations],
           );
         } catch (error) {
           if (databaseErrorCode(error) === '23503') throw new SessionNotFoundError(sessionId);
@@ -449,15 +519,17 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       const row = result.rows[0];
       if (!row?.exists) throw new SessionNotFoundError(sessionId);
       if (row.seq === null) return null;
-      return parseSnapshot(sessionId, `${resolved.schema}.snapshots`, row);
+      return parseSnapshot(sessionId, `${resolved.schema}.snapshots`, row, keyring);
     },
 
     async putBlob(content: Uint8Array) {
-      const hash = createHash('sha256').update(content).digest('hex');
+      const key = keyring?.current() ?? null;
+      const hash = blobName(key, content);
+      const plain = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
       await query(
         'store a blob',
         `INSERT INTO ${schema}.blobs (hash, content, size) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING`,
-        [hash, Buffer.from(content.buffer, content.byteOffset, content.byteLength), content.byteLength],
+        [hash, key ? sealBlob(key, hash, content) : plain, content.byteLength],
       );
       return hash;
     },
@@ -471,16 +543,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       );
       const row = result.rows[0];
       if (!row) return null;
-      // A blob is addressed by its content: one that no longer matches its hash is corrupted.
-      if (createHash('sha256').update(row.content).digest('hex') !== hash) {
-        throw new JournalCorruptedError({
-          sessionId: null,
-          file: `PostgreSQL table ${resolved.schema}.blobs, hash ${hash}`,
-          offset: null,
-          problem: 'the blob content does not match its sha256',
-        });
-      }
-      return new Uint8Array(row.content);
+      // A blob is addressed by its content: one that no longer matches its name (or its seal) is corrupted.
+      const file = `PostgreSQL table ${resolved.schema}.blobs, hash ${hash}`;
+      const opened = openBlob(keyring, hash, row.content, file);
+      if (!opened.ok) throw new JournalCorruptedError({ sessionId: null, file, offset: null, problem: opened.problem });
+      return new Uint8Array(opened.content);
     },
 
     async postRequest(sessionId: string, input: SessionRequestInput): Promise<SessionRequest> {
@@ -513,6 +580,35 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       });
     },
 
+    async encrypt(sessionId: string, encryptOptions: { rekey?: boolean } = {}) {
+      const key = keyring?.current() ?? null;
+      if (!key) {
+        throw new UsageError(`The PostgreSQL store at ${location} has no current data key to encrypt with.`, {
+          hint: 'Give the store a keyring with a current key (encryption: { keys, current }).',
+        });
+      }
+      const report = await maintenance.encrypt(sessionId, key, encryptOptions.rekey === true);
+      sessionKeys.delete(sessionId);
+      journalHeads.set(sessionId, -1, null);
+      return report;
+    },
+
+    async keysOf(sessionId: string) {
+      const sealedKey = (column: string) => `CASE WHEN ${column}->>'sealed' IS NOT NULL THEN ${column}->>'key' END`;
+      const result = await query<{ key: string }>(
+        `read session ${sessionId}`,
+        `SELECT DISTINCT key FROM (
+           SELECT ${sealedKey('header')} AS key FROM ${schema}.sessions WHERE id = $1
+           UNION ALL SELECT ${sealedKey('summary')} FROM ${schema}.sessions WHERE id = $1
+           UNION ALL SELECT ${sealedKey('payload')} FROM ${schema}.events WHERE session_id = $1
+           UNION ALL SELECT ${sealedKey('batch_summary')} FROM ${schema}.events WHERE session_id = $1
+           UNION ALL SELECT ${sealedKey('state')} FROM ${schema}.snapshots WHERE session_id = $1
+         ) keys WHERE key IS NOT NULL ORDER BY key`,
+        [sessionId],
+      );
+      return result.rows.map((row) => row.key);
+    },
+
     verify: maintenance.verify,
     repair: maintenance.repair,
 
@@ -536,7 +632,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 }
 
 /** The SELECT for `list`: every SessionQuery field becomes a WHERE clause on an indexed column. */
-export function buildListQuery(schema: string, query: SessionQuery): { text: string; values: unknown[] } {
+export function buildListQuery(
+  schema: string,
+  query: SessionQuery,
+  workspaces?: string[],
+): { text: string; values: unknown[] } {
   const values: unknown[] = [];
   const parameter = (value: unknown) => {
     values.push(value);
@@ -545,13 +645,14 @@ export function buildListQuery(schema: string, query: SessionQuery): { text: str
   const conditions = ['summary IS NOT NULL'];
   if (query.status) conditions.push(`status = ANY(${parameter(query.status)}::text[])`);
   if (query.mode) conditions.push(`mode = ANY(${parameter(query.mode)}::text[])`);
-  if (query.workspaceDir !== undefined) conditions.push(`workspace_dir = ${parameter(query.workspaceDir)}`);
+  if (workspaces) conditions.push(`workspace_dir = ANY(${parameter(workspaces)}::text[])`);
+  else if (query.workspaceDir !== undefined) conditions.push(`workspace_dir = ${parameter(query.workspaceDir)}`);
   if (query.parentId !== undefined) conditions.push(`parent_id = ${parameter(query.parentId)}`);
   // Times are ISO strings compared byte-wise (COLLATE "C"), exactly as matchesQuery compares them.
   if (query.since !== undefined) conditions.push(`updated_at >= ${parameter(query.since)}`);
   if (query.before !== undefined) conditions.push(`updated_at < ${parameter(query.before)}`);
   if (query.idPrefix !== undefined) conditions.push(`starts_with(id, ${parameter(query.idPrefix)})`);
-  let text = `SELECT id, summary FROM ${schema}.sessions WHERE ${conditions.join(' AND ')}
+  let text = `SELECT id, summary, mode, status, created_at, updated_at, parent_id, last_seq FROM ${schema}.sessions WHERE ${conditions.join(' AND ')}
     ORDER BY updated_at DESC, id DESC`;
   if (query.limit !== undefined) text += ` LIMIT ${parameter(query.limit)}`;
   if (query.offset !== undefined) text += ` OFFSET ${parameter(query.offset)}`;

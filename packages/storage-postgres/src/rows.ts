@@ -1,17 +1,21 @@
 // Reading rows back: everything that comes out of the database is validated before it
 // is returned, and a row that fails names its table and seq so it can be found.
+import { headerPlace, type Keyring, type SealedPlace, snapshotPlace } from '@resume/core/encryption';
 import {
   type FoldSnapshot,
   JournalCorruptedError,
   type JournalEvent,
   journalEventSchema,
   type SessionHeader,
+  SessionNotFoundError,
   type SessionSummary,
   sessionHeaderSchema,
   sessionSummarySchema,
 } from '@resume/core/spec';
+import type pg from 'pg';
 import { z } from 'zod';
 import { describeIssues, integerColumnSchema, type RowCheck } from './event-chain.js';
+import { openJson, summaryPlace } from './row-sealing.js';
 
 export function corrupted(sessionId: string, table: string, where: string, problem: string): JournalCorruptedError {
   return new JournalCorruptedError({ sessionId, file: `PostgreSQL table ${table}, ${where}`, offset: null, problem });
@@ -28,16 +32,32 @@ export function missingEvent(sessionId: string, table: string, seq: number): Jou
   return corrupted(sessionId, table, `seq ${seq}`, `event ${seq} is missing`);
 }
 
-export function parseHeader(sessionId: string, table: string, value: unknown): SessionHeader {
-  const header = sessionHeaderSchema.safeParse(value);
+/**
+ * A json column's value opened when sealed for `place`; a failed tag is the row's damage, a
+ * key the keyring lacks an EncryptionKeyUnavailableError.
+ */
+function opened(keyring: Keyring | null, place: SealedPlace, table: string, value: unknown): unknown {
+  const where = `id ${place.sessionId}`;
+  const result = openJson(value, keyring, place, `PostgreSQL table ${table}, ${where}`);
+  if (!result.ok) throw corrupted(place.sessionId, table, where, result.problem);
+  return result.value;
+}
+
+export function parseHeader(sessionId: string, table: string, value: unknown, keyring: Keyring | null): SessionHeader {
+  const header = sessionHeaderSchema.safeParse(opened(keyring, headerPlace(sessionId), table, value));
   if (!header.success) {
     throw corrupted(sessionId, table, `id ${sessionId}`, `invalid header (${describeIssues(header.error)})`);
   }
   return header.data;
 }
 
-export function parseSummary(sessionId: string, table: string, value: unknown): SessionSummary {
-  const summary = sessionSummarySchema.safeParse(value);
+export function parseSummary(
+  sessionId: string,
+  table: string,
+  value: unknown,
+  keyring: Keyring | null,
+): SessionSummary {
+  const summary = sessionSummarySchema.safeParse(opened(keyring, summaryPlace(sessionId), table, value));
   if (!summary.success) {
     throw corrupted(sessionId, table, `id ${sessionId}`, `invalid summary (${describeIssues(summary.error)})`);
   }
@@ -68,12 +88,45 @@ function snapshotOperations(value: unknown, seq: number): JournalEvent[] | null 
   return operations;
 }
 
-export function parseSnapshot(sessionId: string, table: string, row: unknown): FoldSnapshot {
-  const snapshot = snapshotRowSchema.safeParse(row);
+/** A snapshot row; a sealed one holds the state and the operations together in `state`. */
+export function parseSnapshot(
+  sessionId: string,
+  table: string,
+  row: { state?: unknown } & Record<string, unknown>,
+  keyring: Keyring | null,
+): FoldSnapshot {
+  const stored = opened(keyring, snapshotPlace(sessionId), table, row.state);
+  const sealed = stored !== row.state;
+  const snapshot = snapshotRowSchema.safeParse(sealed ? { ...row, ...(stored as object) } : row);
   if (!snapshot.success) {
     throw corrupted(sessionId, table, `id ${sessionId}`, `invalid snapshot (${describeIssues(snapshot.error)})`);
   }
   const { seq, format_version: formatVersion, state } = snapshot.data;
   const operations = snapshotOperations(snapshot.data.operations, seq);
   return { seq, formatVersion, state, ...(operations ? { operations } : {}) };
+}
+
+/** A session row as maintenance reads it: the header and summary as stored text, and the journal's head. */
+export interface StoredSessionRow {
+  header: string;
+  summary: string | null;
+  journal_seq: string;
+  journal_hash: string | null;
+}
+
+/** The session row of `id` (locked for the transaction with `lock`); SessionNotFoundError when there is none. */
+export async function readSessionRow(
+  client: pg.PoolClient,
+  schema: string,
+  id: string,
+  lock: boolean,
+): Promise<StoredSessionRow> {
+  const session = await client.query<StoredSessionRow>(
+    `SELECT header::text AS header, summary::text AS summary, journal_seq, journal_hash
+       FROM ${schema}.sessions WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
+  const row = session.rows[0];
+  if (!row) throw new SessionNotFoundError(id);
+  return row;
 }

@@ -6,6 +6,7 @@
 // first: nothing is deleted unseen. A repair holds the session's writer lease and runs in
 // one transaction.
 import { hostname } from 'node:os';
+import { type DataKey, headerPlace, type Keyring, type SealedPlace } from '@resume/core/encryption';
 import {
   type IntegrityProblem,
   JournalCorruptedError,
@@ -16,7 +17,6 @@ import {
   type SessionHeader,
   type SessionLease,
   SessionLockedError,
-  SessionNotFoundError,
   type SessionStore,
   type SessionSummary,
   sessionHeaderSchema,
@@ -35,10 +35,14 @@ import {
   eventRowColumns,
   headProblem,
 } from './event-chain.js';
-import { parseSnapshot } from './rows.js';
+import { eventPlace, openJson, sealedJson, sealedKeyOf, summaryPlace } from './row-sealing.js';
+import { parseSnapshot, readSessionRow } from './rows.js';
+import { type EncryptReport, encryptRows } from './session-encryption.js';
 import { summaryAssignments, summaryValues } from './summary-columns.js';
 
 export interface MaintenanceParts {
+  /** The store's data keys (null: none). */
+  keyring: Keyring | null;
   /** The quoted schema, for SQL. */
   schema: string;
   /** The schema's name, for messages. */
@@ -53,6 +57,7 @@ export interface MaintenanceParts {
 export interface SessionMaintenance {
   verify(sessionId: string): Promise<VerifyReport>;
   repair(sessionId: string, options?: { dryRun?: boolean }): Promise<RepairReport>;
+  encrypt(sessionId: string, key: DataKey, rekey: boolean): Promise<EncryptReport>;
 }
 
 /** Rows read per round trip while checking a journal. */
@@ -73,6 +78,8 @@ interface SessionAnalysis {
   summaryContent: string | null;
   /** The header inside the journal's first event, when that row is intact. */
   createdHeader: SessionHeader | null;
+  /** The key the session's header or summary is sealed with, when held: what a repair seals with. */
+  key: DataKey | null;
   damagedRows: DamagedRow[];
   /** The head remembers a last row the table no longer holds. */
   headMoved: string | null;
@@ -94,13 +101,19 @@ const stepStartedSchema = z.object({
   safety: z.enum(['idempotent', 'unsafe']),
 });
 
-/** The step a row's payload starts, read even from a damaged row (its text is still JSON). */
-function startedStep(payload: string): LostStep | null {
+/** The step a row's payload starts, read even from a damaged row (its text is still JSON, or it still opens). */
+function startedStep(payload: string, keyring: Keyring | null, sessionId: string, seq: number): LostStep | null {
   let value: unknown;
   try {
     value = JSON.parse(payload);
   } catch {
     return null;
+  }
+  if (sealedKeyOf(value) !== null) {
+    if (!keyring?.get(sealedKeyOf(value) ?? '')) return null;
+    const opened = openJson(value, keyring, eventPlace(sessionId, seq), '');
+    if (!opened.ok) return null;
+    value = opened.value;
   }
   const started = stepStartedSchema.safeParse(value);
   return started.success
@@ -109,35 +122,36 @@ function startedStep(payload: string): LostStep | null {
 }
 
 export function createSessionMaintenance(parts: MaintenanceParts): SessionMaintenance {
-  const { schema, schemaName } = parts;
+  const { schema, schemaName, keyring } = parts;
+  const opening = { keyring, table: `${schemaName}.events` };
+  /** A sealed column's value opened, or the problem (a key not held is an EncryptionKeyUnavailableError). */
+  const openColumn = (text: string, place: SealedPlace, file: string) => {
+    const opened = openJson(JSON.parse(text), keyring, place, file);
+    return opened.ok ? { value: opened.value, problem: null } : { value: null, problem: opened.problem };
+  };
   const sessionsFile = (id: string) => `PostgreSQL table ${schemaName}.sessions, id ${id}`;
   const eventsFile = (seq: number) => `PostgreSQL table ${schemaName}.events, seq ${seq}`;
   const snapshotsFile = (id: string) => `PostgreSQL table ${schemaName}.snapshots, id ${id}`;
   const asideTable = `${schemaName}.damaged_rows`;
 
   const analyze = async (client: pg.PoolClient, id: string, lock: boolean): Promise<SessionAnalysis> => {
-    const session = await client.query<{
-      header: string;
-      summary: string | null;
-      journal_seq: string;
-      journal_hash: string | null;
-    }>(
-      `SELECT header::text AS header, summary::text AS summary, journal_seq, journal_hash
-         FROM ${schema}.sessions WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
-      [id],
-    );
-    const row = session.rows[0];
-    if (!row) throw new SessionNotFoundError(id);
-    const parsedHeader = sessionHeaderSchema.safeParse(JSON.parse(row.header));
+    const row = await readSessionRow(client, schema, id, lock);
+    const openedHeader = openColumn(row.header, headerPlace(id), sessionsFile(id));
+    const parsedHeader = sessionHeaderSchema.safeParse(openedHeader.value);
     const header = parsedHeader.success && parsedHeader.data.id === id ? parsedHeader.data : null;
-    const headerProblem = parsedHeader.success
-      ? parsedHeader.data.id === id
-        ? null
-        : `the header names session ${parsedHeader.data.id}`
-      : `invalid header (${describeIssues(parsedHeader.error)})`;
-    const parsedSummary = row.summary === null ? null : sessionSummarySchema.safeParse(JSON.parse(row.summary));
+    const headerProblem =
+      openedHeader.problem ??
+      (parsedHeader.success
+        ? parsedHeader.data.id === id
+          ? null
+          : `the header names session ${parsedHeader.data.id}`
+        : `invalid header (${describeIssues(parsedHeader.error)})`);
+    const openedSummary = row.summary === null ? null : openColumn(row.summary, summaryPlace(id), sessionsFile(id));
+    const parsedSummary = openedSummary === null ? null : sessionSummarySchema.safeParse(openedSummary.value);
     const summaryProblem =
-      parsedSummary && !parsedSummary.success ? `invalid summary (${describeIssues(parsedSummary.error)})` : null;
+      openedSummary?.problem ??
+      (parsedSummary && !parsedSummary.success ? `invalid summary (${describeIssues(parsedSummary.error)})` : null);
+    const keyId = sealedKeyOf(row.header) ?? (row.summary === null ? null : sealedKeyOf(row.summary));
 
     const analysis: SessionAnalysis = {
       journalSeq: Number(row.journal_seq),
@@ -147,6 +161,7 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
       summaryProblem,
       summaryContent: row.summary,
       createdHeader: null,
+      key: keyId === null ? null : (keyring?.get(keyId) ?? null),
       damagedRows: [],
       headMoved: null,
       keptSeq: 0,
@@ -166,11 +181,11 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
         [id, after, pageSize],
       );
       for (const eventRow of page.rows) {
-        const check = checkEventRow(id, eventRow, position);
+        const check = checkEventRow(id, eventRow, position, opening);
         const seq = check.seq;
         after = seq;
         analysis.lastRowSeq = seq;
-        const step = startedStep(eventRow.payload);
+        const step = startedStep(eventRow.payload, keyring, id, seq);
         if (step) analysis.startedSteps.push({ ...step, seq });
         const problem = !check.ok
           ? check.problem
@@ -203,12 +218,12 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
     }
 
     const snapshot = await client.query(
-      `SELECT seq, format_version, state FROM ${schema}.snapshots WHERE session_id = $1`,
+      `SELECT seq, format_version, state, operations FROM ${schema}.snapshots WHERE session_id = $1`,
       [id],
     );
     if (snapshot.rows[0]) {
       try {
-        analysis.snapshotSeq = parseSnapshot(id, `${schemaName}.snapshots`, snapshot.rows[0]).seq;
+        analysis.snapshotSeq = parseSnapshot(id, `${schemaName}.snapshots`, snapshot.rows[0], keyring).seq;
       } catch (error) {
         if (!JournalCorruptedError.isInstance(error)) throw error;
         analysis.snapshotProblem = 'the snapshot row is invalid';
@@ -343,13 +358,19 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
         at: header.createdAt,
         header,
       });
-      const payload = JSON.stringify(event);
+      const payload = sealedJson(analysis.key, eventPlace(id, 1), event);
       keptHash = chainHash(id, null, 1, payload);
       summary = { ...summaryFromHeader(id, header), lastSeq: 1 };
       await client.query(
         `INSERT INTO ${schema}.events (session_id, seq, epoch, type, payload, hash, batch_summary)
          VALUES ($1, 1, 0, $2, $3, $4, $5)`,
-        [id, event.type, payload, keptHash, JSON.stringify(summary)],
+        [
+          id,
+          analysis.key ? 'sealed' : event.type,
+          payload,
+          keptHash,
+          sealedJson(analysis.key, summaryPlace(id), summary),
+        ],
       );
     } else if (rewriteSummary) {
       summary = await summaryAt(client, id, keptSeq, header);
@@ -363,7 +384,7 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
       );
       await client.query(`UPDATE ${schema}.sessions SET header = $2 WHERE id = $1`, [
         id,
-        JSON.stringify(analysis.createdHeader),
+        sealedJson(analysis.key, headerPlace(id), analysis.createdHeader),
       ]);
     }
     if (summary) {
@@ -377,7 +398,7 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
       }
       await client.query(
         `UPDATE ${schema}.sessions SET journal_seq = $2, journal_hash = $3, ${summaryAssignments(4)} WHERE id = $1`,
-        [id, keptSeq, keptHash, ...summaryValues(summary)],
+        [id, keptSeq, keptHash, ...summaryValues(summary, analysis.key)],
       );
     }
     await parts.notify(client, id, keptSeq);
@@ -395,7 +416,9 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
       `SELECT batch_summary FROM ${schema}.events WHERE session_id = $1 AND seq = $2`,
       [id, seq],
     );
-    const kept = sessionSummarySchema.safeParse(result.rows[0]?.batch_summary);
+    const stored = result.rows[0]?.batch_summary ?? null;
+    const opened = stored === null ? null : openJson(stored, keyring, summaryPlace(id), eventsFile(seq));
+    const kept = sessionSummarySchema.safeParse(opened?.ok ? opened.value : null);
     return kept.success && kept.data.lastSeq === seq ? kept.data : { ...summaryFromHeader(id, header), lastSeq: seq };
   };
 
@@ -414,5 +437,17 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
     }
   };
 
-  return { verify, repair };
+  /** Seals the session's rows with `key`, holding its writer lease, in one transaction. */
+  const encrypt = async (id: string, key: DataKey, rekey: boolean): Promise<EncryptReport> => {
+    const lease: SessionLease = await parts.acquireLease(id, { holder: { pid: process.pid, host: hostname() } });
+    try {
+      return await parts.inTransaction(`encrypt session ${id}`, (client) =>
+        encryptRows(client, { schema, schemaName, keyring, sessionId: id, key, rekey }),
+      );
+    } finally {
+      await lease.release().catch(() => {});
+    }
+  };
+
+  return { verify, repair, encrypt };
 }

@@ -1,6 +1,8 @@
 // The session row's columns a summary fills: the JSON itself and the columns listing
 // filters and sorts on, written together by appends and repairs.
+import type { DataKey } from '@resume/core/encryption';
 import type { SessionSummary } from '@resume/core/spec';
+import { sealedJson, summaryPlace, workspaceToken } from './row-sealing.js';
 
 const unsafeTitleCharacters = /\u0000/g;
 
@@ -26,14 +28,17 @@ export function summaryAssignments(first: number): string {
   return summaryColumns.map(([column], index) => `${column} = $${first + index}`).join(', ');
 }
 
-/** The values of `summaryAssignments`, in its order. */
-export function summaryValues(summary: SessionSummary): unknown[] {
+/**
+ * The values of `summaryAssignments`, in its order. Under `key` the summary is sealed, the title
+ * left empty and the workspace an HMAC of it (listing by workspace compares the same HMAC).
+ */
+export function summaryValues(summary: SessionSummary, key: DataKey | null): unknown[] {
   return [
-    JSON.stringify(summary),
-    summary.title.replace(unsafeTitleCharacters, ''),
+    sealedJson(key, summaryPlace(summary.id), summary),
+    key ? '' : summary.title.replace(unsafeTitleCharacters, ''),
     summary.mode,
     summary.status,
-    summary.workspaceDir,
+    key && summary.workspaceDir !== null ? workspaceToken(key, summary.workspaceDir) : summary.workspaceDir,
     summary.createdAt,
     summary.updatedAt,
     summary.parentId,

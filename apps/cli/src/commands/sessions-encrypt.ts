@@ -2,19 +2,21 @@
 // `--rekey`, also those sealed with an older key) with the current data key, crash-safely
 // (docs/encryption.md#rotation).
 import { type SessionStore, UsageError } from '@resume/core/spec';
+import { ExitCode } from '@resume/runner/exit-codes';
 import type { FsStore } from '@resume/storage-fs';
+import type { PostgresStore } from '@resume/storage-postgres';
 import type { CliContext } from '../context/cli-context.js';
 import { damagedSessionId } from './sessions-repair.js';
 
-/** The file store, which can convert its sessions; any other store is refused by name. */
-export async function encryptingStore(context: CliContext): Promise<FsStore> {
+/** The stores that can convert their sessions: the file store and PostgreSQL; any other is refused by name. */
+export async function encryptingStore(context: CliContext): Promise<FsStore | PostgresStore> {
   const store: SessionStore = await context.store();
-  if (store.kind !== 'fs') {
-    throw new UsageError(`The ${store.kind} store at ${store.location} cannot convert sessions to encryption yet.`, {
-      hint: 'Sessions of the file store can be converted; export them from here and import them into an encrypted file store.',
+  if (store.kind !== 'fs' && store.kind !== 'postgres') {
+    throw new UsageError(`The ${store.kind} store at ${store.location} cannot convert sessions to encryption.`, {
+      hint: 'Export its sessions and import them into an encrypted file store or PostgreSQL store.',
     });
   }
-  return store as FsStore;
+  return store as FsStore | PostgresStore;
 }
 
 export async function encryptSessionsCommand(
@@ -34,8 +36,12 @@ export async function encryptSessionsCommand(
     });
   }
   const store = await encryptingStore(context);
+  const listed = all ? await store.list() : [];
+  // With --all, a session sealed with a key that is not held cannot be opened: the others are
+  // converted, and it is named with its key (exit 69 at the end).
+  const locked = listed.flatMap((summary) => (summary.locked ? [{ id: summary.id, key: summary.locked.key }] : []));
   const ids = all
-    ? (await store.list()).map((summary) => summary.id)
+    ? listed.filter((summary) => !summary.locked).map((summary) => summary.id)
     : [await damagedSessionId(context, input.reference)];
   const terminal = context.terminal;
   const reports = [];
@@ -51,6 +57,11 @@ export async function encryptSessionsCommand(
     );
   }
   if (context.options.json) terminal.data(JSON.stringify(reports));
-  else if (ids.length === 0) terminal.note('No sessions to encrypt.');
-  return 0;
+  else if (ids.length === 0 && locked.length === 0) terminal.note('No sessions to encrypt.');
+  for (const session of locked) {
+    terminal.warn(
+      `skipped  ${session.id}  encrypted with key ${session.key}, which is not available: supply it ($CONCLAVE_ENCRYPTION_KEY, or its file in keys/data/) and run this again`,
+    );
+  }
+  return locked.length > 0 ? ExitCode.unavailable : 0;
 }

@@ -29,6 +29,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
     return createPostgresStore({
       connectionString: url,
       onWaiting: say ? (wait) => say(describeServerWait(wait)) : undefined,
+      encryption: options.keyring ?? null,
     });
   }
   if (url && !url.startsWith('file:') && /^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {

@@ -1,18 +1,29 @@
 // A child process for the SIGKILL loop: AI SDK code with durable model calls and a durable
 // tool over the file store. The mock provider appends a line to the call log when a call
-// starts (and prints `started`); the worker prints `ack <n>` once call n's result is durable. Usage:
-//   durable-calls-worker <home> <session-id> <call-log> <calls>
+// starts (and prints `started`); the worker prints `ack <n>` once call n's result is durable.
+// With a data key (64 hex digits), the store encrypts what it writes with it; a postgres:// URL
+// in place of the home (and a schema) puts the session on PostgreSQL. Usage:
+//   durable-calls-worker <home | postgres-url> <session-id> <call-log> <calls> [<data key> | -] [<schema>]
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { createEngine } from '@resume/core';
+import { keyIdFor } from '@resume/core/encryption';
 import { createFsStore } from '@resume/storage-fs';
+import { createPostgresStore } from '@resume/storage-postgres';
 import { generateText, streamText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import { durable, durableTool } from '../index.js';
 
-const [home, id, callLog, count] = process.argv.slice(2) as [string, string, string, string];
+const [home, id, callLog, count, dataKey, schema] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string?,
+  string?,
+];
 const calls = Number(count);
 function logCall(line: string): void {
   appendFileSync(callLog, `${line}\n`);
@@ -65,7 +76,12 @@ const provider = new MockLanguageModelV4({
   },
 });
 
-const engine = createEngine({ store: createFsStore({ dir: home }) });
+const key = dataKey && dataKey !== '-' ? Buffer.from(dataKey, 'hex') : null;
+const encryption = key ? { keys: { [keyIdFor(key)]: key }, current: keyIdFor(key) } : undefined;
+const store = home.startsWith('postgres://')
+  ? createPostgresStore({ connectionString: home, ...(schema ? { schema } : {}), encryption })
+  : createFsStore({ dir: home, ...(encryption ? { encryption } : {}) });
+const engine = createEngine({ store });
 process.stdout.write('ready\n');
 const transcript = await engine.run(
   { id, title: 'durable AI SDK calls' },

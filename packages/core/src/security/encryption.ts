@@ -23,3 +23,15 @@ export {
   sealBytes,
   sealWith,
 } from './record-cipher.js';
+export {
+  blobName,
+  blobPlace,
+  type EncryptReport,
+  headerPlace,
+  journalPlace,
+  type Opened,
+  openObject,
+  openObjectOrDamage,
+  sealedObject,
+  snapshotPlace,
+} from './sealed-object.js';

@@ -92,7 +92,9 @@ export { sessionHeaderSchema };
  * the header says, else what the id says.
  */
 export function summaryFromHeader(id: string, header: SessionHeader | null): SessionSummary {
-  const createdAt = header?.createdAt ?? new Date(sessionIdTime(id)).toISOString();
+  // An id derived from something else (a LangGraph thread's) names no time a Date can hold: the epoch then.
+  const idTime = new Date(sessionIdTime(id));
+  const createdAt = header?.createdAt ?? (Number.isNaN(idTime.getTime()) ? new Date(0) : idTime).toISOString();
   return {
     id,
     title: header?.title ?? '(unreadable session)',

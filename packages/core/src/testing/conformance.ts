@@ -10,8 +10,11 @@ import { AssertionError } from 'node:assert';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { inspect } from 'node:util';
+import type { Keyring } from '../security/keyring.js';
+import { blobName } from '../security/sealed-object.js';
 import {
   AppendConflictError,
+  EncryptionKeyUnavailableError,
   type JournalEvent,
   LeaseLostError,
   SessionExistsError,
@@ -30,6 +33,17 @@ export interface ConformanceFixture {
   cleanup(): Promise<void>;
   /** A second store instance over the same data (durable stores), to check what survives a reopen. */
   reopen?(): Promise<SessionStore>;
+  /** The keyring the store was given: the suite then checks encryption at rest too. */
+  keyring?: Keyring;
+  /** Everything the store wrote, as text (its files, or what `pg_dump` prints): no session's words may be in it. */
+  storedText?(): Promise<string>;
+  /** A store over the same data that holds no key. */
+  reopenWithoutKey?(): Promise<SessionStore>;
+}
+
+/** How the suite runs: `encrypted` adds the cases of encryption at rest (the fixture gives `keyring`, `storedText` and `reopenWithoutKey`). */
+export interface ConformanceOptions {
+  encrypted?: boolean;
 }
 
 /** The summary as written, without the fields a store may fill in itself. */
@@ -85,6 +99,7 @@ export function describeStoreConformance(
   name: string,
   factory: () => Promise<ConformanceFixture>,
   test: TestFunctions,
+  options: ConformanceOptions = {},
 ): void {
   const missing = testFunctionNames.filter(
     (key) => typeof (test as Partial<TestFunctions> | undefined)?.[key] !== 'function',
@@ -520,9 +535,9 @@ export function describeStoreConformance(
     });
 
     describe('blobs', () => {
-      it('stores content under its sha256 (hex), idempotently', async () => {
+      it('stores content under its sha256 (hex; with a key, its HMAC under the key), idempotently', async () => {
         const content = new TextEncoder().encode('file content\n');
-        const expected = createHash('sha256').update(content).digest('hex');
+        const expected = blobName(fixture.keyring?.current() ?? null, content);
         expect(await store.putBlob(content)).toBe(expected);
         expect(await store.putBlob(content)).toBe(expected);
         expect(Array.from((await store.getBlob(expected)) ?? [])).toEqual(Array.from(content));
@@ -543,5 +558,69 @@ export function describeStoreConformance(
         expect(await store.getBlob('../../etc/passwd')).toBeNull();
       });
     });
+
+    if (options.encrypted) {
+      describe('encryption at rest', () => {
+        const words = {
+          title: 'the orchard-irrigation plan',
+          message: 'zebrafish lullaby in the message',
+          state: 'marmalade in the folded state',
+          blob: 'cobalt harmonica in a blob',
+        };
+
+        /** A session whose header, events, summary, snapshot and blob carry `words`. */
+        async function wordySession(id: string = testSessionId()): Promise<{ id: string; blob: string }> {
+          await store.create(testHeader({ id, title: words.title }));
+          await store.append(id, {
+            expectedSeq: 0,
+            epoch: 0,
+            events: [messageEvent(1, words.message), messageEvent(2, words.message)],
+            summary: testSummary(id, 2, { title: words.title }),
+          });
+          await store.putSnapshot(id, { seq: 2, formatVersion: 1, state: { note: words.state } });
+          const blob = await store.putBlob(new TextEncoder().encode(words.blob));
+          return { id, blob };
+        }
+
+        it("keeps none of a session's words in clear in what it writes, and reads them all back after a reopen", async () => {
+          if (!fixture.storedText || !fixture.reopen)
+            throw new UsageError('An encrypted fixture gives storedText and reopen.');
+          const { id, blob } = await wordySession();
+          const stored = await fixture.storedText();
+          for (const word of Object.values(words))
+            expect({ word, inClear: stored.includes(word) }).toEqual({ word, inClear: false });
+          const again = await fixture.reopen();
+          expect(
+            (await collect(again.read(id))).map((event) =>
+              event.type === 'message-added' ? event.message.content : null,
+            ),
+          ).toEqual([words.message, words.message]);
+          expect((await again.getHeader(id))?.title).toBe(words.title);
+          expect((await again.list()).map((summary) => summary.title)).toEqual([words.title]);
+          expect(await again.getSnapshot(id)).toEqual({ seq: 2, formatVersion: 1, state: { note: words.state } });
+          expect(new TextDecoder().decode((await again.getBlob(blob)) ?? new Uint8Array())).toBe(words.blob);
+        });
+
+        it('lists a session as encrypted where its key is not held, and refuses its content naming the key', async () => {
+          if (!fixture.reopenWithoutKey || !fixture.keyring) {
+            throw new UsageError('An encrypted fixture gives keyring and reopenWithoutKey.');
+          }
+          const { id } = await wordySession();
+          // An id that names no creation time, as a LangGraph thread's (derived from its thread id).
+          const thread = await wordySession('zzzzzzzzzzzzzzzzzzzzzz');
+          const keyId = fixture.keyring.current()?.id ?? '';
+          const keyless = await fixture.reopenWithoutKey();
+          const listed = await keyless.list();
+          expect(listed.map((summary) => summary.id).sort()).toEqual([id, thread.id].sort());
+          for (const summary of listed) {
+            expect(summary.title).toBe(`encrypted (key ${keyId} not available)`);
+            expect(summary.locked).toEqual({ key: keyId });
+          }
+          const error = await refusal(keyless, 'read', id);
+          expect(EncryptionKeyUnavailableError.isInstance(error)).toBe(true);
+          expect((error as EncryptionKeyUnavailableError).keyId).toBe(keyId);
+        });
+      });
+    }
   });
 }

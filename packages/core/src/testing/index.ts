@@ -2,7 +2,7 @@
 // builders for the records a store is handed.
 
 export type { TestFunctions } from './assertions.js';
-export { type ConformanceFixture, describeStoreConformance } from './conformance.js';
+export { type ConformanceFixture, type ConformanceOptions, describeStoreConformance } from './conformance.js';
 export {
   type FakeHandler,
   type FakeHttpServer,

@@ -3,9 +3,9 @@
 // With a current key a blob is sealed (docs/encryption.md#formats): named by an HMAC of its
 // content under the key (a plain hash would let anyone confirm a guess of the content), and
 // stored as a framed line naming the key, then the sealed bytes, bound to that name.
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { openBytes, type SealedPlace, sealBytes } from '@resume/core/encryption';
+import { blobName, blobPlace, openBytes, sealBytes } from '@resume/core/encryption';
 import { JournalCorruptedError } from '@resume/core/spec';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode } from '../file-system/file-system.js';
@@ -14,8 +14,6 @@ import { type Layout, makeDirectory } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
 
 const blobHashPattern = /^[0-9a-f]{64}$/;
-
-const blobPlace = (hash: string): SealedPlace => ({ sessionId: '', role: 'blob', position: hash });
 
 /** The key a sealed blob's first line names, or null when the file is not a sealed blob. */
 function sealedBlobKey(content: Buffer): { key: string; bodyStart: number } | null {
@@ -40,9 +38,7 @@ export function createBlobStore(context: StoreContext, layout: Layout): BlobStor
       context.files.refuseIfBroken();
       await layout.ensure();
       const key = context.keyring?.current() ?? null;
-      const hash = key
-        ? createHmac('sha256', key.key).update(content).digest('hex')
-        : createHash('sha256').update(content).digest('hex');
+      const hash = blobName(key, content);
       const target = blobPath(hash);
       const directory = path.dirname(target);
       const created = await makeDirectory(plain, directory);

@@ -5,6 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { headerPlace, openObject, sealedObject } from '@resume/core/encryption';
 import { lazySchema } from '@resume/core/lazy-schema';
 import {
   JournalCorruptedError,
@@ -20,7 +21,6 @@ import { frameObject, unframe } from '../journal/framing.js';
 import type { JournalFiles } from '../journal/journal-files.js';
 import { checkedSafeParser } from '../store/checked-parse.js';
 import type { Layout } from '../store/layout.js';
-import { openObject, sealedObject } from '../store/sealing.js';
 import type { StoreContext } from '../store/store-context.js';
 import { checkHeaderFile } from '../store/store-files-check.generated.js';
 import { HEADER, JOURNAL, LEASE_DIRECTORY, stripNewline } from '../store/store-paths.js';
@@ -42,8 +42,6 @@ export interface HeaderFiles {
   readFile(sessionId: string): Promise<HeaderFileState>;
   write(sessionId: string, header: SessionHeader): Promise<void>;
 }
-
-const headerPlace = (sessionId: string) => ({ sessionId, role: 'header', position: 'header' });
 
 export function createHeaderFiles(
   context: StoreContext,

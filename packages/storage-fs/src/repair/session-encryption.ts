@@ -5,7 +5,7 @@
 // without it), then the journal replaced, then the header, then the snapshot written again
 // pointing at the new journal. A file is either in its old form or its new one, never neither.
 import { crc32 } from 'node:zlib';
-import { isSealed } from '@resume/core/encryption';
+import { type EncryptReport, isSealed } from '@resume/core/encryption';
 import { JournalCorruptedError, UsageError } from '@resume/core/spec';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import type { HeaderFiles } from '../header/header-file.js';
@@ -17,15 +17,7 @@ import { openJournalRecord } from '../store/sealing.js';
 import type { StoreContext } from '../store/store-context.js';
 import { HEADER, JOURNAL, SNAPSHOT_NAMES } from '../store/store-paths.js';
 
-export interface EncryptReport {
-  sessionId: string;
-  /** The key everything is sealed with now. */
-  key: string;
-  /** Journal records sealed (or sealed again with the current key). */
-  records: number;
-  header: boolean;
-  snapshot: boolean;
-}
+export type { EncryptReport };
 
 const keyPattern = /"key":"([^"\\]+)","sealed":"/g;
 const snapshotKeyPattern = /"sealedSnapshot":\{"key":"([^"\\]+)"/;

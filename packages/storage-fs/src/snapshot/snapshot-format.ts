@@ -15,7 +15,7 @@
 // `snapshot.json` carry a layout version `v` as well: 2 is this layout, 1 one framed line holding
 // the whole state; both are still read.
 import { crc32 } from 'node:zlib';
-import { type DataKey, type Keyring, openBytes, type SealedPlace, sealBytes } from '@resume/core/encryption';
+import { type DataKey, type Keyring, openBytes, sealBytes, snapshotPlace } from '@resume/core/encryption';
 import { lazySchema } from '@resume/core/lazy-schema';
 import { z } from 'zod';
 import { FRAME_PREFIX_LENGTH, frameObject, unframe } from '../journal/framing.js';
@@ -192,9 +192,6 @@ function keepOperations(snapshot: SnapshotFile, encoded: unknown[]): void {
     configurable: true,
   });
 }
-
-/** Where a session's snapshot belongs (part of its seal). */
-const snapshotPlace = (sessionId: string): SealedPlace => ({ sessionId, role: 'snapshot', position: 'snapshot' });
 
 /**
  * A snapshot file's bytes sealed whole (docs/encryption.md#formats): one framed line naming the

@@ -4,6 +4,7 @@ export { type FreezableProxy, freezableProxy } from './freezable-proxy.js';
 export {
   announceSkip,
   type ClusterOptions,
+  dumpData,
   findPostgres,
   type PostgresAvailability,
   type PostgresCluster,

@@ -164,3 +164,18 @@ export async function startPostgresCluster(
     throw error;
   }
 }
+
+/**
+ * What `pg_dump --data-only` prints of `schema` (of every schema when none is named): the rows
+ * as anyone holding a backup of the database sees them.
+ */
+export async function dumpData(availability: PostgresAvailability, url: string, schema?: string): Promise<string> {
+  if (!availability.available) throw new Error(availability.reason);
+  const executable = availability.binDirectory ? path.join(availability.binDirectory, 'pg_dump') : 'pg_dump';
+  const { stdout } = await run(
+    executable,
+    ['--data-only', '--no-owner', ...(schema ? ['--schema', schema] : []), '--dbname', url],
+    { maxBuffer: 256 * 1024 * 1024 },
+  );
+  return stdout;
+}
