@@ -196,6 +196,7 @@ export {
   type ToolFactoryInput,
   type WorkflowInput,
 } from './runner/runner.js';
+export type { MapItemQueue, QueuedMapItem } from './runner/runner-types.js';
 export { mergeWorktreeRun, type WorktreeMerge } from './runner/worktree-run.js';
 // ---- workspace tools of the orchestrated mode (tools/)
 export { WorkspaceToolError, type WorkspaceToolErrorReason } from './tools/workspace-tool-error.js';
@@ -223,6 +224,7 @@ export {
   estimateCallCost,
 } from './usage/cost-guard.js';
 export { type CostLimitDetails, CostLimitError } from './usage/cost-limit-error.js';
+export { MAP_ITEM_JOB, mapItemParent, queuedItemsEnded, queuedMapItem, runMapItem } from './workers/map-item-job.js';
 export { DEFAULT_MAX_PARALLEL, MAX_MAP_PARALLEL } from './workflow/map-limits.js';
 // ---- workflow specs and prompt files (workflow/)
 export {

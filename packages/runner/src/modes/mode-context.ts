@@ -1,6 +1,6 @@
 // What every mode gets from the runner: the live session, how to reach models, where to
 // report progress, and the caller's decisions. Modes never touch the store directly.
-import type { Session, UncertainDecision } from '@resume/core';
+import type { Session, SessionState, UncertainDecision } from '@resume/core';
 import type {
   ChatModel,
   JsonValue,
@@ -14,6 +14,7 @@ import type {
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import { HANDLED_REQUESTS_KEY, handledRequestIds, type RequestInbox } from '../runner/checkpoint-requests.js';
 import type { RunEvent } from '../runner/run-event.js';
+import type { MapItemQueue } from '../runner/runner-types.js';
 import type { CostGuard } from '../usage/cost-guard.js';
 import type { AgentSpec } from './agent-spec.js';
 
@@ -66,6 +67,8 @@ export interface ModeContext {
   parallel?: number;
   /** How long one attempt of a workflow step may take when the step sets no `timeout:` (before `defaults.timeout`). */
   stepTimeoutMs?: number;
+  /** A queued run's map items go on the queue, each a child session read back with `readSession`. */
+  mapItems?: { queue: MapItemQueue; readSession(id: string): Promise<SessionState>; specText(): Promise<string> };
 }
 
 export interface ModeResult {

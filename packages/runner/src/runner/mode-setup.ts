@@ -35,6 +35,15 @@ export function modeRunContext(
     maxParallel: options.maxParallel ?? DEFAULT_MAX_PARALLEL,
     ...(options.parallel !== undefined ? { parallel: options.parallel } : {}),
     ...(options.stepTimeoutMs !== undefined ? { stepTimeoutMs: options.stepTimeoutMs } : {}),
+    ...(options.mapItems
+      ? {
+          mapItems: {
+            queue: options.mapItems,
+            readSession: (id: string) => scope.engine.readSession(id),
+            specText: () => recordedSpecText(scope, session.state, 'workflow'),
+          },
+        }
+      : {}),
     session,
     store: scope.engine.store,
     models: options.models,

@@ -127,6 +127,28 @@ export interface RunnerOptions {
   parallel?: number;
   /** How long one attempt of a workflow step may take when the step sets no `timeout:` (before the spec's `defaults.timeout`). */
   stepTimeoutMs?: number;
+  /**
+   * Where a workflow run on a queue puts its map steps' items (docs/workers.md#queued-map-items):
+   * each item runs as a child session on whichever worker takes it. None: items run in this process.
+   */
+  mapItems?: MapItemQueue;
+}
+
+/** One map item put on a queue: the child session `id` runs `text` (a workflow of that one item). */
+export interface QueuedMapItem {
+  id: string;
+  parentId: string;
+  mapId: string;
+  itemId: string;
+  /** The child's spec file name (`review.item.yaml`) and text. */
+  file: string;
+  text: string;
+  variables: Record<string, string>;
+}
+
+export interface MapItemQueue {
+  /** Puts an item on the queue. Called again for the same `id` only after a crash between the call and its journal record. */
+  enqueue(item: QueuedMapItem): Promise<void>;
 }
 
 export type { AgentInput };
@@ -211,6 +233,10 @@ export interface BranchInput {
 
 export interface WorkflowInput {
   variables?: Record<string, string>;
+  /** The new session's id (default: a new one). */
+  id?: string;
+  /** The session this run is a child of (a queued map item's workflow session). */
+  parentId?: string;
   title?: string;
   record?: Record<string, JsonValue>;
   /** Runs in a new git worktree on the branch `conclave/<session>` (as a spec's `worktree: true`). */
@@ -230,7 +256,7 @@ export interface RunResult {
   /** Why a failed run failed (or, with `stopReason`, why it stopped). */
   error: ConclaveError | Error | null;
   /** Why an interrupted run stopped on its own: a model call would have passed the cost limit. */
-  stopReason?: 'cost-limit';
+  stopReason?: 'cost-limit' | 'map-items-queued';
   /**
    * The resume was declined before anything ran (the resume prompt answered no, a file
    * conflict or model choice cancelled): the session is unchanged and still resumable.

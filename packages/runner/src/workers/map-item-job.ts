@@ -1,0 +1,89 @@
+// Queued map items (docs/workers.md#queued-map-items): the job `conclave.map-item` runs one item
+// of a queued run's map step as a child session of that run, on whichever worker took it. The
+// item carries its workflow (the parent's spec with the map step alone, over that one item), so
+// the worker needs no file. A child handed out again (its worker died) resumes from its journal.
+import path from 'node:path';
+import type { Engine } from '@resume/core';
+import { type JsonValue, UsageError } from '@resume/core/spec';
+import { z } from 'zod';
+import { readUserFile } from '../files/user-file.js';
+import { MAP_ITEM_OF_KEY } from '../modes/chain-map-queued.js';
+import { createRunner } from '../runner/runner.js';
+import { inputFile } from '../runner/runner-scope.js';
+import type { QueuedMapItem, RunnerOptions, RunResult } from '../runner/runner-types.js';
+
+/** The name queued map items are put on a queue under. */
+export const MAP_ITEM_JOB = 'conclave.map-item';
+
+const queuedMapItemSchema = z.object({
+  id: z.string().min(1),
+  parentId: z.string().min(1),
+  mapId: z.string().min(1),
+  itemId: z.string(),
+  file: z.string().min(1),
+  text: z.string(),
+  variables: z.record(z.string(), z.string()),
+});
+
+/** The queue item's input of a map item (what `MapItemQueue.enqueue` is given). */
+export function queuedMapItem(item: QueuedMapItem): JsonValue {
+  return { ...item };
+}
+
+/** The parent a queue item of `conclave.map-item` belongs to: its run goes on once the child ended. */
+export function mapItemParent(input: JsonValue): string | null {
+  const parsed = queuedMapItemSchema.safeParse(input);
+  return parsed.success ? parsed.data.parentId : null;
+}
+
+/**
+ * Runs a queued map item: starts its child session, or resumes it. Resolves once the child
+ * ended or stopped; a failed item resolves too (its parent records it as a dead letter).
+ */
+export async function runMapItem(
+  engine: Engine,
+  options: Omit<RunnerOptions, 'engine' | 'readTextFile'>,
+  input: JsonValue,
+): Promise<RunResult> {
+  const parsed = queuedMapItemSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new UsageError(
+      `A queue item of ${MAP_ITEM_JOB} is not a map item: ${parsed.error.issues[0]?.message ?? 'not valid'}.`,
+    );
+  }
+  const item = parsed.data;
+  const specPath = path.resolve(options.workspaceDir, item.file);
+  const runner = createRunner({
+    ...options,
+    engine,
+    readTextFile: async (filePath) => (filePath === specPath ? item.text : readUserFile(filePath, inputFile())),
+  });
+  if (await engine.store.getHeader(item.id)) return runner.resume(item.id, { workspaceDir: options.workspaceDir });
+  return runner.runWorkflow(specPath, {
+    id: item.id,
+    parentId: item.parentId,
+    title: `${item.mapId}: item ${item.itemId}`,
+    variables: item.variables,
+    record: { [MAP_ITEM_OF_KEY]: { parentId: item.parentId, mapId: item.mapId, itemId: item.itemId } },
+  });
+}
+
+/**
+ * Whether a run that stopped for its queued items has one whose child ended since, so it should
+ * go on now: a child that ended while the run was still going could not run it (the run held
+ * its lease), so whoever ran it asks this once the lease is released.
+ */
+export async function queuedItemsEnded(engine: Engine, parentId: string): Promise<boolean> {
+  const state = await engine.readSession(parentId);
+  const keys = new Set(state.steps.filter((step) => step.status === 'completed').map((step) => step.key));
+  for (const step of state.steps) {
+    const dispatched = /^(.*)\/queued-(\d+)$/.exec(step.key);
+    if (!dispatched || step.status !== 'completed') continue;
+    const [, base, generation] = dispatched;
+    if (keys.has(`${base}/queued-result-${generation}`) || keys.has(`${base}/dead-letter-${generation}`)) continue;
+    if (typeof step.output !== 'string') continue;
+    const child = await engine.store.getSummary(step.output);
+    if (child && (child.status === 'completed' || child.status === 'failed')) return true;
+  }
+  return false;
+}
