@@ -15,21 +15,18 @@ function setup() {
   const { engine } = createTestStore();
   const models = createFakeModels();
   const queued: QueuedMapItem[] = [];
+  // The same options for runs and items, as a worker has.
   const options = (): Omit<RunnerOptions, 'engine'> => ({
     models: models.resolve,
     workspaceDir: fixture.workspace,
+    mapItems: {
+      enqueue: async (item) => {
+        queued.push(item);
+      },
+    },
   });
   const shared = engine();
-  const parent = () =>
-    createRunner({
-      ...options(),
-      engine: shared,
-      mapItems: {
-        enqueue: async (item) => {
-          queued.push(item);
-        },
-      },
-    });
+  const parent = () => createRunner({ ...options(), engine: shared });
   return { engine: shared, queued, options, parent };
 }
 

@@ -53,8 +53,10 @@ export async function runMapItem(
   }
   const item = parsed.data;
   const specPath = path.resolve(options.workspaceDir, item.file);
+  // The child runs its one item here, whatever queue the worker's runs put their items on.
+  const { mapItems: _queue, ...inProcess } = options;
   const runner = createRunner({
-    ...options,
+    ...inProcess,
     engine,
     readTextFile: async (filePath) => (filePath === specPath ? item.text : readUserFile(filePath, inputFile())),
   });

@@ -1,0 +1,89 @@
+// Test support: a worker process for the queued map test (bundled with esbuild). It runs two
+// jobs from the queue `items`: `workflow` (a workflow run whose map items go on the same queue)
+// and `conclave.map-item` (one item, a child session of its run). A child that ended wakes its
+// run by putting the run's job on the queue again; a run that stopped for its items asks, once
+// its lease is released, whether one ended meanwhile and goes on at once if so. It prints
+// `ready` once it takes items, then runs until killed.
+//
+// Configuration (JSON in CONCLAVE_QUEUED_MAP_WORKER): { url, schema, queueSchema, workspace, concurrency }.
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { createEngine } from '@resume/core';
+import type { JsonValue } from '@resume/core/spec';
+import {
+  createRunner,
+  MAP_ITEM_JOB,
+  mapItemParent,
+  queuedItemsEnded,
+  queuedMapItem,
+  type RunnerOptions,
+  runMapItem,
+} from '@resume/runner';
+import { createPostgresStore, createWorkQueue } from '@resume/storage-postgres';
+
+interface Config {
+  url: string;
+  schema: string;
+  queueSchema: string;
+  workspace: string;
+  concurrency: number;
+}
+
+async function main(): Promise<void> {
+  const config = JSON.parse(process.env.CONCLAVE_QUEUED_MAP_WORKER ?? '{}') as Config;
+  const store = createPostgresStore({ connectionString: config.url, schema: config.schema });
+  const engine = createEngine({ store, holder: { pid: process.pid, host: hostname() } });
+  const queue = createWorkQueue({
+    connectionString: config.url,
+    schema: config.queueSchema,
+    claimTimeoutSeconds: 3,
+    checkIntervalSeconds: 1,
+  });
+  const options: Omit<RunnerOptions, 'engine'> = {
+    models: () => {
+      throw new Error('this workflow calls no model');
+    },
+    workspaceDir: config.workspace,
+    env: { ...process.env, WORKER_PID: String(process.pid) },
+    // A command a dead worker may have run is run again: the item's log line says so.
+    decisions: { uncertainStep: () => 'rerun' },
+    mapItems: {
+      async enqueue(item) {
+        await queue.enqueue(MAP_ITEM_JOB, queuedMapItem(item), { queue: 'items', id: item.id });
+      },
+    },
+  };
+  const runWorkflow = async (id: string, input: JsonValue) => {
+    const text = (input as { text?: string } | null)?.text ?? '';
+    const specPath = path.join(config.workspace, 'flow.yaml');
+    for (;;) {
+      const header = await engine.store.getHeader(id);
+      const summary = header ? await engine.store.getSummary(id) : null;
+      if (summary?.status === 'completed' || summary?.status === 'failed') return summary;
+      const runner = createRunner({ ...options, engine, readTextFile: async () => text });
+      const result = header ? await runner.resume(id) : await runner.runWorkflow(specPath, { id });
+      if (result.status === 'failed') throw result.error ?? new Error(`the run of ${id} failed`);
+      if (result.stopReason !== 'map-items-queued' || !(await queuedItemsEnded(engine, id))) return result;
+    }
+  };
+  await queue.worker(
+    {
+      async start(name, input, { id }) {
+        if (name !== MAP_ITEM_JOB) return runWorkflow(id, input);
+        const result = await runMapItem(engine, options, input);
+        const parentId = mapItemParent(input);
+        if (parentId && (result.status === 'completed' || result.status === 'failed')) {
+          await queue.enqueue('workflow', null, { queue: 'items', id: parentId });
+        }
+        return result;
+      },
+    },
+    { queues: ['items'], concurrency: config.concurrency },
+  );
+  process.stdout.write('ready\n');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`error ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
