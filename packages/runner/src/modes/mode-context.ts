@@ -2,6 +2,7 @@
 // report progress, and the caller's decisions. Modes never touch the store directly.
 import type { Session, SessionState, UncertainDecision } from '@resume/core';
 import type {
+  ChatMessage,
   ChatModel,
   JsonValue,
   Message,
@@ -28,6 +29,8 @@ export interface ModeTool {
   execute(args: JsonValue, context: { signal: AbortSignal; idempotencyKey: string }): Promise<ToolOutcome>;
   /** A tool that asks the user (`ask_user`): answered through `session.waitFor`, not executed as a step. */
   asksUser?: boolean;
+  /** An MCP server's tool: the server's name and the tool's own (the definition's name joins them). */
+  mcp?: { server: string; tool: string };
 }
 
 export interface ToolOutcome {
@@ -67,6 +70,8 @@ export interface ModeContext {
   parallel?: number;
   /** How long one attempt of a workflow step may take when the step sets no `timeout:` (before `defaults.timeout`). */
   stepTimeoutMs?: number;
+  /** Keeps a copy of a model call's prompt and returns its blob's digest (only when prompts are captured). */
+  keepPrompt?: (prompt: { system?: string; messages: ChatMessage[] }) => Promise<string>;
   /** A queued run's map items go on the queue, each a child session read back with `readSession`. */
   mapItems?: { queue: MapItemQueue; readSession(id: string): Promise<SessionState>; specText(): Promise<string> };
 }
