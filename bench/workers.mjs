@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createEngine, createSessionId } from '@resume/core';
-import { createRunner, MAP_ITEM_JOB, mapItemParent, queuedItemsEnded, queuedMapItem, runMapItem } from '@resume/runner';
+import { createRunner, MAP_ITEM_JOB, queuedMapItem, runMapItem, runUntilItemsPending } from '@resume/runner';
 import { createPostgresStore, createWorkQueue } from '@resume/storage-postgres';
 import { findPostgres, startPostgresCluster } from '@resume/storage-postgres/testing';
 
@@ -88,28 +88,21 @@ async function startMapWorker(url, schema, queueSchema, workspace) {
     },
   };
   const runWorkflow = async (id, input) => {
-    for (;;) {
-      const summary = await store.getSummary(id);
-      if (summary?.status === 'completed' || summary?.status === 'failed') return summary;
+    const summary = await store.getSummary(id);
+    if (summary?.status === 'completed' || summary?.status === 'failed') return summary;
+    const result = await runUntilItemsPending(engine, id, async () => {
       const runner = createRunner({ ...options, engine, readTextFile: async () => input?.text ?? '' });
-      const result = summary
-        ? await runner.resume(id)
-        : await runner.runWorkflow(path.join(workspace, 'flow.yaml'), { id });
-      if (result.status === 'failed') throw result.error;
-      if (result.stopReason !== 'map-items-queued' || !(await queuedItemsEnded(engine, id))) return result;
-    }
+      if (await store.getHeader(id)) return runner.resume(id);
+      return runner.runWorkflow(path.join(workspace, 'flow.yaml'), { id });
+    });
+    if (result.status === 'failed') throw result.error;
+    return result;
   };
+  const wake = (runId) => queue.enqueue('workflow', null, { queue: 'bench', id: runId });
   const worker = await queue.worker(
     {
-      async start(name, input, { id }) {
-        if (name !== MAP_ITEM_JOB) return runWorkflow(id, input);
-        const result = await runMapItem(engine, options, input);
-        const parentId = mapItemParent(input);
-        if (parentId && (result.status === 'completed' || result.status === 'failed')) {
-          await queue.enqueue('workflow', null, { queue: 'bench', id: parentId });
-        }
-        return result;
-      },
+      start: (name, input, { id }) =>
+        name === MAP_ITEM_JOB ? runMapItem(engine, options, input, wake) : runWorkflow(id, input),
     },
     { queues: ['bench'], concurrency: CONCURRENCY },
   );

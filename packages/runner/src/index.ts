@@ -224,7 +224,13 @@ export {
   estimateCallCost,
 } from './usage/cost-guard.js';
 export { type CostLimitDetails, CostLimitError } from './usage/cost-limit-error.js';
-export { MAP_ITEM_JOB, mapItemParent, queuedItemsEnded, queuedMapItem, runMapItem } from './workers/map-item-job.js';
+export {
+  MAP_ITEM_JOB,
+  queuedItemsEnded,
+  queuedMapItem,
+  runMapItem,
+  runUntilItemsPending,
+} from './workers/map-item-job.js';
 export { DEFAULT_MAX_PARALLEL, MAX_MAP_PARALLEL } from './workflow/map-limits.js';
 // ---- workflow specs and prompt files (workflow/)
 export {

@@ -13,11 +13,10 @@ import type { JsonValue } from '@resume/core/spec';
 import {
   createRunner,
   MAP_ITEM_JOB,
-  mapItemParent,
-  queuedItemsEnded,
   queuedMapItem,
   type RunnerOptions,
   runMapItem,
+  runUntilItemsPending,
 } from '@resume/runner';
 import { createPostgresStore, createWorkQueue } from '@resume/storage-postgres';
 
@@ -54,29 +53,23 @@ async function main(): Promise<void> {
     },
   };
   const runWorkflow = async (id: string, input: JsonValue) => {
+    // A wake-up that comes after the run ended has nothing to do.
+    const summary = await engine.store.getSummary(id);
+    if (summary?.status === 'completed' || summary?.status === 'failed') return summary;
     const text = (input as { text?: string } | null)?.text ?? '';
-    const specPath = path.join(config.workspace, 'flow.yaml');
-    for (;;) {
-      const header = await engine.store.getHeader(id);
-      const summary = header ? await engine.store.getSummary(id) : null;
-      if (summary?.status === 'completed' || summary?.status === 'failed') return summary;
+    const result = await runUntilItemsPending(engine, id, async () => {
       const runner = createRunner({ ...options, engine, readTextFile: async () => text });
-      const result = header ? await runner.resume(id) : await runner.runWorkflow(specPath, { id });
-      if (result.status === 'failed') throw result.error ?? new Error(`the run of ${id} failed`);
-      if (result.stopReason !== 'map-items-queued' || !(await queuedItemsEnded(engine, id))) return result;
-    }
+      if (await engine.store.getHeader(id)) return runner.resume(id);
+      return runner.runWorkflow(path.join(config.workspace, 'flow.yaml'), { id });
+    });
+    if (result.status === 'failed') throw result.error ?? new Error(`the run of ${id} failed`);
+    return result;
   };
+  const wake = (runId: string) => queue.enqueue('workflow', null, { queue: 'items', id: runId });
   await queue.worker(
     {
-      async start(name, input, { id }) {
-        if (name !== MAP_ITEM_JOB) return runWorkflow(id, input);
-        const result = await runMapItem(engine, options, input);
-        const parentId = mapItemParent(input);
-        if (parentId && (result.status === 'completed' || result.status === 'failed')) {
-          await queue.enqueue('workflow', null, { queue: 'items', id: parentId });
-        }
-        return result;
-      },
+      start: (name, input, { id }) =>
+        name === MAP_ITEM_JOB ? runMapItem(engine, options, input, wake) : runWorkflow(id, input),
     },
     { queues: ['items'], concurrency: config.concurrency },
   );

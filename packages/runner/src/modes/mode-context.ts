@@ -15,9 +15,9 @@ import type {
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import { HANDLED_REQUESTS_KEY, handledRequestIds, type RequestInbox } from '../runner/checkpoint-requests.js';
 import type { RunEvent } from '../runner/run-event.js';
-import type { MapItemQueue } from '../runner/runner-types.js';
 import type { CostGuard } from '../usage/cost-guard.js';
 import type { AgentSpec } from './agent-spec.js';
+import type { MapItemQueue } from './map-item-queue.js';
 
 export type ModelResolver = (agent: { name: string; provider?: string; model?: string }) => ChatModel;
 

@@ -4,6 +4,7 @@ import type { ConclaveError, JsonValue, UncertainStepInfo } from '@resume/core/s
 import type { FileConflictChoice } from '../files/file-conflicts.js';
 import type { FileChange } from '../files/file-snapshots.js';
 import type { McpSettings } from '../mcp/mcp-server-config.js';
+import type { MapItemQueue, QueuedMapItem } from '../modes/map-item-queue.js';
 import type { MapStepStatus } from '../modes/map-journal.js';
 import type { AgentInput } from '../modes/mode.js';
 import type { ModelResolver, ModeTool } from '../modes/mode-context.js';
@@ -141,24 +142,7 @@ export interface RunnerOptions {
   mapItems?: MapItemQueue;
 }
 
-/** One map item put on a queue: the child session `id` runs `text` (a workflow of that one item). */
-export interface QueuedMapItem {
-  id: string;
-  parentId: string;
-  mapId: string;
-  itemId: string;
-  /** The child's spec file name (`review.item.yaml`) and text. */
-  file: string;
-  text: string;
-  variables: Record<string, string>;
-}
-
-export interface MapItemQueue {
-  /** Puts an item on the queue. Called again for the same `id` only after a crash between the call and its journal record. */
-  enqueue(item: QueuedMapItem): Promise<void>;
-}
-
-export type { AgentInput };
+export type { AgentInput, MapItemQueue, QueuedMapItem };
 
 /** Start options: each mode reads the ones its options schema declares (these are the built-in modes'). */
 export interface StartOptions {

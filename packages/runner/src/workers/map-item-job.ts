@@ -30,20 +30,16 @@ export function queuedMapItem(item: QueuedMapItem): JsonValue {
   return { ...item };
 }
 
-/** The parent a queue item of `conclave.map-item` belongs to: its run goes on once the child ended. */
-export function mapItemParent(input: JsonValue): string | null {
-  const parsed = queuedMapItemSchema.safeParse(input);
-  return parsed.success ? parsed.data.parentId : null;
-}
-
 /**
  * Runs a queued map item: starts its child session, or resumes it. Resolves once the child
- * ended or stopped; a failed item resolves too (its parent records it as a dead letter).
+ * ended or stopped; a failed item resolves too (its parent records it as a dead letter). Once
+ * the child ended, `wake` is given its run's id: put the run on the queue again.
  */
 export async function runMapItem(
   engine: Engine,
   options: Omit<RunnerOptions, 'engine' | 'readTextFile'>,
   input: JsonValue,
+  wake: (runId: string) => Promise<unknown> = async () => undefined,
 ): Promise<RunResult> {
   const parsed = queuedMapItemSchema.safeParse(input);
   if (!parsed.success) {
@@ -60,14 +56,32 @@ export async function runMapItem(
     engine,
     readTextFile: async (filePath) => (filePath === specPath ? item.text : readUserFile(filePath, inputFile())),
   });
-  if (await engine.store.getHeader(item.id)) return runner.resume(item.id, { workspaceDir: options.workspaceDir });
-  return runner.runWorkflow(specPath, {
-    id: item.id,
-    parentId: item.parentId,
-    title: `${item.mapId}: item ${item.itemId}`,
-    variables: item.variables,
-    record: { [MAP_ITEM_OF_KEY]: { parentId: item.parentId, mapId: item.mapId, itemId: item.itemId } },
-  });
+  const result = (await engine.store.getHeader(item.id))
+    ? await runner.resume(item.id, { workspaceDir: options.workspaceDir })
+    : await runner.runWorkflow(specPath, {
+        id: item.id,
+        parentId: item.parentId,
+        title: `${item.mapId}: item ${item.itemId}`,
+        variables: item.variables,
+        record: { [MAP_ITEM_OF_KEY]: { parentId: item.parentId, mapId: item.mapId, itemId: item.itemId } },
+      });
+  if (result.status === 'completed' || result.status === 'failed') await wake(item.parentId);
+  return result;
+}
+
+/**
+ * Runs a queued workflow run (`run` starts or resumes it) until it ends or stops for items none
+ * of which ended meanwhile: an item that ended while the run held its lease could not wake it.
+ */
+export async function runUntilItemsPending(
+  engine: Engine,
+  runId: string,
+  run: () => Promise<RunResult>,
+): Promise<RunResult> {
+  for (;;) {
+    const result = await run();
+    if (result.stopReason !== 'map-items-queued' || !(await queuedItemsEnded(engine, runId))) return result;
+  }
 }
 
 /**
