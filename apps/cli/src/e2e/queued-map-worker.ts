@@ -71,7 +71,14 @@ async function main(): Promise<void> {
       start: (name, input, { id }) =>
         name === MAP_ITEM_JOB ? runMapItem(engine, options, input, wake) : runWorkflow(id, input),
     },
-    { queues: ['items'], concurrency: config.concurrency },
+    {
+      queues: ['items'],
+      concurrency: config.concurrency,
+      // What failed is said, for the test's report when the run does not end.
+      onItem: ({ sessionId, outcome, error }) => {
+        if (outcome === 'failed') process.stderr.write(`${sessionId} failed: ${(error as Error)?.message}\n`);
+      },
+    },
   );
   process.stdout.write('ready\n');
 }

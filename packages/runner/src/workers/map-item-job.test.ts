@@ -49,6 +49,8 @@ describe('queued map items', () => {
     const { engine, queued, options, parent } = setup();
     let result = await parent().runWorkflow('flow.yaml');
     const parentId = result.sessionId;
+    const woken: string[] = [];
+    const handedOut: QueuedMapItem[] = [];
     let rounds = 0;
     while (result.status === 'interrupted' && result.stopReason === 'map-items-queued') {
       // Never more than `parallel` items out at once.
@@ -58,7 +60,8 @@ describe('queued map items', () => {
       expect(state.status).toBe('interrupted');
       expect(state.statusReason).toContain('queued items of map step "each"');
       for (const item of queued.splice(0)) {
-        await runMapItem(engine, options(), queuedMapItem(item));
+        await runMapItem(engine, options(), queuedMapItem(item), async (runId) => woken.push(runId));
+        handedOut.push(item);
       }
       expect(await queuedItemsEnded(engine, parentId)).toBe(true);
       result = await parent().resume(parentId);
@@ -85,5 +88,22 @@ describe('queued map items', () => {
     expect(outputs).toEqual(['done a', 'done b', 'done c', 'done e']);
     const letters = state.steps.filter((step) => step.key.includes('/dead-letter-'));
     expect(letters.map((step) => (step.output as { id: string }).id)).toEqual(['d']);
+    // Each ended child woke its run.
+    expect(woken).toEqual(Array.from({ length: 5 }, () => parentId));
+  });
+
+  it('an item handed out again after its child ended wakes its run without running again', async () => {
+    await writeFile(fixture.path('flow.yaml'), flow);
+    const { engine, queued, options, parent } = setup();
+    const { sessionId } = await parent().runWorkflow('flow.yaml');
+    const [first] = queued;
+    if (!first) throw new Error('no item was put on the queue');
+    await runMapItem(engine, options(), queuedMapItem(first));
+    // Its worker died before the wake-up: the queue hands the item out again.
+    const woken: string[] = [];
+    const again = await runMapItem(engine, options(), queuedMapItem(first), async (runId) => woken.push(runId));
+    expect(again.status).toBe('completed');
+    expect(woken).toEqual([sessionId]);
+    expect((await readFile(fixture.path('ran.txt'), 'utf8')).trim().split('\n')).toEqual([first.itemId]);
   });
 });

@@ -56,7 +56,21 @@ export async function runMapItem(
     engine,
     readTextFile: async (filePath) => (filePath === specPath ? item.text : readUserFile(filePath, inputFile())),
   });
-  const result = (await engine.store.getHeader(item.id))
+  // Handed out again after its worker died between the child's end and the wake-up: wake only.
+  const summary = await engine.store.getSummary(item.id);
+  if (summary?.status === 'completed' || summary?.status === 'failed') {
+    await wake(item.parentId);
+    const state = await engine.readSession(item.id);
+    return {
+      sessionId: item.id,
+      status: summary.status,
+      conclusion: null,
+      resumeCommand: null,
+      usage: state.usage,
+      error: null,
+    };
+  }
+  const result = summary
     ? await runner.resume(item.id, { workspaceDir: options.workspaceDir })
     : await runner.runWorkflow(specPath, {
         id: item.id,
