@@ -224,6 +224,15 @@ export {
   estimateCallCost,
 } from './usage/cost-guard.js';
 export { type CostLimitDetails, CostLimitError } from './usage/cost-limit-error.js';
+// ---- queued workflow runs, for workers (workers/)
+export {
+  type QueuedWorkflow,
+  queuedWorkflow,
+  registerWorkflowJob,
+  WORKFLOW_JOB,
+  type WorkflowJobRunner,
+} from './workers/workflow-job.js';
+// ---- queued map items, for workers (workers/)
 export {
   MAP_ITEM_JOB,
   queuedItemsEnded,

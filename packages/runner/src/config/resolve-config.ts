@@ -77,6 +77,7 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
     maxParallel: DEFAULT_MAX_PARALLEL,
   },
   imports: { requireSigned: false },
+  queues: {},
 };
 
 type Layer = { source: string; values: Map<string, unknown> };

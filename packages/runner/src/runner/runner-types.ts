@@ -224,14 +224,14 @@ export interface BranchInput {
 
 export interface WorkflowInput {
   variables?: Record<string, string>;
-  /** The new session's id (default: a new one). */
-  id?: string;
   /** The session this run is a child of (a queued map item's workflow session). */
   parentId?: string;
   title?: string;
   record?: Record<string, JsonValue>;
   /** Runs in a new git worktree on the branch `conclave/<session>` (as a spec's `worktree: true`). */
   worktree?: boolean;
+  /** The new session's id (a queued run's, chosen when it was put on the queue); default: a new one. */
+  id?: string;
 }
 
 export interface RunResult {
