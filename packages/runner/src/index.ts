@@ -224,15 +224,7 @@ export {
   estimateCallCost,
 } from './usage/cost-guard.js';
 export { type CostLimitDetails, CostLimitError } from './usage/cost-limit-error.js';
-// ---- queued workflow runs, for workers (workers/)
-export {
-  type QueuedWorkflow,
-  queuedWorkflow,
-  registerWorkflowJob,
-  WORKFLOW_JOB,
-  type WorkflowJobRunner,
-} from './workers/workflow-job.js';
-// ---- queued map items, for workers (workers/)
+// ---- queued workflow runs and their map items, for workers (workers/)
 export {
   MAP_ITEM_JOB,
   queuedItemsEnded,
@@ -240,6 +232,13 @@ export {
   runMapItem,
   runUntilItemsPending,
 } from './workers/map-item-job.js';
+export {
+  type QueuedWorkflow,
+  queuedWorkflow,
+  registerWorkflowJob,
+  WORKFLOW_JOB,
+  type WorkflowJobRunner,
+} from './workers/workflow-job.js';
 export { DEFAULT_MAX_PARALLEL, MAX_MAP_PARALLEL } from './workflow/map-limits.js';
 // ---- workflow specs and prompt files (workflow/)
 export {
