@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const queue = createWorkQueue({
     connectionString: config.url,
     schema: config.queueSchema,
-    claimTimeoutSeconds: 3,
+    claimTimeoutSeconds: 10,
     checkIntervalSeconds: 1,
   });
   const options: Omit<RunnerOptions, 'engine'> = {

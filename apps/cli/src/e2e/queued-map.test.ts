@@ -59,7 +59,7 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(`queued ma
     writeFileSync(path.join(workspace, 'items.json'), JSON.stringify(Array.from({ length: ITEMS }, (_, item) => item)));
     const store = createPostgresStore({ connectionString: cluster.url });
     const engine = createEngine({ store });
-    const queue = createWorkQueue({ connectionString: cluster.url, claimTimeoutSeconds: 3 });
+    const queue = createWorkQueue({ connectionString: cluster.url, claimTimeoutSeconds: 10 });
     const config = {
       url: cluster.url,
       schema: 'conclave',
