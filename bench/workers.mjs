@@ -55,8 +55,10 @@ async function drain(url, workers, round) {
   const queue = createWorkQueue({ connectionString: url, schema: queueSchema });
   try {
     for (let item = 0; item < ITEMS; item += 1) await queue.enqueue('item', { item }, { queue: 'bench' });
+    // Started one after the other: workers creating the queue's tables at the same moment collide.
     const started = performance.now();
-    const running = await Promise.all(Array.from({ length: workers }, () => startWorker(url, schema, queueSchema)));
+    const running = [];
+    for (let worker = 0; worker < workers; worker += 1) running.push(await startWorker(url, schema, queueSchema));
     for (;;) {
       const completed = await engine.listSessions({ status: ['completed'] });
       if (completed.length >= ITEMS) break;
@@ -125,9 +127,11 @@ async function drainMap(url, workers, round) {
     writeFileSync(path.join(workspace, 'items.json'), JSON.stringify(Array.from({ length: ITEMS }, (_, item) => item)));
     // As many items out at once as the workers run (the run itself takes a slot now and then).
     const text = `name: bench map\nsteps:\n  - id: each\n    map:\n      items: { file: items.json }\n      parallel: ${workers * CONCURRENCY}\n      do:\n        - shell: 'sleep ${STEP_MS / 1000}'\n`;
-    const running = await Promise.all(
-      Array.from({ length: workers }, () => startMapWorker(url, schema, queueSchema, workspace)),
-    );
+    // One after the other (as in drain): workers creating the queue's tables at once collide.
+    const running = [];
+    for (let worker = 0; worker < workers; worker += 1) {
+      running.push(await startMapWorker(url, schema, queueSchema, workspace));
+    }
     const started = performance.now();
     const id = await queue.enqueue('workflow', { text }, { queue: 'bench', id: createSessionId() });
     while ((await store.getSummary(id))?.status !== 'completed') await pause(25);
