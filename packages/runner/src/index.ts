@@ -196,6 +196,7 @@ export {
   type ToolFactoryInput,
   type WorkflowInput,
 } from './runner/runner.js';
+export type { MapItemQueue, QueuedMapItem } from './runner/runner-types.js';
 export { mergeWorktreeRun, type WorktreeMerge } from './runner/worktree-run.js';
 // ---- workspace tools of the orchestrated mode (tools/)
 export { WorkspaceToolError, type WorkspaceToolErrorReason } from './tools/workspace-tool-error.js';
@@ -223,7 +224,14 @@ export {
   estimateCallCost,
 } from './usage/cost-guard.js';
 export { type CostLimitDetails, CostLimitError } from './usage/cost-limit-error.js';
-// ---- queued workflow runs, for workers (workers/)
+// ---- queued workflow runs and their map items, for workers (workers/)
+export {
+  MAP_ITEM_JOB,
+  queuedItemsEnded,
+  queuedMapItem,
+  runMapItem,
+  runUntilItemsPending,
+} from './workers/map-item-job.js';
 export {
   type QueuedWorkflow,
   queuedWorkflow,

@@ -60,8 +60,13 @@ export async function showSessionCommand(
     const chain = [...lineage]
       .reverse()
       .map((entry) => (entry.exists ? `${shortId(entry.id)} "${entry.title}"` : `${shortId(entry.id)} (deleted)`));
+    const mapItemOf = state.header.options.mapItemOf as { mapId?: unknown } | undefined;
     const relation =
-      state.header.branchPoint === null ? 'continued from' : `branched at #${state.header.branchPoint} of`;
+      typeof mapItemOf?.mapId === 'string'
+        ? `an item of map step "${printableText(mapItemOf.mapId, 'line')}" of`
+        : state.header.branchPoint === null
+          ? 'continued from'
+          : `branched at #${state.header.branchPoint} of`;
     terminal.out(`  lineage:     ${[...chain, 'this session'].join(' → ')}  (${relation} the parent)`);
   }
   terminal.out(

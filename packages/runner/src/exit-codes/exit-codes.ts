@@ -78,6 +78,7 @@ export const exitCodes: Readonly<Record<string, ExitCodeRule>> = {
   'cost-limit': ExitCode.interrupted,
   'git-failed': ExitCode.failed,
   'map-items-failed': ExitCode.failed,
+  'map-items-queued': ExitCode.interrupted,
   'map-no-items': ExitCode.failed,
   'mcp-server-unavailable': ExitCode.unavailable,
   'parallel-group-failed': asItsCause,

@@ -17,6 +17,7 @@ import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import { stepLabel, workflowStepIds } from '../workflow/step-ids.js';
 import { itemText, renderTemplate, type StepResult, type TemplateScope } from '../workflow/template.js';
 import type { WorkflowMapStep } from '../workflow/workflow-spec.js';
+import { hasQueuedItems, recordItemResult, runQueuedItems } from './chain-map-queued.js';
 import { type BranchRun, oneDecisionAtATime, runBounded } from './chain-parallel.js';
 import type { ChainOptions, LeafRunner, StepPlace } from './chain-step.js';
 import { mergeItemWorktree, oneGitAtATime, openItemWorktree } from './map-item-worktree.js';
@@ -308,7 +309,30 @@ export async function runMapStep(
   const report = () => context.emit({ type: 'map-progress', stepId: mapId, ...progress });
   report();
   let fatal: { error: unknown } | null = null;
-  await runBounded(items.length, parallel, async (at) => {
+  // A queued run's items go on the queue; so do those of a run whose items went there before.
+  const queued = context.mapItems !== undefined || hasQueuedItems(session.state, prefix);
+  if (queued) {
+    const bases = new Map(
+      items.map((item) => [item.id, itemPrefix(prefix, segments.get(item.id) ?? itemKeySegment(item.id))]),
+    );
+    const settled = await runQueuedItems(context, {
+      index,
+      mapId,
+      step,
+      items,
+      parallel,
+      bases,
+      retries,
+      variables: options.variables,
+      file: options.file,
+      inserted,
+    });
+    for (const [at, outcome] of settled.entries()) outcomes[at] = { ...outcome, branch: { name: '', messages: [] } };
+    progress.done = settled.filter((outcome) => outcome.status === 'completed').length;
+    progress.failed = settled.length - progress.done;
+    report();
+  }
+  await runBounded(queued ? 0 : items.length, parallel, async (at) => {
     if (fatal !== null) return;
     const item = items[at] as MapItem;
     progress.running += 1;
@@ -348,6 +372,14 @@ export async function runMapStep(
   });
   const resultsJson = JSON.stringify(results);
   const failed = results.filter((result) => result.status === 'failed').map((result) => result.id);
+  const [only] = results;
+  if (only && results.length === 1) {
+    recordItemResult(context, {
+      status: only.status === 'completed' ? 'completed' : 'failed',
+      output: only.output,
+      ...(only.error === undefined ? {} : { error: only.error }),
+    });
+  }
   let result: StepResult = { response: resultsJson };
   if (map.reduce) {
     // Keyed by what it sees: a retry that changed an item's result runs the reduce again.

@@ -1,6 +1,6 @@
 // What every mode gets from the runner: the live session, how to reach models, where to
 // report progress, and the caller's decisions. Modes never touch the store directly.
-import type { Session, UncertainDecision } from '@resume/core';
+import type { Session, SessionState, UncertainDecision } from '@resume/core';
 import type {
   ChatMessage,
   ChatModel,
@@ -17,6 +17,7 @@ import { HANDLED_REQUESTS_KEY, handledRequestIds, type RequestInbox } from '../r
 import type { RunEvent } from '../runner/run-event.js';
 import type { CostGuard } from '../usage/cost-guard.js';
 import type { AgentSpec } from './agent-spec.js';
+import type { MapItemQueue } from './map-item-queue.js';
 
 export type ModelResolver = (agent: { name: string; provider?: string; model?: string }) => ChatModel;
 
@@ -71,6 +72,8 @@ export interface ModeContext {
   stepTimeoutMs?: number;
   /** Keeps a copy of a model call's prompt and returns its blob's digest (only when prompts are captured). */
   keepPrompt?: (prompt: { system?: string; messages: ChatMessage[] }) => Promise<string>;
+  /** A queued run's map items go on the queue, each a child session read back with `readSession`. */
+  mapItems?: { queue: MapItemQueue; readSession(id: string): Promise<SessionState>; specText(): Promise<string> };
 }
 
 export interface ModeResult {

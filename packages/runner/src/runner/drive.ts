@@ -10,6 +10,7 @@ import {
   WaitingForInputError,
 } from '@resume/core/spec';
 import { McpServerError } from '../mcp/mcp-server-error.js';
+import { MapItemsQueuedError } from '../modes/map-items-queued-error.js';
 import type { Mode } from '../modes/mode.js';
 import { lineageUsage } from '../resume/lineage.js';
 import { type CostGuard, createCostGuard } from '../usage/cost-guard.js';
@@ -143,6 +144,11 @@ export async function drive(
     if (live.interruptRequested !== null || InterruptedError.isInstance(error) || session.signal.aborted) {
       await session.interrupt(live.interruptRequested ?? 'interrupted').catch(() => undefined);
       return result('interrupted', null);
+    }
+    if (MapItemsQueuedError.isInstance(error)) {
+      // Its items run on the queue: the session waits for them without holding this worker.
+      await session.interrupt(error.message).catch(() => undefined);
+      return { ...result('interrupted', null), stopReason: 'map-items-queued' };
     }
     if (WaitingForInputError.isInstance(error)) {
       // The agent asked the user (ask_user): the session is `waiting` for the answer, not failed.

@@ -37,6 +37,15 @@ export function modeRunContext(
     ...(options.parallel !== undefined ? { parallel: options.parallel } : {}),
     ...(options.stepTimeoutMs !== undefined ? { stepTimeoutMs: options.stepTimeoutMs } : {}),
     ...(options.capturePrompts ? { keepPrompt: promptKeeper(scope.engine.store, options.env ?? {}) } : {}),
+    ...(options.mapItems
+      ? {
+          mapItems: {
+            queue: options.mapItems,
+            readSession: (id: string) => scope.engine.readSession(id),
+            specText: () => recordedSpecText(scope, session.state, 'workflow'),
+          },
+        }
+      : {}),
     session,
     store: scope.engine.store,
     models: options.models,

@@ -39,6 +39,7 @@ export async function runWorkflow(scope: RunnerScope, filePath: string, input: W
       record: worktree ? { ...input.record, [WORKTREE_KEY]: worktreeAsJson(worktree.record) } : input.record,
       specHash: hashText(text),
       initialEvents: planned.events,
+      ...(input.parentId === undefined ? {} : { parentId: input.parentId }),
       ...(input.id === undefined ? {} : { id: input.id }),
       ...(worktree ? { id: worktree.id, workspaceDir: worktree.record.workspace } : {}),
     });

@@ -4,6 +4,7 @@ import type { ConclaveError, JsonValue, UncertainStepInfo } from '@resume/core/s
 import type { FileConflictChoice } from '../files/file-conflicts.js';
 import type { FileChange } from '../files/file-snapshots.js';
 import type { McpSettings } from '../mcp/mcp-server-config.js';
+import type { MapItemQueue, QueuedMapItem } from '../modes/map-item-queue.js';
 import type { MapStepStatus } from '../modes/map-journal.js';
 import type { AgentInput } from '../modes/mode.js';
 import type { ModelResolver, ModeTool } from '../modes/mode-context.js';
@@ -134,9 +135,14 @@ export interface RunnerOptions {
    * off; the CLI turns it on with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`.
    */
   capturePrompts?: boolean;
+  /**
+   * Where a workflow run on a queue puts its map steps' items (docs/workers.md#queued-map-items):
+   * each item runs as a child session on whichever worker takes it. None: items run in this process.
+   */
+  mapItems?: MapItemQueue;
 }
 
-export type { AgentInput };
+export type { AgentInput, MapItemQueue, QueuedMapItem };
 
 /** Start options: each mode reads the ones its options schema declares (these are the built-in modes'). */
 export interface StartOptions {
@@ -218,6 +224,8 @@ export interface BranchInput {
 
 export interface WorkflowInput {
   variables?: Record<string, string>;
+  /** The session this run is a child of (a queued map item's workflow session). */
+  parentId?: string;
   title?: string;
   record?: Record<string, JsonValue>;
   /** Runs in a new git worktree on the branch `conclave/<session>` (as a spec's `worktree: true`). */
@@ -239,7 +247,7 @@ export interface RunResult {
   /** Why a failed run failed (or, with `stopReason`, why it stopped). */
   error: ConclaveError | Error | null;
   /** Why an interrupted run stopped on its own: a model call would have passed the cost limit. */
-  stopReason?: 'cost-limit';
+  stopReason?: 'cost-limit' | 'map-items-queued';
   /**
    * The resume was declined before anything ran (the resume prompt answered no, a file
    * conflict or model choice cancelled): the session is unchanged and still resumable.
