@@ -13,8 +13,7 @@ const HUMAN_DEFAULT_TOP = 10;
 const duOptionsSchema = z.object({ top: z.coerce.number().int().positive().optional() });
 
 /** Folder and the blobs it names: what deleting the session could free at most. */
-const heldBytes = (usage: SessionUsage) =>
-  usage.bytes + (usage.fileSnapshots?.bytes ?? 0) + (usage.blobs?.bytes ?? 0);
+const heldBytes = (usage: SessionUsage) => usage.bytes + (usage.fileSnapshots?.bytes ?? 0) + (usage.blobs?.bytes ?? 0);
 
 export async function duSessionsCommand(context: CliContext, rawOptions: Record<string, unknown>): Promise<number> {
   const parsed = duOptionsSchema.safeParse(rawOptions);

@@ -1,7 +1,9 @@
 // End-to-end: the space a home takes. `sessions du` shows the biggest sessions and what in them
 // takes the space (journal, snapshots, file snapshots, other blobs) and the home's total, the
-// trash and the index included.
+// trash and the index included. Space limits (limits.maxHomeBytes, limits.maxSessionBytes) stop a
+// run at a checkpoint, exit 74, and the session resumes once the limit is raised.
 import { lstatSync, readdirSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createEngine } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
@@ -48,7 +50,14 @@ async function sessionWithFileSnapshot(sandbox: Sandbox, content: string): Promi
   const session = await engine.createSession({ title: 'reads a big file', mode: 'custom' });
   const bytes = Buffer.from(content);
   const blob = await store.putBlob(bytes);
-  session.record({ type: 'file-snapshot-taken', path: 'data.bin', hash: blob, size: bytes.length, blob, access: 'read' });
+  session.record({
+    type: 'file-snapshot-taken',
+    path: 'data.bin',
+    hash: blob,
+    size: bytes.length,
+    blob,
+    access: 'read',
+  });
   await session.checkpoint('read');
   await session.complete();
   await session.close();
@@ -100,5 +109,45 @@ describe('conclave sessions du', () => {
     const badTop = await sandbox.run(['sessions', 'du', '--top', 'many']);
     expect(badTop.code).toBe(64);
     expect(badTop.stderr).toContain('--top');
+  });
+});
+
+describe('space limits', () => {
+  let sandbox: Sandbox;
+  beforeEach(async () => {
+    sandbox = await createSandbox();
+    await mkdir(sandbox.home, { recursive: true });
+  });
+  afterEach(() => sandbox.remove());
+
+  it('stops a run at a checkpoint when its session would pass limits.maxSessionBytes, and resumes once raised', async () => {
+    const config = path.join(sandbox.home, 'config.yaml');
+    await writeFile(config, 'limits:\n  maxSessionBytes: 10KB\n');
+    const stopped = await sandbox.run(['Evaluate my idea: a tea shop']);
+    expect(stopped.code, stopped.stderr).toBe(74);
+    const id = /Session ([0-9a-z]{22}) holds/.exec(stopped.stderr)?.[1] ?? '';
+    expect(id).not.toBe('');
+    expect(stopped.stderr).toContain('would pass limits.maxSessionBytes (10 KB)');
+    expect(stopped.stderr).toMatch(/journal \d/);
+    expect(stopped.stderr).toContain('conclave sessions du');
+    expect(stopped.stderr).toContain('conclave sessions trash --empty');
+    expect(stopped.stderr).toContain(`conclave --resume ${id}`);
+    const listed = await sandbox.json<{ id: string; status: string }[]>(['sessions', 'list']);
+    expect(listed.find((entry) => entry.id === id)?.status).toBe('interrupted');
+    expect(lstatSync(path.join(sandbox.home, 'sessions', id, 'journal.jsonl')).size).toBeLessThanOrEqual(10 * 1024);
+
+    await writeFile(config, 'limits:\n  maxSessionBytes: 1MB\n');
+    const resumed = await sandbox.run(['--resume', id, '--yes']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = await sandbox.json<{ id: string; status: string }[]>(['sessions', 'list']);
+    expect(after.find((entry) => entry.id === id)?.status).toBe('completed');
+  });
+
+  it('refuses a limit that is not a size, naming the file and the key', async () => {
+    await writeFile(path.join(sandbox.home, 'config.yaml'), 'limits:\n  maxHomeBytes: 20 gigs\n');
+    const refused = await sandbox.run(['sessions', 'du']);
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toContain(`${path.join(sandbox.home, 'config.yaml')} at limits.maxHomeBytes`);
+    expect(refused.stderr).toContain('500MB, 20GB');
   });
 });

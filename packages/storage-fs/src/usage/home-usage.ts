@@ -135,7 +135,8 @@ export function measureHome(dir: string, options: MeasureHomeOptions = {}): Home
   for (const folder of entries(blobsDirectory)) {
     if (!folder.isDirectory()) continue;
     for (const blob of entries(path.join(blobsDirectory, folder.name))) {
-      if (blob.isFile()) blobSizes.set(folder.name + blob.name, sizeOf(path.join(blobsDirectory, folder.name, blob.name)));
+      if (blob.isFile())
+        blobSizes.set(folder.name + blob.name, sizeOf(path.join(blobsDirectory, folder.name, blob.name)));
     }
   }
   const blobSize = (hash: string) => blobSizes.get(hash) ?? 0;
