@@ -223,6 +223,14 @@ export {
   estimateCallCost,
 } from './usage/cost-guard.js';
 export { type CostLimitDetails, CostLimitError } from './usage/cost-limit-error.js';
+// ---- queued workflow runs, for workers (workers/)
+export {
+  type QueuedWorkflow,
+  queuedWorkflow,
+  registerWorkflowJob,
+  WORKFLOW_JOB,
+  type WorkflowJobRunner,
+} from './workers/workflow-job.js';
 export { DEFAULT_MAX_PARALLEL, MAX_MAP_PARALLEL } from './workflow/map-limits.js';
 // ---- workflow specs and prompt files (workflow/)
 export {

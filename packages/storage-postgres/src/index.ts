@@ -14,7 +14,10 @@ export {
   type QueueCounts,
   type QueuedJobRunner,
   type RunningWorker,
+  type ScheduledJob,
+  type ScheduleOptions,
   type WorkerOptions,
+  type WorkerStatus,
   type WorkQueue,
   type WorkQueueOptions,
 } from './workers/work-queue.js';

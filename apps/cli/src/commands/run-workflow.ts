@@ -22,6 +22,7 @@ export const workflowOptionsSchema = lazySchema(() =>
     maxCost: z.string().optional(),
     maxLineageCost: z.string().optional(),
     worktree: z.boolean().optional(),
+    queue: z.string().optional(),
   }),
 );
 type WorkflowOptions = z.infer<typeof workflowOptionsSchema>;
@@ -61,6 +62,11 @@ export async function runWorkflowCommand(
       hint: 'conclave run workflow.yaml --var topic="AI agents"   or   conclave run --resume <id>',
     });
   const variables = parseVariables(options.var);
+  if (options.queue !== undefined) {
+    const { enqueueWorkflowCommand, refuseLocalRunFlags } = await import('./queue-run.js');
+    refuseLocalRunFlags(input.options);
+    return enqueueWorkflowCommand(context, { file: input.file, variables, title: options.title, queue: options.queue });
+  }
   const selection = selectionFrom({
     flagProvider: context.options.provider as ProviderName | undefined,
     flagModel: context.options.model,
@@ -104,7 +110,7 @@ export async function runWorkflowCommand(
   );
 }
 
-function parseVariables(assignments: string[]): Record<string, string> {
+export function parseVariables(assignments: string[]): Record<string, string> {
   const variables: Record<string, string> = {};
   for (const assignment of assignments) {
     const separator = assignment.indexOf('=');

@@ -8,6 +8,7 @@ import type { CliContext, CliEnvironment } from '../context/cli-context.js';
 import { listableModes, modeFlags, runModeHelp } from '../modes/mode-names.js';
 import { CONFLICT_CHOICES, UNCERTAIN_CHOICES } from '../runs/resume-choices.js';
 import { addDataKeyCommands, addSessionsEncryptCommand } from './data-key-commands.js';
+import { addWorkerCommands } from './worker-commands.js';
 
 export interface ProgramHooks {
   /** The command line as typed (a task that looks like a mistyped command is offered again corrected). */
@@ -292,6 +293,10 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
         .option(
           '--worktree',
           'run in a new git worktree on the branch conclave/<session> (as worktree: true in the spec)',
+        )
+        .option(
+          '--queue <name>',
+          'put the run on this queue of the PostgreSQL store for a worker (conclave worker) instead of running it here',
         ),
     ),
   );
@@ -312,6 +317,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       'conclave run retry 01jf3k --items failed # run them again, then go on',
       'conclave run fix.yaml --worktree         # in a git worktree of its own, then:',
       'conclave run merge 01jf3k                # merge its branch back',
+      'conclave run review.yaml --queue reviews --store postgres://db/conclave   # a worker runs it',
     ]),
   );
   run.action(
@@ -983,6 +989,7 @@ ${examples([
     }),
   );
   program.addCommand(tui);
+  addWorkerCommands(program, act, { addGlobalOptions, examples });
 
   return program;
 }

@@ -172,6 +172,12 @@ const buildConfigSchemas = once(() => {
     url: z.string().min(1).optional(),
   });
 
+  /** A work queue's settings (docs/workers.md): `maxRunning`, its cap over all workers. */
+  const queuesConfigSchema = z.record(
+    z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'a queue name: letters, digits, ".", "-" and "_"'),
+    z.strictObject({ maxRunning: z.number().int().min(1).max(100_000) }),
+  );
+
   const configFileSchema = z.strictObject({
     /** Data home for this project (a workspace config may move it; `$CONCLAVE_HOME` wins). */
     home: z.string().min(1).optional(),
@@ -197,6 +203,8 @@ const buildConfigSchemas = once(() => {
     mcp: mcpConfigSchema.optional(),
     limits: limitsConfigSchema.optional(),
     imports: importsConfigSchema.optional(),
+    /** Work queues by name (`queues.builds.maxRunning: 2`); workers apply the caps when they start. */
+    queues: queuesConfigSchema.optional(),
   });
   return {
     limitsConfigSchema,
@@ -275,6 +283,8 @@ export interface ConclaveConfig {
     maxSessionBytes: number | null;
   };
   imports: { requireSigned: boolean };
+  /** Work queues by name: the cap over all workers that `conclave worker` sets when it starts. */
+  queues: Record<string, { maxRunning: number }>;
 }
 
 /** Keys that moved: a file that still uses one gets an error naming the new key. */

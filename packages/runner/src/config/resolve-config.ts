@@ -79,6 +79,7 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
     maxSessionBytes: null,
   },
   imports: { requireSigned: false },
+  queues: {},
 };
 
 type Layer = { source: string; values: Map<string, unknown> };

@@ -39,10 +39,11 @@ export async function runWorkflow(scope: RunnerScope, filePath: string, input: W
       record: worktree ? { ...input.record, [WORKTREE_KEY]: worktreeAsJson(worktree.record) } : input.record,
       specHash: hashText(text),
       initialEvents: planned.events,
+      ...(input.id === undefined ? {} : { id: input.id }),
       ...(worktree ? { id: worktree.id, workspaceDir: worktree.record.workspace } : {}),
     });
   if (!(input.worktree ?? planned.worktree)) return drive(scope, await create(null), mode, planned.config, false);
-  const worktree = await startWorktree(scope);
+  const worktree = await startWorktree(scope, input.id);
   const session = await create(worktree).catch(async (error: unknown) => {
     await discardWorktree(worktree.record);
     throw error;
@@ -58,8 +59,8 @@ interface WorktreeRun {
 }
 
 /** The worktree a new run works in, named after the session it is made for. */
-async function startWorktree(scope: RunnerScope): Promise<WorktreeRun> {
-  const id = createSessionId();
+async function startWorktree(scope: RunnerScope, chosenId: string | undefined): Promise<WorktreeRun> {
+  const id = chosenId ?? createSessionId();
   const { record, uncommitted } = await createWorktree(scope.options.workspaceDir, id);
   scope.emit({
     type: 'notice',

@@ -1,9 +1,11 @@
 // Test support: a worker process for the work-queue tests (bundled with esbuild). It registers
 // the job `item`, whose one step runs a shell command that sleeps 100 ms and appends the item's
-// id and this worker's pid to a log, and runs the queue's items with `concurrency` at once.
-// It prints `ready` once it takes items, then runs until killed.
+// id, this worker's pid and the command's start and end times to a log, and runs the queue's items with `concurrency` at once.
+// It prints `ready` once it takes items and `started <session>` as each item starts, then runs
+// until killed.
 //
-// Configuration (JSON in CONCLAVE_QUEUE_WORKER): { url, schema, queueSchema, log, concurrency }.
+// Configuration (JSON in CONCLAVE_QUEUE_WORKER): { url, schema, queueSchema, log, concurrency,
+// sleepSeconds? (default 0.1), maxRunning? }.
 import { execFile } from 'node:child_process';
 import { hostname } from 'node:os';
 import { promisify } from 'node:util';
@@ -19,6 +21,8 @@ interface Config {
   queueSchema: string;
   log: string;
   concurrency: number;
+  sleepSeconds?: number;
+  maxRunning?: number;
 }
 
 async function main(): Promise<void> {
@@ -31,7 +35,11 @@ async function main(): Promise<void> {
       await session.step(
         'work',
         async () => {
-          await run('sh', ['-c', `sleep 0.1; echo "${input.item} ${process.pid}" >> "${config.log}"`]);
+          // One line per run: the item, this worker's pid, and when the command started and ended (ms).
+          await run('sh', [
+            '-c',
+            `started=$(date +%s%3N); sleep ${config.sleepSeconds ?? 0.1}; echo "${input.item} ${process.pid} $started $(date +%s%3N)" >> "${config.log}"`,
+          ]);
           return input.item;
         },
         // A command a dead worker may have run is run again: the item's log line says so.
@@ -44,10 +52,15 @@ async function main(): Promise<void> {
   const queue = createWorkQueue({
     connectionString: config.url,
     schema: config.queueSchema,
-    claimTimeoutSeconds: 3,
+    claimTimeoutSeconds: 10,
     checkIntervalSeconds: 1,
   });
-  await queue.worker(engine, { queues: ['items'], concurrency: config.concurrency });
+  await queue.worker(engine, {
+    queues: ['items'],
+    concurrency: config.concurrency,
+    ...(config.maxRunning === undefined ? {} : { maxRunning: config.maxRunning }),
+    onStart: (item) => process.stdout.write(`started ${item.sessionId}\n`),
+  });
   process.stdout.write('ready\n');
 }
 

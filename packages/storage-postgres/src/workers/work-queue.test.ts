@@ -3,13 +3,13 @@
 // worker's pid); one worker is SIGKILLed at a random moment and another started. Every item's
 // session completes with its step completed once; a command ran again only for items that were
 // in flight in the killed worker (at most its concurrency), and every journal verifies.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEngine, createSessionId } from '@resume/core';
-import { type BundledChild, bundleChild, collect, exited, onLines } from '@resume/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exited } from '@resume/test-support';
+import { describe, expect, it } from 'vitest';
 import { announceSkip } from '../testing/postgres-cluster.js';
+import { useQueueWorkers } from '../testing/queue-worker-processes.js';
 import { postgres, useTestDatabase } from '../testing/test-database.js';
 import { createWorkQueue } from './work-queue.js';
 
@@ -19,28 +19,17 @@ const CONCURRENCY = 4;
 
 describe.skipIf(!postgres.available)(`work queues on PostgreSQL ${skipped}`, () => {
   const database = useTestDatabase();
-  let worker: BundledChild | null = null;
-  let directory = '';
-  beforeAll(async () => {
-    directory = mkdtempSync(path.join(tmpdir(), 'conclave-queue-'));
-    worker = await bundleChild(new URL('../testing/queue-worker-process.ts', import.meta.url), {
-      external: ['pg-native'],
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await worker?.remove();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  const workers = useQueueWorkers();
 
   it('three workers drain 200 queued items; a SIGKILLed worker loses nothing and repeats only what it ran', async () => {
     const schema = database.freshSchema();
     const queueSchema = database.freshSchema();
-    const log = path.join(directory, 'items.log');
+    const log = path.join(workers.directory(), 'items.log');
     writeFileSync(log, '');
     const store = database.openStore({ schema });
     const engine = createEngine({ store });
-    // A kill is noticed when the claims of the killed worker's items expire (3 s here).
-    const queue = createWorkQueue({ connectionString: database.url, schema: queueSchema, claimTimeoutSeconds: 3 });
+    // A kill is noticed when the claims of the killed worker's items expire (10 s here).
+    const queue = createWorkQueue({ connectionString: database.url, schema: queueSchema, claimTimeoutSeconds: 10 });
     try {
       const ids: string[] = [];
       for (let item = 0; item < ITEMS; item += 1) {
@@ -49,21 +38,13 @@ describe.skipIf(!postgres.available)(`work queues on PostgreSQL ${skipped}`, () 
       expect((await queue.counts()).find((counts) => counts.queue === 'items')).toMatchObject({ queued: ITEMS });
 
       const config = { url: database.url, schema, queueSchema, log, concurrency: CONCURRENCY };
-      const start = () => {
-        const child = (worker as BundledChild).spawn([], {
-          ...process.env,
-          CONCLAVE_QUEUE_WORKER: JSON.stringify(config),
-        });
-        const stderr = collect(child.stderr);
-        const ready = new Promise<void>((resolve) => onLines(child.stdout, (line) => line === 'ready' && resolve()));
-        return { child, stderr, ready };
-      };
-      const workers = [start(), start(), start()];
-      await Promise.all(workers.map((each) => each.ready));
+      const start = () => workers.start(config);
+      const running = [start(), start(), start()];
+      await Promise.all(running.map((each) => each.ready));
       // Kill one worker once a random share of the items has run.
       const killAt = 30 + Math.floor(Math.random() * 60);
       while (readFileSync(log, 'utf8').split('\n').length - 1 < killAt) await pause(20);
-      const victim = workers[0];
+      const victim = running[0];
       victim?.child.kill('SIGKILL');
       await exited(victim?.child as NonNullable<typeof victim>['child']);
       const replacement = start();
@@ -75,7 +56,7 @@ describe.skipIf(!postgres.available)(`work queues on PostgreSQL ${skipped}`, () 
         if (completed.length === ITEMS) break;
         if (Date.now() > deadline) {
           throw new Error(
-            `only ${completed.length} of ${ITEMS} items completed (queue: ${JSON.stringify(await queue.counts())}, others: ${JSON.stringify((await engine.listSessions()).filter((summary) => summary.status !== 'completed').map((summary) => [summary.status, summary.lastSeq]))}); worker output: ${[...workers, replacement].map((each) => each.stderr()).join('\n')}`,
+            `only ${completed.length} of ${ITEMS} items completed (queue: ${JSON.stringify(await queue.counts())}, others: ${JSON.stringify((await engine.listSessions()).filter((summary) => summary.status !== 'completed').map((summary) => [summary.status, summary.lastSeq]))}); worker output: ${[...running, replacement].map((each) => each.stderr()).join('\n')}`,
           );
         }
         await pause(100);
@@ -107,7 +88,7 @@ describe.skipIf(!postgres.available)(`work queues on PostgreSQL ${skipped}`, () 
       process.stderr.write(
         `work queue: ${ITEMS} items over ${pids.size} workers, ${repeated.length} run again after the kill\n`,
       );
-      for (const each of [...workers.slice(1), replacement]) each.child.kill('SIGTERM');
+      for (const each of [...running.slice(1), replacement]) each.child.kill('SIGTERM');
     } finally {
       await queue.close();
     }
