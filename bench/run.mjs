@@ -28,14 +28,15 @@ process.stdout.write(
   '  raw: write + fdatasync of the same bytes, synchronous (writeSync) and asynchronous (FileHandle)\n',
 );
 process.stdout.write(
-  '    events    engine  raw sync raw async   rewrite  engine/async  engine/sync  rewrite/engine  engine mean\n',
+  '    events    engine  raw sync raw async   rewrite  engine/async  engine/sync  rewrite/engine  engine mean  limits/engine\n',
 );
 for (const row of checkpoints) {
   process.stdout.write(
     `${format(row.events)}${format(row.engine.median)}${format(row.raw.median)}${format(row.rawAsync.median)}` +
       `${format(row.rewrite.median)}${format(row.engine.median / row.rawAsync.median, 2).padStart(14)}` +
       `${format(row.engine.median / row.raw.median, 2).padStart(13)}` +
-      `${format(row.rewrite.median / row.engine.median, 1).padStart(16)}${format(row.engine.mean).padStart(13)}\n`,
+      `${format(row.rewrite.median / row.engine.median, 1).padStart(16)}${format(row.engine.mean).padStart(13)}` +
+      `${format(row.limited.median / row.engine.median, 2).padStart(15)}\n`,
   );
 }
 
@@ -72,6 +73,10 @@ const budgets = {
     worst: Math.max(...checkpoints.map((row) => row.engine.median / row.raw.median)),
   },
   checkpointFlatness: { limit: 1.5, value: flatness },
+  checkpointWithSpaceLimits: {
+    limit: 1.1,
+    worst: Math.max(...checkpoints.map((row) => row.limited.median / row.engine.median)),
+  },
   rewriteVsCheckpointAt1000: { limit: 20, value: at1000 ? at1000.rewrite.median / at1000.engine.median : null },
   open10000Ms: { limit: 100, value: open.openMedianMs },
   bytesVsEventJson: { limit: 2.5, value: open.diskBytes / open.eventJsonBytes },

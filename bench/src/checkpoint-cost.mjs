@@ -1,7 +1,9 @@
 // Checkpoint cost, side by side: the engine over the file store (`addMessage` of
 // ~2 KB + `checkpoint()`) and a raw `write + fdatasync` of the same bytes, taking turns
 // sample by sample, and the source documents' design (rewrite the whole session JSON
-// atomically: temp file, fsync, rename, directory fsync), at several journal lengths.
+// atomically: temp file, fsync, rename, directory fsync), at several journal lengths. The
+// engine also runs over a store with space limits set (far above what it writes), so the cost
+// of keeping the running totals shows beside the same checkpoint without them.
 import { closeSync, fdatasyncSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,8 +14,8 @@ import { createFsStore } from '@resume/storage-fs';
 import { payload, timeEach } from './measure.mjs';
 
 /** A session of `events` ~2 KB messages through the engine over the file store, ready for more checkpoints. */
-async function engineSession(home, events) {
-  const store = createFsStore({ dir: home });
+async function engineSession(home, events, quota) {
+  const store = createFsStore({ dir: home, ...(quota ? { quota } : {}) });
   const engine = createEngine({ store });
   const session = await engine.createSession({ title: `bench ${events}`, mode: 'custom' });
   for (let index = 1; index < events; index += 1) {
@@ -78,6 +80,11 @@ function summarize(samples) {
  */
 async function checkpointsSideBySide(directory, events, iterations) {
   const engine = await engineSession(path.join(directory, 'home'), events);
+  const TiB = 1024 ** 4;
+  const limited = await engineSession(path.join(directory, 'limited-home'), events, {
+    maxHomeBytes: TiB,
+    maxSessionBytes: TiB,
+  });
   const raws = [];
   try {
     // Bytes one checkpoint appends to the journal, from a few checkpoints before the measured ones.
@@ -86,19 +93,28 @@ async function checkpointsSideBySide(directory, events, iterations) {
     for (let index = 0; index < warmups; index += 1) {
       engine.session.addMessage({ role: 'assistant', content: payload(events + index) });
       await engine.session.checkpoint();
+      limited.session.addMessage({ role: 'assistant', content: payload(events + index) });
+      await limited.session.checkpoint();
     }
     const bytesPerCheckpoint = Math.round(((await engine.bytes()) - bytesBefore) / warmups);
     const raw = rawSyncFile(path.join(directory, 'raw.jsonl'), events, bytesPerCheckpoint);
     raws.push(raw);
     const rawAsync = await rawAsyncFile(path.join(directory, 'raw-async.jsonl'), events, bytesPerCheckpoint);
     raws.push(rawAsync);
-    const samples = { engine: [], raw: [], rawAsync: [] };
+    const samples = { engine: [], limited: [], raw: [], rawAsync: [] };
     const contenders = [
       [
         'engine',
         async (content) => {
           engine.session.addMessage({ role: 'assistant', content });
           await engine.session.checkpoint();
+        },
+      ],
+      [
+        'limited',
+        async (content) => {
+          limited.session.addMessage({ role: 'assistant', content });
+          await limited.session.checkpoint();
         },
       ],
       // Synchronous like the journal's lone append: no promise, no await.
@@ -117,12 +133,14 @@ async function checkpointsSideBySide(directory, events, iterations) {
     }
     return {
       engine: { ...summarize(samples.engine), bytesPerCheckpoint },
+      limited: summarize(samples.limited),
       raw: summarize(samples.raw),
       rawAsync: summarize(samples.rawAsync),
     };
   } finally {
     for (const raw of raws) await raw.close();
     await engine.close();
+    await limited.close();
   }
 }
 
@@ -157,9 +175,9 @@ export async function measureCheckpointCost({ sizes, iterations }) {
     const directory = await mkdtemp(path.join(tmpdir(), 'conclave-bench-'));
     try {
       // The raw baselines write exactly as many bytes as one checkpoint appended to the journal.
-      const { engine, raw, rawAsync } = await checkpointsSideBySide(directory, events, iterations);
+      const { engine, limited, raw, rawAsync } = await checkpointsSideBySide(directory, events, iterations);
       const rewrite = await atomicRewrite(directory, events, events >= 10_000 ? Math.min(iterations, 15) : iterations);
-      rows.push({ events, engine, raw, rawAsync, rewrite });
+      rows.push({ events, engine, limited, raw, rawAsync, rewrite });
     } finally {
       await rm(directory, { recursive: true, force: true });
     }

@@ -101,6 +101,7 @@ export { type FailedAttempt, StepFailedError } from './spec/errors/step-failed-e
 export { StepOutputError } from './spec/errors/step-output-error.js';
 export { StoreFullError } from './spec/errors/store-full-error.js';
 export { StoreIoError } from './spec/errors/store-io-error.js';
+export { StoreQuotaError } from './spec/errors/store-quota-error.js';
 export { UncertainStepError, type UncertainStepInfo } from './spec/errors/uncertain-step-error.js';
 export { UnsupportedFormatError } from './spec/errors/unsupported-format-error.js';
 export { UsageError } from './spec/errors/usage-error.js';

@@ -62,6 +62,7 @@ import {
   SNAPSHOT_ARCHIVED,
   storePaths,
 } from './store/store-paths.js';
+import { createStoreQuota, type StoreQuotaLimits } from './usage/store-quota.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -111,6 +112,11 @@ export interface FsStoreOptions {
    * given opens what was sealed with it. Without one, encrypted sessions cannot be read.
    */
   encryption?: Keyring | KeyringOptions;
+  /**
+   * Space limits (docs/storage.md#space-limits): a write that would take the home or a session
+   * past one is refused with StoreQuotaError before anything of it is written.
+   */
+  quota?: StoreQuotaLimits;
 }
 
 export interface FsStore extends SessionStore {
@@ -143,6 +149,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     exclusive: sessionQueue(),
     asideName: asideNamer(now),
     keyring: toKeyring(options.encryption),
+    quota: createStoreQuota(storePaths(home), options.quota),
   };
   const { paths, plain } = context;
   const layout = createLayout(context);

@@ -5,3 +5,4 @@ export type { FileStatus, FileSystem, WritableFile } from './file-system/file-sy
 export { createNodeFileSystem } from './file-system/file-system.js';
 export { createFsStore, type FsStore, type FsStoreOptions } from './fs-store.js';
 export type { EncryptReport } from './repair/session-encryption.js';
+export { type HomeUsage, type MeasureHomeOptions, measureHome, type SessionUsage } from './usage/home-usage.js';

@@ -88,6 +88,7 @@ export function createCliContext(
               url: config.store.url,
               home: config.home,
               say: (line) => terminal.warn(line),
+              quota: { maxHomeBytes: config.limits.maxHomeBytes, maxSessionBytes: config.limits.maxSessionBytes },
               keyring: loadKeyring({
                 home: config.home,
                 env: environment.env,

@@ -14,6 +14,8 @@ export interface OpenStoreOptions {
   say?: (line: string) => void;
   /** The data keys (keys/data-keys.ts): null when there are none and encryption is off. */
   keyring?: Keyring | null;
+  /** The space limits of the file store (`limits.maxHomeBytes`, `limits.maxSessionBytes`; null: none). */
+  quota?: { maxHomeBytes: number | null; maxSessionBytes: number | null };
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<SessionStore> {
@@ -39,7 +41,11 @@ export async function openStore(options: OpenStoreOptions): Promise<SessionStore
   }
   const dir = url ? (url.startsWith('file://') ? new URL(url).pathname : url.replace(/^file:/, '')) : options.home;
   const { createFsStore } = await import('@resume/storage-fs');
-  return createFsStore({ dir, ...(options.keyring ? { encryption: options.keyring } : {}) });
+  return createFsStore({
+    dir,
+    ...(options.keyring ? { encryption: options.keyring } : {}),
+    ...(options.quota ? { quota: options.quota } : {}),
+  });
 }
 
 /** The line a person reads while a run waits for a PostgreSQL server that does not answer. */

@@ -157,6 +157,20 @@ const recorded: Array<[string, () => core.ConclaveError, number]> = [
     () => new core.StoreFullError({ path: '/store/journal.jsonl', location: '/store', freeBytes: 0 }),
     74,
   ],
+  [
+    'StoreQuotaError',
+    () =>
+      new core.StoreQuotaError({
+        limit: 'maxHomeBytes',
+        limitBytes: 1024,
+        usedBytes: 1000,
+        writingBytes: 100,
+        location: '/store',
+        sessionId,
+        biggest: [],
+      }),
+    74,
+  ],
   ['StoreIoError', () => new core.StoreIoError('fsync failed', '/store/journal.jsonl'), 1],
   [
     'UncertainStepError',

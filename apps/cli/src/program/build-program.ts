@@ -519,6 +519,29 @@ ${examples([
   restore.action(actOnSession(async () => (await trashModule()).restoreCommand));
   sessions.addCommand(restore);
 
+  const du = addGlobalOptions(
+    new Command('du')
+      .description(
+        'what takes the space in the data home: the biggest sessions (journal, snapshots, file snapshots, blobs) and the total, the trash and the index included',
+      )
+      .option('--top <n>', 'show the N biggest sessions (default: 10, all with --json)'),
+  );
+  du.addHelpText(
+    'after',
+    `${examples(['conclave sessions du', 'conclave sessions du --top 30', 'conclave sessions du --json | jq .bytes'])}
+A session's total is its folder and the blobs its journal names (file snapshots, large outputs).
+A blob is stored once per content: sessions naming the same content share it, and deleting one
+frees only what no other session names. Free space with conclave sessions cleanup,
+conclave sessions trash --empty or conclave sessions delete <id> --now.
+`,
+  );
+  du.action(
+    act(async (context, command) =>
+      (await import('../commands/sessions-du.js')).duSessionsCommand(context, command.opts()),
+    ),
+  );
+  sessions.addCommand(du);
+
   const organizeModule = () => import('../commands/sessions-organize.js');
   const rename = addGlobalOptions(
     new Command('rename')

@@ -14,6 +14,7 @@ import {
   SessionNotFoundError,
   type SessionSummary,
   StepAbortedError,
+  StoreQuotaError,
   UncertainStepError,
 } from '@resume/core/spec';
 import type { NextStep, StartsFrom } from '@resume/runner';
@@ -111,6 +112,15 @@ function wordedHint(error: ConclaveError): string | undefined {
     return error.sessionId
       ? `Salvage the valid prefix with: conclave sessions repair ${error.sessionId}`
       : 'The file cannot be read; restore it from a backup or export.';
+  }
+  if (StoreQuotaError.isInstance(error)) {
+    return [
+      'See what uses the space: conclave sessions du. Free it: conclave sessions cleanup, conclave sessions trash --empty,',
+      `conclave sessions delete <id> --now; or raise limits.${error.limit} in the config.`,
+      error.sessionId
+        ? `Then resume: conclave --resume ${error.sessionId} (it goes on where it stopped).`
+        : 'Then run the same command again.',
+    ].join('\n');
   }
   if (IncompatibleSessionError.isInstance(error)) return 'Pass --force to resume anyway, or start a new session.';
   if (SessionDeletedError.isInstance(error)) {

@@ -36,6 +36,7 @@ export { type FailedAttempt, StepFailedError } from './errors/step-failed-error.
 export { StepOutputError } from './errors/step-output-error.js';
 export { StoreFullError } from './errors/store-full-error.js';
 export { StoreIoError } from './errors/store-io-error.js';
+export { type StoreQuotaDetails, StoreQuotaError, type StoreQuotaLimit } from './errors/store-quota-error.js';
 export { UncertainStepError, type UncertainStepInfo } from './errors/uncertain-step-error.js';
 export { UnsupportedFormatError } from './errors/unsupported-format-error.js';
 export { UsageError } from './errors/usage-error.js';

@@ -9,6 +9,7 @@
 import { lazySchema, once } from '@resume/core/lazy-schema';
 import { z } from 'zod';
 import { MCP_SERVER_NAME_PATTERN, type McpServerConfig } from '../mcp/mcp-server-config.js';
+import { BYTE_SIZE_FORM, parseByteSize } from './byte-size.js';
 
 /**
  * A provider's name (`scripted`, `openai`, `anthropic`, or one a front end registers): the
@@ -137,6 +138,11 @@ const buildConfigSchemas = once(() => {
   });
 
   const usd = z.number().positive('an amount in US dollars greater than 0');
+  const byteSize = z.union([z.number(), z.string()]).transform((value, context) => {
+    const bytes = parseByteSize(value);
+    if (bytes === null) context.addIssue({ code: 'custom', message: `is not ${BYTE_SIZE_FORM}` });
+    return bytes ?? 0;
+  });
   const limitsConfigSchema = z.strictObject({
     /** A run stops at a checkpoint before a model call that would take the session past this (USD). */
     maxCostUsd: usd.optional(),
@@ -150,6 +156,10 @@ const buildConfigSchemas = once(() => {
     monthlyCost: usd.optional(),
     /** The most items a workflow map step may run at once (`parallel:` above it is refused); default 16. */
     maxParallel: z.number().int().min(1).max(256).optional(),
+    /** A run stops at a checkpoint before its writes would take the data home past this size. */
+    maxHomeBytes: byteSize.optional(),
+    /** The same for one session's folder (its journal, snapshots and the rest). */
+    maxSessionBytes: byteSize.optional(),
   });
 
   const importsConfigSchema = z.strictObject({
@@ -268,6 +278,9 @@ export interface ConclaveConfig {
     dailyCost: number | null;
     monthlyCost: number | null;
     maxParallel: number;
+    /** Bytes, or null: no limit. */
+    maxHomeBytes: number | null;
+    maxSessionBytes: number | null;
   };
   imports: { requireSigned: boolean };
   /** Work queues by name: the cap over all workers that `conclave worker` sets when it starts. */

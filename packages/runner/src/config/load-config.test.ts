@@ -122,6 +122,32 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads space limits written as sizes, and names the file, the key and the form of one it cannot read', () => {
+    const read = filesystem({
+      [`${workspace}/.conclave.yaml`]: 'limits:\n  maxHomeBytes: 20GB\n  maxSessionBytes: 500 MiB\n',
+    });
+    const loaded = loadConfig({ cwd: workspace, userHome, env: {}, readFile: read });
+    expect(loaded.config.limits.maxHomeBytes).toBe(20 * 1024 ** 3);
+    expect(loaded.config.limits.maxSessionBytes).toBe(500 * 1024 ** 2);
+    expect(loadConfig({ cwd: workspace, userHome, env: {}, readFile: filesystem({}) }).config.limits).toMatchObject({
+      maxHomeBytes: null,
+      maxSessionBytes: null,
+    });
+    for (const value of ['20 gigs', '-5GB', '0', '1.5XB']) {
+      const bad = filesystem({ [`${workspace}/.conclave.yaml`]: `limits:\n  maxHomeBytes: ${value}\n` });
+      try {
+        loadConfig({ cwd: workspace, userHome, env: {}, readFile: bad });
+        expect.unreachable(value);
+      } catch (error) {
+        expect(ConfigError.isInstance(error), value).toBe(true);
+        expect((error as ConfigError).key).toBe('limits.maxHomeBytes');
+        expect((error as Error).message).toContain(`${workspace}/.conclave.yaml`);
+        expect((error as Error).message).toMatch(/500MB, 20GB/);
+        expect(exitCodeFor(error)).toBe(64);
+      }
+    }
+  });
+
   it('names a misspelt key instead of ignoring it', () => {
     const read = filesystem({ [`${workspace}/.conclave.yaml`]: 'retention:\n  maxAgeDay: 3\n' });
     try {

@@ -75,6 +75,8 @@ const defaults: Omit<ConclaveConfig, 'home'> = {
     dailyCost: null,
     monthlyCost: null,
     maxParallel: DEFAULT_MAX_PARALLEL,
+    maxHomeBytes: null,
+    maxSessionBytes: null,
   },
   imports: { requireSigned: false },
   queues: {},

@@ -70,6 +70,7 @@ export const exitCodes: Readonly<Record<string, ExitCodeRule>> = {
   'step-output-not-json': ExitCode.failed,
   'step-uncertain': ExitCode.usage,
   'store-full': ExitCode.storeFull,
+  'store-quota': ExitCode.storeFull,
   'store-io': ExitCode.failed,
   'format-unsupported': ExitCode.corrupted,
   usage: ExitCode.usage,

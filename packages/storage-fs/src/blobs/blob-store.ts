@@ -48,7 +48,9 @@ export function createBlobStore(context: StoreContext, layout: Layout): BlobStor
       const stored = key
         ? Buffer.concat([frameObject({ sealedBlob: { key: key.id } }), sealBytes(key, blobPlace(hash), content)])
         : content;
+      context.quota?.admit(null, stored.length);
       await writeFileAtomically(durable, target, stored);
+      context.quota?.written(null, stored.length);
       if (created) await durable.syncDirectory(paths.blobs);
       return hash;
     },

@@ -199,6 +199,7 @@ export function createJournalAppender(
       writer.framer,
       key && { key, sessionId: id },
     );
+    context.quota?.admit(id, line.length);
     try {
       // A lone append (the common case: one session writing) is written synchronously, saving a
       // thread-pool round trip; while other appends are pending it goes through the pool so they overlap.
@@ -217,6 +218,7 @@ export function createJournalAppender(
     }
     if (writer.crc !== null) writer.crc = crc32(line, writer.crc);
     writer.size += line.length;
+    context.quota?.written(id, line.length);
     writer.lastSeq = batch.events.at(-1)?.seq ?? writer.lastSeq;
     writer.summary = batch.summary;
     index.record({ id, summary: batch.summary, journalSize: writer.size, archived: false, damage: null, missing: [] });

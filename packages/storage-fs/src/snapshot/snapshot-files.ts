@@ -70,7 +70,13 @@ export function createSnapshotFiles(
   const write = async (id: string, snapshot: SnapshotFile) => {
     const key = context.keyring?.current() ?? null;
     const encoded = encodeSnapshot(snapshot);
-    await writeFileAtomically(plain, paths.inSession(id, SNAPSHOT), key ? sealSnapshot(encoded, key, id) : encoded);
+    const bytes = key ? sealSnapshot(encoded, key, id) : encoded;
+    // Over a space limit the snapshot is left out, as on a full disk: the journal holds everything.
+    const quota = context.quota;
+    const replaced = quota ? ((await plain.status(paths.inSession(id, SNAPSHOT)))?.size ?? 0) : 0;
+    quota?.admit(id, bytes.length - replaced);
+    await writeFileAtomically(plain, paths.inSession(id, SNAPSHOT), bytes);
+    quota?.written(id, bytes.length - replaced);
     for (const { name } of SNAPSHOT_NAMES.slice(1)) await plain.remove(paths.inSession(id, name)).catch(() => {});
   };
 

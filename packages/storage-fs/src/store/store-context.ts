@@ -6,6 +6,7 @@ import type { Keyring } from '@resume/core/encryption';
 import type { FileSystem } from '../file-system/file-system.js';
 import type { GuardedFileSystem } from '../file-system/guarded-file-system.js';
 import type { LeaseFilesContext } from '../lease/lease-files.js';
+import type { StoreQuota } from '../usage/store-quota.js';
 import type { StorePaths } from './store-paths.js';
 
 export interface StoreContext {
@@ -23,6 +24,8 @@ export interface StoreContext {
   keyring: Keyring | null;
   /** A fresh name for bytes kept aside beside `name` (`journal.jsonl.torn-2026-...`). */
   asideName(name: string, reason: string): string;
+  /** The space limits (null: none set, nothing measured). */
+  quota: StoreQuota | null;
 }
 
 export function sessionQueue(): <T>(sessionId: string, work: () => Promise<T>) => Promise<T> {

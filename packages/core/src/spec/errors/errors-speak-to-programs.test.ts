@@ -72,6 +72,17 @@ const instances: Record<string, () => ConclaveError> = {
     new core.StepOutputError({ sessionId, key: 'charge', path: 'output.total', problem: 'is a bigint' }),
   StoreFullError: () =>
     new core.StoreFullError({ path: '/tmp/home/sessions/x/journal.jsonl', location: '/tmp/home', freeBytes: 0 }),
+  StoreQuotaError: () =>
+    new core.StoreQuotaError({
+      limit: 'maxSessionBytes',
+      limitBytes: 500 * 1024 * 1024,
+      usedBytes: 499 * 1024 * 1024,
+      writingBytes: 2 * 1024 * 1024,
+      location: '/tmp/home',
+      sessionId,
+      biggest: [{ id: sessionId, bytes: 499 * 1024 * 1024 }],
+      parts: { journal: 400 * 1024 * 1024, snapshots: 90 * 1024 * 1024, other: 9 * 1024 * 1024 },
+    }),
   StoreIoError: () => new core.StoreIoError('fsync failed', '/tmp/journal.jsonl'),
   UncertainStepError: () => new core.UncertainStepError(uncertainStep),
   UnsupportedFormatError: () => new core.UnsupportedFormatError(`Session ${sessionId}`, 9),
