@@ -6,7 +6,8 @@
 //     synchronous=FULL (an fsync per put), over node:sqlite (see sqlite-saver.mjs),
 //   - LangGraph's MemorySaver (nothing durable: the graph's own cost).
 // Reported: time per step over the first and the last 10% of the run, bytes on disk, and the
-// latency of getTuple for the latest checkpoint (warm, and cold from a new saver instance).
+// latency of getTuple for the latest checkpoint (warm, and cold from a new saver instance), and
+// of list() of the newest 10 and of the whole thread (cold).
 // Runs from `pnpm bench` or alone: `node bench/src/langgraph.mjs [--quick]`.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,6 +59,20 @@ export async function getTupleUs(saver, repeats) {
   return median(samples);
 }
 
+/** list() from a saver that has not read the thread yet: the newest 10, then the whole thread (us). */
+export async function listUs(saver) {
+  const config = { configurable: { thread_id: 'bench' } };
+  const timed = async (options) => {
+    const start = performance.now();
+    let count = 0;
+    for await (const _tuple of saver.list(config, options)) count += 1;
+    if (count === 0) throw new Error('list found no checkpoint');
+    return (performance.now() - start) * 1000;
+  };
+  const newestUs = await timed({ limit: 10 });
+  return { newestUs, wholeUs: await timed({}) };
+}
+
 async function measureResume(root, steps, repeats) {
   const directory = path.join(root, 'resume');
   const store = createFsStore({ dir: directory });
@@ -71,7 +86,12 @@ async function measureResume(root, steps, repeats) {
   const coldUs = await getTupleUs(cold, 1);
   await cold.close();
   await coldStore.close();
-  return { ...phases, bytes: bytesUnder(directory), warmUs, coldUs };
+  const listStore = createFsStore({ dir: directory });
+  const lister = new ResumeCheckpointSaver({ store: listStore });
+  const list = await listUs(lister);
+  await lister.close();
+  await listStore.close();
+  return { ...phases, bytes: bytesUnder(directory), warmUs, coldUs, list };
 }
 
 async function measureSqlite(root, steps, repeats, synchronous) {
@@ -87,7 +107,10 @@ async function measureSqlite(root, steps, repeats, synchronous) {
   const reopened = sqliteSaverOnNodeSqlite(file, { synchronous });
   const coldUs = await getTupleUs(reopened.saver, 1);
   reopened.database.close();
-  return { ...phases, bytes: bytesUnder(directory), bytesWithWal, warmUs, coldUs };
+  const listed = sqliteSaverOnNodeSqlite(file, { synchronous });
+  const list = await listUs(listed.saver);
+  listed.database.close();
+  return { ...phases, bytes: bytesUnder(directory), bytesWithWal, warmUs, coldUs, list };
 }
 
 async function measureMemory(steps, repeats) {
@@ -163,6 +186,10 @@ function readGoals(result) {
       `${share.growth.toFixed(2)}x  ${verdict(share.growth <= 1.5)} (goal: flat, <= 1.5x)`,
     `  cold getTuple of the latest: Resume ${(resume.coldUs / 1000).toFixed(1)} ms, SqliteSaver ${(sqliteNormal.coldUs / 1000).toFixed(1)} ms ` +
       `at ${result.steps} checkpoints  ${verdict(resume.coldUs < 10_000)} (goal < 10 ms, even at 10,000)`,
+    `  cold list({ limit: 10 }): Resume ${(resume.list.newestUs / 1000).toFixed(1)} ms, SqliteSaver ${(sqliteNormal.list.newestUs / 1000).toFixed(1)} ms  ` +
+      `${verdict(resume.list.newestUs < 10_000)} (goal < 10 ms: reads the newest 10, not the thread)`,
+    `  list() of the whole thread: Resume ${(resume.list.wholeUs / 1000).toFixed(0)} ms, SqliteSaver ${(sqliteNormal.list.wholeUs / 1000).toFixed(0)} ms  ` +
+      `${verdict(resume.list.wholeUs <= sqliteNormal.list.wholeUs)} (goal: no slower than SqliteSaver)`,
   ];
 }
 

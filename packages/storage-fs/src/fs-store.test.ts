@@ -51,6 +51,53 @@ async function seqs(store: FsStore, id: string): Promise<number[]> {
 const journalPath = (id: string) => path.join(dir, 'sessions', id, 'journal.jsonl');
 
 describe('file store on disk', () => {
+  it('reads only what was appended since a reader last read the journal to its end, and the whole journal when that end no longer fits', async () => {
+    const writer = open();
+    const id = await sessionWith(writer, 600);
+    const real = createNodeFileSystem();
+    let journalBytes = 0;
+    const counting: FileSystem = {
+      ...real,
+      readFile: async (target) => {
+        const bytes = await real.readFile(target);
+        if (target.endsWith('journal.jsonl')) journalBytes += bytes.length;
+        return bytes;
+      },
+      readRange: async (target, position, length) => {
+        const bytes = await real.readRange(target, position, length);
+        if (target.endsWith('journal.jsonl')) journalBytes += bytes.length;
+        return bytes;
+      },
+    };
+    const reader = open({ fileSystem: counting });
+    expect(await seqs(reader, id)).toHaveLength(600);
+    const whole = (await stat(journalPath(id))).size;
+    expect(journalBytes).toBeGreaterThanOrEqual(whole);
+
+    const header = testHeader();
+    for (const seq of [601, 602]) {
+      await writer.append(id, {
+        expectedSeq: seq - 1,
+        epoch: 0,
+        events: [messageEvent(seq)],
+        summary: testSummary({ ...header, id }, seq),
+      });
+    }
+    journalBytes = 0;
+    const appended: number[] = [];
+    for await (const event of reader.read(id, { fromSeq: 601 })) appended.push(event.seq);
+    expect(appended).toEqual([601, 602]);
+    // The new records and a tail read to confirm the known end: the same for any length of journal.
+    expect(journalBytes).toBeLessThan(whole / 4);
+
+    // Cut back to its first 150 records: the end the reader knew is gone, so it reads the whole journal.
+    const lines = (await readFile(journalPath(id), 'utf8')).split('\n');
+    await writeFile(journalPath(id), `${lines.slice(0, 150).join('\n')}\n`);
+    const after: number[] = [];
+    for await (const event of reader.read(id, { fromSeq: 140 })) after.push(event.seq);
+    expect(after).toEqual(Array.from({ length: 11 }, (_, index) => 140 + index));
+  });
+
   it('reads the events after a snapshot from its recorded offset, and the whole journal when that offset no longer fits', async () => {
     const writer = open();
     const id = await sessionWith(writer, 5);

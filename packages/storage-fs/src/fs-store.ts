@@ -227,6 +227,8 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     });
     // Every record was checked against its checksum: as good as checking the prefix a snapshot summarizes.
     if (range.fromSeq === undefined && range.toSeq === undefined) snapshots.wholeJournalChecked(id);
+    // A plain journal only grows: the next read after its end starts there (an archived one is read whole).
+    if (journal.file === paths.inSession(id, JOURNAL)) snapshots.endRead(id, scan.lastSeq, scan.validLength);
     return scan.events;
   }
 

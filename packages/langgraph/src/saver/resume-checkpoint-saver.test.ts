@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
-import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
+import { emptyCheckpoint, JsonPlusSerializer, uuid6 } from '@langchain/langgraph-checkpoint';
 import { createEngine } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ async function home(): Promise<string> {
   return directory;
 }
 
-function saverOn(directory: string, options: { blobThreshold?: number } = {}) {
+function saverOn(directory: string, options: { blobThreshold?: number; serde?: JsonPlusSerializer } = {}) {
   const store = createFsStore({ dir: directory });
   const saver = new ResumeCheckpointSaver({ store, ...options });
   closers.push(async () => {
@@ -74,6 +74,42 @@ describe('ResumeCheckpointSaver', () => {
     const latest = await saver.getTuple({ configurable: { thread_id: 'growing' } });
     const messages = latest?.checkpoint.channel_values.messages as BaseMessage[];
     expect(messages.map((message) => message.content)).toEqual(result.messages.map((message) => message.content));
+  });
+
+  it('serializes what a step appended, not the whole message list again at every step', async () => {
+    /** The bytes the saver had the serializer produce, step after step. */
+    class CountingSerializer extends JsonPlusSerializer {
+      bytes = 0;
+      override async dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {
+        const dumped = await super.dumpsTyped(value);
+        this.bytes += dumped[1].byteLength;
+        return dumped;
+      }
+    }
+    const serde = new CountingSerializer();
+    const saver = saverOn(await home(), { serde });
+    const perStep: number[] = [];
+    const steps = 200;
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('speak', (state) => {
+        perStep.push(serde.bytes);
+        return { messages: [new AIMessage(text(state.messages.length))] };
+      })
+      .addEdge(START, 'speak')
+      .addConditionalEdges('speak', (state) => (state.messages.length >= steps ? END : 'speak'))
+      .compile({ checkpointer: saver });
+    await graph.invoke(
+      { messages: [new HumanMessage(text(0))] },
+      { configurable: { thread_id: 'serialized' }, recursionLimit: steps + 10, durability: 'sync' },
+    );
+    const stepBytes = perStep.slice(1).map((bytes, index) => bytes - perStep[index]!);
+    const tenth = Math.floor(stepBytes.length / 10);
+    const average = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    const first = average(stepBytes.slice(0, tenth));
+    const last = average(stepBytes.slice(-tenth));
+    // About two ~1 KB messages and the bookkeeping per step; the whole list would be ~180 KB at the end.
+    expect(last).toBeLessThan(1.5 * first);
+    expect(last).toBeLessThan(8 * 1024);
   });
 
   it('continues a thread from another process: a new saver on the same store reads what the first one wrote', async () => {

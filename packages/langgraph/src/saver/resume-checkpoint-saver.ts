@@ -91,6 +91,11 @@ interface Thread {
   writes: number;
   /** Writes to one thread run one after another, each durable before the next starts. */
   queue: Promise<unknown>;
+  /**
+   * The elements of the list each channel last held when this saver stored it, by namespace
+   * and channel: the next step that only appended to it serializes the new elements alone.
+   */
+  lists: Map<string, { record: ValueRecord; elements: unknown[] }>;
 }
 
 const DEFAULT_BLOB_THRESHOLD = 16 * 1024;
@@ -105,6 +110,8 @@ function threadIdOf(config: RunnableConfig, operation: string): string {
   if (typeof threadId !== 'string' || threadId.length === 0) throw new ThreadConfigError(operation, 'thread_id');
   return threadId;
 }
+
+const listKey = (namespace: string, channel: string): string => `${namespace}\u0000${channel}`;
 
 function namespaceOf(config: RunnableConfig): string {
   const namespace = config.configurable?.checkpoint_ns;
@@ -203,7 +210,15 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     const threadId = threadIdOf(config, 'put');
     const namespaceName = namespaceOf(config);
     const parentId = typeof config.configurable?.checkpoint_id === 'string' ? config.configurable.checkpoint_id : null;
-    await this.#write(threadId, false, async (thread, session) => {
+    const lists = new Map<string, unknown[]>();
+    const remember = (thread: Thread) => {
+      const written = thread.index.namespace(namespaceName).checkpoints.get(checkpoint.id)?.written;
+      for (const [channel, elements] of lists) {
+        const record = written?.get(channel);
+        if (record) thread.lists.set(listKey(namespaceName, channel), { record, elements });
+      }
+    };
+    await this.#write(threadId, false, remember, async (thread, session) => {
       const namespace = thread.index.namespace(namespaceName);
       const parent = parentId ? namespace.checkpoints.get(parentId) : undefined;
       const { channel_values: channelValues, ...rest } = checkpoint;
@@ -215,7 +230,20 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
           continue;
         }
         const base = parent ? thread.index.resolve(namespace, parent, channel) : null;
-        values.push(await this.#encodeValue(channel, version, channelValues[channel], base, encoded));
+        const value = channelValues[channel];
+        const known = thread.lists.get(listKey(namespaceName, channel));
+        values.push(
+          await this.#encodeValue(
+            channel,
+            version,
+            value,
+            base,
+            known?.record === base ? known.elements : null,
+            encoded,
+          ),
+        );
+        // A copy: a reducer that pushes onto the same array must not change what was stored.
+        if (Array.isArray(value)) lists.set(channel, value.slice());
       }
       const checkpointItem = await encodeItem(this.#codec, { ...rest, channel_values: {} });
       const metadataItem = await encodeItem(this.#codec, metadata);
@@ -247,7 +275,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     const namespaceName = namespaceOf(config);
     // A task that was interrupted or failed ends the run: the thread is free for the next one.
     const stopsRun = writes.some(([channel]) => channel === INTERRUPT || channel === ERROR);
-    await this.#write(threadId, stopsRun, async (thread, session) => {
+    await this.#write(threadId, stopsRun, null, async (thread, session) => {
       const existing = thread.index.namespace(namespaceName).writes.get(checkpointId);
       const stored: StoredWrite[] = [];
       const encoded: EncodedItem[] = [];
@@ -303,17 +331,35 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
 
   // ---- internals -----------------------------------------------------------
 
+  /**
+   * A channel's value as stored with a checkpoint. A list that extends `base` stores only its new
+   * elements: `baseElements` (what this saver stored `base` from) proves the prefix unchanged
+   * without serializing it again (LangGraph's reducers make a new list, and replace an element
+   * by a new one); without them the prefix is compared serialized.
+   */
   async #encodeValue(
     channel: string,
     version: Checkpoint['channel_versions'][string],
     value: unknown,
     base: ValueRecord | null,
+    baseElements: unknown[] | null,
     encoded: EncodedItem[],
   ): Promise<StoredChannelValue> {
     if (!Array.isArray(value)) {
       const item = await encodeItem(this.#codec, value);
       encoded.push(item);
       return { channel, version, item: item.stored };
+    }
+    if (
+      base?.kind === 'list' &&
+      baseElements !== null &&
+      baseElements.length <= value.length &&
+      baseElements.every((element, position) => element === value[position])
+    ) {
+      const appended: EncodedItem[] = [];
+      for (const element of value.slice(baseElements.length)) appended.push(await encodeItem(this.#codec, element));
+      encoded.push(...appended);
+      return { channel, version, items: appended.map((item) => item.stored), base: base.version };
     }
     const items: EncodedItem[] = [];
     for (const element of value) items.push(await encodeItem(this.#codec, element));
@@ -426,6 +472,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
         idle: null,
         writes: 0,
         queue: Promise.resolve(),
+        lists: new Map(),
       };
       this.#threads.set(threadId, thread);
     }
@@ -481,11 +528,13 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
 
   /**
    * Runs `write` on the thread's writer session after the thread's earlier writes, then commits
-   * it. The run keeps the thread until it stops (`stopsRun`), fails, or goes idle.
+   * it (and calls `applied` once the index holds it). The run keeps the thread until it stops
+   * (`stopsRun`), fails, or goes idle.
    */
   async #write(
     threadId: string,
     stopsRun: boolean,
+    applied: ((thread: Thread) => void) | null,
     write: (thread: Thread, session: Session) => Promise<JournalEvent | null>,
   ): Promise<void> {
     if (this.#closed)
@@ -500,6 +549,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
         if (event) {
           await session.flush();
           this.#applyAll(thread, [event]);
+          applied?.(thread);
         }
       } catch (error) {
         await this.#release(thread, RUN_STOPPED).catch(() => undefined);

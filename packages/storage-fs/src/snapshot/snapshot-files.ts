@@ -35,6 +35,8 @@ export interface SnapshotFiles {
   write(sessionId: string, snapshot: SnapshotFile): Promise<void>;
   /** Events from a snapshot's recorded offset, or null when that shortcut does not apply. */
   readFromOffset(sessionId: string, range: ReadRange): Promise<JournalEvent[] | null>;
+  /** Notes where a read found the journal's last committed record ending (its seq), for the next read after it. */
+  endRead(sessionId: string, seq: number, offset: number): void;
   forget(sessionId: string): void;
   /** Whether this store checked the session's journal prefix (or found it untouched) since it was last forgotten. */
   checked(sessionId: string): boolean;
@@ -59,6 +61,8 @@ export function createSnapshotFiles(
 ): SnapshotFiles {
   const { paths, plain } = context;
   const offsets = new Map<string, { seq: number; offset: number }>();
+  /** Where the journal ended when this store last read it to its end: a later read after it starts there. */
+  const ends = new Map<string, { seq: number; offset: number }>();
   const checkedPrefixes = new Set<string>();
   const heldLeases = new Map<string, { epoch: number; previous: LeaseRecord | null }>();
   const journalFile = (id: string) => paths.inSession(id, JOURNAL);
@@ -218,9 +222,13 @@ export function createSnapshotFiles(
    * caller can confirm the journal still has it. Null when the offset does not fit.
    */
   const readFromOffset = async (id: string, range: ReadRange): Promise<JournalEvent[] | null> => {
-    const known = offsets.get(id);
-    if (!known || known.offset === 0) return null;
-    if (range.fromSeq !== known.seq && range.fromSeq !== known.seq + 1) return null;
+    const fits = (boundary: { seq: number; offset: number } | undefined) =>
+      boundary !== undefined && boundary.offset > 0 && range.fromSeq !== undefined && range.fromSeq >= boundary.seq;
+    const snapshotAt = offsets.get(id);
+    const endAt = ends.get(id);
+    // The boundary nearest before the range: the end of the last read, else the snapshot's.
+    const known = fits(endAt) && (!fits(snapshotAt) || endAt!.seq >= snapshotAt!.seq) ? endAt : snapshotAt;
+    if (!known || !fits(known)) return null;
     const location = await journals.locate(id);
     if (!location || location.missing || location.archived || location.size < known.offset) return null;
     const file = journalFile(id);
@@ -236,7 +244,7 @@ export function createSnapshotFiles(
         if (!record) return null;
         const bytes = await plain.readRange(file, record.start, location.size - record.start);
         try {
-          return scanJournal(bytes, {
+          const scan = scanJournal(bytes, {
             sessionId: id,
             file,
             keyring: context.keyring,
@@ -244,7 +252,9 @@ export function createSnapshotFiles(
             ...(range.toSeq === undefined ? {} : { toSeq: range.toSeq }),
             startSeq: record.first - 1,
             baseOffset: record.start,
-          }).events;
+          });
+          endRead(id, scan.lastSeq, record.start + scan.validLength);
+          return scan.events;
         } catch (error) {
           // Damage after the snapshot is reported by the whole-journal read with its offset.
           if (JournalCorruptedError.isInstance(error)) return null;
@@ -253,14 +263,20 @@ export function createSnapshotFiles(
       });
   };
 
+  const endRead = (id: string, seq: number, offset: number): void => {
+    if (offset > 0) ends.set(id, { seq, offset });
+  };
+
   return {
     put,
     get,
     readFile,
     write,
     readFromOffset,
+    endRead,
     forget(id) {
       offsets.delete(id);
+      ends.delete(id);
       checkedPrefixes.delete(id);
     },
     checked: (id) => checkedPrefixes.has(id),
