@@ -60,7 +60,7 @@ export async function usageCommand(context: CliContext, rawOptions: Record<strin
     terminal.data([header.join(','), ...lines].join('\n'));
     return 0;
   }
-  printReport(context, report, since);
+  printReport(context, report, since, ledger.lockedSessionsNote(report.locked));
   return 0;
 }
 
@@ -77,7 +77,7 @@ function csvField(value: string): string {
   return /[",\n\r]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
-function printReport(context: CliContext, report: UsageReport, since: Date | null): void {
+function printReport(context: CliContext, report: UsageReport, since: Date | null, lockedNote: string | null): void {
   const terminal = context.terminal;
   const period = since ? `since ${since.toISOString().slice(0, 16).replace('T', ' ')} UTC` : 'all time';
   if (report.total.calls === 0) {
@@ -86,6 +86,10 @@ function printReport(context: CliContext, report: UsageReport, since: Date | nul
     const widths = report.by.map((dimension) =>
       Math.min(48, Math.max(dimension.length, ...report.rows.map((row) => (row[dimension] ?? '').length))),
     );
+    // The total's label spans the label columns: the first one widens until it is whole.
+    const totalLabel = `total, ${period}`;
+    const labelsWidth = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1);
+    widths[0] = (widths[0] ?? 8) + Math.max(0, totalLabel.length - labelsWidth);
     const cells = (row: UsageReportRow | null) => [
       ...report.by.map((dimension, position) => padText(row ? (row[dimension] ?? '') : '', widths[position] ?? 8)),
     ];
@@ -97,9 +101,7 @@ function printReport(context: CliContext, report: UsageReport, since: Date | nul
       ),
     );
     for (const row of report.rows) terminal.out(`${cells(row).join('  ')}  ${figures(row)}`);
-    terminal.out(
-      terminal.bold(`${padText(`total, ${period}`, cells(null).join('  ').length)}  ${figures(report.total)}`),
-    );
+    terminal.out(terminal.bold(`${padText(totalLabel, cells(null).join('  ').length)}  ${figures(report.total)}`));
     if (report.by.includes('tag')) {
       terminal.note(
         terminal.dim('A session with several tags counts under each: the tag rows add up to more than the total.'),
@@ -111,6 +113,7 @@ function printReport(context: CliContext, report: UsageReport, since: Date | nul
       `${report.total.unpricedCalls} calls used models without a known price: their tokens are counted, their cost is not.`,
     );
   }
+  if (lockedNote) terminal.note(lockedNote);
   const { branches, parents } = report.orphans;
   if (parents > 0) {
     terminal.note(

@@ -49,10 +49,12 @@ export async function openSessionBackend(context: CliContext) {
     // Answers typed in the picker are journaled as from this user and machine, like `conclave answer`.
     answeredBy: whoAmI(),
     planResume: async (sessionId) => tui.resumePlanView(await planner.plan(sessionId)),
-    // Encrypted at rest: no index of the words (the picker then reads the sessions it searches).
-    ...(context.config().config.encryption === 'on'
-      ? {}
-      : { contentIndex: { file: contentIndexFile(engine.store, context.config().config.home), store: engine.store } }),
+    contentIndex: {
+      file: contentIndexFile(engine.store, context.config().config.home),
+      store: engine.store,
+      // Encrypted at rest: no index of the words (the picker then reads the sessions it searches), the usage table alone.
+      indexTexts: context.config().config.encryption !== 'on',
+    },
   });
   return { tui, backend };
 }

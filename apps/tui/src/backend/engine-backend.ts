@@ -38,7 +38,15 @@ export interface EngineBackendOptions {
    * The content index the search uses (`@resume/runner/search`), opened at the first search.
    * Without it, or when it cannot be opened, the search reads the sessions one by one.
    */
-  contentIndex?: { file: string; store: Pick<SessionStore, 'list' | 'read'> };
+  contentIndex?: {
+    file: string;
+    store: Pick<SessionStore, 'list' | 'read'>;
+    /**
+     * False for a home encrypted at rest: the index keeps the usage table only (no words), and
+     * the search reads the sessions one by one. Default true.
+     */
+    indexTexts?: boolean;
+  };
 }
 
 /** The days the usage screen draws a bar for, today included. */
@@ -57,7 +65,7 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     index ??= import('@resume/runner/search')
       .then(({ openContentIndex }) =>
         // It follows the store's listing, the trash included: the usage screen counts what the trash spent.
-        openContentIndex({ file: where.file, store: where.store }),
+        openContentIndex({ file: where.file, store: where.store, indexTexts: where.indexTexts ?? true }),
       )
       .catch(() => null);
     return index;
@@ -68,7 +76,7 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     sessionIds: readonly string[],
     signal: AbortSignal,
   ): AsyncIterable<ContentMatch> {
-    const opened = await openIndex();
+    const opened = options.contentIndex?.indexTexts === false ? null : await openIndex();
     if (!opened) {
       yield* searchContentWith(loadContent, query, sessionIds, signal);
       return;
@@ -150,7 +158,12 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
                 costUsd: row?.costUsd ?? 0,
               };
             });
-            return { total: report.total, days, deletedParents: report.orphans.parents };
+            return {
+              total: report.total,
+              days,
+              deletedParents: report.orphans.parents,
+              uncounted: ledger.lockedSessionsNote(report.locked),
+            };
           },
         }
       : {}),

@@ -122,4 +122,6 @@ export interface UsageView {
   days: Array<UsageFigures & { day: string }>;
   /** Sessions deleted for good whose calls are still counted from their branches' copies. */
   deletedParents: number;
+  /** Why some sessions' calls are not counted (encrypted with a key not on this machine), or null. */
+  uncounted: string | null;
 }

@@ -30,7 +30,10 @@ export function UsagePane(props: {
   // `2026-11-26  $12.40  1.2k calls ` then the bar.
   const labelWidth = 10 + 2 + 8 + 2 + 11;
   const barRoom = Math.max(4, width - labelWidth - 1);
-  const days = view.days.slice(-Math.max(1, props.height - 4));
+  // Notes above the bars take their lines from the days shown (a long one wraps).
+  const noteLines =
+    (view.deletedParents > 0 ? 1 : 0) + (view.uncounted ? Math.ceil(view.uncounted.length / Math.max(1, width)) : 0);
+  const days = view.days.slice(-Math.max(1, props.height - 4 - noteLines));
   const { total } = view;
   return (
     <Box flexDirection="column" height={props.height} overflow="hidden">
@@ -49,6 +52,7 @@ export function UsagePane(props: {
           )}
         </Text>
       ) : null}
+      {view.uncounted ? <Text color={theme.warning}>{view.uncounted}</Text> : null}
       {days.map((day) => {
         const bar = largest === 0 ? 0 : Math.round((measure(day) / largest) * barRoom);
         return (

@@ -10,6 +10,7 @@ export {
   buildUsageReport,
   isoWeek,
   localDay,
+  lockedSessionsNote,
   USAGE_DIMENSIONS,
   type UsageDimension,
   type UsageReport,

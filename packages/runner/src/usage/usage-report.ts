@@ -24,6 +24,8 @@ export interface UsageReport {
   rows: UsageReportRow[];
   total: UsageTotals;
   orphans: UsageLedger['orphans'];
+  /** Sessions encrypted with a key this machine does not hold: their calls are not counted. */
+  locked: { sessions: number; keys: string[] };
 }
 
 export interface UsageReportOptions {
@@ -101,6 +103,14 @@ function keysOf(by: readonly UsageDimension[], entry: UsageEntry, start: Date, s
   return keys;
 }
 
+/** What a report leaves out for want of a key, in words (null when nothing). */
+export function lockedSessionsNote(locked: UsageReport['locked']): string | null {
+  if (locked.sessions === 0) return null;
+  const keys = locked.keys.join(', ');
+  const which = locked.sessions === 1 ? '1 session is' : `${locked.sessions} sessions are`;
+  return `${which} encrypted with a key not on this machine (${keys}): ${locked.sessions === 1 ? 'its' : 'their'} calls are not counted. To count them, put the key file in <home>/keys/data/ or supply it in $CONCLAVE_ENCRYPTION_KEY_FILE.`;
+}
+
 export function buildUsageReport(ledger: UsageLedger, options: UsageReportOptions): UsageReport {
   const total = emptyTotals();
   const rows = new Map<string, UsageReportRow>();
@@ -129,5 +139,18 @@ export function buildUsageReport(ledger: UsageLedger, options: UsageReportOption
     }
     return right.costUsd - left.costUsd || right.calls - left.calls;
   });
-  return { by: [...options.by], rows: sorted, total, orphans: ledger.orphans };
+  const lockedKeys = new Set<string>();
+  let lockedSessions = 0;
+  for (const summary of ledger.sessions.values()) {
+    if (!summary.locked) continue;
+    lockedSessions += 1;
+    lockedKeys.add(summary.locked.key);
+  }
+  return {
+    by: [...options.by],
+    rows: sorted,
+    total,
+    orphans: ledger.orphans,
+    locked: { sessions: lockedSessions, keys: [...lockedKeys].sort() },
+  };
 }
