@@ -16,11 +16,11 @@ import {
 import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode } from '../file-system/file-system.js';
-import { frameObject, unframe } from '../journal/framing.js';
+import { frameJson, frameObject, unframe } from '../journal/framing.js';
 import type { JournalFiles } from '../journal/journal-files.js';
 import { checkedSafeParser } from '../store/checked-parse.js';
 import type { Layout } from '../store/layout.js';
-import { openObject, sealedObject } from '../store/sealing.js';
+import { openObject, sealedJson } from '../store/sealing.js';
 import type { StoreContext } from '../store/store-context.js';
 import { checkHeaderFile } from '../store/store-files-check.generated.js';
 import { HEADER, JOURNAL, LEASE_DIRECTORY, stripNewline } from '../store/store-paths.js';
@@ -108,7 +108,9 @@ export function createHeaderFiles(
   /** header.json's bytes: the header sealed when the store has a current key. */
   const encode = (header: SessionHeader): Buffer => {
     const key = context.keyring?.current() ?? null;
-    return frameObject(key ? sealedObject(key, headerPlace(header.id), { v: 1 }, { header }) : { v: 1, header });
+    return key
+      ? frameJson(sealedJson(key, headerPlace(header.id), { v: 1 }, { header }))
+      : frameObject({ v: 1, header });
   };
 
   const write = (id: string, header: SessionHeader) =>
