@@ -1,9 +1,10 @@
 // `conclave sessions trace <id> [-o file] [--force]`: the session's whole history as an OTLP
 // JSON trace, built from the journal after the fact (the same spans and ids a live export
 // sends), so a session recorded without tracing opens in any OpenTelemetry viewer.
+
+import { type PromptCopy, readPromptCopies, spansOfJournal } from '@resume/runner/tracing';
 import type { CliContext } from '../context/cli-context.js';
 import { resolveSession } from '../sessions/resolve-session.js';
-import { spansOfJournal } from '../tracing/journal-spans.js';
 import { capturesContent } from '../tracing/tracing-settings.js';
 import { outputOptionsSchema, wholeJournal, writeOutput } from './sessions-export.js';
 
@@ -25,9 +26,13 @@ export async function traceSessionCommand(
     ],
   );
   const redactor = createRedactor({ env: { ...context.environment.env } });
+  const captureContent = capturesContent(context.environment.env);
+  const prompts = new Map<string, PromptCopy>();
+  if (captureContent) await readPromptCopies(events, await context.store(), prompts);
   const records = spansOfJournal(id, events, {
-    captureContent: capturesContent(context.environment.env),
+    captureContent,
     redact: (text) => redactor.redactText(text),
+    prompts,
   });
   // No version or host in the resource: the file depends on the journal alone.
   const resource = resourceFromAttributes({ 'service.name': 'conclave' });

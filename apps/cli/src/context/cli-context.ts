@@ -10,6 +10,7 @@ import { headerVariables, type LoadedConfig, loadConfigOnDemand } from '@resume/
 import { createTerminal, type OutputStreams, type Terminal } from '../output/terminal.js';
 import { tracingSettings } from '../tracing/tracing-settings.js';
 import type { GlobalOptions } from './global-options.js';
+import type { AppendListener } from './observed-store.js';
 
 export interface CliEnvironment {
   env: Readonly<Record<string, string | undefined>>;
@@ -24,6 +25,8 @@ export interface CliEnvironment {
   onSignal: (handler: (signal: 'SIGINT' | 'SIGTERM') => void) => () => void;
   /** Leaves at once (the second Ctrl+C); only the entry point implements it. */
   exitNow: (code: number) => never;
+  /** Told what the command's store appended, once durable (`conclave mcp` reports a run's progress from it). */
+  onAppended?: AppendListener;
 }
 
 export interface CliContext {
@@ -93,7 +96,13 @@ export function createCliContext(
               }),
             }),
           )
-          .then((store) => withTracing(store, environment, terminal));
+          .then((store) => withTracing(store, environment, terminal))
+          .then(async (store) => {
+            const listener = environment.onAppended;
+            if (!listener) return store;
+            const { observedStore } = await import('./observed-store.js');
+            return observedStore(store, listener);
+          });
       }
       return storePromise;
     },

@@ -183,6 +183,62 @@ describe('conclave mcp', () => {
     expect(child.parentId).toBe(completedId);
   });
 
+  it('reports progress while a follow-up runs, so a client timeout shorter than the run is reset', async () => {
+    // Each model call takes 400 ms; the whole follow-up (several calls) more than the client's 1.5 s timeout.
+    const connected = await connect(['--allow-runs'], { CONCLAVE_SCRIPTED_LATENCY_MS: '400' });
+    const progress: { progress: number; message?: string }[] = [];
+    const started = Date.now();
+    const followed = await connected.callTool(
+      { name: 'continue_session', arguments: { session: completedId, follow_up: 'And the migration risks?' } },
+      undefined,
+      { timeout: 1500, resetTimeoutOnProgress: true, onprogress: (each) => progress.push(each) },
+    );
+    expect(Date.now() - started).toBeGreaterThan(1500);
+    expect(followed.isError, textOf(followed)).toBeFalsy();
+    expect((JSON.parse(textOf(followed)) as { status: string }).status).toBe('completed');
+    expect(progress.length).toBeGreaterThan(2);
+    expect(progress.map((each) => each.progress)).toEqual(
+      [...progress.map((each) => each.progress)].sort((a, b) => a - b),
+    );
+    expect(progress.some((each) => /model call .* done/.test(each.message ?? ''))).toBe(true);
+  });
+
+  it('sends no progress to a client that gave no progress token', async () => {
+    const connected = await connect(['--allow-runs'], { CONCLAVE_SCRIPTED_LATENCY_MS: '100' });
+    const notifications: unknown[] = [];
+    connected.fallbackNotificationHandler = async (notification) => {
+      notifications.push(notification);
+    };
+    const followed = await connected.callTool({
+      name: 'continue_session',
+      arguments: { session: completedId, follow_up: 'And the staffing?' },
+    });
+    expect(followed.isError, textOf(followed)).toBeFalsy();
+    expect(notifications).toEqual([]);
+  });
+
+  it('stops a follow-up whose call the client cancelled (its timeout), leaving it resumable', async () => {
+    const list = () => sandbox.json<{ id: string; parentId: string | null; status: string }[]>(['sessions', 'list']);
+    const before = new Set((await list()).map((item) => item.id));
+    const connected = await connect(['--allow-runs'], { CONCLAVE_SCRIPTED_LATENCY_MS: '400' });
+    const timedOut = await connected
+      .callTool(
+        { name: 'continue_session', arguments: { session: completedId, follow_up: 'And the audit?' } },
+        undefined,
+        {
+          timeout: 700,
+        },
+      )
+      .catch((error: unknown) => error);
+    expect(String(timedOut)).toContain('timed out');
+    let child: { id: string; status: string } | undefined;
+    for (let tries = 0; child?.status !== 'interrupted' && tries < 100; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      child = (await list()).find((item) => item.parentId === completedId && !before.has(item.id));
+    }
+    expect(child?.status).toBe('interrupted');
+  });
+
   it('stops a follow-up still running when its client goes away, leaving it resumable', async () => {
     const list = () => sandbox.json<{ id: string; parentId: string | null; status: string }[]>(['sessions', 'list']);
     const before = new Set((await list()).map((item) => item.id));

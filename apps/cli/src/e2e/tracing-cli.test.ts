@@ -109,6 +109,53 @@ describe('conclave with an OTLP endpoint', () => {
     expect(JSON.stringify(receiver.spans())).not.toContain(secret);
   });
 
+  it('puts the prompt each model call was given on its span with the switch, live and in sessions trace; never without it', async () => {
+    const secret = 'sk-live-abcdefghijklmnopqrstuvwxyz0123';
+    const callLog = path.join(sandbox.root, 'prompt-calls.jsonl');
+    const content = { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true', MY_API_KEY: secret };
+    const run = await sandbox.run([`Pick a queue, the key is ${secret}`, '--max-rounds', '1'], {
+      env: otlp({ ...content, CONCLAVE_SCRIPTED_CALL_LOG: callLog }),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const id = sessionIdFrom(run.stdout) ?? '';
+    const given = (await readFile(callLog, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { agent: string; messageCount: number; lastMessage: string });
+    type InputMessage = { role: string; parts: { type: string; content: string }[] };
+    const live = byName(receiver.spans(), 'chat scripted').sort((a, b) =>
+      a.startTimeUnixNano.localeCompare(b.startTimeUnixNano),
+    );
+    expect(live).toHaveLength(given.length);
+    live.forEach((span, index) => {
+      const input = JSON.parse(String(span.attributes['gen_ai.input.messages'])) as InputMessage[];
+      // What the provider received: as many messages, the last one the same text.
+      expect(input).toHaveLength(given[index]?.messageCount ?? -1);
+      expect(input.at(-1)?.parts[0]?.content).toBe(given[index]?.lastMessage.replace(secret, '[REDACTED]'));
+      expect(input[0]?.parts[0]?.content).toContain('Pick a queue');
+      expect(String(span.attributes['gen_ai.system_instructions'])).toContain('"type":"text"');
+    });
+    expect(JSON.stringify(receiver.spans())).not.toContain(secret);
+
+    // After the fact, from the journal and the kept copies: the same text.
+    const traced = await sandbox.run(['sessions', 'trace', id], { env: content });
+    const after = spansOfOtlpJson(JSON.parse(traced.stdout)).filter((span) => span.name === 'chat scripted');
+    expect(after.map((span) => span.attributes['gen_ai.input.messages']).sort()).toEqual(
+      live.map((span) => span.attributes['gen_ai.input.messages']).sort(),
+    );
+    const withoutSwitch = await sandbox.run(['sessions', 'trace', id]);
+    expect(withoutSwitch.stdout).not.toContain('gen_ai.input.messages');
+
+    // A run without the switch keeps no prompt: asking for content afterwards finds none.
+    const plain = await sandbox.run(['Pick a cache', '--max-rounds', '1'], { env: otlp() });
+    const plainId = sessionIdFrom(plain.stdout) ?? '';
+    const journal = await readFile(path.join(sandbox.home, 'sessions', plainId, 'journal.jsonl'), 'utf8');
+    expect(journal).not.toContain('promptBlob');
+    const plainTrace = await sandbox.run(['sessions', 'trace', plainId], { env: content });
+    expect(plainTrace.stdout).toContain('gen_ai.output.messages');
+    expect(plainTrace.stdout).not.toContain('gen_ai.input.messages');
+  });
+
   it('continues the trace on resume: the resumed run is in the same trace, linked to the interrupted run', async () => {
     const interrupted = await stoppedDiscussion(sandbox, {
       when: /round 2 · architect is speaking/,

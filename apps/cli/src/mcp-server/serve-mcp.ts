@@ -4,6 +4,7 @@
 // exactly what the command prints and refuses what the command refuses (an error becomes an
 // MCP tool error with the CLI's text).
 import type { CliEnvironment } from '../context/cli-context.js';
+import { type ProgressRequest, reportProgress } from './mcp-progress.js';
 import { type ConclaveTool, conclaveTools } from './mcp-tools.js';
 
 export interface ServeMcpOptions {
@@ -13,6 +14,9 @@ export interface ServeMcpOptions {
   /** Runs one command line with the given environment (the CLI's own entry, handed in to keep imports downward). */
   runCli(argv: readonly string[], environment: CliEnvironment): Promise<number>;
 }
+
+/** What the SDK hands a tool's handler besides its input: the client's progress token and cancellation. */
+type ToolRequest = ProgressRequest & { signal: AbortSignal };
 
 interface Captured {
   code: number;
@@ -28,12 +32,20 @@ export async function serveMcp(environment: CliEnvironment, options: ServeMcpOpt
   const { runCli } = options;
   const interrupts = new Set<(signal: 'SIGINT' | 'SIGTERM') => void>();
   const inFlight = new Set<Promise<Captured>>();
-  const run = (command: ReturnType<ConclaveTool['command']>): Promise<Captured> => {
-    const call = runCommand(command).finally(() => inFlight.delete(call));
+  const run = (command: ReturnType<ConclaveTool['command']>, request: ToolRequest): Promise<Captured> => {
+    const progress = reportProgress(request);
+    const call = runCommand(command, request.signal, progress.onAppended).finally(() => {
+      progress.stop();
+      inFlight.delete(call);
+    });
     inFlight.add(call);
     return call;
   };
-  const runCommand = async ({ options: words, args }: ReturnType<ConclaveTool['command']>): Promise<Captured> => {
+  const runCommand = async (
+    { options: words, args }: ReturnType<ConclaveTool['command']>,
+    cancelled: AbortSignal,
+    onAppended: CliEnvironment['onAppended'],
+  ): Promise<Captured> => {
     let stdout = '';
     let stderr = '';
     const argv = [...words, ...options.globalArgs, '--no-color', '--', ...args];
@@ -44,14 +56,22 @@ export async function serveMcp(environment: CliEnvironment, options: ServeMcpOpt
         stderr: { write: (text: string) => (stderr += text) },
       },
       interactive: false,
-      // A run started by a tool stops cleanly (journaled as interrupted) when the server is stopped.
+      // A run started by a tool stops cleanly (journaled as interrupted) when the server is
+      // stopped or the client cancels the call (its own timeout, for one).
       onSignal(handler) {
+        const cancel = () => handler('SIGTERM');
         interrupts.add(handler);
-        return () => interrupts.delete(handler);
+        cancelled.addEventListener('abort', cancel, { once: true });
+        if (cancelled.aborted) queueMicrotask(cancel);
+        return () => {
+          interrupts.delete(handler);
+          cancelled.removeEventListener('abort', cancel);
+        };
       },
       exitNow: (exitCode) => {
         throw new Error(`The command asked to exit at once (${exitCode}).`);
       },
+      ...(onAppended ? { onAppended } : {}),
     });
     return { code, stdout, stderr };
   };
@@ -74,7 +94,8 @@ export async function serveMcp(environment: CliEnvironment, options: ServeMcpOpt
         inputSchema: tool.input,
         annotations: tool.annotations,
       },
-      async (input: Record<string, unknown>) => toolResult(tool, await run(tool.command(input as never))),
+      async (input: Record<string, unknown>, request) =>
+        toolResult(tool, await run(tool.command(input as never), request as ToolRequest)),
     );
   }
 

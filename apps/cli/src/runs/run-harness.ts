@@ -17,6 +17,7 @@ import type { CliContext } from '../context/cli-context.js';
 import { reportError } from '../errors/report-error.js';
 import { formatCost, formatTokens } from '../output/format.js';
 import { runAfterRun } from '../sessions/automatic-retention.js';
+import { capturesContent } from '../tracing/tracing-settings.js';
 import { answerInTerminal, canAskInTerminal, reportWaiting } from './answer-in-terminal.js';
 import { budgetsOf } from './budgets.js';
 import type { RunLimits } from './cost-limits.js';
@@ -100,6 +101,8 @@ export async function runWithHarness(
     maxParallel: config.limits.maxParallel,
     ...(setup.parallel !== undefined ? { parallel: setup.parallel } : {}),
     ...(setup.stepTimeoutMs !== undefined ? { stepTimeoutMs: setup.stepTimeoutMs } : {}),
+    // The GenAI conventions' switch: prompts are kept for traces (live or `sessions trace`) only when asked for.
+    capturePrompts: capturesContent(environment.env),
   });
   if (setup.parallel !== undefined && setup.parallel > config.limits.maxParallel)
     context.terminal.note(

@@ -1,10 +1,10 @@
-// The span records of journal-spans.ts as the OpenTelemetry SDK's finished spans, so its
+// The span records of the journal's spans (@resume/runner/tracing) as the OpenTelemetry SDK's finished spans, so its
 // exporters and serializers take them as they are (ids, times and links come from the journal,
 // not from a tracer).
 import type { HrTime, SpanStatusCode } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import type { SpanRecord } from './journal-spans.js';
+import type { SpanRecord } from '@resume/runner/tracing';
 
 // The API's enums, as numbers: importing them would load @opentelemetry/api for two constants.
 const SPAN_KIND_INTERNAL = 0;

@@ -5,7 +5,7 @@
 // left: a run's spans are sent when it ends, also after Ctrl+C.
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { AppendBatch, SessionStore } from '@resume/core/spec';
-import { JournalSpans } from './journal-spans.js';
+import { JournalSpans, type PromptCopy, readPromptCopies, storeWith } from '@resume/runner/tracing';
 import type { TracingSettings } from './tracing-settings.js';
 
 export interface TracedStoreOptions {
@@ -18,7 +18,7 @@ export interface TracedStoreOptions {
 }
 
 interface Pipeline {
-  builder(sessionId: string): JournalSpans;
+  builder(sessionId: string, prompts: ReadonlyMap<string, PromptCopy>): JournalSpans;
   send(records: ReturnType<JournalSpans['add']>): void;
   /** Ends the spans still open, sends everything, and says what could not be sent. */
   close(): Promise<string | null>;
@@ -26,6 +26,9 @@ interface Pipeline {
 
 export function tracedStore(store: SessionStore, options: TracedStoreOptions): SessionStore {
   let pipeline: Promise<Pipeline> | null = null;
+  /** The batches handed over so far, one after the other (a batch's prompt copies are read first). */
+  let handedOver: Promise<void> = Promise.resolve();
+  const prompts = new Map<string, PromptCopy>();
   const overrides: Partial<SessionStore> = {
     async append(sessionId: string, batch: AppendBatch) {
       await store.append(sessionId, batch);
@@ -33,14 +36,19 @@ export function tracedStore(store: SessionStore, options: TracedStoreOptions): S
       // batches are handed over in the order they were appended. Tracing never fails a run: spans
       // that cannot be built are left out, and what could not be sent is said at the end.
       pipeline ??= createPipeline(options);
-      pipeline
-        .then(({ builder, send }) => {
-          const spans = builder(sessionId);
+      const started = pipeline;
+      handedOver = handedOver
+        .then(() => started)
+        .then(async ({ builder, send }) => {
+          if (options.settings.captureContent) await readPromptCopies(batch.events, store, prompts);
+          const spans = builder(sessionId, prompts);
           for (const event of batch.events) send(spans.add(event));
         })
-        .catch(() => undefined);
+        .catch(() => undefined)
+        .finally(() => prompts.clear());
     },
     async close() {
+      await handedOver;
       const failure = pipeline ? await pipeline.then((each) => each.close(), errorText) : null;
       if (failure !== null) {
         options.warn(`The run's traces could not all be sent to ${options.settings.endpoint}: ${failure}`);
@@ -48,13 +56,7 @@ export function tracedStore(store: SessionStore, options: TracedStoreOptions): S
       await store.close();
     },
   };
-  return new Proxy(store, {
-    get(target, property) {
-      if (property in overrides) return overrides[property as keyof SessionStore];
-      const member = Reflect.get(target, property);
-      return typeof member === 'function' ? member.bind(target) : member;
-    },
-  });
+  return storeWith(store, overrides);
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -74,12 +76,13 @@ async function createPipeline(options: TracedStoreOptions): Promise<Pipeline> {
     for (const record of records) processor.onEnd(readableSpan(record, resource));
   };
   return {
-    builder(sessionId) {
+    builder(sessionId, prompts) {
       let builder = builders.get(sessionId);
       if (!builder) {
         builder = new JournalSpans(sessionId, {
           captureContent: options.settings.captureContent,
           redact: (text) => redactor.redactText(text),
+          prompts,
         });
         builders.set(sessionId, builder);
       }

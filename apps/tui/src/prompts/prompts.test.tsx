@@ -131,6 +131,33 @@ describe('UncertainStepPrompt', () => {
     await other.press(keys.up, keys.enter);
     expect(second).toEqual(['skip']);
   });
+
+  it('names the tool a tool call step calls, the MCP server behind it, and its arguments, cut when long', async () => {
+    const call = {
+      name: 'ledger__append',
+      args: { text: 'one', note: 'x'.repeat(1000) },
+      server: 'ledger',
+      tool: 'append',
+    };
+    const view = renderWithProviders(
+      <UncertainStepPrompt info={{ ...info, toolCall: call }} onAnswer={() => undefined} />,
+      { size: { columns: 200, rows: 40 } },
+    );
+    const frame = (await view.waitForFrame((text) => text.includes('Uncertain step'))).replace(/[│\s]+/g, ' ');
+    expect(frame).toContain('Tool append of MCP server ledger');
+    expect(frame).toContain('Arguments: { "text": "one", "note": "xxx');
+    expect(frame).toContain('x…');
+    expect(frame).not.toContain('x'.repeat(500));
+    const builtin = renderWithProviders(
+      <UncertainStepPrompt
+        info={{ ...info, toolCall: { name: 'write_file', args: { path: 'a.md' } } }}
+        onAnswer={() => undefined}
+      />,
+    );
+    const plain = await builtin.waitForFrame((text) => text.includes('Uncertain step'));
+    expect(plain).toContain('Tool write_file');
+    expect(plain).toContain('Arguments: { "path": "a.md" }');
+  });
 });
 
 describe('ModelUnavailablePrompt', () => {

@@ -27,6 +27,8 @@ export function UncertainStepPrompt(props: {
   const occurrence = info.occurrence > 1 ? ` (#${info.occurrence})` : '';
   return (
     <PromptFrame title={`Uncertain step: ${info.key}${occurrence}`} tone="warning" help={helpLine(choiceKeys)}>
+      {info.toolCall ? <Text>{describeToolCall(info.toolCall)}</Text> : null}
+      {info.toolCall ? <Text color={theme.muted}>Arguments: {formatArguments(info.toolCall.args)}</Text> : null}
       <Text>
         Attempt {info.attempt} started {formatAge(info.startedAt, now())} and never finished. It has side effects
         (writes, commands), so it is not re-run without your decision.
@@ -45,4 +47,21 @@ export function UncertainStepPrompt(props: {
       />
     </PromptFrame>
   );
+}
+
+type ToolCallInfo = NonNullable<UncertainStepInfo['toolCall']>;
+
+/** Which tool the step calls: an MCP server's by the server's and the tool's names. */
+export function describeToolCall(call: ToolCallInfo): string {
+  return call.server !== undefined && call.tool !== undefined
+    ? `Tool ${call.tool} of MCP server ${call.server}`
+    : `Tool ${call.name}`;
+}
+
+const ARGUMENTS_SHOWN = 400;
+
+/** The call's arguments on one line (`{ "path": "notes.md" }`), cut when long. */
+export function formatArguments(args: ToolCallInfo['args']): string {
+  const text = JSON.stringify(args, null, 1).replace(/\n\s*/g, ' ');
+  return text.length > ARGUMENTS_SHOWN ? `${text.slice(0, ARGUMENTS_SHOWN)}…` : text;
 }

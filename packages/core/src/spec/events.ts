@@ -229,6 +229,11 @@ const buildEventSchemas = once(() => {
     outputTokens: z.number().int().nonnegative(),
     /** Cost in USD from the price table; null when the model's price is unknown (never a guess). */
     costUsd: z.number().nonnegative().nullable(),
+    /**
+     * The blob (its sha256) holding what the call was given, its system prompt and messages as
+     * JSON; kept only when prompts are captured for traces (the runner's `capturePrompts`).
+     */
+    promptBlob: z.string().optional(),
   });
   const checkpointMarkedEventSchema = z.object({
     ...base,

@@ -62,6 +62,7 @@ export function mcpModeTools(source: McpToolSource, maxOutputBytes: number): Mod
       parameters: tool.inputSchema as Record<string, unknown>,
     },
     safety: mcpToolSafety(tool),
+    mcp: { server: source.server, tool: tool.name },
     async execute(args, { signal }) {
       const input = typeof args === 'object' && args !== null && !Array.isArray(args) ? args : {};
       const result = await source.callTool(tool.name, input, signal);

@@ -120,6 +120,12 @@ function callModel(
             throw new StepTimedOutError({ what: `${input.agent.name}'s model call`, timeoutMs: input.timeoutMs });
           throw error;
         });
+      const promptBlob = context.keepPrompt
+        ? await context.keepPrompt({
+            ...(input.system !== undefined ? { system: input.system } : {}),
+            messages: input.messages,
+          })
+        : undefined;
       session.record({
         type: 'usage-recorded',
         provider: model.provider,
@@ -133,6 +139,7 @@ function callModel(
           free: (context.providers ?? builtinProviders).isFree(model.provider),
           price: model.price,
         }),
+        ...(promptBlob !== undefined ? { promptBlob } : {}),
       });
       return {
         content: result.message.content,

@@ -2,6 +2,7 @@
 // report progress, and the caller's decisions. Modes never touch the store directly.
 import type { Session, UncertainDecision } from '@resume/core';
 import type {
+  ChatMessage,
   ChatModel,
   JsonValue,
   Message,
@@ -27,6 +28,8 @@ export interface ModeTool {
   execute(args: JsonValue, context: { signal: AbortSignal; idempotencyKey: string }): Promise<ToolOutcome>;
   /** A tool that asks the user (`ask_user`): answered through `session.waitFor`, not executed as a step. */
   asksUser?: boolean;
+  /** An MCP server's tool: the server's name and the tool's own (the definition's name joins them). */
+  mcp?: { server: string; tool: string };
 }
 
 export interface ToolOutcome {
@@ -66,6 +69,8 @@ export interface ModeContext {
   parallel?: number;
   /** How long one attempt of a workflow step may take when the step sets no `timeout:` (before `defaults.timeout`). */
   stepTimeoutMs?: number;
+  /** Keeps a copy of a model call's prompt and returns its blob's digest (only when prompts are captured). */
+  keepPrompt?: (prompt: { system?: string; messages: ChatMessage[] }) => Promise<string>;
 }
 
 export interface ModeResult {

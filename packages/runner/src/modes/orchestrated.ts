@@ -69,7 +69,7 @@ export async function runToolCall(
               content: 'This call was skipped when the session resumed; its effect is unknown.',
               isError: true,
             },
-            ...(context.onUncertain ? { onUncertain: context.onUncertain } : {}),
+            ...(context.onUncertain ? { onUncertain: askAboutCall(context.onUncertain, call, tool) } : {}),
             ...(branch !== undefined ? { branch } : {}),
           },
         )
@@ -143,4 +143,21 @@ export async function runOrchestrated(context: ModeContext, options: Orchestrate
   setData(context, 'orchestrated', { stoppedAtLimit: true });
   const last = session.state.messages.filter((message) => message.role === 'assistant').at(-1);
   return { conclusion: last?.content ?? null };
+}
+
+/** The question about an uncertain tool call names the call: the tool (an MCP server's, which one) and its arguments. */
+function askAboutCall(
+  onUncertain: NonNullable<ModeContext['onUncertain']>,
+  call: ToolCall,
+  tool: ModeTool,
+): NonNullable<ModeContext['onUncertain']> {
+  return (step) =>
+    onUncertain({
+      ...step,
+      toolCall: {
+        name: call.name,
+        args: call.args,
+        ...(tool.mcp ? { server: tool.mcp.server, tool: tool.mcp.tool } : {}),
+      },
+    });
 }

@@ -3,6 +3,7 @@
 import type { Session } from '@resume/core';
 import { checkMcpServers } from '../mcp/mcp-pool.js';
 import type { ModeRunContext, ModeSetup } from '../modes/mode.js';
+import { promptKeeper } from '../tracing/prompt-copy.js';
 import type { CostGuard } from '../usage/cost-guard.js';
 import { DEFAULT_MAX_PARALLEL } from '../workflow/map-limits.js';
 import { hashText } from '../workflow/spec-hash.js';
@@ -35,6 +36,7 @@ export function modeRunContext(
     maxParallel: options.maxParallel ?? DEFAULT_MAX_PARALLEL,
     ...(options.parallel !== undefined ? { parallel: options.parallel } : {}),
     ...(options.stepTimeoutMs !== undefined ? { stepTimeoutMs: options.stepTimeoutMs } : {}),
+    ...(options.capturePrompts ? { keepPrompt: promptKeeper(scope.engine.store, options.env ?? {}) } : {}),
     session,
     store: scope.engine.store,
     models: options.models,

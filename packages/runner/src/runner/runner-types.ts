@@ -127,6 +127,13 @@ export interface RunnerOptions {
   parallel?: number;
   /** How long one attempt of a workflow step may take when the step sets no `timeout:` (before the spec's `defaults.timeout`). */
   stepTimeoutMs?: number;
+  /**
+   * Keeps a copy of what each model call is given (its system prompt and messages, scrubbed of
+   * the secrets of `env`) in the store's blobs, named in the call's `usage-recorded` event, so
+   * traces can show the prompts (`gen_ai.input.messages`, see `@resume/runner/tracing`). Default
+   * off; the CLI turns it on with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`.
+   */
+  capturePrompts?: boolean;
 }
 
 export type { AgentInput };

@@ -26,6 +26,8 @@ export interface LoggedCall {
   round: number | undefined;
   messageCount: number;
   lastMessage: string;
+  /** What the model was given, as it was given. */
+  request: Pick<GenerateRequest, 'system' | 'messages'>;
 }
 
 /** What a call does instead of answering: hang until aborted (an interrupt) or forever (a crash). */
@@ -97,6 +99,10 @@ export function createFakeModels(options: FakeModelsOptions = {}): FakeModels {
         round: request.metadata?.round,
         messageCount: request.messages.length,
         lastMessage: request.messages.at(-1)?.content ?? '',
+        request: structuredClone({
+          ...(request.system !== undefined ? { system: request.system } : {}),
+          messages: request.messages,
+        }),
       };
       const index = calls.length;
       calls.push(call);

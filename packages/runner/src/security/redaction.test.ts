@@ -49,7 +49,14 @@ async function readEverything(store: SessionStore): Promise<string> {
     for await (const event of store.read(summary.id)) events.push(event);
     parts.push(textOf(events), textOf(await store.getHeader(summary.id)), textOf(await store.getSnapshot(summary.id)));
     for (const event of events) {
-      const blob = 'outputBlob' in event ? event.outputBlob : 'blob' in event ? event.blob : undefined;
+      const blob =
+        'outputBlob' in event
+          ? event.outputBlob
+          : 'blob' in event
+            ? event.blob
+            : 'promptBlob' in event
+              ? event.promptBlob
+              : undefined;
       if (typeof blob === 'string') parts.push(textOf(await store.getBlob(blob)));
     }
   }
@@ -83,7 +90,8 @@ describe('no secret reaches the store', () => {
         return `I was configured with ${OPENAI_KEY}; you said: ${last.slice(0, 200)}`;
       },
     });
-    const runner = createRunner({ engine, models: () => echo, workspaceDir: process.cwd() });
+    // Prompts kept for traces too (as with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true).
+    const runner = createRunner({ engine, models: () => echo, workspaceDir: process.cwd(), capturePrompts: true });
     const completed = await runner.start({
       mode: 'discussion',
       task: `Audit the deploy that used ${GITHUB_TOKEN} and postgres://app:${CONFIG_SECRET}@db/prod`,
@@ -146,6 +154,7 @@ describe('no secret reaches the store', () => {
     expect(leakIn(written.join('\n'))).toBeNull();
     const stored = await readEverything(store);
     expect(stored).toContain('[REDACTED]');
+    expect(stored).toContain('"messages":[');
     expect(leakIn(stored)).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import type { ErrorInfo, StepProcess, StepSafety } from '../events.js';
+import type { ErrorInfo, JsonValue, StepProcess, StepSafety } from '../events.js';
 import { ConclaveError, type ConclaveErrorOptions } from './conclave-error.js';
 
 export interface UncertainStepInfo {
@@ -13,6 +13,11 @@ export interface UncertainStepInfo {
   previousFailures: ErrorInfo[];
   /** The process the attempt ran its command in, when its start recorded one (it may still be running). */
   process?: StepProcess;
+  /**
+   * The tool call the step runs, when it is one (the runner adds it): its name as the model
+   * called it, its arguments, and for an MCP tool the server and the tool's own name.
+   */
+  toolCall?: { name: string; args: JsonValue; server?: string; tool?: string };
 }
 
 /**

@@ -5,9 +5,11 @@
 // spans with the same ids: every id is derived from the session id and a seq (or the run's
 // number), never drawn at random.
 //
-// Plain data only: nothing of OpenTelemetry is loaded here (otel-spans.ts adapts the records).
+// Plain data only: nothing of OpenTelemetry is loaded here. The CLI hands the records to its OTLP
+// exporter as they are (ids included); a library's tracer provider gets them through traced-store.ts.
 import { createHash } from 'node:crypto';
 import type { JournalEvent } from '@resume/core/spec';
+import type { PromptCopy } from './prompt-copy.js';
 
 export type SpanAttributes = Record<string, string | number | boolean>;
 
@@ -29,6 +31,17 @@ export interface JournalSpanOptions {
   captureContent: boolean;
   /** Scrubs captured text (the journal is redacted already; this is a second guard). */
   redact?: (text: string) => string;
+  /**
+   * The prompt copies the journal's model calls name (`usage-recorded.promptBlob`, read with
+   * `readPromptCopies` before their events are added): with `captureContent`, the calls' spans
+   * carry them as `gen_ai.input.messages` and `gen_ai.system_instructions`.
+   */
+  prompts?: ReadonlyMap<string, PromptCopy>;
+  /**
+   * Told of each span as it opens (its name and attributes may still change until it ends), for
+   * a tracer that starts spans as the work starts: parents open before their children.
+   */
+  onStart?: (span: SpanRecord) => void;
 }
 
 const hex = (parts: string[], bytes: number): string =>
@@ -181,6 +194,7 @@ export class JournalSpans {
       status: { code: 'unset' },
       container: true,
     };
+    this.#options.onStart?.(this.#run);
     return ended;
   }
 
@@ -197,20 +211,29 @@ export class JournalSpans {
     return ended;
   }
 
-  #span(name: string, parent: OpenSpan, what: string, seq: number, at: number, container = false): OpenSpan {
+  #span(
+    name: string,
+    parent: OpenSpan,
+    what: string,
+    seq: number,
+    at: number,
+    options: { container?: boolean; attributes?: SpanAttributes } = {},
+  ): OpenSpan {
     const sessionId = this.#sessionId;
-    return {
+    const span: OpenSpan = {
       traceId: this.#traceId,
       spanId: spanIdAt(sessionId, what, seq),
       parentSpanId: parent.spanId,
       name,
       startMs: at,
       endMs: at,
-      attributes: { 'conclave.session.id': sessionId },
+      attributes: { 'conclave.session.id': sessionId, ...options.attributes },
       links: [],
       status: { code: 'unset' },
-      container,
+      container: options.container ?? false,
     };
+    this.#options.onStart?.(span);
+    return span;
   }
 
   /** The span a step's events belong under: its tool call, its map item, its round or workflow step, else the run. */
@@ -223,8 +246,7 @@ export class JournalSpans {
     if (group) {
       let span = this.#groups.get(group.id);
       if (!span) {
-        span = this.#span(group.name, run, 'group', seq, at, true);
-        Object.assign(span.attributes, group.attributes);
+        span = this.#span(group.name, run, 'group', seq, at, { container: true, attributes: group.attributes });
         this.#groups.set(group.id, span);
       }
       span.endMs = Math.max(span.endMs, at);
@@ -234,8 +256,10 @@ export class JournalSpans {
     if (branch && item) {
       let span = this.#items.get(branch);
       if (!span) {
-        span = this.#span(`item ${item.id}`, parent, 'item', seq, at, true);
-        Object.assign(span.attributes, { 'conclave.map.step': item.step, 'conclave.map.item': item.id });
+        span = this.#span(`item ${item.id}`, parent, 'item', seq, at, {
+          container: true,
+          attributes: { 'conclave.map.step': item.step, 'conclave.map.item': item.id },
+        });
         this.#items.set(branch, span);
       }
       span.endMs = Math.max(span.endMs, at);
@@ -246,15 +270,16 @@ export class JournalSpans {
 
   #stepStarted(event: Extract<JournalEvent, { type: 'step-started' }>, at: number): void {
     const parent = this.#parentOf(event.key, event.branch, event.seq, at);
-    const span = this.#span(`step ${shortKey(event.key)}`, parent, 'step', event.seq, at);
-    Object.assign(span.attributes, {
-      'conclave.step.key': event.key,
-      'conclave.step.occurrence': event.occurrence,
-      'conclave.step.attempt': event.attempt,
-      'conclave.step.safety': event.safety,
-      'conclave.step.idempotency_key': event.idempotencyKey,
+    const span = this.#span(`step ${shortKey(event.key)}`, parent, 'step', event.seq, at, {
+      attributes: {
+        'conclave.step.key': event.key,
+        'conclave.step.occurrence': event.occurrence,
+        'conclave.step.attempt': event.attempt,
+        'conclave.step.safety': event.safety,
+        'conclave.step.idempotency_key': event.idempotencyKey,
+        ...(event.branch ? { 'conclave.step.branch': event.branch } : {}),
+      },
     });
-    if (event.branch) span.attributes['conclave.step.branch'] = event.branch;
     this.#steps.set(stepId(event.key, event.occurrence), span);
   }
 
@@ -274,6 +299,16 @@ export class JournalSpans {
     });
     if (event.agent !== null) span.attributes['gen_ai.agent.name'] = event.agent;
     if (event.costUsd !== null) span.attributes['conclave.cost.usd'] = event.costUsd;
+    const prompt = event.promptBlob === undefined ? undefined : this.#options.prompts?.get(event.promptBlob);
+    if (this.#options.captureContent && prompt) {
+      const redact = (text: string) => this.#redact(text);
+      span.attributes['gen_ai.input.messages'] = JSON.stringify(inputMessages(prompt, redact));
+      if (prompt.system !== undefined) {
+        span.attributes['gen_ai.system_instructions'] = JSON.stringify([
+          { type: 'text', content: redact(prompt.system) },
+        ]);
+      }
+    }
   }
 
   #stepEnded(
@@ -310,15 +345,16 @@ export class JournalSpans {
     const within = event.within ? this.#steps.get(stepId(event.within.key, event.within.occurrence)) : undefined;
     const parent =
       within ?? (event.stepKey ? this.#parentOf(event.stepKey, undefined, event.seq, at) : (this.#run as OpenSpan));
-    const span = this.#span(`execute_tool ${event.name}`, parent, 'tool', event.seq, at);
-    Object.assign(span.attributes, {
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': event.name,
-      'gen_ai.tool.call.id': event.callId,
+    const span = this.#span(`execute_tool ${event.name}`, parent, 'tool', event.seq, at, {
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': event.name,
+        'gen_ai.tool.call.id': event.callId,
+        ...(this.#options.captureContent
+          ? { 'gen_ai.tool.call.arguments': this.#redact(JSON.stringify(event.args)) }
+          : {}),
+      },
     });
-    if (this.#options.captureContent) {
-      span.attributes['gen_ai.tool.call.arguments'] = this.#redact(JSON.stringify(event.args));
-    }
     this.#tools.set(event.callId, span);
     if (event.stepKey) this.#toolSteps.set(event.stepKey, span);
   }
@@ -409,4 +445,25 @@ function itemOf(branch: string): { step: string; id: string } | null {
     // Not encoded: the segment is the id.
   }
   return { step: match[1] as string, id };
+}
+
+/** A prompt as the GenAI semantic conventions' `gen_ai.input.messages` shape it: role and parts. */
+function inputMessages(copy: PromptCopy, redact: (text: string) => string): unknown[] {
+  return copy.messages.map((message) => {
+    const parts: unknown[] = [];
+    if (message.role === 'tool') {
+      parts.push({ type: 'tool_call_response', id: message.toolCallId ?? null, response: redact(message.content) });
+    } else if (message.content !== '' || !message.toolCalls?.length) {
+      parts.push({ type: 'text', content: redact(message.content) });
+    }
+    for (const call of message.toolCalls ?? []) {
+      parts.push({
+        type: 'tool_call',
+        id: call.id,
+        name: call.name,
+        arguments: redact(JSON.stringify(call.args ?? null)),
+      });
+    }
+    return { role: message.role, parts, ...(message.speaker ? { name: message.speaker } : {}) };
+  });
 }
