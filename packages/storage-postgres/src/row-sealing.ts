@@ -16,7 +16,7 @@ import {
   openObject,
   type SealedPlace,
   sealBytes,
-  sealedObject,
+  sealedObjectJson,
 } from '@resume/core/encryption';
 import { type SessionSummary, sessionModeSchema, sessionStatusSchema, summaryFromHeader } from '@resume/core/spec';
 
@@ -32,7 +32,7 @@ export const eventPlace = (sessionId: string, seq: number): SealedPlace => journ
 
 /** A JSON object as the text of a json column: sealed for `place` under `key` (none: in the clear). */
 export function sealedJson(key: DataKey | null, place: SealedPlace, value: object): string {
-  return JSON.stringify(key ? sealedObject(key, place, {}, value as Record<string, unknown>) : value);
+  return key ? sealedObjectJson(key, place, {}, value as Record<string, unknown>) : JSON.stringify(value);
 }
 
 /** A json column's parsed value, opened when sealed (see `openObject`). */

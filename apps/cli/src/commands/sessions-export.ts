@@ -1,14 +1,17 @@
 // `conclave sessions export <id> [--format json|md] [-o file] [--force]
-// [--encrypt-for <public key file|trusted name> | --passphrase <text> | --passphrase-file <file>]`.
-// A json bundle is signed with this home's key when it has one.
+// [--encrypt-for <public key file|trusted name> | --passphrase <text> | --passphrase-file <file> | --plain]`.
+// A json bundle is signed with this home's key when it has one. A session encrypted at rest is
+// exported encrypted for this home's own key unless the user chooses otherwise: in the clear
+// only with `--plain`.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Engine, SessionState } from '@resume/core';
-import { JournalCorruptedError, type JournalEvent, UsageError } from '@resume/core/spec';
+import { JournalCorruptedError, type JournalEvent, type SessionStore, UsageError } from '@resume/core/spec';
 import { eventsLostInRepairOf } from '@resume/runner';
+import type { FsStore } from '@resume/storage-fs';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
-import { exposureOf, fingerprintOf, readHomeKey, readPublicKeyFile } from '../keys/home-key.js';
+import { exposureOf, fingerprintOf, readHomeKey, readPublicKeyFile, signingKeyFile } from '../keys/home-key.js';
 import { listTrustedKeys } from '../keys/trusted-keys.js';
 import { STANDARD_OUTPUT, writeOutputFile } from '../output/output-file.js';
 import { encryptExport, type Sealing } from '../sessions/bundle-encryption.js';
@@ -29,6 +32,7 @@ const exportOptionsSchema = outputOptionsSchema.extend({
   encryptFor: z.string().optional(),
   passphrase: z.string().optional(),
   passphraseFile: z.string().optional(),
+  plain: z.boolean().default(false),
 });
 type ExportOptions = z.infer<typeof exportOptionsSchema>;
 
@@ -58,6 +62,12 @@ export async function exportSessionCommand(
   const id = await resolveSession(context, input.reference);
   // Read as every other reader reads it: a damaged session is refused (65, naming the repair), never exported short.
   const state = await engine.readSession(id);
+  const atRest = await encryptedAtRest(engine.store, id);
+  const exportSealing = sealing ?? (atRest && !options.plain ? homeSealing(context, id, options) : null);
+  if (atRest && options.plain)
+    context.terminal.warn(
+      `Warning: session ${id} is encrypted at rest, and this export is in the clear (--plain): anyone who can read it reads the whole session.`,
+    );
   const lost = eventsLostInRepairOf(state);
   let text: string;
   let signing = '';
@@ -77,18 +87,22 @@ export async function exportSessionCommand(
         key?.signing && key.publicKeys.signing ? { privateKey: key.signing, publicKey: key.publicKeys.signing } : null,
     });
     text = `${JSON.stringify(file, null, 2)}\n`;
-    if (sealing) text = encryptExport(text, sealing.sealing);
+    if (exportSealing) text = encryptExport(text, exportSealing.sealing);
     signing = file.signature ? `, signed by this home (${file.signature.fingerprint})` : '';
     if (!file.signature)
       context.terminal.warn(
         `This home has no signing key, so the export is not signed (an import will say "unsigned"). Create one with: conclave keys init`,
       );
   }
-  const sealed = sealing ? `, ${sealing.said}` : '';
+  const sealed = exportSealing ? `, ${exportSealing.said}` : '';
   const losses = lost.map((entry) => `; ${describeEventsLost(entry)}`).join('');
   const target = writeOutput(context, text, options);
   if (target !== null) context.terminal.note(`Exported session ${id} to ${target}${signing}${sealed}${losses}`);
-  else if (losses) context.terminal.note(`Session ${id}${losses}`);
+  else if (losses || exportSealing) context.terminal.note(`Session ${id}${sealed}${losses}`);
+  if (exportSealing && !sealing)
+    context.terminal.note(
+      'For another home: --encrypt-for <public key> (its conclave keys export-public) or --passphrase-file <file>; in the clear: --plain.',
+    );
   return 0;
 }
 
@@ -107,10 +121,36 @@ export async function wholeJournal(engine: Engine, state: SessionState): Promise
   return events;
 }
 
+/** Whether the file store holds the session sealed (another store keeps nothing sealed). */
+async function encryptedAtRest(store: SessionStore, id: string): Promise<boolean> {
+  return store.kind === 'fs' && (await (store as FsStore).keysOf(id)).length > 0;
+}
+
+/** A session encrypted at rest, exported without a choice: encrypted for this home's own key. */
+function homeSealing(context: CliContext, id: string, options: ExportOptions): { sealing: Sealing; said: string } {
+  const choices = 'Choose: --encrypt-for <public key>, --passphrase-file <file>, or --plain to write it in the clear.';
+  if (options.format !== 'json')
+    throw new UsageError(`Session ${id} is encrypted at rest, and a --format md export is written in the clear.`, {
+      hint: 'Add --plain to write it anyway, or export json (encrypted for this home by default).',
+    });
+  const home = context.config().config.home;
+  const receiving = readHomeKey(home)?.publicKeys.receiving;
+  if (!receiving)
+    throw new UsageError(
+      `Session ${id} is encrypted at rest, so its export is encrypted too, but this home has no key to encrypt it for (${signingKeyFile(home)}).`,
+      { hint: `Create one with: conclave keys init. ${choices}` },
+    );
+  return { sealing: { recipient: receiving }, said: 'encrypted for this home' };
+}
+
 /** What to encrypt the export with and how the output line says it, or null. */
 function sealingOf(context: CliContext, options: ExportOptions): { sealing: Sealing; said: string } | null {
   const passphrase = readPassphrase(options, context.environment.cwd);
   if (options.encryptFor === undefined && passphrase === null) return null;
+  if (options.plain)
+    throw new UsageError('--plain writes the export in the clear; it does not go with --encrypt-for or --passphrase.', {
+      hint: 'Drop --plain to encrypt the export, or drop --encrypt-for / --passphrase.',
+    });
   if (options.format !== 'json')
     throw new UsageError('Only a json export is encrypted; --format md is for reading.', {
       hint: 'Drop --format md, or drop --encrypt-for / --passphrase.',

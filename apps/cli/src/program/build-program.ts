@@ -658,7 +658,11 @@ conclave sessions trash --empty or conclave sessions delete <id> --now.
         "json: encrypt for a public key file (conclave keys export-public) or a trusted key's name; only its private key opens it",
       )
       .option('--passphrase <text>', 'json: encrypt with a passphrase (8+ characters; visible to other users in ps)')
-      .option('--passphrase-file <file>', 'json: encrypt with the passphrase on the first line of this file'),
+      .option('--passphrase-file <file>', 'json: encrypt with the passphrase on the first line of this file')
+      .option(
+        '--plain',
+        'a session encrypted at rest: write the export in the clear (default: encrypted for this home)',
+      ),
   );
   exportCommand.addHelpText(
     'after',
@@ -670,6 +674,8 @@ conclave sessions trash --empty or conclave sessions delete <id> --now.
       'conclave sessions export 01jf3k -o idea.json --passphrase-file secret.txt',
     ])}
 A json export is signed with this home's key (conclave keys init makes it); without one it is written unsigned, and says so.
+A session encrypted at rest is exported encrypted for this home's key, so only this home imports it; for another home
+give --encrypt-for <its public key> or --passphrase-file, and --plain for an export in the clear.
 `,
   );
   exportCommand.action(actOnSession(async () => (await import('../commands/sessions-export.js')).exportSessionCommand));

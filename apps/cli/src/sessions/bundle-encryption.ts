@@ -186,7 +186,9 @@ function receivingKey(
   if (!key || opening.homeKey)
     throw new UsageError(
       `${file} is encrypted for the key ${agreement.recipient}, ${fingerprint ? `not this home's (${fingerprint})` : 'and this home has no key of its own'}.`,
-      { hint: `Import it with the private key it was encrypted for: ${fix}` },
+      {
+        hint: `Import it with the private key it was encrypted for: ${fix}; or ask for an export for this home: its public key (conclave keys export-public -o my-key.pub) goes to the sender's conclave sessions export --encrypt-for.`,
+      },
     );
   throw new UsageError(
     `The key in ${key.file} (${fingerprint ?? 'no X25519 key'}) is not the one ${file} was encrypted for (${agreement.recipient}).`,

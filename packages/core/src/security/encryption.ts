@@ -32,6 +32,6 @@ export {
   type Opened,
   openObject,
   openObjectOrDamage,
-  sealedObject,
+  sealedObjectJson,
   snapshotPlace,
 } from './sealed-object.js';

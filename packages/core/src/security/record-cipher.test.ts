@@ -28,6 +28,20 @@ describe('sealing stored records', () => {
     expect(sealWith(first, place, text).sealed).not.toBe(sealWith(first, place, text).sealed);
   });
 
+  it('never repeats an iv over thousands of seals, and each of them opens', () => {
+    const sealed = Array.from({ length: 3_000 }, () => sealWith(first, place, text));
+    const ivs = new Set(sealed.map((value) => Buffer.from(value.sealed, 'base64').subarray(0, 12).toString('hex')));
+    expect(ivs.size).toBe(sealed.length);
+    for (const value of sealed) expect(openSealed(keyring, place, value, 'journal.jsonl').ok).toBe(true);
+  });
+
+  it('a key handed out as a new object over the same bytes seals and opens alike', () => {
+    const copy = { id: first.id, key: Uint8Array.from(first.key) };
+    const sealed = sealWith(copy, place, text);
+    const opened = openSealed(keyring, place, sealed, 'journal.jsonl');
+    expect(opened.ok && opened.plaintext.toString('utf8')).toBe(text);
+  });
+
   it('a changed byte anywhere (iv, text or tag) fails its tag', () => {
     const sealed = sealWith(first, place, text);
     const length = Buffer.from(sealed.sealed, 'base64').length;

@@ -3,7 +3,7 @@
 // place it belongs to (the session, the file's role, the record's seq range), so a record
 // copied from another session, moved to another seq or swapped with its neighbour fails its
 // tag like a changed byte does. A store treats a failed tag as damage, exactly as a failed crc.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomFillSync } from 'node:crypto';
 import { EncryptionKeyUnavailableError } from '../spec/errors/encryption-key-unavailable-error.js';
 import type { DataKey, Keyring } from './keyring.js';
 
@@ -34,13 +34,47 @@ function associatedData(place: SealedPlace, keyId: string): Buffer {
   return Buffer.from(`${SEAL_FORMAT}\0${place.role}\0${place.sessionId}\0${place.position}\0${keyId}`, 'utf8');
 }
 
+// Raw key bytes handed to the cipher are imported again on every call (most of a record's seal);
+// a KeyObject, made once per key, is not. Keyed by the bytes, so a keyring that hands out new
+// DataKey objects over the same bytes still hits.
+const secretKeys = new WeakMap<Uint8Array, KeyObject>();
+
+function secretKeyOf(key: DataKey): KeyObject {
+  let secret = secretKeys.get(key.key);
+  if (!secret) {
+    secret = createSecretKey(key.key);
+    secretKeys.set(key.key, secret);
+  }
+  return secret;
+}
+
+// Fresh random ivs drawn from one buffer refilled from the CSPRNG, instead of a call to it per
+// record; every iv is used once (it is copied into the sealed bytes before the buffer is refilled).
+const ivPool = Buffer.alloc(IV_BYTES * 512);
+let ivPoolUsed = ivPool.length;
+
+function freshIv(): Buffer {
+  if (ivPoolUsed === ivPool.length) {
+    randomFillSync(ivPool);
+    ivPoolUsed = 0;
+  }
+  ivPoolUsed += IV_BYTES;
+  return ivPool.subarray(ivPoolUsed - IV_BYTES, ivPoolUsed);
+}
+
 /** Seals `plaintext` for `place` with `key`: the iv, the ciphertext and the tag, as bytes. */
 export function sealBytes(key: DataKey, place: SealedPlace, plaintext: string | Uint8Array): Buffer {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key.key, iv);
+  const iv = freshIv();
+  const cipher = createCipheriv('aes-256-gcm', secretKeyOf(key), iv);
   cipher.setAAD(associatedData(place, key.id));
-  const input = typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : plaintext;
-  return Buffer.concat([iv, cipher.update(input), cipher.final(), cipher.getAuthTag()]);
+  const ciphertext = typeof plaintext === 'string' ? cipher.update(plaintext, 'utf8') : cipher.update(plaintext);
+  const final = cipher.final();
+  const sealed = Buffer.allocUnsafe(IV_BYTES + ciphertext.length + final.length + TAG_BYTES);
+  iv.copy(sealed, 0);
+  ciphertext.copy(sealed, IV_BYTES);
+  final.copy(sealed, IV_BYTES + ciphertext.length);
+  cipher.getAuthTag().copy(sealed, sealed.length - TAG_BYTES);
+  return sealed;
 }
 
 /** Seals `plaintext` for `place` with `key`, as text a JSON record holds. */
@@ -65,14 +99,13 @@ export function openBytes(
   if (!key) throw new EncryptionKeyUnavailableError({ keyId, sessionId: place.sessionId || null, location });
   if (body.length < IV_BYTES + TAG_BYTES) return { ok: false, problem: 'encrypted record too short' };
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key.key, body.subarray(0, IV_BYTES));
+    const decipher = createDecipheriv('aes-256-gcm', secretKeyOf(key), body.subarray(0, IV_BYTES));
     decipher.setAAD(associatedData(place, keyId));
     decipher.setAuthTag(body.subarray(body.length - TAG_BYTES));
-    const plaintext = Buffer.concat([
-      decipher.update(body.subarray(IV_BYTES, body.length - TAG_BYTES)),
-      decipher.final(),
-    ]);
-    return { ok: true, plaintext };
+    const plaintext = decipher.update(body.subarray(IV_BYTES, body.length - TAG_BYTES));
+    // GCM gives all of it from update (final only checks the tag): no copy of a snapshot's megabytes.
+    const rest = decipher.final();
+    return { ok: true, plaintext: rest.length === 0 ? plaintext : Buffer.concat([plaintext, rest]) };
   } catch {
     return {
       ok: false,

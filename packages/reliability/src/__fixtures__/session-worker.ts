@@ -6,6 +6,7 @@
 //   holding <pid>           the writer lease is held
 //   done                    the work is finished
 // Errors go to stderr as `error <code> <message>` and become the error's exit code.
+// With CONCLAVE_TEST_ENCRYPTION_KEY (a data key, 64 hex digits) the store is encrypted at rest.
 //
 //   chat <home> <new|id> <turns>            a three-agent chat, one durable model call and checkpoint per turn
 //   hold <home> <id>                        takes the lease and keeps it until killed
@@ -16,12 +17,22 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { createEngine, type Engine, type Session } from '@resume/core';
+import { keyIdFor, parseDataKey } from '@resume/core/encryption';
 import { createScriptedProvider } from '@resume/providers-scripted';
 import { createRunner, type RunResult } from '@resume/runner';
 import { createFsStore } from '@resume/storage-fs';
 import { exitWithError } from './exit-with-error.js';
 
 const AGENTS = ['analyst', 'critic', 'builder'] as const;
+
+/** The store's encryption option from the environment, or none. */
+function encryptionFromEnvironment(): { encryption?: { keys: Record<string, Uint8Array>; current: string } } {
+  const text = process.env.CONCLAVE_TEST_ENCRYPTION_KEY;
+  if (!text) return {};
+  const key = parseDataKey(text, 'CONCLAVE_TEST_ENCRYPTION_KEY');
+  const id = keyIdFor(key);
+  return { encryption: { keys: { [id]: key }, current: id } };
+}
 
 function report(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -157,7 +168,7 @@ async function main(): Promise<void> {
   const [command, home, first, second] = process.argv.slice(2);
   if (!command || !home || !first) throw new Error('usage: session-worker <command> <home> <arguments...>');
   const engine = createEngine({
-    store: createFsStore({ dir: home }),
+    store: createFsStore({ dir: home, ...encryptionFromEnvironment() }),
     holder: { pid: process.pid, host: hostname() },
     snapshotEvery: 25,
   });

@@ -4,10 +4,12 @@
 // restarts it with resume, and repeats until the session completes. Then every
 // acknowledged checkpoint is in the journal, the transcript equals an
 // uninterrupted run's, and no model call was repeated beyond the one a kill can
-// leave uncertain.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// leave uncertain. The same loops run with encryption at rest on (a data key handed to the
+// worker): every record on disk is sealed, and resuming from sealed records changes nothing.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEngine } from '@resume/core';
+import { generateDataKey } from '@resume/core/encryption';
 import { createFsStore } from '@resume/storage-fs';
 import { describe, expect, it } from 'vitest';
 import { useBundledWorker } from '../support/bundled-worker.js';
@@ -18,10 +20,47 @@ import { temporaryDirectory } from '../support/temporary-directory.js';
 
 const TURNS = 30;
 const KILLS = sized(200, 1_000);
+/** Fewer kills with encryption on: the same loop, to show sealing changes nothing of it. */
+const KILLS_ENCRYPTED = sized(60, 1_000);
 const PARALLEL = 2;
 const SEED = Number(process.env.CONCLAVE_CRASH_SEED ?? 20_261_122);
 
 const worker = useBundledWorker('session-worker');
+
+/** Encryption at rest for a run: the worker's environment, and how the test opens the home. */
+interface Encryption {
+  env: Record<string, string>;
+  keys: { keys: Record<string, Uint8Array>; current: string };
+}
+
+function encryptionOn(): Encryption {
+  const key = generateDataKey();
+  return {
+    env: { CONCLAVE_TEST_ENCRYPTION_KEY: Buffer.from(key.key).toString('hex') },
+    keys: { keys: { [key.id]: key.key }, current: key.id },
+  };
+}
+
+/**
+ * Every journal record of the session is sealed, and no message of the transcript is in the
+ * clear in any file of the store (the workspaces and call logs beside it are not the store's).
+ */
+function expectSealedAtRest(home: string, sessionId: string, messages: string[]): void {
+  const journal = readFileSync(path.join(home, 'sessions', sessionId, 'journal.jsonl'), 'utf8');
+  const records = journal.trimEnd().split('\n');
+  expect(records.length).toBeGreaterThan(0);
+  for (const record of records) expect(JSON.parse(record)).toHaveProperty('sealed');
+  const texts = messages.map((message) => message.split('|').slice(3).join('|').slice(0, 40)).filter(Boolean);
+  // Other lanes write beside this session meanwhile: a file they replaced or removed is skipped.
+  for (const folder of [path.join('sessions', sessionId), 'blobs', 'index']) {
+    const root = path.join(home, folder);
+    const entries = readdirSync(root, { withFileTypes: true, recursive: true }).filter((entry) => entry.isFile());
+    for (const entry of entries) {
+      const content = readIfThere(path.join(entry.parentPath, entry.name));
+      for (const text of texts) expect(content.includes(text), `${text} in ${entry.name}`).toBe(false);
+    }
+  }
+}
 
 interface Acknowledged {
   seq: number;
@@ -65,8 +104,19 @@ async function runOnce(
   return outcome;
 }
 
-async function transcript(home: string, sessionId: string) {
-  const engine = createEngine({ store: createFsStore({ dir: home }) });
+function readIfThere(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw error;
+  }
+}
+
+async function transcript(home: string, sessionId: string, encryption?: Encryption) {
+  const engine = createEngine({
+    store: createFsStore({ dir: home, ...(encryption ? { encryption: encryption.keys } : {}) }),
+  });
   try {
     const state = await engine.readSession(sessionId);
     return {
@@ -81,66 +131,76 @@ async function transcript(home: string, sessionId: string) {
 }
 
 describe('SIGKILL at random moments', () => {
-  it(
-    `loses no acknowledged checkpoint and repeats no completed call across ${KILLS} kills`,
-    async () => {
-      const home = temporaryDirectory();
-      const random = seededRandom(SEED);
+  for (const encrypted of [false, true]) {
+    const killsWanted = encrypted ? KILLS_ENCRYPTED : KILLS;
+    it(
+      `loses no acknowledged checkpoint and repeats no completed call across ${killsWanted} kills${encrypted ? ', encryption on' : ''}`,
+      async () => {
+        const home = temporaryDirectory();
+        const random = seededRandom(SEED + (encrypted ? 1 : 0));
+        const encryption = encrypted ? encryptionOn() : undefined;
 
-      // The reference: the same chat, never interrupted.
-      const chat = (reference: string) => ['chat', home, reference, String(TURNS)];
-      const referenceOutcome = await runOnce(chat('new'), {}, null);
-      expect(referenceOutcome.finished).toBe(true);
-      const reference = await transcript(home, referenceOutcome.sessionId as string);
-      expect(reference.messages).toHaveLength(TURNS + 1);
+        // The reference: the same chat, never interrupted.
+        const chat = (reference: string) => ['chat', home, reference, String(TURNS)];
+        const referenceOutcome = await runOnce(chat('new'), { ...encryption?.env }, null);
+        expect(referenceOutcome.finished).toBe(true);
+        const reference = await transcript(home, referenceOutcome.sessionId as string, encryption);
+        expect(reference.messages).toHaveLength(TURNS + 1);
 
-      let kills = 0;
-      let sessions = 0;
-      const lane = async (laneNumber: number) => {
-        while (kills < KILLS) {
-          sessions += 1;
-          const callLog = path.join(home, `calls-${laneNumber}-${sessions}.jsonl`);
-          const env = {
-            CONCLAVE_SCRIPTED_CALL_LOG: callLog,
-            CONCLAVE_SCRIPTED_LATENCY_MS: String(randomInteger(random, 0, 3)),
-          };
-          const acknowledged: Acknowledged[] = [];
-          let sessionId: string | null = null;
-          let killsHere = 0;
-          for (;;) {
-            const killing = kills < KILLS;
-            const outcome = await runOnce(
-              chat(sessionId ?? 'new'),
-              env,
-              killing ? { afterAcks: randomInteger(random, 0, 4), delayMs: randomInteger(random, 0, 25) } : null,
+        let kills = 0;
+        let sessions = 0;
+        const lane = async (laneNumber: number) => {
+          while (kills < killsWanted) {
+            sessions += 1;
+            const callLog = path.join(home, `calls-${laneNumber}-${sessions}.jsonl`);
+            const env = {
+              ...encryption?.env,
+              CONCLAVE_SCRIPTED_CALL_LOG: callLog,
+              CONCLAVE_SCRIPTED_LATENCY_MS: String(randomInteger(random, 0, 3)),
+            };
+            const acknowledged: Acknowledged[] = [];
+            let sessionId: string | null = null;
+            let killsHere = 0;
+            for (;;) {
+              const killing = kills < killsWanted;
+              const outcome = await runOnce(
+                chat(sessionId ?? 'new'),
+                env,
+                killing ? { afterAcks: randomInteger(random, 0, 4), delayMs: randomInteger(random, 0, 25) } : null,
+              );
+              sessionId ??= outcome.sessionId;
+              acknowledged.push(...outcome.acknowledged);
+              if (outcome.finished) break;
+              kills += 1;
+              killsHere += 1;
+              // A kill before the session was even created leaves nothing to resume: start again.
+              if (!sessionId) continue;
+            }
+            const after = await transcript(home, sessionId as string, encryption);
+            if (encrypted) expectSealedAtRest(home, sessionId as string, after.messages);
+            // Every acknowledged checkpoint is in the journal, at the seq and with the label reported.
+            const checkpoints = new Map(
+              after.state.checkpoints.map((checkpoint) => [checkpoint.seq, checkpoint.label]),
             );
-            sessionId ??= outcome.sessionId;
-            acknowledged.push(...outcome.acknowledged);
-            if (outcome.finished) break;
-            kills += 1;
-            killsHere += 1;
-            // A kill before the session was even created leaves nothing to resume: start again.
-            if (!sessionId) continue;
+            for (const ack of acknowledged) expect(checkpoints.get(ack.seq)).toBe(ack.label);
+            expect(after.state.status).toBe('completed');
+            // Exactly the uninterrupted run's transcript.
+            expect(after.messages).toEqual(reference.messages);
+            // Each kill can leave at most one call uncertain (idempotent calls run again); nothing else repeats.
+            const calls = readFileSync(callLog, 'utf8').trim().split('\n').length;
+            expect(calls).toBeGreaterThanOrEqual(TURNS);
+            expect(calls).toBeLessThanOrEqual(TURNS + killsHere);
           }
-          const after = await transcript(home, sessionId as string);
-          // Every acknowledged checkpoint is in the journal, at the seq and with the label reported.
-          const checkpoints = new Map(after.state.checkpoints.map((checkpoint) => [checkpoint.seq, checkpoint.label]));
-          for (const ack of acknowledged) expect(checkpoints.get(ack.seq)).toBe(ack.label);
-          expect(after.state.status).toBe('completed');
-          // Exactly the uninterrupted run's transcript.
-          expect(after.messages).toEqual(reference.messages);
-          // Each kill can leave at most one call uncertain (idempotent calls run again); nothing else repeats.
-          const calls = readFileSync(callLog, 'utf8').trim().split('\n').length;
-          expect(calls).toBeGreaterThanOrEqual(TURNS);
-          expect(calls).toBeLessThanOrEqual(TURNS + killsHere);
-        }
-      };
-      await Promise.all(Array.from({ length: PARALLEL }, (_, index) => lane(index)));
-      expect(kills).toBeGreaterThanOrEqual(KILLS);
-      process.stderr.write(`sigkill: ${kills} kills over ${sessions} sessions of ${TURNS} turns (seed ${SEED})\n`);
-    },
-    sizedTimeout(240_000, 1_800_000),
-  );
+        };
+        await Promise.all(Array.from({ length: PARALLEL }, (_, index) => lane(index)));
+        expect(kills).toBeGreaterThanOrEqual(killsWanted);
+        process.stderr.write(
+          `sigkill${encrypted ? ' (encrypted)' : ''}: ${kills} kills over ${sessions} sessions of ${TURNS} turns (seed ${SEED})\n`,
+        );
+      },
+      sizedTimeout(240_000, 1_800_000),
+    );
+  }
 });
 
 const CHAIN_SPEC = `name: crash-chain
@@ -202,18 +262,24 @@ function workspaceFor(home: string, name: string): string {
 
 describe('SIGKILL during real mode runs (runner, scripted provider)', () => {
   const killsPerMode = sized(30, 200);
-  for (const mode of ['discussion', 'chain', 'iterative', 'orchestrated'] as const) {
+  const runs = [
+    ...(['discussion', 'chain', 'iterative', 'orchestrated'] as const).map((mode) => ({ mode, encrypted: false })),
+    // A discussion and a workflow (chain) again, encrypted at rest.
+    ...(['discussion', 'chain'] as const).map((mode) => ({ mode, encrypted: true })),
+  ];
+  for (const { mode, encrypted } of runs) {
     it(
-      `${mode}: every acknowledged checkpoint kept, the transcript of an uninterrupted run, across ${killsPerMode} kills`,
+      `${mode}${encrypted ? ', encryption on' : ''}: every acknowledged checkpoint kept, the transcript of an uninterrupted run, across ${killsPerMode} kills`,
       async () => {
         const home = temporaryDirectory();
-        const random = seededRandom(SEED + mode.length);
+        const random = seededRandom(SEED + mode.length + (encrypted ? 1 : 0));
         const run = (reference: string, workspace: string) => ['mode', home, reference, mode, workspace];
-        const env = { CONCLAVE_SCRIPTED_CONSENSUS_AT: '3' };
+        const encryption = encrypted ? encryptionOn() : undefined;
+        const env = { ...encryption?.env, CONCLAVE_SCRIPTED_CONSENSUS_AT: '3' };
 
         const referenceOutcome = await runOnce(run('new', workspaceFor(home, 'reference')), env, null);
         expect(referenceOutcome.finished).toBe(true);
-        const reference = await transcript(home, referenceOutcome.sessionId as string);
+        const reference = await transcript(home, referenceOutcome.sessionId as string, encryption);
         expect(reference.messages.length).toBeGreaterThan(4);
         // The runs really exercise what the mode is about.
         if (mode === 'orchestrated') {
@@ -240,13 +306,16 @@ describe('SIGKILL during real mode runs (runner, scripted provider)', () => {
             if (outcome.finished) break;
             kills += 1;
           }
-          const after = await transcript(home, sessionId as string);
+          const after = await transcript(home, sessionId as string, encryption);
+          if (encrypted) expectSealedAtRest(home, sessionId as string, after.messages);
           const checkpoints = new Map(after.state.checkpoints.map((checkpoint) => [checkpoint.seq, checkpoint.label]));
           for (const ack of acknowledged) expect(checkpoints.get(ack.seq)).toBe(ack.label);
           expect(after.state.status).toBe('completed');
           expect(after.messages.map(rerunWriteAsFirst)).toEqual(reference.messages.map(rerunWriteAsFirst));
         }
-        process.stderr.write(`sigkill ${mode}: ${kills} kills over ${sessions} runs\n`);
+        process.stderr.write(
+          `sigkill ${mode}${encrypted ? ' (encrypted)' : ''}: ${kills} kills over ${sessions} runs\n`,
+        );
       },
       sizedTimeout(240_000, 1_800_000),
     );

@@ -4,8 +4,10 @@
 // the disk keeps its durable state plus a random choice of unsynced sectors and
 // directory changes. After the reboot every acknowledged batch must be there,
 // an unacknowledged batch must be all there or not at all, nothing may read as
-// garbage, and every surviving session must open, take new writes and list.
+// garbage, and every surviving session must open, take new writes and list. The same runs
+// with encryption at rest: the same guarantees, and no message in the clear on the disk.
 import { createEngine, type Engine, type Session } from '@resume/core';
+import { createKeyring, generateDataKey, type Keyring } from '@resume/core/encryption';
 import { SessionNotFoundError } from '@resume/core/spec';
 import { createFsStore } from '@resume/storage-fs';
 import fc from 'fast-check';
@@ -63,8 +65,16 @@ function messageText(session: number, index: number, size: number): string {
   return head + 'x'.repeat(size).replace(/x{64}/g, (match) => `${match.slice(1)}\n`);
 }
 
-function engineOn(fileSystem: SimulatedFileSystem, bootId: string): Engine {
-  const store = createFsStore({ dir: HOME, fileSystem: fileSystem.operationsView(), processProbe: bootProbe(bootId) });
+const dataKey = generateDataKey();
+const keyring = createKeyring({ keys: { [dataKey.id]: dataKey.key }, current: dataKey.id });
+
+function engineOn(fileSystem: SimulatedFileSystem, bootId: string, encryption: Keyring | null = null): Engine {
+  const store = createFsStore({
+    dir: HOME,
+    fileSystem: fileSystem.operationsView(),
+    processProbe: bootProbe(bootId),
+    ...(encryption ? { encryption } : {}),
+  });
   // Frequent snapshots, so crashes also land in the middle of snapshot writes.
   return createEngine({ store, snapshotEvery: 7, holder: { pid: 4242, host: bootProbe(bootId).hostname } });
 }
@@ -153,53 +163,66 @@ async function checkRecovered(engine: Engine, tracked: Tracked[]): Promise<void>
   }
 }
 
+/** The files of the disk that hold a message's text in the clear (none, with encryption on). */
+function filesInTheClear(disk: SimulatedFileSystem): string[] {
+  return [...disk.allFiles()]
+    .filter(([, content]) => /session \d+ message \d+|after the reboot/.test(content.toString('latin1')))
+    .map(([file]) => file);
+}
+
 describe('simulated power loss under the file store', () => {
-  const runs = sized(400, 5000);
-  it(
-    `keeps a committed prefix of every session across ${runs} random crashes`,
-    async () => {
-      let tornWrites = 0;
-      let crashesMidRun = 0;
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(commandArbitrary, { minLength: 1, maxLength: isStress ? 40 : 20 }),
-          fc.integer({ min: 1, max: 150 }),
-          fc.integer(),
-          fc.constantFrom(512, 4096),
-          async (commands, crashAfter, seed, sectorSize) => {
-            const disk = new SimulatedFileSystem();
-            // A home that has been used before: its layout is on disk (first use is tested on its own).
-            const first = engineOn(disk, 'boot-0');
-            await first.listSessions();
-            await first.close();
-            disk.syncEverything();
-            const before = engineOn(disk, 'boot-1');
-            const tracked: Tracked[] = [];
-            disk.failAfter(crashAfter);
-            try {
-              await runUntilPowerLoss(before, [{ kind: 'create' }, ...commands], tracked);
-              disk.powerOff();
-            } catch (error) {
-              if (!isPowerLoss(error) && !disk.isDead) throw error;
-              crashesMidRun += 1;
-            }
-            const rebooted = disk.crash({ random: seededRandom(seed), sectorSize });
-            const crash = rebooted.lastCrash;
-            if (crash && crash.sectorsLost > 0 && crash.sectorsKept > 0) tornWrites += 1;
-            const after = engineOn(rebooted, 'boot-2');
-            await checkRecovered(after, tracked);
-            await after.close();
-          },
-        ),
-        { numRuns: runs },
-      );
-      // The runs must actually have crashed in the middle of work and torn writes, or they prove little.
-      expect(crashesMidRun).toBeGreaterThan(runs / 4);
-      expect(tornWrites).toBeGreaterThan(0);
-      process.stderr.write(`power loss: ${runs} runs, ${crashesMidRun} crashes mid-run, ${tornWrites} torn writes\n`);
-    },
-    sizedTimeout(60_000, 900_000),
-  );
+  for (const encrypted of [false, true]) {
+    const runs = encrypted ? sized(200, 2500) : sized(400, 5000);
+    const encryption = encrypted ? keyring : null;
+    it(
+      `keeps a committed prefix of every session across ${runs} random crashes${encrypted ? ', encryption on' : ''}`,
+      async () => {
+        let tornWrites = 0;
+        let crashesMidRun = 0;
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(commandArbitrary, { minLength: 1, maxLength: isStress ? 40 : 20 }),
+            fc.integer({ min: 1, max: 150 }),
+            fc.integer(),
+            fc.constantFrom(512, 4096),
+            async (commands, crashAfter, seed, sectorSize) => {
+              const disk = new SimulatedFileSystem();
+              // A home that has been used before: its layout is on disk (first use is tested on its own).
+              const first = engineOn(disk, 'boot-0', encryption);
+              await first.listSessions();
+              await first.close();
+              disk.syncEverything();
+              const before = engineOn(disk, 'boot-1', encryption);
+              const tracked: Tracked[] = [];
+              disk.failAfter(crashAfter);
+              try {
+                await runUntilPowerLoss(before, [{ kind: 'create' }, ...commands], tracked);
+                disk.powerOff();
+              } catch (error) {
+                if (!isPowerLoss(error) && !disk.isDead) throw error;
+                crashesMidRun += 1;
+              }
+              const rebooted = disk.crash({ random: seededRandom(seed), sectorSize });
+              const crash = rebooted.lastCrash;
+              if (crash && crash.sectorsLost > 0 && crash.sectorsKept > 0) tornWrites += 1;
+              const after = engineOn(rebooted, 'boot-2', encryption);
+              await checkRecovered(after, tracked);
+              await after.close();
+              if (encrypted) expect(filesInTheClear(rebooted)).toEqual([]);
+            },
+          ),
+          { numRuns: runs },
+        );
+        // The runs must actually have crashed in the middle of work and torn writes, or they prove little.
+        expect(crashesMidRun).toBeGreaterThan(runs / 4);
+        expect(tornWrites).toBeGreaterThan(0);
+        process.stderr.write(
+          `power loss${encrypted ? ' (encrypted)' : ''}: ${runs} runs, ${crashesMidRun} crashes mid-run, ${tornWrites} torn writes\n`,
+        );
+      },
+      sizedTimeout(60_000, 900_000),
+    );
+  }
 
   it('keeps a new home and its first session when the power goes out right after the first checkpoint', async () => {
     const disk = new SimulatedFileSystem();

@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { headerPlace, openObject, sealedObject } from '@resume/core/encryption';
+import { headerPlace, openObject, sealedObjectJson } from '@resume/core/encryption';
 import { lazySchema } from '@resume/core/lazy-schema';
 import {
   JournalCorruptedError,
@@ -17,7 +17,7 @@ import {
 import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode } from '../file-system/file-system.js';
-import { frameObject, unframe } from '../journal/framing.js';
+import { frameJson, frameObject, unframe } from '../journal/framing.js';
 import type { JournalFiles } from '../journal/journal-files.js';
 import { checkedSafeParser } from '../store/checked-parse.js';
 import type { Layout } from '../store/layout.js';
@@ -106,7 +106,9 @@ export function createHeaderFiles(
   /** header.json's bytes: the header sealed when the store has a current key. */
   const encode = (header: SessionHeader): Buffer => {
     const key = context.keyring?.current() ?? null;
-    return frameObject(key ? sealedObject(key, headerPlace(header.id), { v: 1 }, { header }) : { v: 1, header });
+    return key
+      ? frameJson(sealedObjectJson(key, headerPlace(header.id), { v: 1 }, { header }))
+      : frameObject({ v: 1, header });
   };
 
   const write = (id: string, header: SessionHeader) =>

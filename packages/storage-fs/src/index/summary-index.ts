@@ -31,10 +31,10 @@ import { isSessionId, PermissionDeniedError, type SessionSummary, sessionSummary
 import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode, type FileStatus, type FileSystem } from '../file-system/file-system.js';
-import { frameObject, unframe } from '../journal/framing.js';
+import { frameJson, frameObject, unframe } from '../journal/framing.js';
 import { summaryFromHeader } from '../repair/placeholder-summary.js';
 import { checkedSafeParser } from '../store/checked-parse.js';
-import { INDEX_PLACE, openIndex, sealedObject } from '../store/sealing.js';
+import { INDEX_PLACE, openIndex, sealedObjectJson } from '../store/sealing.js';
 import { checkIndexFile } from './index-file-check.generated.js';
 import { type IndexStamp, sameStamp, stampFor, stampHolds, WRITING_MARKER_PREFIX } from './index-stamp.js';
 
@@ -324,7 +324,7 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
       dirty = false;
       const key = context.keyring?.current() ?? null;
       const content = { entries: [...entries.values()], stamp };
-      const file = frameObject(key ? sealedObject(key, INDEX_PLACE, { v: 1 }, content) : { v: 1, ...content });
+      const file = key ? frameJson(sealedObjectJson(key, INDEX_PLACE, { v: 1 }, content)) : frameObject({ v: 1, ...content });
       try {
         await context.fileSystem.makeDirectory(path.dirname(context.indexFile)).catch(() => {});
         await writeFileAtomically(context.fileSystem, context.indexFile, file);

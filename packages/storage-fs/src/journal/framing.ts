@@ -56,7 +56,11 @@ function frameJsonInto(json: string, target: Buffer): number {
 
 /** Frames a JSON object (it must have at least one member) as one checksummed line ending in a newline. */
 export function frameObject(value: object): Buffer {
-  const json = JSON.stringify(value);
+  return frameJson(JSON.stringify(value));
+}
+
+/** Frames a JSON object's text (`frameObject` for text made without `JSON.stringify`). */
+export function frameJson(json: string): Buffer {
   // The prefix, the text without its opening brace, the newline.
   const line = Buffer.allocUnsafe(FRAME_PREFIX_LENGTH + Buffer.byteLength(json, 'utf8'));
   if (frameJsonInto(json, line) !== line.length) throw new TypeError('only non-empty JSON objects can be framed');
@@ -75,10 +79,14 @@ export class LineFramer {
   #buffer: Buffer = Buffer.allocUnsafe(0);
 
   frame(value: object): Buffer {
-    const json = JSON.stringify(value);
+    return this.frameJson(JSON.stringify(value));
+  }
+
+  /** `frame` for a JSON object's text. */
+  frameJson(json: string): Buffer {
     // UTF-8 needs at most 3 bytes per UTF-16 unit: a buffer that large always fits.
     const bound = FRAME_PREFIX_LENGTH + json.length * 3 + 1;
-    if (bound > REUSED_FRAME_LIMIT) return frameObject(value);
+    if (bound > REUSED_FRAME_LIMIT) return frameJson(json);
     if (this.#buffer.length < bound) this.#buffer = Buffer.allocUnsafe(Math.max(bound, 16 * 1024));
     const length = frameJsonInto(json, this.#buffer);
     if (length === -1) throw new TypeError('only non-empty JSON objects can be framed');

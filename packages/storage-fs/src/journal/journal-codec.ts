@@ -15,9 +15,9 @@ import {
 } from '@resume/core/spec';
 import { z } from 'zod';
 import { checkedSafeParser, withCheckedEvents } from '../store/checked-parse.js';
-import { journalPlace, openJournalRecord, type RecordOpening, sealedObject } from '../store/sealing.js';
+import { journalPlace, openJournalRecord, type RecordOpening, sealedObjectJson } from '../store/sealing.js';
 import { checkRecordHead, checkRecordSummary, checkTailRecord } from '../store/store-files-check.generated.js';
-import { frameObject, type LineFramer, parseBody, verifyFrame } from './framing.js';
+import { frameJson, frameObject, type LineFramer, parseBody, verifyFrame } from './framing.js';
 
 /** The framing version of journal records this code writes. */
 export const JOURNAL_RECORD_VERSION = 1;
@@ -109,12 +109,12 @@ export function encodeBatch(
   if (!first || !last) throw new TypeError('a batch holds at least one event');
   // Member order matters: the head (v, epoch, first, last) is read without parsing the whole line.
   const head = { v: JOURNAL_RECORD_VERSION, epoch: record.epoch, first: first.seq, last: last.seq };
-  const framed = sealing
-    ? sealedObject(sealing.key, journalPlace(sealing.sessionId, first.seq, last.seq), head, {
-        events: record.events,
-        summary: record.summary,
-      })
-    : { ...head, events: record.events, summary: record.summary };
+  if (sealing) {
+    const place = journalPlace(sealing.sessionId, first.seq, last.seq);
+    const json = sealedObjectJson(sealing.key, place, head, { events: record.events, summary: record.summary });
+    return framer ? framer.frameJson(json) : frameJson(json);
+  }
+  const framed = { ...head, events: record.events, summary: record.summary };
   return framer ? framer.frame(framed) : frameObject(framed);
 }
 

@@ -121,7 +121,8 @@ export function createSnapshotFiles(
       }
       const decoded = archived ? await gunzip(content).catch(() => null) : content;
       const opened = decoded && openSnapshot(decoded, context.keyring, id, paths.inSession(id, name));
-      const snapshot = opened && decodeSnapshot(opened);
+      // openSnapshot hands back a file that is not sealed as it is; anything else passed its tag.
+      const snapshot = opened && decodeSnapshot(opened, { opened: opened !== decoded });
       return snapshot ? { snapshot, name, archived } : null;
     }
     return null;

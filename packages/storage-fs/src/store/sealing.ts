@@ -14,7 +14,7 @@ import {
   type SealedPlace,
 } from '@resume/core/encryption';
 
-export { journalPlace, type Opened, openObject, sealedObject } from '@resume/core/encryption';
+export { journalPlace, type Opened, openObject, sealedObjectJson } from '@resume/core/encryption';
 
 /** How a session's records are opened: the keyring, the session and the file (for messages). */
 export interface RecordOpening {
