@@ -12,7 +12,7 @@ export interface QueueWorkerProcess {
   stderr: () => string;
   /** The items it started so far, with when (from its `started <session>` lines). */
   starts: { sessionId: string; at: number }[];
-  /** Resolves once it takes items. */
+  /** Resolves once it takes items; rejects if it exits first. */
   ready: Promise<void>;
 }
 
@@ -38,13 +38,18 @@ export function useQueueWorkers(): {
       const child = worker.spawn([], { ...process.env, CONCLAVE_QUEUE_WORKER: JSON.stringify(config) });
       const stderr = collect(child.stderr);
       const starts: QueueWorkerProcess['starts'] = [];
-      const ready = new Promise<void>((resolve) =>
+      // A worker that exits before it takes items fails its test at once, with what it said.
+      const ready = new Promise<void>((resolve, reject) => {
         onLines(child.stdout, (line) => {
           if (line === 'ready') resolve();
           const started = /^started (\S+)$/.exec(line);
           if (started?.[1]) starts.push({ sessionId: started[1], at: Date.now() });
-        }),
-      );
+        });
+        child.once('exit', (code, signal) =>
+          reject(new Error(`The queue worker exited (${signal ?? code}) before it took items: ${stderr()}`)),
+        );
+      });
+      ready.catch(() => undefined);
       return { child, stderr, starts, ready };
     },
   };

@@ -1,5 +1,6 @@
 // Claims of long items: a running item's claim lives as long as its worker does, however long the
 // item runs, and expires a bounded time after its worker dies (10 s without a heartbeat here).
+// Each test bounds its own waits; the test timeouts leave room for a machine busy with other tests.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEngine } from '@resume/core';
@@ -18,6 +19,32 @@ describe.skipIf(!postgres.available)(`claims of long queued items on PostgreSQL 
   const workers = useQueueWorkers();
   const startWorker = (config: Record<string, unknown>) =>
     workers.start({ url: database.url, concurrency: 1, ...config });
+
+  it('four workers started at the same moment on a new queue schema all take items', async () => {
+    const schema = database.freshSchema();
+    const queueSchema = database.freshSchema();
+    const log = path.join(workers.directory(), 'together.log');
+    writeFileSync(log, '');
+    const engine = createEngine({ store: database.openStore({ schema }) });
+    const queue = createWorkQueue({ connectionString: database.url, schema: queueSchema });
+    const four = Array.from({ length: 4 }, () => startWorker({ schema, queueSchema, log }));
+    try {
+      await Promise.all(four.map((each) => each.ready));
+      const ids = await Promise.all(
+        Array.from({ length: 8 }, (_, item) => queue.enqueue('item', { item }, { queue: 'items' })),
+      );
+      const deadline = Date.now() + 60_000;
+      while ((await engine.listSessions({ status: ['completed'] })).length < ids.length) {
+        if (Date.now() > deadline) throw new Error(`not completed: ${four.map((each) => each.stderr()).join('\n')}`);
+        await pause(200);
+      }
+      expect(four.every((each) => each.child.exitCode === null)).toBe(true);
+    } finally {
+      for (const each of four) each.child.kill('SIGKILL');
+      await queue.close();
+      await engine.close();
+    }
+  }, 150_000);
 
   it('an item running longer than the claim timeout stays with its living worker', async () => {
     const schema = database.freshSchema();
@@ -45,7 +72,7 @@ describe.skipIf(!postgres.available)(`claims of long queued items on PostgreSQL 
       await queue.close();
       await engine.close();
     }
-  }, 90_000);
+  }, 150_000);
 
   it("a SIGKILLed worker's item is taken by another once its claim expires", async () => {
     const schema = database.freshSchema();
@@ -80,7 +107,7 @@ describe.skipIf(!postgres.available)(`claims of long queued items on PostgreSQL 
       await queue.close();
       await engine.close();
     }
-  }, 90_000);
+  }, 150_000);
 });
 
 function pause(milliseconds: number): Promise<void> {

@@ -226,6 +226,11 @@ function pause(milliseconds: number): Promise<void> {
 /** How long a worker gone without a word stays in `workers()` before its row is cleared. */
 const GONE_KEPT_SECONDS = 24 * 60 * 60;
 
+/** The advisory lock that makes a queue schema's Conclave tables once, a bigint literal derived from the schema. */
+function tablesLockKey(schema: string): string {
+  return createHash('sha256').update(`conclave-queue-tables:${schema}`).digest().readBigInt64BE().toString();
+}
+
 export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
   const schema = options.schema ?? 'conclave_queue';
   const claimTimeoutSeconds = options.claimTimeoutSeconds ?? 30;
@@ -308,50 +313,39 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
     await made;
     return boss;
   };
-  // Each worker keeps a row of its own, refreshed at every heartbeat, for `workers()`.
-  let workersTableMade: Promise<unknown> | null = null;
+  // Conclave's own tables next to pg-boss's: each worker's row, refreshed at every heartbeat, for
+  // `workers()`; each queue's cap over all workers and the slots running items hold (a row whose
+  // primary key no two workers can both insert; slots of workers gone for 3 heartbeats are freed).
+  // Made in one transaction under an advisory lock: workers starting at the same moment on a new
+  // schema would otherwise race in `CREATE TABLE IF NOT EXISTS`, and all but one fail.
+  let tablesMade: Promise<unknown> | null = null;
   const sql = async (text: string, values: unknown[] = []) => {
     const boss = await ready();
-    workersTableMade ??= boss
+    tablesMade ??= boss
       .getDb()
       .executeSql(
-        `CREATE TABLE IF NOT EXISTS ${workersTable} (id text PRIMARY KEY, host text NOT NULL, pid int NOT NULL, queues text[] NOT NULL, running int NOT NULL DEFAULT 0, heartbeat_seconds int NOT NULL, started_at timestamptz NOT NULL DEFAULT now(), seen_at timestamptz NOT NULL DEFAULT now())`,
+        // One query string of several statements runs as one transaction: the lock lasts until all are made.
+        `SELECT pg_advisory_xact_lock(${tablesLockKey(schema)});
+         CREATE TABLE IF NOT EXISTS ${workersTable} (id text PRIMARY KEY, host text NOT NULL, pid int NOT NULL, queues text[] NOT NULL, running int NOT NULL DEFAULT 0, heartbeat_seconds int NOT NULL, started_at timestamptz NOT NULL DEFAULT now(), seen_at timestamptz NOT NULL DEFAULT now());
+         CREATE TABLE IF NOT EXISTS ${capsTable} (queue text PRIMARY KEY, max_running int NOT NULL CHECK (max_running > 0));
+         CREATE TABLE IF NOT EXISTS ${slotsTable} (queue text NOT NULL, slot int NOT NULL, worker_id text NOT NULL, session_id text NOT NULL, PRIMARY KEY (queue, slot));`,
       )
       .catch((error: unknown) => {
-        workersTableMade = null;
+        tablesMade = null;
         throw error;
       });
-    await workersTableMade;
+    await tablesMade;
     return boss.getDb().executeSql(text, values);
-  };
-  // A queue's cap over all workers: each running item holds one of its `max_running` slots, a
-  // row whose primary key no two workers can both insert. Slots of workers gone for 3 heartbeats are freed.
-  let capTablesMade: Promise<unknown> | null = null;
-  const capSql = async (text: string, values: unknown[] = []) => {
-    capTablesMade ??= sql(
-      `CREATE TABLE IF NOT EXISTS ${capsTable} (queue text PRIMARY KEY, max_running int NOT NULL CHECK (max_running > 0))`,
-    )
-      .then(() =>
-        sql(
-          `CREATE TABLE IF NOT EXISTS ${slotsTable} (queue text NOT NULL, slot int NOT NULL, worker_id text NOT NULL, session_id text NOT NULL, PRIMARY KEY (queue, slot))`,
-        ),
-      )
-      .catch((error: unknown) => {
-        capTablesMade = null;
-        throw error;
-      });
-    await capTablesMade;
-    return sql(text, values);
   };
   const takeSlot = async (
     queue: string,
     workerId: string,
     sessionId: string,
   ): Promise<(() => Promise<void>) | null> => {
-    const { rows: caps } = await capSql(`SELECT max_running FROM ${capsTable} WHERE queue = $1`, [queue]);
+    const { rows: caps } = await sql(`SELECT max_running FROM ${capsTable} WHERE queue = $1`, [queue]);
     if (caps.length === 0) return async () => undefined;
     const take = () =>
-      capSql(
+      sql(
         `INSERT INTO ${slotsTable} (queue, slot, worker_id, session_id)
          SELECT $1, s, $2, $3 FROM generate_series(0, $4::int - 1) AS s
          WHERE NOT EXISTS (SELECT 1 FROM ${slotsTable} taken WHERE taken.queue = $1 AND taken.slot = s)
@@ -361,7 +355,7 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
       );
     let { rows } = await take();
     if (rows.length === 0) {
-      await capSql(
+      await sql(
         `DELETE FROM ${slotsTable} WHERE queue = $1 AND worker_id NOT IN
            (SELECT id FROM ${workersTable} WHERE now() - seen_at <= make_interval(secs => 3 * heartbeat_seconds))`,
         [queue],
@@ -371,7 +365,7 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
     const slot = (rows[0] as { slot: number } | undefined)?.slot;
     if (slot === undefined) return null;
     return async () => {
-      await capSql(`DELETE FROM ${slotsTable} WHERE queue = $1 AND slot = $2 AND worker_id = $3`, [
+      await sql(`DELETE FROM ${slotsTable} WHERE queue = $1 AND slot = $2 AND worker_id = $3`, [
         queue,
         slot,
         workerId,
@@ -553,20 +547,20 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
     async setCap(queue, maxRunning) {
       checkQueueName(queue);
       if (maxRunning === null) {
-        await capSql(`DELETE FROM ${capsTable} WHERE queue = $1`, [queue]);
+        await sql(`DELETE FROM ${capsTable} WHERE queue = $1`, [queue]);
         return;
       }
       if (!Number.isInteger(maxRunning) || maxRunning < 1) {
         throw new UsageError(`A queue's cap is a whole number of running items, 1 or more (not ${maxRunning}).`);
       }
-      await capSql(
+      await sql(
         `INSERT INTO ${capsTable} (queue, max_running) VALUES ($1, $2) ON CONFLICT (queue) DO UPDATE SET max_running = EXCLUDED.max_running`,
         [queue, maxRunning],
       );
     },
 
     async caps() {
-      const { rows } = await capSql(`SELECT queue, max_running FROM ${capsTable} ORDER BY queue`);
+      const { rows } = await sql(`SELECT queue, max_running FROM ${capsTable} ORDER BY queue`);
       return Object.fromEntries(
         (rows as { queue: string; max_running: number }[]).map((row) => [row.queue, row.max_running]),
       );
