@@ -6,6 +6,7 @@ import { generateDataKey } from '@resume/core/encryption';
 import type { JournalEvent } from '@resume/core/spec';
 import { testHeader, testSummary } from '@resume/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createNodeFileSystem, type FileSystem } from '../file-system/file-system.js';
 import { createFsStore, type FsStore, type FsStoreOptions } from '../fs-store.js';
 import { measureHome } from '../usage/home-usage.js';
 
@@ -103,5 +104,24 @@ describe('file snapshots shared between sessions', () => {
     expect(measureHome(dir).blobs.count).toBe(2);
     await sealed.delete(second);
     expect(await sealed.getBlob(hash)).toBeNull();
+  });
+
+  it('reads each journal once over a run of deletions, however many sessions it deletes', async () => {
+    const real = createNodeFileSystem();
+    let journalReads = 0;
+    const counting: FileSystem = {
+      ...real,
+      readFile: async (target) => {
+        if (target.endsWith('journal.jsonl')) journalReads += 1;
+        return real.readFile(target);
+      },
+    };
+    const store = open({ fileSystem: counting });
+    const ids: string[] = [];
+    for (let index = 0; index < 6; index += 1) ids.push(await sessionSnapshotting(store, randomBytes(4096)));
+    journalReads = 0;
+    for (const id of ids.slice(0, 5)) await store.delete(id);
+    expect(journalReads).toBe(6);
+    expect(measureHome(dir).blobs.count).toBe(1);
   });
 });

@@ -10,6 +10,7 @@ import { errorCode } from '../file-system/file-system.js';
 import { scanJournal } from '../journal/journal-codec.js';
 import type { JournalFiles } from '../journal/journal-files.js';
 import type { StoreContext } from '../store/store-context.js';
+import { JOURNAL, JOURNAL_ARCHIVED } from '../store/store-paths.js';
 
 /** A blob's name as a JSON string: its sha256, or its HMAC under a key on an encrypted home. */
 const BLOB_REFERENCE = /"([0-9a-f]{64})"/g;
@@ -27,17 +28,33 @@ export interface BlobCollector {
 export function createBlobCollector(context: StoreContext, journals: JournalFiles): BlobCollector {
   const { paths, plain } = context;
   const blobPath = (hash: string) => path.join(paths.blobs, hash.slice(0, 2), hash.slice(2));
+  /**
+   * The blob names each journal held when last read, by the journal's size and modification
+   * time: a later deletion (a cleanup deletes many) reads only the journals that changed since.
+   */
+  const seen = new Map<string, { stamp: string; names: Set<string> }>();
 
-  /** The journal as text in which blob names can be looked for, or null when it cannot be read. */
-  const journalText = async (sessionId: string): Promise<string | null> => {
+  /** The blob names a journal holds, or null when it cannot be read. */
+  const namesIn = async (sessionId: string): Promise<Set<string> | null> => {
     try {
+      const location = await journals.locate(sessionId);
+      if (!location || location.missing) return new Set();
+      const file = paths.inSession(sessionId, location.archived ? JOURNAL_ARCHIVED : JOURNAL);
+      const stamp = `${location.archived}:${location.size}:${(await plain.status(file))?.modifiedMs}`;
+      const known = seen.get(sessionId);
+      if (known?.stamp === stamp) return known.names;
       const journal = await journals.readBytes(sessionId);
-      if (!journal) return '';
-      const text = journal.bytes.toString('latin1');
+      if (!journal) return new Set();
+      let text = journal.bytes.toString('latin1');
       // A plain journal names its blobs in its text, its damaged parts included; a sealed one is opened.
-      if (!text.includes('"sealed"')) return text;
-      const scan = scanJournal(journal.bytes, { sessionId, file: journal.file, keyring: context.keyring });
-      return scan.torn ? null : JSON.stringify(scan.events);
+      if (text.includes('"sealed"')) {
+        const scan = scanJournal(journal.bytes, { sessionId, file: journal.file, keyring: context.keyring });
+        if (scan.torn) return null;
+        text = JSON.stringify(scan.events);
+      }
+      const names = new Set(Array.from(text.matchAll(BLOB_REFERENCE), (match) => match[1] as string));
+      seen.set(sessionId, { stamp, names });
+      return names;
     } catch {
       return null;
     }
@@ -45,8 +62,9 @@ export function createBlobCollector(context: StoreContext, journals: JournalFile
 
   return {
     async namedBy(sessionId) {
-      const text = (await journalText(sessionId)) ?? '';
-      return new Set(Array.from(text.matchAll(BLOB_REFERENCE), (match) => match[1] as string));
+      const names = (await namesIn(sessionId)) ?? new Set<string>();
+      seen.delete(sessionId);
+      return names;
     },
 
     async collect(candidates, sinceMs) {
@@ -55,9 +73,9 @@ export function createBlobCollector(context: StoreContext, journals: JournalFile
       if (unnamed.size === 0) return;
       const sessions = await plain.readDirectory(paths.sessions).catch(() => []);
       for (const sessionId of sessions.filter(isSessionId)) {
-        const text = await journalText(sessionId);
-        if (text === null) return;
-        for (const hash of unnamed) if (text.includes(hash)) unnamed.delete(hash);
+        const names = await namesIn(sessionId);
+        if (names === null) return;
+        for (const hash of unnamed) if (names.has(hash)) unnamed.delete(hash);
         if (unnamed.size === 0) return;
       }
       for (const hash of unnamed) {
