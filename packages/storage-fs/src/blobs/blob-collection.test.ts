@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rename, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { generateDataKey } from '@resume/core/encryption';
@@ -123,5 +123,18 @@ describe('file snapshots shared between sessions', () => {
     for (const id of ids.slice(0, 5)) await store.delete(id);
     expect(journalReads).toBe(6);
     expect(measureHome(dir).blobs.count).toBe(1);
+  });
+
+  it('never removes a file through a blob folder replaced by a symlink', async () => {
+    const store = open();
+    const content = randomBytes(4096);
+    const only = await sessionSnapshotting(store, content);
+    const hash = await store.putBlob(content);
+    const folder = path.join(dir, 'blobs', hash.slice(0, 2));
+    const outside = path.join(dir, 'outside');
+    await rename(folder, outside);
+    await symlink(outside, folder);
+    await store.delete(only);
+    expect((await readdir(outside)).length).toBe(1);
   });
 });

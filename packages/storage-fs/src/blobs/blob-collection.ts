@@ -28,6 +28,9 @@ export interface BlobCollector {
 export function createBlobCollector(context: StoreContext, journals: JournalFiles): BlobCollector {
   const { paths, plain } = context;
   const blobPath = (hash: string) => path.join(paths.blobs, hash.slice(0, 2), hash.slice(2));
+  /** The blob's file, when it is one in a real blob folder (a folder replaced by a symlink is never followed). */
+  const blobFile = async (hash: string) =>
+    (await plain.status(path.dirname(blobPath(hash))))?.isDirectory ? plain.status(blobPath(hash)) : null;
   /**
    * The blob names each journal held when last read, by the journal's size and modification
    * time: a later deletion (a cleanup deletes many) reads only the journals that changed since.
@@ -69,7 +72,7 @@ export function createBlobCollector(context: StoreContext, journals: JournalFile
 
     async collect(candidates, sinceMs) {
       const unnamed = new Set<string>();
-      for (const hash of candidates) if ((await plain.status(blobPath(hash)))?.isFile) unnamed.add(hash);
+      for (const hash of candidates) if ((await blobFile(hash))?.isFile) unnamed.add(hash);
       if (unnamed.size === 0) return;
       const sessions = await plain.readDirectory(paths.sessions).catch(() => []);
       for (const sessionId of sessions.filter(isSessionId)) {
@@ -79,7 +82,7 @@ export function createBlobCollector(context: StoreContext, journals: JournalFile
         if (unnamed.size === 0) return;
       }
       for (const hash of unnamed) {
-        const status = await plain.status(blobPath(hash));
+        const status = await blobFile(hash);
         if (!status?.isFile || status.modifiedMs === undefined || status.modifiedMs > sinceMs) continue;
         await plain.remove(blobPath(hash)).catch((error: unknown) => {
           if (errorCode(error) !== 'ENOENT') throw error;
