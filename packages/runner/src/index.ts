@@ -237,6 +237,7 @@ export {
   queuedWorkflow,
   registerWorkflowJob,
   WORKFLOW_JOB,
+  type WorkflowJobQueue,
   type WorkflowJobRunner,
 } from './workers/workflow-job.js';
 export { DEFAULT_MAX_PARALLEL, MAX_MAP_PARALLEL } from './workflow/map-limits.js';
