@@ -233,6 +233,12 @@ export {
   runUntilItemsPending,
 } from './workers/map-item-job.js';
 export {
+  type QueuedItemState,
+  type QueuedItemStatus,
+  type QueuedMapStatus,
+  queuedItemsOf,
+} from './workers/queued-items.js';
+export {
   type QueuedWorkflow,
   queuedWorkflow,
   registerWorkflowJob,

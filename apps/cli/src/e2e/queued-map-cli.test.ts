@@ -4,6 +4,7 @@
 // items run loses nothing: another worker takes its items and runs again only those in flight.
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import {
@@ -182,5 +183,69 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(
         await Promise.all(workers.map((worker) => worker.done));
       }
     }, 300_000);
+
+    it("sessions show lists a queued run's items by state, and the worker running each running item", async () => {
+      const env = await freshStore();
+      writeFileSync(path.join(sandbox.workspace, 'items.json'), JSON.stringify(['a', 'b', 'c', 'd', 'e', 'f']));
+      writeFileSync(
+        path.join(sandbox.workspace, 'show.yaml'),
+        [
+          'name: shown map',
+          'steps:',
+          '  - id: each',
+          '    map:',
+          '      items: { file: items.json }',
+          '      parallel: 3',
+          "      do: [{ shell: 'sleep 2; echo done' }]",
+          '',
+        ].join('\n'),
+      );
+      const queued = await sandbox.run(['run', 'show.yaml', '--queue', 'maps'], { env });
+      const id = /^Queued: (\S+)$/m.exec(queued.stdout)?.[1] ?? '';
+      const worker = sandbox.start(['worker', '--queue', 'maps', '--concurrency', '2'], { env });
+      type Shown = {
+        queuedItems?: Array<{
+          stepId: string;
+          counts: Record<string, number>;
+          items: Array<{
+            id: string;
+            state: string;
+            sessionId: string | null;
+            worker: { host: string; pid: number } | null;
+          }>;
+        }>;
+      };
+      const queuedItems = async () => {
+        const shown = await sandbox.run(['sessions', 'show', id, '--json'], { env });
+        return shown.code === 0 ? ((JSON.parse(shown.stdout) as Shown).queuedItems ?? []) : [];
+      };
+      try {
+        await until('two items to run', async () => (await queuedItems())[0]?.counts.running === 2, [worker]);
+        const [map] = await queuedItems();
+        expect(map?.stepId).toBe('each');
+        for (const item of map?.items.filter((each) => each.state === 'running') ?? []) {
+          expect(item.worker).toEqual({ host: hostname(), pid: worker.child.pid });
+          expect(item.sessionId).toMatch(/\S/);
+        }
+        expect(map?.items.filter((item) => item.state === 'waiting').map((item) => item.id)).toEqual(['d', 'e', 'f']);
+        const text = await sandbox.run(['sessions', 'show', id], { env });
+        expect(text.stdout).toMatch(/queued items: map step "each", 6 in all: \d running, .*\d waiting/);
+        expect(text.stdout).toMatch(
+          new RegExp(`\\n {4}[a-c] +running on ${hostname()}:${worker.child.pid} {2}\\(session \\S+\\)`),
+        );
+        expect(text.stdout).toMatch(/\n {4}f +waiting\n/);
+
+        await until('the run to complete', async () => (await status(env, id)) === 'completed', [worker]);
+        const done = await sandbox.run(['sessions', 'show', id], { env });
+        expect(done.stdout).toContain('queued items: map step "each", 6 in all: 6 done');
+        const [ended] = await queuedItems();
+        expect(ended?.items.map((item) => `${item.id} ${item.state}`)).toEqual(
+          ['a', 'b', 'c', 'd', 'e', 'f'].map((item) => `${item} done`),
+        );
+      } finally {
+        worker.child.kill('SIGTERM');
+        await worker.done;
+      }
+    }, 120_000);
   },
 );
