@@ -2,11 +2,9 @@
 // with a map step puts the map's items on the queue, and three `conclave worker` processes run
 // them, each item once, the run's output joined in the items' order. A worker SIGKILLed while
 // items run loses nothing: another worker takes its items and runs again only those in flight.
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import {
   announceSkip,
   findPostgres,
@@ -17,10 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, type RunningCli } from './run-cli.js';
 import { sandboxFixture } from './sandbox-fixture.js';
 
-const run = promisify(execFile);
 const postgres = findPostgres();
 const skipped = announceSkip(postgres);
-const psqlDirectory = postgres.available ? (postgres.binDirectory ?? '') : '';
 const ITEMS = 60;
 const CONCURRENCY = 4;
 
@@ -54,24 +50,15 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(
       await cluster?.stop();
     });
     const sandbox = sandboxFixture();
-    let database = 0;
-    const freshStore = async () => {
-      database += 1;
-      const url = new URL(cluster.url);
-      const name = `queued_map_${database}`;
-      await run(path.join(psqlDirectory, 'psql'), [
-        cluster.url,
-        '-v',
-        'ON_ERROR_STOP=1',
-        '-c',
-        `CREATE DATABASE ${name}`,
-      ]);
-      url.pathname = `/${name}`;
-      return { CONCLAVE_STORE_URL: url.toString() };
+    let queues = 0;
+    /** A queue of its own for each test: one test's workers never take another's items. */
+    const freshQueue = () => {
+      queues += 1;
+      return { env: { CONCLAVE_STORE_URL: cluster.url }, queue: `maps${queues}` };
     };
-    const startWorker = (env: Record<string, string>) => {
+    const startWorker = (env: Record<string, string>, queue: string) => {
       const worker = sandbox.start(
-        ['worker', '--queue', 'maps', '--concurrency', String(CONCURRENCY), '--on-uncertain', 'rerun'],
+        ['worker', '--queue', queue, '--concurrency', String(CONCURRENCY), '--on-uncertain', 'rerun'],
         { env },
       );
       let stdout = '';
@@ -96,14 +83,14 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     };
-    const queueRun = async (env: Record<string, string>, log: string, seconds: number) => {
+    const queueRun = async (env: Record<string, string>, queue: string, log: string, seconds: number) => {
       writeFileSync(path.join(sandbox.workspace, log), '');
       writeFileSync(
         path.join(sandbox.workspace, 'items.json'),
         JSON.stringify(Array.from({ length: ITEMS }, (_, item) => `i${item}`)),
       );
       writeFileSync(path.join(sandbox.workspace, 'flow.yaml'), spec(log, seconds));
-      const queued = await sandbox.run(['run', 'flow.yaml', '--queue', 'maps'], { env });
+      const queued = await sandbox.run(['run', 'flow.yaml', '--queue', queue], { env });
       expect(queued.code, queued.stderr).toBe(0);
       return /^Queued: (\S+)$/m.exec(queued.stdout)?.[1] ?? '';
     };
@@ -128,10 +115,10 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(
     };
 
     it('three workers share the items of a queued map; each runs once and the run joins their outputs in order', async () => {
-      const env = await freshStore();
-      const workers = [startWorker(env), startWorker(env), startWorker(env)];
+      const { env, queue } = freshQueue();
+      const workers = [startWorker(env, queue), startWorker(env, queue), startWorker(env, queue)];
       try {
-        const id = await queueRun(env, 'items.log', 0.2);
+        const id = await queueRun(env, queue, 'items.log', 0.2);
         await until('the run to complete', async () => (await status(env, id)) === 'completed', workers);
         const lines = logLines(path.join(sandbox.workspace, 'items.log'));
         const ids = lines.map(([item]) => item).sort();
@@ -147,11 +134,11 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(
     }, 240_000);
 
     it('a worker SIGKILLed mid-run loses no item; only its items in flight run again', async () => {
-      const env = await freshStore();
-      const workers = [startWorker(env), startWorker(env), startWorker(env)];
+      const { env, queue } = freshQueue();
+      const workers = [startWorker(env, queue), startWorker(env, queue), startWorker(env, queue)];
       const log = path.join(sandbox.workspace, 'kill.log');
       try {
-        const id = await queueRun(env, 'kill.log', 0.5);
+        const id = await queueRun(env, queue, 'kill.log', 0.5);
         const victim = workers[0] as (typeof workers)[number];
         // Killed once a third of the items ran, while it runs some of its own.
         await until(
@@ -164,7 +151,7 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(
         );
         victim.child.kill('SIGKILL');
         await victim.done;
-        workers.push(startWorker(env));
+        workers.push(startWorker(env, queue));
         await until('the run to complete', async () => (await status(env, id)) === 'completed', workers.slice(1));
 
         const runs = new Map<string, number[]>();
@@ -185,7 +172,7 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(
     }, 300_000);
 
     it("sessions show lists a queued run's items by state, and the worker running each running item", async () => {
-      const env = await freshStore();
+      const { env, queue } = freshQueue();
       writeFileSync(path.join(sandbox.workspace, 'items.json'), JSON.stringify(['a', 'b', 'c', 'd', 'e', 'f']));
       writeFileSync(
         path.join(sandbox.workspace, 'show.yaml'),
@@ -200,9 +187,9 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(
           '',
         ].join('\n'),
       );
-      const queued = await sandbox.run(['run', 'show.yaml', '--queue', 'maps'], { env });
+      const queued = await sandbox.run(['run', 'show.yaml', '--queue', queue], { env });
       const id = /^Queued: (\S+)$/m.exec(queued.stdout)?.[1] ?? '';
-      const worker = sandbox.start(['worker', '--queue', 'maps', '--concurrency', '2'], { env });
+      const worker = sandbox.start(['worker', '--queue', queue, '--concurrency', '2'], { env });
       type Shown = {
         queuedItems?: Array<{
           stepId: string;
