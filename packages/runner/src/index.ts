@@ -233,10 +233,17 @@ export {
   runUntilItemsPending,
 } from './workers/map-item-job.js';
 export {
+  type QueuedItemState,
+  type QueuedItemStatus,
+  type QueuedMapStatus,
+  queuedItemsOf,
+} from './workers/queued-items.js';
+export {
   type QueuedWorkflow,
   queuedWorkflow,
   registerWorkflowJob,
   WORKFLOW_JOB,
+  type WorkflowJobQueue,
   type WorkflowJobRunner,
 } from './workers/workflow-job.js';
 export { DEFAULT_MAX_PARALLEL, MAX_MAP_PARALLEL } from './workflow/map-limits.js';

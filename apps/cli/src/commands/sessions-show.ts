@@ -2,7 +2,7 @@
 // lineage) and the transcript; `--json` for scripts (the binding fields of docs/architecture.md#the-cli).
 import { pendingInput } from '@resume/core/engine';
 import { printableText, type SessionHeader } from '@resume/core/spec';
-import { resumeCommandFor } from '@resume/runner';
+import { type QueuedMapStatus, queuedItemsOf, resumeCommandFor } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { capitalize, formatCost, formatTokens, formatWhen } from '../output/format.js';
@@ -31,8 +31,10 @@ export async function showSessionCommand(
   const { lineage, usage } = await lineageOf(engine, state);
   const terminal = context.terminal;
   const shellResults = await shellResultsOf(engine.store, state);
+  const queuedItems = await queuedItemsOf(engine, state);
   if (context.options.json) {
-    terminal.data(JSON.stringify(sessionJson(state, lineage, usage, shellResults), null, 2));
+    const json = sessionJson(state, lineage, usage, shellResults);
+    terminal.data(JSON.stringify(queuedItems.length > 0 ? { ...json, queuedItems } : json, null, 2));
     return 0;
   }
   const shortId = await shortIdsOfStore(context, [id, ...lineage.map((entry) => entry.id)]);
@@ -93,6 +95,7 @@ export async function showSessionCommand(
   if (variables.length > 0)
     terminal.out(`  variables:   ${variables.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(', ')}`);
   for (const notice of sessionNotices(state)) terminal.out(`  notice:      ${printableText(notice, 'line')}`);
+  for (const line of renderQueuedItems(queuedItems)) terminal.out(line);
   if (state.steps.length > 0) {
     terminal.out(`  steps:       ${state.steps.length}`);
     for (const line of renderStepHistory(state, { shellResults })) terminal.out(line);
@@ -125,4 +128,31 @@ function resumeAdvice(id: string, header: SessionHeader): string {
     return `Continue it from your app: run the graph again with thread_id ${JSON.stringify(threadId ?? id)} and the same checkpointer store.`;
   }
   return `Resume with: ${resumeCommandFor(id, header.mode)}`;
+}
+
+/** The most item lines shown per map step; `--json` lists every item. */
+const ITEM_LINES = 40;
+
+/** A queued run's map items: counts by state, then the items not done, running ones first. */
+function renderQueuedItems(maps: QueuedMapStatus[]): string[] {
+  const lines: string[] = [];
+  const order = ['running', 'queued', 'failed', 'waiting', 'done'] as const;
+  for (const map of maps) {
+    const counts = order.filter((state) => map.counts[state] > 0).map((state) => `${map.counts[state]} ${state}`);
+    lines.push(
+      `  queued items: map step "${printableText(map.stepId, 'line')}", ${map.items.length} in all: ${counts.join(', ')}`,
+    );
+    const listed = order
+      .filter((state) => state !== 'done')
+      .flatMap((state) => map.items.filter((item) => item.state === state));
+    for (const item of listed.slice(0, ITEM_LINES)) {
+      const where = item.worker ? ` on ${item.worker.host}:${item.worker.pid}` : '';
+      const child = item.sessionId ? `  (session ${item.sessionId})` : '';
+      lines.push(`    ${printableText(item.id, 'line').padEnd(16)} ${item.state}${where}${child}`);
+    }
+    if (listed.length > ITEM_LINES) {
+      lines.push(`    … ${listed.length - ITEM_LINES} more not done (all of them: conclave sessions show <id> --json)`);
+    }
+  }
+  return lines;
 }

@@ -62,25 +62,30 @@ export async function workerCommand(context: CliContext, flags: WorkerFlags): Pr
     });
     if (selection.provider === 'scripted') terminal.note(SCRIPTED_NOTICE);
     const onUncertain = flags.onUncertain ?? config.resume.onUncertain;
-    const jobs = registerWorkflowJob(engine, {
-      models: models.resolve,
-      workspaceDir,
-      env: { ...environment.env },
-      // Nobody is there to answer: the resume goes ahead, and an unsafe step left unfinished is
-      // decided as --on-uncertain says (without it, its session waits for `conclave run --resume`).
-      decisions: {
-        confirmResume: () => true,
-        ...(onUncertain ? { uncertainStep: () => onUncertain, uncertainChoice: onUncertain } : {}),
+    // A run's map items go on the queue it was taken from, for any worker (its own, queue).
+    const jobs = registerWorkflowJob(
+      engine,
+      {
+        models: models.resolve,
+        workspaceDir,
+        env: { ...environment.env },
+        // Nobody is there to answer: the resume goes ahead, and an unsafe step left unfinished is
+        // decided as --on-uncertain says (without it, its session waits for `conclave run --resume`).
+        decisions: {
+          confirmResume: () => true,
+          ...(onUncertain ? { uncertainStep: () => onUncertain, uncertainChoice: onUncertain } : {}),
+        },
+        availableModels: models.availableModels,
+        allowCommands: config.tools.allowCommands,
+        mcp: config.mcp,
+        limits: config.limits,
+        budgets: budgetsOf(context),
+        maxRecoveries: config.resume.maxRecoveries,
+        checkpointInterval: config.checkpoint.interval,
+        maxParallel: config.limits.maxParallel,
       },
-      availableModels: models.availableModels,
-      allowCommands: config.tools.allowCommands,
-      mcp: config.mcp,
-      limits: config.limits,
-      budgets: budgetsOf(context),
-      maxRecoveries: config.resume.maxRecoveries,
-      checkpointInterval: config.checkpoint.interval,
-      maxParallel: config.limits.maxParallel,
-    });
+      queue,
+    );
 
     // The caps the config sets (queues.<name>.maxRunning), for every worker of those queues.
     for (const [name, settings] of Object.entries(config.queues)) {

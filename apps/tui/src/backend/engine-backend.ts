@@ -3,7 +3,7 @@
 import type { Engine } from '@resume/core';
 import { answerFromText, answerProblem, expectedAnswer, pendingInput } from '@resume/core/engine';
 import type { SessionStore, SessionSummary } from '@resume/core/spec';
-import { buildResumePlan, lineageUsage } from '@resume/runner';
+import { buildResumePlan, lineageUsage, queuedItemsOf } from '@resume/runner';
 import type { ContentIndex } from '@resume/runner/search';
 import { resumePlanView } from '../plan/resume-prompt-plan.js';
 import { searchContentWith } from './content-search.js';
@@ -20,7 +20,9 @@ import type {
 export type EngineForTui = Pick<
   Engine,
   'listSessions' | 'readSession' | 'deleteSession' | 'respond' | 'changeMetadata'
->;
+> &
+  /** With the store, the details of a queued run list its map items and the workers running them. */
+  Partial<Pick<Engine, 'store'>>;
 
 export interface EngineBackendOptions {
   engine: EngineForTui;
@@ -130,6 +132,7 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
         plan,
         // From the journals: a deleted ancestor still counts, as its child recorded it.
         lineageCostUsd: (await lineageUsage(engine, sessionId).catch(() => null))?.total.costUsd ?? null,
+        queuedItems: engine.store ? await queuedItemsOf({ store: engine.store }, state).catch(() => []) : [],
       };
       return details;
     },

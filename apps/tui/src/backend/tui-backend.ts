@@ -3,6 +3,7 @@
 // one `createEngineBackend` builds over `@resume/core`'s Engine.
 import type { MetadataChange } from '@resume/core';
 import type { SessionSummary } from '@resume/core/spec';
+import type { QueuedMapStatus } from '@resume/runner';
 
 /** One message of a session, as the picker searches and shows it. */
 export interface ContentMessage {
@@ -62,6 +63,8 @@ export interface SessionDetails {
   plan: ResumePlanView | null;
   /** Lineage cost, when known for every session in it. */
   lineageCostUsd: number | null;
+  /** A queued run's map items by state (docs/workers.md#queued-map-items); empty for any other session. */
+  queuedItems?: QueuedMapStatus[];
 }
 
 /** The question a waiting session asks, as the answer box shows it. */

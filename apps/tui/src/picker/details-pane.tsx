@@ -127,6 +127,26 @@ export function DetailsPane(props: {
         });
       }
     }
+    for (const map of details.queuedItems ?? []) {
+      const order = ['running', 'queued', 'failed', 'waiting', 'done'] as const;
+      const counts = order.filter((state) => map.counts[state] > 0).map((state) => `${map.counts[state]} ${state}`);
+      lines.push({
+        key: `queued-${map.stepId}`,
+        node: (
+          <Text color={theme.accent}>
+            {fitText(`Queued items of ${map.stepId}: ${map.items.length} · ${counts.join(' · ')}`, width)}
+          </Text>
+        ),
+      });
+      const running = map.items.filter((item) => item.worker !== null);
+      if (running.length > 0) {
+        const where = running.map((item) => `${item.id} on ${item.worker?.host}:${item.worker?.pid}`);
+        lines.push({
+          key: `running-${map.stepId}`,
+          node: <Text>{fitText(`  running: ${where.join(', ')}`, width)}</Text>,
+        });
+      }
+    }
     const last = details.checkpoints[details.checkpoints.length - 1];
     lines.push({
       key: 'checkpoints',

@@ -40,6 +40,8 @@ export async function runMapItem(
   options: Omit<RunnerOptions, 'engine' | 'readTextFile'>,
   input: JsonValue,
   wake: (runId: string) => Promise<unknown> = async () => undefined,
+  /** Told of the item's runner while it runs (to interrupt it); returns what to call once it is done. */
+  track: (runner: { interrupt(reason: string): Promise<void> }) => () => void = () => () => undefined,
 ): Promise<RunResult> {
   const parsed = queuedMapItemSchema.safeParse(input);
   if (!parsed.success) {
@@ -70,15 +72,21 @@ export async function runMapItem(
       error: null,
     };
   }
-  const result = summary
-    ? await runner.resume(item.id, { workspaceDir: options.workspaceDir })
-    : await runner.runWorkflow(specPath, {
-        id: item.id,
-        parentId: item.parentId,
-        title: `${item.mapId}: item ${item.itemId}`,
-        variables: item.variables,
-        record: { [MAP_ITEM_OF_KEY]: { parentId: item.parentId, mapId: item.mapId, itemId: item.itemId } },
-      });
+  const untrack = track(runner);
+  let result: RunResult;
+  try {
+    result = summary
+      ? await runner.resume(item.id, { workspaceDir: options.workspaceDir })
+      : await runner.runWorkflow(specPath, {
+          id: item.id,
+          parentId: item.parentId,
+          title: `${item.mapId}: item ${item.itemId}`,
+          variables: item.variables,
+          record: { [MAP_ITEM_OF_KEY]: { parentId: item.parentId, mapId: item.mapId, itemId: item.itemId } },
+        });
+  } finally {
+    untrack();
+  }
   if (result.status === 'completed' || result.status === 'failed') await wake(item.parentId);
   return result;
 }

@@ -18,7 +18,8 @@ import { maskConnectionString } from '../connection.js';
  * like one that throws because it waits.
  */
 export interface QueuedJobRunner {
-  start(name: string, input: JsonValue, options: { id: string }): Promise<unknown>;
+  /** Runs an item: `id` is its session, `queue` the queue it was taken from. */
+  start(name: string, input: JsonValue, options: { id: string; queue: string }): Promise<unknown>;
   /** Interrupts the runs under way, leaving them resumable (`worker.stop({ interrupt: true })`). */
   interrupt?(reason: string): Promise<void>;
 }
@@ -450,7 +451,7 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
           }
           try {
             workerOptions.onStart?.({ sessionId: item.sessionId, job: item.job, queue });
-            const result = await engine.start(item.job, item.input, { id: item.sessionId });
+            const result = await engine.start(item.job, item.input, { id: item.sessionId, queue });
             const status = unfinished(result);
             if (status === 'interrupted' && stopping) {
               // Cut short by this worker's stop: back on the queue for the next worker, without using up a retry.
