@@ -3,7 +3,8 @@
 // Each test bounds its own waits; the test timeouts leave room for a machine busy with other tests.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createEngine } from '@resume/core';
+import { createEngine, type Engine, type Session } from '@resume/core';
+import { SessionLockedError } from '@resume/core/spec';
 import { exited } from '@resume/test-support';
 import { describe, expect, it } from 'vitest';
 import { announceSkip } from '../testing/postgres-cluster.js';
@@ -19,6 +20,61 @@ describe.skipIf(!postgres.available)(`claims of long queued items on PostgreSQL 
   const workers = useQueueWorkers();
   const startWorker = (config: Record<string, unknown>) =>
     workers.start({ url: database.url, concurrency: 1, ...config });
+
+  it('an item whose session another process holds runs once the hold ends, without using up its retries', async () => {
+    const schema = database.freshSchema();
+    const queueSchema = database.freshSchema();
+    const engine = createEngine({ store: database.openStore({ schema }) });
+    engine.register(
+      'item',
+      async (session: Session, input: { item: number }) => session.step('work', async () => input.item),
+      {
+        version: '1',
+      },
+    );
+    // One retry: a hold that used up retries would drop the item after two refusals.
+    const queue = createWorkQueue({ connectionString: database.url, schema: queueSchema, retryLimit: 1 });
+    // Another process holds the session for the first 8 s, as a holder that died does until its lease runs out.
+    const heldUntil = Date.now() + 8_000;
+    let refusals = 0;
+    const held = new Proxy(engine, {
+      get(target, property) {
+        if (property === 'start') {
+          return async (...args: Parameters<Engine['start']>) => {
+            if (Date.now() < heldUntil) {
+              refusals += 1;
+              throw new SessionLockedError(args[2]?.id ?? '', {
+                pid: 999_999,
+                host: 'gone',
+                since: new Date().toISOString(),
+              });
+            }
+            return target.start(...args);
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const worker = await queue.worker(held, { queues: ['items'], concurrency: 1 });
+    try {
+      const id = await queue.enqueue('item', { item: 3 }, { queue: 'items' });
+      const deadline = Date.now() + 60_000;
+      while ((await engine.listSessions({ status: ['completed'] })).length === 0) {
+        if (Date.now() > deadline)
+          throw new Error(
+            `not run after the hold ended (${refusals} refusals): ${JSON.stringify(await queue.counts())}`,
+          );
+        await pause(200);
+      }
+      expect(refusals).toBeGreaterThanOrEqual(1);
+      expect((await engine.readSession(id)).status).toBe('completed');
+    } finally {
+      await worker.stop();
+      await queue.close();
+      await engine.close();
+    }
+  }, 150_000);
 
   it('four workers started at the same moment on a new queue schema all take items', async () => {
     const schema = database.freshSchema();

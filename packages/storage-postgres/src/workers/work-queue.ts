@@ -162,6 +162,8 @@ interface QueuedItem {
   sessionId: string;
   job: string;
   input: JsonValue;
+  /** When a worker first found the item's session held by another process (ms since the epoch). */
+  heldSince?: number;
 }
 
 const QUEUE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -190,7 +192,7 @@ function quoteIdentifier(name: string): string {
 
 function queuedItem(job: { id: string; data: unknown; createdOn: Date } | undefined): QueuedItem | null {
   if (typeof job?.data !== 'object' || job.data === null) return null;
-  const { sessionId, job: name, input } = job.data as Record<string, unknown>;
+  const { sessionId, job: name, input, heldSince } = job.data as Record<string, unknown>;
   if (typeof name !== 'string') return null;
   // An item a schedule sent names no session: its session is named after the item, so a run
   // handed out again resumes the same session.
@@ -198,7 +200,24 @@ function queuedItem(job: { id: string; data: unknown; createdOn: Date } | undefi
     typeof sessionId === 'string'
       ? sessionId
       : createSessionId(job.createdOn.getTime(), createHash('sha256').update(job.id).digest().subarray(0, 10));
-  return { sessionId: id, job: name, input: (input ?? null) as JsonValue };
+  return {
+    sessionId: id,
+    job: name,
+    input: (input ?? null) as JsonValue,
+    ...(typeof heldSince === 'number' ? { heldSince } : {}),
+  };
+}
+
+/**
+ * An item whose session another process holds is put back for later, without using up a retry,
+ * for as long as a holder may keep it: a holder that died keeps the session until its lease runs
+ * out (30 s by default), and a run woken while it still runs must not lose the wake-up.
+ */
+const HELD_RETRY_SECONDS = 5;
+const HELD_WAIT_MS = 10 * 60 * 1000;
+
+function heldElsewhere(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'session-locked';
 }
 
 /** Whether a run that threw stopped on purpose: its session waits, sleeps or needs a decision, for `recover`. */
@@ -373,9 +392,12 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
       ]).catch((error: unknown) => reportError(error instanceof Error ? error : new Error(String(error))));
     };
   };
-  const send = async (queue: string, item: QueuedItem): Promise<void> => {
+  const send = async (queue: string, item: QueuedItem, startAfterSeconds = 0): Promise<void> => {
     const boss = await queueReady(queue);
-    await boss.send(queue, item as unknown as object, { singletonKey: item.sessionId });
+    await boss.send(queue, item as unknown as object, {
+      singletonKey: item.sessionId,
+      ...(startAfterSeconds > 0 ? { startAfter: startAfterSeconds } : {}),
+    });
   };
 
   return {
@@ -465,8 +487,14 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
               workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'parked', error });
               return;
             }
-            // Failed, or locked (the worker whose claim expired still runs it): the queue hands it
-            // out again, up to its retry limit, and a later run resumes the session.
+            const heldSince = item.heldSince ?? Date.now();
+            if (heldElsewhere(error) && !stopping && Date.now() - heldSince < HELD_WAIT_MS) {
+              await send(queue, { ...item, heldSince }, HELD_RETRY_SECONDS);
+              workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'requeued', error });
+              return;
+            }
+            // Failed (or held for too long): the queue hands it out again, up to its retry limit,
+            // and a later run resumes the session.
             workerOptions.onItem?.({ sessionId: item.sessionId, queue, outcome: 'failed', error });
             throw error;
           } finally {
