@@ -109,6 +109,58 @@ describe('an encrypted file store', () => {
     expect(JSON.parse((await readFile(journalOf(later), 'utf8')).split('\n')[0] ?? '')).toMatchObject({ key: next.id });
   });
 
+  it('one store whose keyring rotates seals the next record with the new key at once, and no longer opens with a retired one', async () => {
+    // A keyring over a secrets manager: the current key changes under a running store.
+    const next = generateDataKey();
+    const held = new Map([[key.id, { id: key.id, key: key.key }]]);
+    let current = key.id;
+    const store = open({ encryption: { current: () => held.get(current) ?? null, get: (id) => held.get(id) ?? null } });
+    const engine = createEngine({ store });
+    const session = await engine.createSession({ title: secrets[0] as string, mode: 'custom' });
+    session.addMessage({ role: 'user', content: 'before the rotation' });
+    await session.checkpoint('before');
+    held.set(next.id, { id: next.id, key: next.key });
+    current = next.id;
+    session.addMessage({ role: 'user', content: 'after the rotation' });
+    await session.checkpoint('after');
+    await session.close();
+    const records = (await readFile(journalOf(session.id), 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { key: string });
+    expect(records[0]?.key).toBe(key.id);
+    expect(records.at(-1)?.key).toBe(next.id);
+    expect(await contentOf(store, session.id)).toContain('after the rotation');
+
+    held.delete(key.id);
+    const refused = await contentOf(store, session.id).catch((error: unknown) => error);
+    expect(EncryptionKeyUnavailableError.isInstance(refused)).toBe(true);
+    expect(String(refused)).toContain(key.id);
+  });
+
+  it('a large snapshot opens back whole, and one with a changed byte is ignored for the journal', async () => {
+    const store = open({ encryption: keys });
+    const engine = createEngine({ store, snapshotEvery: 50 });
+    const session = await engine.createSession({ title: 'large', mode: 'custom' });
+    for (let index = 0; index < 100; index += 1) {
+      session.addMessage({ role: 'assistant', content: `message ${index} ${'quartz '.repeat(2_000)}` });
+      await session.checkpoint();
+    }
+    await session.close();
+    const snapshot = path.join(dir, 'sessions', session.id, 'snapshot.bin');
+    const expected = await contentOf(open({ encryption: keys }), session.id);
+    expect(expected).toHaveLength(100);
+    expect(expected.at(-1)).toMatch(/^message 99 quartz/);
+
+    const bytes = await readFile(snapshot);
+    expect(bytes.length).toBeGreaterThan(1_000_000);
+    expect(bytes.includes('quartz')).toBe(false);
+    const at = bytes.length - 100_000;
+    bytes.writeUInt8((bytes.readUInt8(at) ^ 1) & 0xff, at);
+    await writeFile(snapshot, bytes);
+    expect(await contentOf(open({ encryption: keys }), session.id)).toEqual(expected);
+  });
+
   it('without the key a session lists as encrypted with its id and dates, and reading it names the key; nothing changes', async () => {
     const id = await writeSession(open({ encryption: keys }));
     await stores.splice(0)[0]?.close();

@@ -3,7 +3,15 @@
 import path from 'node:path';
 import { UsageError } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
-import { addHomeKey, dataKeyDirectory, homeDataKeys, KEY_ENV, retireHomeKey, suppliedKey } from '../keys/data-keys.js';
+import {
+  addHomeKey,
+  configuredKeySource,
+  dataKeyDirectory,
+  homeDataKeys,
+  KEY_ENV,
+  retireHomeKey,
+  suppliedKey,
+} from '../keys/data-keys.js';
 import { encryptingStore } from './sessions-encrypt.js';
 
 const LOST_KEY_WARNING =
@@ -48,9 +56,9 @@ export async function keysRotateCommand(context: CliContext): Promise<number> {
   if (previous) {
     terminal.out(`Key ${previous} stays, to read what it encrypted.`);
   }
-  if (suppliedKey(context.environment.env, context.environment.cwd)) {
+  if (suppliedKey(context.environment.env, context.environment.cwd, configuredKeySource(context.config()))) {
     terminal.warn(
-      `A key supplied from outside the home (such as $${KEY_ENV}) is current while it is set; unset it to use ${key.id}.`,
+      `A key supplied from outside the home (such as $${KEY_ENV}, or encryption.keyFile in the config) is current while it is set; unset it to use ${key.id}.`,
     );
   }
   terminal.out(terminal.dim(LOST_KEY_WARNING));
@@ -60,7 +68,7 @@ export async function keysRotateCommand(context: CliContext): Promise<number> {
 export async function keysListCommand(context: CliContext): Promise<number> {
   const { config } = context.config();
   const home = homeDataKeys(config.home);
-  const supplied = suppliedKey(context.environment.env, context.environment.cwd);
+  const supplied = suppliedKey(context.environment.env, context.environment.cwd, configuredKeySource(context.config()));
   const current = config.encryption === 'on' ? (supplied?.id ?? home.current) : null;
   const rows = [...home.keys, ...(supplied && !home.keys.some((key) => key.id === supplied.id) ? [supplied] : [])].map(
     (key) => ({ id: key.id, current: key.id === current, source: key.source, createdAt: key.createdAt }),

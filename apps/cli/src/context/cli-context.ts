@@ -83,7 +83,7 @@ export function createCliContext(
       if (!storePromise) {
         const { config } = context.config();
         storePromise = Promise.all([import('./open-store.js'), import('../keys/data-keys.js')])
-          .then(([{ openStore }, { loadKeyring }]) =>
+          .then(([{ openStore }, { configuredKeySource, loadKeyring }]) =>
             openStore({
               url: config.store.url,
               home: config.home,
@@ -94,6 +94,7 @@ export function createCliContext(
                 env: environment.env,
                 cwd: environment.cwd,
                 encrypt: config.encryption === 'on',
+                configured: configuredKeySource(context.config()),
               }),
             }),
           )

@@ -66,42 +66,101 @@ export function homeDataKeys(home: string): { keys: FoundKey[]; current: string 
   return { keys, current };
 }
 
-/** The key supplied from outside the home (environment, file or command), or null. */
-export function suppliedKey(env: Readonly<Record<string, string | undefined>>, cwd: string): FoundKey | null {
+/**
+ * Where the config says the key comes from (`encryption.keyFile`, `encryption.keyCommand`), with
+ * the config file that said it (named in every error). The file is absolute; the command runs in
+ * its config file's directory.
+ */
+export interface ConfiguredKeySource {
+  file: string | null;
+  command: string | null;
+  /** The config file that set `encryption.keyFile`, and the one that set `encryption.keyCommand`. */
+  fileSource?: string | undefined;
+  commandSource?: string | undefined;
+}
+
+/** The config's key sources as the loaded config has them (`config.encryptionKey` and its sources). */
+export function configuredKeySource(loaded: {
+  config: { encryptionKey: { file: string | null; command: string | null } };
+  sources: Record<string, string>;
+}): ConfiguredKeySource {
+  return {
+    ...loaded.config.encryptionKey,
+    fileSource: loaded.sources['encryptionKey.file'],
+    commandSource: loaded.sources['encryptionKey.command'],
+  };
+}
+
+/** Reads a key file; `what` names where it was given, for the error. */
+function readKeyFile(file: string, what: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read the encryption key file ${file} (${what}): ${(error as Error).message}`, {
+      hint: `Point ${what} at the file that holds the key (32 bytes as base64, or 64 hex digits).`,
+    });
+  }
+}
+
+/** Runs a key command with `/bin/sh -c` in `cwd`; its output, or an error naming `what`. */
+function runKeyCommand(command: string, cwd: string, what: string): string {
+  try {
+    return execFileSync('/bin/sh', ['-c', command], {
+      cwd,
+      encoding: 'utf8',
+      timeout: 30_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
+    throw new UsageError(
+      `The command in ${what} did not print an encryption key: ${stderr || (error as Error).message}`,
+      {
+        hint: `Run \`${command}\` yourself to see why, or change ${what}.`,
+      },
+    );
+  }
+}
+
+/** A config file's directory (where its relative key file is, and its key command runs). */
+const configDirectory = (source: string | undefined, cwd: string): string =>
+  source && path.isAbsolute(source) ? path.dirname(source) : cwd;
+
+/**
+ * The key supplied from outside the home, or null: the environment first
+ * (`$CONCLAVE_ENCRYPTION_KEY`, `_FILE`, `_COMMAND`), then the config's `encryption.keyFile` or
+ * `encryption.keyCommand`.
+ */
+export function suppliedKey(
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  configured: ConfiguredKeySource | null = null,
+): FoundKey | null {
   const make = (text: string, source: string): FoundKey => {
     const key = parseDataKey(text, source);
     return { id: keyIdFor(key), key, source, createdAt: null };
   };
   if (env[KEY_ENV]) return make(env[KEY_ENV], `$${KEY_ENV}`);
   const file = env[KEY_FILE_ENV];
-  if (file) {
-    let text: string;
-    try {
-      text = readFileSync(path.resolve(cwd, file), 'utf8');
-    } catch (error) {
-      throw new UsageError(
-        `Cannot read the encryption key file ${file} ($${KEY_FILE_ENV}): ${(error as Error).message}`,
-      );
-    }
-    return make(text, `${file} ($${KEY_FILE_ENV})`);
-  }
+  if (file) return make(readKeyFile(path.resolve(cwd, file), `$${KEY_FILE_ENV}`), `${file} ($${KEY_FILE_ENV})`);
   const command = env[KEY_COMMAND_ENV];
-  if (command) {
-    let text: string;
-    try {
-      text = execFileSync('/bin/sh', ['-c', command], {
-        cwd,
-        encoding: 'utf8',
-        timeout: 30_000,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-    } catch (error) {
-      const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
-      throw new UsageError(
-        `The command in $${KEY_COMMAND_ENV} did not print an encryption key: ${stderr || (error as Error).message}`,
-      );
-    }
-    return make(text, `the output of $${KEY_COMMAND_ENV}`);
+  if (command) return make(runKeyCommand(command, cwd, `$${KEY_COMMAND_ENV}`), `the output of $${KEY_COMMAND_ENV}`);
+  if (configured?.file && configured.command) {
+    throw new UsageError(
+      `The config sets both encryption.keyFile (${configured.fileSource ?? 'config'}) and encryption.keyCommand (${configured.commandSource ?? 'config'}); the key comes from one place.`,
+      { hint: 'Keep one of the two.' },
+    );
+  }
+  if (configured?.file) {
+    const where = `encryption.keyFile in ${configured.fileSource ?? 'the config'}`;
+    return make(readKeyFile(configured.file, where), `${configured.file} (${where})`);
+  }
+  if (configured?.command) {
+    const where = `encryption.keyCommand in ${configured.commandSource ?? 'the config'}`;
+    return make(
+      runKeyCommand(configured.command, configDirectory(configured.commandSource, cwd), where),
+      `the output of ${where}`,
+    );
   }
   return null;
 }
@@ -112,12 +171,14 @@ export interface KeyringChoice {
   cwd: string;
   /** `encryption: on` in the config: new data is sealed, with the supplied key or the home's current one. */
   encrypt: boolean;
+  /** The config's `encryption.keyFile` / `encryption.keyCommand`. */
+  configured?: ConfiguredKeySource | null;
 }
 
 /** The keyring the store gets: null when there is no key at all and encryption is off. */
 export function loadKeyring(choice: KeyringChoice): Keyring | null {
   const home = homeDataKeys(choice.home);
-  const supplied = suppliedKey(choice.env, choice.cwd);
+  const supplied = suppliedKey(choice.env, choice.cwd, choice.configured ?? null);
   const all = supplied ? [...home.keys, supplied] : home.keys;
   if (!choice.encrypt && all.length === 0) return null;
   const current = choice.encrypt ? (supplied?.id ?? home.current) : null;
@@ -127,7 +188,7 @@ export function loadKeyring(choice: KeyringChoice): Keyring | null {
         ? 'Encryption is on (encryption: on in the config) but there is no key to encrypt with.'
         : `Encryption is on but the current key ${current} (${path.join(dataKeyDirectory(choice.home), CURRENT)}) has no key file.`,
       {
-        hint: `Create one with: conclave keys init   (or supply one in $${KEY_ENV}, $${KEY_FILE_ENV} or $${KEY_COMMAND_ENV})`,
+        hint: `Create one with: conclave keys init   (or supply one in $${KEY_ENV}, $${KEY_FILE_ENV}, $${KEY_COMMAND_ENV}, or encryption.keyFile / encryption.keyCommand in the config)`,
       },
     );
   }

@@ -104,7 +104,8 @@ function wordedHint(error: ConclaveError): string | undefined {
   if (EncryptionKeyUnavailableError.isInstance(error)) {
     return [
       `Supply key ${error.keyId}: its text in $CONCLAVE_ENCRYPTION_KEY, a file holding it in $CONCLAVE_ENCRYPTION_KEY_FILE,`,
-      `a command that prints it in $CONCLAVE_ENCRYPTION_KEY_COMMAND, or its file ${error.keyId}.key in the data home's keys/data/`,
+      `a command that prints it in $CONCLAVE_ENCRYPTION_KEY_COMMAND (or encryption.keyFile / encryption.keyCommand in the config),`,
+      `or its file ${error.keyId}.key in the data home's keys/data/`,
       '(conclave keys list shows the keys held). Without the key the data cannot be read: there is no recovery.',
     ].join('\n');
   }

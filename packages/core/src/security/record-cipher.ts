@@ -3,7 +3,14 @@
 // place it belongs to (the session, the file's role, the record's seq range), so a record
 // copied from another session, moved to another seq or swapped with its neighbour fails its
 // tag like a changed byte does. A store treats a failed tag as damage, exactly as a failed crc.
-import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomFillSync } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createSecretKey,
+  type DecipherGCM,
+  type KeyObject,
+  randomFillSync,
+} from 'node:crypto';
 import { EncryptionKeyUnavailableError } from '../spec/errors/encryption-key-unavailable-error.js';
 import type { DataKey, Keyring } from './keyring.js';
 
@@ -94,6 +101,7 @@ export function openBytes(
   keyId: string,
   body: Uint8Array,
   location: string,
+  options: OpenOptions = {},
 ): OpenResult {
   const key = keyring?.get(keyId) ?? null;
   if (!key) throw new EncryptionKeyUnavailableError({ keyId, sessionId: place.sessionId || null, location });
@@ -102,7 +110,8 @@ export function openBytes(
     const decipher = createDecipheriv('aes-256-gcm', secretKeyOf(key), body.subarray(0, IV_BYTES));
     decipher.setAAD(associatedData(place, keyId));
     decipher.setAuthTag(body.subarray(body.length - TAG_BYTES));
-    const plaintext = decipher.update(body.subarray(IV_BYTES, body.length - TAG_BYTES));
+    const ciphertext = body.subarray(IV_BYTES, body.length - TAG_BYTES);
+    const plaintext = options.inPlace ? decipherInPlace(decipher, body, ciphertext) : decipher.update(ciphertext);
     // GCM gives all of it from update (final only checks the tag): no copy of a snapshot's megabytes.
     const rest = decipher.final();
     return { ok: true, plaintext: rest.length === 0 ? plaintext : Buffer.concat([plaintext, rest]) };
@@ -112,6 +121,29 @@ export function openBytes(
       problem: 'encrypted record failed its authentication (changed bytes, or a record moved from another place)',
     };
   }
+}
+
+/** How `openBytes` may work. */
+export interface OpenOptions {
+  /**
+   * The body's bytes may be overwritten with the plaintext (the caller read them only to open
+   * them): a snapshot's megabytes are deciphered piece by piece into the buffer they came in,
+   * instead of into a new one as large (twice as fast: no fresh pages, the pieces stay in cache).
+   */
+  inPlace?: boolean;
+}
+
+/** The pieces a body deciphered in place is read in: small enough to stay in the CPU's cache. */
+const IN_PLACE_PIECE = 64 * 1024;
+
+// Piece by piece, each written to the body at its place less the iv: always behind what is still to read.
+function decipherInPlace(decipher: DecipherGCM, body: Uint8Array, ciphertext: Uint8Array): Buffer {
+  const target = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  let written = 0;
+  for (let offset = 0; offset < ciphertext.length; offset += IN_PLACE_PIECE) {
+    written += decipher.update(ciphertext.subarray(offset, offset + IN_PLACE_PIECE)).copy(target, written);
+  }
+  return target.subarray(0, written);
 }
 
 /** Opens a value `sealWith` sealed (see `openBytes`). */

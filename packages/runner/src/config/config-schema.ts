@@ -178,6 +178,8 @@ const buildConfigSchemas = once(() => {
     z.strictObject({ maxRunning: z.number().int().min(1).max(100_000) }),
   );
 
+  const onOff = z.union([z.enum(['on', 'off']), z.boolean().transform((on): 'on' | 'off' => (on ? 'on' : 'off'))]);
+
   const configFileSchema = z.strictObject({
     /** Data home for this project (a workspace config may move it; `$CONCLAVE_HOME` wins). */
     home: z.string().min(1).optional(),
@@ -186,7 +188,20 @@ const buildConfigSchemas = once(() => {
      * `on`: new sessions are encrypted at rest with the current data key (docs/encryption.md);
      * `off` (the default): written in the clear. Encrypted sessions read either way, given their key.
      */
-    encryption: z.union([z.enum(['on', 'off']), z.boolean().transform((on) => (on ? 'on' : 'off'))]).optional(),
+    encryption: z
+      .union([
+        onOff,
+        /**
+         * The object form adds where the key comes from, for a secrets manager: `keyFile` (a file
+         * holding the key) or `keyCommand` (a command that prints it); `enabled` is `on`/`off`.
+         */
+        z.strictObject({
+          enabled: onOff.optional(),
+          keyFile: z.string().min(1).optional(),
+          keyCommand: z.string().min(1).optional(),
+        }),
+      ])
+      .optional(),
     agents: z.array(agentConfigSchema).min(1).optional(),
     judge: judgeConfigSchema.optional(),
     /** The provider used when neither --provider nor a session's record decides (else an API key in the environment). */
@@ -245,6 +260,12 @@ export interface ConclaveConfig {
   store: { url: string | null };
   /** Whether new session data is encrypted at rest. */
   encryption: 'on' | 'off';
+  /**
+   * Where the data key comes from besides the home's key files (config `encryption.keyFile` and
+   * `encryption.keyCommand`; `$CONCLAVE_ENCRYPTION_KEY*` win over them). A relative file is the
+   * config file's directory's; the command runs there.
+   */
+  encryptionKey: { file: string | null; command: string | null };
   agents: AgentConfig[] | null;
   judge: z.infer<typeof judgeConfigSchema>;
   provider: ProviderName | null;

@@ -49,6 +49,7 @@ export interface LoadedConfig {
 const defaults: Omit<ConclaveConfig, 'home'> = {
   store: { url: null },
   encryption: 'off',
+  encryptionKey: { file: null, command: null },
   agents: null,
   judge: {},
   provider: null,
@@ -122,11 +123,14 @@ export function resolveConfig(options: LoadConfigOptions, parse: ConfigTextParse
         { kind: 'set-home-elsewhere' },
       );
     files.unshift(homeFile);
-    homeLayers.push({ source: homeFile, values: flatten(homeConfig) });
+    homeLayers.push({ source: homeFile, values: flatten(withEncryptionKey(homeConfig, homeFile, options.userHome)) });
   }
   if (workspace) {
     const { home: _home, ...rest } = workspace;
-    homeLayers.push({ source: workspaceFile, values: flatten(rest) });
+    homeLayers.push({
+      source: workspaceFile,
+      values: flatten(withEncryptionKey(rest, workspaceFile, options.userHome)),
+    });
   }
 
   const overrides = new Map<string, unknown>();
@@ -184,6 +188,20 @@ export async function loadConfigOnDemand(options: LoadConfigOptions): Promise<Lo
   }
   const { parseConfigText } = await import('./parse-config-text.js');
   return resolveConfig(reading, parseConfigText);
+}
+
+/**
+ * A file's `encryption` in the shape of the effective config: its object form
+ * (`{ enabled, keyFile, keyCommand }`) becomes `encryption` (when `enabled` is given) and
+ * `encryptionKey`, so a file that sets only the key keeps another file's `encryption: on`. A key
+ * file's path is made absolute: `~` is the user's home, a relative path the config file's directory.
+ */
+function withEncryptionKey(file: Partial<ConfigFile>, source: string, userHome: string): Record<string, unknown> {
+  const { encryption, ...rest } = file;
+  if (typeof encryption !== 'object' || encryption === null) return { ...rest, encryption };
+  const { enabled, keyFile, keyCommand } = encryption;
+  const absolute = keyFile === undefined ? undefined : expandHome(keyFile, userHome, path.dirname(source));
+  return { ...rest, encryption: enabled, encryptionKey: { file: absolute, command: keyCommand } };
 }
 
 /** Stops a resolution without a parser at the first config file that exists. */

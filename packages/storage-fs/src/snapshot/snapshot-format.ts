@@ -207,7 +207,7 @@ export function sealSnapshot(file: Buffer, key: DataKey, sessionId: string): Buf
 /**
  * The snapshot file inside a sealed one (a file that is not sealed is returned as it is); null
  * when it is damaged or fails its tag (a snapshot is derived data: it is ignored). A key the
- * keyring lacks is an EncryptionKeyUnavailableError.
+ * keyring lacks is an EncryptionKeyUnavailableError. `file`'s bytes are overwritten by the opening.
  */
 export function openSnapshot(
   file: Buffer,
@@ -222,6 +222,7 @@ export function openSnapshot(
   const { key, bytes } = framed.value.sealedSnapshot;
   const body = file.subarray(newline + 1);
   if (typeof key !== 'string' || body.length !== bytes) return null;
-  const opened = openBytes(keyring, snapshotPlace(sessionId), key, body, location);
+  // The file's buffer is read only to be opened: deciphered where it lies.
+  const opened = openBytes(keyring, snapshotPlace(sessionId), key, body, location, { inPlace: true });
   return opened.ok ? opened.plaintext : null;
 }
