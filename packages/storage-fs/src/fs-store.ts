@@ -134,6 +134,11 @@ export interface FsStore extends SessionStore {
   encrypt(sessionId: string, options?: { rekey?: boolean }): Promise<EncryptReport>;
   /** The ids of the keys the session's files are sealed with (read without opening them). */
   keysOf(sessionId: string): Promise<string[]>;
+  /**
+   * Removes the blobs no session names (docs/storage.md#blobs): those a deletion kept because a
+   * live writer might still have named them. Resolves to how many went.
+   */
+  sweepBlobs(): Promise<number>;
 }
 
 export function createFsStore(options: FsStoreOptions): FsStore {
@@ -401,6 +406,10 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     putSnapshot: snapshots.put,
     getSnapshot: noticing(snapshots.get),
     putBlob: blobs.put,
+    sweepBlobs: () => {
+      files.refuseIfBroken();
+      return blobCollector.sweep();
+    },
     getBlob: blobs.get,
     repair: maintenance.repair,
     async verify(id) {

@@ -10,6 +10,7 @@ import type { CliContext } from '../context/cli-context.js';
 import { formatWhen, padText, truncate } from '../output/format.js';
 import { applyRetention } from '../sessions/apply-retention.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
+import { sweepUnnamedBlobs } from '../sessions/sweep-blobs.js';
 
 const cleanupOptionsSchema = z.object({
   olderThan: z.string().optional(),
@@ -63,6 +64,7 @@ export async function cleanupSessionsCommand(
     dryRun: options.dryRun,
     trashKeepDays: config.trash.keepDays,
   });
+  const blobsRemoved = options.dryRun ? 0 : await sweepUnnamedBlobs(context);
   const terminal = context.terminal;
   const describe = (entry: { session: { id: string; title: string; updatedAt: string }; reason: string }) => ({
     id: entry.session.id,
@@ -81,6 +83,7 @@ export async function cleanupSessionsCommand(
         archived: outcome.archived,
         purged: outcome.purged,
         skipped: outcome.skipped,
+        blobsRemoved,
       }),
     );
     return 0;
@@ -95,6 +98,8 @@ export async function cleanupSessionsCommand(
     terminal.out(
       `Deleted ${outcome.purged.length} session${outcome.purged.length === 1 ? '' : 's'} for good: in the trash for more than ${config.trash.keepDays} days.`,
     );
+  if (blobsRemoved > 0)
+    terminal.out(`Removed ${blobsRemoved} stored file${blobsRemoved === 1 ? '' : 's'} no session names any more.`);
   if (outcome.selection.remove.length === 0 && outcome.selection.archive.length === 0) {
     terminal.out('Nothing to clean up.');
     return 0;

@@ -11,6 +11,7 @@ import { formatWhen, truncate } from '../output/format.js';
 import { expiredTrash, trashExpiry } from '../sessions/apply-retention.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 import { shortIdsAmong } from '../sessions/short-ids.js';
+import { sweepUnnamedBlobs } from '../sessions/sweep-blobs.js';
 
 const trashOptionsSchema = z.object({ empty: z.boolean().default(false), olderThan: z.string().optional() });
 
@@ -35,7 +36,8 @@ export async function trashCommand(context: CliContext, rawOptions: Record<strin
       deleted.push(session.id);
       bytes += session.bytes ?? 0;
     }
-    if (context.options.json) terminal.data(JSON.stringify({ deleted, bytes }));
+    const blobsRemoved = await sweepUnnamedBlobs(context);
+    if (context.options.json) terminal.data(JSON.stringify({ deleted, bytes, blobsRemoved }));
     else
       terminal.out(
         deleted.length === 0

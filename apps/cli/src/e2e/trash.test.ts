@@ -3,7 +3,7 @@
 // trash --empty` (or an age) frees the space; `delete --now` skips the trash. Retention says what
 // it will move before it first runs on its own.
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createEngine } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
@@ -121,5 +121,28 @@ describe('conclave sessions delete, trash and restore', () => {
     expect(trash.map((entry) => entry.id)).toContain(older);
     expect(trash.map((entry) => entry.id)).not.toContain(kept);
     expect(Date.parse(trash[0]?.expiresAt ?? '') - Date.parse(trash[0]?.trashedAt ?? '')).toBe(3 * DAY_MS);
+  });
+
+  it('emptying the trash also removes the stored files a writer put and stopped without naming', async () => {
+    const store = createFsStore({ dir: sandbox.home });
+    const engine = createEngine({ store });
+    const session = await engine.createSession({ title: 'reads a file', mode: 'custom' });
+    const named = await store.putBlob(Buffer.from('kept: a session names it'));
+    session.record({ type: 'file-snapshot-taken', path: 'a.txt', hash: named, size: 24, blob: named, access: 'read' });
+    await session.checkpoint('read');
+    await session.complete();
+    await session.close();
+    // A writer put this snapshot a minute ago and stopped before journaling the event naming it.
+    const orphan = await store.putBlob(Buffer.from('never named'));
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    await utimes(path.join(sandbox.home, 'blobs', orphan.slice(0, 2), orphan.slice(2)), aMinuteAgo, aMinuteAgo);
+    await engine.close();
+
+    const emptied = await sandbox.json<{ deleted: string[]; blobsRemoved: number }>(['sessions', 'trash', '--empty']);
+    expect(emptied).toMatchObject({ deleted: [], blobsRemoved: 1 });
+    const reader = createFsStore({ dir: sandbox.home });
+    expect(await reader.getBlob(orphan)).toBeNull();
+    expect(Buffer.from((await reader.getBlob(named)) ?? []).toString()).toBe('kept: a session names it');
+    await reader.close();
   });
 });

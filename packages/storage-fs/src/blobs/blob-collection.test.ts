@@ -1,6 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rename, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readdir, rename, rm, symlink, utimes } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { generateDataKey } from '@resume/core/encryption';
 import type { JournalEvent } from '@resume/core/spec';
@@ -123,6 +124,85 @@ describe('file snapshots shared between sessions', () => {
     for (const id of ids.slice(0, 5)) await store.delete(id);
     expect(journalReads).toBe(6);
     expect(measureHome(dir).blobs.count).toBe(1);
+  });
+
+  it('keeps a blob a running session put and has not journaled yet when another session naming it is deleted for good', async () => {
+    const content = randomBytes(4096);
+    const deleting = open();
+    const done = await sessionSnapshotting(deleting, content);
+    // A session running in another process: its writer holds the lease, puts the same file's
+    // snapshot (the same blob) and journals the event only at its next checkpoint.
+    const writer = open();
+    const header = testHeader();
+    await writer.create(header);
+    const lease = await writer.acquireLease(header.id, { holder: { pid: process.pid, host: hostname() } });
+    const blob = await writer.putBlob(content);
+
+    await deleting.delete(done);
+    expect(Buffer.from((await deleting.getBlob(blob)) ?? [])).toEqual(content);
+
+    // The checkpoint comes: the session names the blob, the writer stops, and its file restores.
+    const event: JournalEvent = {
+      seq: 1,
+      at: '2025-06-01T12:00:00.000Z',
+      type: 'file-snapshot-taken',
+      path: 'notes.md',
+      hash: blob,
+      size: content.byteLength,
+      blob,
+      access: 'write',
+    };
+    await writer.append(header.id, {
+      expectedSeq: 0,
+      epoch: lease.epoch,
+      events: [event],
+      summary: testSummary(header, 1),
+    });
+    await lease.release();
+    await writer.close();
+    const reader = open();
+    const events: JournalEvent[] = [];
+    for await (const read of reader.read(header.id)) events.push(read);
+    const [snapshot] = events;
+    expect(snapshot?.type === 'file-snapshot-taken' && snapshot.blob).toBe(blob);
+    expect(Buffer.from((await reader.getBlob(blob)) ?? [])).toEqual(content);
+  });
+
+  it('sweeps the blobs no session names once no live writer may still name them', async () => {
+    const store = open();
+    const named = randomBytes(4096);
+    await sessionSnapshotting(store, named);
+    const namedHash = await store.putBlob(named);
+    const header = testHeader();
+    await store.create(header);
+    const lease = await store.acquireLease(header.id, { holder: { pid: process.pid, host: hostname() } });
+    const orphan = await store.putBlob(randomBytes(4096));
+    // Its writer still runs: the blob it put may be named at its next checkpoint.
+    expect(await store.sweepBlobs()).toBe(0);
+    expect(await store.getBlob(orphan)).not.toBeNull();
+    // It stopped a while ago without naming it: nothing can name it any more.
+    await lease.release();
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    await utimes(path.join(dir, 'blobs', orphan.slice(0, 2), orphan.slice(2)), aMinuteAgo, aMinuteAgo);
+    expect(await store.sweepBlobs()).toBe(1);
+    expect(await store.getBlob(orphan)).toBeNull();
+    expect(Buffer.from((await store.getBlob(namedHash)) ?? [])).toEqual(named);
+  });
+
+  it('sweeps a blob put by a writer that died before naming it', async () => {
+    const store = open();
+    const header = testHeader();
+    await store.create(header);
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    await store.acquireLease(header.id, { holder: { pid: dead, host: hostname() } });
+    const orphan = await store.putBlob(randomBytes(4096));
+    // The lease was taken before the put, as a writer does; its holder is gone and never comes back.
+    const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+    const leaseFile = path.join(dir, 'sessions', header.id, 'lease', 'epoch-0000000001');
+    await utimes(leaseFile, minutesAgo(2), minutesAgo(2));
+    await utimes(path.join(dir, 'blobs', orphan.slice(0, 2), orphan.slice(2)), minutesAgo(1), minutesAgo(1));
+    expect(await store.sweepBlobs()).toBe(1);
+    expect(await store.getBlob(orphan)).toBeNull();
   });
 
   it('never removes a file through a blob folder replaced by a symlink', async () => {

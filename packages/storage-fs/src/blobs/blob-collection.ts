@@ -2,18 +2,23 @@
 // home and shared by every session whose journal names it (file snapshots, large outputs, LangGraph
 // values); it goes when the last of them does. Kept, rather than guessed away, is every blob a
 // session that cannot be read might name (a damaged journal, a key that is not loaded), and every
-// blob put or put again (its modification time renewed) after the look for references started:
-// a session that is about to name it may not have journaled it yet.
+// blob put or put again (its modification time renewed) after the look for references started
+// or after any live writer of the home took its lease: a running session journals the event
+// naming a blob it put only at its next checkpoint or step, possibly minutes later. A blob kept
+// that way and never named goes at the next sweep (`sessions cleanup`, `sessions trash --empty`).
 import path from 'node:path';
 import { isSessionId } from '@resume/core/spec';
 import { errorCode } from '../file-system/file-system.js';
 import { scanJournal } from '../journal/journal-codec.js';
 import type { JournalFiles } from '../journal/journal-files.js';
+import { leaseName, liveHolder } from '../lease/lease-files.js';
 import type { StoreContext } from '../store/store-context.js';
-import { JOURNAL, JOURNAL_ARCHIVED } from '../store/store-paths.js';
+import { JOURNAL, JOURNAL_ARCHIVED, LEASE_DIRECTORY } from '../store/store-paths.js';
 
 /** A blob's name as a JSON string: its sha256, or its HMAC under a key on an encrypted home. */
 const BLOB_REFERENCE = /"([0-9a-f]{64})"/g;
+const BLOB_FOLDER = /^[0-9a-f]{2}$/;
+const BLOB_FILE = /^[0-9a-f]{62}$/;
 
 export interface BlobCollector {
   /** The blobs a session's journal names (read through its key when sealed); empty when it cannot be read. */
@@ -22,7 +27,9 @@ export interface BlobCollector {
    * Removes those of `candidates` that no session names any more and that were not put again
    * after `sinceMs` (a time taken before the sessions are read).
    */
-  collect(candidates: Set<string>, sinceMs: number): Promise<void>;
+  collect(candidates: Set<string>, sinceMs: number): Promise<number>;
+  /** Removes, under the same rule, every blob of the home no session names; resolves to how many went. */
+  sweep(): Promise<number>;
 }
 
 export function createBlobCollector(context: StoreContext, journals: JournalFiles): BlobCollector {
@@ -63,31 +70,75 @@ export function createBlobCollector(context: StoreContext, journals: JournalFile
     }
   };
 
+  /**
+   * When the session's live writer took its lease (Infinity when none holds it): anything it put
+   * since then it may name without having journaled it yet. Told by the lease file's modification
+   * time, not the time written in it: the file system's clock stamps the blobs too, and it can lag
+   * the process clock by a few ms, enough for a blob put just after the lease to look older than it.
+   * A lease folder that cannot be read keeps every blob.
+   */
+  const writingSince = async (sessionId: string): Promise<number> => {
+    try {
+      const leaseDirectory = paths.inSession(sessionId, LEASE_DIRECTORY);
+      const { record, epoch } = await liveHolder(context.lease, leaseDirectory);
+      if (!record) return Number.POSITIVE_INFINITY;
+      return (await plain.status(path.join(leaseDirectory, leaseName(epoch))))?.modifiedMs ?? Number.NEGATIVE_INFINITY;
+    } catch (error) {
+      // No lease folder: no writer holds the session (one taking it later puts after `sinceMs`).
+      return errorCode(error) === 'ENOENT' ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+    }
+  };
+
+  const collect = async (candidates: Set<string>, sinceMs: number): Promise<number> => {
+    const unnamed = new Set<string>();
+    for (const hash of candidates) if ((await blobFile(hash))?.isFile) unnamed.add(hash);
+    if (unnamed.size === 0) return 0;
+    let before = sinceMs;
+    const sessions = await plain.readDirectory(paths.sessions).catch(() => []);
+    for (const sessionId of sessions.filter(isSessionId)) {
+      // The lease before the journal: a writer that journals its blob and releases in between is
+      // then seen by its journal, never missed by both.
+      before = Math.min(before, await writingSince(sessionId));
+      const names = await namesIn(sessionId);
+      if (names === null) return 0;
+      for (const hash of unnamed) if (names.has(hash)) unnamed.delete(hash);
+      if (unnamed.size === 0) return 0;
+    }
+    let removed = 0;
+    for (const hash of unnamed) {
+      const status = await blobFile(hash);
+      // Strictly before: a put in the same tick of the file system's clock as the lease is kept.
+      if (!status?.isFile || status.modifiedMs === undefined || status.modifiedMs >= before) continue;
+      await plain.remove(blobPath(hash)).then(
+        () => {
+          removed += 1;
+        },
+        (error: unknown) => {
+          if (errorCode(error) !== 'ENOENT') throw error;
+        },
+      );
+    }
+    return removed;
+  };
+
   return {
+    collect,
+
+    async sweep() {
+      const sinceMs = Date.now();
+      const candidates = new Set<string>();
+      for (const folder of await plain.readDirectory(paths.blobs).catch(() => [])) {
+        if (!BLOB_FOLDER.test(folder)) continue;
+        for (const name of await plain.readDirectory(path.join(paths.blobs, folder)).catch(() => []))
+          if (BLOB_FILE.test(name)) candidates.add(`${folder}${name}`);
+      }
+      return collect(candidates, sinceMs);
+    },
+
     async namedBy(sessionId) {
       const names = (await namesIn(sessionId)) ?? new Set<string>();
       seen.delete(sessionId);
       return names;
-    },
-
-    async collect(candidates, sinceMs) {
-      const unnamed = new Set<string>();
-      for (const hash of candidates) if ((await blobFile(hash))?.isFile) unnamed.add(hash);
-      if (unnamed.size === 0) return;
-      const sessions = await plain.readDirectory(paths.sessions).catch(() => []);
-      for (const sessionId of sessions.filter(isSessionId)) {
-        const names = await namesIn(sessionId);
-        if (names === null) return;
-        for (const hash of unnamed) if (names.has(hash)) unnamed.delete(hash);
-        if (unnamed.size === 0) return;
-      }
-      for (const hash of unnamed) {
-        const status = await blobFile(hash);
-        if (!status?.isFile || status.modifiedMs === undefined || status.modifiedMs > sinceMs) continue;
-        await plain.remove(blobPath(hash)).catch((error: unknown) => {
-          if (errorCode(error) !== 'ENOENT') throw error;
-        });
-      }
     },
   };
 }
