@@ -72,12 +72,18 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(
         .split('\n')
         .filter((line) => line !== '')
         .map((line) => line.split(' ') as [string, string]);
-    const until = async (what: string, condition: () => Promise<boolean> | boolean, workers: RunningCli[]) => {
-      const deadline = Date.now() + 180_000;
+    const until = async (
+      what: string,
+      condition: () => Promise<boolean> | boolean,
+      workers: Array<RunningCli & { stdout?: () => string }>,
+    ) => {
+      const deadline = Date.now() + 240_000;
       while (!(await condition())) {
         if (Date.now() > deadline) {
           for (const worker of workers) worker.child.kill('SIGKILL');
-          const output = await Promise.all(workers.map(async (worker) => (await worker.done).stderr));
+          const output = await Promise.all(
+            workers.map(async (worker) => `${worker.stdout?.() ?? ''}${(await worker.done).stderr}`),
+          );
           throw new Error(`timed out waiting for ${what}; workers said:\n${output.join('\n---\n')}`);
         }
         await new Promise((resolve) => setTimeout(resolve, 200));
@@ -131,7 +137,7 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(
         for (const worker of workers) worker.child.kill('SIGTERM');
         await Promise.all(workers.map((worker) => worker.done));
       }
-    }, 240_000);
+    }, 300_000);
 
     it('a worker SIGKILLed mid-run loses no item; only its items in flight run again', async () => {
       const { env, queue } = freshQueue();
@@ -169,7 +175,7 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(
         for (const worker of workers) worker.child.kill('SIGTERM');
         await Promise.all(workers.map((worker) => worker.done));
       }
-    }, 300_000);
+    }, 420_000);
 
     it("sessions show lists a queued run's items by state, and the worker running each running item", async () => {
       const { env, queue } = freshQueue();
