@@ -20,6 +20,19 @@ export const MAP_ITEM_RESULT_KEY = 'mapItemResult';
 /** The header record of a child: whose item it runs. */
 export const MAP_ITEM_OF_KEY = 'mapItemOf';
 
+/** The step that put an item on the queue (its output: the child session's id). */
+const dispatchKey = (base: string, generation: number) => `${base}/queued-${generation}`;
+const DISPATCH_KEY = /^(.*)\/queued-(\d+)$/;
+
+/** The item's key prefix and generation of a step that put an item on the queue; null for any other step. */
+export function dispatchOf(stepKey: string): { base: string; generation: number } | null {
+  const match = DISPATCH_KEY.exec(stepKey);
+  return match ? { base: match[1] as string, generation: Number(match[2]) } : null;
+}
+
+/** The step that joins the result of the item dispatched as `base` / `generation`. */
+export const queuedResultKey = (base: string, generation: number) => `${base}/queued-result-${generation}`;
+
 const itemResultSchema = z.object({
   status: z.enum(['completed', 'failed']),
   output: z.string().nullable(),
@@ -102,8 +115,8 @@ export async function runQueuedItems(context: ModeContext, input: QueuedItemsInp
     const base = input.bases.get(item.id) as string;
     const generation = (input.retries[item.id] ?? 0) + 1;
     const letterKey = deadLetterKey(base, generation);
-    const resultKey = `${base}/queued-result-${generation}`;
-    const childKey = `${base}/queued-${generation}`;
+    const resultKey = queuedResultKey(base, generation);
+    const childKey = dispatchKey(base, generation);
     if (recorded.has(letterKey)) {
       outcomes[item.index] = { status: 'failed', deadLetter: await replayed(letterKey, deadLetterSchema) };
       continue;
@@ -148,7 +161,7 @@ export async function runQueuedItems(context: ModeContext, input: QueuedItemsInp
       const base = input.bases.get(item.id) as string;
       const generation = (input.retries[item.id] ?? 0) + 1;
       await session.step(
-        `${base}/queued-${generation}`,
+        dispatchKey(base, generation),
         async () => {
           const id = childId(session.id, mapId, item.id, generation);
           await queued.queue.enqueue({
@@ -174,5 +187,5 @@ export async function runQueuedItems(context: ModeContext, input: QueuedItemsInp
 
 /** Whether a map step of this run has items on a queue (a resume waits for them there). */
 export function hasQueuedItems(state: SessionState, prefix: string): boolean {
-  return state.steps.some((each) => each.key.startsWith(`${prefix}/item/`) && /\/queued-\d+$/.test(each.key));
+  return state.steps.some((each) => each.key.startsWith(`${prefix}/item/`) && dispatchOf(each.key) !== null);
 }

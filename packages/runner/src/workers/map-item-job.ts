@@ -7,7 +7,8 @@ import type { Engine } from '@resume/core';
 import { type JsonValue, UsageError } from '@resume/core/spec';
 import { z } from 'zod';
 import { readUserFile } from '../files/user-file.js';
-import { MAP_ITEM_OF_KEY } from '../modes/chain-map-queued.js';
+import { dispatchOf, MAP_ITEM_OF_KEY, queuedResultKey } from '../modes/chain-map-queued.js';
+import { deadLetterKey } from '../modes/map-journal.js';
 import { createRunner } from '../runner/runner.js';
 import { inputFile } from '../runner/runner-scope.js';
 import type { QueuedMapItem, RunnerOptions, RunResult } from '../runner/runner-types.js';
@@ -115,10 +116,10 @@ export async function queuedItemsEnded(engine: Engine, parentId: string): Promis
   const state = await engine.readSession(parentId);
   const keys = new Set(state.steps.filter((step) => step.status === 'completed').map((step) => step.key));
   for (const step of state.steps) {
-    const dispatched = /^(.*)\/queued-(\d+)$/.exec(step.key);
+    const dispatched = dispatchOf(step.key);
     if (!dispatched || step.status !== 'completed') continue;
-    const [, base, generation] = dispatched;
-    if (keys.has(`${base}/queued-result-${generation}`) || keys.has(`${base}/dead-letter-${generation}`)) continue;
+    const { base, generation } = dispatched;
+    if (keys.has(queuedResultKey(base, generation)) || keys.has(deadLetterKey(base, generation))) continue;
     if (typeof step.output !== 'string') continue;
     const child = await engine.store.getSummary(step.output);
     if (child && (child.status === 'completed' || child.status === 'failed')) return true;

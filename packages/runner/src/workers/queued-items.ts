@@ -2,6 +2,7 @@
 // the TUI: read from the run's journal (which items went out, as which child session, and which
 // the run already joined) and from each child still out (its status, and the worker holding it).
 import type { Engine, SessionState } from '@resume/core';
+import { dispatchOf } from '../modes/chain-map-queued.js';
 import { itemPrefix, itemSegments, mapStatusesOf } from '../modes/map-journal.js';
 
 /**
@@ -28,11 +29,9 @@ export interface QueuedMapStatus {
   counts: Record<QueuedItemState, number>;
 }
 
-const DISPATCH = /\/queued-(\d+)$/;
-
 /** The map steps of a run whose items went on a queue, each item with its state; empty for any other session. */
 export async function queuedItemsOf(engine: Pick<Engine, 'store'>, state: SessionState): Promise<QueuedMapStatus[]> {
-  const dispatched = state.steps.filter((step) => step.status === 'completed' && DISPATCH.test(step.key));
+  const dispatched = state.steps.filter((step) => step.status === 'completed' && dispatchOf(step.key) !== null);
   if (dispatched.length === 0) return [];
   const maps = await mapStatusesOf(engine.store, state);
   const keys = state.steps.map((step) => step.key);
@@ -46,8 +45,7 @@ export async function queuedItemsOf(engine: Pick<Engine, 'store'>, state: Sessio
     /** Each item's latest child session, by the item's key prefix. */
     const children = new Map<string, { generation: number; sessionId: string }>();
     for (const step of dispatched) {
-      const generation = Number(DISPATCH.exec(step.key)?.[1]);
-      const at = step.key.slice(0, step.key.lastIndexOf('/'));
+      const { base: at, generation } = dispatchOf(step.key) as { base: string; generation: number };
       const known = children.get(at);
       if (typeof step.output === 'string' && (!known || known.generation < generation)) {
         children.set(at, { generation, sessionId: step.output });
