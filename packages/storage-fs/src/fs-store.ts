@@ -47,6 +47,7 @@ import { createJournalAppender } from './journal/journal-appender.js';
 import { scanJournal } from './journal/journal-codec.js';
 import { createJournalFiles } from './journal/journal-files.js';
 import { acquireLease, inspectLease, liveHolder } from './lease/lease-files.js';
+import { createJournalRewrite } from './repair/journal-rewrite.js';
 import { type EncryptReport, encryptSession, keysOfSession } from './repair/session-encryption.js';
 import { createSessionMaintenance } from './repair/session-maintenance.js';
 import { createSessionRequests } from './requests/session-requests.js';
@@ -412,6 +413,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     },
     getBlob: blobs.get,
     repair: maintenance.repair,
+    rewrite: noticing(createJournalRewrite(context, { layout, journals, snapshots, appender, index: () => index })),
     async verify(id) {
       const report = await noticing(maintenance.verify)(id);
       const [first] = report.problems;

@@ -97,6 +97,32 @@ export interface VerifyReport {
   problems: IntegrityProblem[];
 }
 
+/** One batch of a rewritten journal: consecutive events and the session's summary after them. */
+export interface RewrittenBatch {
+  events: JournalEvent[];
+  summary: SessionSummary;
+}
+
+/** A session's whole new journal (`rewrite`), numbered from 1 without gaps. */
+export interface JournalRewrite {
+  /** The last seq of the journal the new one was made from: anything appended since refuses the rewrite. */
+  expectedSeq: number;
+  /** The lease epoch of the caller, who holds the session's lease while it rewrites. */
+  epoch: number;
+  /** Every event of the new journal, in batches; the first event is the session's creation (seq 1). */
+  batches: RewrittenBatch[];
+}
+
+export interface RewriteReport {
+  sessionId: string;
+  /** The journal's last seq before and after. */
+  lastSeqBefore: number;
+  lastSeqAfter: number;
+  /** Bytes the session's journal took before and after (encoded as the store keeps it). */
+  bytesBefore: number;
+  bytesAfter: number;
+}
+
 /** A step started in the part of a journal a repair removed. */
 export interface LostStep {
   key: string;
@@ -194,6 +220,17 @@ export interface SessionStore {
   repair?(sessionId: string, options?: { dryRun?: boolean }): Promise<RepairReport>;
   /** Reads every file of a session in full and reports any damage (optional capability). */
   verify?(sessionId: string): Promise<VerifyReport>;
+  /**
+   * Replaces a session's journal with a shorter history made from it (optional capability;
+   * `pruneThread` of `@resume/langgraph` drops old checkpoints with it). Atomic: a crash at any
+   * point leaves the old journal or the new one. The caller holds the session's lease
+   * (LeaseLostError when `epoch` is not the current one) and read the journal up to
+   * `expectedSeq` (AppendConflictError when it grew since). Events are renumbered from 1, so
+   * everything keyed by seq is dropped with the old journal: the snapshot and any data derived
+   * from the journal. Blobs stay (`sessions cleanup` removes those no session names). Records
+   * are sealed like appends when the store encrypts.
+   */
+  rewrite?(sessionId: string, rewrite: JournalRewrite): Promise<RewriteReport>;
   /** Compresses a finished session's data; reads stay transparent (optional capability). */
   archive?(sessionId: string): Promise<void>;
   /**

@@ -503,6 +503,78 @@ export function describeStoreConformance(
       });
     });
 
+    describe('rewriting a journal (optional capability)', () => {
+      /** Three events of a longer session, renumbered 1..3, in two batches. */
+      function shorterHistory(id: string) {
+        const kept = [messageEvent(1, 'message 1'), messageEvent(2, 'message 3'), messageEvent(3, 'message 6')];
+        return [
+          { events: kept.slice(0, 2), summary: testSummary(id, 2) },
+          { events: kept.slice(2), summary: testSummary(id, 3, { title: 'after the rewrite' }) },
+        ];
+      }
+
+      it('replaces the journal with a renumbered shorter history, drops the snapshot, and appends go on after it', async () => {
+        // Stores without the capability pass: LangGraph threads on them cannot be pruned.
+        if (!store.rewrite) return;
+        const id = await sessionWith(20);
+        await store.putSnapshot(id, { seq: 20, formatVersion: 1, state: { messages: 20 } });
+        const lease = await store.acquireLease(id, { holder });
+        const report = await store.rewrite(id, { expectedSeq: 20, epoch: lease.epoch, batches: shorterHistory(id) });
+        expect(report).toMatchObject({ sessionId: id, lastSeqBefore: 20, lastSeqAfter: 3 });
+        expect(report.bytesAfter < report.bytesBefore).toBe(true);
+        const contents = async (from: SessionStore) =>
+          (await collect(from.read(id))).map((event) => [
+            event.seq,
+            event.type === 'message-added' ? event.message.content : null,
+          ]);
+        const expected = [
+          [1, 'message 1'],
+          [2, 'message 3'],
+          [3, 'message 6'],
+        ];
+        expect(await contents(store)).toEqual(expected);
+        expect(comparable(await store.getSummary(id))).toEqual(
+          comparable(testSummary(id, 3, { title: 'after the rewrite' })),
+        );
+        expect(await store.getSnapshot(id)).toBeNull();
+        await store.append(id, {
+          expectedSeq: 3,
+          epoch: lease.epoch,
+          events: [messageEvent(4, 'message 7')],
+          summary: testSummary(id, 4),
+        });
+        await lease.release();
+        const again = fixture.reopen ? await fixture.reopen() : store;
+        expect(await contents(again)).toEqual([...expected, [4, 'message 7']]);
+        expect((await again.list()).map((summary) => [summary.id, summary.lastSeq])).toEqual([[id, 4]]);
+        const next = await again.acquireLease(id, { holder });
+        await next.release();
+      });
+
+      it('refuses a rewrite without the current lease, or of a journal that grew since, and changes nothing', async () => {
+        if (!store.rewrite) return;
+        const id = await sessionWith(6);
+        const stale = await store.acquireLease(id, { holder });
+        await stale.release();
+        const lease = await store.acquireLease(id, { holder });
+        const withStaleLease = await refusal(store, 'rewrite', id, {
+          expectedSeq: 6,
+          epoch: stale.epoch,
+          batches: shorterHistory(id),
+        });
+        expect(LeaseLostError.isInstance(withStaleLease) || SessionLockedError.isInstance(withStaleLease)).toBe(true);
+        const grown = await refusal(store, 'rewrite', id, {
+          expectedSeq: 5,
+          epoch: lease.epoch,
+          batches: shorterHistory(id),
+        });
+        expect(AppendConflictError.isInstance(grown)).toBe(true);
+        expect(await collect(store.read(id))).toEqual(messageEvents(1, 6));
+        expect((await store.getSummary(id))?.lastSeq).toBe(6);
+        await lease.release();
+      });
+    });
+
     describe('requests to the writer (optional capability)', () => {
       it('keeps requests posted without the lease in order, apart from the journal, and drops them with the session', async () => {
         // Stores without the capability pass: the runner then cannot take checkpoint requests.
@@ -599,6 +671,30 @@ export function describeStoreConformance(
           expect((await again.list()).map((summary) => summary.title)).toEqual([words.title]);
           expect(await again.getSnapshot(id)).toEqual({ seq: 2, formatVersion: 1, state: { note: words.state } });
           expect(new TextDecoder().decode((await again.getBlob(blob)) ?? new Uint8Array())).toBe(words.blob);
+        });
+
+        it('keeps a rewritten journal sealed', async () => {
+          if (!store.rewrite || !fixture.storedText || !fixture.reopen) return;
+          const { id } = await wordySession();
+          const lease = await store.acquireLease(id, { holder });
+          await store.rewrite(id, {
+            expectedSeq: 2,
+            epoch: lease.epoch,
+            batches: [
+              { events: [messageEvent(1, words.message)], summary: testSummary(id, 1, { title: words.title }) },
+            ],
+          });
+          await lease.release();
+          const stored = await fixture.storedText();
+          expect({ inClear: stored.includes(words.message) || stored.includes(words.title) }).toEqual({
+            inClear: false,
+          });
+          const again = await fixture.reopen();
+          expect(
+            (await collect(again.read(id))).map((event) =>
+              event.type === 'message-added' ? event.message.content : null,
+            ),
+          ).toEqual([words.message]);
         });
 
         it('lists a session as encrypted where its key is not held, and refuses its content naming the key', async () => {
