@@ -16,14 +16,22 @@ export class ThreadBusyError extends ConclaveError {
   readonly checkpointId: string | null;
 
   constructor(
-    details: { sessionId: string; threadId: string; holder?: LeaseHolderInfo; checkpointId?: string },
+    details: {
+      sessionId: string;
+      threadId: string;
+      holder?: LeaseHolderInfo;
+      checkpointId?: string;
+      /** What was refused (default: this run's checkpoint was not saved). */
+      refused?: string;
+    },
     options: ConclaveErrorOptions = {},
   ) {
     const thread = `LangGraph thread ${JSON.stringify(details.threadId)} (session ${details.sessionId})`;
     const why = details.holder
       ? `is being run by pid ${details.holder.pid} on host ${details.holder.host} since ${details.holder.since}`
       : `was continued by another process (checkpoint ${details.checkpointId ?? '?'}) after this run read it`;
-    super(ThreadBusyError.code, `${thread} ${why}: this run's checkpoint was not saved.`, {
+    const refused = details.refused ?? "this run's checkpoint was not saved";
+    super(ThreadBusyError.code, `${thread} ${why}: ${refused}.`, {
       hint:
         options.hint ??
         'Invoke the graph again on the same thread_id once the other run has stopped (at an interrupt or its end): it continues from the latest checkpoint.',

@@ -36,6 +36,7 @@ import { ThreadBusyError } from '../errors/thread-busy-error.js';
 import { ThreadConfigError } from '../errors/thread-config-error.js';
 import { GRAPH_DATA_FORMAT, type StoredChannelValue, type StoredWrite } from './graph-records.js';
 import { decodeItem, type EncodedItem, encodeItem, type ItemCodec, itemKey, storeBlobs } from './item-codec.js';
+import { checkPruneOptions, type PruneOptions, pruneThreadSession, type ThreadPruneReport } from './prune.js';
 import {
   type CheckpointRecord,
   listItems,
@@ -112,6 +113,23 @@ function threadIdOf(config: RunnableConfig, operation: string): string {
 }
 
 const listKey = (namespace: string, channel: string): string => `${namespace}\u0000${channel}`;
+
+/** The report on a thread that has no session: nothing to prune. */
+function pruneNothing(context: { threadId: string; sessionId: string }, options: PruneOptions): ThreadPruneReport {
+  checkPruneOptions(options);
+  return {
+    threadId: context.threadId,
+    sessionId: context.sessionId,
+    dryRun: options.dryRun ?? false,
+    checkpointsBefore: 0,
+    checkpointsAfter: 0,
+    eventsBefore: 0,
+    eventsAfter: 0,
+    bytesBefore: null,
+    bytesAfter: null,
+    droppedBytes: 0,
+  };
+}
 
 function namespaceOf(config: RunnableConfig): string {
   const namespace = config.configurable?.checkpoint_ns;
@@ -312,6 +330,45 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     const sessionId = threadSessionId(threadId);
     const header = await this.store.getHeader(sessionId);
     if (header && this.#ownsHeader(header.options, threadId)) await this.#engine.deleteSession(sessionId);
+  }
+
+  /**
+   * Drops a thread's old checkpoints: keeps the newest `keepLast` of each namespace and those
+   * saved after `newerThan` (either keeps one), with everything they need; every kept checkpoint
+   * answers as before and the thread goes on. A run of this saver that holds the thread gives it
+   * up first; another process's run makes it fail with ThreadBusyError, changing nothing.
+   * `dryRun` reports what would go. Needs a store that can rewrite a journal (file, PostgreSQL).
+   */
+  async pruneThread(threadId: string, options: PruneOptions): Promise<ThreadPruneReport> {
+    const thread = this.#thread(threadId);
+    this.#cancelRelease(thread);
+    await thread.queue.catch(() => undefined);
+    const context = { store: this.store, codec: this.#codec, threadId, sessionId: thread.sessionId };
+    const header = await this.store.getHeader(thread.sessionId);
+    if (!header) {
+      this.#threads.delete(threadId);
+      return pruneNothing(context, options);
+    }
+    this.#checkOwner(thread, header.options);
+    if (!options.dryRun) await this.#release(thread, RUN_STOPPED);
+    const prune = pruneThreadSession(context, options);
+    thread.queue = prune.catch(() => undefined);
+    const report = await prune;
+    if (!options.dryRun) {
+      // The journal was renumbered: what this saver indexed of it is read again.
+      thread.index = new ThreadIndex();
+      thread.lists.clear();
+      thread.read = false;
+      thread.overtakenBy = null;
+    }
+    return report;
+  }
+
+  /** `pruneThread` for every thread of the store, one after another. */
+  async pruneThreads(options: PruneOptions): Promise<ThreadPruneReport[]> {
+    const reports: ThreadPruneReport[] = [];
+    for (const threadId of await this.#allThreadIds()) reports.push(await this.pruneThread(threadId, options));
+    return reports;
   }
 
   /**

@@ -1,0 +1,37 @@
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createFsStore } from '@resume/storage-fs';
+import { describe } from 'vitest';
+import { describePruneCases } from '../testing/prune-cases.js';
+
+/** The bytes of a session's files. */
+async function sessionBytes(directory: string, sessionId: string): Promise<number> {
+  const sessionDirectory = path.join(directory, 'sessions', sessionId);
+  let total = 0;
+  for (const name of await readdir(sessionDirectory)) {
+    const info = await stat(path.join(sessionDirectory, name));
+    if (info.isFile()) total += info.size;
+  }
+  return total;
+}
+
+describe('pruning a thread on the file store', () => {
+  describePruneCases(async () => {
+    const directory = await mkdtemp(path.join(tmpdir(), 'conclave-langgraph-prune-'));
+    const stores = [createFsStore({ dir: directory })];
+    return {
+      store: stores[0] as (typeof stores)[number],
+      reopen() {
+        const store = createFsStore({ dir: directory });
+        stores.push(store);
+        return store;
+      },
+      size: (sessionId) => sessionBytes(directory, sessionId),
+      async cleanup() {
+        for (const store of stores) await store.close();
+        await rm(directory, { recursive: true, force: true });
+      },
+    };
+  });
+});
