@@ -60,6 +60,7 @@ import {
   eventRowColumns,
   headProblem,
 } from './event-chain.js';
+import { createJournalRewrite } from './journal-rewrite.js';
 import {
   type HeldLease,
   holdLease,
@@ -267,13 +268,15 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     return sessionKeys.get(sessionId) ?? null;
   };
 
+  const notifyUpdated = async (client: pg.PoolClient, sessionId: string, lastSeq: number) => {
+    await client.query(notifySql, [channel, JSON.stringify({ sessionId, change: 'updated', lastSeq })]);
+  };
+
   const maintenance = createSessionMaintenance({
     keyring,
     schema,
     schemaName: resolved.schema,
-    notify: async (client, sessionId, lastSeq) => {
-      await client.query(notifySql, [channel, JSON.stringify({ sessionId, change: 'updated', lastSeq })]);
-    },
+    notify: notifyUpdated,
     withClient,
     inTransaction,
     acquireLease: (sessionId, leaseOptions) => store.acquireLease(sessionId, leaseOptions),
@@ -611,6 +614,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
     verify: maintenance.verify,
     repair: maintenance.repair,
+    rewrite: createJournalRewrite({
+      schema,
+      sealingKey,
+      inTransaction,
+      notify: notifyUpdated,
+      headMoved: (sessionId, seq, hash) => journalHeads.set(sessionId, seq, hash),
+    }),
 
     async watch(listener: SessionWatchListener) {
       await ensureReady();
