@@ -224,10 +224,21 @@ async function planPrune(context: PruneContext, events: JournalEvent[], options:
     if (keep) keptSeqs.add(event.seq);
   }
 
-  // Values each kept checkpoint needs from a dropped one are written into its own record.
+  // Values each kept checkpoint needs from a dropped one are written into its own record, oldest
+  // first: a list a kept checkpoint extends from one written whole that way needs nothing more.
   const whole = new Map<number, Map<string, ValueRecord>>();
-  for (const { namespace, record, checkpoint } of kept.values()) {
-    const saved = savedAt.get(checkpointKey(namespace, record.id));
+  const writtenWhole = new Set<ValueRecord>();
+  const stays = (value: ValueRecord) => {
+    for (const part of chainOf(value)) {
+      if (writtenWhole.has(part)) return true;
+      if (!keptSeqs.has(ownerSeq.get(part) ?? -1)) return false;
+    }
+    return true;
+  };
+  const oldestFirst = [...kept.values()]
+    .map((entry) => ({ ...entry, saved: savedAt.get(checkpointKey(entry.namespace, entry.record.id)) }))
+    .sort((left, right) => (left.saved?.seq ?? 0) - (right.saved?.seq ?? 0));
+  for (const { namespace, record, checkpoint, saved } of oldestFirst) {
     if (!saved) continue;
     const names = index.namespace(namespace);
     const channels = new Set([...Object.keys(checkpoint.channel_versions ?? {}), ...record.written.keys()]);
@@ -235,13 +246,14 @@ async function planPrune(context: PruneContext, events: JournalEvent[], options:
       const version = checkpoint.channel_versions?.[channel];
       const value =
         version === undefined ? (record.written.get(channel) ?? null) : index.valueAt(names, record, channel, version);
-      if (!value || chainOf(value).every((part) => keptSeqs.has(ownerSeq.get(part) ?? -1))) continue;
+      if (!value || stays(value)) continue;
       let values = whole.get(saved.seq);
       if (!values) {
         values = new Map();
         whole.set(saved.seq, values);
       }
       values.set(channel, value);
+      writtenWhole.add(value);
     }
   }
 

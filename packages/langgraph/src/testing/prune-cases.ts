@@ -3,7 +3,7 @@
 // round, pruned; what stays answers as before, what went is gone, and the thread goes on.
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { Command, interrupt, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { Command, END, interrupt, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import type { CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import type { SessionStore } from '@resume/core/spec';
 import { afterEach, expect, it } from 'vitest';
@@ -120,6 +120,28 @@ export function describePruneCases(factory: () => Promise<PruneFixture>): void {
     expect(contents.length).toBe(
       ((latest?.checkpoint.channel_values.messages as unknown[] | undefined)?.length ?? 0) + 3,
     );
+  });
+
+  it('writes a long message list whole once, in the oldest kept checkpoint, not once per kept checkpoint', async () => {
+    const { fixture, saver } = await open();
+    const steps = 40;
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('speak', (state) => ({ messages: [new AIMessage(text(state.messages.length))] }))
+      .addEdge(START, 'speak')
+      .addConditionalEdges('speak', (state) => (state.messages.length >= steps ? END : 'speak'))
+      .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: 'long' }, recursionLimit: steps + 5, durability: 'sync' as const };
+    await graph.invoke({ messages: [new HumanMessage(text(0))] }, config);
+    const sessionId = saver.sessionIdOf('long');
+    const sizeBefore = await fixture.size(sessionId);
+    const before = await allTuples(saver, 'long');
+    await saver.pruneThread('long', { keepLast: 5 });
+    // The whole list once (about a third of the thread, each message having been journaled twice
+    // with its bookkeeping) and four small deltas: five whole lists would be more than before.
+    expect(await fixture.size(sessionId)).toBeLessThan(sizeBefore / 2);
+    const after = await allTuples(saver, 'long');
+    expect([...after.keys()]).toEqual([...before.keys()].slice(0, 5));
+    for (const [key, tuple] of after) expect({ key, tuple }).toEqual({ key, tuple: before.get(key) });
   });
 
   it('keeps the checkpoints saved after a moment, and refuses while another process runs the thread', async () => {
