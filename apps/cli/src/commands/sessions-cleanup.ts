@@ -2,13 +2,16 @@
 // to the trash by age and status, or applies the config's retention and archival policy, and
 // deletes for good what stayed in the trash longer than `trash.keepDays`.
 // Never removes running sessions, nor interrupted ones unless --status names them.
+// `--langgraph-keep N` prunes every LangGraph thread to its newest N checkpoints per namespace.
 
-import { sessionStatusSchema, UsageError } from '@resume/core/spec';
+import { formatBytes, sessionStatusSchema, UsageError } from '@resume/core/spec';
 import { ambiguousDuration, parseDurationDays, type RetentionPolicy } from '@resume/runner';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen, padText, truncate } from '../output/format.js';
+import type { Terminal } from '../output/terminal.js';
 import { applyRetention } from '../sessions/apply-retention.js';
+import type { LangGraphPruneOutcome } from '../sessions/prune-langgraph-threads.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
 import { sweepUnnamedBlobs } from '../sessions/sweep-blobs.js';
 
@@ -16,6 +19,7 @@ const cleanupOptionsSchema = z.object({
   olderThan: z.string().optional(),
   status: z.string().optional(),
   dryRun: z.boolean().default(false),
+  langgraphKeep: z.string().optional(),
 });
 
 export async function cleanupSessionsCommand(
@@ -25,7 +29,8 @@ export async function cleanupSessionsCommand(
   const options = cleanupOptionsSchema.parse(rawOptions);
   const statuses = options.status ? parseStatuses(options.status) : undefined;
   const { config } = context.config();
-  let policy: RetentionPolicy;
+  const keep = options.langgraphKeep === undefined ? null : parseKeep(options.langgraphKeep);
+  let policy: RetentionPolicy | null;
   if (options.olderThan !== undefined) {
     const days = parseDurationDays(options.olderThan);
     if (days === null) {
@@ -38,25 +43,49 @@ export async function cleanupSessionsCommand(
     policy = { maxAgeDays: days, minKeep: 0, ...(statuses ? { statuses } : {}) };
   } else {
     const retention = config.retention;
-    if (
+    const noPolicy =
       retention.maxAgeDays === null &&
       retention.maxSessions === null &&
       retention.maxBytes === null &&
-      config.archive.afterDays === null
-    ) {
+      config.archive.afterDays === null;
+    if (noPolicy && keep !== null) policy = null;
+    else if (noPolicy) {
       throw new UsageError('Nothing to clean up: no --older-than given and no retention policy configured.', {
-        hint: 'Pass --older-than 30d, or set retention.maxAgeDays / maxSessions / maxBytes in the config (conclave config shows it).',
+        hint: 'Pass --older-than 30d, or --langgraph-keep 20 to prune LangGraph threads, or set retention.maxAgeDays / maxSessions / maxBytes in the config (conclave config shows it).',
       });
-    }
-    policy = {
-      maxAgeDays: retention.maxAgeDays,
-      maxSessions: retention.maxSessions,
-      maxBytes: retention.maxBytes,
-      minKeep: retention.minKeep,
-      archiveAfterDays: config.archive.afterDays,
-      statuses:
-        statuses ?? (retention.includeInterrupted ? ['completed', 'failed', 'interrupted'] : ['completed', 'failed']),
-    };
+    } else
+      policy = {
+        maxAgeDays: retention.maxAgeDays,
+        maxSessions: retention.maxSessions,
+        maxBytes: retention.maxBytes,
+        minKeep: retention.minKeep,
+        archiveAfterDays: config.archive.afterDays,
+        statuses:
+          statuses ?? (retention.includeInterrupted ? ['completed', 'failed', 'interrupted'] : ['completed', 'failed']),
+      };
+  }
+  const langGraph =
+    keep === null
+      ? null
+      : await (await import('../sessions/prune-langgraph-threads.js')).pruneLangGraphThreads(
+          context,
+          keep,
+          options.dryRun,
+        );
+  if (!policy) {
+    if (context.options.json) context.terminal.data(JSON.stringify({ dryRun: options.dryRun, langgraph: langGraph }));
+    else if (langGraph)
+      printLangGraph(
+        context.terminal,
+        langGraph,
+        options.dryRun,
+        await shortIdsOfStore(
+          context,
+          langGraph.pruned.map((thread) => thread.sessionId),
+        ),
+      );
+    if (options.dryRun && !context.options.json) context.terminal.note('Dry run: nothing was changed.');
+    return 0;
   }
   const engine = await context.engine();
   const outcome = await applyRetention(engine, policy, {
@@ -84,6 +113,7 @@ export async function cleanupSessionsCommand(
         purged: outcome.purged,
         skipped: outcome.skipped,
         blobsRemoved,
+        ...(langGraph ? { langgraph: langGraph } : {}),
       }),
     );
     return 0;
@@ -100,8 +130,19 @@ export async function cleanupSessionsCommand(
     );
   if (blobsRemoved > 0)
     terminal.out(`Removed ${blobsRemoved} stored file${blobsRemoved === 1 ? '' : 's'} no session names any more.`);
+  if (langGraph)
+    printLangGraph(
+      terminal,
+      langGraph,
+      options.dryRun,
+      await shortIdsOfStore(
+        context,
+        langGraph.pruned.map((thread) => thread.sessionId),
+      ),
+    );
   if (outcome.selection.remove.length === 0 && outcome.selection.archive.length === 0) {
-    terminal.out('Nothing to clean up.');
+    if (!langGraph) terminal.out('Nothing to clean up.');
+    if (langGraph && options.dryRun) terminal.note('Dry run: nothing was changed.');
     return 0;
   }
   const shortId = await shortIdsOfStore(context, [
@@ -134,6 +175,57 @@ export async function cleanupSessionsCommand(
   for (const skipped of outcome.skipped) terminal.warn(`Skipped ${skipped.id}: ${skipped.reason}`);
   if (options.dryRun) terminal.note('Dry run: nothing was changed.');
   return 0;
+}
+
+function parseKeep(text: string): number {
+  const keep = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(keep) || keep < 1) {
+    throw new UsageError(
+      `Invalid --langgraph-keep "${text}": give how many checkpoints each thread keeps, at least 1.`,
+      {
+        hint: 'For example --langgraph-keep 20 keeps the newest 20 checkpoints of each LangGraph thread (per namespace); add --dry-run to see what would go.',
+      },
+    );
+  }
+  return keep;
+}
+
+/** The threads pruned (or that would be), each with its checkpoints and bytes before and after. */
+function printLangGraph(
+  terminal: Terminal,
+  outcome: LangGraphPruneOutcome,
+  dryRun: boolean,
+  shortId: (id: string) => string,
+): void {
+  const threads = outcome.pruned;
+  const kept = `the newest ${outcome.keep} checkpoint${outcome.keep === 1 ? '' : 's'} of each namespace`;
+  if (threads.length === 0) {
+    terminal.out(`No LangGraph thread has more than ${kept} to drop.`);
+  } else {
+    terminal.out(
+      `${dryRun ? 'Would prune' : 'Pruned'} ${threads.length} LangGraph thread${threads.length === 1 ? '' : 's'} to ${kept}:`,
+    );
+    const idWidth = Math.max(...threads.map((thread) => shortId(thread.sessionId).length));
+    let freed = 0;
+    for (const thread of threads) {
+      const bytes =
+        thread.bytesAfter === null
+          ? `about ${formatBytes(thread.droppedBytes)} to free`
+          : `${formatBytes(thread.bytesBefore ?? 0)} -> ${formatBytes(thread.bytesAfter)}`;
+      freed +=
+        thread.bytesAfter === null ? thread.droppedBytes : Math.max(0, (thread.bytesBefore ?? 0) - thread.bytesAfter);
+      terminal.out(
+        `  ${shortId(thread.sessionId).padEnd(idWidth)}  ${padText(truncate(thread.threadId, 30), 30)}  ${thread.checkpointsBefore} -> ${thread.checkpointsAfter} checkpoints  ${bytes}`,
+      );
+    }
+    terminal.out(`${dryRun ? 'Would free about' : 'Freed'} ${formatBytes(freed)}.`);
+  }
+  if (outcome.unchanged > 0)
+    terminal.note(
+      `${outcome.unchanged} other LangGraph thread${outcome.unchanged === 1 ? '' : 's'} already keep${outcome.unchanged === 1 ? 's' : ''} no more than that.`,
+    );
+  for (const skipped of outcome.skipped)
+    terminal.warn(`Skipped thread ${JSON.stringify(skipped.threadId)}: ${skipped.reason}`);
 }
 
 function parseStatuses(text: string) {

@@ -628,7 +628,11 @@ conclave sessions trash --empty or conclave sessions delete <id> --now.
       .description('delete old sessions (and archive per config); never running or interrupted ones unless asked')
       .option('--older-than <age>', 'sessions not updated for this long: 30d, 12h, 2w (default: the config policy)')
       .option('--status <statuses>', 'which statuses may go, comma-separated (default: completed,failed)')
-      .option('--dry-run', 'say what would be deleted or archived, change nothing'),
+      .option('--dry-run', 'say what would be deleted, archived or pruned, change nothing')
+      .option(
+        '--langgraph-keep <n>',
+        'prune every LangGraph thread to its newest N checkpoints per namespace (and what they need); alone or with the above',
+      ),
   );
   cleanup.addHelpText(
     'after',
@@ -636,6 +640,7 @@ conclave sessions trash --empty or conclave sessions delete <id> --now.
       'conclave sessions cleanup --older-than 30d --dry-run',
       'conclave sessions cleanup --older-than 7d --status failed,interrupted',
       'conclave sessions cleanup              # apply retention from the config',
+      'conclave sessions cleanup --langgraph-keep 20 --dry-run   # which threads, how many checkpoints, bytes',
     ]),
   );
   cleanup.action(

@@ -1,0 +1,129 @@
+// `conclave sessions cleanup --langgraph-keep N` on LangGraph threads a graph wrote to the home:
+// the dry run names the threads, their checkpoints and bytes; the cleanup prunes them.
+import { readdir, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { ResumeCheckpointSaver } from '@resume/langgraph';
+import { createFsStore } from '@resume/storage-fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './run-cli.js';
+import { sandboxFixture } from './sandbox-fixture.js';
+
+beforeAll(() => assertBuilt());
+
+/** Runs a graph that adds one message per step until the thread holds `steps` messages. */
+async function writeThread(home: string, threadId: string, steps: number): Promise<string> {
+  const store = createFsStore({ dir: home });
+  const saver = new ResumeCheckpointSaver({ store });
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode('speak', (state) => ({ messages: [new AIMessage(`reply ${state.messages.length} ${'x'.repeat(400)}`)] }))
+    .addEdge(START, 'speak')
+    .addConditionalEdges('speak', (state) => (state.messages.length >= steps ? END : 'speak'))
+    .compile({ checkpointer: saver });
+  await graph.invoke(
+    { messages: [new HumanMessage('start')] },
+    { configurable: { thread_id: threadId }, recursionLimit: steps + 5, durability: 'sync' },
+  );
+  await saver.close();
+  await store.close();
+  return saver.sessionIdOf(threadId);
+}
+
+async function checkpointsOf(home: string, threadId: string) {
+  const store = createFsStore({ dir: home });
+  const saver = new ResumeCheckpointSaver({ store });
+  try {
+    const ids: string[] = [];
+    for await (const tuple of saver.list({ configurable: { thread_id: threadId } }))
+      ids.push(String(tuple.config.configurable?.checkpoint_id));
+    const latest = await saver.getTuple({ configurable: { thread_id: threadId } });
+    return { ids, messages: (latest?.checkpoint.channel_values.messages as unknown[] | undefined)?.length ?? 0 };
+  } finally {
+    await saver.close();
+    await store.close();
+  }
+}
+
+async function folderBytes(home: string, sessionId: string): Promise<number> {
+  const folder = path.join(home, 'sessions', sessionId);
+  let total = 0;
+  for (const name of await readdir(folder)) {
+    const info = await stat(path.join(folder, name));
+    if (info.isFile()) total += info.size;
+  }
+  return total;
+}
+
+describe('conclave sessions cleanup --langgraph-keep', () => {
+  const sandbox = sandboxFixture('each');
+
+  it('says first what it would prune, then prunes the threads to their newest checkpoints', async () => {
+    const long = await writeThread(sandbox.home, 'ticket-4711', 30);
+    await writeThread(sandbox.home, 'short-one', 3);
+    const before = await checkpointsOf(sandbox.home, 'ticket-4711');
+    const bytesBefore = await folderBytes(sandbox.home, long);
+
+    const dry = await sandbox.run(['sessions', 'cleanup', '--langgraph-keep', '5', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('Would prune 1 LangGraph thread to the newest 5 checkpoints of each namespace:');
+    expect(dry.stdout).toMatch(
+      new RegExp(`ticket-4711\\s+${before.ids.length} -> 5 checkpoints\\s+about [\\d.]+ KB to free`),
+    );
+    expect(dry.stdout).toMatch(/Would free about [\d.]+ KB\./);
+    expect(dry.stderr).toContain('1 other LangGraph thread already keeps no more than that.');
+    expect(dry.stderr).toContain('Dry run: nothing was changed.');
+    expect(await folderBytes(sandbox.home, long)).toBe(bytesBefore);
+
+    const pruned = await sandbox.run(['sessions', 'cleanup', '--langgraph-keep', '5']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.stdout).toContain('Pruned 1 LangGraph thread to the newest 5 checkpoints of each namespace:');
+    expect(pruned.stdout).toMatch(
+      new RegExp(`ticket-4711\\s+${before.ids.length} -> 5 checkpoints\\s+[\\d.]+ KB -> [\\d.]+ KB`),
+    );
+    expect(pruned.stdout).toMatch(/Freed [\d.]+ KB\./);
+    expect(await folderBytes(sandbox.home, long)).toBeLessThan(bytesBefore / 2);
+    const after = await checkpointsOf(sandbox.home, 'ticket-4711');
+    expect(after).toEqual({ ids: before.ids.slice(0, 5), messages: 30 });
+
+    const again = await sandbox.json<{ langgraph: { pruned: unknown[]; unchanged: number } }>([
+      'sessions',
+      'cleanup',
+      '--langgraph-keep',
+      '5',
+    ]);
+    expect(again.langgraph).toMatchObject({ pruned: [], unchanged: 2 });
+  });
+
+  it('skips a thread another process runs, changing nothing of it, and refuses a count that is not one; --help shows the flag', async () => {
+    const sessionId = await writeThread(sandbox.home, 'busy', 12);
+    const bytesBefore = await folderBytes(sandbox.home, sessionId);
+    const store = createFsStore({ dir: sandbox.home });
+    const lease = await store.acquireLease(sessionId, { holder: { pid: process.pid, host: hostname() } });
+    try {
+      const result = await sandbox.json<{
+        langgraph: { pruned: unknown[]; skipped: Array<{ threadId: string; reason: string }> };
+      }>(['sessions', 'cleanup', '--langgraph-keep', '2']);
+      expect(result.langgraph.pruned).toEqual([]);
+      expect(result.langgraph.skipped).toEqual([
+        { threadId: 'busy', sessionId, reason: expect.stringContaining(`is being run by pid ${process.pid}`) },
+      ]);
+      expect(await folderBytes(sandbox.home, sessionId)).toBe(bytesBefore);
+    } finally {
+      await lease.release();
+      await store.close();
+    }
+
+    const help = await sandbox.run(['sessions', 'cleanup', '--help']);
+    expect(help.stdout).toContain('--langgraph-keep <n>');
+    expect(help.stdout).toContain('conclave sessions cleanup --langgraph-keep 20 --dry-run');
+
+    for (const wrong of ['0', 'all', '2.5']) {
+      const refused = await sandbox.run(['sessions', 'cleanup', '--langgraph-keep', wrong]);
+      expect(refused.code).toBe(64);
+      expect(refused.stderr).toContain(`Invalid --langgraph-keep "${wrong}"`);
+      expect(refused.stderr).toContain('--langgraph-keep 20');
+    }
+  });
+});
