@@ -39,6 +39,7 @@ import { decodeItem, type EncodedItem, encodeItem, type ItemCodec, itemKey, stor
 import { checkPruneOptions, type PruneOptions, pruneThreadSession, type ThreadPruneReport } from './prune.js';
 import {
   type CheckpointRecord,
+  eventIdentity,
   listItems,
   type NamespaceIndex,
   ThreadDataProblem,
@@ -568,8 +569,17 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
 
   async #catchUp(thread: Thread): Promise<JournalEvent[]> {
     const events: JournalEvent[] = [];
-    for await (const event of this.store.read(thread.sessionId, { fromSeq: thread.index.lastSeq + 1 }))
-      events.push(event);
+    // From the last event indexed, which must still be there: a prune renumbers the journal.
+    const fromSeq = thread.index.lastEvent === null ? thread.index.lastSeq + 1 : thread.index.lastSeq;
+    for await (const event of this.store.read(thread.sessionId, { fromSeq })) events.push(event);
+    if (thread.index.lastEvent !== null) {
+      const first = events.shift();
+      if (!first || eventIdentity(first) !== thread.index.lastEvent) {
+        thread.index = new ThreadIndex();
+        thread.lists.clear();
+        return this.#catchUp(thread);
+      }
+    }
     this.#applyAll(thread, events);
     return events;
   }
@@ -643,8 +653,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     if (!session) return;
     thread.session = null;
     await session.interrupt(reason).catch(() => undefined);
-    // Only this run wrote while it held the lease: the index has seen all of the journal.
-    thread.index.lastSeq = Math.max(thread.index.lastSeq, session.committedSeq);
+    // The stop journaled just now is read (and checked) by the next catch-up, with anything after it.
     await session.close();
   }
 

@@ -74,8 +74,20 @@ export const writeKey = (taskId: string, index: number): string => `${taskId}\u0
 /** Why an event could not be indexed (the saver turns it into a CheckpointDataError). */
 export class ThreadDataProblem extends Error {}
 
+/**
+ * What tells one event from another at the same seq: a pruned journal is renumbered, so the
+ * event a reader indexed last may be gone or another one now (see `ThreadIndex.lastEvent`).
+ */
+export function eventIdentity(event: JournalEvent): string {
+  const ids =
+    'checkpointId' in event ? [event.namespace, event.checkpointId, 'taskId' in event ? event.taskId : ''] : [];
+  return JSON.stringify([event.seq, event.type, event.at, ...ids]);
+}
+
 export class ThreadIndex {
   lastSeq = 0;
+  /** The identity of the event at `lastSeq` (null when the index holds no event). */
+  lastEvent: string | null = null;
   readonly namespaces = new Map<string, NamespaceIndex>();
 
   namespace(name: string): NamespaceIndex {
@@ -91,6 +103,7 @@ export class ThreadIndex {
   apply(event: JournalEvent): void {
     if (event.seq <= this.lastSeq) return;
     this.lastSeq = event.seq;
+    this.lastEvent = eventIdentity(event);
     if (event.type === 'graph-checkpoint-saved') this.#applyCheckpoint(event);
     else if (event.type === 'graph-writes-saved') this.#applyWrites(event);
   }

@@ -122,6 +122,30 @@ export function describePruneCases(factory: () => Promise<PruneFixture>): void {
     );
   });
 
+  it('a saver elsewhere that read the thread before it was pruned reads it as pruned and goes on writing it', async () => {
+    const { fixture, saver } = await open();
+    const config = { configurable: { thread_id: 'shared' }, durability: 'sync' as const };
+    await rounds(saver, config, 4);
+    const elsewhere = new ResumeCheckpointSaver({ store: fixture.reopen(), leaseIdleMs: 50 });
+    cleanups.push(() => elsewhere.close());
+    const before = await allTuples(elsewhere, 'shared');
+    await saver.pruneThread('shared', { keepLast: 2 });
+    // Thread grows past where it was (in seqs) before the other saver reads again.
+    const graph = reviewGraph().compile({ checkpointer: saver });
+    for (const answer of ['one', 'two', 'three', 'four']) await graph.invoke(new Command({ resume: answer }), config);
+    const pruned = await allTuples(saver, 'shared');
+    const seen = await allTuples(elsewhere, 'shared');
+    expect([...seen.keys()]).toEqual([...pruned.keys()]);
+    for (const [key, tuple] of seen) expect({ key, tuple }).toEqual({ key, tuple: pruned.get(key) });
+    expect([...seen.keys()].filter((key) => before.has(key)).length).toBeLessThan(before.size);
+
+    const state = await reviewGraph()
+      .compile({ checkpointer: elsewhere })
+      .invoke(new Command({ resume: 'from elsewhere' }), config);
+    const latest = await saver.getTuple({ configurable: { thread_id: 'shared' } });
+    expect((latest?.checkpoint.channel_values.messages as unknown[]).length).toBe(state.messages.length);
+  });
+
   it('writes a long message list whole once, in the oldest kept checkpoint, not once per kept checkpoint', async () => {
     const { fixture, saver } = await open();
     const steps = 40;
