@@ -1,20 +1,10 @@
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createFsStore } from '@resume/storage-fs';
 import { describe } from 'vitest';
 import { describePruneCases } from '../testing/prune-cases.js';
-
-/** The bytes of a session's files. */
-async function sessionBytes(directory: string, sessionId: string): Promise<number> {
-  const sessionDirectory = path.join(directory, 'sessions', sessionId);
-  let total = 0;
-  for (const name of await readdir(sessionDirectory)) {
-    const info = await stat(path.join(sessionDirectory, name));
-    if (info.isFile()) total += info.size;
-  }
-  return total;
-}
+import { sessionBytes } from '../testing/session-bytes.js';
 
 describe('pruning a thread on the file store', () => {
   describePruneCases(async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
@@ -9,6 +9,7 @@ import { createFsStore } from '@resume/storage-fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CheckpointDataError } from '../errors/checkpoint-data-error.js';
 import { ThreadConfigError } from '../errors/thread-config-error.js';
+import { sessionBytes } from '../testing/session-bytes.js';
 import { ResumeCheckpointSaver } from './resume-checkpoint-saver.js';
 
 const directories: string[] = [];
@@ -43,16 +44,6 @@ function growingGraph(steps: number) {
     .addNode('speak', (state) => ({ messages: [new AIMessage(text(state.messages.length))] }))
     .addEdge(START, 'speak')
     .addConditionalEdges('speak', (state) => (state.messages.length >= steps ? END : 'speak'));
-}
-
-async function sessionBytes(directory: string, sessionId: string): Promise<number> {
-  const sessionDirectory = path.join(directory, 'sessions', sessionId);
-  let total = 0;
-  for (const name of await readdir(sessionDirectory)) {
-    const info = await stat(path.join(sessionDirectory, name));
-    if (info.isFile()) total += info.size;
-  }
-  return total;
 }
 
 describe('ResumeCheckpointSaver', () => {

@@ -143,7 +143,7 @@ export function describePruneCases(factory: () => Promise<PruneFixture>): void {
       .compile({ checkpointer: elsewhere })
       .invoke(new Command({ resume: 'from elsewhere' }), config);
     const latest = await saver.getTuple({ configurable: { thread_id: 'shared' } });
-    expect((latest?.checkpoint.channel_values.messages as unknown[]).length).toBe(state.messages.length);
+    expect((latest?.checkpoint.channel_values.messages as unknown[] | undefined)?.length).toBe(state.messages.length);
   });
 
   it('writes a long message list whole once, in the oldest kept checkpoint, not once per kept checkpoint', async () => {

@@ -36,40 +36,23 @@ function killingFileSystem(killAt: number): FileSystem {
     size: () => file.size(),
     close: () => file.close(),
   });
+  const changing = ['makeDirectory', 'rename', 'link', 'remove', 'removeTree', 'truncate', 'syncDirectory'] as const;
+  const changed = Object.fromEntries(
+    changing.map((name) => [
+      name,
+      async (...args: unknown[]) => {
+        change();
+        return (files[name] as (...values: unknown[]) => Promise<unknown>).apply(files, args);
+      },
+    ]),
+  ) as Pick<FileSystem, (typeof changing)[number]>;
   return {
     ...files,
+    ...changed,
     openAppend: async (path) => writable(await files.openAppend(path)),
     createExclusive: async (path) => {
       change();
       return writable(await files.createExclusive(path));
-    },
-    makeDirectory: async (path) => {
-      change();
-      return files.makeDirectory(path);
-    },
-    rename: async (from, to) => {
-      change();
-      return files.rename(from, to);
-    },
-    link: async (from, to) => {
-      change();
-      return files.link(from, to);
-    },
-    remove: async (path) => {
-      change();
-      return files.remove(path);
-    },
-    removeTree: async (path) => {
-      change();
-      return files.removeTree(path);
-    },
-    truncate: async (path, length) => {
-      change();
-      return files.truncate(path, length);
-    },
-    syncDirectory: async (path) => {
-      change();
-      return files.syncDirectory(path);
     },
   };
 }
