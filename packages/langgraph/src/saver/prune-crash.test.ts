@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { HumanMessage } from '@langchain/core/messages';
 import { Command } from '@langchain/langgraph';
 import type { CheckpointTuple } from '@langchain/langgraph-checkpoint';
-import type { SessionStore } from '@resume/core/spec';
+import { createProcessProbe, type SessionStore } from '@resume/core/spec';
 import { createFsStore } from '@resume/storage-fs';
 import { createPostgresStore } from '@resume/storage-postgres';
 import {
@@ -20,6 +20,7 @@ import {
 import { type BundledChild, bundleChild, exited, onLines } from '@resume/test-support';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changeWatchingFileSystem } from '../testing/change-watching-file-system.js';
 import { allTuples, reviewGraph } from '../testing/prune-cases.js';
 import type { PruneWorkerConfig } from '../testing/prune-worker.js';
 import { ResumeCheckpointSaver } from './resume-checkpoint-saver.js';
@@ -87,45 +88,99 @@ async function stateOf(
   }
 }
 
-describe('a prune killed at any point, on the file store', () => {
-  it('leaves the thread as before or as after, never in between, and it goes on', async () => {
-    const template = await temporary();
-    const templateStore = createFsStore({ dir: template });
-    await writeThread(templateStore);
-    const before = await allTuples(new ResumeCheckpointSaver({ store: templateStore }), THREAD);
-    await templateStore.close();
+/** A thread on the file store (the template home), as it answers before and after a clean prune. */
+async function fsThread() {
+  const template = await temporary();
+  const templateStore = createFsStore({ dir: template });
+  await writeThread(templateStore);
+  const before = await allTuples(new ResumeCheckpointSaver({ store: templateStore }), THREAD);
+  await templateStore.close();
 
-    const clean = await temporary();
-    await cp(template, clean, { recursive: true });
-    const cleanStore = createFsStore({ dir: clean });
-    const pruner = new ResumeCheckpointSaver({ store: cleanStore });
-    await pruner.pruneThread(THREAD, { keepLast: 2 });
-    const after = await allTuples(pruner, THREAD);
-    await cleanStore.close();
-    expect(after.size).toBeLessThan(before.size);
+  const clean = await temporary();
+  await cp(template, clean, { recursive: true });
+  const cleanStore = createFsStore({ dir: clean });
+  const pruner = new ResumeCheckpointSaver({ store: cleanStore });
+  await pruner.pruneThread(THREAD, { keepLast: 2 });
+  const after = await allTuples(pruner, THREAD);
+  await cleanStore.close();
+  expect(after.size).toBeLessThan(before.size);
+  return { template, before, after };
+}
 
+/** A copy of the template home, its thread's state after `prune` ran on it, and whether the prune finished. */
+async function afterPrune(
+  thread: Awaited<ReturnType<typeof fsThread>>,
+  prune: (dir: string) => Promise<boolean>,
+): Promise<{ state: string; finished: boolean }> {
+  const dir = await temporary();
+  await cp(thread.template, dir, { recursive: true });
+  const finished = await prune(dir);
+  const store = createFsStore({ dir });
+  try {
+    return { state: await stateOf(store, thread.before, thread.after), finished };
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Every state seen, one per point the prune stopped at, must be `before` or `after`; the last run finished. */
+function expectBeforeOrAfter(seen: string[]) {
+  expect(seen.filter((state) => state !== 'before' && state !== 'after')).toEqual([]);
+  expect(seen).toContain('before');
+  expect(seen.filter((state) => state === 'after').length).toBeGreaterThan(1);
+  expect(seen.at(-1)).toBe('after');
+}
+
+describe('a prune stopped at any point, on the file store', () => {
+  it('killed (SIGKILL) before any of its changes to a file: the thread is as before or as after, never in between, and goes on', async () => {
+    const thread = await fsThread();
     const seen: string[] = [];
     for (let killAt = 1; killAt < 200; killAt += 1) {
-      const dir = await temporary();
-      await cp(template, dir, { recursive: true });
-      const { ended } = await runWorker({ store: { kind: 'fs', dir, killAt }, threadId: THREAD, keepLast: 2 });
-      const exit = await ended;
-      const store = createFsStore({ dir });
-      try {
-        const state = await stateOf(store, before, after);
-        seen.push(state);
-        expect({ killAt, state, exit: exit.signal ?? exit.code }).not.toMatchObject({ state: 'broken' });
-      } finally {
-        await store.close();
-      }
-      await rm(dir, { recursive: true, force: true });
-      if (exit.reports.some((report) => report.event === 'done')) break;
-      expect({ killAt, signal: exit.signal, stderr: exit.stderr }).toMatchObject({ signal: 'SIGKILL' });
+      const { state, finished } = await afterPrune(thread, async (dir) => {
+        const { ended } = await runWorker({ store: { kind: 'fs', dir, killAt }, threadId: THREAD, keepLast: 2 });
+        const exit = await ended;
+        const done = exit.reports.some((report) => report.event === 'done');
+        if (!done) expect({ killAt, signal: exit.signal, stderr: exit.stderr }).toMatchObject({ signal: 'SIGKILL' });
+        return done;
+      });
+      seen.push(state);
+      if (finished) break;
     }
-    // Killed before the new journal was in place, and after it (before the lease was given up); the last run finished.
-    expect(seen).toContain('before');
-    expect(seen.filter((state) => state === 'after').length).toBeGreaterThan(1);
-    expect(seen.at(-1)).toBe('after');
+    // Killed before the new journal was in place, and after it (before the lease was given up).
+    expectBeforeOrAfter(seen);
+  }, 300_000);
+
+  it('failing (an I/O error) at any of its changes to a file: the error reaches the caller, the thread is as before or as after', async () => {
+    const thread = await fsThread();
+    const seen: string[] = [];
+    for (let failAt = 1; failAt < 200; failAt += 1) {
+      const { state, finished } = await afterPrune(thread, async (dir) => {
+        let injected = false;
+        const fileSystem = changeWatchingFileSystem((changes) => {
+          if (changes !== failAt) return;
+          injected = true;
+          throw Object.assign(new Error('simulated I/O failure'), { code: 'EIO' });
+        });
+        // Its lease records another process start: once the prune stopped, the lease (still held
+        // where giving it up failed) is taken over as a gone process's, as it is when a process dies.
+        const processProbe = { ...createProcessProbe(), startTime: () => 'the pruning process' };
+        const store = createFsStore({ dir, fileSystem, processProbe });
+        const saver = new ResumeCheckpointSaver({ store });
+        const outcome = await saver.pruneThread(THREAD, { keepLast: 2 }).then(
+          () => null,
+          (error: unknown) => error,
+        );
+        await saver.close();
+        await store.close().catch(() => undefined);
+        if (outcome !== null) expect(String(outcome)).toMatch(/simulated I\/O failure|EIO|I\/O error/i);
+        // A failure the store could do without (removing a snapshot that is not there) leaves the prune done.
+        return !injected;
+      });
+      seen.push(state);
+      if (finished) break;
+    }
+    expectBeforeOrAfter(seen);
   }, 300_000);
 });
 
