@@ -337,6 +337,7 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
         [analysis.keptSeq],
       );
       await client.query(`DELETE FROM ${schema}.events WHERE session_id = $1 AND seq > $2`, [id, analysis.keptSeq]);
+      // Data derived from the journal goes with the events cut here as well, once the store keeps any per session.
     }
     if (removeSnapshot) {
       await setAside(
