@@ -112,7 +112,9 @@ export async function pruneThreadSession(context: PruneContext, options: PruneOp
       bytesAfter: null,
       droppedBytes,
     };
-    if (!lease || !rewrite || plan.events.length === events.length) return report;
+    if (!lease || !rewrite) return report;
+    // Nothing to drop: the journal stays as it is.
+    if (plan.events.length === events.length) return { ...report, bytesAfter: report.bytesBefore };
     const rewritten = await rewrite(sessionId, {
       expectedSeq: events.at(-1)?.seq ?? 0,
       epoch: lease.epoch,
