@@ -87,6 +87,7 @@ import { watchServerWaits } from './server-wait.js';
 import type { EncryptReport } from './session-encryption.js';
 import { createSessionMaintenance } from './session-maintenance.js';
 import { summaryValues } from './summary-columns.js';
+import { measureSchema, type SchemaUsage } from './usage.js';
 import {
   createAppendAnnouncer,
   notificationChannel,
@@ -126,6 +127,8 @@ export interface PostgresStore extends SessionStore {
    * because a live writer might still have named them. Resolves to how many went.
    */
   sweepBlobs(): Promise<number>;
+  /** What each session's rows and the blobs take (`conclave sessions du`), as `measureHome` measures a home. */
+  measureUsage(): Promise<SchemaUsage>;
 }
 
 /** Rows read per round trip when streaming a journal. */
@@ -549,6 +552,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
 
     sweepBlobs: () => blobCollector.collect(null),
+
+    measureUsage: () => measureSchema(query, schema, location),
 
     async getBlob(hash: string) {
       if (!/^[0-9a-f]{64}$/.test(hash)) return null;

@@ -76,5 +76,63 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(
       expect(await store.getBlob(pending)).toBeNull();
       await engine.close();
     });
+
+    it('sessions du shows each session with the file snapshots it names, a shared one counted once', async () => {
+      const env = { CONCLAVE_STORE_URL: cluster.url };
+      const store = createPostgresStore({ connectionString: cluster.url });
+      const engine = createEngine({ store });
+      const content = Buffer.alloc(200_000, 'a file both sessions read\n');
+      const ids: string[] = [];
+      for (const title of ['reads a big file', 'reads it again']) {
+        const session = await engine.createSession({ title, mode: 'custom' });
+        const blob = await store.putBlob(content);
+        session.record({
+          type: 'file-snapshot-taken',
+          path: 'a.txt',
+          hash: blob,
+          size: content.length,
+          blob,
+          access: 'read',
+        });
+        await session.checkpoint('read');
+        await session.complete();
+        await session.close();
+        ids.push(session.id);
+      }
+      await engine.close();
+
+      interface Counted {
+        count: number;
+        bytes: number;
+      }
+      const usage = await sandbox.json<{
+        bytes: number;
+        blobs: Counted;
+        sharedBlobs: Counted;
+        top: Array<{ id: string; bytes: number; journal: number; fileSnapshots: Counted; shared: Counted }>;
+      }>(['sessions', 'du'], { env });
+      expect(usage.blobs).toEqual({ count: 1, bytes: 200_000 });
+      expect(usage.sharedBlobs).toEqual({ count: 1, bytes: 200_000 });
+      const mine = usage.top.filter((session) => ids.includes(session.id));
+      expect(mine).toHaveLength(2);
+      for (const session of mine) {
+        expect(session.fileSnapshots).toEqual({ count: 1, bytes: 200_000 });
+        expect(session.shared).toEqual({ count: 1, bytes: 200_000 });
+        expect(session.journal).toBeGreaterThan(0);
+        // Deleting it frees its rows, not the blob the other session names too.
+        expect(session.bytes).toBeLessThan(200_000);
+      }
+      expect(usage.bytes).toBeGreaterThan(200_000);
+      expect(usage.bytes).toBeLessThan(400_000);
+
+      const human = await sandbox.run(['sessions', 'du'], { env });
+      expect(human.code, human.stderr).toBe(0);
+      expect(human.stdout).toContain('reads a big file');
+      expect(human.stdout).toContain('(1)');
+      expect(human.stdout).toMatch(
+        /blobs [0-9.]+ KB \(1 blob; [0-9.]+ KB of them shared by several sessions, counted once\)\./,
+      );
+      expect(human.stdout).toContain('(schema conclave)');
+    });
   },
 );
