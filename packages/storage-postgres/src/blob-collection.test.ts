@@ -2,8 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { generateDataKey } from '@resume/core/encryption';
-import type { JournalEvent } from '@resume/core/spec';
-import { testHeader, testSummary } from '@resume/core/testing';
+import { fileSnapshotEvent, testHeader, testSummary } from '@resume/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { PostgresStore } from './postgres-store.js';
 import { announceSkip } from './testing/postgres-cluster.js';
@@ -16,17 +15,12 @@ async function sessionSnapshotting(store: PostgresStore, content: Uint8Array): P
   const header = testHeader();
   await store.create(header);
   const blob = await store.putBlob(content);
-  const event: JournalEvent = {
-    seq: 1,
-    at: '2025-06-01T12:00:00.000Z',
-    type: 'file-snapshot-taken',
-    path: 'notes.md',
-    hash: blob,
-    size: content.byteLength,
-    blob,
-    access: 'write',
-  };
-  await store.append(header.id, { expectedSeq: 0, epoch: 0, events: [event], summary: testSummary(header, 1) });
+  await store.append(header.id, {
+    expectedSeq: 0,
+    epoch: 0,
+    events: [fileSnapshotEvent(1, blob, content.byteLength)],
+    summary: testSummary(header, 1),
+  });
   return header.id;
 }
 

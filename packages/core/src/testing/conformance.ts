@@ -25,7 +25,15 @@ import {
   UsageError,
 } from '../spec/index.js';
 import { expect, type TestFunctions } from './assertions.js';
-import { messageEvent, messageEvents, TEST_TIME, testHeader, testSessionId, testSummary } from './session-fixtures.js';
+import {
+  fileSnapshotEvent,
+  messageEvent,
+  messageEvents,
+  TEST_TIME,
+  testHeader,
+  testSessionId,
+  testSummary,
+} from './session-fixtures.js';
 
 export interface ConformanceFixture {
   store: SessionStore;
@@ -559,18 +567,10 @@ export function describeStoreConformance(
       });
 
       /** A session whose journal names `blob` (a file snapshot, as the runner records it), appended under `epoch`. */
+      /** Appends the event naming `blob` to the session, under `epoch`. */
       async function snapshotEvent(id: string, blob: string, size: number, epoch = 0): Promise<void> {
-        const event: JournalEvent = {
-          seq: 1,
-          at: TEST_TIME,
-          type: 'file-snapshot-taken',
-          path: 'notes.md',
-          hash: blob,
-          size,
-          blob,
-          access: 'write',
-        };
-        await store.append(id, { expectedSeq: 0, epoch, events: [event], summary: testSummary(id, 1) });
+        const events = [fileSnapshotEvent(1, blob, size)];
+        await store.append(id, { expectedSeq: 0, epoch, events, summary: testSummary(id, 1) });
       }
       async function sessionNaming(content: Uint8Array): Promise<{ id: string; blob: string }> {
         const id = testSessionId();
