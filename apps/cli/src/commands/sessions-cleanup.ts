@@ -13,7 +13,7 @@ import type { Terminal } from '../output/terminal.js';
 import { applyRetention } from '../sessions/apply-retention.js';
 import type { LangGraphPruneOutcome } from '../sessions/prune-langgraph-threads.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
-import { sweepUnnamedBlobs } from '../sessions/sweep-blobs.js';
+import { blobsRemovedLine, sweepUnnamedBlobs } from '../sessions/sweep-blobs.js';
 
 const cleanupOptionsSchema = z.object({
   olderThan: z.string().optional(),
@@ -73,7 +73,11 @@ export async function cleanupSessionsCommand(
           options.dryRun,
         );
   if (!policy) {
-    if (context.options.json) context.terminal.data(JSON.stringify({ dryRun: options.dryRun, langgraph: langGraph }));
+    // What the dropped checkpoints alone named goes too.
+    const blobsRemoved = options.dryRun ? 0 : await sweepUnnamedBlobs(context);
+    const blobsLine = blobsRemovedLine(blobsRemoved);
+    if (context.options.json)
+      context.terminal.data(JSON.stringify({ dryRun: options.dryRun, langgraph: langGraph, blobsRemoved }));
     else if (langGraph)
       printLangGraph(
         context.terminal,
@@ -84,6 +88,7 @@ export async function cleanupSessionsCommand(
           langGraph.pruned.map((thread) => thread.sessionId),
         ),
       );
+    if (blobsLine && !context.options.json) context.terminal.out(blobsLine);
     if (options.dryRun && !context.options.json) context.terminal.note('Dry run: nothing was changed.');
     return 0;
   }
@@ -128,8 +133,8 @@ export async function cleanupSessionsCommand(
     terminal.out(
       `Deleted ${outcome.purged.length} session${outcome.purged.length === 1 ? '' : 's'} for good: in the trash for more than ${config.trash.keepDays} days.`,
     );
-  if (blobsRemoved > 0)
-    terminal.out(`Removed ${blobsRemoved} stored file${blobsRemoved === 1 ? '' : 's'} no session names any more.`);
+  const blobsLine = blobsRemovedLine(blobsRemoved);
+  if (blobsLine) terminal.out(blobsLine);
   if (langGraph)
     printLangGraph(
       terminal,
