@@ -39,19 +39,17 @@ export async function searchSessionsCommand(
       limit: parsed.data.limit ?? (json ? JSON_DEFAULT_LIMIT : HUMAN_DEFAULT_LIMIT),
     });
     // Numbered as `sessions list` numbers them, from the listing the index keeps.
-    const sessionIds = index.sessionIds();
-    const positions = new Map(sessionIds.map((id, position) => [id, position]));
     const terminal = context.terminal;
     if (json) {
+      const positions = index.positions(hits.map((hit) => hit.sessionId));
       terminal.data(
         JSON.stringify(
           await Promise.all(
             hits.map(async (hit) => {
-              const position = positions.get(hit.sessionId) ?? 0;
               const listed = index.summary(hit.sessionId);
               const summary = listed && (await withLiveStatus(context, listed));
               return {
-                index: position + 1,
+                index: positions.get(hit.sessionId) ?? 0,
                 id: hit.sessionId,
                 title: summary?.title ?? null,
                 name: summary?.name ?? null,
@@ -65,6 +63,7 @@ export async function searchSessionsCommand(
       );
       return 0;
     }
+    const sessionIds = index.sessionIds();
     if (hits.length === 0) {
       terminal.note(
         `No session mentions "${query}" (${sessionIds.length} searched: titles, names, tags, tasks and messages).`,
@@ -72,6 +71,7 @@ export async function searchSessionsCommand(
       return 0;
     }
     const shortId = shortIdsAmong(sessionIds);
+    const positions = new Map(sessionIds.map((id, position) => [id, position]));
     for (const hit of hits) {
       const position = positions.get(hit.sessionId) ?? 0;
       const summary = index.summary(hit.sessionId);

@@ -75,7 +75,11 @@ describe('content index over a file store', () => {
     expect(await again.index.search('idempot')).toEqual(expected);
     expect((await again.index.search('billing'))[0]).toMatchObject({ sessionId: ledger, field: 'title' });
     expect(again.index.summary(ledger)?.title).toBe('billing');
+    expect(again.index.positions([ledger])).toEqual(new Map([[ledger, 2]]));
     expect(again.index.sessionIds()).toHaveLength(2);
+    expect(again.index.sessionIds()[1]).toBe(ledger);
+    // The usage ledger too: every session's summary, from the index.
+    expect(Array.from((await again.index.usage()).sessions.keys()).sort()).toEqual(again.index.sessionIds().sort());
     again.index.close();
     expect(again.counts).toEqual({ lists: 0, reads: 0 });
 

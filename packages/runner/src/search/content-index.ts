@@ -103,6 +103,8 @@ export interface ContentIndex {
   update(): Promise<ContentIndexUpdate>;
   /** The ids of the sessions as of the last update, newest first (the trash left out), as `sessions list` numbers them. */
   sessionIds(): string[];
+  /** The numbers (from 1) of these sessions in `sessionIds()`, without listing them all (a session not there is left out). */
+  positions(sessionIds: readonly string[]): Map<string, number>;
   /** A session's summary as of the last update (as the store listed it). */
   summary(sessionId: string): SessionSummary | undefined;
   /** Hits best first: each matching message, and each session whose name, title, tags or task match. */
@@ -267,6 +269,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
   };
   let listed = new Map<string, ListedSession>();
   let listedFromIndex = false;
+  let listedInFull = false;
   let sessions = new Map<number, { id: string; taskSeq: number | null }>();
   // One update at a time in this process; other processes wait on SQLite's write lock.
   let updating: Promise<ContentIndexUpdate> | null = null;
@@ -324,39 +327,60 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
   }
 
   /**
-   * The sessions from the index alone when the store's stamp is the one the index last saw
-   * (nothing was created, written or deleted since); false when it is not.
+   * Whether the store's stamp is the one the index last saw (nothing was created, written or
+   * deleted since): then the sessions come from the index, each looked up when a query first
+   * needs it (a hit's), all of them only for the listing's order or the usage.
    */
   function loadWhileStamped(stamp: string): boolean {
-    database.exec('BEGIN');
-    try {
-      const saved = statement("SELECT value FROM meta WHERE key = 'stamp'").get();
-      if (saved?.value !== stamp) return false;
-      const byId = new Map<string, ListedSession>();
-      const numbered = new Map<number, { id: string; taskSeq: number | null }>();
-      // Newest first, as the stores list (by `updatedAt`, then id).
-      const rows = statement(
-        'SELECT number, id, task_seq, trashed FROM sessions ORDER BY updated_at DESC, id DESC',
-      ).all();
-      for (const row of rows) {
-        const number = Number(row.number);
-        let parsed: SessionSummary | undefined;
-        const summary = () => {
-          parsed ??= JSON.parse(
-            String(statement('SELECT summary FROM summaries WHERE number = ?').get(number)?.summary),
-          ) as SessionSummary;
-          return parsed;
-        };
-        byId.set(String(row.id), { trashed: row.trashed === 1, summary });
-        numbered.set(number, { id: String(row.id), taskSeq: row.task_seq === null ? null : Number(row.task_seq) });
-      }
-      listed = byId;
-      listedFromIndex = true;
-      sessions = numbered;
-      return true;
-    } finally {
-      database.exec('COMMIT');
-    }
+    const saved = statement("SELECT value FROM meta WHERE key = 'stamp'").get();
+    if (saved?.value !== stamp) return false;
+    listed = new Map();
+    sessions = new Map();
+    listedFromIndex = true;
+    listedInFull = false;
+    return true;
+  }
+
+  function rememberRow(row: Record<string, unknown>): void {
+    const number = Number(row.number);
+    let parsed: SessionSummary | undefined;
+    const summary = () => {
+      parsed ??= JSON.parse(
+        String(statement('SELECT summary FROM summaries WHERE number = ?').get(number)?.summary),
+      ) as SessionSummary;
+      return parsed;
+    };
+    listed.set(String(row.id), { trashed: row.trashed === 1, summary });
+    sessions.set(number, { id: String(row.id), taskSeq: row.task_seq === null ? null : Number(row.task_seq) });
+  }
+
+  /** Every session from the index, newest first as the stores list (by `updatedAt`, then id). */
+  function listInFull(): void {
+    if (!listedFromIndex || listedInFull) return;
+    listed = new Map();
+    sessions = new Map();
+    const rows = statement(
+      'SELECT number, id, task_seq, trashed FROM sessions ORDER BY updated_at DESC, id DESC',
+    ).all();
+    for (const row of rows) rememberRow(row);
+    listedInFull = true;
+  }
+
+  /** The session of a row's number (looked up in the index when it lists from there). */
+  function sessionOf(number: number): { id: string; taskSeq: number | null } | undefined {
+    const known = sessions.get(number);
+    if (known || !listedFromIndex || listedInFull) return known;
+    const row = statement('SELECT number, id, task_seq, trashed FROM sessions WHERE number = ?').get(number);
+    if (row) rememberRow(row);
+    return sessions.get(number);
+  }
+
+  function listedOf(sessionId: string): ListedSession | undefined {
+    const known = listed.get(sessionId);
+    if (known || !listedFromIndex || listedInFull) return known;
+    const row = statement('SELECT number, id, task_seq, trashed FROM sessions WHERE id = ?').get(sessionId);
+    if (row) rememberRow(row);
+    return listed.get(sessionId);
   }
 
   // An index that keeps no words keeps no titles or tasks either (and is never trusted on its stamp).
@@ -475,14 +499,14 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
   }
 
   const searchable = (sessionId: string | undefined): sessionId is string =>
-    sessionId !== undefined && listed.get(sessionId)?.trashed === false;
+    sessionId !== undefined && listedOf(sessionId)?.trashed === false;
 
   function hitAt(rowId: number, terms: readonly SearchTerm[]): ContentHit | null {
-    const indexed = sessions.get(Math.floor(rowId / SESSION_SPAN));
+    const indexed = sessionOf(Math.floor(rowId / SESSION_SPAN));
     if (!indexed || !searchable(indexed.id)) return null;
     const sessionId = indexed.id;
     const seq = rowId % SESSION_SPAN;
-    const summary = listed.get(sessionId)?.summary();
+    const summary = listedOf(sessionId)?.summary();
     if (seq === 0 && summary) {
       const texts = summaryTexts(summary);
       for (const field of summaryFields) {
@@ -509,6 +533,24 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     };
   }
 
+  function sessionIds(): string[] {
+    listInFull();
+    return Array.from(listed).flatMap(([id, session]) => (session.trashed ? [] : [id]));
+  }
+
+  function positions(ids: readonly string[]): Map<string, number> {
+    if (!listedFromIndex || listedInFull) {
+      const wanted = new Set(ids);
+      return new Map(sessionIds().flatMap((id, at) => (wanted.has(id) ? [[id, at + 1] as const] : [])));
+    }
+    // Numbered in the index, in one pass over its order, without listing every session here.
+    const rows = statement(`
+      SELECT id, position FROM (
+        SELECT id, row_number() OVER (ORDER BY updated_at DESC, id DESC) AS position FROM sessions WHERE trashed = 0
+      ) WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids));
+    return new Map(rows.map((row) => [String(row.id), Number(row.position)]));
+  }
+
   /** Every followed session's summary (the usage's dimensions), read at once when they come from the index. */
   function allSummaries(): Map<string, SessionSummary> {
     if (!listedFromIndex) return new Map(Array.from(listed, ([id, session]) => [id, session.summary()]));
@@ -530,8 +572,9 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
   return {
     file,
     update,
-    sessionIds: () => Array.from(listed).flatMap(([id, session]) => (session.trashed ? [] : [id])),
-    summary: (sessionId) => listed.get(sessionId)?.summary(),
+    sessionIds,
+    positions,
+    summary: (sessionId) => listedOf(sessionId)?.summary(),
     async search(query, searchOptions = {}) {
       const limit = searchOptions.limit ?? 50;
       const { terms, rowIds } = await matchingRows(
@@ -553,7 +596,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
         query,
         `SELECT DISTINCT rowid / ${SESSION_SPAN} AS rowid FROM texts WHERE texts MATCH ?`,
       );
-      const ids = rowIds.map((number) => sessions.get(number)?.id);
+      const ids = rowIds.map((number) => sessionOf(number)?.id);
       return new Set(ids.filter(searchable));
     },
     async *sessionHits(query, hitsOptions = {}) {
@@ -561,7 +604,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       // In row order: a session's name, title, tags and task first, then its messages as they came.
       const rowsBySession = new Map<string, number[]>();
       for (const rowId of rowIds) {
-        const sessionId = sessions.get(Math.floor(rowId / SESSION_SPAN))?.id;
+        const sessionId = sessionOf(Math.floor(rowId / SESSION_SPAN))?.id;
         if (!searchable(sessionId)) continue;
         const rows = rowsBySession.get(sessionId);
         if (rows) rows.push(rowId);
@@ -580,6 +623,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     },
     async usage() {
       await update();
+      listInFull();
       const entries: UsageEntry[] = [];
       const own = statement(`
         SELECT session, substr(at, 1, 13) AS hour, provider, model, count(*) AS calls,
