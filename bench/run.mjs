@@ -126,6 +126,9 @@ await (await import('./src/peers.mjs')).runPeersSection({ quick });
 // LangGraph checkpointers: ResumeCheckpointSaver vs SqliteSaver vs MemorySaver on a 1,000-step graph.
 await (await import('./src/langgraph.mjs')).runLangGraphSection({ quick });
 
+// LangGraph reads against the thread length: cold getTuple, list(10) and list() at 1,000 and 10,000 checkpoints.
+await (await import('./src/langgraph-reads.mjs')).runLangGraphReadsSection({ quick });
+
 // The PostgreSQL store beside the file store (a throw-away local cluster; skipped with a note when none can start).
 process.stdout.write('\nPostgreSQL store vs file store\n');
 const { spawnSync } = await import('node:child_process');

@@ -28,6 +28,7 @@ import {
   sessionQuerySchema,
   type VerifyReport,
 } from '@resume/core/spec';
+import { createBlobCollector } from './blobs/blob-collection.js';
 import { createBlobStore } from './blobs/blob-store.js';
 import { writeFileAtomically } from './file-system/atomic-write.js';
 import { createNodeFileSystem, errorCode, type FileSystem } from './file-system/file-system.js';
@@ -208,6 +209,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     keyring: context.keyring,
   });
   const blobs = createBlobStore(context, layout);
+  const blobCollector = createBlobCollector(context, journals);
   const requests = createSessionRequests(context, layout);
   const leaseDirectory = (id: string) => paths.inSession(id, LEASE_DIRECTORY);
 
@@ -263,6 +265,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     return context.exclusive(id, async () => {
       snapshots.forget(id);
       await appender.drop(id);
+      const named = await blobCollector.namedBy(id);
       // Renamed away first so the session disappears at once, even if removing its files is slow or interrupted.
       const trash = path.join(paths.sessions, `.deleting-${id}-${Date.now().toString(36)}`);
       try {
@@ -275,6 +278,8 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       await plain.removeTree(trash);
       await index.endWriting(id);
       index.forget(id);
+      // Looked for after the session is gone: two deletions at once each see the other's session gone or still there.
+      await blobCollector.collect(named, Date.now());
       return true;
     });
   };

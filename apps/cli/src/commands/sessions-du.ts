@@ -12,8 +12,9 @@ const HUMAN_DEFAULT_TOP = 10;
 
 const duOptionsSchema = z.object({ top: z.coerce.number().int().positive().optional() });
 
-/** Folder and the blobs it names: what deleting the session could free at most. */
-const heldBytes = (usage: SessionUsage) => usage.bytes + (usage.fileSnapshots?.bytes ?? 0) + (usage.blobs?.bytes ?? 0);
+/** Folder and the blobs only it names: what deleting the session for good frees. */
+const heldBytes = (usage: SessionUsage) =>
+  usage.bytes + (usage.fileSnapshots?.bytes ?? 0) + (usage.blobs?.bytes ?? 0) - (usage.shared?.bytes ?? 0);
 
 export async function duSessionsCommand(context: CliContext, rawOptions: Record<string, unknown>): Promise<number> {
   const parsed = duOptionsSchema.safeParse(rawOptions);
@@ -46,6 +47,7 @@ export async function duSessionsCommand(context: CliContext, rawOptions: Record<
         sessions: { count: usage.sessionCount, bytes: usage.sessions },
         trash,
         blobs: usage.blobs,
+        sharedBlobs: usage.sharedBlobs,
         index: usage.index,
         other: usage.other,
         top: top.map((session) => sessionItem(session, summaries.get(session.id))),
@@ -77,6 +79,7 @@ function sessionItem(session: SessionUsage, summary: SessionSummary | undefined)
     other: session.other,
     fileSnapshots: session.fileSnapshots,
     blobs: session.blobs,
+    shared: session.shared,
   };
 }
 
@@ -88,7 +91,7 @@ function printTop(context: CliContext, top: SessionUsage[], summaries: Map<strin
   }
   const shortId = shortIdsAmong(top.map((session) => session.id));
   const idWidth = Math.max(10, ...top.map((session) => shortId(session.id).length));
-  const columns = ['TOTAL', 'JOURNAL', 'SNAPSHOTS', 'FILE SNAPSHOTS', 'BLOBS', 'OTHER'];
+  const columns = ['TOTAL', 'JOURNAL', 'SNAPSHOTS', 'FILE SNAPSHOTS', 'BLOBS', 'SHARED', 'OTHER'];
   const widths = columns.map((column) => Math.max(9, column.length));
   const row = (cells: string[]) => cells.map((cell, position) => cell.padStart(widths[position] ?? 9)).join('  ');
   terminal.out(terminal.dim(`${'ID'.padEnd(idWidth)}  ${row(columns)}  TITLE`));
@@ -103,13 +106,18 @@ function printTop(context: CliContext, top: SessionUsage[], summaries: Map<strin
       formatBytes(session.snapshots),
       blobCell(session.fileSnapshots),
       blobCell(session.blobs),
+      blobCell(session.shared),
       formatBytes(session.other),
     ];
     terminal.out(`${shortId(session.id).padEnd(idWidth)}  ${row(cells)}  ${truncate(title, 50)}`);
   }
   if (top.some((session) => session.blobs === null))
     terminal.note(terminal.dim('?: an encrypted session names its blobs sealed; they count in the blobs total.'));
-  terminal.note(terminal.dim('Blobs are stored once per content: sessions that name the same content share it.'));
+  terminal.note(
+    terminal.dim(
+      'Blobs are stored once per content (per key on an encrypted home). SHARED: the blobs other sessions name too, counted in their columns but not in TOTAL (deleting the session does not free them); a blob goes when its last session is deleted for good.',
+    ),
+  );
 }
 
 function totalLine(usage: HomeUsage, trash: { count: number; bytes: number }): string {
@@ -117,7 +125,7 @@ function totalLine(usage: HomeUsage, trash: { count: number; bytes: number }): s
   return [
     `Total ${formatBytes(usage.bytes)} in ${usage.home}:`,
     `sessions ${formatBytes(usage.sessions)} (${plural(usage.sessionCount, 'session')}; in the trash ${formatBytes(trash.bytes)}, ${trash.count}),`,
-    `blobs ${formatBytes(usage.blobs.bytes)} (${plural(usage.blobs.count, 'blob')}),`,
+    `blobs ${formatBytes(usage.blobs.bytes)} (${plural(usage.blobs.count, 'blob')}${usage.sharedBlobs?.count ? `; ${formatBytes(usage.sharedBlobs.bytes)} of them shared by several sessions, counted once` : ''}),`,
     `index ${formatBytes(usage.index)}, other ${formatBytes(usage.other)}.`,
   ].join(' ');
 }

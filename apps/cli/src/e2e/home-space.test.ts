@@ -29,6 +29,7 @@ interface Usage {
     snapshots: number;
     fileSnapshots: { count: number; bytes: number } | null;
     blobs: { count: number; bytes: number } | null;
+    shared: { count: number; bytes: number } | null;
   }[];
 }
 
@@ -109,6 +110,53 @@ describe('conclave sessions du', () => {
     const badTop = await sandbox.run(['sessions', 'du', '--top', 'many']);
     expect(badTop.code).toBe(64);
     expect(badTop.stderr).toContain('--top');
+  });
+});
+
+describe('file snapshots shared between sessions', () => {
+  let sandbox: Sandbox;
+  beforeEach(async () => {
+    sandbox = await createSandbox();
+  });
+  afterEach(() => sandbox.remove());
+
+  it('stores one blob for two sessions snapshotting the same file, says it is shared, and removes it with the last session', async () => {
+    const content = 'y'.repeat(MEGABYTE);
+    const first = await sessionWithFileSnapshot(sandbox, content);
+    const alone = bytesUnder(sandbox.home);
+    const second = await sessionWithFileSnapshot(sandbox, content);
+    expect(bytesUnder(sandbox.home) - alone).toBeLessThan(MEGABYTE / 4);
+
+    const usage = await sandbox.json<Usage & { sharedBlobs: { count: number; bytes: number } }>(['sessions', 'du']);
+    expect(usage.blobs.count).toBe(1);
+    expect(usage.sharedBlobs).toEqual({ count: 1, bytes: MEGABYTE });
+    expect(usage.bytes).toBe(bytesUnder(sandbox.home));
+    for (const id of [first, second]) {
+      const entry = usage.top.find((session) => session.id === id);
+      expect(entry?.shared).toEqual({ count: 1, bytes: MEGABYTE });
+      // What deleting the session frees: not the shared megabyte.
+      expect(entry?.bytes).toBeLessThan(MEGABYTE / 4);
+    }
+    const human = await sandbox.run(['sessions', 'du']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/SHARED/);
+    expect(human.stdout).toMatch(/1\.0 MB \(1\)/);
+    expect(human.stdout).toContain('1.0 MB of them shared by several sessions, counted once');
+
+    expect((await sandbox.run(['sessions', 'delete', first, '--now'])).code).toBe(0);
+    const afterOne = await sandbox.json<Usage>(['sessions', 'du']);
+    expect(afterOne.blobs.count).toBe(1);
+    const kept = afterOne.top.find((session) => session.id === second);
+    expect(kept?.shared).toEqual({ count: 0, bytes: 0 });
+    expect(kept?.bytes).toBeGreaterThan(MEGABYTE);
+
+    expect((await sandbox.run(['sessions', 'delete', second])).code).toBe(0);
+    expect((await sandbox.json<Usage>(['sessions', 'du'])).blobs.count).toBe(1);
+    const emptied = await sandbox.run(['sessions', 'trash', '--empty']);
+    expect(emptied.code, emptied.stderr).toBe(0);
+    const afterBoth = await sandbox.json<Usage>(['sessions', 'du']);
+    expect(afterBoth.blobs).toEqual({ count: 0, bytes: 0 });
+    expect(afterBoth.bytes).toBeLessThan(MEGABYTE / 4);
   });
 });
 

@@ -44,7 +44,11 @@ export function createBlobStore(context: StoreContext, layout: Layout): BlobStor
       const created = await makeDirectory(plain, directory);
       // A blob folder replaced by a symlink would take the write out of the store.
       await layout.requireDirectory(directory);
-      if ((await plain.status(target))?.isFile) return hash;
+      if ((await plain.status(target))?.isFile) {
+        // Put again: renewed, so a deletion looking for the blob's last reference keeps it.
+        await plain.touch?.(target).catch(() => {});
+        if ((await plain.status(target))?.isFile) return hash;
+      }
       const stored = key
         ? Buffer.concat([frameObject({ sealedBlob: { key: key.id } }), sealBytes(key, blobPlace(hash), content)])
         : content;

@@ -76,6 +76,8 @@ export interface FileSystem {
   remove(path: string): Promise<void>;
   removeTree(path: string): Promise<void>;
   truncate(path: string, length: number): Promise<void>;
+  /** Sets a file's modification time to now, a symlink itself and not its target (optional). */
+  touch?(path: string): Promise<void>;
   /** Makes a directory's entries (created, renamed, removed files) durable. */
   syncDirectory(path: string): Promise<void>;
   /** Whether a path exists (symlinks not followed), answered at once: for cheap checks on the append path (optional). */
@@ -285,6 +287,10 @@ export function createNodeFileSystem(): FileSystem {
       } finally {
         await handle.close();
       }
+    },
+    async touch(path) {
+      const now = new Date();
+      await fs.lutimes(path, now, now);
     },
     async syncDirectory(path) {
       const handle = await fs.open(path, constants.O_RDONLY | constants.O_DIRECTORY);

@@ -324,7 +324,9 @@ export function createSummaryIndex(context: SummaryIndexContext): SummaryIndex {
       dirty = false;
       const key = context.keyring?.current() ?? null;
       const content = { entries: [...entries.values()], stamp };
-      const file = key ? frameJson(sealedObjectJson(key, INDEX_PLACE, { v: 1 }, content)) : frameObject({ v: 1, ...content });
+      const file = key
+        ? frameJson(sealedObjectJson(key, INDEX_PLACE, { v: 1 }, content))
+        : frameObject({ v: 1, ...content });
       try {
         await context.fileSystem.makeDirectory(path.dirname(context.indexFile)).catch(() => {});
         await writeFileAtomically(context.fileSystem, context.indexFile, file);

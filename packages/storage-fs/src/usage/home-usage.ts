@@ -25,6 +25,11 @@ export interface SessionUsage {
    */
   fileSnapshots: { count: number; bytes: number } | null;
   blobs: { count: number; bytes: number } | null;
+  /**
+   * Of those, the blobs other sessions name too (stored once for all of them): deleting this
+   * session does not free them. Null when the blobs were not measured.
+   */
+  shared: { count: number; bytes: number } | null;
 }
 
 export interface HomeUsage {
@@ -36,6 +41,8 @@ export interface HomeUsage {
   sessionCount: number;
   /** The shared blob store, each content once. */
   blobs: { count: number; bytes: number };
+  /** Of those, the ones several sessions name (null when the blobs were not measured). */
+  sharedBlobs: { count: number; bytes: number } | null;
   /** index/: the listing cache and the content search index. */
   index: number;
   /** Everything else (keys, config, leftovers of interrupted deletions). */
@@ -90,6 +97,7 @@ export function measureSessionFolder(folder: string, id: string): SessionUsage {
     other: 0,
     fileSnapshots: null,
     blobs: null,
+    shared: null,
   };
   for (const entry of entries(folder)) {
     const target = path.join(folder, entry.name);
@@ -114,16 +122,18 @@ function readJournal(folder: string): string | null {
   }
 }
 
-function countBlobs(
-  journal: string,
-  pattern: RegExp,
-  blobSize: (hash: string) => number,
-): { count: number; bytes: number } {
-  const seen = new Set<string>();
-  for (const match of journal.matchAll(pattern)) seen.add(match[1] as string);
+function namedBlobs(journal: string, pattern: RegExp): Set<string> {
+  return new Set(Array.from(journal.matchAll(pattern), (match) => match[1] as string));
+}
+
+function countBlobs(hashes: Iterable<string>, blobSize: (hash: string) => number): { count: number; bytes: number } {
+  let count = 0;
   let bytes = 0;
-  for (const hash of seen) bytes += blobSize(hash);
-  return { count: seen.size, bytes };
+  for (const hash of hashes) {
+    count += 1;
+    bytes += blobSize(hash);
+  }
+  return { count, bytes };
 }
 
 /** Measures the home at `dir`: nothing is written, a missing home measures empty. */
@@ -141,6 +151,8 @@ export function measureHome(dir: string, options: MeasureHomeOptions = {}): Home
   }
   const blobSize = (hash: string) => blobSizes.get(hash) ?? 0;
   const bySession: SessionUsage[] = [];
+  /** The blobs each measured session names, to tell the ones several sessions share. */
+  const named = new Map<SessionUsage, Set<string>>();
   let sessions = 0;
   for (const entry of entries(sessionsDirectory)) {
     const folder = path.join(sessionsDirectory, entry.name);
@@ -156,12 +168,29 @@ export function measureHome(dir: string, options: MeasureHomeOptions = {}): Home
     if (options.blobs) {
       const journal = readJournal(folder);
       if (journal !== null && !journal.includes('"sealed":')) {
-        usage.fileSnapshots = countBlobs(journal, FILE_SNAPSHOT_REFERENCE, blobSize);
-        usage.blobs = countBlobs(journal, OTHER_BLOB_REFERENCE, blobSize);
+        const fileSnapshots = namedBlobs(journal, FILE_SNAPSHOT_REFERENCE);
+        const others = namedBlobs(journal, OTHER_BLOB_REFERENCE);
+        usage.fileSnapshots = countBlobs(fileSnapshots, blobSize);
+        usage.blobs = countBlobs(others, blobSize);
+        named.set(usage, new Set([...fileSnapshots, ...others]));
       }
     }
     sessions += usage.bytes;
     bySession.push(usage);
+  }
+  const namers = new Map<string, number>();
+  for (const hashes of named.values()) for (const hash of hashes) namers.set(hash, (namers.get(hash) ?? 0) + 1);
+  const sharedBlobs = options.blobs
+    ? countBlobs(
+        [...namers].filter(([hash, count]) => count > 1 && blobSizes.has(hash)).map(([hash]) => hash),
+        blobSize,
+      )
+    : null;
+  for (const [usage, hashes] of named) {
+    usage.shared = countBlobs(
+      [...hashes].filter((hash) => (namers.get(hash) ?? 0) > 1 && blobSizes.has(hash)),
+      blobSize,
+    );
   }
   bySession.sort((left, right) => right.bytes - left.bytes || left.id.localeCompare(right.id));
   let blobBytes = 0;
@@ -179,6 +208,7 @@ export function measureHome(dir: string, options: MeasureHomeOptions = {}): Home
     sessions,
     sessionCount: bySession.length,
     blobs: { count: blobSizes.size, bytes: blobBytes },
+    sharedBlobs,
     index,
     other,
     bySession,

@@ -1,0 +1,135 @@
+// LangGraph reads against the length of the thread: a StateGraph whose state is small and
+// fixed in size (a counter and a ~1 KB note, both replaced at every step), run for 1,000 and
+// 10,000 steps with `durability: 'sync'`, so a checkpoint's channels stay the same size and
+// only the number of checkpoints grows. Measured from a new saver instance over the reopened
+// store (nothing read yet): getTuple of the latest, list({ limit: 10 }), list() of the whole
+// thread; ResumeCheckpointSaver over the file store beside LangGraph's SqliteSaver (as shipped,
+// over node:sqlite, see sqlite-saver.mjs). A read that does not grow with the thread takes the
+// same time at 10,000 as at 1,000.
+// Runs from `pnpm bench` or alone: `node bench/src/langgraph-reads.mjs [--quick]`.
+import { mkdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
+import { ResumeCheckpointSaver } from '@resume/langgraph';
+import { createFsStore } from '@resume/storage-fs';
+import { getTupleUs, listUs } from './langgraph.mjs';
+import { benchSection } from './measure.mjs';
+import { sqliteSaverOnNodeSqlite } from './sqlite-saver.mjs';
+
+const noteText = (index) =>
+  `step ${index}: ${'the planner revised its estimate and noted what changed since the last step. '.repeat(15)}`.slice(
+    0,
+    1024,
+  );
+
+const State = Annotation.Root({
+  count: Annotation({ reducer: (_left, right) => right, default: () => 0 }),
+  note: Annotation({ reducer: (_left, right) => right, default: () => '' }),
+});
+
+async function runSmallStateGraph(saver, steps) {
+  const graph = new StateGraph(State)
+    .addNode('step', (state) => ({ count: state.count + 1, note: noteText(state.count + 1) }))
+    .addEdge(START, 'step')
+    .addConditionalEdges('step', (state) => (state.count >= steps ? END : 'step'))
+    .compile({ checkpointer: saver });
+  await graph.invoke(
+    { count: 0, note: '' },
+    { configurable: { thread_id: 'bench' }, recursionLimit: steps + 10, durability: 'sync' },
+  );
+}
+
+/** Cold reads of one thread: each figure from a saver of its own that read nothing yet (us). */
+async function coldReads(open) {
+  const getter = await open();
+  const coldUs = await getTupleUs(getter.saver, 1);
+  await getter.close();
+  const lister = await open();
+  const list = await listUs(lister.saver);
+  await lister.close();
+  return { coldUs, list };
+}
+
+async function measureResume(root, steps) {
+  const directory = path.join(root, `resume-${steps}`);
+  const store = createFsStore({ dir: directory });
+  const writer = new ResumeCheckpointSaver({ store });
+  await runSmallStateGraph(writer, steps);
+  await writer.close();
+  await store.close();
+  return coldReads(async () => {
+    const reopened = createFsStore({ dir: directory });
+    const saver = new ResumeCheckpointSaver({ store: reopened });
+    return {
+      saver,
+      close: async () => {
+        await saver.close();
+        await reopened.close();
+      },
+    };
+  });
+}
+
+async function measureSqlite(root, steps) {
+  const directory = path.join(root, `sqlite-${steps}`);
+  mkdirSync(directory, { recursive: true });
+  const file = path.join(directory, 'checkpoints.sqlite');
+  const { saver, database } = sqliteSaverOnNodeSqlite(file, { synchronous: 'NORMAL' });
+  await runSmallStateGraph(saver, steps);
+  database.prepare('PRAGMA wal_checkpoint(TRUNCATE)').all();
+  database.close();
+  return coldReads(async () => {
+    const reopened = sqliteSaverOnNodeSqlite(file, { synchronous: 'NORMAL' });
+    return { saver: reopened.saver, close: async () => reopened.database.close() };
+  });
+}
+
+export async function measureLangGraphReads({ quick = false } = {}) {
+  const lengths = quick ? [300, 1_000] : [1_000, 10_000];
+  const root = await mkdtemp(path.join(tmpdir(), 'conclave-langgraph-reads-'));
+  try {
+    // Warm-up: module loading and JIT, outside the figures.
+    await measureResume(root, 50);
+    const rows = [];
+    for (const steps of lengths) {
+      rows.push({ steps, resume: await measureResume(root, steps), sqlite: await measureSqlite(root, steps) });
+    }
+    return { rows };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+const pad = (value, width = 14) => String(value).padStart(width);
+const milli = (us) => `${(us / 1000).toFixed(1)} ms`;
+
+export function formatLangGraphReads(result) {
+  const lines = [
+    'LangGraph reads against the thread length: state = a counter and a ~1 KB note, cold (a new saver on the reopened store)',
+    `${'checkpoints'.padEnd(13)}${'checkpointer'.padEnd(28)}${pad('getTuple')}${pad('list(10)')}${pad('list()')}`,
+  ];
+  for (const { steps, resume, sqlite } of result.rows) {
+    for (const [name, row] of [
+      ['ResumeCheckpointSaver (fs)', resume],
+      ['SqliteSaver (as shipped)', sqlite],
+    ]) {
+      lines.push(
+        `${String(steps).padEnd(13)}${name.padEnd(28)}${pad(milli(row.coldUs))}${pad(milli(row.list.newestUs))}${pad(milli(row.list.wholeUs))}`,
+      );
+    }
+  }
+  const longest = result.rows.at(-1);
+  const verdict = (ok) => (ok ? 'ok' : 'MISSED');
+  lines.push(
+    `  cold getTuple at ${longest.steps}: ${milli(longest.resume.coldUs)}  ${verdict(longest.resume.coldUs < 10_000)} (goal < 10 ms)`,
+    `  cold list({ limit: 10 }) at ${longest.steps}: ${milli(longest.resume.list.newestUs)}  ${verdict(longest.resume.list.newestUs < 10_000)} (goal < 10 ms)`,
+    `  list() at ${longest.steps}: Resume ${milli(longest.resume.list.wholeUs)}, SqliteSaver ${milli(longest.sqlite.list.wholeUs)}  ` +
+      `${verdict(longest.resume.list.wholeUs <= longest.sqlite.list.wholeUs)} (goal: no slower than SqliteSaver)`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** The section `pnpm bench` runs: measures, prints, returns the figures. */
+export const runLangGraphReadsSection = benchSection(import.meta.url, measureLangGraphReads, formatLangGraphReads);
