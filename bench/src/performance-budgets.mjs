@@ -402,7 +402,7 @@ export function performanceRows(result, storage) {
     rows.push([
       "  content index vs the sessions' bytes",
       search.indexRatio,
-      0.25,
+      0.2,
       'x',
       `${(search.indexBytes / 1e6).toFixed(1)} MB vs ${(search.sessionBytes / 1e6).toFixed(1)} MB`,
     ]);
