@@ -57,7 +57,7 @@ async function maskProcessTitle(args: string[]): Promise<void> {
 
 /** `sessions list --json` from the stamped listing index, when it can vouch for itself (sessions/quick-list.ts). */
 async function listedQuickly(args: string[]): Promise<boolean> {
-  if (args[0] !== 'sessions' || !args.includes('--json')) return false;
+  if (args[0] !== 'sessions' || (args[1] !== 'list' && args[1] !== 'ls') || !args.includes('--json')) return false;
   const { quickListJson } = await import('../sessions/quick-list.js');
   const listed = quickListJson(args, { env: process.env, cwd: process.cwd(), userHome: homedir() });
   if (listed === null) return false;

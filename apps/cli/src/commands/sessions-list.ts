@@ -85,7 +85,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   const search =
     options.search === undefined
       ? null
-      : await searchFor(context, options.search, all, (found) =>
+      : await searchFor(context, options.search, (found) =>
           matching
             .filter(({ summary }) => found.has(summary.id))
             .slice(0, limit)
@@ -168,7 +168,6 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
 async function searchFor(
   context: CliContext,
   query: string,
-  sessions: SessionSummary[],
   shownOf: (found: Set<string>) => string[],
 ): Promise<{ found: Set<string>; hits: Map<string, ContentHit> }> {
   const { parseQuery } = await import('@resume/runner/search');
@@ -177,7 +176,7 @@ async function searchFor(
       hint: 'conclave sessions list --search "event sourcing"',
     });
   }
-  const index = await openContentSearch(context, sessions);
+  const index = await openContentSearch(context);
   try {
     const found = await index.matchingSessions(query);
     const hits = new Map<string, ContentHit>();

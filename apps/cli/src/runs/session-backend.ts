@@ -54,6 +54,12 @@ export async function openSessionBackend(context: CliContext) {
       store: engine.store,
       // Encrypted at rest: no index of the words (the picker then reads the sessions it searches), the usage table alone.
       indexTexts: context.config().config.encryption !== 'on',
+      ...(engine.store.kind === 'fs'
+        ? {
+            storeStamp: async (previous: string | null) =>
+              (await import('@resume/storage-fs/listing')).sessionsStamp(engine.store.location, previous),
+          }
+        : {}),
     },
   });
   return { tui, backend };

@@ -13,9 +13,17 @@ export function contentIndexFile(store: Pick<SessionStore, 'kind' | 'location'>,
   return path.join(home, 'index', `content-${store.kind}-${which}.sqlite`);
 }
 
-/** The index over `sessions` (the listing the command just made), up to date with them. */
-export async function openContentSearch(context: CliContext, sessions: SessionSummary[]): Promise<ContentIndex> {
-  if (context.config().config.encryption === 'on') {
+/**
+ * The content index of the configured store, as `sessions search`, `sessions list --search` and
+ * `conclave usage` open it. For the file store nothing else is opened while the sessions folder
+ * keeps the stamp the index last saw: the store (and its listing) only when something changed.
+ */
+export async function openContentSearch(
+  context: CliContext,
+  options: { indexTexts?: boolean; onIndexing?: (count: number) => void } = {},
+): Promise<ContentIndex> {
+  const config = context.config().config;
+  if (options.indexTexts !== false && config.encryption === 'on') {
     throw new UsageError(
       'Content search is off while encryption at rest is on: its index would keep the sessions’ words unencrypted.',
       {
@@ -23,16 +31,52 @@ export async function openContentSearch(context: CliContext, sessions: SessionSu
       },
     );
   }
-  const [{ openContentIndex }, store] = await Promise.all([import('@resume/runner/search'), context.store()]);
+  const directory = fileStoreDirectory(config.store.url, config.home);
+  const [{ openContentIndex }, listing] = await Promise.all([
+    import('@resume/runner/search'),
+    directory === null ? null : import('@resume/storage-fs/listing'),
+  ]);
+  const file =
+    directory === null
+      ? contentIndexFile(await context.store(), config.home)
+      : path.join(listing?.resolveHome(directory) ?? directory, 'index', 'content.sqlite');
+  // The store is opened when the index must list it or read a journal, not before.
+  const store: Pick<SessionStore, 'list' | 'read'> = {
+    list: async (query) => (await context.store()).list(query),
+    read: async function* (sessionId, range) {
+      yield* (await context.store()).read(sessionId, range);
+    },
+  };
   return openContentIndex({
-    file: contentIndexFile(store, context.config().config.home),
+    file,
     store,
-    listSessions: async () => sessions,
-    onIndexing: (count) =>
-      context.terminal.note(
-        context.terminal.dim(`Indexing ${count} sessions for search (later searches read only what changed)…`),
-      ),
+    ...(options.indexTexts === undefined ? {} : { indexTexts: options.indexTexts }),
+    ...(listing && directory !== null ? { storeStamp: (previous) => listing.sessionsStamp(directory, previous) } : {}),
+    onIndexing:
+      options.onIndexing ??
+      ((count) =>
+        context.terminal.note(
+          context.terminal.dim(`Indexing ${count} sessions for search (later searches read only what changed)…`),
+        )),
   });
+}
+
+/** The file store's folder for the configured store URL (as `openStore` reads it); null for another store. */
+function fileStoreDirectory(url: string | null, home: string): string | null {
+  if (!url) return home;
+  if (url.startsWith('file://')) return URL.canParse(url) ? new URL(url).pathname : null;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return null;
+  return url.replace(/^file:/, '');
+}
+
+/**
+ * The sessions as `sessions list` shows them: a session marked running whose process is gone
+ * reads as interrupted (its lease is asked only then).
+ */
+export async function withLiveStatus(context: CliContext, summary: SessionSummary): Promise<SessionSummary> {
+  if (summary.status !== 'running') return summary;
+  const holder = await (await context.store()).inspectLease(summary.id);
+  return holder ? summary : { ...summary, status: 'interrupted' };
 }
 
 /** Where a hit is, in a few words: `round 2, critic`, `task`, `title`. */

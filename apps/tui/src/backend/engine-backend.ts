@@ -48,6 +48,8 @@ export interface EngineBackendOptions {
      * the search reads the sessions one by one. Default true.
      */
     indexTexts?: boolean;
+    /** The store's stamp (the file store's `sessionsStamp`): while it holds, a search lists nothing and reads no journal. */
+    storeStamp?: (previous: string | null) => string | null | Promise<string | null>;
   };
 }
 
@@ -67,7 +69,12 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     index ??= import('@resume/runner/search')
       .then(({ openContentIndex }) =>
         // It follows the store's listing, the trash included: the usage screen counts what the trash spent.
-        openContentIndex({ file: where.file, store: where.store, indexTexts: where.indexTexts ?? true }),
+        openContentIndex({
+          file: where.file,
+          store: where.store,
+          indexTexts: where.indexTexts ?? true,
+          ...(where.storeStamp ? { storeStamp: where.storeStamp } : {}),
+        }),
       )
       .catch(() => null);
     return index;

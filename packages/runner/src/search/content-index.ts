@@ -9,11 +9,12 @@
 import { chmod, mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { type JournalEvent, type SessionStore, type SessionSummary, UsageError } from '@resume/core/spec';
+import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
+import { type SessionStore, type SessionSummary, UsageError } from '@resume/core/spec';
 import { findTermMatch, matchExpression, parseQuery, type SearchTerm, type TextMatch } from './search-text.js';
 
 /** The index's layout; a file of another version is built again. */
-const INDEX_VERSION = 2;
+const INDEX_VERSION = 3;
 /** A row id is the session's number in the index times this, plus the event's seq (0: its summary). */
 const SESSION_SPAN = 2 ** 32;
 
@@ -55,6 +56,14 @@ export interface OpenContentIndexOptions {
   indexTexts?: boolean;
   /** Called before the journals of more than a few sessions are read (a first search, a rebuild). */
   onIndexing?: (sessions: number) => void;
+  /**
+   * A fingerprint of the store's sessions that changes whenever one is created, written or
+   * deleted (the file store's `sessionsStamp`; `previous` is the one the index last saw, which
+   * it may check instead of looking at everything), or null when it cannot vouch for them now. While
+   * it is the one the index last saw, a query neither lists the store nor reads a journal: the
+   * sessions' summaries come from the index.
+   */
+  storeStamp?: (previous: string | null) => string | null | Promise<string | null>;
 }
 
 /** Model calls of one session in one hour (UTC) on one provider and model, summed. */
@@ -92,6 +101,12 @@ export interface ContentIndex {
   readonly file: string;
   /** Reads what changed since the index last looked; every query does this first. */
   update(): Promise<ContentIndexUpdate>;
+  /** The ids of the sessions as of the last update, newest first (the trash left out), as `sessions list` numbers them. */
+  sessionIds(): string[];
+  /** The numbers (from 1) of these sessions in `sessionIds()`, without listing them all (a session not there is left out). */
+  positions(sessionIds: readonly string[]): Map<string, number>;
+  /** A session's summary as of the last update (as the store listed it). */
+  summary(sessionId: string): SessionSummary | undefined;
   /** Hits best first: each matching message, and each session whose name, title, tags or task match. */
   search(query: string, options?: SearchOptions): Promise<ContentHit[]>;
   /** The ids of the sessions with any hit (no journal is read). */
@@ -113,6 +128,8 @@ interface IndexedSession {
   number: number;
   indexedSeq: number;
   summaryKey: string;
+  /** The summary as last listed (JSON), what a query shows while the store's stamp holds. */
+  summary: string;
   /** The seq of the session's first user message (its task), once read. */
   taskSeq: number | null;
 }
@@ -126,6 +143,30 @@ function summaryTexts(summary: SessionSummary): Record<(typeof summaryFields)[nu
 
 function summaryKey(summary: SessionSummary): string {
   return JSON.stringify(Object.values(summaryTexts(summary)));
+}
+
+/** A session the index follows: its summary is parsed when a query first needs it (a hit's, the usage's). */
+interface ListedSession {
+  trashed: boolean;
+  summary(): SessionSummary;
+}
+
+function listedAs(summary: SessionSummary): ListedSession {
+  return { trashed: summary.trashedAt != null, summary: () => summary };
+}
+
+/** A message as the index keeps it to show a hit: compressed (a few hundred bytes each). */
+function packText(text: string): Uint8Array {
+  return brotliCompressSync(text, {
+    params: {
+      [zlibConstants.BROTLI_PARAM_QUALITY]: 5,
+      [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
+    },
+  });
+}
+
+function unpackText(packed: Uint8Array): string {
+  return brotliDecompressSync(packed).toString('utf8');
 }
 
 async function loadSqlite(): Promise<typeof import('node:sqlite')> {
@@ -156,13 +197,27 @@ function openDatabase(sqlite: typeof import('node:sqlite'), file: string): Datab
         DROP TABLE IF EXISTS texts;
         DROP TABLE IF EXISTS usage;
         DROP TABLE IF EXISTS sessions;
+        DROP TABLE IF EXISTS shown;
+        DROP TABLE IF EXISTS summaries;
+        DROP TABLE IF EXISTS meta;
         CREATE TABLE sessions (
           number INTEGER PRIMARY KEY AUTOINCREMENT,
           id TEXT NOT NULL UNIQUE,
           indexed_seq INTEGER NOT NULL,
           summary_key TEXT NOT NULL,
-          task_seq INTEGER
+          task_seq INTEGER,
+          updated_at TEXT NOT NULL,
+          trashed INTEGER NOT NULL
         );
+        CREATE TABLE summaries (number INTEGER PRIMARY KEY, summary TEXT NOT NULL);
+        CREATE TABLE shown (
+          rowid INTEGER PRIMARY KEY,
+          round INTEGER,
+          role TEXT NOT NULL,
+          speaker TEXT,
+          text BLOB NOT NULL
+        );
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE usage (
           session INTEGER NOT NULL,
           seq INTEGER NOT NULL,
@@ -212,7 +267,9 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     }
     return prepared;
   };
-  let listed = new Map<string, SessionSummary>();
+  let listed = new Map<string, ListedSession>();
+  let listedFromIndex = false;
+  let listedInFull = false;
   let sessions = new Map<number, { id: string; taskSeq: number | null }>();
   // One update at a time in this process; other processes wait on SQLite's write lock.
   let updating: Promise<ContentIndexUpdate> | null = null;
@@ -223,6 +280,10 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
   };
   const deleteSessionTexts = (number: number, fromSeq = 0) => {
     statement('DELETE FROM texts WHERE rowid BETWEEN ? AND ?').run(
+      number * SESSION_SPAN + fromSeq,
+      number * SESSION_SPAN + SESSION_SPAN - 1,
+    );
+    statement('DELETE FROM shown WHERE rowid BETWEEN ? AND ?').run(
       number * SESSION_SPAN + fromSeq,
       number * SESSION_SPAN + SESSION_SPAN - 1,
     );
@@ -251,23 +312,110 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       const { role, content } = event.message;
       if (role === 'user') entry.taskSeq ??= event.seq;
       if ((role === 'user' || role === 'assistant') && content.trim() !== '') {
-        insertText(entry.number * SESSION_SPAN + event.seq, content);
+        const rowId = entry.number * SESSION_SPAN + event.seq;
+        insertText(rowId, content);
+        if (indexTexts)
+          statement('INSERT OR REPLACE INTO shown VALUES (?, ?, ?, ?, ?)').run(
+            rowId,
+            event.message.round,
+            role,
+            event.message.speaker,
+            packText(content),
+          );
       }
     }
   }
 
+  /**
+   * Whether the store's stamp is the one the index last saw (nothing was created, written or
+   * deleted since): then the sessions come from the index, each looked up when a query first
+   * needs it (a hit's), all of them only for the listing's order or the usage.
+   */
+  function loadWhileStamped(stamp: string): boolean {
+    const saved = statement("SELECT value FROM meta WHERE key = 'stamp'").get();
+    if (saved?.value !== stamp) return false;
+    listed = new Map();
+    sessions = new Map();
+    listedFromIndex = true;
+    listedInFull = false;
+    return true;
+  }
+
+  function rememberRow(row: Record<string, unknown>): void {
+    const number = Number(row.number);
+    let parsed: SessionSummary | undefined;
+    const summary = () => {
+      parsed ??= JSON.parse(
+        String(statement('SELECT summary FROM summaries WHERE number = ?').get(number)?.summary),
+      ) as SessionSummary;
+      return parsed;
+    };
+    listed.set(String(row.id), { trashed: row.trashed === 1, summary });
+    sessions.set(number, { id: String(row.id), taskSeq: row.task_seq === null ? null : Number(row.task_seq) });
+  }
+
+  /** Every session from the index, newest first as the stores list (by `updatedAt`, then id). */
+  function listInFull(): void {
+    if (!listedFromIndex || listedInFull) return;
+    listed = new Map();
+    sessions = new Map();
+    const rows = statement(
+      'SELECT number, id, task_seq, trashed FROM sessions ORDER BY updated_at DESC, id DESC',
+    ).all();
+    for (const row of rows) rememberRow(row);
+    listedInFull = true;
+  }
+
+  /** The session of a row's number (looked up in the index when it lists from there). */
+  function sessionOf(number: number): { id: string; taskSeq: number | null } | undefined {
+    const known = sessions.get(number);
+    if (known || !listedFromIndex || listedInFull) return known;
+    const row = statement('SELECT number, id, task_seq, trashed FROM sessions WHERE number = ?').get(number);
+    if (row) rememberRow(row);
+    return sessions.get(number);
+  }
+
+  function listedOf(sessionId: string): ListedSession | undefined {
+    const known = listed.get(sessionId);
+    if (known || !listedFromIndex || listedInFull) return known;
+    const row = statement('SELECT number, id, task_seq, trashed FROM sessions WHERE id = ?').get(sessionId);
+    if (row) rememberRow(row);
+    return listed.get(sessionId);
+  }
+
+  // An index that keeps no words keeps no titles or tasks either (and is never trusted on its stamp).
+  const keptSummary = (summary: SessionSummary) => (indexTexts ? JSON.stringify(summary) : '');
+
+  /** What a query shows of a session while the store's stamp holds: its summary, and what orders the listing. */
+  function keepSummary(number: number, summary: SessionSummary, json: string): void {
+    statement('INSERT OR REPLACE INTO summaries VALUES (?, ?)').run(number, json);
+    statement('UPDATE sessions SET updated_at = ?, trashed = ? WHERE number = ?').run(
+      summary.updatedAt,
+      summary.trashedAt == null ? 0 : 1,
+      number,
+    );
+  }
+
   async function runUpdate(): Promise<ContentIndexUpdate> {
-    const summaries = await listSessions();
-    listed = new Map(summaries.map((summary) => [summary.id, summary]));
     const report: ContentIndexUpdate = { indexed: 0, dropped: 0, skipped: 0 };
+    // Taken before the listing: a change after it moves the stamp, so the next query looks again.
+    const saved = statement("SELECT value FROM meta WHERE key = 'stamp'").get()?.value;
+    const stamp = (await options.storeStamp?.(saved === undefined ? null : String(saved))) ?? null;
+    if (stamp !== null && loadWhileStamped(stamp)) return report;
+    const summaries = await listSessions();
+    listed = new Map(summaries.map((summary) => [summary.id, listedAs(summary)]));
+    listedFromIndex = false;
     database.exec('BEGIN IMMEDIATE');
     try {
       const known = new Map<string, IndexedSession>();
-      for (const row of statement('SELECT number, id, indexed_seq, summary_key, task_seq FROM sessions').all()) {
+      const rows = statement(`
+        SELECT number, id, indexed_seq, summary_key, task_seq, summary FROM sessions JOIN summaries USING (number)`).all();
+      for (const row of rows) {
         known.set(String(row.id), {
           number: Number(row.number),
           indexedSeq: Number(row.indexed_seq),
           summaryKey: String(row.summary_key),
+          summary: String(row.summary),
           taskSeq: row.task_seq === null ? null : Number(row.task_seq),
         });
       }
@@ -275,8 +423,16 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
         if (listed.has(id)) continue;
         deleteSessionTexts(entry.number);
         statement('DELETE FROM sessions WHERE number = ?').run(entry.number);
+        statement('DELETE FROM summaries WHERE number = ?').run(entry.number);
         known.delete(id);
         report.dropped += 1;
+      }
+      for (const summary of summaries) {
+        const entry = known.get(summary.id);
+        const json = keptSummary(summary);
+        if (!entry || entry.summary === json) continue;
+        keepSummary(entry.number, summary, json);
+        entry.summary = json;
       }
       const stale = summaries.filter((summary) => {
         const entry = known.get(summary.id);
@@ -286,10 +442,12 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       for (const summary of stale) {
         let entry = known.get(summary.id);
         if (!entry) {
+          const json = keptSummary(summary);
           const inserted = statement(
-            'INSERT INTO sessions(id, indexed_seq, summary_key) VALUES (?, 0, ?) RETURNING number',
-          ).get(summary.id, '') as { number: number };
-          entry = { number: Number(inserted.number), indexedSeq: 0, summaryKey: '', taskSeq: null };
+            `INSERT INTO sessions(id, indexed_seq, summary_key, updated_at, trashed) VALUES (?, 0, '', '', 0) RETURNING number`,
+          ).get(summary.id) as { number: number };
+          entry = { number: Number(inserted.number), indexedSeq: 0, summaryKey: '', summary: json, taskSeq: null };
+          keepSummary(entry.number, summary, json);
           known.set(summary.id, entry);
         }
         const key = summaryKey(summary);
@@ -321,6 +479,9 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
         );
         report.indexed += 1;
       }
+      // A journal skipped this time leaves no stamp: the next query lists again and tries it.
+      if (stamp === null || report.skipped > 0 || !indexTexts) statement("DELETE FROM meta WHERE key = 'stamp'").run();
+      else statement("INSERT OR REPLACE INTO meta VALUES ('stamp', ?)").run(stamp);
       database.exec('COMMIT');
       sessions = new Map(Array.from(known, ([id, entry]) => [entry.number, { id, taskSeq: entry.taskSeq }]));
     } catch (error) {
@@ -338,15 +499,15 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
   }
 
   const searchable = (sessionId: string | undefined): sessionId is string =>
-    sessionId !== undefined && listed.has(sessionId) && listed.get(sessionId)?.trashedAt == null;
+    sessionId !== undefined && listedOf(sessionId)?.trashed === false;
 
-  async function hitAt(rowId: number, terms: readonly SearchTerm[]): Promise<ContentHit | null> {
-    const indexed = sessions.get(Math.floor(rowId / SESSION_SPAN));
-    const summary = indexed === undefined ? undefined : listed.get(indexed.id);
-    if (!indexed || !summary || !searchable(indexed.id)) return null;
+  function hitAt(rowId: number, terms: readonly SearchTerm[]): ContentHit | null {
+    const indexed = sessionOf(Math.floor(rowId / SESSION_SPAN));
+    if (!indexed || !searchable(indexed.id)) return null;
     const sessionId = indexed.id;
     const seq = rowId % SESSION_SPAN;
-    if (seq === 0) {
+    const summary = listedOf(sessionId)?.summary();
+    if (seq === 0 && summary) {
       const texts = summaryTexts(summary);
       for (const field of summaryFields) {
         const match = findTermMatch(texts[field], terms);
@@ -354,27 +515,50 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       }
       return null;
     }
-    let message: Extract<JournalEvent, { type: 'message-added' }>['message'] | null = null;
-    try {
-      for await (const event of store.read(sessionId, { fromSeq: seq, toSeq: seq })) {
-        if (event.type === 'message-added') message = event.message;
-      }
-    } catch {
-      return null;
-    }
-    if (!message || (message.role !== 'user' && message.role !== 'assistant')) return null;
+    // What the hit shows is kept in the index: no journal is read.
+    const row = statement('SELECT round, role, speaker, text FROM shown WHERE rowid = ?').get(rowId);
+    if (!row || (row.role !== 'user' && row.role !== 'assistant')) return null;
+    const content = unpackText(row.text as Uint8Array);
     // Words found apart by the index but not together in the text (a phrase across a line) still show where they are.
-    const match = findTermMatch(message.content, terms) ?? findTermMatch(message.content, wordsApart(terms));
+    const match = findTermMatch(content, terms) ?? findTermMatch(content, wordsApart(terms));
     if (!match) return null;
     return {
       sessionId,
       field: seq === indexed.taskSeq ? 'task' : 'message',
       seq,
-      round: message.round,
-      role: message.role,
-      speaker: message.speaker,
+      round: row.round === null ? null : Number(row.round),
+      role: row.role,
+      speaker: row.speaker === null ? null : String(row.speaker),
       ...match,
     };
+  }
+
+  function sessionIds(): string[] {
+    listInFull();
+    return Array.from(listed).flatMap(([id, session]) => (session.trashed ? [] : [id]));
+  }
+
+  function positions(ids: readonly string[]): Map<string, number> {
+    if (!listedFromIndex || listedInFull) {
+      const wanted = new Set(ids);
+      return new Map(sessionIds().flatMap((id, at) => (wanted.has(id) ? [[id, at + 1] as const] : [])));
+    }
+    // Numbered in the index, in one pass over its order, without listing every session here.
+    const rows = statement(`
+      SELECT id, position FROM (
+        SELECT id, row_number() OVER (ORDER BY updated_at DESC, id DESC) AS position FROM sessions WHERE trashed = 0
+      ) WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids));
+    return new Map(rows.map((row) => [String(row.id), Number(row.position)]));
+  }
+
+  /** Every followed session's summary (the usage's dimensions), read at once when they come from the index. */
+  function allSummaries(): Map<string, SessionSummary> {
+    if (!listedFromIndex) return new Map(Array.from(listed, ([id, session]) => [id, session.summary()]));
+    const summaries = new Map<string, SessionSummary>();
+    for (const row of statement('SELECT id, summary FROM sessions JOIN summaries USING (number)').all()) {
+      if (listed.has(String(row.id))) summaries.set(String(row.id), JSON.parse(String(row.summary)));
+    }
+    return summaries;
   }
 
   async function matchingRows(query: string, sql: string, ...parameters: number[]) {
@@ -388,6 +572,9 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
   return {
     file,
     update,
+    sessionIds,
+    positions,
+    summary: (sessionId) => listedOf(sessionId)?.summary(),
     async search(query, searchOptions = {}) {
       const limit = searchOptions.limit ?? 50;
       const { terms, rowIds } = await matchingRows(
@@ -397,7 +584,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       );
       const hits: ContentHit[] = [];
       for (const rowId of rowIds) {
-        const hit = await hitAt(rowId, terms);
+        const hit = hitAt(rowId, terms);
         // A title made from the task reads the same twice: once is enough.
         const repeated = hits.some((kept) => kept.sessionId === hit?.sessionId && kept.snippet === hit.snippet);
         if (hit && !repeated) hits.push(hit);
@@ -409,7 +596,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
         query,
         `SELECT DISTINCT rowid / ${SESSION_SPAN} AS rowid FROM texts WHERE texts MATCH ?`,
       );
-      const ids = rowIds.map((number) => sessions.get(number)?.id);
+      const ids = rowIds.map((number) => sessionOf(number)?.id);
       return new Set(ids.filter(searchable));
     },
     async *sessionHits(query, hitsOptions = {}) {
@@ -417,7 +604,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       // In row order: a session's name, title, tags and task first, then its messages as they came.
       const rowsBySession = new Map<string, number[]>();
       for (const rowId of rowIds) {
-        const sessionId = sessions.get(Math.floor(rowId / SESSION_SPAN))?.id;
+        const sessionId = sessionOf(Math.floor(rowId / SESSION_SPAN))?.id;
         if (!searchable(sessionId)) continue;
         const rows = rowsBySession.get(sessionId);
         if (rows) rows.push(rowId);
@@ -426,7 +613,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       const order = hitsOptions.sessionIds ?? Array.from(rowsBySession.keys());
       for (const sessionId of order) {
         for (const rowId of rowsBySession.get(sessionId) ?? []) {
-          const hit = await hitAt(rowId, terms);
+          const hit = hitAt(rowId, terms);
           if (hit) {
             yield hit;
             break;
@@ -436,6 +623,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     },
     async usage() {
       await update();
+      listInFull();
       const entries: UsageEntry[] = [];
       const own = statement(`
         SELECT session, substr(at, 1, 13) AS hour, provider, model, count(*) AS calls,
@@ -463,7 +651,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       const orphanBranches = new Set<string>();
       for (const row of statement('SELECT * FROM usage WHERE copied = 1 ORDER BY session, seq').all()) {
         const sessionId = sessions.get(Number(row.session))?.id;
-        const parentId = sessionId === undefined ? null : listed.get(sessionId)?.parentId;
+        const parentId = sessionId === undefined ? null : listed.get(sessionId)?.summary().parentId;
         if (!sessionId || !parentId || listed.has(parentId)) continue;
         orphanParents.add(parentId);
         orphanBranches.add(sessionId);
@@ -483,7 +671,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
         });
       }
       return {
-        sessions: new Map(listed),
+        sessions: allSummaries(),
         entries,
         orphans: { branches: orphanBranches.size, parents: orphanParents.size },
       };
