@@ -73,7 +73,10 @@ function fileStoreDirectory(url: string | null, home: string): string | null {
  * The sessions as `sessions list` shows them: a session marked running whose process is gone
  * reads as interrupted (its lease is asked only then).
  */
-export async function withLiveStatus(context: CliContext, summary: SessionSummary): Promise<SessionSummary> {
+export async function withLiveStatus<Summary extends Pick<SessionSummary, 'id' | 'status'>>(
+  context: CliContext,
+  summary: Summary,
+): Promise<Summary> {
   if (summary.status !== 'running') return summary;
   const holder = await (await context.store()).inspectLease(summary.id);
   return holder ? summary : { ...summary, status: 'interrupted' };

@@ -6,6 +6,7 @@
 // looked (sessions whose `lastSeq` moved), drops what was deleted, and the file is rebuilt
 // from the journals when it is missing or unreadable. The table is contentless: it keeps
 // the words' postings, never the messages; a hit's snippet is cut from the journal's event.
+import { createHash } from 'node:crypto';
 import { chmod, mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
@@ -14,7 +15,7 @@ import { type SessionStore, type SessionSummary, UsageError } from '@resume/core
 import { findTermMatch, matchExpression, parseQuery, type SearchTerm, type TextMatch } from './search-text.js';
 
 /** The index's layout; a file of another version is built again. */
-const INDEX_VERSION = 3;
+const INDEX_VERSION = 4;
 /** A row id is the session's number in the index times this, plus the event's seq (0: its summary). */
 const SESSION_SPAN = 2 ** 32;
 
@@ -66,13 +67,15 @@ export interface OpenContentIndexOptions {
   storeStamp?: (previous: string | null) => string | null | Promise<string | null>;
 }
 
-/** Model calls of one session in one hour (UTC) on one provider and model, summed. */
+/** Model calls in one hour (UTC) on one provider and model, of sessions of one workspace, mode and tags, summed. */
 export interface UsageEntry {
-  sessionId: string;
   /** The hour's start, `2026-11-26T15` (UTC). */
   hour: string;
   provider: string;
   model: string;
+  workspaceDir: string | null;
+  mode: string | null;
+  tags: string[];
   calls: number;
   inputTokens: number;
   outputTokens: number;
@@ -81,10 +84,26 @@ export interface UsageEntry {
   unpricedCalls: number;
 }
 
+/** What the index keeps of a session's summary: what a hit shows and what the usage is counted by. */
+export type KeptSummary = Pick<
+  SessionSummary,
+  | 'id'
+  | 'title'
+  | 'name'
+  | 'status'
+  | 'mode'
+  | 'workspaceDir'
+  | 'updatedAt'
+  | 'parentId'
+  | 'tags'
+  | 'trashedAt'
+  | 'locked'
+>;
+
 export interface UsageLedger {
-  /** Every session the index follows (the trash included), by id. */
-  sessions: Map<string, SessionSummary>;
   entries: UsageEntry[];
+  /** Sessions encrypted with a key this machine does not hold (their calls cannot be read), and those keys. */
+  locked: { sessions: number; keys: string[] };
   /**
    * Branches whose parent was deleted for good: the parent's calls up to each branch point are
    * counted once from the branches' copies; what it spent after them is no longer known.
@@ -105,8 +124,8 @@ export interface ContentIndex {
   sessionIds(): string[];
   /** The numbers (from 1) of these sessions in `sessionIds()`, without listing them all (a session not there is left out). */
   positions(sessionIds: readonly string[]): Map<string, number>;
-  /** A session's summary as of the last update (as the store listed it). */
-  summary(sessionId: string): SessionSummary | undefined;
+  /** What the index keeps of a session's summary as of the last update (as the store listed it). */
+  summary(sessionId: string): KeptSummary | undefined;
   /** Hits best first: each matching message, and each session whose name, title, tags or task match. */
   search(query: string, options?: SearchOptions): Promise<ContentHit[]>;
   /** The ids of the sessions with any hit (no journal is read). */
@@ -137,27 +156,55 @@ interface IndexedSession {
 // The task is the session's first user message: indexed as that message, reported as the task.
 const summaryFields = ['name', 'title', 'tags'] as const;
 
-function summaryTexts(summary: SessionSummary): Record<(typeof summaryFields)[number], string> {
+function summaryTexts(summary: KeptSummary): Record<(typeof summaryFields)[number], string> {
   return { name: summary.name ?? '', title: summary.title, tags: (summary.tags ?? []).join(' ') };
 }
 
-function summaryKey(summary: SessionSummary): string {
-  return JSON.stringify(Object.values(summaryTexts(summary)));
+/** What the usage is counted by, of a session: `[workspaceDir, mode, tags]`. */
+type Dimensions = [string | null, string | null, string[]];
+
+function dimensionsOf(summary: SessionSummary): string {
+  return JSON.stringify([summary.workspaceDir, summary.mode, summary.tags ?? []] satisfies Dimensions);
 }
+
+/** A short digest of the name, title and tags the index read (what tells it to read them again). */
+function summaryKey(summary: KeptSummary): string {
+  return createHash('sha256')
+    .update(JSON.stringify(Object.values(summaryTexts(summary))))
+    .digest('base64url')
+    .slice(0, 16);
+}
+
+const HOUR_MS = 3_600_000;
+
+/** `2026-11-26T15` of an hour kept as hours since 1970 (UTC). */
+const hourText = (hours: unknown) => new Date(Number(hours) * HOUR_MS).toISOString().slice(0, 13);
 
 /** A session the index follows: its summary is parsed when a query first needs it (a hit's, the usage's). */
 interface ListedSession {
   trashed: boolean;
-  summary(): SessionSummary;
+  summary(): KeptSummary;
 }
 
 function listedAs(summary: SessionSummary): ListedSession {
   return { trashed: summary.trashedAt != null, summary: () => summary };
 }
 
-/** A message as the index keeps it to show a hit: compressed (a few hundred bytes each). */
-function packText(text: string): Uint8Array {
-  return brotliCompressSync(text, {
+/** The fields of a summary the index keeps (a few of its twenty-odd). */
+function keptFields(summary: SessionSummary): KeptSummary {
+  const { id, title, name, status, mode, workspaceDir, updatedAt, parentId, tags, trashedAt, locked } = summary;
+  return { id, title, name, status, mode, workspaceDir, updatedAt, parentId, tags, trashedAt, locked };
+}
+
+/** A message as the index keeps it to show a hit (and to check a phrase): `[seq, round, role, speaker, content]`. */
+type ShownMessage = [number, number | null, 'user' | 'assistant', string | null, string];
+
+/**
+ * A session's messages as the index keeps them, all in one compressed row: together they
+ * compress about twice as well as one by one (a session repeats its own words).
+ */
+function packMessages(messages: readonly ShownMessage[]): Uint8Array {
+  return brotliCompressSync(JSON.stringify(messages), {
     params: {
       [zlibConstants.BROTLI_PARAM_QUALITY]: 5,
       [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
@@ -165,8 +212,8 @@ function packText(text: string): Uint8Array {
   });
 }
 
-function unpackText(packed: Uint8Array): string {
-  return brotliDecompressSync(packed).toString('utf8');
+function unpackMessages(packed: Uint8Array): ShownMessage[] {
+  return JSON.parse(brotliDecompressSync(packed).toString('utf8')) as ShownMessage[];
 }
 
 async function loadSqlite(): Promise<typeof import('node:sqlite')> {
@@ -194,6 +241,7 @@ function openDatabase(sqlite: typeof import('node:sqlite'), file: string): Datab
     const { user_version: version } = database.prepare('PRAGMA user_version').get() as { user_version: number };
     if (version !== INDEX_VERSION) {
       database.exec(`
+        PRAGMA auto_vacuum = FULL;
         DROP TABLE IF EXISTS texts;
         DROP TABLE IF EXISTS usage;
         DROP TABLE IF EXISTS sessions;
@@ -207,21 +255,18 @@ function openDatabase(sqlite: typeof import('node:sqlite'), file: string): Datab
           summary_key TEXT NOT NULL,
           task_seq INTEGER,
           updated_at TEXT NOT NULL,
-          trashed INTEGER NOT NULL
+          trashed INTEGER NOT NULL,
+          dims TEXT NOT NULL DEFAULT '',
+          parent_id TEXT,
+          locked_key TEXT
         );
         CREATE TABLE summaries (number INTEGER PRIMARY KEY, summary TEXT NOT NULL);
-        CREATE TABLE shown (
-          rowid INTEGER PRIMARY KEY,
-          round INTEGER,
-          role TEXT NOT NULL,
-          speaker TEXT,
-          text BLOB NOT NULL
-        );
+        CREATE TABLE shown (session INTEGER PRIMARY KEY, messages BLOB NOT NULL);
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE usage (
           session INTEGER NOT NULL,
           seq INTEGER NOT NULL,
-          at TEXT NOT NULL,
+          hour INTEGER NOT NULL,
           provider TEXT NOT NULL,
           model TEXT NOT NULL,
           input_tokens INTEGER NOT NULL,
@@ -231,10 +276,13 @@ function openDatabase(sqlite: typeof import('node:sqlite'), file: string): Datab
           PRIMARY KEY (session, seq)
         ) WITHOUT ROWID;
         CREATE VIRTUAL TABLE texts USING fts5(
-          text, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+          text, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2'
         );
         PRAGMA user_version = ${INDEX_VERSION};
       `);
+      // Pages FTS5 frees as it merges its segments go back to the file system (auto_vacuum), so
+      // the file stays the size of what it holds; an older file takes the setting by a VACUUM.
+      database.exec('VACUUM');
     }
     return database;
   } catch (error) {
@@ -269,8 +317,12 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
   };
   let listed = new Map<string, ListedSession>();
   let listedFromIndex = false;
+  /** The store's summaries as last listed (the usage's dimensions of an index that keeps no words). */
+  let listedSummaries = new Map<string, SessionSummary>();
   let listedInFull = false;
   let sessions = new Map<number, { id: string; taskSeq: number | null }>();
+  /** The messages kept of the sessions a query has shown hits of, by the session's number. */
+  const shownCache = new Map<number, ShownMessage[]>();
   // One update at a time in this process; other processes wait on SQLite's write lock.
   let updating: Promise<ContentIndexUpdate> | null = null;
 
@@ -283,23 +335,33 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       number * SESSION_SPAN + fromSeq,
       number * SESSION_SPAN + SESSION_SPAN - 1,
     );
-    statement('DELETE FROM shown WHERE rowid BETWEEN ? AND ?').run(
-      number * SESSION_SPAN + fromSeq,
-      number * SESSION_SPAN + SESSION_SPAN - 1,
-    );
+    if (fromSeq === 0) statement('DELETE FROM shown WHERE session = ?').run(number);
+    else keepMessages(number, (messages) => messages.filter(([seq]) => seq < fromSeq));
     statement('DELETE FROM usage WHERE session = ? AND seq >= ?').run(number, fromSeq);
+  };
+
+  /** A session's kept messages, as `change` makes them (its row goes when none is left). */
+  const keepMessages = (number: number, change: (messages: ShownMessage[]) => ShownMessage[]) => {
+    const row = statement('SELECT messages FROM shown WHERE session = ?').get(number);
+    const before = row ? unpackMessages(row.messages as Uint8Array) : [];
+    const after = change(before);
+    if (after.length === before.length && after.every((message, at) => message === before[at])) return;
+    if (after.length === 0) statement('DELETE FROM shown WHERE session = ?').run(number);
+    else statement('INSERT OR REPLACE INTO shown VALUES (?, ?)').run(number, packMessages(after));
+    shownCache.delete(number);
   };
 
   async function indexJournal(summary: SessionSummary, entry: IndexedSession, fromSeq: number): Promise<void> {
     // A branch's copy of its parent's journal follows its first event (the parent's usage, not its own).
     let copiedThrough = 0;
+    const added: ShownMessage[] = [];
     for await (const event of store.read(summary.id, { fromSeq, toSeq: summary.lastSeq })) {
       if (event.type === 'session-created') copiedThrough = event.seq + (event.copied ?? 0);
       if (event.type === 'usage-recorded') {
         statement('INSERT OR REPLACE INTO usage VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
           entry.number,
           event.seq,
-          event.at,
+          Math.floor(Date.parse(event.at) / HOUR_MS),
           event.provider,
           event.model,
           event.inputTokens,
@@ -312,18 +374,11 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       const { role, content } = event.message;
       if (role === 'user') entry.taskSeq ??= event.seq;
       if ((role === 'user' || role === 'assistant') && content.trim() !== '') {
-        const rowId = entry.number * SESSION_SPAN + event.seq;
-        insertText(rowId, content);
-        if (indexTexts)
-          statement('INSERT OR REPLACE INTO shown VALUES (?, ?, ?, ?, ?)').run(
-            rowId,
-            event.message.round,
-            role,
-            event.message.speaker,
-            packText(content),
-          );
+        insertText(entry.number * SESSION_SPAN + event.seq, content);
+        added.push([event.seq, event.message.round, role, event.message.speaker, content]);
       }
     }
+    if (indexTexts && added.length > 0) keepMessages(entry.number, (messages) => [...messages, ...added]);
   }
 
   /**
@@ -343,11 +398,11 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
 
   function rememberRow(row: Record<string, unknown>): void {
     const number = Number(row.number);
-    let parsed: SessionSummary | undefined;
+    let parsed: KeptSummary | undefined;
     const summary = () => {
       parsed ??= JSON.parse(
         String(statement('SELECT summary FROM summaries WHERE number = ?').get(number)?.summary),
-      ) as SessionSummary;
+      ) as KeptSummary;
       return parsed;
     };
     listed.set(String(row.id), { trashed: row.trashed === 1, summary });
@@ -384,14 +439,19 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
   }
 
   // An index that keeps no words keeps no titles or tasks either (and is never trusted on its stamp).
-  const keptSummary = (summary: SessionSummary) => (indexTexts ? JSON.stringify(summary) : '');
+  const keptSummary = (summary: SessionSummary) => (indexTexts ? JSON.stringify(keptFields(summary)) : '');
 
   /** What a query shows of a session while the store's stamp holds: its summary, and what orders the listing. */
   function keepSummary(number: number, summary: SessionSummary, json: string): void {
     statement('INSERT OR REPLACE INTO summaries VALUES (?, ?)').run(number, json);
-    statement('UPDATE sessions SET updated_at = ?, trashed = ? WHERE number = ?').run(
+    statement(
+      'UPDATE sessions SET updated_at = ?, trashed = ?, dims = ?, parent_id = ?, locked_key = ? WHERE number = ?',
+    ).run(
       summary.updatedAt,
       summary.trashedAt == null ? 0 : 1,
+      indexTexts ? dimensionsOf(summary) : '',
+      summary.parentId,
+      summary.locked?.key ?? null,
       number,
     );
   }
@@ -404,6 +464,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     if (stamp !== null && loadWhileStamped(stamp)) return report;
     const summaries = await listSessions();
     listed = new Map(summaries.map((summary) => [summary.id, listedAs(summary)]));
+    listedSummaries = new Map(summaries.map((summary) => [summary.id, summary]));
     listedFromIndex = false;
     database.exec('BEGIN IMMEDIATE');
     try {
@@ -509,6 +570,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     const summary = listedOf(sessionId)?.summary();
     if (seq === 0 && summary) {
       const texts = summaryTexts(summary);
+      if (!hasPhrases(Object.values(texts).join('\n'), terms)) return null;
       for (const field of summaryFields) {
         const match = findTermMatch(texts[field], terms);
         if (match) return { sessionId, field, seq: null, round: null, role: null, speaker: null, ...match };
@@ -516,21 +578,24 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       return null;
     }
     // What the hit shows is kept in the index: no journal is read.
-    const row = statement('SELECT round, role, speaker, text FROM shown WHERE rowid = ?').get(rowId);
-    if (!row || (row.role !== 'user' && row.role !== 'assistant')) return null;
-    const content = unpackText(row.text as Uint8Array);
-    // Words found apart by the index but not together in the text (a phrase across a line) still show where they are.
-    const match = findTermMatch(content, terms) ?? findTermMatch(content, wordsApart(terms));
+    const shown = shownMessages(Math.floor(rowId / SESSION_SPAN)).find(([messageSeq]) => messageSeq === seq);
+    if (!shown) return null;
+    const [, round, role, speaker, content] = shown;
+    // The index finds each word of a phrase (it keeps no positions); the text says whether they come together.
+    if (!hasPhrases(content, terms)) return null;
+    const match = findTermMatch(content, terms);
     if (!match) return null;
-    return {
-      sessionId,
-      field: seq === indexed.taskSeq ? 'task' : 'message',
-      seq,
-      round: row.round === null ? null : Number(row.round),
-      role: row.role,
-      speaker: row.speaker === null ? null : String(row.speaker),
-      ...match,
-    };
+    return { sessionId, field: seq === indexed.taskSeq ? 'task' : 'message', seq, round, role, speaker, ...match };
+  }
+
+  function shownMessages(number: number): ShownMessage[] {
+    let messages = shownCache.get(number);
+    if (!messages) {
+      const row = statement('SELECT messages FROM shown WHERE session = ?').get(number);
+      messages = row ? unpackMessages(row.messages as Uint8Array) : [];
+      shownCache.set(number, messages);
+    }
+    return messages;
   }
 
   function sessionIds(): string[] {
@@ -551,22 +616,18 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     return new Map(rows.map((row) => [String(row.id), Number(row.position)]));
   }
 
-  /** Every followed session's summary (the usage's dimensions), read at once when they come from the index. */
-  function allSummaries(): Map<string, SessionSummary> {
-    if (!listedFromIndex) return new Map(Array.from(listed, ([id, session]) => [id, session.summary()]));
-    const summaries = new Map<string, SessionSummary>();
-    for (const row of statement('SELECT id, summary FROM sessions JOIN summaries USING (number)').all()) {
-      if (listed.has(String(row.id))) summaries.set(String(row.id), JSON.parse(String(row.summary)));
-    }
-    return summaries;
-  }
-
-  async function matchingRows(query: string, sql: string, ...parameters: number[]) {
+  /** The rows that have every word of the query (a phrase's words maybe apart: `hitAt` checks them). */
+  async function matchingRows(query: string, sql: string) {
     const terms = parseQuery(query);
-    if (terms.length === 0) return { terms, rowIds: [] as number[] };
+    if (terms.length === 0) return { terms, rowIds: [] as Iterable<number> };
     await update();
-    const rows = statement(sql).all(matchExpression(terms), ...parameters);
-    return { terms, rowIds: rows.map((row) => Number(row.rowid)) };
+    const rows = statement(sql).iterate(matchExpression(terms));
+    return {
+      terms,
+      rowIds: (function* () {
+        for (const row of rows) yield Number(row.rowid);
+      })(),
+    };
   }
 
   return {
@@ -577,13 +638,10 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     summary: (sessionId) => listedOf(sessionId)?.summary(),
     async search(query, searchOptions = {}) {
       const limit = searchOptions.limit ?? 50;
-      const { terms, rowIds } = await matchingRows(
-        query,
-        'SELECT rowid FROM texts WHERE texts MATCH ? ORDER BY rank LIMIT ?',
-        limit,
-      );
+      const { terms, rowIds } = await matchingRows(query, 'SELECT rowid FROM texts WHERE texts MATCH ? ORDER BY rank');
       const hits: ContentHit[] = [];
       for (const rowId of rowIds) {
+        if (hits.length >= limit) break;
         const hit = hitAt(rowId, terms);
         // A title made from the task reads the same twice: once is enough.
         const repeated = hits.some((kept) => kept.sessionId === hit?.sessionId && kept.snippet === hit.snippet);
@@ -592,12 +650,22 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       return hits;
     },
     async matchingSessions(query) {
-      const { rowIds } = await matchingRows(
-        query,
-        `SELECT DISTINCT rowid / ${SESSION_SPAN} AS rowid FROM texts WHERE texts MATCH ?`,
-      );
-      const ids = rowIds.map((number) => sessionOf(number)?.id);
-      return new Set(ids.filter(searchable));
+      if (parseQuery(query).every((term) => term.words.length === 1)) {
+        const { rowIds } = await matchingRows(
+          query,
+          `SELECT DISTINCT rowid / ${SESSION_SPAN} AS rowid FROM texts WHERE texts MATCH ?`,
+        );
+        const ids = Array.from(rowIds, (number) => sessionOf(number)?.id);
+        return new Set(ids.filter(searchable));
+      }
+      // A phrase: each row's text says whether its words come together.
+      const { terms, rowIds } = await matchingRows(query, 'SELECT rowid FROM texts WHERE texts MATCH ? ORDER BY rowid');
+      const found = new Set<string>();
+      for (const rowId of rowIds) {
+        const sessionId = sessionOf(Math.floor(rowId / SESSION_SPAN))?.id;
+        if (sessionId !== undefined && !found.has(sessionId) && hitAt(rowId, terms)) found.add(sessionId);
+      }
+      return found;
     },
     async *sessionHits(query, hitsOptions = {}) {
       const { terms, rowIds } = await matchingRows(query, 'SELECT rowid FROM texts WHERE texts MATCH ? ORDER BY rowid');
@@ -623,56 +691,65 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     },
     async usage() {
       await update();
-      listInFull();
-      const entries: UsageEntry[] = [];
-      const own = statement(`
-        SELECT session, substr(at, 1, 13) AS hour, provider, model, count(*) AS calls,
-          sum(input_tokens) AS input, sum(output_tokens) AS output,
-          total(cost_usd) AS cost, sum(cost_usd IS NULL) AS unpriced
-        FROM usage WHERE copied = 0 GROUP BY session, hour, provider, model`).all();
-      for (const row of own) {
-        const sessionId = sessions.get(Number(row.session))?.id;
-        if (sessionId === undefined) continue;
-        entries.push({
-          sessionId,
-          hour: String(row.hour),
+      // Summed by what the report counts by (the hour, the model, the session's workspace, mode
+      // and tags), not session by session; an index that keeps no words has no dimensions of
+      // its own and sums by session, with the dimensions of the summaries just listed.
+      const dimensionsOfRow = (row: Record<string, unknown>): Dimensions => {
+        if (row.dims !== '') return JSON.parse(String(row.dims)) as Dimensions;
+        const summary = listedSummaries.get(String(row.id));
+        return JSON.parse(summary ? dimensionsOf(summary) : '[null, null, []]') as Dimensions;
+      };
+      const entryOf = (row: Record<string, unknown>, dimensions: Dimensions): UsageEntry => {
+        const [workspaceDir, mode, tags] = dimensions;
+        return {
+          hour: hourText(row.hour),
           provider: String(row.provider),
           model: String(row.model),
+          workspaceDir,
+          mode,
+          tags,
           calls: Number(row.calls),
           inputTokens: Number(row.input),
           outputTokens: Number(row.output),
           costUsd: Number(row.cost),
           unpricedCalls: Number(row.unpriced),
-        });
-      }
+        };
+      };
+      const entries: UsageEntry[] = [];
+      const own = statement(`
+        SELECT hour, provider, model, dims, min(id) AS id, count(*) AS calls,
+          sum(input_tokens) AS input, sum(output_tokens) AS output,
+          total(cost_usd) AS cost, sum(cost_usd IS NULL) AS unpriced
+        FROM usage JOIN sessions ON sessions.number = usage.session
+        WHERE copied = 0 GROUP BY hour, provider, model, dims, CASE dims WHEN '' THEN number END`).all();
+      for (const row of own) entries.push(entryOf(row, dimensionsOfRow(row)));
       // Copies of a parent deleted for good: its calls are counted once, from the first copy seen.
       const counted = new Set<string>();
       const orphanParents = new Set<string>();
       const orphanBranches = new Set<string>();
-      for (const row of statement('SELECT * FROM usage WHERE copied = 1 ORDER BY session, seq').all()) {
-        const sessionId = sessions.get(Number(row.session))?.id;
-        const parentId = sessionId === undefined ? null : listed.get(sessionId)?.summary().parentId;
-        if (!sessionId || !parentId || listed.has(parentId)) continue;
-        orphanParents.add(parentId);
-        orphanBranches.add(sessionId);
-        const key = `${parentId}:${row.seq}`;
+      const copies = statement(`
+        SELECT seq, hour, provider, model, dims, id, parent_id, 1 AS calls, input_tokens AS input,
+          output_tokens AS output, coalesce(cost_usd, 0) AS cost, cost_usd IS NULL AS unpriced
+        FROM usage JOIN sessions ON sessions.number = usage.session
+        WHERE copied = 1 AND parent_id IS NOT NULL AND parent_id NOT IN (SELECT id FROM sessions)
+        ORDER BY session, seq`).all();
+      for (const row of copies) {
+        orphanParents.add(String(row.parent_id));
+        orphanBranches.add(String(row.id));
+        const key = `${row.parent_id}:${row.seq}`;
         if (counted.has(key)) continue;
         counted.add(key);
-        entries.push({
-          sessionId,
-          hour: String(row.at).slice(0, 13),
-          provider: String(row.provider),
-          model: String(row.model),
-          calls: 1,
-          inputTokens: Number(row.input_tokens),
-          outputTokens: Number(row.output_tokens),
-          costUsd: row.cost_usd === null ? 0 : Number(row.cost_usd),
-          unpricedCalls: row.cost_usd === null ? 1 : 0,
-        });
+        entries.push(entryOf(row, dimensionsOfRow(row)));
       }
+      const locked = statement(
+        'SELECT locked_key, count(*) AS sessions FROM sessions WHERE locked_key IS NOT NULL GROUP BY locked_key ORDER BY locked_key',
+      ).all();
       return {
-        sessions: allSummaries(),
         entries,
+        locked: {
+          sessions: locked.reduce((total, row) => total + Number(row.sessions), 0),
+          keys: locked.map((row) => String(row.locked_key)),
+        },
         orphans: { branches: orphanBranches.size, parents: orphanParents.size },
       };
     },
@@ -683,7 +760,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
   };
 }
 
-/** Each word of each phrase on its own. */
-function wordsApart(terms: readonly SearchTerm[]): SearchTerm[] {
-  return terms.flatMap((term) => term.words.map((word) => ({ words: [word] })));
+/** Whether every phrase of the query comes together in `text` (its single words the index has checked). */
+function hasPhrases(text: string, terms: readonly SearchTerm[]): boolean {
+  return terms.every((term) => term.words.length === 1 || findTermMatch(text, [term]) !== null);
 }

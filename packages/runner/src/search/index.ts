@@ -5,6 +5,7 @@ export {
   type ContentHit,
   type ContentIndex,
   type ContentIndexUpdate,
+  type KeptSummary,
   type OpenContentIndexOptions,
   openContentIndex,
   type SearchOptions,
