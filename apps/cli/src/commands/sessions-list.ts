@@ -10,8 +10,9 @@ import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { listableModes, parseModeName } from '../modes/mode-names.js';
 import { formatCost, formatWhen, padText, truncate } from '../output/format.js';
-import { describeHitPlace, highlightedSnippet, hitAsJson, openContentSearch } from '../sessions/content-search.js';
+import { describeHitPlace, highlightedSnippet, openContentSearch } from '../sessions/content-search.js';
 import { listedStatus, listItem } from '../sessions/list-item.js';
+import { hitAsJson } from '../sessions/search-json.js';
 import { describeProgress } from '../sessions/session-view.js';
 import { shortIdsAmong } from '../sessions/short-ids.js';
 

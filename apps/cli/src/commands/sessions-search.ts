@@ -6,17 +6,9 @@ import { parseQuery } from '@resume/runner/search';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { truncate } from '../output/format.js';
-import {
-  describeHitPlace,
-  highlightedSnippet,
-  hitAsJson,
-  openContentSearch,
-  withLiveStatus,
-} from '../sessions/content-search.js';
+import { describeHitPlace, highlightedSnippet, openContentSearch, withLiveStatus } from '../sessions/content-search.js';
+import { HUMAN_DEFAULT_LIMIT, JSON_DEFAULT_LIMIT, searchHitsJson } from '../sessions/search-json.js';
 import { shortIdsAmong } from '../sessions/short-ids.js';
-
-const HUMAN_DEFAULT_LIMIT = 20;
-const JSON_DEFAULT_LIMIT = 100;
 
 const searchOptionsSchema = z.object({ limit: z.coerce.number().int().positive().optional() });
 
@@ -41,26 +33,7 @@ export async function searchSessionsCommand(
     // Numbered as `sessions list` numbers them, from the listing the index keeps.
     const terminal = context.terminal;
     if (json) {
-      const positions = index.positions(hits.map((hit) => hit.sessionId));
-      terminal.data(
-        JSON.stringify(
-          await Promise.all(
-            hits.map(async (hit) => {
-              const listed = index.summary(hit.sessionId);
-              const summary = listed && (await withLiveStatus(context, listed));
-              return {
-                index: positions.get(hit.sessionId) ?? 0,
-                id: hit.sessionId,
-                title: summary?.title ?? null,
-                name: summary?.name ?? null,
-                status: summary?.status ?? null,
-                updatedAt: summary?.updatedAt ?? null,
-                ...hitAsJson(hit),
-              };
-            }),
-          ),
-        ),
-      );
+      terminal.data(await searchHitsJson(index, hits, (summary) => withLiveStatus(context, summary)));
       return 0;
     }
     const sessionIds = index.sessionIds();

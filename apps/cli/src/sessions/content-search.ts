@@ -93,17 +93,3 @@ export function describeHitPlace(hit: ContentHit): string {
 export function highlightedSnippet(hit: ContentHit, terminal: CliContext['terminal']): string {
   return `${hit.snippet.slice(0, hit.matchStart)}${terminal.bold(hit.snippet.slice(hit.matchStart, hit.matchEnd))}${hit.snippet.slice(hit.matchEnd)}`;
 }
-
-/** What a JSON listing says of a session's first hit. */
-export function hitAsJson(hit: ContentHit) {
-  return {
-    field: hit.field,
-    seq: hit.seq,
-    round: hit.round,
-    role: hit.role,
-    speaker: hit.speaker,
-    snippet: hit.snippet,
-    matchStart: hit.matchStart,
-    matchEnd: hit.matchEnd,
-  };
-}

@@ -11,7 +11,7 @@ import { chmod, mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
-import { type SessionStore, type SessionSummary, UsageError } from '@resume/core/spec';
+import type { SessionStore, SessionSummary } from '@resume/core/spec';
 import { findTermMatch, matchExpression, parseQuery, type SearchTerm, type TextMatch } from './search-text.js';
 
 /** The index's layout; a file of another version is built again. */
@@ -220,6 +220,9 @@ async function loadSqlite(): Promise<typeof import('node:sqlite')> {
   try {
     return await import('node:sqlite');
   } catch {
+    // The errors' module (and the schemas beside it) is loaded only here: a search that answers
+    // before the command line loads nothing it does not use.
+    const { UsageError } = await import('@resume/core/spec');
     throw new UsageError(`Content search needs node:sqlite, which Node ${process.version} does not have.`, {
       hint: 'Run Conclave with Node 22.13 or newer (24 recommended).',
     });
