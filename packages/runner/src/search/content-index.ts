@@ -11,7 +11,7 @@ import { chmod, mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
-import type { SessionStore, SessionSummary } from '@resume/core/spec';
+import type { JournalEvent, SessionStore, SessionSummary } from '@resume/core/spec';
 import { findTermMatch, matchExpression, parseQuery, type SearchTerm, type TextMatch } from './search-text.js';
 
 /** The index's layout; a file of another version is built again. */
@@ -247,6 +247,7 @@ function openDatabase(sqlite: typeof import('node:sqlite'), file: string): Datab
         PRAGMA auto_vacuum = FULL;
         DROP TABLE IF EXISTS texts;
         DROP TABLE IF EXISTS usage;
+        DROP TABLE IF EXISTS copied_usage;
         DROP TABLE IF EXISTS sessions;
         DROP TABLE IF EXISTS shown;
         DROP TABLE IF EXISTS summaries;
@@ -268,6 +269,18 @@ function openDatabase(sqlite: typeof import('node:sqlite'), file: string): Datab
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE usage (
           session INTEGER NOT NULL,
+          hour INTEGER NOT NULL,
+          provider TEXT NOT NULL,
+          model TEXT NOT NULL,
+          calls INTEGER NOT NULL,
+          input_tokens INTEGER NOT NULL,
+          output_tokens INTEGER NOT NULL,
+          cost_usd REAL NOT NULL,
+          unpriced INTEGER NOT NULL,
+          PRIMARY KEY (session, hour, provider, model)
+        ) WITHOUT ROWID;
+        CREATE TABLE copied_usage (
+          session INTEGER NOT NULL,
           seq INTEGER NOT NULL,
           hour INTEGER NOT NULL,
           provider TEXT NOT NULL,
@@ -275,7 +288,6 @@ function openDatabase(sqlite: typeof import('node:sqlite'), file: string): Datab
           input_tokens INTEGER NOT NULL,
           output_tokens INTEGER NOT NULL,
           cost_usd REAL,
-          copied INTEGER NOT NULL,
           PRIMARY KEY (session, seq)
         ) WITHOUT ROWID;
         CREATE VIRTUAL TABLE texts USING fts5(
@@ -340,7 +352,12 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     );
     if (fromSeq === 0) statement('DELETE FROM shown WHERE session = ?').run(number);
     else keepMessages(number, (messages) => messages.filter(([seq]) => seq < fromSeq));
-    statement('DELETE FROM usage WHERE session = ? AND seq >= ?').run(number, fromSeq);
+    // A session's calls are written once its new events are all read (`indexJournal`): only a
+    // journal read again from its start has calls to drop.
+    if (fromSeq <= 1) {
+      statement('DELETE FROM usage WHERE session = ?').run(number);
+      statement('DELETE FROM copied_usage WHERE session = ?').run(number);
+    }
   };
 
   /** A session's kept messages, as `change` makes them (its row goes when none is left). */
@@ -358,21 +375,10 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     // A branch's copy of its parent's journal follows its first event (the parent's usage, not its own).
     let copiedThrough = 0;
     const added: ShownMessage[] = [];
+    const calls: Array<Extract<JournalEvent, { type: 'usage-recorded' }>> = [];
     for await (const event of store.read(summary.id, { fromSeq, toSeq: summary.lastSeq })) {
       if (event.type === 'session-created') copiedThrough = event.seq + (event.copied ?? 0);
-      if (event.type === 'usage-recorded') {
-        statement('INSERT OR REPLACE INTO usage VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-          entry.number,
-          event.seq,
-          Math.floor(Date.parse(event.at) / HOUR_MS),
-          event.provider,
-          event.model,
-          event.inputTokens,
-          event.outputTokens,
-          event.costUsd,
-          event.seq <= copiedThrough ? 1 : 0,
-        );
-      }
+      if (event.type === 'usage-recorded') calls.push(event);
       if (event.type !== 'message-added') continue;
       const { role, content } = event.message;
       if (role === 'user') entry.taskSeq ??= event.seq;
@@ -382,6 +388,38 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       }
     }
     if (indexTexts && added.length > 0) keepMessages(entry.number, (messages) => [...messages, ...added]);
+    // The session's own calls summed by hour and model (what the usage reads); the copies of a
+    // parent's calls one by one (counted once, by seq, when the parent is gone).
+    for (const call of calls) {
+      const hour = Math.floor(Date.parse(call.at) / HOUR_MS);
+      if (call.seq <= copiedThrough) {
+        statement('INSERT OR REPLACE INTO copied_usage VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+          entry.number,
+          call.seq,
+          hour,
+          call.provider,
+          call.model,
+          call.inputTokens,
+          call.outputTokens,
+          call.costUsd,
+        );
+        continue;
+      }
+      statement(`
+        INSERT INTO usage VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?)
+        ON CONFLICT DO UPDATE SET calls = calls + 1, input_tokens = input_tokens + excluded.input_tokens,
+          output_tokens = output_tokens + excluded.output_tokens, cost_usd = cost_usd + excluded.cost_usd,
+          unpriced = unpriced + excluded.unpriced`).run(
+        entry.number,
+        hour,
+        call.provider,
+        call.model,
+        call.inputTokens,
+        call.outputTokens,
+        call.costUsd ?? 0,
+        call.costUsd === null ? 1 : 0,
+      );
+    }
   }
 
   /**
@@ -720,11 +758,11 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       };
       const entries: UsageEntry[] = [];
       const own = statement(`
-        SELECT hour, provider, model, dims, min(id) AS id, count(*) AS calls,
+        SELECT hour, provider, model, dims, min(id) AS id, sum(calls) AS calls,
           sum(input_tokens) AS input, sum(output_tokens) AS output,
-          total(cost_usd) AS cost, sum(cost_usd IS NULL) AS unpriced
+          total(cost_usd) AS cost, sum(unpriced) AS unpriced
         FROM usage JOIN sessions ON sessions.number = usage.session
-        WHERE copied = 0 GROUP BY hour, provider, model, dims, CASE dims WHEN '' THEN number END`).all();
+        GROUP BY hour, provider, model, dims, CASE dims WHEN '' THEN number END`).all();
       for (const row of own) entries.push(entryOf(row, dimensionsOfRow(row)));
       // Copies of a parent deleted for good: its calls are counted once, from the first copy seen.
       const counted = new Set<string>();
@@ -733,8 +771,8 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       const copies = statement(`
         SELECT seq, hour, provider, model, dims, id, parent_id, 1 AS calls, input_tokens AS input,
           output_tokens AS output, coalesce(cost_usd, 0) AS cost, cost_usd IS NULL AS unpriced
-        FROM usage JOIN sessions ON sessions.number = usage.session
-        WHERE copied = 1 AND parent_id IS NOT NULL AND parent_id NOT IN (SELECT id FROM sessions)
+        FROM copied_usage JOIN sessions ON sessions.number = copied_usage.session
+        WHERE parent_id IS NOT NULL AND parent_id NOT IN (SELECT id FROM sessions)
         ORDER BY session, seq`).all();
       for (const row of copies) {
         orphanParents.add(String(row.parent_id));
