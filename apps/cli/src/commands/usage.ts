@@ -35,8 +35,6 @@ export async function usageCommand(context: CliContext, rawOptions: Record<strin
   const ledger = await import('@resume/runner/ledger');
   const terminal = context.terminal;
   const index = await openContentSearch(context, {
-    // An encrypted home keeps no words in the index, only the calls' figures.
-    indexTexts: context.config().config.encryption !== 'on',
     onIndexing: (count) =>
       terminal.note(terminal.dim(`Reading the usage of ${count} sessions (later reports read only what changed)…`)),
   });

@@ -3,8 +3,8 @@
 // Loaded only by the commands that search.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { type SessionStore, type SessionSummary, UsageError } from '@resume/core/spec';
-import type { ContentHit, ContentIndex } from '@resume/runner/search';
+import type { SessionStore, SessionSummary } from '@resume/core/spec';
+import type { ContentHit, ContentIndex, WordKey } from '@resume/runner/search';
 import type { CliContext } from '../context/cli-context.js';
 
 export function contentIndexFile(store: Pick<SessionStore, 'kind' | 'location'>, home: string): string {
@@ -20,17 +20,10 @@ export function contentIndexFile(store: Pick<SessionStore, 'kind' | 'location'>,
  */
 export async function openContentSearch(
   context: CliContext,
-  options: { indexTexts?: boolean; onIndexing?: (count: number) => void } = {},
+  options: { onIndexing?: (count: number) => void } = {},
 ): Promise<ContentIndex> {
   const config = context.config().config;
-  if (options.indexTexts !== false && config.encryption === 'on') {
-    throw new UsageError(
-      'Content search is off while encryption at rest is on: its index would keep the sessions’ words unencrypted.',
-      {
-        hint: 'Filter by what the listing shows instead (conclave sessions list --tag, --status, --since), or read one session: conclave sessions show <id> --transcript.',
-      },
-    );
-  }
+  const wordKey = await contentWordKey(context);
   const directory = fileStoreDirectory(config.store.url, config.home);
   const [{ openContentIndex }, listing] = await Promise.all([
     import('@resume/runner/search'),
@@ -50,7 +43,7 @@ export async function openContentSearch(
   return openContentIndex({
     file,
     store,
-    ...(options.indexTexts === undefined ? {} : { indexTexts: options.indexTexts }),
+    ...(wordKey ? { wordKey } : {}),
     ...(listing && directory !== null ? { storeStamp: (previous) => listing.sessionsStamp(directory, previous) } : {}),
     onIndexing:
       options.onIndexing ??
@@ -59,6 +52,25 @@ export async function openContentSearch(
           context.terminal.dim(`Indexing ${count} sessions for search (later searches read only what changed)…`),
         )),
   });
+}
+
+/**
+ * The key an encrypted home's content index hashes its words under: the current data key (the
+ * index is built again when it changes). Undefined in the clear; without a key, the same error
+ * as any command that writes to the encrypted home (the way to make or supply one).
+ */
+export async function contentWordKey(context: CliContext): Promise<WordKey | undefined> {
+  const loaded = context.config();
+  if (loaded.config.encryption !== 'on') return undefined;
+  const { configuredKeySource, loadKeyring } = await import('../keys/data-keys.js');
+  const keyring = loadKeyring({
+    home: loaded.config.home,
+    env: context.environment.env,
+    cwd: context.environment.cwd,
+    encrypt: true,
+    configured: configuredKeySource(loaded),
+  });
+  return keyring?.current() ?? undefined;
 }
 
 /** The file store's folder for the configured store URL (as `openStore` reads it); null for another store. */

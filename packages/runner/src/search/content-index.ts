@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
 import type { JournalEvent, SessionStore, SessionSummary } from '@resume/core/spec';
+import { hashedMatchExpression, hashedText, type WordKey, wordHash } from './keyed-words.js';
 import { findTermMatch, matchExpression, parseQuery, type SearchTerm, type TextMatch } from './search-text.js';
 
 /** The index's layout; a file of another version is built again. */
@@ -55,6 +56,13 @@ export interface OpenContentIndexOptions {
    * encrypted at rest: the index would otherwise keep the sessions' words unencrypted.
    */
   indexTexts?: boolean;
+  /**
+   * For a home encrypted at rest: its current data key. The words are then indexed as keyed
+   * hashes and no text is kept (no message, title or snippet): a hit reads its event through the
+   * store, which decrypts it, and a word is found whole, not from its start. An index built
+   * under another key, or in the clear, is built again.
+   */
+  wordKey?: WordKey;
   /** Called before the journals of more than a few sessions are read (a first search, a rebuild). */
   onIndexing?: (sessions: number) => void;
   /**
@@ -319,6 +327,19 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     await preparePrivateFile(file);
     database = openDatabase(sqlite, file);
   }
+  // An index whose words were kept otherwise (in the clear, or under another key) is emptied and built again.
+  const words = options.wordKey ? `keyed ${options.wordKey.id}` : 'clear';
+  if (
+    (options.indexTexts ?? true) &&
+    database.prepare("SELECT value FROM meta WHERE key = 'words'").get()?.value !== words
+  ) {
+    database.exec(`
+      BEGIN IMMEDIATE;
+      DELETE FROM sessions; DELETE FROM summaries; DELETE FROM shown; DELETE FROM usage; DELETE FROM copied_usage;
+      DELETE FROM meta; INSERT INTO texts(texts) VALUES ('delete-all');
+      COMMIT;`);
+    database.prepare("INSERT INTO meta VALUES ('words', ?)").run(words);
+  }
   // The trash is followed too (its sessions' calls were paid for), and left out of searches.
   const listSessions = options.listSessions ?? (() => store.list());
   const statements = new Map<string, StatementSync>();
@@ -342,8 +363,12 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
   let updating: Promise<ContentIndexUpdate> | null = null;
 
   const indexTexts = options.indexTexts ?? true;
+  const hash = options.wordKey ? wordHash(options.wordKey.key) : null;
+  // Only an index in the clear keeps what a hit shows (and can be trusted on the store's stamp).
+  const keepsText = indexTexts && hash === null;
   const insertText = (rowId: number, text: string) => {
-    if (indexTexts) statement('INSERT INTO texts(rowid, text) VALUES (?, ?)').run(rowId, text);
+    if (!indexTexts) return;
+    statement('INSERT INTO texts(rowid, text) VALUES (?, ?)').run(rowId, hash ? hashedText(text, hash) : text);
   };
   const deleteSessionTexts = (number: number, fromSeq = 0) => {
     statement('DELETE FROM texts WHERE rowid BETWEEN ? AND ?').run(
@@ -387,7 +412,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
         added.push([event.seq, event.message.round, role, event.message.speaker, content]);
       }
     }
-    if (indexTexts && added.length > 0) keepMessages(entry.number, (messages) => [...messages, ...added]);
+    if (keepsText && added.length > 0) keepMessages(entry.number, (messages) => [...messages, ...added]);
     // The session's own calls summed by hour and model (what the usage reads); the copies of a
     // parent's calls one by one (counted once, by seq, when the parent is gone).
     for (const call of calls) {
@@ -480,7 +505,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
   }
 
   // An index that keeps no words keeps no titles or tasks either (and is never trusted on its stamp).
-  const keptSummary = (summary: SessionSummary) => (indexTexts ? JSON.stringify(keptFields(summary)) : '');
+  const keptSummary = (summary: SessionSummary) => (keepsText ? JSON.stringify(keptFields(summary)) : '');
 
   /** What a query shows of a session while the store's stamp holds: its summary, and what orders the listing. */
   function keepSummary(number: number, summary: SessionSummary, json: string): void {
@@ -490,7 +515,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     ).run(
       summary.updatedAt,
       summary.trashedAt == null ? 0 : 1,
-      indexTexts ? dimensionsOf(summary) : '',
+      keepsText ? dimensionsOf(summary) : '',
       summary.parentId,
       summary.locked?.key ?? null,
       number,
@@ -582,7 +607,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
         report.indexed += 1;
       }
       // A journal skipped this time leaves no stamp: the next query lists again and tries it.
-      if (stamp === null || report.skipped > 0 || !indexTexts) statement("DELETE FROM meta WHERE key = 'stamp'").run();
+      if (stamp === null || report.skipped > 0 || !keepsText) statement("DELETE FROM meta WHERE key = 'stamp'").run();
       else statement("INSERT OR REPLACE INTO meta VALUES ('stamp', ?)").run(stamp);
       database.exec('COMMIT');
       sessions = new Map(Array.from(known, ([id, entry]) => [entry.number, { id, taskSeq: entry.taskSeq }]));
@@ -603,7 +628,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
   const searchable = (sessionId: string | undefined): sessionId is string =>
     sessionId !== undefined && listedOf(sessionId)?.trashed === false;
 
-  function hitAt(rowId: number, terms: readonly SearchTerm[]): ContentHit | null {
+  async function hitAt(rowId: number, terms: readonly SearchTerm[]): Promise<ContentHit | null> {
     const indexed = sessionOf(Math.floor(rowId / SESSION_SPAN));
     if (!indexed || !searchable(indexed.id)) return null;
     const sessionId = indexed.id;
@@ -619,7 +644,9 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       return null;
     }
     // What the hit shows is kept in the index: no journal is read.
-    const shown = shownMessages(Math.floor(rowId / SESSION_SPAN)).find(([messageSeq]) => messageSeq === seq);
+    const shown = keepsText
+      ? shownMessages(Math.floor(rowId / SESSION_SPAN)).find(([messageSeq]) => messageSeq === seq)
+      : await journalMessage(sessionId, seq);
     if (!shown) return null;
     const [, round, role, speaker, content] = shown;
     // The index finds each word of a phrase (it keeps no positions); the text says whether they come together.
@@ -627,6 +654,20 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     const match = findTermMatch(content, terms);
     if (!match) return null;
     return { sessionId, field: seq === indexed.taskSeq ? 'task' : 'message', seq, round, role, speaker, ...match };
+  }
+
+  /** A message as the journal holds it (an index that keeps no text reads the hit's event through the store). */
+  async function journalMessage(sessionId: string, seq: number): Promise<ShownMessage | undefined> {
+    try {
+      for await (const event of store.read(sessionId, { fromSeq: seq, toSeq: seq })) {
+        if (event.type !== 'message-added') continue;
+        const { role, round, speaker, content } = event.message;
+        if (role === 'user' || role === 'assistant') return [seq, round, role, speaker, content];
+      }
+    } catch {
+      // A journal that cannot be read now shows no hit.
+    }
+    return undefined;
   }
 
   function shownMessages(number: number): ShownMessage[] {
@@ -662,7 +703,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
     const terms = parseQuery(query);
     if (terms.length === 0) return { terms, rowIds: [] as Iterable<number> };
     await update();
-    const rows = statement(sql).iterate(matchExpression(terms));
+    const rows = statement(sql).iterate(hash ? hashedMatchExpression(terms, hash) : matchExpression(terms));
     return {
       terms,
       rowIds: (function* () {
@@ -683,7 +724,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       const hits: ContentHit[] = [];
       for (const rowId of rowIds) {
         if (hits.length >= limit) break;
-        const hit = hitAt(rowId, terms);
+        const hit = await hitAt(rowId, terms);
         // A title made from the task reads the same twice: once is enough.
         const repeated = hits.some((kept) => kept.sessionId === hit?.sessionId && kept.snippet === hit.snippet);
         if (hit && !repeated) hits.push(hit);
@@ -704,7 +745,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       const found = new Set<string>();
       for (const rowId of rowIds) {
         const sessionId = sessionOf(Math.floor(rowId / SESSION_SPAN))?.id;
-        if (sessionId !== undefined && !found.has(sessionId) && hitAt(rowId, terms)) found.add(sessionId);
+        if (sessionId !== undefined && !found.has(sessionId) && (await hitAt(rowId, terms))) found.add(sessionId);
       }
       return found;
     },
@@ -722,7 +763,7 @@ export async function openContentIndex(options: OpenContentIndexOptions): Promis
       const order = hitsOptions.sessionIds ?? Array.from(rowsBySession.keys());
       for (const sessionId of order) {
         for (const rowId of rowsBySession.get(sessionId) ?? []) {
-          const hit = hitAt(rowId, terms);
+          const hit = await hitAt(rowId, terms);
           if (hit) {
             yield hit;
             break;

@@ -10,4 +10,5 @@ export {
   openContentIndex,
   type SearchOptions,
 } from './content-index.js';
+export type { WordKey } from './keyed-words.js';
 export { parseQuery, type SearchTerm, type TextMatch } from './search-text.js';

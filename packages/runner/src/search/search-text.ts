@@ -24,7 +24,7 @@ function foldCharacter(character: string): string {
   return character.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
-function wordsOf(text: string): string[] {
+export function wordsOf(text: string): string[] {
   return Array.from(text.matchAll(wordPattern), (match) => Array.from(match[0], foldCharacter).join('')).filter(
     (word) => word !== '',
   );
