@@ -185,4 +185,38 @@ describe('content index', () => {
     }
     expect((await readFile(file)).includes(Buffer.from('zanzibarian'))).toBe(false);
   });
+
+  it('under a word key keeps no word or text of the sessions, finds words whole, and is built again under another key', async () => {
+    const id = await sessionWith('Vault plans', [
+      { role: 'user', content: 'Guard the zanzibarian launch codes.' },
+      { role: 'assistant', content: 'Keep the codes in two vaults, said the critic.', round: 1 },
+    ]);
+    const first = await openContentIndex({
+      file,
+      store: engine.store,
+      wordKey: { id: 'one', key: new Uint8Array(32).fill(1) },
+    });
+    try {
+      expect((await first.search('zanzibarian')).map((hit) => [hit.sessionId, hit.field])).toEqual([[id, 'task']]);
+      expect((await first.search('"two vaults"'))[0]).toMatchObject({ sessionId: id, round: 1, speaker: 'critic' });
+      expect(await first.search('"vaults two"')).toEqual([]);
+      expect(await first.search('zanzib')).toEqual([]);
+      expect(await first.matchingSessions('vault')).toEqual(new Set([id]));
+    } finally {
+      first.close();
+    }
+    const kept = (await readFile(file)).toString('latin1').toLowerCase();
+    for (const word of ['zanzibarian', 'vaults', 'launch', 'guard']) expect(kept).not.toContain(word);
+
+    const other = await openContentIndex({
+      file,
+      store: engine.store,
+      wordKey: { id: 'two', key: new Uint8Array(32).fill(2) },
+    });
+    try {
+      expect((await other.search('zanzibarian')).map((hit) => hit.sessionId)).toEqual([id]);
+    } finally {
+      other.close();
+    }
+  });
 });
