@@ -4,8 +4,10 @@
 // (docs/decisions/0035-content-index.md). It is derived from the journals and never a
 // second source of truth: each query first reads what was appended since the index last
 // looked (sessions whose `lastSeq` moved), drops what was deleted, and the file is rebuilt
-// from the journals when it is missing or unreadable. The table is contentless: it keeps
-// the words' postings, never the messages; a hit's snippet is cut from the journal's event.
+// from the journals when it is missing or unreadable (or skipped while the store's stamp
+// holds). The FTS5 table is contentless and keeps no positions; what a hit shows is kept beside
+// it, each session's messages compressed together, and a phrase is checked in that text. An
+// encrypted home's index keeps keyed hashes of the words and no text (keyed-words.ts).
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
