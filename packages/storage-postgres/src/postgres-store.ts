@@ -41,6 +41,7 @@ import {
 } from '@resume/core/spec';
 import type pg from 'pg';
 import { appendBatchStatement, appendBatchValues, createAppendQueue, type SessionAppend } from './append-batches.js';
+import { createBlobCollector } from './blob-collection.js';
 import {
   describeLocation,
   describeServer,
@@ -86,6 +87,7 @@ import { watchServerWaits } from './server-wait.js';
 import type { EncryptReport } from './session-encryption.js';
 import { createSessionMaintenance } from './session-maintenance.js';
 import { summaryValues } from './summary-columns.js';
+import { measureSchema, type SchemaUsage } from './usage.js';
 import {
   createAppendAnnouncer,
   notificationChannel,
@@ -120,6 +122,13 @@ export interface PostgresStore extends SessionStore {
    * into the `damaged_rows` table; `dryRun` reports what would be done without changing anything.
    */
   repair(sessionId: string, options?: { dryRun?: boolean }): Promise<RepairReport>;
+  /**
+   * Removes the blobs no session names (docs/storage-postgres.md#blobs): those a deletion kept
+   * because a live writer might still have named them. Resolves to how many went.
+   */
+  sweepBlobs(): Promise<number>;
+  /** What each session's rows and the blobs take (`conclave sessions du`), as `measureHome` measures a home. */
+  measureUsage(): Promise<SchemaUsage>;
 }
 
 /** Rows read per round trip when streaming a journal. */
@@ -234,6 +243,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const announcer = createAppendAnnouncer((payloads) =>
     pool.query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload`, [channel, payloads]),
   );
+
+  const blobCollector = createBlobCollector({ schema, keyring, lease: leaseContext, query });
 
   /** Where the chain stands before `seq` (> 1): a ranged read checks its first row against the one before. */
   const chainBefore = async (sessionId: string, seq: number, action: string): Promise<ChainPosition> => {
@@ -444,12 +455,16 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     async delete(sessionId: string) {
       // Watchers hear of this store's appends before the deletion.
       await announcer.settled();
-      return inTransaction(`delete session ${sessionId}`, async (client) => {
+      const named = await blobCollector.namedBy(sessionId);
+      const deleted = await inTransaction(`delete session ${sessionId}`, async (client) => {
         const result = await client.query(`DELETE FROM ${schema}.sessions WHERE id = $1`, [sessionId]);
         if (result.rowCount === 0) return false;
         await client.query(notifySql, [channel, JSON.stringify({ sessionId, change: 'deleted', lastSeq: null })]);
         return true;
       });
+      // Looked for after the session is gone: two deletions at once each see the other's session gone or still there.
+      if (deleted) await blobCollector.collect(named);
+      return deleted;
     },
 
     async acquireLease(sessionId: string, leaseOptions: AcquireLeaseOptions): Promise<SessionLease> {
@@ -528,11 +543,17 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       const plain = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
       await query(
         'store a blob',
-        `INSERT INTO ${schema}.blobs (hash, content, size) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING`,
+        // Put again: renewed, so a deletion looking for the blob's last reference keeps it.
+        `INSERT INTO ${schema}.blobs (hash, content, size) VALUES ($1, $2, $3)
+         ON CONFLICT (hash) DO UPDATE SET created_at = clock_timestamp()`,
         [hash, key ? sealBlob(key, hash, content) : plain, content.byteLength],
       );
       return hash;
     },
+
+    sweepBlobs: () => blobCollector.collect(null),
+
+    measureUsage: () => measureSchema(query, schema, location),
 
     async getBlob(hash: string) {
       if (!/^[0-9a-f]{64}$/.test(hash)) return null;
