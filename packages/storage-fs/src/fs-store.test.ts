@@ -98,6 +98,53 @@ describe('file store on disk', () => {
     expect(after).toEqual(Array.from({ length: 11 }, (_, index) => 140 + index));
   });
 
+  it('reads a range near the end of a long journal from the end, record by record, in a store that read nothing yet', async () => {
+    const writer = open();
+    const id = await sessionWith(writer, 600);
+    const real = createNodeFileSystem();
+    let journalBytes = 0;
+    const counting: FileSystem = {
+      ...real,
+      readFile: async (target) => {
+        const bytes = await real.readFile(target);
+        if (target.endsWith('journal.jsonl')) journalBytes += bytes.length;
+        return bytes;
+      },
+      readRange: async (target, position, length) => {
+        const bytes = await real.readRange(target, position, length);
+        if (target.endsWith('journal.jsonl')) journalBytes += bytes.length;
+        return bytes;
+      },
+    };
+    const whole = (await stat(journalPath(id))).size;
+    const range = async (fromSeq: number, toSeq: number) => {
+      const found: number[] = [];
+      for await (const event of open({ fileSystem: counting }).read(id, { fromSeq, toSeq })) found.push(event.seq);
+      return found;
+    };
+    expect(await range(590, 592)).toEqual([590, 591, 592]);
+    expect(journalBytes).toBeLessThan(whole / 4);
+
+    // Damage inside the range is still found and named.
+    const lines = (await readFile(journalPath(id), 'utf8')).split('\n');
+    lines[594] = lines[594]!.replace('"seq":595', '"seq":596');
+    await writeFile(journalPath(id), lines.join('\n'));
+    const error = await (async () => {
+      try {
+        await range(593, 596);
+      } catch (caught) {
+        return caught;
+      }
+      return null;
+    })();
+    expect(JournalCorruptedError.isInstance(error)).toBe(true);
+
+    // A torn tail: the whole journal is read, and the range still answered.
+    lines[594] = lines[594]!.replace('"seq":596', '"seq":595');
+    await writeFile(journalPath(id), `${lines.join('\n')}{"crc":"0000`);
+    expect(await range(590, 592)).toEqual([590, 591, 592]);
+  });
+
   it('reads the events after a snapshot from its recorded offset, and the whole journal when that offset no longer fits', async () => {
     const writer = open();
     const id = await sessionWith(writer, 5);
