@@ -165,6 +165,29 @@ function describeIndexedReads(name: string, place: () => Promise<Place>, hooks: 
       expect(lister.counter.events).toBeLessThanOrEqual(60);
     });
 
+    it('keeps the index of a long thread written without one once a reader read it whole', {
+      timeout: 120_000,
+    }, async () => {
+      current = await place();
+      const writer = opened({ derived: false });
+      await runCounter(writer.saver, 'older', 300);
+      await writer.saver.close();
+      const first = opened();
+      expect(
+        (await first.saver.getTuple({ configurable: { thread_id: 'older' } }))?.checkpoint.channel_values,
+      ).toMatchObject({
+        count: 300,
+      });
+      expect(first.counter.events).toBeGreaterThan(600);
+      const second = opened();
+      expect(
+        (await second.saver.getTuple({ configurable: { thread_id: 'older' } }))?.checkpoint.channel_values,
+      ).toMatchObject({
+        count: 300,
+      });
+      expect(second.counter.events).toBeLessThanOrEqual(10);
+    });
+
     it('gives the tuples of a full read for every checkpoint: messages, subgraphs, interrupts, pending writes', {
       timeout: 120_000,
     }, async () => {

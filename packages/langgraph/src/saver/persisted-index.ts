@@ -5,44 +5,73 @@
 // checkpoint id). No value is in it: values stay in the journal and are read by seq when a read
 // needs them. A new saver trusts it only when the journal still holds that last event (else it
 // reads the whole journal, as without one), then applies the events after it.
+// Compact, since a new process reads all of it before its first answer: per namespace a table of
+// channel names, checkpoints in journal order (a parent is the position of its entry), and one
+// entry per writes event:
 //   {"format":1,"last":{"seq":…,"type":…,"at":…,"checkpointId":…},
-//    "namespaces":[{"name":"","checkpoints":[[id,parentId,seq,[[channel,version,kind,base,count]…]]…],
-//                   "writes":[[checkpointId,taskId,index,channel,taskPath,seq]…]}]}
+//    "namespaces":[{"name":"","channels":["messages",…],
+//      "checkpoints":[[id,parent,seq,[channel,version,kind,base,count,…]]…],
+//      "writes":[[checkpoint,taskId,taskPath,seq,[index,channel,…]]…]}]}
+// `parent` and a write's `checkpoint` are the position of the checkpoint's entry (-1 for none),
+// or its id when the index does not hold it; `channel` is a position in `channels`; `kind` is
+// 0 emptied, 1 one value, 2 a list (`base`: the version it extends, or null; `count`: its own items).
 import type { SessionStore } from '@resume/core/spec';
-import { type CheckpointEntry, type EventMark, type NamespaceIndex, ThreadIndex } from './thread-index.js';
+import {
+  type CheckpointEntry,
+  type EventMark,
+  type NamespaceIndex,
+  ThreadIndex,
+  type WriteRecord,
+} from './thread-index.js';
 
 export const THREAD_INDEX_NAME = 'langgraph-index';
 const FORMAT = 1;
 
-type WriteEntry = [string, string, number, string, string, number];
-type CheckpointTuple = [string, string | null, number, CheckpointEntry['values']];
-
-function entryOf(namespace: NamespaceIndex, id: string): CheckpointTuple {
-  const record = namespace.checkpoints.get(id)!;
-  const values: CheckpointEntry['values'] = [];
-  for (const value of record.written.values()) {
-    if (value.kind === 'list') {
-      values.push([value.channel, value.version, 'list', value.base?.version ?? null, value.count]);
-    } else values.push([value.channel, value.version, value.kind, null, 0]);
-  }
-  return [record.id, record.parentId, record.seq, values];
-}
+const KINDS = ['empty', 'item', 'list'] as const;
 
 /** The index's bytes, ending at the event `last` (the journal's event at `index.lastSeq`). */
 export function encodeThreadIndex(index: ThreadIndex, last: EventMark): Uint8Array {
-  const namespaces = [...index.namespaces].map(([name, namespace]) => {
-    const checkpoints = [...namespace.checkpoints.keys()].map((id) => entryOf(namespace, id));
-    // In journal order: a list's base is resolved from the checkpoints before it.
-    checkpoints.sort((left, right) => left[2] - right[2]);
-    const writes: WriteEntry[] = [];
-    for (const [checkpointId, byTask] of namespace.writes) {
-      for (const write of byTask.values()) {
-        writes.push([checkpointId, write.taskId, write.index, write.channel, write.taskPath, write.seq]);
-      }
-    }
-    return { name, checkpoints, writes };
-  });
+  const namespaces = [...index.namespaces].map(([name, namespace]) => encodeNamespace(name, namespace));
   return new TextEncoder().encode(JSON.stringify({ format: FORMAT, last, namespaces }));
+}
+
+function encodeNamespace(name: string, namespace: NamespaceIndex) {
+  const channels = [...namespace.channels];
+  const channelAt = new Map(channels.map((channel, position) => [channel, position]));
+  // In journal order: a list's base is resolved from the checkpoints before it.
+  const records = [...namespace.checkpoints.values()].sort((left, right) => left.seq - right.seq);
+  const positions = new Map(records.map((record, position) => [record.id, position]));
+  const reference = (id: string | null) => (id === null ? -1 : (positions.get(id) ?? id));
+  const checkpoints = records.map((record) => {
+    const values: unknown[] = [];
+    for (const value of record.written.values()) {
+      const list = value.kind === 'list';
+      values.push(
+        channelAt.get(value.channel),
+        value.version,
+        KINDS.indexOf(value.kind),
+        list ? (value.base?.version ?? null) : null,
+        list ? value.count : 0,
+      );
+    }
+    return [record.id, reference(record.parentId), record.seq, values];
+  });
+  // One entry per writes event (its task, task path and seq), in journal order.
+  const events = new Map<number, { checkpoint: string | number; write: WriteRecord; writes: unknown[] }>();
+  for (const [checkpointId, byTask] of namespace.writes) {
+    for (const write of byTask.values()) {
+      let event = events.get(write.seq);
+      if (!event) {
+        event = { checkpoint: reference(checkpointId), write, writes: [] };
+        events.set(write.seq, event);
+      }
+      event.writes.push(write.index, write.channel);
+    }
+  }
+  const writes = [...events.values()]
+    .sort((left, right) => left.write.seq - right.write.seq)
+    .map(({ checkpoint, write, writes: pairs }) => [checkpoint, write.taskId, write.taskPath, write.seq, pairs]);
+  return { name, channels, checkpoints, writes };
 }
 
 class Garbled extends Error {}
@@ -62,28 +91,62 @@ function readMark(value: unknown): EventMark {
   return { seq, type, at, checkpointId };
 }
 
-function readCheckpoint(value: unknown, lastSeq: number): CheckpointEntry {
-  check(Array.isArray(value) && value.length === 4);
-  const [id, parentId, seq, values] = value as unknown[];
-  check(typeof id === 'string' && (parentId === null || typeof parentId === 'string'));
-  check(isSeq(seq) && seq <= lastSeq && Array.isArray(values));
-  for (const written of values as unknown[]) {
-    check(Array.isArray(written) && written.length === 5);
-    const [channel, version, kind, base, count] = written as unknown[];
-    check(typeof channel === 'string' && isVersion(version));
-    check(kind === 'empty' || kind === 'item' || kind === 'list');
-    check(base === null || isVersion(base));
-    check(Number.isSafeInteger(count) && (count as number) >= 0);
-  }
-  return { id, parentId, seq, values: values as CheckpointEntry['values'] };
+/** A checkpoint named by position in the namespace's entries (-1: none), or by id. */
+function checkpointReference(value: unknown, ids: string[]): string | null {
+  if (value === -1) return null;
+  if (typeof value === 'string') return value;
+  check(Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) < ids.length);
+  return ids[value as number]!;
 }
 
-function readWrite(value: unknown, lastSeq: number): WriteEntry {
-  check(Array.isArray(value) && value.length === 6);
-  const [checkpointId, taskId, index, channel, taskPath, seq] = value as unknown[];
-  check(typeof checkpointId === 'string' && typeof taskId === 'string' && Number.isSafeInteger(index));
-  check(typeof channel === 'string' && typeof taskPath === 'string' && isSeq(seq) && seq <= lastSeq);
-  return value as WriteEntry;
+function readNamespace(index: ThreadIndex, value: unknown, lastSeq: number): void {
+  check(typeof value === 'object' && value !== null);
+  const { name, channels, checkpoints, writes } = value as Record<string, unknown>;
+  check(typeof name === 'string' && Array.isArray(channels) && Array.isArray(checkpoints) && Array.isArray(writes));
+  check(channels.every((channel) => typeof channel === 'string'));
+  index.namespace(name);
+  const ids: string[] = [];
+  for (const checkpoint of checkpoints as unknown[]) {
+    check(Array.isArray(checkpoint) && checkpoint.length === 4);
+    const [id, parent, seq, flat] = checkpoint as unknown[];
+    check(typeof id === 'string' && isSeq(seq) && seq <= lastSeq && Array.isArray(flat) && flat.length % 5 === 0);
+    const values: CheckpointEntry['values'] = [];
+    for (let at = 0; at < flat.length; at += 5) {
+      const [channel, version, kind, base, count] = flat.slice(at, at + 5) as unknown[];
+      check(
+        typeof channels[channel as number] === 'string' && isVersion(version) && KINDS[kind as number] !== undefined,
+      );
+      check((base === null || isVersion(base)) && Number.isSafeInteger(count) && (count as number) >= 0);
+      values.push([
+        channels[channel as number] as string,
+        version as CheckpointEntry['values'][number][1],
+        KINDS[kind as number]!,
+        base as CheckpointEntry['values'][number][3],
+        count as number,
+      ]);
+    }
+    index.addEntry(name, { id, parentId: checkpointReference(parent, ids), seq, values });
+    ids.push(id);
+  }
+  for (const entry of writes as unknown[]) {
+    check(Array.isArray(entry) && entry.length === 5);
+    const [checkpoint, taskId, taskPath, seq, pairs] = entry as unknown[];
+    const checkpointId = checkpointReference(checkpoint, ids);
+    check(checkpointId !== null && typeof taskId === 'string' && typeof taskPath === 'string');
+    check(isSeq(seq) && seq <= lastSeq && Array.isArray(pairs) && pairs.length % 2 === 0);
+    for (let at = 0; at < pairs.length; at += 2) {
+      const [writeIndex, channel] = [pairs[at], pairs[at + 1]];
+      check(Number.isSafeInteger(writeIndex) && typeof channel === 'string');
+      index.addWrite(name, checkpointId, {
+        taskId,
+        index: writeIndex as number,
+        channel,
+        taskPath,
+        seq,
+        value: null,
+      });
+    }
+  }
 }
 
 /**
@@ -98,17 +161,7 @@ export function decodeThreadIndex(bytes: Uint8Array): ThreadIndex | null {
     check(format === FORMAT && Array.isArray(namespaces));
     const mark = readMark(last);
     const index = new ThreadIndex();
-    for (const namespace of namespaces as unknown[]) {
-      check(typeof namespace === 'object' && namespace !== null);
-      const { name, checkpoints, writes } = namespace as Record<string, unknown>;
-      check(typeof name === 'string' && Array.isArray(checkpoints) && Array.isArray(writes));
-      index.namespace(name);
-      for (const checkpoint of checkpoints) index.addEntry(name, readCheckpoint(checkpoint, mark.seq));
-      for (const write of writes) {
-        const [checkpointId, taskId, writeIndex, channel, taskPath, seq] = readWrite(write, mark.seq);
-        index.addWrite(name, checkpointId, { taskId, index: writeIndex, channel, taskPath, seq, value: null });
-      }
-    }
+    for (const namespace of namespaces as unknown[]) readNamespace(index, namespace, mark.seq);
     index.lastSeq = mark.seq;
     index.lastMark = mark;
     index.partial = true;

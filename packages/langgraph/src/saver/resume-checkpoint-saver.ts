@@ -555,23 +555,29 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
 
   /**
    * Applies the journal's events after the index's last one; returns the checkpoint id of the
-   * last graph event it applied (null: none). An index that has read nothing yet starts from the
-   * persisted one when the journal still holds the event it ends at.
+   * last graph event it applied (null: none; asked of a persisted index only with `newestWanted`).
+   * An index that has read nothing yet starts from the persisted one when the journal still holds
+   * the event it ends at.
    */
-  async #catchUp(thread: Thread, persisted = true): Promise<string | null> {
-    let newest: string | null = null;
+  async #catchUp(thread: Thread, persisted = true, newestWanted = false): Promise<string | null> {
     if (persisted && thread.index.lastSeq === 0) {
       const stored = await loadThreadIndex(this.store, thread.sessionId);
       const mark = stored?.lastMark;
       const events = stored && mark ? await this.#readEvents(thread, mark.seq) : [];
       if (stored && mark && events[0] && sameMark(markOf(events[0]), mark)) {
         thread.index = stored;
-        newest = stored.newestGraphEvent();
+        const newest = newestWanted ? stored.newestGraphEvent() : null;
         events.shift();
         return this.#applyAll(thread, events) ?? newest;
       }
     }
-    return this.#applyAll(thread, await this.#readEvents(thread, thread.index.lastSeq + 1));
+    const fromStart = thread.index.lastSeq === 0;
+    const events = await this.#readEvents(thread, thread.index.lastSeq + 1);
+    const newest = this.#applyAll(thread, events);
+    // A long thread read whole (written before its index was kept, or its index refused): kept for the next process.
+    if (fromStart && events.length >= WHOLE_READ_FROM && !thread.session)
+      await this.#persist(thread).catch(() => undefined);
+    return newest;
   }
 
   async #readEvents(thread: Thread, fromSeq: number, toSeq?: number): Promise<JournalEvent[]> {
@@ -748,7 +754,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     this.#refuseOvertaken(thread);
     const session = await this.#leased(thread);
     try {
-      const foreign = await this.#catchUp(thread);
+      const foreign = await this.#catchUp(thread, true, thread.read);
       // Refused until the thread is read again, so no later write of this run slips in.
       if (thread.read && foreign !== null) thread.overtakenBy = foreign;
       this.#refuseOvertaken(thread);
