@@ -56,15 +56,15 @@ async function coldReads(open) {
   return { coldUs, list };
 }
 
-async function measureResume(root, steps) {
-  const directory = path.join(root, `resume-${steps}`);
-  const store = createFsStore({ dir: directory });
+/** A thread of `steps` checkpoints written through a store of `open`, then read cold from new ones. */
+async function measureResumeOn(open, steps) {
+  const store = open();
   const writer = new ResumeCheckpointSaver({ store });
   await runSmallStateGraph(writer, steps);
   await writer.close();
   await store.close();
   return coldReads(async () => {
-    const reopened = createFsStore({ dir: directory });
+    const reopened = open();
     const saver = new ResumeCheckpointSaver({ store: reopened });
     return {
       saver,
@@ -76,26 +76,13 @@ async function measureResume(root, steps) {
   });
 }
 
+const measureResume = (root, steps) =>
+  measureResumeOn(() => createFsStore({ dir: path.join(root, `resume-${steps}`) }), steps);
+
 async function measurePostgres(url, steps) {
   const schema = `bench_reads_${process.pid}_${steps}`;
-  const open = () => createPostgresStore({ connectionString: url, schema });
-  const store = open();
-  const writer = new ResumeCheckpointSaver({ store });
-  await runSmallStateGraph(writer, steps);
-  await writer.close();
-  await store.close();
   try {
-    return await coldReads(async () => {
-      const reopened = open();
-      const saver = new ResumeCheckpointSaver({ store: reopened });
-      return {
-        saver,
-        close: async () => {
-          await saver.close();
-          await reopened.close();
-        },
-      };
-    });
+    return await measureResumeOn(() => createPostgresStore({ connectionString: url, schema }), steps);
   } finally {
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => pool.end());
