@@ -18,9 +18,9 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ResumeCheckpointSaver } from './resume-checkpoint-saver.js';
 
-/** A store that counts the journal events its reads hand out, and can hide its derived data. */
+/** A store that counts the journal events its reads hand out and its derived writes, and can hide its derived data. */
 function counting(store: SessionStore, options: { derived?: boolean } = {}) {
-  const counter = { events: 0 };
+  const counter = { events: 0, derivedWrites: 0 };
   const wrapped = new Proxy(store, {
     get(target, key) {
       if (key === 'read') {
@@ -33,6 +33,13 @@ function counting(store: SessionStore, options: { derived?: boolean } = {}) {
           })();
       }
       if (options.derived === false && (key === 'putDerived' || key === 'getDerived')) return undefined;
+      if (key === 'putDerived' && target.putDerived) {
+        const put = target.putDerived.bind(target);
+        return (id: string, name: string, bytes: Uint8Array) => {
+          counter.derivedWrites += 1;
+          return put(id, name, bytes);
+        };
+      }
       const value = Reflect.get(target, key, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -163,6 +170,25 @@ function describeIndexedReads(name: string, place: () => Promise<Place>, hooks: 
         1_000, 999, 998, 997, 996, 995, 994, 993, 992, 991,
       ]);
       expect(lister.counter.events).toBeLessThanOrEqual(60);
+    });
+
+    it('lists the whole thread after its newest ten from the index already loaded: one read of the journal, the index not written again', {
+      timeout: 120_000,
+    }, async () => {
+      current = await place();
+      const writer = opened();
+      await runCounter(writer.saver, 'whole', 300);
+      await writer.saver.close();
+      const expected = await fullRead('whole');
+
+      const lister = opened();
+      const ten = await collect(lister.saver.list({ configurable: { thread_id: 'whole' } }, { limit: 10 }));
+      expect(plain(ten)).toEqual(expected.slice(0, 10));
+      const afterTen = lister.counter.events;
+      expect(plain(await collect(lister.saver.list({ configurable: { thread_id: 'whole' } })))).toEqual(expected);
+      // The journal read once more, up to the event the index ends at; the index it loaded is current.
+      expect(lister.counter.events - afterTen).toBeLessThanOrEqual(expected.length * 2 + 10);
+      expect(lister.counter.derivedWrites).toBe(0);
     });
 
     it('keeps the index of a long thread written without one once a reader read it whole', {

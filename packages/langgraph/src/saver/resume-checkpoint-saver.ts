@@ -188,7 +188,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
       const thread = await this.#readable(threadId);
       if (!thread) continue;
       // Many checkpoints of an index not loaded yet: one read of the journal loads them all.
-      if (thread.index.partial && (limit === undefined || limit > WHOLE_READ_FROM)) await this.#rebuild(thread);
+      if (thread.index.partial && (limit === undefined || limit > WHOLE_READ_FROM)) await this.#loadWhole(thread);
       for (const name of [...thread.index.namespaces.keys()]) {
         if (typeof wantedNamespace === 'string' && name !== wantedNamespace) continue;
         const ids = thread.index.namespaces.get(name)?.idsNewestFirst() ?? [];
@@ -592,6 +592,21 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     thread.index = new ThreadIndex();
     thread.lists.clear();
     await this.#catchUp(thread, false);
+  }
+
+  /**
+   * Fills every record of a persisted index with one read of the journal up to the event it ends
+   * at, in place: its records stay, and since it is current nothing is kept again. A journal that
+   * no longer holds what it names gets the index rebuilt from it.
+   */
+  async #loadWhole(thread: Thread): Promise<void> {
+    const index = thread.index;
+    try {
+      for (const event of await this.#readEvents(thread, 1, index.lastSeq)) index.fill(event);
+    } catch (error) {
+      if (!(error instanceof StaleIndexProblem)) throw error;
+      await this.#rebuild(thread);
+    }
   }
 
   /**
