@@ -8,6 +8,7 @@ export { latestMigrationVersion, type MigrateOptions, type MigrationReport, migr
 export { createPostgresStore, type PostgresStore } from './postgres-store.js';
 export type { ServerWait, ServerWaitListener } from './server-wait.js';
 export type { EncryptReport } from './session-encryption.js';
+export type { BlobCount, SchemaUsage, SessionRowsUsage } from './usage.js';
 export type { SessionChange, SessionWatch, SessionWatchListener } from './watch.js';
 export {
   createWorkQueue,

@@ -45,6 +45,7 @@ import {
 } from '@resume/core/spec';
 import type pg from 'pg';
 import { appendBatchStatement, appendBatchValues, createAppendQueue, type SessionAppend } from './append-batches.js';
+import { createBlobCollector } from './blob-collection.js';
 import {
   describeLocation,
   describeServer,
@@ -90,6 +91,7 @@ import { watchServerWaits } from './server-wait.js';
 import type { EncryptReport } from './session-encryption.js';
 import { createSessionMaintenance } from './session-maintenance.js';
 import { summaryValues } from './summary-columns.js';
+import { measureSchema, type SchemaUsage } from './usage.js';
 import {
   createAppendAnnouncer,
   notificationChannel,
@@ -126,6 +128,13 @@ export interface PostgresStore extends SessionStore {
   repair(sessionId: string, options?: { dryRun?: boolean }): Promise<RepairReport>;
   putDerived(sessionId: string, name: string, bytes: Uint8Array): Promise<void>;
   getDerived(sessionId: string, name: string): Promise<Uint8Array | null>;
+  /**
+   * Removes the blobs no session names (docs/storage-postgres.md#blobs): those a deletion kept
+   * because a live writer might still have named them. Resolves to how many went.
+   */
+  sweepBlobs(): Promise<number>;
+  /** What each session's rows and the blobs take (`conclave sessions du`), as `measureHome` measures a home. */
+  measureUsage(): Promise<SchemaUsage>;
 }
 
 /** Rows read per round trip when streaming a journal. */
@@ -240,6 +249,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const announcer = createAppendAnnouncer((payloads) =>
     pool.query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload`, [channel, payloads]),
   );
+
+  const blobCollector = createBlobCollector({ schema, keyring, lease: leaseContext, query });
 
   /** Where the chain stands before `seq` (> 1): a ranged read checks its first row against the one before. */
   const chainBefore = async (sessionId: string, seq: number, action: string): Promise<ChainPosition> => {
@@ -450,12 +461,16 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     async delete(sessionId: string) {
       // Watchers hear of this store's appends before the deletion.
       await announcer.settled();
-      return inTransaction(`delete session ${sessionId}`, async (client) => {
+      const named = await blobCollector.namedBy(sessionId);
+      const deleted = await inTransaction(`delete session ${sessionId}`, async (client) => {
         const result = await client.query(`DELETE FROM ${schema}.sessions WHERE id = $1`, [sessionId]);
         if (result.rowCount === 0) return false;
         await client.query(notifySql, [channel, JSON.stringify({ sessionId, change: 'deleted', lastSeq: null })]);
         return true;
       });
+      // Looked for after the session is gone: two deletions at once each see the other's session gone or still there.
+      if (deleted) await blobCollector.collect(named);
+      return deleted;
     },
 
     async acquireLease(sessionId: string, leaseOptions: AcquireLeaseOptions): Promise<SessionLease> {
@@ -576,11 +591,17 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       const plain = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
       await query(
         'store a blob',
-        `INSERT INTO ${schema}.blobs (hash, content, size) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING`,
+        // Put again: renewed, so a deletion looking for the blob's last reference keeps it.
+        `INSERT INTO ${schema}.blobs (hash, content, size) VALUES ($1, $2, $3)
+         ON CONFLICT (hash) DO UPDATE SET created_at = clock_timestamp()`,
         [hash, key ? sealBlob(key, hash, content) : plain, content.byteLength],
       );
       return hash;
     },
+
+    sweepBlobs: () => blobCollector.collect(null),
+
+    measureUsage: () => measureSchema(query, schema, location),
 
     async getBlob(hash: string) {
       if (!/^[0-9a-f]{64}$/.test(hash)) return null;

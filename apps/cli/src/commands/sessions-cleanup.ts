@@ -10,7 +10,7 @@ import type { CliContext } from '../context/cli-context.js';
 import { formatWhen, padText, truncate } from '../output/format.js';
 import { applyRetention } from '../sessions/apply-retention.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
-import { sweepUnnamedBlobs } from '../sessions/sweep-blobs.js';
+import { blobsRemovedLine, sweepUnnamedBlobs } from '../sessions/sweep-blobs.js';
 
 const cleanupOptionsSchema = z.object({
   olderThan: z.string().optional(),
@@ -98,8 +98,8 @@ export async function cleanupSessionsCommand(
     terminal.out(
       `Deleted ${outcome.purged.length} session${outcome.purged.length === 1 ? '' : 's'} for good: in the trash for more than ${config.trash.keepDays} days.`,
     );
-  if (blobsRemoved > 0)
-    terminal.out(`Removed ${blobsRemoved} stored file${blobsRemoved === 1 ? '' : 's'} no session names any more.`);
+  const blobsLine = blobsRemovedLine(blobsRemoved);
+  if (blobsLine) terminal.out(blobsLine);
   if (outcome.selection.remove.length === 0 && outcome.selection.archive.length === 0) {
     terminal.out('Nothing to clean up.');
     return 0;

@@ -3,6 +3,7 @@
 // home's total, the trash, the shared blobs and the index included, with what frees the space.
 import { formatBytes, type SessionSummary, UsageError } from '@resume/core/spec';
 import type { HomeUsage, SessionUsage } from '@resume/storage-fs';
+import type { PostgresStore } from '@resume/storage-postgres';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { truncate } from '../output/format.js';
@@ -19,19 +20,24 @@ const heldBytes = (usage: SessionUsage) =>
 export async function duSessionsCommand(context: CliContext, rawOptions: Record<string, unknown>): Promise<number> {
   const parsed = duOptionsSchema.safeParse(rawOptions);
   if (!parsed.success) throw new UsageError('Invalid --top: give a whole number above 0 (--top 20).');
-  const { config } = context.config();
-  if (config.store.url && !config.store.url.startsWith('file:')) {
-    throw new UsageError('sessions du measures the file store in the data home; this config uses a database store.', {
-      hint: "Ask the database for its tables' sizes, or unset store.url to measure the home.",
+  const store = await context.store();
+  let usage: HomeUsage;
+  let listed: SessionSummary[];
+  if (store.kind === 'postgres') {
+    usage = await (store as PostgresStore).measureUsage();
+    listed = await store.list();
+  } else if (store.kind === 'fs') {
+    // Titles and the trash from the listing index when it vouches for itself, else from the store.
+    const { readStampedListing } = await import('@resume/storage-fs/listing');
+    listed = readStampedListing(store.location) ?? (await store.list());
+    const { measureHome } = await import('@resume/storage-fs');
+    usage = measureHome(store.location, { blobs: true });
+  } else {
+    throw new UsageError(`sessions du measures the file store and PostgreSQL; this config uses ${store.location}.`, {
+      hint: 'Unset store.url to measure the data home, or give a postgres:// URL.',
     });
   }
-  const store = await context.store();
-  // Titles and the trash from the listing index when it vouches for itself, else from the store.
-  const { readStampedListing } = await import('@resume/storage-fs/listing');
-  const listed = readStampedListing(store.location) ?? (await store.list());
   const summaries = new Map(listed.map((summary) => [summary.id, summary]));
-  const { measureHome } = await import('@resume/storage-fs');
-  const usage = measureHome(store.location, { blobs: true });
   const ranked = [...usage.bySession].sort(
     (left, right) => heldBytes(right) - heldBytes(left) || left.id.localeCompare(right.id),
   );
@@ -122,10 +128,13 @@ function printTop(context: CliContext, top: SessionUsage[], summaries: Map<strin
 
 function totalLine(usage: HomeUsage, trash: { count: number; bytes: number }): string {
   const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  const blobs = `blobs ${formatBytes(usage.blobs.bytes)} (${plural(usage.blobs.count, 'blob')}${usage.sharedBlobs?.count ? `; ${formatBytes(usage.sharedBlobs.bytes)} of them shared by several sessions, counted once` : ''})`;
   return [
     `Total ${formatBytes(usage.bytes)} in ${usage.home}:`,
     `sessions ${formatBytes(usage.sessions)} (${plural(usage.sessionCount, 'session')}; in the trash ${formatBytes(trash.bytes)}, ${trash.count}),`,
-    `blobs ${formatBytes(usage.blobs.bytes)} (${plural(usage.blobs.count, 'blob')}${usage.sharedBlobs?.count ? `; ${formatBytes(usage.sharedBlobs.bytes)} of them shared by several sessions, counted once` : ''}),`,
-    `index ${formatBytes(usage.index)}, other ${formatBytes(usage.other)}.`,
+    // A database keeps nothing beside its sessions and blobs.
+    usage.index === 0 && usage.other === 0
+      ? `${blobs}.`
+      : `${blobs}, index ${formatBytes(usage.index)}, other ${formatBytes(usage.other)}.`,
   ].join(' ');
 }

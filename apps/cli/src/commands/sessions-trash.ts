@@ -11,7 +11,7 @@ import { formatWhen, truncate } from '../output/format.js';
 import { expiredTrash, trashExpiry } from '../sessions/apply-retention.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 import { shortIdsAmong } from '../sessions/short-ids.js';
-import { sweepUnnamedBlobs } from '../sessions/sweep-blobs.js';
+import { blobsRemovedLine, sweepUnnamedBlobs } from '../sessions/sweep-blobs.js';
 
 const trashOptionsSchema = z.object({ empty: z.boolean().default(false), olderThan: z.string().optional() });
 
@@ -37,13 +37,17 @@ export async function trashCommand(context: CliContext, rawOptions: Record<strin
       bytes += session.bytes ?? 0;
     }
     const blobsRemoved = await sweepUnnamedBlobs(context);
-    if (context.options.json) terminal.data(JSON.stringify({ deleted, bytes, blobsRemoved }));
-    else
-      terminal.out(
-        deleted.length === 0
-          ? `Nothing to delete: ${trash.length === 0 ? 'the trash is empty' : `the ${trash.length} in the trash are newer`}.`
-          : `Deleted ${deleted.length} session${deleted.length === 1 ? '' : 's'} from the trash for good${bytes > 0 ? ` (${formatBytes(bytes)} freed)` : ''}.`,
-      );
+    if (context.options.json) {
+      terminal.data(JSON.stringify({ deleted, bytes, blobsRemoved }));
+      return 0;
+    }
+    terminal.out(
+      deleted.length === 0
+        ? `Nothing to delete: ${trash.length === 0 ? 'the trash is empty' : `the ${trash.length} in the trash are newer`}.`
+        : `Deleted ${deleted.length} session${deleted.length === 1 ? '' : 's'} from the trash for good${bytes > 0 ? ` (${formatBytes(bytes)} freed)` : ''}.`,
+    );
+    const blobsLine = blobsRemovedLine(blobsRemoved);
+    if (blobsLine) terminal.out(blobsLine);
     return 0;
   }
   if (context.options.json) {

@@ -197,6 +197,13 @@ export interface SessionStore {
   /** Stores content by its sha256 (hex) and returns the hash. Idempotent. */
   putBlob(content: Uint8Array): Promise<string>;
   getBlob(hash: string): Promise<Uint8Array | null>;
+  /**
+   * Optional: removes the blobs no session names and resolves to how many went. A store that has
+   * it also removes, when it deletes a session, the blobs only that session named. Both keep a blob
+   * put (or put again) since the look for references started or since any live writer took its
+   * lease: a running session names a blob it put only at its next checkpoint.
+   */
+  sweepBlobs?(): Promise<number>;
 
   /**
    * Salvages the longest provable history of a damaged session (optional capability);

@@ -25,7 +25,15 @@ import {
   UsageError,
 } from '../spec/index.js';
 import { expect, type TestFunctions } from './assertions.js';
-import { messageEvent, messageEvents, TEST_TIME, testHeader, testSessionId, testSummary } from './session-fixtures.js';
+import {
+  fileSnapshotEvent,
+  messageEvent,
+  messageEvents,
+  TEST_TIME,
+  testHeader,
+  testSessionId,
+  testSummary,
+} from './session-fixtures.js';
 
 export interface ConformanceFixture {
   store: SessionStore;
@@ -602,6 +610,77 @@ export function describeStoreConformance(
         const missing = createHash('sha256').update('never stored').digest('hex');
         expect(await store.getBlob(missing)).toBeNull();
         expect(await store.getBlob('../../etc/passwd')).toBeNull();
+      });
+
+      /** A session whose journal names `blob` (a file snapshot, as the runner records it), appended under `epoch`. */
+      /** Appends the event naming `blob` to the session, under `epoch`. */
+      async function snapshotEvent(id: string, blob: string, size: number, epoch = 0): Promise<void> {
+        const events = [fileSnapshotEvent(1, blob, size)];
+        await store.append(id, { expectedSeq: 0, epoch, events, summary: testSummary(id, 1) });
+      }
+      async function sessionNaming(content: Uint8Array): Promise<{ id: string; blob: string }> {
+        const id = testSessionId();
+        await store.create(testHeader({ id }));
+        const blob = await store.putBlob(content);
+        await snapshotEvent(id, blob, content.byteLength);
+        return { id, blob };
+      }
+      /** Long enough for a clock coarser than a millisecond to tell a put from a later look. */
+      const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+      it('removes a blob with the last session naming it (with sweepBlobs), and keeps it while another names it', async () => {
+        if (!store.sweepBlobs) return;
+        const content = new TextEncoder().encode('a file both sessions snapshotted\n');
+        const first = await sessionNaming(content);
+        const second = await sessionNaming(content);
+        expect(second.blob).toBe(first.blob);
+        await tick();
+        await store.delete(first.id);
+        expect(new TextDecoder().decode((await store.getBlob(first.blob)) ?? new Uint8Array())).toBe(
+          'a file both sessions snapshotted\n',
+        );
+        await store.delete(second.id);
+        expect(await store.getBlob(first.blob)).toBeNull();
+        // Put again by a new session: stored again.
+        const third = await sessionNaming(content);
+        expect(await store.getBlob(third.blob)).not.toBeNull();
+      });
+
+      it('keeps a blob a live writer put and has not journaled yet when another session naming it is deleted', async () => {
+        if (!store.sweepBlobs) return;
+        const content = new TextEncoder().encode('a snapshot the running session names at its next checkpoint');
+        const done = await sessionNaming(content);
+        const running = testSessionId();
+        await store.create(testHeader({ id: running }));
+        await tick();
+        const lease = await store.acquireLease(running, { holder });
+        const blob = await store.putBlob(content);
+        await tick();
+        await store.delete(done.id);
+        expect(await store.getBlob(blob)).not.toBeNull();
+        // Its writer still runs: a sweep keeps the blob too.
+        expect(await store.sweepBlobs()).toBe(0);
+        await snapshotEvent(running, blob, content.byteLength, lease.epoch);
+        await lease.release();
+        await tick();
+        expect(await store.sweepBlobs()).toBe(0);
+        expect(new TextDecoder().decode((await store.getBlob(blob)) ?? new Uint8Array())).toBe(
+          'a snapshot the running session names at its next checkpoint',
+        );
+      });
+
+      it('sweeps the blobs no session names once no live writer may name them, and says how many', async () => {
+        if (!store.sweepBlobs) return;
+        const named = await sessionNaming(new TextEncoder().encode('named'));
+        const orphans = [
+          await store.putBlob(new TextEncoder().encode('never named')),
+          await store.putBlob(new Uint8Array([0, 1, 2])),
+        ];
+        await tick();
+        expect(await store.sweepBlobs()).toBe(2);
+        for (const orphan of orphans) expect(await store.getBlob(orphan)).toBeNull();
+        expect(await store.getBlob(named.blob)).not.toBeNull();
+        expect(await store.sweepBlobs()).toBe(0);
       });
     });
 

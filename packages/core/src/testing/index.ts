@@ -20,6 +20,7 @@ export {
   type MockResponse,
 } from './mock-models.js';
 export {
+  fileSnapshotEvent,
   messageEvent,
   messageEvents,
   TEST_TIME,

@@ -93,3 +93,8 @@ export function messageEvent(
 export function messageEvents(fromSeq: number, count: number): JournalEvent[] {
   return Array.from({ length: count }, (_, index) => messageEvent(fromSeq + index));
 }
+
+/** A `file-snapshot-taken` event naming `blob` (as the workspace tools record a file they read or wrote). */
+export function fileSnapshotEvent(seq: number, blob: string, size: number): JournalEvent {
+  return { seq, at: TEST_TIME, type: 'file-snapshot-taken', path: 'notes.md', hash: blob, size, blob, access: 'write' };
+}
