@@ -3,9 +3,10 @@
 // 10,000 steps with `durability: 'sync'`, so a checkpoint's channels stay the same size and
 // only the number of checkpoints grows. Measured from a new saver instance over the reopened
 // store (nothing read yet): getTuple of the latest, list({ limit: 10 }), list() of the whole
-// thread; ResumeCheckpointSaver over the file store beside LangGraph's SqliteSaver (as shipped,
-// over node:sqlite, see sqlite-saver.mjs). A read that does not grow with the thread takes the
-// same time at 10,000 as at 1,000.
+// thread; ResumeCheckpointSaver over the file store (and over the PostgreSQL store, on a
+// throw-away cluster, where a PostgreSQL server is installed; CONCLAVE_BENCH_POSTGRES_URL for
+// another) beside LangGraph's SqliteSaver (as shipped, over node:sqlite, see sqlite-saver.mjs).
+// A read that does not grow with the thread takes the same time at 10,000 as at 1,000.
 // Runs from `pnpm bench` or alone: `node bench/src/langgraph-reads.mjs [--quick]`.
 import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,6 +15,9 @@ import path from 'node:path';
 import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
 import { ResumeCheckpointSaver } from '@resume/langgraph';
 import { createFsStore } from '@resume/storage-fs';
+import { createPostgresStore } from '@resume/storage-postgres';
+import { findPostgres, startPostgresCluster } from '@resume/storage-postgres/testing';
+import pg from 'pg';
 import { getTupleUs, listUs } from './langgraph.mjs';
 import { benchSection } from './measure.mjs';
 import { sqliteSaverOnNodeSqlite } from './sqlite-saver.mjs';
@@ -52,15 +56,15 @@ async function coldReads(open) {
   return { coldUs, list };
 }
 
-async function measureResume(root, steps) {
-  const directory = path.join(root, `resume-${steps}`);
-  const store = createFsStore({ dir: directory });
+/** A thread of `steps` checkpoints written through a store of `open`, then read cold from new ones. */
+async function measureResumeOn(open, steps) {
+  const store = open();
   const writer = new ResumeCheckpointSaver({ store });
   await runSmallStateGraph(writer, steps);
   await writer.close();
   await store.close();
   return coldReads(async () => {
-    const reopened = createFsStore({ dir: directory });
+    const reopened = open();
     const saver = new ResumeCheckpointSaver({ store: reopened });
     return {
       saver,
@@ -70,6 +74,29 @@ async function measureResume(root, steps) {
       },
     };
   });
+}
+
+const measureResume = (root, steps) =>
+  measureResumeOn(() => createFsStore({ dir: path.join(root, `resume-${steps}`) }), steps);
+
+async function measurePostgres(url, steps) {
+  const schema = `bench_reads_${process.pid}_${steps}`;
+  try {
+    return await measureResumeOn(() => createPostgresStore({ connectionString: url, schema }), steps);
+  } finally {
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => pool.end());
+  }
+}
+
+/** A PostgreSQL server to measure on: CONCLAVE_BENCH_POSTGRES_URL, else a throw-away cluster, else none. */
+async function postgresServer() {
+  if (process.env.CONCLAVE_BENCH_POSTGRES_URL)
+    return { url: process.env.CONCLAVE_BENCH_POSTGRES_URL, stop: async () => {} };
+  const availability = findPostgres();
+  if (!availability.available) return { url: null, reason: availability.reason, stop: async () => {} };
+  const cluster = await startPostgresCluster(availability);
+  return { url: cluster.url, stop: () => cluster.stop() };
 }
 
 async function measureSqlite(root, steps) {
@@ -89,15 +116,23 @@ async function measureSqlite(root, steps) {
 export async function measureLangGraphReads({ quick = false } = {}) {
   const lengths = quick ? [300, 1_000] : [1_000, 10_000];
   const root = await mkdtemp(path.join(tmpdir(), 'conclave-langgraph-reads-'));
+  const server = await postgresServer();
   try {
     // Warm-up: module loading and JIT, outside the figures.
     await measureResume(root, 50);
+    if (server.url) await measurePostgres(server.url, 50);
     const rows = [];
     for (const steps of lengths) {
-      rows.push({ steps, resume: await measureResume(root, steps), sqlite: await measureSqlite(root, steps) });
+      rows.push({
+        steps,
+        resume: await measureResume(root, steps),
+        postgres: server.url ? await measurePostgres(server.url, steps) : null,
+        sqlite: await measureSqlite(root, steps),
+      });
     }
-    return { rows };
+    return { rows, postgresSkipped: server.url ? null : server.reason };
   } finally {
+    await server.stop();
     await rm(root, { recursive: true, force: true });
   }
 }
@@ -110,11 +145,13 @@ export function formatLangGraphReads(result) {
     'LangGraph reads against the thread length: state = a counter and a ~1 KB note, cold (a new saver on the reopened store)',
     `${'checkpoints'.padEnd(13)}${'checkpointer'.padEnd(28)}${pad('getTuple')}${pad('list(10)')}${pad('list()')}`,
   ];
-  for (const { steps, resume, sqlite } of result.rows) {
+  for (const { steps, resume, postgres, sqlite } of result.rows) {
     for (const [name, row] of [
       ['ResumeCheckpointSaver (fs)', resume],
+      ['ResumeCheckpointSaver (pg)', postgres],
       ['SqliteSaver (as shipped)', sqlite],
     ]) {
+      if (!row) continue;
       lines.push(
         `${String(steps).padEnd(13)}${name.padEnd(28)}${pad(milli(row.coldUs))}${pad(milli(row.list.newestUs))}${pad(milli(row.list.wholeUs))}`,
       );
@@ -122,12 +159,19 @@ export function formatLangGraphReads(result) {
   }
   const longest = result.rows.at(-1);
   const verdict = (ok) => (ok ? 'ok' : 'MISSED');
-  lines.push(
-    `  cold getTuple at ${longest.steps}: ${milli(longest.resume.coldUs)}  ${verdict(longest.resume.coldUs < 10_000)} (goal < 10 ms)`,
-    `  cold list({ limit: 10 }) at ${longest.steps}: ${milli(longest.resume.list.newestUs)}  ${verdict(longest.resume.list.newestUs < 10_000)} (goal < 10 ms)`,
-    `  list() at ${longest.steps}: Resume ${milli(longest.resume.list.wholeUs)}, SqliteSaver ${milli(longest.sqlite.list.wholeUs)}  ` +
-      `${verdict(longest.resume.list.wholeUs <= longest.sqlite.list.wholeUs)} (goal: no slower than SqliteSaver)`,
-  );
+  if (result.postgresSkipped) lines.push(`  (PostgreSQL rows skipped: ${result.postgresSkipped})`);
+  for (const [store, row] of [
+    ['fs', longest.resume],
+    ['pg', longest.postgres],
+  ]) {
+    if (!row) continue;
+    lines.push(
+      `  ${store}: cold getTuple at ${longest.steps}: ${milli(row.coldUs)}  ${verdict(row.coldUs < 10_000)} (goal < 10 ms)`,
+      `  ${store}: cold list({ limit: 10 }) at ${longest.steps}: ${milli(row.list.newestUs)}  ${verdict(row.list.newestUs < 10_000)} (goal < 10 ms)`,
+      `  ${store}: list() at ${longest.steps}: Resume ${milli(row.list.wholeUs)}, SqliteSaver ${milli(longest.sqlite.list.wholeUs)}  ` +
+        `${verdict(row.list.wholeUs <= longest.sqlite.list.wholeUs)} (goal: no slower than SqliteSaver)`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -50,29 +50,33 @@ async function seqs(store: FsStore, id: string): Promise<number[]> {
 
 const journalPath = (id: string) => path.join(dir, 'sessions', id, 'journal.jsonl');
 
+/** The real file system, counting the journal bytes read through it. */
+function journalCounting(): { fileSystem: FileSystem; read: { bytes: number } } {
+  const real = createNodeFileSystem();
+  const read = { bytes: 0 };
+  const count = (target: string, bytes: Buffer) => {
+    if (target.endsWith('journal.jsonl')) read.bytes += bytes.length;
+    return bytes;
+  };
+  return {
+    fileSystem: {
+      ...real,
+      readFile: async (target) => count(target, await real.readFile(target)),
+      readRange: async (target, position, length) => count(target, await real.readRange(target, position, length)),
+    },
+    read,
+  };
+}
+
 describe('file store on disk', () => {
   it('reads only what was appended since a reader last read the journal to its end, and the whole journal when that end no longer fits', async () => {
     const writer = open();
     const id = await sessionWith(writer, 600);
-    const real = createNodeFileSystem();
-    let journalBytes = 0;
-    const counting: FileSystem = {
-      ...real,
-      readFile: async (target) => {
-        const bytes = await real.readFile(target);
-        if (target.endsWith('journal.jsonl')) journalBytes += bytes.length;
-        return bytes;
-      },
-      readRange: async (target, position, length) => {
-        const bytes = await real.readRange(target, position, length);
-        if (target.endsWith('journal.jsonl')) journalBytes += bytes.length;
-        return bytes;
-      },
-    };
+    const { fileSystem: counting, read: journalRead } = journalCounting();
     const reader = open({ fileSystem: counting });
     expect(await seqs(reader, id)).toHaveLength(600);
     const whole = (await stat(journalPath(id))).size;
-    expect(journalBytes).toBeGreaterThanOrEqual(whole);
+    expect(journalRead.bytes).toBeGreaterThanOrEqual(whole);
 
     const header = testHeader();
     for (const seq of [601, 602]) {
@@ -83,12 +87,12 @@ describe('file store on disk', () => {
         summary: testSummary({ ...header, id }, seq),
       });
     }
-    journalBytes = 0;
+    journalRead.bytes = 0;
     const appended: number[] = [];
     for await (const event of reader.read(id, { fromSeq: 601 })) appended.push(event.seq);
     expect(appended).toEqual([601, 602]);
     // The new records and a tail read to confirm the known end: the same for any length of journal.
-    expect(journalBytes).toBeLessThan(whole / 4);
+    expect(journalRead.bytes).toBeLessThan(whole / 4);
 
     // Cut back to its first 150 records: the end the reader knew is gone, so it reads the whole journal.
     const lines = (await readFile(journalPath(id), 'utf8')).split('\n');
@@ -96,6 +100,39 @@ describe('file store on disk', () => {
     const after: number[] = [];
     for await (const event of reader.read(id, { fromSeq: 140 })) after.push(event.seq);
     expect(after).toEqual(Array.from({ length: 11 }, (_, index) => 140 + index));
+  });
+
+  it('reads a range near the end of a long journal from the end, record by record, in a store that read nothing yet', async () => {
+    const writer = open();
+    const id = await sessionWith(writer, 600);
+    const { fileSystem: counting, read: journalRead } = journalCounting();
+    const whole = (await stat(journalPath(id))).size;
+    const range = async (fromSeq: number, toSeq: number) => {
+      const found: number[] = [];
+      for await (const event of open({ fileSystem: counting }).read(id, { fromSeq, toSeq })) found.push(event.seq);
+      return found;
+    };
+    expect(await range(590, 592)).toEqual([590, 591, 592]);
+    expect(journalRead.bytes).toBeLessThan(whole / 4);
+
+    // Damage inside the range is still found and named.
+    const lines = (await readFile(journalPath(id), 'utf8')).split('\n');
+    lines[594] = lines[594]!.replace('"seq":595', '"seq":596');
+    await writeFile(journalPath(id), lines.join('\n'));
+    const error = await (async () => {
+      try {
+        await range(593, 596);
+      } catch (caught) {
+        return caught;
+      }
+      return null;
+    })();
+    expect(JournalCorruptedError.isInstance(error)).toBe(true);
+
+    // A torn tail: the whole journal is read, and the range still answered.
+    lines[594] = lines[594]!.replace('"seq":596', '"seq":595');
+    await writeFile(journalPath(id), `${lines.join('\n')}{"crc":"0000`);
+    expect(await range(590, 592)).toEqual([590, 591, 592]);
   });
 
   it('reads the events after a snapshot from its recorded offset, and the whole journal when that offset no longer fits', async () => {

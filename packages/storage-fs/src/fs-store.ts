@@ -30,6 +30,7 @@ import {
 } from '@resume/core/spec';
 import { createBlobCollector } from './blobs/blob-collection.js';
 import { createBlobStore } from './blobs/blob-store.js';
+import { createDerivedFiles } from './derived/derived-files.js';
 import { writeFileAtomically } from './file-system/atomic-write.js';
 import { createNodeFileSystem, errorCode, type FileSystem } from './file-system/file-system.js';
 import { guardFileSystem } from './file-system/guarded-file-system.js';
@@ -122,6 +123,8 @@ export interface FsStoreOptions {
 }
 
 export interface FsStore extends SessionStore {
+  putDerived(sessionId: string, name: string, bytes: Uint8Array): Promise<void>;
+  getDerived(sessionId: string, name: string): Promise<Uint8Array | null>;
   readonly kind: 'fs';
   repair(sessionId: string, options?: { dryRun?: boolean }): Promise<RepairReport>;
   verify(sessionId: string): Promise<VerifyReport>;
@@ -217,6 +220,8 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const blobs = createBlobStore(context, layout);
   const blobCollector = createBlobCollector(context, journals);
   const requests = createSessionRequests(context, layout);
+  const derived = createDerivedFiles(context, layout);
+  const rewriteJournal = createJournalRewrite(context, { layout, journals, snapshots, appender, index: () => index });
   const leaseDirectory = (id: string) => paths.inSession(id, LEASE_DIRECTORY);
 
   async function readEvents(id: string, range: ReadRange): Promise<JournalEvent[]> {
@@ -412,8 +417,17 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       return blobCollector.sweep();
     },
     getBlob: blobs.get,
-    repair: maintenance.repair,
-    rewrite: noticing(createJournalRewrite(context, { layout, journals, snapshots, appender, index: () => index })),
+    async repair(id, repairOptions) {
+      const report = await maintenance.repair(id, repairOptions);
+      // What was derived from the journal may name events the repair removed.
+      if (!repairOptions?.dryRun) await derived.forget(id);
+      return report;
+    },
+    rewrite: noticing(async (id, rewrite) => {
+      // What was derived from the journal names events by the seqs the rewrite renumbers.
+      await derived.forget(id);
+      return rewriteJournal(id, rewrite);
+    }),
     async verify(id) {
       const report = await noticing(maintenance.verify)(id);
       const [first] = report.problems;
@@ -423,10 +437,20 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     archive,
     postRequest: requests.post,
     listRequests: requests.list,
+    putDerived: derived.put,
+    getDerived: derived.get,
     async encrypt(id, encryptOptions = {}) {
-      const report = await maintain(id, () =>
-        encryptSession(context, { journals, headers, snapshots }, id, encryptOptions.rekey ?? false),
-      );
+      const report = await maintain(id, async () => {
+        const encrypted = await encryptSession(
+          context,
+          { journals, headers, snapshots },
+          id,
+          encryptOptions.rekey ?? false,
+        );
+        // Derived data is rewritten sealed by whoever derives it.
+        await derived.forget(id);
+        return encrypted;
+      });
       // The listing index holds the session's summary: it is refreshed and saved sealed at once.
       await index.get(id);
       await index.save().catch(() => {});

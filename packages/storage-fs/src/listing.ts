@@ -7,17 +7,20 @@
 // is not exactly as the index says (no index, a damaged one, a session created, removed or
 // written since, a missing journal), and the caller then lists through the store, which
 // inspects what changed and stamps the index again. It never writes.
-import { constants, readdirSync, readFileSync } from 'node:fs';
+import { constants, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Keyring } from '@resume/core/encryption';
 import type { SessionSummary } from '@resume/core/spec';
 import { createNodeFileSystem } from './file-system/file-system.js';
 import { checkIndexFile } from './index/index-file-check.generated.js';
-import { type IndexStamp, stampHolds } from './index/index-stamp.js';
+import { type IndexStamp, STAMP_SETTLE_MS, stampHolds, WRITING_MARKER_PREFIX } from './index/index-stamp.js';
 import { type ListedEntry, listedSummary, newestFirst } from './index/listing-order.js';
 import { unframe } from './journal/framing.js';
 import { openIndex } from './store/sealing.js';
 import { JOURNAL, JOURNAL_ARCHIVED, resolveHome, stripNewline } from './store/store-paths.js';
+
+/** The store's home as the file store resolves it (symbolic links followed). */
+export { resolveHome } from './store/store-paths.js';
 
 interface StampedIndex {
   entries: (Omit<ListedEntry, 'summary'> & { id: string; summary: SessionSummary | null; missing: string[] })[];
@@ -103,4 +106,47 @@ export function readStampedListing(home: string, keyring: Keyring | null = null)
     if (entry.summary !== null) summaries.push(listedSummary({ ...entry, summary: entry.summary }));
   }
   return summaries.sort(newestFirst);
+}
+
+/**
+ * A fingerprint of a file store's sessions that changes with every session created, written,
+ * renamed, trashed or deleted: the sessions folder's times (every create and delete, and every
+ * writer's marker, changes them) and, for each session with a writer now, its journal's size
+ * and times. Null when it cannot vouch: the folder changed less than `settleMs` ago (a change
+ * within the same tick of the file system's clock would not move its times) or cannot be read.
+ * Given the `previous` fingerprint and a folder with the same times, only its writers' journals
+ * are looked at again (no marker came or went). A content index that saw the store under this
+ * fingerprint skips the listing while it holds.
+ */
+export function sessionsStamp(
+  home: string,
+  previous: string | null = null,
+  now = Date.now(),
+  settleMs = STAMP_SETTLE_MS,
+): string | null {
+  const sessions = path.join(resolveHome(home), 'sessions');
+  try {
+    const folder = statSync(sessions, { bigint: true });
+    if (!folder.isDirectory()) return null;
+    if (Math.max(Number(folder.mtimeMs), Number(folder.ctimeMs)) >= now - settleMs) return null;
+    const times = `${folder.dev}:${folder.ino}:${folder.mtimeNs}:${folder.ctimeNs}`;
+    const [previousTimes, ...previousWriters] = previous?.split('|') ?? [];
+    const writers =
+      previousTimes === times
+        ? previousWriters.map((part) => part.slice(0, part.indexOf(':')))
+        : readdirSync(sessions)
+            .filter((name) => name.startsWith(WRITING_MARKER_PREFIX))
+            .map((name) => name.slice(WRITING_MARKER_PREFIX.length))
+            .sort();
+    const parts = [times];
+    for (const id of writers) {
+      const journal = [JOURNAL, JOURNAL_ARCHIVED]
+        .map((file) => statSync(path.join(sessions, id, file), { bigint: true, throwIfNoEntry: false }))
+        .find((status) => status?.isFile());
+      parts.push(`${id}:${journal ? `${journal.size}:${journal.mtimeNs}:${journal.ctimeNs}` : 'none'}`);
+    }
+    return parts.join('|');
+  } catch {
+    return null;
+  }
 }

@@ -84,7 +84,8 @@ export function createJournalRewrite(
       const bytesBefore = await sizeOf(client, sessionId);
       await client.query(`DELETE FROM ${schema}.events WHERE session_id = $1`, [sessionId]);
       await client.query(`DELETE FROM ${schema}.snapshots WHERE session_id = $1`, [sessionId]);
-      // Data derived from the journal by seq goes with it here as well, once the store keeps any per session.
+      // What was derived from the journal names events by the seqs the rewrite renumbers.
+      await client.query(`DELETE FROM ${schema}.derived WHERE session_id = $1`, [sessionId]);
       await client.query(
         `INSERT INTO ${schema}.events (session_id, seq, epoch, type, payload, hash, batch_summary)
          SELECT $1, e.seq, $2, e.type, e.payload, e.hash, e.batch_summary

@@ -125,6 +125,21 @@ export const migrations: readonly Migration[] = [
     // Null for snapshots written before, or by a writer without an ordered replay log.
     statements: [`ALTER TABLE $schema.snapshots ADD COLUMN operations json`],
   },
+  {
+    version: 5,
+    name: 'derived data kept per session',
+    // `key` names the data key `content` is sealed with (null: in the clear).
+    statements: [
+      `CREATE TABLE $schema.derived (
+        session_id text COLLATE "C" NOT NULL REFERENCES $schema.sessions (id) ON DELETE CASCADE,
+        name text COLLATE "C" NOT NULL,
+        key text,
+        content bytea NOT NULL,
+        written_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (session_id, name)
+      )`,
+    ],
+  },
 ];
 
 export const latestMigrationVersion = Math.max(...migrations.map((migration) => migration.version));

@@ -6,8 +6,11 @@ import { hostname } from 'node:os';
 import {
   blobName,
   type DataKey,
+  derivedPlace,
   EncryptionKeyUnavailableError,
   headerPlace,
+  openBytes,
+  sealBytes,
   snapshotPlace,
   toKeyring,
 } from '@resume/core/encryption';
@@ -15,6 +18,7 @@ import {
   type AcquireLeaseOptions,
   type AppendBatch,
   AppendConflictError,
+  checkDerivedName,
   type FoldSnapshot,
   JournalCorruptedError,
   type JournalEvent,
@@ -123,6 +127,8 @@ export interface PostgresStore extends SessionStore {
    * into the `damaged_rows` table; `dryRun` reports what would be done without changing anything.
    */
   repair(sessionId: string, options?: { dryRun?: boolean }): Promise<RepairReport>;
+  putDerived(sessionId: string, name: string, bytes: Uint8Array): Promise<void>;
+  getDerived(sessionId: string, name: string): Promise<Uint8Array | null>;
   /**
    * Removes the blobs no session names (docs/storage-postgres.md#blobs): those a deletion kept
    * because a live writer might still have named them. Resolves to how many went.
@@ -538,6 +544,48 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       if (!row?.exists) throw new SessionNotFoundError(sessionId);
       if (row.seq === null) return null;
       return parseSnapshot(sessionId, `${resolved.schema}.snapshots`, row, keyring);
+    },
+
+    async putDerived(sessionId: string, name: string, bytes: Uint8Array) {
+      checkDerivedName(name);
+      const key = await sealingKey(sessionId);
+      const content = key
+        ? sealBytes(key, derivedPlace(sessionId, name), bytes)
+        : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const result = await query(
+        `save derived data ${name} of session ${sessionId}`,
+        `INSERT INTO ${schema}.derived (session_id, name, key, content)
+         SELECT id, $2, $3, $4 FROM ${schema}.sessions WHERE id = $1
+         ON CONFLICT (session_id, name) DO UPDATE SET key = EXCLUDED.key, content = EXCLUDED.content,
+           written_at = clock_timestamp()`,
+        [sessionId, name, key?.id ?? null, content],
+      );
+      if (result.rowCount === 0) throw new SessionNotFoundError(sessionId);
+    },
+
+    async getDerived(sessionId: string, name: string) {
+      checkDerivedName(name);
+      const result = await query<{ exists: boolean; key: string | null; content: Buffer | null }>(
+        `read derived data ${name} of session ${sessionId}`,
+        `SELECT s.id IS NOT NULL AS exists, d.key, d.content
+           FROM (SELECT $1::text AS id) wanted
+           LEFT JOIN ${schema}.sessions s ON s.id = wanted.id
+           LEFT JOIN ${schema}.derived d ON d.session_id = wanted.id AND d.name = $2`,
+        [sessionId, name],
+      );
+      const row = result.rows[0];
+      if (!row?.exists) throw new SessionNotFoundError(sessionId);
+      if (!row.content) return null;
+      if (row.key === null) return new Uint8Array(row.content);
+      const opened = openBytes(
+        keyring,
+        derivedPlace(sessionId, name),
+        row.key,
+        row.content,
+        `${resolved.schema}.derived`,
+      );
+      // Derived data that fails its tag is none: whoever derived it rebuilds it from the journal.
+      return opened.ok ? new Uint8Array(opened.plaintext) : null;
     },
 
     async putBlob(content: Uint8Array) {

@@ -337,7 +337,6 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
         [analysis.keptSeq],
       );
       await client.query(`DELETE FROM ${schema}.events WHERE session_id = $1 AND seq > $2`, [id, analysis.keptSeq]);
-      // Data derived from the journal goes with the events cut here as well, once the store keeps any per session.
     }
     if (removeSnapshot) {
       await setAside(
@@ -423,6 +422,10 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
     return kept.success && kept.data.lastSeq === seq ? kept.data : { ...summaryFromHeader(id, header), lastSeq: seq };
   };
 
+  /** What was derived from the journal may name rows a repair removed: readers derive it again. */
+  const forgetDerived = (client: pg.PoolClient, id: string) =>
+    client.query(`DELETE FROM ${schema}.derived WHERE session_id = $1`, [id]);
+
   const repair = async (id: string, options: { dryRun?: boolean } = {}): Promise<RepairReport> => {
     if (options.dryRun) {
       const holder = await parts.inspectLease(id);
@@ -432,7 +435,11 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
     // The repair is the session's writer while it works.
     const lease: SessionLease = await parts.acquireLease(id, { holder: { pid: process.pid, host: hostname() } });
     try {
-      return await parts.inTransaction(`repair session ${id}`, (client) => repairIn(client, id, false));
+      return await parts.inTransaction(`repair session ${id}`, async (client) => {
+        const report = await repairIn(client, id, false);
+        await forgetDerived(client, id);
+        return report;
+      });
     } finally {
       await lease.release().catch(() => {});
     }
@@ -442,9 +449,12 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
   const encrypt = async (id: string, key: DataKey, rekey: boolean): Promise<EncryptReport> => {
     const lease: SessionLease = await parts.acquireLease(id, { holder: { pid: process.pid, host: hostname() } });
     try {
-      return await parts.inTransaction(`encrypt session ${id}`, (client) =>
-        encryptRows(client, { schema, schemaName, keyring, sessionId: id, key, rekey }),
-      );
+      return await parts.inTransaction(`encrypt session ${id}`, async (client) => {
+        const report = await encryptRows(client, { schema, schemaName, keyring, sessionId: id, key, rekey });
+        // Derived data is written again, sealed, by whoever derives it.
+        await forgetDerived(client, id);
+        return report;
+      });
     } finally {
       await lease.release().catch(() => {});
     }

@@ -55,11 +55,18 @@ async function maskProcessTitle(args: string[]): Promise<void> {
   if (masked.some((arg, index) => arg !== process.argv[index])) process.title = masked.join(' ');
 }
 
-/** `sessions list --json` from the stamped listing index, when it can vouch for itself (sessions/quick-list.ts). */
+/**
+ * `sessions list --json` from the stamped listing index, and `sessions search … --json` from the
+ * content index, when they can vouch for themselves (sessions/quick-list.ts, quick-search.ts).
+ */
 async function listedQuickly(args: string[]): Promise<boolean> {
   if (args[0] !== 'sessions' || !args.includes('--json')) return false;
-  const { quickListJson } = await import('../sessions/quick-list.js');
-  const listed = quickListJson(args, { env: process.env, cwd: process.cwd(), userHome: homedir() });
+  const environment = { env: process.env, cwd: process.cwd(), userHome: homedir() };
+  let listed: string | null = null;
+  if (args[1] === 'list' || args[1] === 'ls')
+    listed = (await import('../sessions/quick-list.js')).quickListJson(args, environment);
+  else if (args[1] === 'search')
+    listed = await (await import('../sessions/quick-search.js')).quickSearchJson(args, environment);
   if (listed === null) return false;
   process.stdout.write(`${listed}\n`);
   return true;

@@ -10,8 +10,9 @@ import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { listableModes, parseModeName } from '../modes/mode-names.js';
 import { formatCost, formatWhen, padText, truncate } from '../output/format.js';
-import { describeHitPlace, highlightedSnippet, hitAsJson, openContentSearch } from '../sessions/content-search.js';
+import { describeHitPlace, highlightedSnippet, openContentSearch } from '../sessions/content-search.js';
 import { listedStatus, listItem } from '../sessions/list-item.js';
+import { hitAsJson } from '../sessions/search-json.js';
 import { describeProgress } from '../sessions/session-view.js';
 import { shortIdsAmong } from '../sessions/short-ids.js';
 
@@ -85,7 +86,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
   const search =
     options.search === undefined
       ? null
-      : await searchFor(context, options.search, all, (found) =>
+      : await searchFor(context, options.search, (found) =>
           matching
             .filter(({ summary }) => found.has(summary.id))
             .slice(0, limit)
@@ -168,7 +169,6 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
 async function searchFor(
   context: CliContext,
   query: string,
-  sessions: SessionSummary[],
   shownOf: (found: Set<string>) => string[],
 ): Promise<{ found: Set<string>; hits: Map<string, ContentHit> }> {
   const { parseQuery } = await import('@resume/runner/search');
@@ -177,7 +177,7 @@ async function searchFor(
       hint: 'conclave sessions list --search "event sourcing"',
     });
   }
-  const index = await openContentSearch(context, sessions);
+  const index = await openContentSearch(context);
   try {
     const found = await index.matchingSessions(query);
     const hits = new Map<string, ContentHit>();

@@ -6,11 +6,9 @@ import { parseQuery } from '@resume/runner/search';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { truncate } from '../output/format.js';
-import { describeHitPlace, highlightedSnippet, hitAsJson, openContentSearch } from '../sessions/content-search.js';
+import { describeHitPlace, highlightedSnippet, openContentSearch, withLiveStatus } from '../sessions/content-search.js';
+import { HUMAN_DEFAULT_LIMIT, JSON_DEFAULT_LIMIT, searchHitsJson } from '../sessions/search-json.js';
 import { shortIdsAmong } from '../sessions/short-ids.js';
-
-const HUMAN_DEFAULT_LIMIT = 20;
-const JSON_DEFAULT_LIMIT = 100;
 
 const searchOptionsSchema = z.object({ limit: z.coerce.number().int().positive().optional() });
 
@@ -26,46 +24,30 @@ export async function searchSessionsCommand(
       hint: 'conclave sessions search "event sourcing" (a quoted phrase inside single quotes: \'"exact words"\').',
     });
   }
-  const engine = await context.engine();
-  const sessions = await engine.listSessions();
-  const index = await openContentSearch(context, sessions);
+  const index = await openContentSearch(context);
   try {
     const json = context.options.json;
     const hits = await index.search(query, {
       limit: parsed.data.limit ?? (json ? JSON_DEFAULT_LIMIT : HUMAN_DEFAULT_LIMIT),
     });
-    const positions = new Map(sessions.map((summary, position) => [summary.id, position]));
+    // Numbered as `sessions list` numbers them, from the listing the index keeps.
     const terminal = context.terminal;
     if (json) {
-      terminal.data(
-        JSON.stringify(
-          hits.map((hit) => {
-            const position = positions.get(hit.sessionId) ?? 0;
-            const summary = sessions[position];
-            return {
-              index: position + 1,
-              id: hit.sessionId,
-              title: summary?.title ?? null,
-              name: summary?.name ?? null,
-              status: summary?.status ?? null,
-              updatedAt: summary?.updatedAt ?? null,
-              ...hitAsJson(hit),
-            };
-          }),
-        ),
-      );
+      terminal.data(await searchHitsJson(index, hits, (summary) => withLiveStatus(context, summary)));
       return 0;
     }
+    const sessionIds = index.sessionIds();
     if (hits.length === 0) {
       terminal.note(
-        `No session mentions "${query}" (${sessions.length} searched: titles, names, tags, tasks and messages).`,
+        `No session mentions "${query}" (${sessionIds.length} searched: titles, names, tags, tasks and messages).`,
       );
       return 0;
     }
-    const shortId = shortIdsAmong(sessions.map((summary) => summary.id));
+    const shortId = shortIdsAmong(sessionIds);
+    const positions = new Map(sessionIds.map((id, position) => [id, position]));
     for (const hit of hits) {
       const position = positions.get(hit.sessionId) ?? 0;
-      const summary = sessions[position];
+      const summary = index.summary(hit.sessionId);
       const title = summary?.name
         ? `${terminal.bold(truncate(summary.name, 40))}  ${truncate(summary.title, 40)}`
         : truncate(summary?.title ?? '', 60);

@@ -6,7 +6,7 @@ import type { UsageDimension, UsageReport, UsageReportRow, UsageTotals } from '@
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { formatCount, padText } from '../output/format.js';
-import { contentIndexFile } from '../sessions/content-search.js';
+import { openContentSearch } from '../sessions/content-search.js';
 import { sinceToIso } from './sessions-list.js';
 
 const DIMENSIONS = ['day', 'week', 'month', 'model', 'provider', 'workspace', 'tag', 'mode'] as const;
@@ -32,13 +32,9 @@ export async function usageCommand(context: CliContext, rawOptions: Record<strin
   const by = [...new Set(options.by)] as UsageDimension[];
   const now = context.environment.now();
   const since = options.since === undefined ? null : new Date(sinceToIso(options.since, now));
-  const [ledger, store] = await Promise.all([import('@resume/runner/ledger'), context.store()]);
+  const ledger = await import('@resume/runner/ledger');
   const terminal = context.terminal;
-  const index = await ledger.openContentIndex({
-    file: contentIndexFile(store, context.config().config.home),
-    store,
-    // An encrypted home keeps no words in the index, only the calls' figures.
-    indexTexts: context.config().config.encryption !== 'on',
+  const index = await openContentSearch(context, {
     onIndexing: (count) =>
       terminal.note(terminal.dim(`Reading the usage of ${count} sessions (later reports read only what changed)…`)),
   });

@@ -2,7 +2,7 @@
 // since a time, from the usage ledger (read only when a budget is set, once per run).
 import type { RunnerOptions } from '@resume/runner';
 import type { CliContext } from '../context/cli-context.js';
-import { contentIndexFile } from '../sessions/content-search.js';
+import { contentIndexFile, contentWordKey } from '../sessions/content-search.js';
 
 /** The runner's budgets from the config, or undefined when none is set. */
 export function budgetsOf(context: CliContext): RunnerOptions['budgets'] {
@@ -14,11 +14,16 @@ export function budgetsOf(context: CliContext): RunnerOptions['budgets'] {
     monthlyUsd: monthlyCost,
     now: context.environment.now,
     async spentSince(since) {
-      const [ledger, store] = await Promise.all([import('@resume/runner/ledger'), context.store()]);
+      const [ledger, store, wordKey] = await Promise.all([
+        import('@resume/runner/ledger'),
+        context.store(),
+        contentWordKey(context),
+      ]);
+      // An encrypted home's index hashes its words under its key, whoever opens it.
       const index = await ledger.openContentIndex({
         file: contentIndexFile(store, config.home),
         store,
-        indexTexts: config.encryption !== 'on',
+        ...(wordKey ? { wordKey } : {}),
       });
       try {
         return ledger.buildUsageReport(await index.usage(), { by: [], since }).total.costUsd;

@@ -6,7 +6,7 @@ import type { Engine } from '@resume/core/engine';
 import { createPlanner as createRunnerPlanner } from '@resume/runner';
 import { whoAmI } from '../commands/answer.js';
 import type { CliContext } from '../context/cli-context.js';
-import { contentIndexFile } from '../sessions/content-search.js';
+import { contentIndexFile, contentWordKey } from '../sessions/content-search.js';
 import type { RunLimits } from './cost-limits.js';
 
 /**
@@ -37,6 +37,7 @@ export async function openSessionBackend(context: CliContext) {
   prefetched.catch(() => undefined);
   const tui = await import('@resume/tui');
   const planner = await createPlanner(context);
+  const wordKey = await contentWordKey(context);
   const backend = tui.createEngineBackend({
     engine: {
       ...engine,
@@ -52,8 +53,14 @@ export async function openSessionBackend(context: CliContext) {
     contentIndex: {
       file: contentIndexFile(engine.store, context.config().config.home),
       store: engine.store,
-      // Encrypted at rest: no index of the words (the picker then reads the sessions it searches), the usage table alone.
-      indexTexts: context.config().config.encryption !== 'on',
+      // Encrypted at rest: the words as keyed hashes, found whole (docs/encryption.md).
+      ...(wordKey ? { wordKey } : {}),
+      ...(engine.store.kind === 'fs'
+        ? {
+            storeStamp: async (previous: string | null) =>
+              (await import('@resume/storage-fs/listing')).sessionsStamp(engine.store.location, previous),
+          }
+        : {}),
     },
   });
   return { tui, backend };

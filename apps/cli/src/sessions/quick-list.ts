@@ -40,15 +40,8 @@ export function quickListArguments(args: readonly string[]): { home: string | un
 export function quickListJson(args: readonly string[], environment: QuickListEnvironment): string | null {
   const parsed = quickListArguments(args);
   if (!parsed) return null;
-  const { env, cwd, userHome } = environment;
-  // A config file or a store URL may point elsewhere: the full command resolves those.
-  if (env.CONCLAVE_STORE_URL || mayExist(path.resolve(cwd, WORKSPACE_CONFIG_FILE))) return null;
-  const home = parsed.home
-    ? expandHome(parsed.home, userHome, cwd)
-    : env.CONCLAVE_HOME
-      ? expandHome(env.CONCLAVE_HOME, userHome, cwd)
-      : defaultHome(userHome);
-  if (mayExist(path.join(home, HOME_CONFIG_FILE))) return null;
+  const home = plainHome(parsed.home, environment);
+  if (home === null) return null;
   const summaries = readStampedListing(home);
   // A running session is shown as interrupted when no live process holds it: the engine checks.
   if (!summaries || summaries.some((summary) => summary.status === 'running')) return null;
@@ -61,6 +54,21 @@ export function quickListJson(args: readonly string[], environment: QuickListEnv
     if (!summary.archivedAt) items.push(listItem(summary, position));
   }
   return JSON.stringify(items);
+}
+
+/**
+ * The data home as the config loader finds it (`--home`, `$CONCLAVE_HOME`, the default), when
+ * no config file or store URL could say otherwise (null then: the full command resolves those).
+ */
+export function plainHome(given: string | undefined, environment: QuickListEnvironment): string | null {
+  const { env, cwd, userHome } = environment;
+  if (env.CONCLAVE_STORE_URL || mayExist(path.resolve(cwd, WORKSPACE_CONFIG_FILE))) return null;
+  const home = given
+    ? expandHome(given, userHome, cwd)
+    : env.CONCLAVE_HOME
+      ? expandHome(env.CONCLAVE_HOME, userHome, cwd)
+      : defaultHome(userHome);
+  return mayExist(path.join(home, HOME_CONFIG_FILE)) ? null : home;
 }
 
 function mayExist(file: string): boolean {

@@ -4,7 +4,7 @@ import type { Engine } from '@resume/core';
 import { answerFromText, answerProblem, expectedAnswer, pendingInput } from '@resume/core/engine';
 import type { SessionStore, SessionSummary } from '@resume/core/spec';
 import { buildResumePlan, lineageUsage, queuedItemsOf } from '@resume/runner';
-import type { ContentIndex } from '@resume/runner/search';
+import type { ContentIndex, WordKey } from '@resume/runner/search';
 import { resumePlanView } from '../plan/resume-prompt-plan.js';
 import { searchContentWith } from './content-search.js';
 import type {
@@ -48,6 +48,10 @@ export interface EngineBackendOptions {
      * the search reads the sessions one by one. Default true.
      */
     indexTexts?: boolean;
+    /** A home encrypted at rest: its current data key, the index's words are hashed under. */
+    wordKey?: WordKey;
+    /** The store's stamp (the file store's `sessionsStamp`): while it holds, a search lists nothing and reads no journal. */
+    storeStamp?: (previous: string | null) => string | null | Promise<string | null>;
   };
 }
 
@@ -67,7 +71,13 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     index ??= import('@resume/runner/search')
       .then(({ openContentIndex }) =>
         // It follows the store's listing, the trash included: the usage screen counts what the trash spent.
-        openContentIndex({ file: where.file, store: where.store, indexTexts: where.indexTexts ?? true }),
+        openContentIndex({
+          file: where.file,
+          store: where.store,
+          indexTexts: where.indexTexts ?? true,
+          ...(where.wordKey ? { wordKey: where.wordKey } : {}),
+          ...(where.storeStamp ? { storeStamp: where.storeStamp } : {}),
+        }),
       )
       .catch(() => null);
     return index;

@@ -26,6 +26,7 @@ export {
 export {
   blobName,
   blobPlace,
+  derivedPlace,
   type EncryptReport,
   headerPlace,
   journalPlace,

@@ -91,6 +91,11 @@ export function snapshotPlace(sessionId: string): SealedPlace {
   return { sessionId, role: 'snapshot', position: 'snapshot' };
 }
 
+/** Where a session's derived data of that name belongs (`putDerived`). */
+export function derivedPlace(sessionId: string, name: string): SealedPlace {
+  return { sessionId, role: 'derived', position: name };
+}
+
 /** Where a blob belongs: its name (blobs are the store's, shared by sessions). */
 export function blobPlace(name: string): SealedPlace {
   return { sessionId: '', role: 'blob', position: name };

@@ -118,6 +118,7 @@ export { MINIMUM_SECRET_LENGTH, REDACTED, SECRET_SHAPES, type SecretShape, scrub
 export {
   type AcquireLeaseOptions,
   type AppendBatch,
+  checkDerivedName,
   type FoldSnapshot,
   type IntegrityProblem,
   type JournalRewrite,

@@ -304,6 +304,31 @@ describe('the generated check of the journal event schema', () => {
     }
   });
 
+  it('refuses a graph event whose data is not a journal value, at any depth, and accepts deep JSON', () => {
+    const event = (data: unknown) => ({
+      type: 'graph-checkpoint-saved',
+      seq: 4,
+      at: 'now',
+      namespace: '',
+      checkpointId: 'c1',
+      parentCheckpointId: null,
+      data,
+    });
+    const nested = (value: unknown, depth: number): unknown =>
+      depth === 0 ? value : { a: [nested(value, depth - 1)] };
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, undefined, () => 1, new Date(0), new Map(), 10n]) {
+      for (const data of [bad, { values: [1, { deep: bad }] }, nested(bad, 50), [bad]]) {
+        expect(checkJournalEvent(event(data))).toBeUndefined();
+        expect(() => parseJournalEvent(event(data))).toThrow();
+      }
+    }
+    const sparse = [1, 2, 3];
+    delete sparse[1];
+    expect(() => parseJournalEvent(event({ items: sparse }))).toThrow();
+    const deep = JSON.parse(JSON.stringify(nested('leaf', 200)));
+    expect(checkJournalEvent(event(deep))).toEqual(event(deep));
+  });
+
   it('agrees with zod on arbitrary values', () => {
     fc.assert(
       fc.property(fc.anything({ withObjectString: true, withNullPrototype: true }), (value) => {

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import type { LeaseHolderInfo } from './errors/session-locked-error.js';
+import { UsageError } from './errors/usage-error.js';
 import type { JournalEvent, SessionHeader, StepSafety } from './events.js';
 import type { SessionQuery, SessionSummary } from './summary.js';
 
@@ -169,6 +170,16 @@ export function newSessionRequest(input: SessionRequestInput, now: Date = new Da
   });
 }
 
+const DERIVED_NAME_PATTERN = /^[a-z0-9][a-z0-9.-]{0,63}$/;
+
+/** Throws UsageError unless `name` is one `putDerived` takes (stores call it first). */
+export function checkDerivedName(name: string): void {
+  if (typeof name === 'string' && DERIVED_NAME_PATTERN.test(name)) return;
+  throw new UsageError(`${JSON.stringify(name)} is not a name for derived data.`, {
+    hint: 'Use 1 to 64 of a-z, 0-9, "." and "-", starting with a letter or digit (e.g. "langgraph-index").',
+  });
+}
+
 export interface SessionStore {
   readonly specificationVersion: typeof STORE_SPECIFICATION_VERSION;
   /** `fs`, `postgres`, `memory`... */
@@ -248,6 +259,19 @@ export interface SessionStore {
   postRequest?(sessionId: string, request: SessionRequestInput): Promise<SessionRequest>;
   /** Every request posted for the session, oldest first (deleted with the session). */
   listRequests?(sessionId: string): Promise<SessionRequest[]>;
+  /**
+   * Keeps `bytes` under `name` beside the session's journal, replacing what the name held
+   * (optional capability; together with `getDerived`). Derived data is what a reader of the
+   * journal could rebuild from it, kept so it need not: it is deleted with the session, sealed
+   * like the journal when the store encrypts, and removed by every operation that rewrites the
+   * journal (a repair, an encryption, dropping or renumbering events), so a reader never finds it
+   * describing events that are gone; a reader still checks it against the journal. A name is 1 to
+   * 64 of `a-z`, `0-9`, `.`, `-`, starting with a letter or digit (UsageError otherwise);
+   * SessionNotFoundError if the session does not exist.
+   */
+  putDerived?(sessionId: string, name: string, bytes: Uint8Array): Promise<void>;
+  /** What `putDerived` kept under `name`: null when never written, removed, or damaged. */
+  getDerived?(sessionId: string, name: string): Promise<Uint8Array | null>;
 
   close(): Promise<void>;
 }

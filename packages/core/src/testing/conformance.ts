@@ -614,6 +614,52 @@ export function describeStoreConformance(
       });
     });
 
+    describe('derived data (optional capability)', () => {
+      it('keeps bytes per session and name, replaces them, and drops them with the session', async () => {
+        // Stores without the capability pass: readers then rebuild what they derive from the journal.
+        if (!store.putDerived || !store.getDerived) return;
+        const id = await sessionWith(2);
+        const other = await sessionWith(1);
+        const bytes = (text: string) => new TextEncoder().encode(text);
+        expect(await store.getDerived(id, 'thread-index')).toBeNull();
+        await store.putDerived(id, 'thread-index', bytes('first'));
+        await store.putDerived(id, 'thread-index', bytes('second, longer'));
+        await store.putDerived(
+          id,
+          'other.v1',
+          new Uint8Array(256).map((_, index) => index),
+        );
+        expect(new TextDecoder().decode((await store.getDerived(id, 'thread-index')) ?? new Uint8Array())).toBe(
+          'second, longer',
+        );
+        expect(Array.from((await store.getDerived(id, 'other.v1')) ?? [])).toEqual(
+          Array.from(new Uint8Array(256).map((_, index) => index)),
+        );
+        expect(await store.getDerived(other, 'thread-index')).toBeNull();
+        expect(await collect(store.read(id))).toEqual(messageEvents(1, 2));
+        if (fixture.reopen) {
+          const again = await fixture.reopen();
+          expect(new TextDecoder().decode((await again.getDerived?.(id, 'thread-index')) ?? new Uint8Array())).toBe(
+            'second, longer',
+          );
+        }
+        await store.delete(id);
+        await store.create(testHeader({ id }));
+        expect(await store.getDerived(id, 'thread-index')).toBeNull();
+      });
+
+      it('refuses a name that is not one, and a session that does not exist', async () => {
+        if (!store.putDerived || !store.getDerived) return;
+        const id = await sessionWith(1);
+        for (const name of ['', '../journal', 'A', 'a/b', 'x'.repeat(65)]) {
+          const error = await refusal(store, 'putDerived', id, name, new Uint8Array(1));
+          expect({ name, usage: UsageError.isInstance(error) }).toEqual({ name, usage: true });
+        }
+        const missing = await refusal(store, 'putDerived', testSessionId(), 'thread-index', new Uint8Array(1));
+        expect(SessionNotFoundError.isInstance(missing)).toBe(true);
+      });
+    });
+
     describe('blobs', () => {
       it('stores content under its sha256 (hex; with a key, its HMAC under the key), idempotently', async () => {
         const content = new TextEncoder().encode('file content\n');
@@ -717,6 +763,7 @@ export function describeStoreConformance(
           message: 'zebrafish lullaby in the message',
           state: 'marmalade in the folded state',
           blob: 'cobalt harmonica in a blob',
+          derived: 'tangerine semaphore in derived data',
         };
 
         /** A session whose header, events, summary, snapshot and blob carry `words`. */
@@ -730,6 +777,7 @@ export function describeStoreConformance(
           });
           await store.putSnapshot(id, { seq: 2, formatVersion: 1, state: { note: words.state } });
           const blob = await store.putBlob(new TextEncoder().encode(words.blob));
+          await store.putDerived?.(id, 'thread-index', new TextEncoder().encode(words.derived));
           return { id, blob };
         }
 
@@ -750,6 +798,10 @@ export function describeStoreConformance(
           expect((await again.list()).map((summary) => summary.title)).toEqual([words.title]);
           expect(await again.getSnapshot(id)).toEqual({ seq: 2, formatVersion: 1, state: { note: words.state } });
           expect(new TextDecoder().decode((await again.getBlob(blob)) ?? new Uint8Array())).toBe(words.blob);
+          if (again.getDerived) {
+            const derived = await again.getDerived(id, 'thread-index');
+            expect(new TextDecoder().decode(derived ?? new Uint8Array())).toBe(words.derived);
+          }
         });
 
         it('keeps a rewritten journal sealed', async () => {

@@ -270,6 +270,12 @@ async function planPrune(context: PruneContext, events: JournalEvent[], options:
   return { events: renumbered, keptSeqs, checkpointsBefore, checkpointsAfter: kept.size };
 }
 
+/** An item of an index built from the whole journal: every record is loaded. */
+function loaded<T>(item: T | null): T {
+  if (item === null) throw new TypeError('a pruned thread is indexed from its whole journal');
+  return item;
+}
+
 const checkpointKey = (namespace: string, id: string): string => `${namespace}\u0000${id}`;
 
 /** A value record and the records it extends (a list stored as a delta), newest first. */
@@ -287,7 +293,7 @@ function withWholeValues(event: CheckpointEvent, values: Map<string, ValueRecord
   for (const value of values.values()) {
     const { channel, version } = value;
     if (value.kind === 'empty') stored.push({ channel, version, empty: true });
-    else if (value.kind === 'item') stored.push({ channel, version, item: value.item.stored });
+    else if (value.kind === 'item') stored.push({ channel, version, item: loaded(value.item).stored });
     else stored.push({ channel, version, items: listItems(value).map((item) => item.stored) });
   }
   return { ...data, values: stored } as unknown as JsonValue;
@@ -315,15 +321,15 @@ async function checkKeptAnswerAlike(
       const values = Object.entries(checkpoint.channel_versions ?? {}).map(([channel, version]) => {
         const value = index.valueAt(names, found, channel, version);
         if (!value || value.kind === 'empty') return [channel, null];
-        return [channel, value.kind === 'item' ? value.item.stored : listItems(value).map((item) => item.stored)];
+        return [channel, value.kind === 'item' ? value.item?.stored : listItems(value).map((item) => item.stored)];
       });
       const writes = [...(names.writes.get(record.id)?.entries() ?? [])].map(([key, write]) => [
         key,
         write.channel,
         write.taskPath,
-        write.value.stored,
+        write.value?.stored,
       ]);
-      return JSON.stringify([found.parentId, found.checkpoint.stored, found.metadata.stored, values, writes]);
+      return JSON.stringify([found.parentId, found.checkpoint?.stored, found.metadata?.stored, values, writes]);
     };
     if (answer(before) !== answer(after)) {
       throw new CheckpointDataError({
@@ -345,7 +351,7 @@ function indexed(context: PruneContext, work: () => void): void {
 }
 
 async function decoded(context: PruneContext, item: CheckpointRecord['checkpoint']): Promise<unknown> {
-  const value = await decodeItem(context.codec, item);
+  const value = await decodeItem(context.codec, loaded(item));
   if (!value) {
     throw new CheckpointDataError({
       sessionId: context.sessionId,

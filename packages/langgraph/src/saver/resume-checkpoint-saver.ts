@@ -36,14 +36,18 @@ import { ThreadBusyError } from '../errors/thread-busy-error.js';
 import { ThreadConfigError } from '../errors/thread-config-error.js';
 import { GRAPH_DATA_FORMAT, type StoredChannelValue, type StoredWrite } from './graph-records.js';
 import { decodeItem, type EncodedItem, encodeItem, type ItemCodec, itemKey, storeBlobs } from './item-codec.js';
+import { encodeThreadIndex, loadThreadIndex, THREAD_INDEX_NAME } from './persisted-index.js';
 import { checkPruneOptions, type PruneOptions, pruneThreadSession, type ThreadPruneReport } from './prune.js';
 import {
   type CheckpointRecord,
-  eventIdentity,
   listItems,
+  markOf,
   type NamespaceIndex,
+  StaleIndexProblem,
+  sameMark,
   ThreadDataProblem,
   ThreadIndex,
+  unloadedSeqs,
   type ValueRecord,
   writeKey,
 } from './thread-index.js';
@@ -101,6 +105,10 @@ interface Thread {
 }
 
 const DEFAULT_BLOB_THRESHOLD = 16 * 1024;
+/** Seqs this close together are read as one range (the events between are few and small). */
+const RANGE_GAP = 16;
+/** A list of more checkpoints than this, on an index not loaded yet, reads the whole journal once. */
+const WHOLE_READ_FROM = 256;
 const DEFAULT_LEASE_IDLE_MS = 1000;
 /** How often a write waiting for another process's run asks for the thread again. */
 const LEASE_POLL_MS = 20;
@@ -174,13 +182,16 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     const threadId = threadIdOf(config, 'getTuple');
     const thread = await this.#readable(threadId);
     if (!thread) return undefined;
-    const namespace = thread.index.namespaces.get(namespaceOf(config));
-    if (!namespace) return undefined;
-    const wanted = config.configurable?.checkpoint_id;
-    const id = typeof wanted === 'string' && wanted.length > 0 ? wanted : namespace.idsNewestFirst()[0];
-    const record = id === undefined ? undefined : namespace.checkpoints.get(id);
-    if (!record) return undefined;
-    return this.#tuple(thread, namespace, record, await this.#decode(thread, record.metadata));
+    return this.#fresh(thread, async () => {
+      const namespace = thread.index.namespaces.get(namespaceOf(config));
+      if (!namespace) return undefined;
+      const wanted = config.configurable?.checkpoint_id;
+      const id = typeof wanted === 'string' && wanted.length > 0 ? wanted : namespace.idsNewestFirst()[0];
+      const record = id === undefined ? undefined : namespace.checkpoints.get(id);
+      if (!record) return undefined;
+      await this.#prepare(thread, namespace, [record]);
+      return this.#tuple(thread, namespace, record, await this.#decode(thread, record.metadata));
+    });
   }
 
   async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
@@ -194,25 +205,46 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     for (const threadId of threadIds) {
       const thread = await this.#readable(threadId);
       if (!thread) continue;
-      for (const [name, namespace] of thread.index.namespaces) {
+      // Many checkpoints of an index not loaded yet: one read of the journal loads them all.
+      if (thread.index.partial && (limit === undefined || limit > WHOLE_READ_FROM)) await this.#loadWhole(thread);
+      for (const name of [...thread.index.namespaces.keys()]) {
         if (typeof wantedNamespace === 'string' && name !== wantedNamespace) continue;
-        for (const id of namespace.idsNewestFirst()) {
-          if (typeof wantedId === 'string' && wantedId.length > 0 && id !== wantedId) continue;
-          if (typeof beforeId === 'string' && id >= beforeId) continue;
-          const record = namespace.checkpoints.get(id);
-          if (!record) continue;
-          const metadata = (await this.#decode(thread, record.metadata)) as CheckpointMetadata;
-          if (
-            filter &&
-            !Object.entries(filter).every(([key, value]) => (metadata as Record<string, unknown>)[key] === value)
-          ) {
-            continue;
+        const ids = thread.index.namespaces.get(name)?.idsNewestFirst() ?? [];
+        const candidates = ids.filter(
+          (id) =>
+            !(typeof wantedId === 'string' && wantedId.length > 0 && id !== wantedId) &&
+            !(typeof beforeId === 'string' && id >= beforeId),
+        );
+        let chunk = Math.max(limit ?? 0, 8);
+        for (let start = 0; start < candidates.length; start += chunk, chunk = Math.min(chunk * 2, 1024)) {
+          const chunkIds = candidates.slice(start, start + chunk);
+          const tuples = await this.#fresh(thread, async () => {
+            const namespace = thread.index.namespaces.get(name);
+            if (!namespace) return [];
+            const records = chunkIds.flatMap((id) => namespace.checkpoints.get(id) ?? []);
+            await this.#prepare(thread, namespace, records);
+            const found: CheckpointTuple[] = [];
+            for (const record of records) {
+              if (limit !== undefined && found.length >= limit) break;
+              const metadata = (await this.#decode(thread, record.metadata)) as CheckpointMetadata;
+              if (
+                filter &&
+                !Object.entries(filter).every(([key, value]) => (metadata as Record<string, unknown>)[key] === value)
+              ) {
+                continue;
+              }
+              found.push(await this.#tuple(thread, namespace, record, metadata));
+            }
+            return found;
+          });
+          for (const tuple of tuples) {
+            if (limit !== undefined) {
+              if (limit <= 0) return;
+              limit -= 1;
+            }
+            yield tuple;
           }
-          if (limit !== undefined) {
-            if (limit <= 0) return;
-            limit -= 1;
-          }
-          yield await this.#tuple(thread, namespace, record, metadata);
+          if (limit !== undefined && limit <= 0) return;
         }
       }
     }
@@ -251,6 +283,8 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
         const base = parent ? thread.index.resolve(namespace, parent, channel) : null;
         const value = channelValues[channel];
         const known = thread.lists.get(listKey(namespaceName, channel));
+        // Compared item by item: the stored items of the base are read first.
+        if (Array.isArray(value) && known?.record !== base) await this.#loadValues(thread, [base]);
         values.push(
           await this.#encodeValue(
             channel,
@@ -441,8 +475,14 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
   ): Promise<CheckpointTuple> {
     const checkpoint = (await this.#decode(thread, record.checkpoint)) as Checkpoint;
     const channelValues: Record<string, unknown> = {};
-    for (const [channel, version] of Object.entries(checkpoint.channel_versions ?? {})) {
-      const value = thread.index.valueAt(namespace, record, channel, version);
+    const values = Object.entries(checkpoint.channel_versions ?? {}).map(
+      ([channel, version]) => [channel, thread.index.valueAt(namespace, record, channel, version)] as const,
+    );
+    await this.#loadValues(
+      thread,
+      values.map(([, value]) => value),
+    );
+    for (const [channel, value] of values) {
       if (!value || value.kind === 'empty') continue;
       channelValues[channel] = await this.#decodeValue(thread, value);
     }
@@ -482,6 +522,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     checkpointId: string,
   ): Promise<CheckpointPendingWrite[]> {
     const writes = [...(namespace.writes.get(checkpointId)?.values() ?? [])];
+    await this.#load(thread, new Set(writes.flatMap((write) => (write.value === null ? [write.seq] : []))));
     writes.sort((left, right) =>
       compareWritesSortKeys(
         writesSortKey(left.taskPath, left.taskId, left.index),
@@ -500,7 +541,9 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     return values;
   }
 
-  async #decode(thread: Thread, item: Parameters<typeof decodeItem>[1]): Promise<unknown> {
+  async #decode(thread: Thread, item: Parameters<typeof decodeItem>[1] | null): Promise<unknown> {
+    // Every read loads the records it decodes first (#prepare, #loadValues).
+    if (item === null) throw new StaleIndexProblem('a record was decoded before it was read');
     const decoded = await decodeItem(this.#codec, item);
     if (!decoded) {
       const hash = 'blob' in item.stored ? item.stored.blob : '?';
@@ -567,26 +610,140 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     }
   }
 
-  async #catchUp(thread: Thread): Promise<JournalEvent[]> {
-    const events: JournalEvent[] = [];
-    // From the last event indexed, which must still be there: a prune renumbers the journal.
-    const fromSeq = thread.index.lastEvent === null ? thread.index.lastSeq + 1 : thread.index.lastSeq;
-    for await (const event of this.store.read(thread.sessionId, { fromSeq })) events.push(event);
-    if (thread.index.lastEvent !== null) {
-      const first = events.shift();
-      if (!first || eventIdentity(first) !== thread.index.lastEvent) {
-        thread.index = new ThreadIndex();
-        thread.lists.clear();
-        return this.#catchUp(thread);
+  /**
+   * Applies the journal's events after the index's last one; returns the checkpoint id of the
+   * last graph event it applied (null: none; asked of a persisted index only with `newestWanted`).
+   * An index that has read nothing yet starts from the persisted one when the journal still holds
+   * the event it ends at.
+   */
+  async #catchUp(thread: Thread, persisted = true, newestWanted = false): Promise<string | null> {
+    if (persisted && thread.index.lastSeq === 0) {
+      const stored = await loadThreadIndex(this.store, thread.sessionId);
+      const mark = stored?.lastMark;
+      const events = stored && mark ? await this.#readEvents(thread, mark.seq) : [];
+      if (stored && mark && events[0] && sameMark(markOf(events[0]), mark)) {
+        thread.index = stored;
+        const newest = newestWanted ? stored.newestGraphEvent() : null;
+        events.shift();
+        return this.#applyAll(thread, events) ?? newest;
       }
     }
-    this.#applyAll(thread, events);
+    const fromStart = thread.index.lastSeq === 0;
+    const events = await this.#readEvents(thread, thread.index.lastSeq + 1);
+    const newest = this.#applyAll(thread, events);
+    // A long thread read whole (written before its index was kept, or its index refused): kept for the next process.
+    if (fromStart && events.length >= WHOLE_READ_FROM && !thread.session)
+      await this.#persist(thread).catch(() => undefined);
+    return newest;
+  }
+
+  async #readEvents(thread: Thread, fromSeq: number, toSeq?: number): Promise<JournalEvent[]> {
+    const events: JournalEvent[] = [];
+    const range = toSeq === undefined ? { fromSeq } : { fromSeq, toSeq };
+    for await (const event of this.store.read(thread.sessionId, range)) events.push(event);
     return events;
   }
 
-  #applyAll(thread: Thread, events: Iterable<JournalEvent>): void {
+  /** Drops the index and builds it again from the whole journal (every record loaded). */
+  async #rebuild(thread: Thread): Promise<void> {
+    thread.index = new ThreadIndex();
+    thread.lists.clear();
+    await this.#catchUp(thread, false);
+  }
+
+  /**
+   * Fills every record of a persisted index with one read of the journal up to the event it ends
+   * at, in place: its records stay, and since it is current nothing is kept again. A journal that
+   * no longer holds what it names gets the index rebuilt from it.
+   */
+  async #loadWhole(thread: Thread): Promise<void> {
+    const index = thread.index;
     try {
-      for (const event of events) thread.index.apply(event);
+      for (const event of await this.#readEvents(thread, 1, index.lastSeq)) index.fill(event);
+    } catch (error) {
+      if (!(error instanceof StaleIndexProblem)) throw error;
+      await this.#rebuild(thread);
+    }
+  }
+
+  /**
+   * Runs a read over the index; when the journal no longer holds what a persisted index named
+   * (cut, repaired or rewritten since it was written), rebuilds the index and runs it again.
+   */
+  async #fresh<T>(thread: Thread, read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (!(error instanceof StaleIndexProblem) || !thread.index.partial) throw error;
+    }
+    await this.#rebuild(thread);
+    return read();
+  }
+
+  /** Reads the events holding what `records` (and their values and pending writes) need. */
+  async #prepare(thread: Thread, namespace: NamespaceIndex, records: CheckpointRecord[]): Promise<void> {
+    if (!thread.index.partial) return;
+    await this.#load(thread, new Set(records.flatMap((record) => (record.checkpoint === null ? [record.seq] : []))));
+    const seqs = new Set<number>();
+    for (const record of records) {
+      for (const channel of namespace.channels) unloadedSeqs(thread.index.resolve(namespace, record, channel), seqs);
+      for (const write of namespace.writes.get(record.id)?.values() ?? [])
+        if (write.value === null) seqs.add(write.seq);
+    }
+    await this.#load(thread, seqs);
+  }
+
+  async #loadValues(thread: Thread, values: Array<ValueRecord | null>): Promise<void> {
+    const seqs = new Set<number>();
+    for (const value of values) unloadedSeqs(value, seqs);
+    await this.#load(thread, seqs);
+  }
+
+  /** Reads the events at `seqs` (nearby ones as one range) into the index's records. */
+  async #load(thread: Thread, seqs: Set<number>): Promise<void> {
+    if (seqs.size === 0) return;
+    const sorted = [...seqs].sort((left, right) => left - right);
+    const index = thread.index;
+    let start = 0;
+    while (start < sorted.length) {
+      let end = start;
+      while (end + 1 < sorted.length && sorted[end + 1]! - sorted[end]! <= RANGE_GAP) end += 1;
+      const events = await this.#readEvents(thread, sorted[start]!, sorted[end]!);
+      let found = 0;
+      for (const event of events) {
+        if (!seqs.has(event.seq)) continue;
+        index.fill(event);
+        found += 1;
+      }
+      if (found !== end - start + 1)
+        throw new StaleIndexProblem('the journal no longer holds every event the index names');
+      start = end + 1;
+    }
+  }
+
+  /** Keeps the thread's index beside its journal, for the next process's first read (best effort). */
+  async #persist(thread: Thread): Promise<void> {
+    if (!this.store.putDerived || thread.index.lastSeq === 0) return;
+    const index = thread.index;
+    let mark = index.lastMark?.seq === index.lastSeq ? index.lastMark : null;
+    if (!mark) {
+      const [last] = await this.#readEvents(thread, index.lastSeq, index.lastSeq);
+      if (last?.seq !== index.lastSeq) return;
+      mark = markOf(last);
+      index.lastMark = mark;
+    }
+    await this.store.putDerived(thread.sessionId, THREAD_INDEX_NAME, encodeThreadIndex(index, mark));
+  }
+
+  /** Applies `events` to the thread's index; returns the checkpoint id of the last graph event among them. */
+  #applyAll(thread: Thread, events: Iterable<JournalEvent>): string | null {
+    let newest: string | null = null;
+    try {
+      for (const event of events) {
+        thread.index.apply(event);
+        if (event.type === 'graph-checkpoint-saved' || event.type === 'graph-writes-saved') newest = event.checkpointId;
+      }
+      return newest;
     } catch (error) {
       if (!(error instanceof ThreadDataProblem)) throw error;
       throw new CheckpointDataError({ sessionId: thread.sessionId, threadId: thread.threadId, problem: error.message });
@@ -655,6 +812,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     await session.interrupt(reason).catch(() => undefined);
     // The stop journaled just now is read (and checked) by the next catch-up, with anything after it.
     await session.close();
+    await this.#persist(thread).catch(() => undefined);
   }
 
   /**
@@ -667,12 +825,9 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     this.#refuseOvertaken(thread);
     const session = await this.#leased(thread);
     try {
-      const unread = await this.#catchUp(thread);
-      const foreign = unread.findLast(
-        (event) => event.type === 'graph-checkpoint-saved' || event.type === 'graph-writes-saved',
-      );
+      const foreign = await this.#catchUp(thread, true, thread.read);
       // Refused until the thread is read again, so no later write of this run slips in.
-      if (thread.read && foreign) thread.overtakenBy = foreign.checkpointId;
+      if (thread.read && foreign !== null) thread.overtakenBy = foreign;
       this.#refuseOvertaken(thread);
     } catch (error) {
       thread.session = session;

@@ -1,7 +1,9 @@
 // What one thread's journal says, indexed: checkpoints per namespace, the channel values
 // each checkpoint wrote, and pending writes. Built from the journal's graph events (in seq
 // order, each applied once) and kept current by the writer, so reading the latest
-// checkpoint does not replay the thread.
+// checkpoint does not replay the thread. Every record names the seq of the event that holds
+// it; a record whose content is null was loaded from the persisted index (persisted-index.ts)
+// and is filled from that event when a read needs it.
 import type { ChannelVersions } from '@langchain/langgraph-checkpoint';
 import type { JournalEvent, JournalEventOf } from '@resume/core/spec';
 
@@ -12,14 +14,18 @@ import type { ItemRecord } from './item-codec.js';
 
 export type ValueRecord =
   | { kind: 'empty'; channel: string; version: ChannelVersion }
-  | { kind: 'item'; channel: string; version: ChannelVersion; item: ItemRecord }
+  | { kind: 'item'; channel: string; version: ChannelVersion; seq: number; item: ItemRecord | null }
   | {
       kind: 'list';
       channel: string;
       version: ChannelVersion;
+      seq: number;
       /** The earlier list whose items come first (null: this record holds the whole list). */
       base: ValueRecord | null;
-      items: ItemRecord[];
+      /** This record's own items (after the base's); null until loaded. */
+      items: ItemRecord[] | null;
+      /** How many items this record holds itself. */
+      count: number;
       length: number;
     };
 
@@ -27,8 +33,11 @@ export interface CheckpointRecord {
   id: string;
   namespace: string;
   parentId: string | null;
-  checkpoint: ItemRecord;
-  metadata: ItemRecord;
+  /** The seq of the event that saved it. */
+  seq: number;
+  /** Null until loaded (with `metadata` and the values it wrote, from event `seq`). */
+  checkpoint: ItemRecord | null;
+  metadata: ItemRecord | null;
   /** The channel values this checkpoint wrote. */
   written: Map<string, ValueRecord>;
   /** Memo of resolve(): the value each channel had at this checkpoint. */
@@ -40,7 +49,9 @@ export interface WriteRecord {
   index: number;
   channel: string;
   taskPath: string;
-  value: ItemRecord;
+  seq: number;
+  /** Null until loaded from event `seq`. */
+  value: ItemRecord | null;
 }
 
 export class NamespaceIndex {
@@ -49,6 +60,8 @@ export class NamespaceIndex {
   readonly byVersion = new Map<string, ValueRecord>();
   /** Pending writes per checkpoint id, keyed by task id and write index. */
   readonly writes = new Map<string, Map<string, WriteRecord>>();
+  /** Every channel a checkpoint of the namespace wrote. */
+  readonly channels = new Set<string>();
   #sortedIds: string[] | null = null;
 
   /** Checkpoint ids, newest first (uuid6 ids sort by time). */
@@ -74,21 +87,60 @@ export const writeKey = (taskId: string, index: number): string => `${taskId}\u0
 /** Why an event could not be indexed (the saver turns it into a CheckpointDataError). */
 export class ThreadDataProblem extends Error {}
 
-/**
- * What tells one event from another at the same seq: a pruned journal is renumbered, so the
- * event a reader indexed last may be gone or another one now (see `ThreadIndex.lastEvent`).
- */
-export function eventIdentity(event: JournalEvent): string {
-  const ids =
-    'checkpointId' in event ? [event.namespace, event.checkpointId, 'taskId' in event ? event.taskId : ''] : [];
-  return JSON.stringify([event.seq, event.type, event.at, ...ids]);
+/** The journal no longer holds what a persisted index names: it is rebuilt from the journal. */
+export class StaleIndexProblem extends Error {}
+
+/** What a checkpoint event stored, without its content: the persisted index's entry. */
+export interface CheckpointEntry {
+  id: string;
+  parentId: string | null;
+  seq: number;
+  /** Per channel written: [channel, version, 'empty' | 'item' | 'list', base version (list extending one), own item count (list)]. */
+  values: Array<[string, ChannelVersion, 'empty' | 'item' | 'list', ChannelVersion | null, number]>;
 }
+
+/** A journal event's identity, to check that the journal still holds it. */
+export interface EventMark {
+  seq: number;
+  type: string;
+  at: string;
+  checkpointId: string | null;
+}
+
+export const markOf = (event: JournalEvent): EventMark => ({
+  seq: event.seq,
+  type: event.type,
+  at: event.at,
+  checkpointId: 'checkpointId' in event && typeof event.checkpointId === 'string' ? event.checkpointId : null,
+});
+
+export const sameMark = (left: EventMark, right: EventMark): boolean =>
+  left.seq === right.seq &&
+  left.type === right.type &&
+  left.at === right.at &&
+  left.checkpointId === right.checkpointId;
 
 export class ThreadIndex {
   lastSeq = 0;
-  /** The identity of the event at `lastSeq` (null when the index holds no event). */
-  lastEvent: string | null = null;
+  /** The event at `lastSeq`, when this index applied it (null: not known here). */
+  lastMark: EventMark | null = null;
+  /** Whether some records are not loaded yet (the index came from the persisted one). */
+  partial = false;
   readonly namespaces = new Map<string, NamespaceIndex>();
+
+  /** The checkpoint id of the newest graph event the index holds (null: none). */
+  newestGraphEvent(): string | null {
+    let newest: { seq: number; id: string } | null = null;
+    const consider = (seq: number, id: string) => {
+      if (!newest || seq > newest.seq) newest = { seq, id };
+    };
+    for (const namespace of this.namespaces.values()) {
+      for (const record of namespace.checkpoints.values()) consider(record.seq, record.id);
+      for (const [checkpointId, writes] of namespace.writes)
+        for (const write of writes.values()) consider(write.seq, checkpointId);
+    }
+    return (newest as { seq: number; id: string } | null)?.id ?? null;
+  }
 
   namespace(name: string): NamespaceIndex {
     let found = this.namespaces.get(name);
@@ -103,7 +155,7 @@ export class ThreadIndex {
   apply(event: JournalEvent): void {
     if (event.seq <= this.lastSeq) return;
     this.lastSeq = event.seq;
-    this.lastEvent = eventIdentity(event);
+    this.lastMark = markOf(event);
     if (event.type === 'graph-checkpoint-saved') this.#applyCheckpoint(event);
     else if (event.type === 'graph-writes-saved') this.#applyWrites(event);
   }
@@ -113,47 +165,101 @@ export class ThreadIndex {
     if (!parsed.success) {
       throw new ThreadDataProblem(`checkpoint ${event.checkpointId} at seq ${event.seq}: ${parsed.error.message}`);
     }
-    const namespace = this.namespace(event.namespace);
-    const parent = event.parentCheckpointId ? namespace.checkpoints.get(event.parentCheckpointId) : undefined;
-    const record: CheckpointRecord = {
+    const record = this.addEntry(event.namespace, {
       id: event.checkpointId,
-      namespace: event.namespace,
       parentId: event.parentCheckpointId,
-      checkpoint: { stored: parsed.data.checkpoint },
-      metadata: { stored: parsed.data.metadata },
+      seq: event.seq,
+      values: parsed.data.values.map((value) => [
+        value.channel,
+        value.version,
+        'empty' in value ? 'empty' : 'item' in value ? 'item' : 'list',
+        'items' in value ? (value.base ?? null) : null,
+        'items' in value ? value.items.length : 0,
+      ]),
+    });
+    fillCheckpoint(record, parsed.data);
+  }
+
+  /** Adds a checkpoint, its values not loaded; resolves the base of each list it extends. */
+  addEntry(namespaceName: string, entry: CheckpointEntry): CheckpointRecord {
+    const namespace = this.namespace(namespaceName);
+    const parent = entry.parentId ? namespace.checkpoints.get(entry.parentId) : undefined;
+    const record: CheckpointRecord = {
+      id: entry.id,
+      namespace: namespaceName,
+      parentId: entry.parentId,
+      seq: entry.seq,
+      checkpoint: null,
+      metadata: null,
       written: new Map(),
       resolved: new Map(),
     };
-    for (const value of parsed.data.values) {
-      const valueRecord = this.#valueRecord(namespace, parent, value, event);
-      record.written.set(value.channel, valueRecord);
-      namespace.byVersion.set(versionKey(value.channel, value.version), valueRecord);
+    for (const value of entry.values) {
+      const valueRecord = this.#valueRecord(namespace, parent, value, entry);
+      record.written.set(valueRecord.channel, valueRecord);
+      namespace.channels.add(valueRecord.channel);
+      namespace.byVersion.set(versionKey(valueRecord.channel, valueRecord.version), valueRecord);
     }
     namespace.addCheckpoint(record);
+    return record;
   }
 
   #valueRecord(
     namespace: NamespaceIndex,
     parent: CheckpointRecord | undefined,
-    value: CheckpointData['values'][number],
-    event: JournalEventOf<'graph-checkpoint-saved'>,
+    [channel, version, kind, baseVersion, count]: CheckpointEntry['values'][number],
+    entry: CheckpointEntry,
   ): ValueRecord {
-    const { channel, version } = value;
-    if ('empty' in value) return { kind: 'empty', channel, version };
-    if ('item' in value) return { kind: 'item', channel, version, item: { stored: value.item } };
-    const items = value.items.map((stored: StoredItem) => ({ stored }));
-    if (value.base === undefined) return { kind: 'list', channel, version, base: null, items, length: items.length };
+    const { seq } = entry;
+    if (kind === 'empty') return { kind: 'empty', channel, version };
+    if (kind === 'item') return { kind: 'item', channel, version, seq, item: null };
+    if (baseVersion === null)
+      return { kind: 'list', channel, version, seq, base: null, items: null, count, length: count };
     const fromParent = parent ? this.resolve(namespace, parent, channel) : null;
     const base =
-      fromParent && sameVersion(fromParent.version, value.base)
+      fromParent && sameVersion(fromParent.version, baseVersion)
         ? fromParent
-        : namespace.byVersion.get(versionKey(channel, value.base));
+        : namespace.byVersion.get(versionKey(channel, baseVersion));
     if (base?.kind !== 'list') {
       throw new ThreadDataProblem(
-        `checkpoint ${event.checkpointId} at seq ${event.seq}: channel "${channel}" extends version ${JSON.stringify(value.base)}, which the journal does not hold before it`,
+        `checkpoint ${entry.id} at seq ${seq}: channel "${channel}" extends version ${JSON.stringify(baseVersion)}, which the journal does not hold before it`,
       );
     }
-    return { kind: 'list', channel, version, base, items, length: base.length + items.length };
+    return { kind: 'list', channel, version, seq, base, items: null, count, length: base.length + count };
+  }
+
+  /** Adds a pending write, its value not loaded (a later one of the same task and index replaces it). */
+  addWrite(namespaceName: string, checkpointId: string, write: WriteRecord): void {
+    const namespace = this.namespace(namespaceName);
+    let writes = namespace.writes.get(checkpointId);
+    if (!writes) {
+      writes = new Map();
+      namespace.writes.set(checkpointId, writes);
+    }
+    writes.set(writeKey(write.taskId, write.index), write);
+  }
+
+  /**
+   * Fills the records event `event.seq` holds (a read of a partial index's records); throws
+   * StaleIndexProblem when the event is not the one the index names.
+   */
+  fill(event: JournalEvent): void {
+    const stale = () =>
+      new StaleIndexProblem(`the journal's event ${event.seq} (${event.type}) is not the one the index names`);
+    if (event.type === 'graph-checkpoint-saved') {
+      const record = this.namespaces.get(event.namespace)?.checkpoints.get(event.checkpointId);
+      const parsed = checkpointDataSchema.safeParse(event.data);
+      if (!record || record.seq !== event.seq || !parsed.success) throw stale();
+      fillCheckpoint(record, parsed.data);
+    } else if (event.type === 'graph-writes-saved') {
+      const writes = this.namespaces.get(event.namespace)?.writes.get(event.checkpointId);
+      const parsed = writesDataSchema.safeParse(event.data);
+      if (!writes || !parsed.success) throw stale();
+      for (const write of parsed.data.writes) {
+        const record = writes.get(writeKey(event.taskId, write.index));
+        if (record?.seq === event.seq) record.value = { stored: write.value };
+      }
+    }
   }
 
   #applyWrites(event: JournalEventOf<'graph-writes-saved'>): void {
@@ -161,18 +267,13 @@ export class ThreadIndex {
     if (!parsed.success) {
       throw new ThreadDataProblem(`writes of task ${event.taskId} at seq ${event.seq}: ${parsed.error.message}`);
     }
-    const namespace = this.namespace(event.namespace);
-    let writes = namespace.writes.get(event.checkpointId);
-    if (!writes) {
-      writes = new Map();
-      namespace.writes.set(event.checkpointId, writes);
-    }
     for (const write of parsed.data.writes) {
-      writes.set(writeKey(event.taskId, write.index), {
+      this.addWrite(event.namespace, event.checkpointId, {
         taskId: event.taskId,
         index: write.index,
         channel: write.channel,
         taskPath: parsed.data.taskPath,
+        seq: event.seq,
         value: { stored: write.value },
       });
     }
@@ -214,11 +315,38 @@ export class ThreadIndex {
   }
 }
 
-/** A list record's items, base first. */
+/** Puts what a checkpoint event stored into its record and the values it wrote. */
+function fillCheckpoint(record: CheckpointRecord, data: CheckpointData): void {
+  record.checkpoint = { stored: data.checkpoint };
+  record.metadata = { stored: data.metadata };
+  for (const value of data.values) {
+    const written = record.written.get(value.channel);
+    if (written?.kind === 'item' && 'item' in value) written.item = { stored: value.item };
+    else if (written?.kind === 'list' && 'items' in value)
+      written.items = value.items.map((stored: StoredItem) => ({ stored }));
+  }
+}
+
+/** The seqs of the events still to read before `record`'s value can be decoded. */
+export function unloadedSeqs(record: ValueRecord | null, into: Set<number>): void {
+  let current: ValueRecord | null = record;
+  while (current) {
+    if (current.kind === 'empty') return;
+    if (current.kind === 'item') {
+      if (current.item === null) into.add(current.seq);
+      return;
+    }
+    if (current.items === null) into.add(current.seq);
+    current = current.base;
+  }
+}
+
+/** A list record's items, base first (every part loaded). */
 export function listItems(record: Extract<ValueRecord, { kind: 'list' }>): ItemRecord[] {
   const parts: ItemRecord[][] = [];
   let current: ValueRecord | null = record;
   while (current && current.kind === 'list') {
+    if (current.items === null) throw new StaleIndexProblem(`the items of seq ${current.seq} were not loaded`);
     parts.push(current.items);
     current = current.base;
   }

@@ -1,5 +1,5 @@
 // The content index as a library user sees it: hits with snippets and rounds, kept up with
-// appends, renames and deletions, rebuilt when its file is gone, and never storing the text.
+// appends, renames and deletions, rebuilt when its file is gone, and keeping no word with indexTexts off.
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -123,13 +123,11 @@ describe('content index', () => {
     }
   });
 
-  it('is rebuilt when its file is removed, keeps no message in it, and only its owner reads it', async () => {
+  it('is rebuilt when its file is removed, and only its owner reads it', async () => {
     const id = await sessionWith('Secretive', [{ role: 'user', content: 'the zanzibarian protocol' }]);
     const first = await openContentIndex({ file, store: engine.store });
     expect(await first.search('zanzibarian')).toHaveLength(1);
     first.close();
-    // Words are kept as index terms, never the messages themselves.
-    expect((await readFile(file)).includes(Buffer.from('the zanzibarian protocol'))).toBe(false);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     await rm(file);
     const second = await openContentIndex({ file, store: engine.store });
@@ -186,5 +184,39 @@ describe('content index', () => {
       index.close();
     }
     expect((await readFile(file)).includes(Buffer.from('zanzibarian'))).toBe(false);
+  });
+
+  it('under a word key keeps no word or text of the sessions, finds words whole, and is built again under another key', async () => {
+    const id = await sessionWith('Vault plans', [
+      { role: 'user', content: 'Guard the zanzibarian launch codes.' },
+      { role: 'assistant', content: 'Keep the codes in two vaults, said the critic.', round: 1 },
+    ]);
+    const first = await openContentIndex({
+      file,
+      store: engine.store,
+      wordKey: { id: 'one', key: new Uint8Array(32).fill(1) },
+    });
+    try {
+      expect((await first.search('zanzibarian')).map((hit) => [hit.sessionId, hit.field])).toEqual([[id, 'task']]);
+      expect((await first.search('"two vaults"'))[0]).toMatchObject({ sessionId: id, round: 1, speaker: 'critic' });
+      expect(await first.search('"vaults two"')).toEqual([]);
+      expect(await first.search('zanzib')).toEqual([]);
+      expect(await first.matchingSessions('vault')).toEqual(new Set([id]));
+    } finally {
+      first.close();
+    }
+    const kept = (await readFile(file)).toString('latin1').toLowerCase();
+    for (const word of ['zanzibarian', 'vaults', 'launch', 'guard']) expect(kept).not.toContain(word);
+
+    const other = await openContentIndex({
+      file,
+      store: engine.store,
+      wordKey: { id: 'two', key: new Uint8Array(32).fill(2) },
+    });
+    try {
+      expect((await other.search('zanzibarian')).map((hit) => hit.sessionId)).toEqual([id]);
+    } finally {
+      other.close();
+    }
   });
 });

@@ -5,8 +5,10 @@ export {
   type ContentHit,
   type ContentIndex,
   type ContentIndexUpdate,
+  type KeptSummary,
   type OpenContentIndexOptions,
   openContentIndex,
   type SearchOptions,
 } from './content-index.js';
+export type { WordKey } from './keyed-words.js';
 export { parseQuery, type SearchTerm, type TextMatch } from './search-text.js';

@@ -8,7 +8,7 @@ describe('search text', () => {
       { words: ['idempot'] },
       { words: ['event', 'sourcing'] },
     ]);
-    expect(matchExpression(parseQuery('a "b c"'))).toBe('"a"* AND "b c"*');
+    expect(matchExpression(parseQuery('a "b c"'))).toBe('"a"* AND "b" AND "c"*');
     expect(parseQuery(' " ( ')).toEqual([]);
   });
 

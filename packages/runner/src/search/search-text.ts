@@ -24,7 +24,7 @@ function foldCharacter(character: string): string {
   return character.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
-function wordsOf(text: string): string[] {
+export function wordsOf(text: string): string[] {
   return Array.from(text.matchAll(wordPattern), (match) => Array.from(match[0], foldCharacter).join('')).filter(
     (word) => word !== '',
   );
@@ -47,11 +47,14 @@ export function parseQuery(query: string): SearchTerm[] {
 }
 
 /**
- * The FTS5 query for the terms: each word or phrase quoted (so nothing in it is FTS5
- * syntax), its last word a prefix, all of them needed.
+ * The FTS5 query for the terms: each word quoted (so nothing in it is FTS5 syntax), all of them
+ * needed, a single word and a phrase's last word as prefixes. The index keeps no word
+ * positions (`detail=none`): whether a phrase's words come together is checked in the text.
  */
 export function matchExpression(terms: readonly SearchTerm[]): string {
-  return terms.map((term) => `"${term.words.join(' ')}"*`).join(' AND ');
+  return terms
+    .flatMap((term) => term.words.map((word, at) => (at === term.words.length - 1 ? `"${word}"*` : `"${word}"`)))
+    .join(' AND ');
 }
 
 /** Where the first term matches in `text`, with the text around it; null when none does. */

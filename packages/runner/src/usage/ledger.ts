@@ -6,6 +6,7 @@ export {
   type UsageEntry,
   type UsageLedger,
 } from '../search/content-index.js';
+export type { WordKey } from '../search/keyed-words.js';
 export {
   buildUsageReport,
   isoWeek,

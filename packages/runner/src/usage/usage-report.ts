@@ -1,7 +1,6 @@
 // The cost ledger's report: the model calls of every session (from the content index's usage
 // table, itself read from the journals) summed by the dimensions asked for. Days, weeks and
 // months are the local calendar's; a session with several tags counts under each of them.
-import type { SessionSummary } from '@resume/core/spec';
 import type { UsageEntry, UsageLedger } from '../search/content-index.js';
 
 export const USAGE_DIMENSIONS = ['day', 'week', 'month', 'model', 'provider', 'workspace', 'tag', 'mode'] as const;
@@ -67,12 +66,7 @@ export function isoWeek(date: Date): string {
 }
 
 /** The values an entry takes on one dimension (several for a session's tags). */
-function valuesOf(
-  dimension: UsageDimension,
-  entry: UsageEntry,
-  start: Date,
-  summary: SessionSummary | undefined,
-): string[] {
+function valuesOf(dimension: UsageDimension, entry: UsageEntry, start: Date): string[] {
   switch (dimension) {
     case 'day':
       return [localDay(start)];
@@ -85,19 +79,19 @@ function valuesOf(
     case 'provider':
       return [entry.provider];
     case 'workspace':
-      return [summary?.workspaceDir ?? NONE];
+      return [entry.workspaceDir ?? NONE];
     case 'tag':
-      return summary?.tags && summary.tags.length > 0 ? summary.tags : [NONE];
+      return entry.tags.length > 0 ? entry.tags : [NONE];
     case 'mode':
-      return [summary?.mode ?? NONE];
+      return [entry.mode ?? NONE];
   }
 }
 
 /** Every combination of the dimensions' values (a tagged session's entry under each tag). */
-function keysOf(by: readonly UsageDimension[], entry: UsageEntry, start: Date, summary: SessionSummary | undefined) {
+function keysOf(by: readonly UsageDimension[], entry: UsageEntry, start: Date) {
   let keys: Array<Partial<Record<UsageDimension, string>>> = [{}];
   for (const dimension of by) {
-    const values = valuesOf(dimension, entry, start, summary);
+    const values = valuesOf(dimension, entry, start);
     keys = keys.flatMap((key) => values.map((value) => ({ ...key, [dimension]: value })));
   }
   return keys;
@@ -120,7 +114,7 @@ export function buildUsageReport(ledger: UsageLedger, options: UsageReportOption
     const start = new Date(`${entry.hour}:00:00.000Z`);
     if (options.since && start.getTime() + 3_600_000 <= options.since.getTime()) continue;
     addTo(total, entry);
-    for (const key of keysOf(options.by, entry, start, ledger.sessions.get(entry.sessionId))) {
+    for (const key of keysOf(options.by, entry, start)) {
       const id = JSON.stringify(options.by.map((dimension) => key[dimension]));
       let row = rows.get(id);
       if (!row) {
@@ -139,18 +133,5 @@ export function buildUsageReport(ledger: UsageLedger, options: UsageReportOption
     }
     return right.costUsd - left.costUsd || right.calls - left.calls;
   });
-  const lockedKeys = new Set<string>();
-  let lockedSessions = 0;
-  for (const summary of ledger.sessions.values()) {
-    if (!summary.locked) continue;
-    lockedSessions += 1;
-    lockedKeys.add(summary.locked.key);
-  }
-  return {
-    by: [...options.by],
-    rows: sorted,
-    total,
-    orphans: ledger.orphans,
-    locked: { sessions: lockedSessions, keys: [...lockedKeys].sort() },
-  };
+  return { by: [...options.by], rows: sorted, total, orphans: ledger.orphans, locked: ledger.locked };
 }

@@ -87,7 +87,6 @@ export function createJournalRewrite(
         await appender.drop(id);
         snapshots.forget(id);
         for (const { name } of SNAPSHOT_NAMES) await plain.remove(paths.inSession(id, name)).catch(() => {});
-        // Data derived from the journal by seq goes with it here as well, once the store keeps any per session.
         parts.index().record({ id, summary, journalSize: bytes.length, archived: false, damage: null, missing: [] });
         await parts.index().save();
         await writeFileAtomically(context.durable, file, bytes);

@@ -348,7 +348,6 @@ export function createSessionMaintenance(context: StoreContext, parts: Maintenan
     if (journalChanged) {
       if (journal.bytes.length > 0) await writeFileAtomically(context.durable, savedTo, journal.bytes);
       await writeFileAtomically(context.durable, journalFile(id), bytes);
-      // Data derived from the journal goes with the old journal here as well, once the store keeps any per session.
     }
     if (rewrite && header) await headers.write(id, header);
     if (damagedSnapshot && snapshotAside) await plain.rename(paths.inSession(id, damagedSnapshot), snapshotAside);

@@ -234,18 +234,32 @@ export function createSnapshotFiles(
     const snapshotAt = offsets.get(id);
     const endAt = ends.get(id);
     // The boundary nearest before the range: the end of the last read, else the snapshot's.
-    const known = fits(endAt) && (!fits(snapshotAt) || endAt!.seq >= snapshotAt!.seq) ? endAt : snapshotAt;
-    if (!known || !fits(known)) return null;
+    const boundary = fits(endAt) && (!fits(snapshotAt) || endAt!.seq >= snapshotAt!.seq) ? endAt : snapshotAt;
+    const known = boundary && fits(boundary) ? boundary : undefined;
+    // Without one, a range that starts after the first event is found walking back from the end.
+    if (!known && (range.fromSeq === undefined || range.fromSeq <= 1)) return null;
     const location = await journals.locate(id);
-    if (!location || location.missing || location.archived || location.size < known.offset) return null;
+    if (!location || location.missing || location.archived || location.size < (known?.offset ?? 0)) return null;
     const file = journalFile(id);
+    const fromSeq = range.fromSeq ?? 1;
     return journals
-      .fromTail(file, known.offset, (before, start) => {
-        const record = recordEndingAt(before, known.offset - 1 - start, start === 0);
-        if (record === 'more') return 'more';
-        // Not the boundary it claimed to be (the journal was repaired or replaced): read it whole.
-        if (record === null || record.last !== known.seq) return null;
-        return { start: start + record.start, first: record.first };
+      .fromTail(file, known?.offset ?? location.size, (before, start) => {
+        if (known) {
+          const record = recordEndingAt(before, known.offset - 1 - start, start === 0);
+          if (record === 'more') return 'more';
+          // Not the boundary it claimed to be (the journal was repaired or replaced): read it whole.
+          if (record === null || record.last !== known.seq) return null;
+          return { start: start + record.start, first: record.first };
+        }
+        // Record by record from the end, each checked against its checksum, to the one holding `fromSeq`;
+        // a torn or damaged record on the way sends the read to the whole journal.
+        for (let end = location.size - 1 - start; ; ) {
+          const record = recordEndingAt(before, end, start === 0);
+          if (record === 'more' || record === null) return record;
+          if (record.first <= fromSeq) return { start: start + record.start, first: record.first };
+          if (record.start === 0) return start === 0 ? null : 'more';
+          end = record.start - 1;
+        }
       })
       .then(async (record) => {
         if (!record) return null;

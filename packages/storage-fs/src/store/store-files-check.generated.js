@@ -4081,7 +4081,7 @@ return errors === 0;
 }
 
 const checkFirstEventExact = validate38;
-const schema15 = {"type":"object","properties":{"seq":{"type":"number","const":1},"type":{"type":"string","const":"session-created"},"header":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"specHash":{"type":["string","null"]},"formatVersion":{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"options":{"type":"object","propertyNames":{"type":"string","not":{"const":"__proto__"}},"additionalProperties":{"$ref":"#/definitions/__schema1"},"plainObject":true},"git":{"type":["object","null"],"properties":{"branch":{"type":["string","null"]},"head":{"type":["string","null"]}},"required":["branch","head"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","workspaceDir","createdAt","parentId","branchPoint","specHash","formatVersion","options","git"],"additionalProperties":false,"plainObject":true}},"required":["seq","type","header"],"additionalProperties":{},"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"},"__schema1":{"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"},{"type":"array","items":{"$ref":"#/definitions/__schema1"},"plainArray":true},{"type":"object","propertyNames":{"type":"string","not":{"const":"__proto__"}},"additionalProperties":{"$ref":"#/definitions/__schema1"},"plainObject":true}]}},"plainObject":true};
+const schema15 = {"type":"object","properties":{"seq":{"type":"number","const":1},"type":{"type":"string","const":"session-created"},"header":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"specHash":{"type":["string","null"]},"formatVersion":{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"options":{"type":"object","propertyNames":{"type":"string","not":{"const":"__proto__"}},"additionalProperties":{"$ref":"#/definitions/__schema1"},"plainObject":true},"git":{"type":["object","null"],"properties":{"branch":{"type":["string","null"]},"head":{"type":["string","null"]}},"required":["branch","head"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","workspaceDir","createdAt","parentId","branchPoint","specHash","formatVersion","options","git"],"additionalProperties":false,"plainObject":true}},"required":["seq","type","header"],"additionalProperties":{},"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"},"__schema1":{"jsonValue":true}},"plainObject":true};
 const schema16 = {"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -4103,242 +4103,14 @@ validate39.errors = vErrors;
 return errors === 0;
 }
 
-const schema17 = {"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"},{"type":"array","items":{"$ref":"#/definitions/__schema1"},"plainArray":true},{"type":"object","propertyNames":{"type":"string","not":{"const":"__proto__"}},"additionalProperties":{"$ref":"#/definitions/__schema1"},"plainObject":true}]};
-const wrapper0 = {validate: validate42};
+const schema17 = {"jsonValue":true};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(typeof data !== "string"){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(!((typeof data == "number") && (isFinite(data)))){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "number"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs5 = errors;
-if(typeof data !== "boolean"){
-const err2 = {instancePath,schemaPath:"#/anyOf/2/type",keyword:"type",params:{type: "boolean"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs5 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs7 = errors;
-if(data !== null){
-const err3 = {instancePath,schemaPath:"#/anyOf/3/type",keyword:"type",params:{type: "null"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs9 = errors;
-if(errors === _errs9){
-if(Array.isArray(data)){
-var valid1 = true;
-const len0 = data.length;
-for(let i0=0; i0<len0; i0++){
-const _errs11 = errors;
-if(!(wrapper0.validate(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.validate.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs11 === errors;
-if(!valid1){
-break;
-}
-}
-if(valid1){
-if(Object.getPrototypeOf(data) !== Array.prototype || Object.keys(data).length !== data.length){
-const err4 = {instancePath,schemaPath:"#/anyOf/4/plainArray",keyword:"plainArray",params:{}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/anyOf/4/type",keyword:"type",params:{type: "array"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-var _valid0 = _errs9 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs12 = errors;
-if(errors === _errs12){
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const _errs14 = errors;
-if(typeof key0 !== "string"){
-const err6 = {instancePath,schemaPath:"#/anyOf/5/propertyNames/type",keyword:"type",params:{type: "string"},propertyName:key0};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-const _errs16 = errors;
-const _errs17 = errors;
-if("__proto__" !== key0){
-const err7 = {};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-var valid3 = _errs17 === errors;
-if(valid3){
-const err8 = {instancePath,schemaPath:"#/anyOf/5/propertyNames/not",keyword:"not",params:{},propertyName:key0};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-else {
-errors = _errs16;
-if(vErrors !== null){
-if(_errs16){
-vErrors.length = _errs16;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid2 = _errs14 === errors;
-if(!valid2){
-const err9 = {instancePath,schemaPath:"#/anyOf/5/propertyNames",keyword:"propertyNames",params:{propertyName: key0}};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-break;
-}
-}
-if(valid2){
-const _errs18 = errors;
-for(const key1 in data){
-const _errs19 = errors;
-if(!(wrapper0.validate(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
-vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.validate.errors);
-errors = vErrors.length;
-}
-var valid4 = _errs19 === errors;
-if(!valid4){
-break;
-}
-}
-if(_errs18 === errors){
-if(Object.getPrototypeOf(data) !== Object.prototype){
-const err10 = {instancePath,schemaPath:"#/anyOf/5/plainObject",keyword:"plainObject",params:{}};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/anyOf/5/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-var _valid0 = _errs12 === errors;
-valid0 = valid0 || _valid0;
-}
-}
-}
-}
-}
-if(!valid0){
-const err12 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{}};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-validate42.errors = vErrors;
+if(!isJsonValue(data)){
+validate42.errors = [{instancePath,schemaPath:"#/jsonValue",keyword:"jsonValue",params:{}}];
 return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
 }
 validate42.errors = vErrors;
 return errors === 0;
@@ -4882,7 +4654,7 @@ return errors === 0;
 }
 
 const checkHeaderFileExact = validate44;
-const schema18 = {"type":"object","properties":{"v":{"type":"number","const":1},"header":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"specHash":{"type":["string","null"]},"formatVersion":{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"options":{"type":"object","propertyNames":{"type":"string","not":{"const":"__proto__"}},"additionalProperties":{"$ref":"#/definitions/__schema1"},"plainObject":true},"git":{"type":["object","null"],"properties":{"branch":{"type":["string","null"]},"head":{"type":["string","null"]}},"required":["branch","head"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","workspaceDir","createdAt","parentId","branchPoint","specHash","formatVersion","options","git"],"additionalProperties":false,"plainObject":true}},"required":["v","header"],"additionalProperties":false,"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"},"__schema1":{"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"},{"type":"array","items":{"$ref":"#/definitions/__schema1"},"plainArray":true},{"type":"object","propertyNames":{"type":"string","not":{"const":"__proto__"}},"additionalProperties":{"$ref":"#/definitions/__schema1"},"plainObject":true}]}},"plainObject":true};
+const schema18 = {"type":"object","properties":{"v":{"type":"number","const":1},"header":{"type":"object","properties":{"id":{"$ref":"#/definitions/__schema0"},"title":{"type":"string"},"mode":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$"},"workspaceDir":{"type":["string","null"]},"createdAt":{"type":"string"},"parentId":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"branchPoint":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"specHash":{"type":["string","null"]},"formatVersion":{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"options":{"type":"object","propertyNames":{"type":"string","not":{"const":"__proto__"}},"additionalProperties":{"$ref":"#/definitions/__schema1"},"plainObject":true},"git":{"type":["object","null"],"properties":{"branch":{"type":["string","null"]},"head":{"type":["string","null"]}},"required":["branch","head"],"additionalProperties":false,"plainObject":true}},"required":["id","title","mode","workspaceDir","createdAt","parentId","branchPoint","specHash","formatVersion","options","git"],"additionalProperties":false,"plainObject":true}},"required":["v","header"],"additionalProperties":false,"definitions":{"__schema0":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"},"__schema1":{"jsonValue":true}},"plainObject":true};
 const schema19 = {"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{22}$"};
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -4904,242 +4676,14 @@ validate45.errors = vErrors;
 return errors === 0;
 }
 
-const schema20 = {"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"},{"type":"array","items":{"$ref":"#/definitions/__schema1"},"plainArray":true},{"type":"object","propertyNames":{"type":"string","not":{"const":"__proto__"}},"additionalProperties":{"$ref":"#/definitions/__schema1"},"plainObject":true}]};
-const wrapper2 = {validate: validate48};
+const schema20 = {"jsonValue":true};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(typeof data !== "string"){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs3 = errors;
-if(!((typeof data == "number") && (isFinite(data)))){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "number"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs5 = errors;
-if(typeof data !== "boolean"){
-const err2 = {instancePath,schemaPath:"#/anyOf/2/type",keyword:"type",params:{type: "boolean"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs5 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs7 = errors;
-if(data !== null){
-const err3 = {instancePath,schemaPath:"#/anyOf/3/type",keyword:"type",params:{type: "null"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs9 = errors;
-if(errors === _errs9){
-if(Array.isArray(data)){
-var valid1 = true;
-const len0 = data.length;
-for(let i0=0; i0<len0; i0++){
-const _errs11 = errors;
-if(!(wrapper2.validate(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? wrapper2.validate.errors : vErrors.concat(wrapper2.validate.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs11 === errors;
-if(!valid1){
-break;
-}
-}
-if(valid1){
-if(Object.getPrototypeOf(data) !== Array.prototype || Object.keys(data).length !== data.length){
-const err4 = {instancePath,schemaPath:"#/anyOf/4/plainArray",keyword:"plainArray",params:{}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/anyOf/4/type",keyword:"type",params:{type: "array"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-var _valid0 = _errs9 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs12 = errors;
-if(errors === _errs12){
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const _errs14 = errors;
-if(typeof key0 !== "string"){
-const err6 = {instancePath,schemaPath:"#/anyOf/5/propertyNames/type",keyword:"type",params:{type: "string"},propertyName:key0};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-const _errs16 = errors;
-const _errs17 = errors;
-if("__proto__" !== key0){
-const err7 = {};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-var valid3 = _errs17 === errors;
-if(valid3){
-const err8 = {instancePath,schemaPath:"#/anyOf/5/propertyNames/not",keyword:"not",params:{},propertyName:key0};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-else {
-errors = _errs16;
-if(vErrors !== null){
-if(_errs16){
-vErrors.length = _errs16;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid2 = _errs14 === errors;
-if(!valid2){
-const err9 = {instancePath,schemaPath:"#/anyOf/5/propertyNames",keyword:"propertyNames",params:{propertyName: key0}};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-break;
-}
-}
-if(valid2){
-const _errs18 = errors;
-for(const key1 in data){
-const _errs19 = errors;
-if(!(wrapper2.validate(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
-vErrors = vErrors === null ? wrapper2.validate.errors : vErrors.concat(wrapper2.validate.errors);
-errors = vErrors.length;
-}
-var valid4 = _errs19 === errors;
-if(!valid4){
-break;
-}
-}
-if(_errs18 === errors){
-if(Object.getPrototypeOf(data) !== Object.prototype){
-const err10 = {instancePath,schemaPath:"#/anyOf/5/plainObject",keyword:"plainObject",params:{}};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/anyOf/5/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-var _valid0 = _errs12 === errors;
-valid0 = valid0 || _valid0;
-}
-}
-}
-}
-}
-if(!valid0){
-const err12 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{}};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-validate48.errors = vErrors;
+if(!isJsonValue(data)){
+validate48.errors = [{instancePath,schemaPath:"#/jsonValue",keyword:"jsonValue",params:{}}];
 return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
 }
 validate48.errors = vErrors;
 return errors === 0;
@@ -5990,4 +5534,34 @@ export function checkHeaderFile(value) {
 /** What the schema's parse returns for `value`, or undefined when zod must decide. */
 export function checkLeaseRecord(value) {
   return checkLeaseRecordExact(value) ? value : undefined;
+}
+function isJsonValue(root) {
+  const values = [root];
+  const depths = [0];
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop();
+    if (typeof value === 'string' || typeof value === 'boolean' || value === null) continue;
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) return false;
+      continue;
+    }
+    if (typeof value !== 'object' || depth >= 500) return false;
+    const prototype = Object.getPrototypeOf(value);
+    if (prototype === Array.prototype) {
+      if (Object.keys(value).length !== value.length) return false;
+      for (let index = 0; index < value.length; index += 1) {
+        values.push(value[index]);
+        depths.push(depth + 1);
+      }
+      continue;
+    }
+    if (prototype !== Object.prototype) return false;
+    for (const key in value) {
+      if (key === '__proto__') return false;
+      values.push(value[key]);
+      depths.push(depth + 1);
+    }
+  }
+  return true;
 }

@@ -1,0 +1,379 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { Annotation, Command, END, interrupt, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import type { CheckpointTuple } from '@langchain/langgraph-checkpoint';
+import type { JournalEvent, ReadRange, SessionStore } from '@resume/core/spec';
+import { createFsStore } from '@resume/storage-fs';
+import { createPostgresStore } from '@resume/storage-postgres';
+import {
+  announceSkip,
+  findPostgres,
+  type PostgresCluster,
+  startPostgresCluster,
+} from '@resume/storage-postgres/testing';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ResumeCheckpointSaver } from './resume-checkpoint-saver.js';
+
+/** A store that counts the journal events its reads hand out and its derived writes, and can hide its derived data. */
+function counting(store: SessionStore, options: { derived?: boolean } = {}) {
+  const counter = { events: 0, derivedWrites: 0 };
+  const wrapped = new Proxy(store, {
+    get(target, key) {
+      if (key === 'read') {
+        return (id: string, range?: ReadRange): AsyncIterable<JournalEvent> =>
+          (async function* () {
+            for await (const event of target.read(id, range)) {
+              counter.events += 1;
+              yield event;
+            }
+          })();
+      }
+      if (options.derived === false && (key === 'putDerived' || key === 'getDerived')) return undefined;
+      if (key === 'putDerived' && target.putDerived) {
+        const put = target.putDerived.bind(target);
+        return (id: string, name: string, bytes: Uint8Array) => {
+          counter.derivedWrites += 1;
+          return put(id, name, bytes);
+        };
+      }
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { store: wrapped, counter };
+}
+
+interface Place {
+  /** A new store over the same data (a reopen, as a second process has). */
+  open(): SessionStore;
+  /** Cuts the thread's journal after `seq` and repairs it (stores that can). */
+  cut?(sessionId: string, seq: number): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+const noteText = (index: number) => `step ${index}: ${'the planner revised its estimate. '.repeat(30)}`.slice(0, 1024);
+
+const SmallState = Annotation.Root({
+  count: Annotation<number>({ reducer: (_left, right) => right, default: () => 0 }),
+  note: Annotation<string>({ reducer: (_left, right) => right, default: () => '' }),
+});
+
+/** A thread of `steps` checkpoints whose state stays the same size. */
+async function runCounter(saver: ResumeCheckpointSaver, threadId: string, steps: number) {
+  const graph = new StateGraph(SmallState)
+    .addNode('step', (state) => ({ count: state.count + 1, note: noteText(state.count + 1) }))
+    .addEdge(START, 'step')
+    .addConditionalEdges('step', (state) => (state.count >= steps ? END : 'step'))
+    .compile({ checkpointer: saver });
+  await graph.invoke(
+    { count: 0, note: '' },
+    { configurable: { thread_id: threadId }, recursionLimit: steps + 10, durability: 'sync' },
+  );
+}
+
+/** A thread with a growing message list, a subgraph's namespace, an interrupt and pending writes. */
+async function runConversation(saver: ResumeCheckpointSaver, threadId: string, turns: number) {
+  const inner = new StateGraph(MessagesAnnotation)
+    .addNode('inner', (state) => ({ messages: [new AIMessage(`inner saw ${state.messages.length}`)] }))
+    .addEdge(START, 'inner')
+    .addEdge('inner', END)
+    .compile();
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode('speak', (state) => ({ messages: [new AIMessage(`reply ${state.messages.length}`)] }))
+    .addNode('sub', inner)
+    .addNode('side', () => ({ messages: [new AIMessage('a note from the side')] }))
+    .addNode('ask', () => ({ messages: [new HumanMessage(String(interrupt('approve?')))] }))
+    .addEdge(START, 'speak')
+    .addEdge('speak', 'sub')
+    .addEdge('sub', 'side')
+    .addEdge('sub', 'ask')
+    .addEdge('side', END)
+    .addEdge('ask', END)
+    .compile({ checkpointer: saver });
+  const config = { configurable: { thread_id: threadId } };
+  for (let turn = 0; turn < turns; turn += 1) {
+    await graph.invoke({ messages: [new HumanMessage(`question ${turn}`)] }, config);
+    await graph.invoke(new Command({ resume: `approved ${turn}` }), config);
+  }
+  // Left at an interrupt: the latest checkpoint has pending writes.
+  await graph.invoke({ messages: [new HumanMessage('one more')] }, config);
+}
+
+async function collect(iterable: AsyncIterable<CheckpointTuple>): Promise<CheckpointTuple[]> {
+  const tuples: CheckpointTuple[] = [];
+  for await (const tuple of iterable) tuples.push(tuple);
+  return tuples;
+}
+
+/** The same tuples, as plain data (messages compared by what they serialize to). */
+const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
+
+function describeIndexedReads(name: string, place: () => Promise<Place>, hooks: { before?: () => Promise<void> } = {}) {
+  describe(`the persisted thread index (${name})`, () => {
+    let current: Place;
+    const stores: SessionStore[] = [];
+    const savers: ResumeCheckpointSaver[] = [];
+    if (hooks.before) beforeAll(hooks.before, 120_000);
+    afterEach(async () => {
+      for (const saver of savers.splice(0)) await saver.close();
+      for (const store of stores.splice(0)) await store.close();
+      await current?.cleanup();
+    });
+
+    const opened = (options: { derived?: boolean } = {}) => {
+      const raw = current.open();
+      stores.push(raw);
+      const { store, counter } = counting(raw, options);
+      const saver = new ResumeCheckpointSaver({ store });
+      savers.push(saver);
+      return { saver, counter, store: raw };
+    };
+
+    /** What a saver that keeps no index beside the journal reads (the whole thread). */
+    const fullRead = async (threadId: string) => {
+      const { saver } = opened({ derived: false });
+      return plain(await collect(saver.list({ configurable: { thread_id: threadId } })));
+    };
+
+    it('answers a new process from the index: getTuple and list({ limit: 10 }) read a bounded number of events', {
+      timeout: 120_000,
+    }, async () => {
+      current = await place();
+      const writer = opened();
+      await runCounter(writer.saver, 'long', 1_000);
+      await writer.saver.close();
+
+      const getter = opened();
+      const latest = await getter.saver.getTuple({ configurable: { thread_id: 'long' } });
+      expect(latest?.checkpoint.channel_values).toMatchObject({ count: 1_000, note: noteText(1_000) });
+      expect(getter.counter.events).toBeLessThanOrEqual(10);
+
+      const older = await collect(getter.saver.list({ configurable: { thread_id: 'long' } }, { limit: 3 }));
+      const byId = opened();
+      const third = await byId.saver.getTuple({
+        configurable: {
+          thread_id: 'long',
+          checkpoint_ns: '',
+          checkpoint_id: older[2]?.config.configurable?.checkpoint_id,
+        },
+      });
+      expect(third?.checkpoint.channel_values).toMatchObject({ count: 998, note: noteText(998) });
+      expect(byId.counter.events).toBeLessThanOrEqual(10);
+
+      const lister = opened();
+      const ten = await collect(lister.saver.list({ configurable: { thread_id: 'long' } }, { limit: 10 }));
+      expect(ten.map((tuple) => tuple.checkpoint.channel_values.count)).toEqual([
+        1_000, 999, 998, 997, 996, 995, 994, 993, 992, 991,
+      ]);
+      expect(lister.counter.events).toBeLessThanOrEqual(60);
+    });
+
+    it('lists the whole thread after its newest ten from the index already loaded: one read of the journal, the index not written again', {
+      timeout: 120_000,
+    }, async () => {
+      current = await place();
+      const writer = opened();
+      await runCounter(writer.saver, 'whole', 300);
+      await writer.saver.close();
+      const expected = await fullRead('whole');
+
+      const lister = opened();
+      const ten = await collect(lister.saver.list({ configurable: { thread_id: 'whole' } }, { limit: 10 }));
+      expect(plain(ten)).toEqual(expected.slice(0, 10));
+      const afterTen = lister.counter.events;
+      expect(plain(await collect(lister.saver.list({ configurable: { thread_id: 'whole' } })))).toEqual(expected);
+      // The journal read once more, up to the event the index ends at; the index it loaded is current.
+      expect(lister.counter.events - afterTen).toBeLessThanOrEqual(expected.length * 2 + 10);
+      expect(lister.counter.derivedWrites).toBe(0);
+    });
+
+    it('keeps the index of a long thread written without one once a reader read it whole', {
+      timeout: 120_000,
+    }, async () => {
+      current = await place();
+      const writer = opened({ derived: false });
+      await runCounter(writer.saver, 'older', 300);
+      await writer.saver.close();
+      const first = opened();
+      expect(
+        (await first.saver.getTuple({ configurable: { thread_id: 'older' } }))?.checkpoint.channel_values,
+      ).toMatchObject({
+        count: 300,
+      });
+      expect(first.counter.events).toBeGreaterThan(600);
+      const second = opened();
+      expect(
+        (await second.saver.getTuple({ configurable: { thread_id: 'older' } }))?.checkpoint.channel_values,
+      ).toMatchObject({
+        count: 300,
+      });
+      expect(second.counter.events).toBeLessThanOrEqual(10);
+    });
+
+    it('gives the tuples of a full read for every checkpoint: messages, subgraphs, interrupts, pending writes', {
+      timeout: 120_000,
+    }, async () => {
+      current = await place();
+      const writer = opened();
+      await runConversation(writer.saver, 'talk', 3);
+      await writer.saver.close();
+      const expected = await fullRead('talk');
+      expect(
+        new Set(expected.map((tuple: CheckpointTuple) => tuple.config.configurable?.checkpoint_ns)).size,
+      ).toBeGreaterThan(1);
+      expect(expected.some((tuple: CheckpointTuple) => (tuple.pendingWrites ?? []).length > 0)).toBe(true);
+
+      for (const tuple of expected as CheckpointTuple[]) {
+        const reader = opened();
+        expect(plain(await reader.saver.getTuple(tuple.config))).toEqual(tuple);
+      }
+      const lister = opened();
+      expect(plain(await collect(lister.saver.list({ configurable: { thread_id: 'talk' } }, { limit: 10 })))).toEqual(
+        expected.slice(0, 10),
+      );
+      const whole = opened();
+      expect(plain(await collect(whole.saver.list({ configurable: { thread_id: 'talk' } })))).toEqual(expected);
+      // A run that goes on from the index stores what a run from the whole journal stores.
+      const next = opened();
+      await runConversation(next.saver, 'talk', 1);
+      await next.saver.close();
+      const reader = opened();
+      expect(plain(await reader.saver.getTuple({ configurable: { thread_id: 'talk' } }))).toEqual(
+        (await fullRead('talk'))[0],
+      );
+    });
+
+    it('reads the whole journal when the index is missing, garbled, or names events the journal does not hold', {
+      timeout: 120_000,
+    }, async () => {
+      current = await place();
+      const writer = opened();
+      await runCounter(writer.saver, 'kept', 40);
+      await writer.saver.close();
+      const sessionId = writer.saver.sessionIdOf('kept');
+      const index = await writer.store.getDerived?.(sessionId, 'langgraph-index');
+      expect(index?.length).toBeGreaterThan(0);
+
+      const check = async (count: number) => {
+        const reader = opened();
+        const latest = await reader.saver.getTuple({ configurable: { thread_id: 'kept' } });
+        expect(latest?.checkpoint.channel_values).toMatchObject({ count, note: noteText(count) });
+        expect(plain(await collect(reader.saver.list({ configurable: { thread_id: 'kept' } }, { limit: 10 })))).toEqual(
+          (await fullRead('kept')).slice(0, 10),
+        );
+      };
+
+      await writer.store.putDerived?.(sessionId, 'langgraph-index', new TextEncoder().encode('{"format":1,"la'));
+      await check(40);
+      await writer.store.putDerived?.(sessionId, 'langgraph-index', new Uint8Array([0xff, 0x00, 0x7b]));
+      await check(40);
+
+      // The thread deleted and written again, shorter: the old index names events that are gone.
+      const again = opened();
+      await again.saver.deleteThread('kept');
+      await runCounter(again.saver, 'kept', 25);
+      await again.saver.close();
+      await writer.store.putDerived?.(sessionId, 'langgraph-index', index!);
+      await check(25);
+
+      // Written again as long as before, with other events at the same seqs.
+      const third = opened();
+      await third.saver.deleteThread('kept');
+      await runCounter(third.saver, 'kept', 40);
+      await third.saver.close();
+      await writer.store.putDerived?.(sessionId, 'langgraph-index', index!);
+      await check(40);
+
+      // Appended to after the index was written, by a writer that kept no index.
+      const plainWriter = opened({ derived: false });
+      const graph = new StateGraph(SmallState)
+        .addNode('step', (state) => ({ count: state.count + 1, note: noteText(state.count + 1) }))
+        .addEdge(START, 'step')
+        .addEdge('step', END)
+        .compile({ checkpointer: plainWriter.saver });
+      await graph.invoke({}, { configurable: { thread_id: 'kept' } });
+      await plainWriter.saver.close();
+      await check(41);
+
+      if (current.cut) {
+        const full = opened({ derived: false });
+        await collect(full.saver.list({ configurable: { thread_id: 'kept' } }));
+        const before = await writer.store.getDerived?.(sessionId, 'langgraph-index');
+        await current.cut(sessionId, 40);
+        // A repair removes what was derived from the journal; put back, it must still be refused.
+        expect(await writer.store.getDerived?.(sessionId, 'langgraph-index')).toBeNull();
+        await writer.store.putDerived?.(sessionId, 'langgraph-index', before!);
+        const reader = opened();
+        const latest = await reader.saver.getTuple({ configurable: { thread_id: 'kept' } });
+        const count = latest?.checkpoint.channel_values.count as number;
+        expect(count).toBeLessThan(41);
+        expect(latest?.checkpoint.channel_values).toMatchObject({ count, note: noteText(count) });
+        expect(plain(latest)).toEqual((await fullRead('kept'))[0]);
+      }
+    });
+  });
+}
+
+describeIndexedReads('file store', async () => {
+  const directory = await mkdtemp(path.join(tmpdir(), 'conclave-langgraph-index-'));
+  return {
+    open: () => createFsStore({ dir: directory }),
+    async cut(sessionId, seq) {
+      const store = createFsStore({ dir: directory });
+      try {
+        // The journal cut inside the record after event `seq`: the repair keeps what comes before.
+        const file = path.join(directory, 'sessions', sessionId, 'journal.jsonl');
+        const lines = (await readFile(file, 'utf8')).split('\n');
+        const keep = lines.findIndex((line) => {
+          const match = /"first":(\d+)/.exec(line);
+          return match !== null && Number(match[1]) > seq;
+        });
+        await writeFile(file, `${lines.slice(0, keep).join('\n')}\n${lines[keep]?.slice(0, 40)}`);
+        await store.repair(sessionId);
+      } finally {
+        await store.close();
+      }
+    },
+    cleanup: () => rm(directory, { recursive: true, force: true }),
+  };
+});
+
+const postgres = findPostgres();
+if (postgres.available) {
+  let cluster: PostgresCluster | null = null;
+  describeIndexedReads(
+    'PostgreSQL store',
+    async () => {
+      if (!cluster) throw new Error('the PostgreSQL cluster did not start');
+      const url = cluster.url;
+      const schema = `lgindex_${randomBytes(6).toString('hex')}`;
+      return {
+        open: () => createPostgresStore({ connectionString: url, schema }),
+        async cleanup() {
+          const pool = new pg.Pool({ connectionString: url, max: 1 });
+          try {
+            await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+          } finally {
+            await pool.end();
+          }
+        },
+      };
+    },
+    {
+      before: async () => {
+        cluster = await startPostgresCluster(postgres);
+      },
+    },
+  );
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+} else {
+  describe.skip(announceSkip(postgres), () => {
+    it('needs a PostgreSQL server', () => {});
+  });
+}
