@@ -629,7 +629,17 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
       }
     }
     const fromStart = thread.index.lastSeq === 0;
-    const events = await this.#readEvents(thread, thread.index.lastSeq + 1);
+    // From the event indexed last, which must still be there: a prune renumbers the journal.
+    const mark = thread.index.lastMark?.seq === thread.index.lastSeq ? thread.index.lastMark : null;
+    const events = await this.#readEvents(thread, mark ? mark.seq : thread.index.lastSeq + 1);
+    if (mark) {
+      const first = events.shift();
+      if (!first || !sameMark(markOf(first), mark)) {
+        thread.index = new ThreadIndex();
+        thread.lists.clear();
+        return this.#catchUp(thread, false, newestWanted);
+      }
+    }
     const newest = this.#applyAll(thread, events);
     // A long thread read whole (written before its index was kept, or its index refused): kept for the next process.
     if (fromStart && events.length >= WHOLE_READ_FROM && !thread.session)
