@@ -18,9 +18,9 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ResumeCheckpointSaver } from './resume-checkpoint-saver.js';
 
-/** A store that counts the journal events its reads hand out and its derived writes, and can hide its derived data. */
+/** A store that counts the journal events its reads hand out, its derived writes and bytes read, and can hide its derived data. */
 function counting(store: SessionStore, options: { derived?: boolean } = {}) {
-  const counter = { events: 0, derivedWrites: 0 };
+  const counter = { events: 0, derivedWrites: 0, derivedBytesRead: 0 };
   const wrapped = new Proxy(store, {
     get(target, key) {
       if (key === 'read') {
@@ -38,6 +38,14 @@ function counting(store: SessionStore, options: { derived?: boolean } = {}) {
         return (id: string, name: string, bytes: Uint8Array) => {
           counter.derivedWrites += 1;
           return put(id, name, bytes);
+        };
+      }
+      if (key === 'getDerived' && target.getDerived) {
+        const get = target.getDerived.bind(target);
+        return async (id: string, name: string) => {
+          const bytes = await get(id, name);
+          counter.derivedBytesRead += bytes?.length ?? 0;
+          return bytes;
         };
       }
       const value = Reflect.get(target, key, target);
@@ -170,6 +178,33 @@ function describeIndexedReads(name: string, place: () => Promise<Place>, hooks: 
         1_000, 999, 998, 997, 996, 995, 994, 993, 992, 991,
       ]);
       expect(lister.counter.events).toBeLessThanOrEqual(60);
+    });
+
+    it('answers the latest of a long thread from the newest part of its index: older parts read only for an older checkpoint or a whole list', {
+      timeout: 120_000,
+    }, async () => {
+      current = await place();
+      const writer = opened();
+      await runCounter(writer.saver, 'parts', 1_000);
+      await writer.saver.close();
+      const expected = await fullRead('parts');
+
+      const whole = opened();
+      expect(plain(await collect(whole.saver.list({ configurable: { thread_id: 'parts' } })))).toEqual(expected);
+      const indexBytes = whole.counter.derivedBytesRead;
+      expect(indexBytes).toBeGreaterThan(0);
+
+      const getter = opened();
+      expect(plain(await getter.saver.getTuple({ configurable: { thread_id: 'parts' } }))).toEqual(expected[0]);
+      expect(getter.counter.derivedBytesRead).toBeLessThan(indexBytes / 5);
+      const recent = opened();
+      expect(plain(await recent.saver.getTuple(expected[20].config))).toEqual(expected[20]);
+      expect(recent.counter.derivedBytesRead).toBeLessThan(indexBytes / 5);
+
+      // An old checkpoint, then the whole thread, from the saver that read only the newest part.
+      expect(plain(await getter.saver.getTuple(expected[900].config))).toEqual(expected[900]);
+      expect(plain(await collect(getter.saver.list({ configurable: { thread_id: 'parts' } })))).toEqual(expected);
+      expect(getter.counter.derivedWrites).toBe(0);
     });
 
     it('lists the whole thread after its newest ten from the index already loaded: one read of the journal, the index not written again', {

@@ -1,45 +1,98 @@
-// The thread index as the store keeps it (derived data `langgraph-index`, beside the journal):
-// per namespace each checkpoint's id, parent, the seq of its event and the channels (with
-// versions, and the base version of a list that extends one) it wrote; each pending write's
-// task, index, channel, task path and seq; and the last event indexed (seq, type, time,
-// checkpoint id). No value is in it: values stay in the journal and are read by seq when a read
-// needs them. A new saver trusts it only when the journal still holds that last event (else it
-// reads the whole journal, as without one), then applies the events after it.
-// Compact, since a new process reads all of it before its first answer: per namespace a table of
-// channel names, checkpoints in journal order (a parent is the position of its entry), and one
-// entry per writes event:
-//   {"format":1,"last":{"seq":…,"type":…,"at":…,"checkpointId":…},
-//    "namespaces":[{"name":"","channels":["messages",…],
+// The thread index as the store keeps it (derived data `langgraph-index` and its older parts
+// `langgraph-index.<hash>`, beside the journal): per namespace each checkpoint's id, parent, the
+// seq of its event and the channels (with versions, and the base version of a list that extends
+// one) it wrote; each pending write's task, index, channel, task path and seq; and the last event
+// indexed (seq, type, time, checkpoint id). No value is in it: values stay in the journal and are
+// read by seq when a read needs them. A new saver trusts it only when the journal still holds that
+// last event (else it reads the whole journal, as without one), then applies the events after it.
+// In parts, so a new process's first getTuple reads only the newest: the head `langgraph-index`
+// holds the graph events from `from` on (the newest PART_KEEP to PART_KEEP + PART_SIZE - 1
+// checkpoints and the writes after them), every namespace's channel table and newest id, and per
+// checkpoint before `from` that a checkpoint of the head names as parent, the value each channel
+// had at it (`frontier`). Each older part holds the graph events of PART_SIZE checkpoints, is named
+// by a hash of its bytes and written once: checkpoints are only appended until a prune, which
+// drops every derived entry. Compact: per namespace a table of channel names, checkpoints in
+// journal order (a parent is the position of its entry in the same part), and one entry per
+// writes event:
+//   {"format":2,"last":{"seq":…,"type":…,"at":…,"checkpointId":…},"parts":[name…],"from":seq,
+//    "namespaces":[{"name":"","channels":["messages",…],"newest":id,
 //      "checkpoints":[[id,parent,seq,[channel,version,kind,base,count,…]]…],
-//      "writes":[[checkpoint,taskId,taskPath,seq,[index,channel,…]]…]}]}
+//      "writes":[[checkpoint,taskId,taskPath,seq,[index,channel,…]]…],
+//      "frontier":[[id,[channel,value]…]…]}]}
+// and an older part: {"format":2,"namespaces":[{"name":…,"channels":…,"checkpoints":…,"writes":…}]}.
 // `parent` and a write's `checkpoint` are the position of the checkpoint's entry (-1 for none),
-// or its id when the index does not hold it; `channel` is a position in `channels`; `kind` is
-// 0 emptied, 1 one value, 2 a list (`base`: the version it extends, or null; `count`: its own items).
+// or its id when the part does not hold it; `channel` is a position in `channels`; `kind` is
+// 0 emptied, 1 one value, 2 a list (`base`: the version it extends, or null; `count`: its own
+// items). A frontier value is null (none), [0,version] (emptied), [1,version,seq] (one value) or
+// [2,[version,seq,count]…] (a list, its parts newest first).
+import { createHash } from 'node:crypto';
 import type { SessionStore } from '@resume/core/spec';
 import {
   type CheckpointEntry,
   type EventMark,
   type NamespaceIndex,
   ThreadIndex,
+  type ValueRecord,
   type WriteRecord,
 } from './thread-index.js';
 
 export const THREAD_INDEX_NAME = 'langgraph-index';
-const FORMAT = 1;
+const FORMAT = 2;
+/** Checkpoints in each older part of the index. */
+export const PART_SIZE = 128;
+/** The newest checkpoints the head always holds. */
+export const PART_KEEP = 32;
 
 const KINDS = ['empty', 'item', 'list'] as const;
 
-/** The index's bytes, ending at the event `last` (the journal's event at `index.lastSeq`). */
-export function encodeThreadIndex(index: ThreadIndex, last: EventMark): Uint8Array {
-  const namespaces = [...index.namespaces].map(([name, namespace]) => encodeNamespace(name, namespace));
-  return new TextEncoder().encode(JSON.stringify({ format: FORMAT, last, namespaces }));
+const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+
+/** The derived entries to write for `index` (older parts first, the head last) and the parts it then has. */
+export function encodeThreadIndex(
+  index: ThreadIndex,
+  last: EventMark,
+): { entries: Array<{ name: string; bytes: Uint8Array }>; parts: string[]; from: number } {
+  const parts = [...index.parts];
+  let from = index.partsEnd;
+  const entries: Array<{ name: string; bytes: Uint8Array }> = [];
+  // The checkpoints not in an older part yet, in journal order: full parts of the oldest are sealed.
+  const open = [...index.namespaces.values()]
+    .flatMap((namespace) => [...namespace.checkpoints.values()].filter((record) => record.seq >= from))
+    .map((record) => record.seq)
+    .sort((left, right) => left - right);
+  for (let at = PART_SIZE; open.length - at >= PART_KEEP; at += PART_SIZE) {
+    const to = open[at]!;
+    const bytes = encode({ format: FORMAT, namespaces: encodeNamespaces(index, from, to) });
+    const name = `${THREAD_INDEX_NAME}.${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`;
+    entries.push({ name, bytes });
+    parts.push(name);
+    from = to;
+  }
+  const namespaces = encodeNamespaces(index, from, Number.POSITIVE_INFINITY).map((namespace) => {
+    const own = index.namespaces.get(namespace.name)!;
+    return {
+      ...namespace,
+      newest: own.idsNewestFirst()[0] ?? null,
+      frontier: encodeFrontier(index, own, from),
+    };
+  });
+  entries.push({ name: THREAD_INDEX_NAME, bytes: encode({ format: FORMAT, last, parts, from, namespaces }) });
+  return { entries, parts, from };
 }
 
-function encodeNamespace(name: string, namespace: NamespaceIndex) {
+function encodeNamespaces(index: ThreadIndex, from: number, to: number) {
+  return [...index.namespaces].map(([name, namespace]) => encodeNamespace(name, namespace, from, to));
+}
+
+/** The namespace's graph events with seq in [from, to). */
+function encodeNamespace(name: string, namespace: NamespaceIndex, from: number, to: number) {
   const channels = [...namespace.channels];
   const channelAt = new Map(channels.map((channel, position) => [channel, position]));
+  const within = (seq: number) => seq >= from && seq < to;
   // In journal order: a list's base is resolved from the checkpoints before it.
-  const records = [...namespace.checkpoints.values()].sort((left, right) => left.seq - right.seq);
+  const records = [...namespace.checkpoints.values()]
+    .filter((record) => within(record.seq))
+    .sort((left, right) => left.seq - right.seq);
   const positions = new Map(records.map((record, position) => [record.id, position]));
   const reference = (id: string | null) => (id === null ? -1 : (positions.get(id) ?? id));
   const checkpoints = records.map((record) => {
@@ -60,6 +113,7 @@ function encodeNamespace(name: string, namespace: NamespaceIndex) {
   const events = new Map<number, { checkpoint: string | number; write: WriteRecord; writes: unknown[] }>();
   for (const [checkpointId, byTask] of namespace.writes) {
     for (const write of byTask.values()) {
+      if (!within(write.seq)) continue;
       let event = events.get(write.seq);
       if (!event) {
         event = { checkpoint: reference(checkpointId), write, writes: [] };
@@ -72,6 +126,33 @@ function encodeNamespace(name: string, namespace: NamespaceIndex) {
     .sort((left, right) => left.write.seq - right.write.seq)
     .map(({ checkpoint, write, writes: pairs }) => [checkpoint, write.taskId, write.taskPath, write.seq, pairs]);
   return { name, channels, checkpoints, writes };
+}
+
+/** Per checkpoint before `from` that one from `from` on names as parent: each channel's value at it. */
+function encodeFrontier(index: ThreadIndex, namespace: NamespaceIndex, from: number) {
+  const frontier: unknown[] = [];
+  const seen = new Set<string>();
+  for (const record of namespace.checkpoints.values()) {
+    if (record.seq < from || record.parentId === null || seen.has(record.parentId)) continue;
+    const parent = namespace.checkpoints.get(record.parentId);
+    if (!parent || parent.seq >= from) continue;
+    seen.add(parent.id);
+    const values: unknown[] = [];
+    for (const channel of namespace.channels)
+      values.push([channel, frontierValue(index.resolve(namespace, parent, channel))]);
+    frontier.push([parent.id, values]);
+  }
+  return frontier;
+}
+
+function frontierValue(value: ValueRecord | null): unknown {
+  if (value === null) return null;
+  if (value.kind === 'empty') return [0, value.version];
+  if (value.kind === 'item') return [1, value.version, value.seq];
+  const parts: unknown[] = [];
+  for (let part: ValueRecord | null = value; part?.kind === 'list'; part = part.base)
+    parts.push([part.version, part.seq, part.count]);
+  return [2, parts];
 }
 
 class Garbled extends Error {}
@@ -91,7 +172,7 @@ function readMark(value: unknown): EventMark {
   return { seq, type, at, checkpointId };
 }
 
-/** A checkpoint named by position in the namespace's entries (-1: none), or by id. */
+/** A checkpoint named by position in the part's entries (-1: none), or by id. */
 function checkpointReference(value: unknown, ids: string[]): string | null {
   if (value === -1) return null;
   if (typeof value === 'string') return value;
@@ -99,12 +180,13 @@ function checkpointReference(value: unknown, ids: string[]): string | null {
   return ids[value as number]!;
 }
 
-function readNamespace(index: ThreadIndex, value: unknown, lastSeq: number): void {
+function readNamespace(index: ThreadIndex, value: unknown, lastSeq: number): NamespaceIndex {
   check(typeof value === 'object' && value !== null);
   const { name, channels, checkpoints, writes } = value as Record<string, unknown>;
   check(typeof name === 'string' && Array.isArray(channels) && Array.isArray(checkpoints) && Array.isArray(writes));
   check(channels.every((channel) => typeof channel === 'string'));
-  index.namespace(name);
+  const namespace = index.namespace(name);
+  for (const channel of channels as string[]) namespace.channels.add(channel);
   const ids: string[] = [];
   for (const checkpoint of checkpoints as unknown[]) {
     check(Array.isArray(checkpoint) && checkpoint.length === 4);
@@ -147,34 +229,146 @@ function readNamespace(index: ThreadIndex, value: unknown, lastSeq: number): voi
       });
     }
   }
+  return namespace;
 }
 
-/**
- * The index the bytes hold, its records not loaded, or null when they are not one (garbled,
- * another format, or naming a list base they do not hold): the journal is read instead.
- */
-export function decodeThreadIndex(bytes: Uint8Array): ThreadIndex | null {
-  try {
+/** Each channel's value at the checkpoints before the head that it names as parents. */
+function readFrontier(namespace: NamespaceIndex, value: unknown, lastSeq: number): void {
+  check(Array.isArray(value));
+  for (const edge of value) {
+    check(Array.isArray(edge) && edge.length === 2 && typeof edge[0] === 'string' && Array.isArray(edge[1]));
+    const values = new Map<string, ValueRecord | null>();
+    for (const pair of edge[1] as unknown[]) {
+      check(Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string');
+      values.set(pair[0], readFrontierValue(pair[0], pair[1], lastSeq));
+    }
+    namespace.frontier.set(edge[0], values);
+  }
+}
+
+function readFrontierValue(channel: string, value: unknown, lastSeq: number): ValueRecord | null {
+  if (value === null) return null;
+  check(Array.isArray(value));
+  const [kind, version, seq] = value as unknown[];
+  if (kind === 0 && isVersion(version)) return { kind: 'empty', channel, version: version as string };
+  if (kind === 1 && isVersion(version) && isSeq(seq) && seq <= lastSeq)
+    return { kind: 'item', channel, version: version as string, seq, item: null };
+  check(kind === 2 && Array.isArray(version) && version.length > 0);
+  let base: ValueRecord | null = null;
+  let length = 0;
+  for (const part of [...(version as unknown[])].reverse()) {
+    check(Array.isArray(part) && part.length === 3);
+    const [partVersion, partSeq, count] = part as unknown[];
+    check(isVersion(partVersion) && isSeq(partSeq) && partSeq <= lastSeq && Number.isSafeInteger(count));
+    length += count as number;
+    base = {
+      kind: 'list',
+      channel,
+      version: partVersion as string,
+      seq: partSeq,
+      base,
+      items: null,
+      count: count as number,
+      length,
+    };
+  }
+  return base;
+}
+
+interface Head {
+  mark: EventMark;
+  parts: string[];
+  from: number;
+  namespaces: unknown[];
+}
+
+function readHead(bytes: Uint8Array): Head {
+  const parsed: unknown = JSON.parse(new TextDecoder().decode(bytes));
+  check(typeof parsed === 'object' && parsed !== null);
+  const { format, last, parts, from, namespaces } = parsed as Record<string, unknown>;
+  check(format === FORMAT && Array.isArray(namespaces) && Array.isArray(parts));
+  check(parts.every((part) => typeof part === 'string' && part.startsWith(`${THREAD_INDEX_NAME}.`)));
+  check(Number.isSafeInteger(from) && (from as number) >= 0);
+  return { mark: readMark(last), parts: parts as string[], from: from as number, namespaces };
+}
+
+function startIndex(head: Head, incomplete: boolean): ThreadIndex {
+  const index = new ThreadIndex();
+  index.lastSeq = head.mark.seq;
+  index.lastMark = head.mark;
+  index.partial = true;
+  index.incomplete = incomplete;
+  index.parts = head.parts;
+  index.partsEnd = head.from;
+  return index;
+}
+
+/** The head alone: its newest checkpoints, older ones named by the frontier. */
+function decodeHead(head: Head): ThreadIndex {
+  const index = startIndex(head, head.parts.length > 0);
+  for (const value of head.namespaces) {
+    check(typeof value === 'object' && value !== null);
+    const { name, frontier, newest } = value as Record<string, unknown>;
+    check(typeof name === 'string' && (newest === null || typeof newest === 'string'));
+    const namespace = index.namespace(name);
+    namespace.newestId = newest as string | null;
+    readFrontier(namespace, frontier, head.mark.seq);
+    readNamespace(index, value, head.mark.seq);
+  }
+  return index;
+}
+
+/** Every part, oldest first, then the head. */
+function decodeWhole(head: Head, parts: Uint8Array[]): ThreadIndex {
+  const index = startIndex(head, false);
+  for (const bytes of parts) {
     const parsed: unknown = JSON.parse(new TextDecoder().decode(bytes));
     check(typeof parsed === 'object' && parsed !== null);
-    const { format, last, namespaces } = parsed as Record<string, unknown>;
+    const { format, namespaces } = parsed as Record<string, unknown>;
     check(format === FORMAT && Array.isArray(namespaces));
-    const mark = readMark(last);
-    const index = new ThreadIndex();
-    for (const namespace of namespaces as unknown[]) readNamespace(index, namespace, mark.seq);
-    index.lastSeq = mark.seq;
-    index.lastMark = mark;
-    index.partial = true;
-    return index;
+    for (const namespace of namespaces) readNamespace(index, namespace, head.mark.seq);
+  }
+  for (const namespace of head.namespaces) readNamespace(index, namespace, head.mark.seq);
+  return index;
+}
+
+/** Whether a part's bytes are the ones its name (a hash of them) names. */
+const isPart = (name: string, bytes: Uint8Array): boolean =>
+  name === `${THREAD_INDEX_NAME}.${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`;
+
+/**
+ * The thread's persisted index, its records not loaded: with `newestOnly` its head alone when
+ * it has older parts (`incomplete`), else all of it. Null when the store keeps none, or it is
+ * not one (garbled, another format, a part missing or not the one named, or naming a list base
+ * it does not hold): the journal is read instead.
+ */
+export async function loadThreadIndex(
+  store: SessionStore,
+  sessionId: string,
+  newestOnly = false,
+): Promise<ThreadIndex | null> {
+  if (!store.getDerived) return null;
+  const getDerived = store.getDerived.bind(store);
+  const bytes = await getDerived(sessionId, THREAD_INDEX_NAME).catch(() => null);
+  if (!bytes) return null;
+  try {
+    const head = readHead(bytes);
+    if (newestOnly) {
+      try {
+        return decodeHead(head);
+      } catch {
+        // A head that needs its older parts even for its newest checkpoint: all of it is read.
+      }
+    }
+    const parts: Uint8Array[] = [];
+    for (const name of head.parts) {
+      const part = await getDerived(sessionId, name).catch(() => null);
+      check(part !== null && isPart(name, part));
+      parts.push(part);
+    }
+    return decodeWhole(head, parts);
   } catch {
     // Garbled, or a list extends a version it does not hold (ThreadDataProblem): not an index to trust.
     return null;
   }
-}
-
-/** The thread's persisted index, or null when the store keeps none (or it is not readable). */
-export async function loadThreadIndex(store: SessionStore, sessionId: string): Promise<ThreadIndex | null> {
-  if (!store.getDerived) return null;
-  const bytes = await store.getDerived(sessionId, THREAD_INDEX_NAME).catch(() => null);
-  return bytes ? decodeThreadIndex(bytes) : null;
 }

@@ -36,13 +36,14 @@ import { ThreadBusyError } from '../errors/thread-busy-error.js';
 import { ThreadConfigError } from '../errors/thread-config-error.js';
 import { GRAPH_DATA_FORMAT, type StoredChannelValue, type StoredWrite } from './graph-records.js';
 import { decodeItem, type EncodedItem, encodeItem, type ItemCodec, itemKey, storeBlobs } from './item-codec.js';
-import { encodeThreadIndex, loadThreadIndex, THREAD_INDEX_NAME } from './persisted-index.js';
+import { encodeThreadIndex, loadThreadIndex } from './persisted-index.js';
 import { checkPruneOptions, type PruneOptions, pruneThreadSession, type ThreadPruneReport } from './prune.js';
 import {
   type CheckpointRecord,
   listItems,
   markOf,
   type NamespaceIndex,
+  OlderPartsProblem,
   StaleIndexProblem,
   sameMark,
   ThreadDataProblem,
@@ -180,14 +181,23 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     // LangGraph asks without a thread to learn there is nothing to resume.
     if (config.configurable?.thread_id === undefined) return undefined;
     const threadId = threadIdOf(config, 'getTuple');
-    const thread = await this.#readable(threadId);
+    // The newest part of the persisted index answers the latest and recent ones; older parts load when needed.
+    const thread = await this.#readable(threadId, true);
     if (!thread) return undefined;
     return this.#fresh(thread, async () => {
       const namespace = thread.index.namespaces.get(namespaceOf(config));
       if (!namespace) return undefined;
       const wanted = config.configurable?.checkpoint_id;
-      const id = typeof wanted === 'string' && wanted.length > 0 ? wanted : namespace.idsNewestFirst()[0];
+      const newest = namespace.idsNewestFirst()[0];
+      if (
+        thread.index.incomplete &&
+        !(typeof wanted === 'string' && wanted.length > 0) &&
+        newest !== namespace.newestId
+      )
+        throw new OlderPartsProblem('the newest checkpoint is in an older part');
+      const id = typeof wanted === 'string' && wanted.length > 0 ? wanted : newest;
       const record = id === undefined ? undefined : namespace.checkpoints.get(id);
+      if (!record && thread.index.incomplete) throw new OlderPartsProblem(`checkpoint ${id} is in an older part`);
       if (!record) return undefined;
       await this.#prepare(thread, namespace, [record]);
       return this.#tuple(thread, namespace, record, await this.#decode(thread, record.metadata));
@@ -521,6 +531,8 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     namespace: NamespaceIndex,
     checkpointId: string,
   ): Promise<CheckpointPendingWrite[]> {
+    if (thread.index.incomplete && !namespace.checkpoints.has(checkpointId))
+      throw new OlderPartsProblem(`checkpoint ${checkpointId} is in an older part`);
     const writes = [...(namespace.writes.get(checkpointId)?.values() ?? [])];
     await this.#load(thread, new Set(writes.flatMap((write) => (write.value === null ? [write.seq] : []))));
     writes.sort((left, right) =>
@@ -580,8 +592,11 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     return thread;
   }
 
-  /** The thread brought up to date with the journal, or null when it has no session. */
-  async #readable(threadId: string): Promise<Thread | null> {
+  /**
+   * The thread brought up to date with the journal, or null when it has no session; with
+   * `newestOnly`, its persisted index's older parts may stay unread.
+   */
+  async #readable(threadId: string, newestOnly = false): Promise<Thread | null> {
     const thread = this.#thread(threadId);
     // While a run of this saver holds the thread, the index is the journal: it appended every event itself.
     if (thread.session) return thread;
@@ -594,7 +609,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
       return null;
     }
     this.#checkOwner(thread, header.options);
-    await this.#catchUp(thread);
+    await this.#catchUp(thread, true, false, newestOnly);
     thread.read = true;
     thread.overtakenBy = null;
     return thread;
@@ -616,16 +631,34 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
    * An index that has read nothing yet starts from the persisted one when the journal still holds
    * the event it ends at.
    */
-  async #catchUp(thread: Thread, persisted = true, newestWanted = false): Promise<string | null> {
+  async #catchUp(thread: Thread, persisted = true, newestWanted = false, newestOnly = false): Promise<string | null> {
+    const newest = await this.#catchUpFrom(thread, persisted, newestWanted, newestOnly);
+    if (thread.index.incomplete && !newestOnly) await this.#loadOlderParts(thread);
+    return newest;
+  }
+
+  /** Loads the persisted index whole (its older parts too) and applies the journal's events after it. */
+  async #loadOlderParts(thread: Thread): Promise<void> {
+    thread.index = new ThreadIndex();
+    thread.lists.clear();
+    await this.#catchUpFrom(thread, true, false, false);
+  }
+
+  async #catchUpFrom(
+    thread: Thread,
+    persisted: boolean,
+    newestWanted: boolean,
+    newestOnly: boolean,
+  ): Promise<string | null> {
     if (persisted && thread.index.lastSeq === 0) {
-      const stored = await loadThreadIndex(this.store, thread.sessionId);
+      const stored = await loadThreadIndex(this.store, thread.sessionId, newestOnly);
       const mark = stored?.lastMark;
       const events = stored && mark ? await this.#readEvents(thread, mark.seq) : [];
       if (stored && mark && events[0] && sameMark(markOf(events[0]), mark)) {
         thread.index = stored;
         const newest = newestWanted ? stored.newestGraphEvent() : null;
         events.shift();
-        return this.#applyAll(thread, events) ?? newest;
+        return (await this.#applyTail(thread, events)) ?? newest;
       }
     }
     const fromStart = thread.index.lastSeq === 0;
@@ -637,14 +670,29 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
       if (!first || !sameMark(markOf(first), mark)) {
         thread.index = new ThreadIndex();
         thread.lists.clear();
-        return this.#catchUp(thread, false, newestWanted);
+        return this.#catchUpFrom(thread, false, newestWanted, false);
       }
     }
-    const newest = this.#applyAll(thread, events);
+    const newest = await this.#applyTail(thread, events);
     // A long thread read whole (written before its index was kept, or its index refused): kept for the next process.
     if (fromStart && events.length >= WHOLE_READ_FROM && !thread.session)
       await this.#persist(thread).catch(() => undefined);
     return newest;
+  }
+
+  /** #applyAll; an event that needs the index's older parts has it loaded whole, and applied again. */
+  async #applyTail(thread: Thread, events: JournalEvent[]): Promise<string | null> {
+    try {
+      return this.#applyAll(thread, events);
+    } catch (error) {
+      if (!(error instanceof OlderPartsProblem)) throw error;
+      await this.#loadOlderParts(thread);
+      return events.reduce<string | null>(
+        (newest, event) =>
+          event.type === 'graph-checkpoint-saved' || event.type === 'graph-writes-saved' ? event.checkpointId : newest,
+        null,
+      );
+    }
   }
 
   async #readEvents(thread: Thread, fromSeq: number, toSeq?: number): Promise<JournalEvent[]> {
@@ -684,6 +732,10 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     try {
       return await read();
     } catch (error) {
+      if (error instanceof OlderPartsProblem && thread.index.incomplete) {
+        await this.#loadOlderParts(thread);
+        return this.#fresh(thread, read);
+      }
       if (!(error instanceof StaleIndexProblem) || !thread.index.partial) throw error;
     }
     await this.#rebuild(thread);
@@ -733,7 +785,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
 
   /** Keeps the thread's index beside its journal, for the next process's first read (best effort). */
   async #persist(thread: Thread): Promise<void> {
-    if (!this.store.putDerived || thread.index.lastSeq === 0) return;
+    if (!this.store.putDerived || thread.index.lastSeq === 0 || thread.index.incomplete) return;
     const index = thread.index;
     let mark = index.lastMark?.seq === index.lastSeq ? index.lastMark : null;
     if (!mark) {
@@ -742,7 +794,11 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
       mark = markOf(last);
       index.lastMark = mark;
     }
-    await this.store.putDerived(thread.sessionId, THREAD_INDEX_NAME, encodeThreadIndex(index, mark));
+    // Older parts first (each written once), then the head that names them.
+    const { entries, parts, from } = encodeThreadIndex(index, mark);
+    for (const { name, bytes } of entries) await this.store.putDerived(thread.sessionId, name, bytes);
+    index.parts = parts;
+    index.partsEnd = from;
   }
 
   /** Applies `events` to the thread's index; returns the checkpoint id of the last graph event among them. */

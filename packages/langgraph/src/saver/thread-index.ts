@@ -62,6 +62,13 @@ export class NamespaceIndex {
   readonly writes = new Map<string, Map<string, WriteRecord>>();
   /** Every channel a checkpoint of the namespace wrote. */
   readonly channels = new Set<string>();
+  /**
+   * Of an index whose older parts are not loaded: per checkpoint not loaded that a loaded one
+   * names as parent, the value each channel had at it.
+   */
+  readonly frontier = new Map<string, Map<string, ValueRecord | null>>();
+  /** Of an index whose older parts are not loaded: the namespace's newest checkpoint id (null: none). */
+  newestId: string | null = null;
   #sortedIds: string[] | null = null;
 
   /** Checkpoint ids, newest first (uuid6 ids sort by time). */
@@ -89,6 +96,9 @@ export class ThreadDataProblem extends Error {}
 
 /** The journal no longer holds what a persisted index names: it is rebuilt from the journal. */
 export class StaleIndexProblem extends Error {}
+
+/** A read needs a part of the persisted index not loaded yet: the whole index is loaded. */
+export class OlderPartsProblem extends Error {}
 
 /** What a checkpoint event stored, without its content: the persisted index's entry. */
 export interface CheckpointEntry {
@@ -126,6 +136,12 @@ export class ThreadIndex {
   lastMark: EventMark | null = null;
   /** Whether some records are not loaded yet (the index came from the persisted one). */
   partial = false;
+  /** Whether the persisted index's older parts are not loaded (only its newest part is). */
+  incomplete = false;
+  /** The persisted index's older parts, oldest first: each holds the graph events before the next. */
+  parts: string[] = [];
+  /** The seq from which the graph events are in no older part (0: none is). */
+  partsEnd = 0;
   readonly namespaces = new Map<string, NamespaceIndex>();
 
   /** The checkpoint id of the newest graph event the index holds (null: none). */
@@ -215,11 +231,16 @@ export class ThreadIndex {
     if (kind === 'item') return { kind: 'item', channel, version, seq, item: null };
     if (baseVersion === null)
       return { kind: 'list', channel, version, seq, base: null, items: null, count, length: count };
-    const fromParent = parent ? this.resolve(namespace, parent, channel) : null;
+    const fromParent = parent
+      ? this.resolve(namespace, parent, channel)
+      : entry.parentId
+        ? (namespace.frontier.get(entry.parentId)?.get(channel) ?? null)
+        : null;
     const base =
       fromParent && sameVersion(fromParent.version, baseVersion)
         ? fromParent
         : namespace.byVersion.get(versionKey(channel, baseVersion));
+    if (base?.kind !== 'list' && this.incomplete) throw new OlderPartsProblem(`checkpoint ${entry.id}'s list base`);
     if (base?.kind !== 'list') {
       throw new ThreadDataProblem(
         `checkpoint ${entry.id} at seq ${seq}: channel "${channel}" extends version ${JSON.stringify(baseVersion)}, which the journal does not hold before it`,
@@ -296,7 +317,13 @@ export class ThreadIndex {
         found = own;
         break;
       }
-      current = current.parentId ? namespace.checkpoints.get(current.parentId) : undefined;
+      const parentId: string | null = current.parentId;
+      current = parentId ? namespace.checkpoints.get(parentId) : undefined;
+      if (!current && parentId && this.incomplete) {
+        const edge = namespace.frontier.get(parentId);
+        if (!edge?.has(channel)) throw new OlderPartsProblem(`checkpoint ${parentId} is in an older part`);
+        found = edge.get(channel) ?? null;
+      }
     }
     for (const visited of path) visited.resolved.set(channel, found);
     return found;
@@ -311,6 +338,7 @@ export class ThreadIndex {
   ): ValueRecord | null {
     const own = this.resolve(namespace, checkpoint, channel);
     if (own && sameVersion(own.version, version)) return own;
+    if (this.incomplete) throw new OlderPartsProblem(`channel "${channel}" at another version`);
     return namespace.byVersion.get(versionKey(channel, version)) ?? null;
   }
 }
