@@ -205,6 +205,20 @@ function describeIndexedReads(name: string, place: () => Promise<Place>, hooks: 
       expect(plain(await getter.saver.getTuple(expected[900].config))).toEqual(expected[900]);
       expect(plain(await collect(getter.saver.list({ configurable: { thread_id: 'parts' } })))).toEqual(expected);
       expect(getter.counter.derivedWrites).toBe(0);
+
+      // An older part not the one the head names: the thread is read whole, the answers the same.
+      const sessionId = writer.saver.sessionIdOf('parts');
+      const head = JSON.parse(
+        new TextDecoder().decode((await writer.store.getDerived?.(sessionId, 'langgraph-index'))!),
+      );
+      await writer.store.putDerived?.(
+        sessionId,
+        head.parts[0],
+        new TextEncoder().encode('{"format":2,"namespaces":[]}'),
+      );
+      const damaged = opened();
+      expect(plain(await damaged.saver.getTuple(expected[900].config))).toEqual(expected[900]);
+      expect(plain(await collect(damaged.saver.list({ configurable: { thread_id: 'parts' } })))).toEqual(expected);
     });
 
     it('lists the whole thread after its newest ten from the index already loaded: one read of the journal, the index not written again', {
