@@ -231,11 +231,11 @@ export class ThreadIndex {
     if (kind === 'item') return { kind: 'item', channel, version, seq, item: null };
     if (baseVersion === null)
       return { kind: 'list', channel, version, seq, base: null, items: null, count, length: count };
-    const fromParent = parent
-      ? this.resolve(namespace, parent, channel)
-      : entry.parentId
-        ? (namespace.frontier.get(entry.parentId)?.get(channel) ?? null)
-        : null;
+    const edge = !parent && entry.parentId ? namespace.frontier.get(entry.parentId) : undefined;
+    // A parent in an older part that the frontier does not name: its chain decides, so they are loaded.
+    if (!parent && entry.parentId && this.incomplete && !edge?.has(channel))
+      throw new OlderPartsProblem(`checkpoint ${entry.parentId} is in an older part`);
+    const fromParent = parent ? this.resolve(namespace, parent, channel) : (edge?.get(channel) ?? null);
     const base =
       fromParent && sameVersion(fromParent.version, baseVersion)
         ? fromParent
