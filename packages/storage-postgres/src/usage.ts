@@ -1,6 +1,6 @@
 // What a schema holds, as the file store's `measureHome` tells it of a home (`conclave sessions
 // du`): each session's rows by kind (its events, its snapshot, the rest: header, summary,
-// requests, rows a repair set aside), the blobs its journal names and which of them other
+// requests, rows a repair set aside, derived data), the blobs its journal names and which of them other
 // sessions name too, and the blobs' total, each content once. Sizes are what the server stores
 // for each value (`pg_column_size`, after its compression), the table's own overhead left out.
 // A session sealed with a key names its blobs sealed: its blob counts are null, as on files.
@@ -19,7 +19,7 @@ export interface SessionRowsUsage {
   journal: number;
   /** Its fold snapshot and the replay operations kept with it. */
   snapshots: number;
-  /** The header and summary, requests to its writer, rows a repair set aside. */
+  /** The header and summary, requests to its writer, rows a repair set aside, derived data (a LangGraph thread's index). */
   other: number;
   /** The blobs its journal names: file snapshots, and other blobs (large step outputs); null when sealed. */
   fileSnapshots: BlobCount | null;
@@ -70,7 +70,8 @@ export async function measureSchema(query: Query, schema: string, home: string):
             ${sum('t.payload', `${schema}.events`)} + ${sum('t.batch_summary', `${schema}.events`)} AS journal,
             ${sum('t.state', `${schema}.snapshots`)} + ${sum('t.operations', `${schema}.snapshots`)} AS snapshots,
             pg_column_size(s.header) + coalesce(pg_column_size(s.summary), 0)
-              + ${sum('t.payload', `${schema}.requests`)} + ${sum('t.content', `${schema}.damaged_rows`)} AS other,
+              + ${sum('t.payload', `${schema}.requests`)} + ${sum('t.content', `${schema}.damaged_rows`)}
+              + ${sum('t.content', `${schema}.derived`)} AS other,
             EXISTS (SELECT 1 FROM ${schema}.events t WHERE t.session_id = s.id AND t.payload->>'sealed' IS NOT NULL) AS sealed
        FROM ${schema}.sessions s`,
     [],

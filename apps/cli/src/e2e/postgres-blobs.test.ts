@@ -1,6 +1,7 @@
 // End-to-end on a real PostgreSQL server: the blobs sessions leave behind (file snapshots) go
 // with the last session naming them and at `sessions trash --empty` and `sessions cleanup`, as
 // on the file store, and never under a session still running.
+import { randomBytes } from 'node:crypto';
 import { createEngine } from '@resume/core';
 import { createPostgresStore } from '@resume/storage-postgres';
 import {
@@ -133,6 +134,28 @@ describe.skipIf(!postgres.available || postgres.externalUrl !== null)(
         /blobs [0-9.]+ KB \(1 blob; [0-9.]+ KB of them shared by several sessions, counted once\)\./,
       );
       expect(human.stdout).toContain('(schema conclave)');
+    });
+
+    it("sessions du counts what a session keeps beside its journal (a LangGraph thread's index)", async () => {
+      const env = { CONCLAVE_STORE_URL: cluster.url };
+      const store = createPostgresStore({ connectionString: cluster.url });
+      const engine = createEngine({ store });
+      const session = await engine.createSession({ title: 'keeps an index', mode: 'custom' });
+      await session.checkpoint('start');
+      await session.close();
+      await engine.close();
+      // Random bytes: the server's compression cannot shrink them.
+      const keeper = createPostgresStore({ connectionString: cluster.url });
+      await keeper.putDerived?.(session.id, 'langgraph-index', randomBytes(60_000));
+      await keeper.close();
+
+      const usage = await sandbox.json<{ top: Array<{ id: string; bytes: number; other: number }> }>(
+        ['sessions', 'du'],
+        { env },
+      );
+      const mine = usage.top.find((entry) => entry.id === session.id);
+      expect(mine?.other).toBeGreaterThanOrEqual(60_000);
+      expect(mine?.bytes).toBeGreaterThanOrEqual(60_000);
     });
   },
 );
