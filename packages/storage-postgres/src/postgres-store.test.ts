@@ -1,10 +1,12 @@
 import { createEngine } from '@resume/core';
 import {
   AppendConflictError,
+  createSessionId,
   JournalCorruptedError,
   LeaseLostError,
   SessionExistsError,
   type SessionHeader,
+  SessionLockedError,
   SessionNotFoundError,
   type SessionStore,
   type SessionSummary,
@@ -381,5 +383,28 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('creates again a session whose creator died before its first write, once its lease is free', async () => {
+    const store = database.openStore();
+    const id = createSessionId();
+    const input = { id, title: 'each: item 7', mode: 'workflow' as const };
+    // The first worker dies at the session's first write: the table has its header and nothing else.
+    const dying = createEngine({ store: { ...store, append: () => Promise.reject(new Error('killed')) } });
+    await expect(dying.createSession(input)).rejects.toThrow('killed');
+    expect(await store.getHeader(id)).not.toBeNull();
+
+    const worker = createEngine({ store, holder: { pid: 2, host: 'worker-b' } });
+    const live = await store.acquireLease(id, { holder: { pid: 1, host: 'worker-a' } });
+    await expect(worker.createSession(input)).rejects.toSatisfy((error) => SessionLockedError.isInstance(error));
+    await live.release();
+    const session = await worker.createSession(input);
+    await session.step('work', async () => 'done');
+    await session.complete();
+    await session.close();
+    const state = await worker.readSession(id);
+    expect([state.status, state.steps.map((step) => step.output)]).toEqual(['completed', ['done']]);
+    expect((await store.verify(id)).problems).toEqual([]);
+    await store.close();
   });
 });

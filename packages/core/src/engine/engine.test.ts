@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  createSessionId,
   InterruptedError,
   RecoveryLimitError,
   ReplayMismatchError,
+  SessionExistsError,
   SessionLockedError,
   SessionNotFoundError,
   StepAbortedError,
@@ -479,5 +481,39 @@ describe('engine and sessions', () => {
     for await (const event of store.read(session.id)) events.push(event);
     // Closed without completing and no live writer: shown as interrupted, otherwise identical.
     expect(fromSnapshot).toEqual({ ...fold(events), status: 'interrupted' });
+  });
+
+  it('creates again a session whose creator died before its first write, once no process holds it', async () => {
+    const store = createMemoryStore();
+    const { first, second } = processes(store);
+    const id = createSessionId();
+    const input = { id, title: 'each: item 7', mode: 'workflow' as const, options: { item: '7' } };
+    // The first process dies at its first write: the store has the header and nothing else.
+    const append = store.append;
+    store.append = async () => {
+      throw new Error('killed');
+    };
+    await expect(first.createSession(input)).rejects.toThrow('killed');
+    store.append = append;
+    store.killHolder(id);
+    expect([await store.getHeader(id), await store.getSummary(id)]).toEqual([expect.objectContaining({ id }), null]);
+
+    // While a process may still be writing it, the creation waits its turn.
+    const other = second();
+    const live = await store.acquireLease(id, { holder: { pid: 4242, host: 'test' } });
+    await expect(other.createSession(input)).rejects.toSatisfy((error) => SessionLockedError.isInstance(error));
+    expect(await store.getHeader(id)).not.toBeNull();
+    await live.release();
+
+    // The same creation asked for again (its queue item handed out again) runs the session.
+    const session = await other.createSession(input);
+    await session.step('work', async () => 'done');
+    await session.complete();
+    await session.close();
+    const state = await other.readSession(id);
+    expect([state.status, state.steps.map((step) => step.output)]).toEqual(['completed', ['done']]);
+    expect(state.header).toEqual(await store.getHeader(id));
+    // Once it has been written it is an existing session, whatever asks.
+    await expect(second().createSession(input)).rejects.toSatisfy((error) => SessionExistsError.isInstance(error));
   });
 });

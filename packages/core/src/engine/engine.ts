@@ -193,7 +193,9 @@ export function createEngine(options: EngineOptions): Engine {
       );
     }
     const id = input.id ?? createSessionId(createdAt.getTime());
-    if (input.id !== undefined && (await store.getHeader(id))) throw new SessionExistsError(id);
+    if (input.id !== undefined && (await store.getHeader(id)) && !(await halfCreated(id))) {
+      throw new SessionExistsError(id);
+    }
     const header: SessionHeader = context.redact({
       id,
       title: input.title,
@@ -437,15 +439,27 @@ export function createEngine(options: EngineOptions): Engine {
     }
   }
 
+  /** Whether the session's journal has an event (a session is listed and opened from its first). */
+  async function written(id: string): Promise<boolean> {
+    for await (const _event of store.read(id, { toSeq: 1 })) return true;
+    return false;
+  }
+
   /**
-   * A session whose creation was cut short (the process died between writing its header and
-   * its first event): nothing of it was ever durable, so `run` creates it again. Only when no
-   * live process holds it (its creator may still be writing the first event).
+   * Removes a session whose creator died between creating it and appending its first event
+   * (a queue item handed out again): nothing of it was ever durable, so it is created again.
+   * Its lease is taken first: while its creator may still write, SessionLockedError.
    */
   async function halfCreated(id: string): Promise<boolean> {
-    for await (const _event of store.read(id, { toSeq: 1 })) return false;
-    if (await store.inspectLease(id)) return false;
+    if (await written(id)) return false;
+    const lease = await store.acquireLease(id, { holder });
+    if (await written(id)) {
+      await lease.release();
+      return false;
+    }
+    // Removed under the lease, so no writer starts it meanwhile; the lease goes with it.
     await store.delete(id);
+    await lease.release().catch(() => undefined);
     return true;
   }
 
@@ -531,7 +545,7 @@ export function createEngine(options: EngineOptions): Engine {
     const existing =
       typeof target === 'string'
         ? target
-        : target.id !== undefined && (await store.getHeader(target.id)) && !(await halfCreated(target.id))
+        : target.id !== undefined && (await store.getHeader(target.id)) && (await written(target.id))
           ? target.id
           : null;
     const session =

@@ -106,4 +106,30 @@ describe('queued map items', () => {
     expect(woken).toEqual([sessionId]);
     expect((await readFile(fixture.path('ran.txt'), 'utf8')).trim().split('\n')).toEqual([first.itemId]);
   });
+
+  it("an item whose worker died before the child's first write runs on the next worker", async () => {
+    await writeFile(fixture.path('flow.yaml'), flow);
+    const { engine, queued, options, parent } = setup();
+    await parent().runWorkflow('flow.yaml');
+    const [first] = queued;
+    if (!first) throw new Error('no item was put on the queue');
+    // The worker dies at the child's first write: the store holds its header and nothing else.
+    const append = engine.store.append;
+    engine.store.append = async () => {
+      throw new Error('killed');
+    };
+    await expect(runMapItem(engine, options(), queuedMapItem(first))).rejects.toThrow('killed');
+    engine.store.append = append;
+    expect(await engine.store.getSummary(first.id)).toBeNull();
+
+    const again = await runMapItem(engine, options(), queuedMapItem(first));
+    expect([again.sessionId, again.status]).toEqual([first.id, 'completed']);
+    expect((await readFile(fixture.path('ran.txt'), 'utf8')).trim().split('\n')).toEqual([first.itemId]);
+    const state = await engine.readSession(first.id);
+    expect([state.status, state.header.parentId, state.header]).toEqual([
+      'completed',
+      first.parentId,
+      await engine.store.getHeader(first.id),
+    ]);
+  });
 });
