@@ -296,6 +296,68 @@ function describeIndexedReads(name: string, place: () => Promise<Place>, hooks: 
       );
     });
 
+    it('lists the newest few of any namespace from the newest part of the index, and older ones as a whole read would', {
+      timeout: 120_000,
+    }, async () => {
+      current = await place();
+      const writer = opened();
+      await runConversation(writer.saver, 'many', 40);
+      await writer.saver.close();
+      const expected: CheckpointTuple[] = await fullRead('many');
+      const namespaces = [...new Set(expected.map((tuple) => tuple.config.configurable?.checkpoint_ns as string))];
+      // The main graph's, then one per turn's subgraph, oldest first.
+      expect(namespaces.length).toBe(42);
+      expect(expected.length).toBeGreaterThan(300);
+      const whole = opened();
+      await collect(whole.saver.list({ configurable: { thread_id: 'many' } }));
+      const indexBytes = whole.counter.derivedBytesRead;
+      const sessionId = writer.saver.sessionIdOf('many');
+      const headBytes = (await writer.store.getDerived?.(sessionId, 'langgraph-index'))?.length;
+      expect(headBytes).toBeLessThan(indexBytes / 2);
+
+      const lists = [
+        { namespace: undefined, limit: 10 },
+        { namespace: '', limit: 3 },
+        { namespace: namespaces.at(-1), limit: 5 },
+        { namespace: namespaces[1], limit: 2 },
+        { namespace: '', limit: 10, before: expected[250]!.config },
+      ];
+      for (const { namespace, limit, before } of lists) {
+        const lister = opened();
+        const config = {
+          configurable: { thread_id: 'many', ...(namespace === undefined ? {} : { checkpoint_ns: namespace }) },
+        };
+        const beforeId = before?.configurable?.checkpoint_id;
+        const wanted = expected
+          .filter((tuple) => namespace === undefined || tuple.config.configurable?.checkpoint_ns === namespace)
+          .filter((tuple) => beforeId === undefined || tuple.config.configurable?.checkpoint_id < beforeId)
+          .slice(0, limit);
+        expect(plain(await collect(lister.saver.list(config, { limit, ...(before ? { before } : {}) })))).toEqual(
+          plain(wanted),
+        );
+        console.log(
+          JSON.stringify({
+            namespace,
+            limit,
+            bytes: lister.counter.derivedBytesRead,
+            writes: lister.counter.derivedWrites,
+            head: (await writer.store.getDerived?.(sessionId, 'langgraph-index'))?.length,
+          }),
+        );
+        // The newest of the thread or of a recent namespace: from the newest part alone.
+        if (namespace !== namespaces[1] && before === undefined)
+          expect(lister.counter.derivedBytesRead).toBe(headBytes);
+        else expect(lister.counter.derivedBytesRead).toBeGreaterThan(indexBytes);
+        // The index was current: nothing read whole, nothing written again.
+        expect(lister.counter.derivedWrites).toBe(0);
+      }
+      // The latest, its message list begun in checkpoints of the older parts: from the head, the
+      // index not read whole or written again (the list's parts are read from their events).
+      const getter = opened();
+      expect(plain(await getter.saver.getTuple({ configurable: { thread_id: 'many' } }))).toEqual(plain(expected[0]));
+      expect([getter.counter.derivedBytesRead, getter.counter.derivedWrites]).toEqual([headBytes, 0]);
+    });
+
     it('reads the whole journal when the index is missing, garbled, or names events the journal does not hold', {
       timeout: 120_000,
     }, async () => {

@@ -5,11 +5,12 @@
 // indexed (seq, type, time, checkpoint id). No value is in it: values stay in the journal and are
 // read by seq when a read needs them. A new saver trusts it only when the journal still holds that
 // last event (else it reads the whole journal, as without one), then applies the events after it.
-// In parts, so a new process's first getTuple reads only the newest: the head `langgraph-index`
-// holds the graph events from `from` on (the newest PART_KEEP to PART_KEEP + PART_SIZE - 1
-// checkpoints and the writes after them), every namespace's channel table and newest id, and per
-// checkpoint before `from` that a checkpoint of the head names as parent, the value each channel
-// had at it (`frontier`). Each older part holds the graph events of PART_SIZE checkpoints, is named
+// In parts, so a new process's first getTuple or list({ limit }) reads only the newest: the head
+// `langgraph-index` holds the graph events from `from` on (the newest PART_KEEP to PART_KEEP +
+// PART_SIZE - 1 checkpoints and the writes after them), every namespace's channel table and
+// newest id, the newest id its older parts hold (`older`), and per checkpoint before `from` that
+// a checkpoint of the head names as parent, the value each channel had at it (`frontier`). Each
+// older part holds the graph events of PART_SIZE checkpoints, is named
 // by a hash of its bytes and written once: checkpoints are only appended until a prune, which
 // drops every derived entry. Compact: per namespace a table of channel names, checkpoints in
 // journal order (a parent is the position of its entry in the same part), and one entry per
@@ -18,7 +19,7 @@
 //    "namespaces":[{"name":"","channels":["messages",…],"newest":id,
 //      "checkpoints":[[id,parent,seq,[channel,version,kind,base,count,…]]…],
 //      "writes":[[checkpoint,taskId,taskPath,seq,[index,channel,…]]…],
-//      "frontier":[[id,[channel,value]…]…]}]}
+//      "older":id,"frontier":[[id,[channel,value]…]…]}]}
 // and an older part: {"format":2,"namespaces":[{"name":…,"channels":…,"checkpoints":…,"writes":…}]}.
 // `parent` and a write's `checkpoint` are the position of the checkpoint's entry (-1 for none),
 // or its id when the part does not hold it; `channel` is a position in `channels`; `kind` is
@@ -73,6 +74,7 @@ export function encodeThreadIndex(
     return {
       ...namespace,
       newest: own.idsNewestFirst()[0] ?? null,
+      older: own.idsNewestFirst().find((id) => own.checkpoints.get(id)!.seq < from) ?? null,
       frontier: encodeFrontier(index, own, from),
     };
   });
@@ -233,14 +235,16 @@ function readNamespace(index: ThreadIndex, value: unknown, lastSeq: number): Nam
 }
 
 /** Each channel's value at the checkpoints before the head that it names as parents. */
-function readFrontier(namespace: NamespaceIndex, value: unknown, lastSeq: number): void {
+function readFrontier(index: ThreadIndex, namespace: NamespaceIndex, value: unknown, lastSeq: number): void {
   check(Array.isArray(value));
   for (const edge of value) {
     check(Array.isArray(edge) && edge.length === 2 && typeof edge[0] === 'string' && Array.isArray(edge[1]));
     const values = new Map<string, ValueRecord | null>();
     for (const pair of edge[1] as unknown[]) {
       check(Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string');
-      values.set(pair[0], readFrontierValue(pair[0], pair[1], lastSeq));
+      const channelValue = readFrontierValue(pair[0], pair[1], lastSeq);
+      index.addFrontierValue(channelValue);
+      values.set(pair[0], channelValue);
     }
     namespace.frontier.set(edge[0], values);
   }
@@ -308,11 +312,13 @@ function decodeHead(head: Head): ThreadIndex {
   const index = startIndex(head, head.parts.length > 0);
   for (const value of head.namespaces) {
     check(typeof value === 'object' && value !== null);
-    const { name, frontier, newest } = value as Record<string, unknown>;
+    const { name, frontier, newest, older } = value as Record<string, unknown>;
     check(typeof name === 'string' && (newest === null || typeof newest === 'string'));
+    check(older === undefined || older === null || typeof older === 'string');
     const namespace = index.namespace(name);
     namespace.newestId = newest as string | null;
-    readFrontier(namespace, frontier, head.mark.seq);
+    namespace.olderNewestId = older as string | null | undefined;
+    readFrontier(index, namespace, frontier, head.mark.seq);
     readNamespace(index, value, head.mark.seq);
   }
   return index;

@@ -212,19 +212,20 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     const wantedNamespace = config.configurable?.checkpoint_ns;
     const wantedId = config.configurable?.checkpoint_id;
     const beforeId = before?.configurable?.checkpoint_id;
+    const wanted = (id: string) =>
+      !(typeof wantedId === 'string' && wantedId.length > 0 && id !== wantedId) &&
+      !(typeof beforeId === 'string' && id >= beforeId);
     for (const threadId of threadIds) {
-      const thread = await this.#readable(threadId);
+      // A few unfiltered ones may come from the newest part of the persisted index alone.
+      const thread = await this.#readable(threadId, limit !== undefined && limit <= WHOLE_READ_FROM && !filter);
       if (!thread) continue;
       // Many checkpoints of an index not loaded yet: one read of the journal loads them all.
       if (thread.index.partial && (limit === undefined || limit > WHOLE_READ_FROM)) await this.#loadWhole(thread);
       for (const name of [...thread.index.namespaces.keys()]) {
         if (typeof wantedNamespace === 'string' && name !== wantedNamespace) continue;
-        const ids = thread.index.namespaces.get(name)?.idsNewestFirst() ?? [];
-        const candidates = ids.filter(
-          (id) =>
-            !(typeof wantedId === 'string' && wantedId.length > 0 && id !== wantedId) &&
-            !(typeof beforeId === 'string' && id >= beforeId),
-        );
+        if (thread.index.incomplete && !this.#newestLoaded(thread.index.namespaces.get(name), wanted, limit))
+          await this.#loadOlderParts(thread);
+        const candidates = (thread.index.namespaces.get(name)?.idsNewestFirst() ?? []).filter(wanted);
         let chunk = Math.max(limit ?? 0, 8);
         for (let start = 0; start < candidates.length; start += chunk, chunk = Math.min(chunk * 2, 1024)) {
           const chunkIds = candidates.slice(start, start + chunk);
@@ -258,6 +259,21 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
         }
       }
     }
+  }
+
+  /**
+   * Whether the loaded part of an index holds the namespace's `limit` newest checkpoints that
+   * `wanted` keeps: those above every id of the parts not loaded.
+   */
+  #newestLoaded(namespace: NamespaceIndex | undefined, wanted: (id: string) => boolean, limit = Infinity): boolean {
+    const older = namespace?.olderNewestId;
+    if (!namespace || older === undefined) return false;
+    let found = 0;
+    for (const id of namespace.idsNewestFirst()) {
+      if (found >= limit || (older !== null && id <= older)) break;
+      if (wanted(id)) found += 1;
+    }
+    return found >= limit || older === null;
   }
 
   // ---- writes --------------------------------------------------------------

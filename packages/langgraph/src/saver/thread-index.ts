@@ -69,6 +69,12 @@ export class NamespaceIndex {
   readonly frontier = new Map<string, Map<string, ValueRecord | null>>();
   /** Of an index whose older parts are not loaded: the namespace's newest checkpoint id (null: none). */
   newestId: string | null = null;
+  /**
+   * Of an index whose older parts are not loaded: the newest checkpoint id in them (null: they
+   * hold none of this namespace; undefined: not known). A loaded id above it sorts where the
+   * whole index would put it.
+   */
+  olderNewestId: string | null | undefined = undefined;
   #sortedIds: string[] | null = null;
 
   /** Checkpoint ids, newest first (uuid6 ids sort by time). */
@@ -143,6 +149,20 @@ export class ThreadIndex {
   /** The seq from which the graph events are in no older part (0: none is). */
   partsEnd = 0;
   readonly namespaces = new Map<string, NamespaceIndex>();
+  /**
+   * Of an index whose older parts are not loaded: the values its frontier names, by the seq of
+   * the event that holds them (checkpoints of those parts, not loaded themselves).
+   */
+  readonly frontierValues = new Map<number, ValueRecord[]>();
+
+  /** Keeps `value` and the list parts it extends as values to fill from their events. */
+  addFrontierValue(value: ValueRecord | null): void {
+    for (let part = value; part && part.kind !== 'empty'; part = part.kind === 'list' ? part.base : null) {
+      const held = this.frontierValues.get(part.seq);
+      if (held) held.push(part);
+      else this.frontierValues.set(part.seq, [part]);
+    }
+  }
 
   /** The checkpoint id of the newest graph event the index holds (null: none). */
   newestGraphEvent(): string | null {
@@ -269,9 +289,11 @@ export class ThreadIndex {
       new StaleIndexProblem(`the journal's event ${event.seq} (${event.type}) is not the one the index names`);
     if (event.type === 'graph-checkpoint-saved') {
       const record = this.namespaces.get(event.namespace)?.checkpoints.get(event.checkpointId);
+      const frontier = record ? undefined : this.frontierValues.get(event.seq);
       const parsed = checkpointDataSchema.safeParse(event.data);
-      if (!record || record.seq !== event.seq || !parsed.success) throw stale();
-      fillCheckpoint(record, parsed.data);
+      if (!parsed.success || (record ? record.seq !== event.seq : !frontier)) throw stale();
+      if (record) fillCheckpoint(record, parsed.data);
+      else if (frontier && !fillValues(frontier, parsed.data)) throw stale();
     } else if (event.type === 'graph-writes-saved') {
       const writes = this.namespaces.get(event.namespace)?.writes.get(event.checkpointId);
       const parsed = writesDataSchema.safeParse(event.data);
@@ -353,6 +375,19 @@ function fillCheckpoint(record: CheckpointRecord, data: CheckpointData): void {
     else if (written?.kind === 'list' && 'items' in value)
       written.items = value.items.map((stored: StoredItem) => ({ stored }));
   }
+}
+
+/** Fills `values` from the checkpoint data that wrote them; false when it wrote another version of one. */
+function fillValues(values: ValueRecord[], data: CheckpointData): boolean {
+  for (const value of values) {
+    const stored = data.values.find((each) => each.channel === value.channel);
+    if (!stored || JSON.stringify(stored.version) !== JSON.stringify(value.version)) return false;
+    if (value.kind === 'item' && 'item' in stored) value.item = { stored: stored.item };
+    else if (value.kind === 'list' && 'items' in stored && stored.items.length === value.count)
+      value.items = stored.items.map((item: StoredItem) => ({ stored: item }));
+    else return false;
+  }
+  return true;
 }
 
 /** The seqs of the events still to read before `record`'s value can be decoded. */
