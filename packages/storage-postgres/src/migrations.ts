@@ -11,7 +11,7 @@ import {
   parseStoreOptions,
   quoteIdentifier,
 } from './connection.js';
-import { translateDatabaseError } from './database-errors.js';
+import { databaseErrorCode, translateDatabaseError } from './database-errors.js';
 
 export interface Migration {
   version: number;
@@ -162,6 +162,14 @@ export async function migratePool(pool: pg.Pool, schema: string, location: strin
     throw translateDatabaseError(error, location, 'connect');
   });
   try {
+    // Every migration applied (the common case): one read, no lock.
+    const current = await appliedVersions(client, quoted);
+    if (current && current.newest > latestMigrationVersion) {
+      throw new UnsupportedFormatError(`The PostgreSQL schema "${schema}" at ${location}`, current.newest);
+    }
+    if (current && current.count === migrations.length && current.newest === latestMigrationVersion) {
+      return { schema, applied: [], version: current.newest };
+    }
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [advisoryLockKey, schema]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
@@ -195,6 +203,24 @@ export async function migratePool(pool: pg.Pool, schema: string, location: strin
     throw translateDatabaseError(error, location, 'migrate');
   } finally {
     client.release();
+  }
+}
+
+/** How many migrations the schema has applied and the newest; null when it has no migrations table yet. */
+async function appliedVersions(
+  client: pg.PoolClient,
+  quoted: string,
+): Promise<{ count: number; newest: number } | null> {
+  try {
+    const result = await client.query<{ count: number; newest: number | null }>(
+      `SELECT count(*)::integer AS count, max(version) AS newest FROM ${quoted}.migrations`,
+    );
+    const row = result.rows[0];
+    return { count: row?.count ?? 0, newest: row?.newest ?? 0 };
+  } catch (error) {
+    // undefined_table, invalid_schema_name: a schema not made yet.
+    if (['42P01', '3F000'].includes(databaseErrorCode(error) ?? '')) return null;
+    throw error;
   }
 }
 

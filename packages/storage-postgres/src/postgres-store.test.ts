@@ -407,4 +407,37 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
     expect((await store.verify(id)).problems).toEqual([]);
     await store.close();
   });
+
+  it('opens over a schema at the newest version with one statement, and reads a range in two', async () => {
+    const schema = database.freshSchema();
+    const writer = database.openStore({ schema });
+    const header = await sessionWith(writer, 20);
+    await writer.close();
+
+    const statements: string[] = [];
+    const pool = database.openPool();
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as { query: unknown }).query = (...args: unknown[]) => {
+        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+        statements.push(String(text).replace(/\s+/g, ' ').trim());
+        return query(...args);
+      };
+    });
+    const store = database.openStore({ pool, schema });
+    expect((await store.getHeader(header.id))?.id).toBe(header.id);
+    // No lock, no transaction: what the schema has applied, then the header.
+    expect(statements).toEqual([
+      expect.stringMatching(/^SELECT count\(\*\).* FROM "test_\w+"\.migrations$/),
+      expect.stringMatching(/^SELECT header/),
+    ]);
+
+    statements.length = 0;
+    const seqs = (await collect(store.read(header.id, { fromSeq: 5, toSeq: 8 }))).map((event) => event.seq);
+    expect(seqs).toEqual([5, 6, 7, 8]);
+    expect(statements).toHaveLength(2);
+    // The event before the range gone: the read says which one.
+    await pool.query(`DELETE FROM ${schema}.events WHERE session_id = $1 AND seq = 4`, [header.id]);
+    await expect(collect(store.read(header.id, { fromSeq: 5 }))).rejects.toThrow(/seq 4/);
+  });
 });

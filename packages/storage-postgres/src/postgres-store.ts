@@ -56,7 +56,6 @@ import {
 } from './connection.js';
 import { databaseErrorCode, translateDatabaseError } from './database-errors.js';
 import {
-  type ChainPosition,
   chainBatch,
   chainStart,
   checkEventRow,
@@ -253,18 +252,6 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   const blobCollector = createBlobCollector({ schema, keyring, lease: leaseContext, query });
 
-  /** Where the chain stands before `seq` (> 1): a ranged read checks its first row against the one before. */
-  const chainBefore = async (sessionId: string, seq: number, action: string): Promise<ChainPosition> => {
-    const result = await query<{ hash: string | null }>(
-      action,
-      `SELECT hash FROM ${schema}.events WHERE session_id = $1 AND seq = $2`,
-      [sessionId, seq - 1],
-    );
-    const row = result.rows[0];
-    if (!row) throw missingEvent(sessionId, eventsTable, seq - 1);
-    return { expectedSeq: seq, previousHash: row.hash, checked: row.hash !== null };
-  };
-
   /**
    * The key a session's new rows are sealed with: the current one; without one, the key its
    * header was sealed with, so an encrypted session goes on encrypted (none: in the clear).
@@ -387,19 +374,32 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       return {
         async *[Symbol.asyncIterator]() {
           const action = `read session ${sessionId}`;
-          const head = await query<{ journal_seq: string; journal_hash: string | null }>(
+          let next = Math.max(1, range.fromSeq ?? 1);
+          // The journal's head and the hash of the event before the first one read, in one round trip.
+          const head = await query<{
+            journal_seq: string;
+            journal_hash: string | null;
+            before_seq: string | null;
+            before_hash: string | null;
+          }>(
             action,
-            `SELECT journal_seq, journal_hash FROM ${schema}.sessions WHERE id = $1`,
-            [sessionId],
+            `SELECT s.journal_seq, s.journal_hash, e.seq AS before_seq, e.hash AS before_hash
+               FROM ${schema}.sessions s
+               LEFT JOIN ${schema}.events e ON e.session_id = s.id AND e.seq = $2
+              WHERE s.id = $1`,
+            [sessionId, next - 1],
           );
           const headRow = head.rows[0];
           if (!headRow) throw new SessionNotFoundError(sessionId);
           // Read up to the seq committed when reading began, page by page (keyset, not OFFSET).
           const journalSeq = Number(headRow.journal_seq);
           const last = Math.min(journalSeq, range.toSeq ?? Number.POSITIVE_INFINITY);
-          let next = Math.max(1, range.fromSeq ?? 1);
           if (next > last) return;
-          const position = next === 1 ? chainStart() : await chainBefore(sessionId, next, action);
+          if (next > 1 && headRow.before_seq === null) throw missingEvent(sessionId, eventsTable, next - 1);
+          const position =
+            next === 1
+              ? chainStart()
+              : { expectedSeq: next, previousHash: headRow.before_hash, checked: headRow.before_hash !== null };
           while (next <= last) {
             const page = await query<EventRow>(
               action,
