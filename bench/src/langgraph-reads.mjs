@@ -2,10 +2,11 @@
 // fixed in size (a counter and a ~1 KB note, both replaced at every step), run for 1,000 and
 // 10,000 steps with `durability: 'sync'`, so a checkpoint's channels stay the same size and
 // only the number of checkpoints grows. Measured from a new saver instance over the reopened
-// store (nothing read yet): getTuple of the latest, list({ limit: 10 }), list() of the whole
-// thread; ResumeCheckpointSaver over the file store (and over the PostgreSQL store, on a
-// throw-away cluster, where a PostgreSQL server is installed; CONCLAVE_BENCH_POSTGRES_URL for
-// another) beside LangGraph's SqliteSaver (as shipped, over node:sqlite, see sqlite-saver.mjs).
+// store (nothing of the thread read yet; a PostgreSQL store has connected, its cost printed
+// apart): getTuple of the latest, list({ limit: 10 }), list() of the whole thread;
+// ResumeCheckpointSaver over the file store (and over the PostgreSQL store, on a throw-away
+// cluster, where a PostgreSQL server is installed; CONCLAVE_BENCH_POSTGRES_URL for another)
+// beside LangGraph's SqliteSaver (as shipped, over node:sqlite, see sqlite-saver.mjs).
 // A read that does not grow with the thread takes the same time at 10,000 as at 1,000.
 // Runs from `pnpm bench` or alone: `node bench/src/langgraph-reads.mjs [--quick]`.
 import { mkdirSync } from 'node:fs';
@@ -45,15 +46,21 @@ async function runSmallStateGraph(saver, steps) {
   );
 }
 
-/** Cold reads of one thread: each figure from a saver of its own that read nothing yet (us). */
+/**
+ * Cold reads of one thread: each figure from a saver of its own that read nothing yet (us). A
+ * store with a `connect` step (PostgreSQL: connecting, the schema's check) takes it before the
+ * clock starts, as `PostgresSaver` is set up first in langgraph-postgres.mjs; its cost is kept apart.
+ */
 async function coldReads(open) {
   const getter = await open();
+  const connectUs = await getter.connect();
   const coldUs = await getTupleUs(getter.saver, 1);
   await getter.close();
   const lister = await open();
+  await lister.connect();
   const list = await listUs(lister.saver);
   await lister.close();
-  return { coldUs, list };
+  return { coldUs, list, connectUs };
 }
 
 /** A thread of `steps` checkpoints written through a store of `open`, then read cold from new ones. */
@@ -68,6 +75,12 @@ async function measureResumeOn(open, steps) {
     const saver = new ResumeCheckpointSaver({ store: reopened });
     return {
       saver,
+      // A read of another session's header: the store's first statement, nothing of the thread.
+      connect: async () => {
+        const start = performance.now();
+        await reopened.getHeader(saver.sessionIdOf('another thread'));
+        return (performance.now() - start) * 1000;
+      },
       close: async () => {
         await saver.close();
         await reopened.close();
@@ -109,7 +122,7 @@ async function measureSqlite(root, steps) {
   database.close();
   return coldReads(async () => {
     const reopened = sqliteSaverOnNodeSqlite(file, { synchronous: 'NORMAL' });
-    return { saver: reopened.saver, close: async () => reopened.database.close() };
+    return { saver: reopened.saver, connect: async () => 0, close: async () => reopened.database.close() };
   });
 }
 
@@ -160,6 +173,10 @@ export function formatLangGraphReads(result) {
   const longest = result.rows.at(-1);
   const verdict = (ok) => (ok ? 'ok' : 'MISSED');
   if (result.postgresSkipped) lines.push(`  (PostgreSQL rows skipped: ${result.postgresSkipped})`);
+  else
+    lines.push(
+      `  (pg: each new store connected and checked its schema before the clock started: ${milli(longest.postgres.connectUs)})`,
+    );
   for (const [store, row] of [
     ['fs', longest.resume],
     ['pg', longest.postgres],
