@@ -243,6 +243,10 @@ function privateExports(code) {
  * `fill` a defaulted member may be absent.
  */
 function prepare(schema, { fill }) {
+  // Each option of a discriminated union, as a definition of its own: a function of its own in the
+  // generated code, compiled (in a new process) only when a value of its tag is checked, instead
+  // of one function holding every option compiled at the first check.
+  const options = {};
   const walk = (node) => {
     if (Array.isArray(node)) return node.map(walk);
     if (typeof node !== 'object' || node === null) return node;
@@ -257,11 +261,19 @@ function prepare(schema, { fill }) {
       }
     }
     const tag = discriminatorOf(copy.oneOf);
-    if (tag) Object.assign(copy, { type: 'object', discriminator: { propertyName: tag } });
+    if (tag) {
+      Object.assign(copy, { type: 'object', discriminator: { propertyName: tag } });
+      copy.oneOf = copy.oneOf.map((option) => {
+        const name = `option${Object.keys(options).length}_${String(option.properties[tag].const).replaceAll(/\W/g, '_')}`;
+        options[name] = option;
+        return { $ref: `#/definitions/${name}` };
+      });
+    }
     return copy;
   };
   const { $schema, ...rest } = schema;
   const prepared = walk(rest);
+  if (Object.keys(options).length > 0) prepared.definitions = { ...prepared.definitions, ...options };
   // A JSON value is checked in one loop (isJsonValue), not through its union at every level.
   for (const [name, definition] of Object.entries(prepared.definitions ?? {})) {
     if (isJsonValueSchema(definition, `#/definitions/${name}`)) prepared.definitions[name] = { jsonValue: true };
