@@ -267,7 +267,7 @@ describe('the generated check of the journal event schema', () => {
 
   it('keeps each event type in a function of its own, so a new process compiles only the types it checks', () => {
     // V8 compiles a function at its first call: one function holding every type cost a command
-    // that reads a journal 13 to 18 ms at its first event.
+    // that reads a journal 16 to 20 ms at its first check.
     const source = readFileSync(new URL('./journal-event-check.generated.js', import.meta.url), 'utf8');
     const functions = source.split(/^(?=function )/m).slice(1);
     const largest = Math.max(...functions.map((code) => code.length));
