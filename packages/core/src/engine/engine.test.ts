@@ -505,6 +505,15 @@ describe('engine and sessions', () => {
     expect(await store.getHeader(id)).not.toBeNull();
     await live.release();
 
+    // A store that fails to remove it leaves it to the next attempt, its lease free.
+    const remove = store.delete;
+    store.delete = async () => {
+      throw new Error('disk gone');
+    };
+    await expect(other.createSession(input)).rejects.toThrow('disk gone');
+    store.delete = remove;
+    expect(await store.inspectLease(id)).toBeNull();
+
     // The same creation asked for again (its queue item handed out again) runs the session.
     const session = await other.createSession(input);
     await session.step('work', async () => 'done');

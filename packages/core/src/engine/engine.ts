@@ -458,8 +458,11 @@ export function createEngine(options: EngineOptions): Engine {
       return false;
     }
     // Removed under the lease, so no writer starts it meanwhile; the lease goes with it.
-    await store.delete(id);
-    await lease.release().catch(() => undefined);
+    try {
+      await store.delete(id);
+    } finally {
+      await lease.release().catch(() => undefined);
+    }
     return true;
   }
 
