@@ -2,7 +2,7 @@
 // blob when the serialized bytes exceed the threshold. `key` identifies the serialized
 // content, so a list can be compared with an earlier version item by item.
 import { createHash } from 'node:crypto';
-import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
+import { JsonPlusSerializer, type SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import type { SessionStore } from '@resume/core/spec';
 import type { StoredItem } from './graph-records.js';
 
@@ -67,6 +67,10 @@ export async function storeBlobs(codec: ItemCodec, items: Iterable<EncodedItem>)
 export async function decodeItem(codec: ItemCodec, item: ItemRecord): Promise<{ value: unknown } | null> {
   const { stored } = item;
   if ('json' in stored) {
+    if (Object.getPrototypeOf(codec.serde) === JsonPlusSerializer.prototype) {
+      const copy = plainCopy(stored.json);
+      if (copy !== NOT_PLAIN) return { value: copy };
+    }
     return { value: await codec.serde.loadsTyped(stored.type, item.key ?? JSON.stringify(stored.json)) };
   }
   if ('base64' in stored) {
@@ -75,4 +79,35 @@ export async function decodeItem(codec: ItemCodec, item: ItemRecord): Promise<{ 
   const bytes = await codec.store.getBlob(stored.blob);
   if (!bytes) return null;
   return { value: await codec.serde.loadsTyped(stored.type, bytes) };
+}
+
+const NOT_PLAIN = Symbol('not plain');
+
+/**
+ * What LangGraph's own serializer gives for JSON without a record of its own, made directly.
+ * That serializer parses the text and revives the records its writer tags with an `lc` key
+ * (`undefined`, Set, Map, LangChain objects); any other value comes back as a fresh copy of
+ * itself. A journal value is already parsed, so printing it for the serializer to parse again
+ * is skipped for a value with no `lc` key (nor `__proto__`, which its reviver treats apart) at
+ * any depth. NOT_PLAIN otherwise: the serializer reads it.
+ */
+function plainCopy(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return Object.is(value, -0) ? 0 : value;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = new Array(value.length);
+    for (let index = 0; index < value.length; index++) {
+      const element = plainCopy(value[index]);
+      if (element === NOT_PLAIN) return NOT_PLAIN;
+      copy[index] = element;
+    }
+    return copy;
+  }
+  const copy: Record<string, unknown> = {};
+  for (const key in value) {
+    if (key === 'lc' || key === '__proto__') return NOT_PLAIN;
+    const field = plainCopy((value as Record<string, unknown>)[key]);
+    if (field === NOT_PLAIN) return NOT_PLAIN;
+    copy[key] = field;
+  }
+  return copy;
 }

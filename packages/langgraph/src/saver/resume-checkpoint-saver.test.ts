@@ -6,7 +6,7 @@ import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langcha
 import { emptyCheckpoint, JsonPlusSerializer, uuid6 } from '@langchain/langgraph-checkpoint';
 import { createEngine } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CheckpointDataError } from '../errors/checkpoint-data-error.js';
 import { ThreadConfigError } from '../errors/thread-config-error.js';
 import { sessionBytes } from '../testing/session-bytes.js';
@@ -170,6 +170,52 @@ describe('ResumeCheckpointSaver', () => {
     expect((await readdir(path.join(directory, 'blobs'))).length).toBeGreaterThan(0);
     const reopened = saverOn(directory);
     expect((await reopened.getTuple(config))?.checkpoint.channel_values.document).toBe(big);
+  });
+
+  it("reads plain JSON back without the serializer parsing it again, and gives what the serializer gives", async () => {
+    const directory = await home();
+    const values = {
+      plain: { steps: [1, { label: 'x', done: false }], empty: null, ratio: 0.5, nested: [[['deep']]] },
+      text: 'a note',
+      negativeZero: -0,
+      set: new Set([1, 2]),
+      map: new Map([['key', { a: 1 }]]),
+      missing: undefined,
+      taggedByUser: { lc: 3, note: 'an lc key of the user, not a record' },
+    };
+    const versions = Object.fromEntries(Object.keys(values).map((channel) => [channel, 1]));
+    const config = await saverOn(directory).put(
+      { configurable: { thread_id: 'plain', checkpoint_ns: '' } },
+      { ...emptyCheckpoint(), id: uuid6(0), channel_values: values, channel_versions: versions },
+      { source: 'input', step: -1, parents: {} },
+      versions,
+    );
+    const serde = new JsonPlusSerializer();
+    const expected: Record<string, unknown> = {};
+    for (const [channel, value] of Object.entries(values)) {
+      const [type, bytes] = await serde.dumpsTyped(value);
+      expected[channel] = await serde.loadsTyped(type, bytes);
+    }
+
+    const parse = vi.spyOn(JsonPlusSerializer.prototype, 'loadsTyped');
+    try {
+      const reader = saverOn(directory);
+      const first = await reader.getTuple(config);
+      expect(first?.checkpoint.channel_values).toEqual(expected);
+      expect(first?.checkpoint.channel_values.set).toBeInstanceOf(Set);
+      expect(Object.is(first?.checkpoint.channel_values.negativeZero, 0)).toBe(true);
+      expect(first?.metadata).toEqual({ source: 'input', step: -1, parents: {} });
+      // The serializer read only what has a record of its own (Set, Map, undefined) or an `lc` key
+      // its reader looks at; the checkpoint, its metadata and the plain values it did not.
+      expect(parse).toHaveBeenCalledTimes(4);
+
+      // Each read is a copy of its own: changing one tuple leaves the next read as stored.
+      const plain = first?.checkpoint.channel_values.plain as { steps: unknown[] };
+      plain.steps.push('changed by the caller');
+      expect((await reader.getTuple(config))?.checkpoint.channel_values.plain).toEqual(values.plain);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('names the thread and the blob when a blob is missing', async () => {
