@@ -8,7 +8,7 @@
 // unchecked, as they always were. A row without a hash after one with a hash is damage.
 import { createHash } from 'node:crypto';
 import type { Keyring } from '@resume/core/encryption';
-import { type JournalEvent, journalEventSchema } from '@resume/core/spec';
+import { type JournalEvent, safeParseJournalEvent } from '@resume/core/spec';
 import { z } from 'zod';
 import { eventPlace, openJson } from './row-sealing.js';
 
@@ -138,7 +138,7 @@ export function checkEventRow(
   );
   if (!opened.ok) return fail(opened.problem);
   value = opened.value;
-  const event = journalEventSchema.safeParse(value);
+  const event = safeParseJournalEvent(value);
   if (!event.success) return fail(`invalid event (${describeIssues(event.error)})`);
   if (event.data.seq !== seq) return fail(`the event inside says seq ${event.data.seq}`);
   return { ok: true, seq, event: event.data, hash };

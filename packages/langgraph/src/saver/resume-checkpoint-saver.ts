@@ -216,11 +216,12 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
       !(typeof wantedId === 'string' && wantedId.length > 0 && id !== wantedId) &&
       !(typeof beforeId === 'string' && id >= beforeId);
     for (const threadId of threadIds) {
-      // A few unfiltered ones may come from the newest part of the persisted index alone.
-      const thread = await this.#readable(threadId, limit !== undefined && limit <= WHOLE_READ_FROM && !filter);
+      // A few unfiltered ones may come from the newest part of the persisted index alone; many
+      // are read from the whole journal at once, which needs nothing of the index but its head.
+      const whole = limit === undefined || limit > WHOLE_READ_FROM;
+      const thread = await this.#readable(threadId, whole || (limit <= WHOLE_READ_FROM && !filter));
       if (!thread) continue;
-      // Many checkpoints of an index not loaded yet: one read of the journal loads them all.
-      if (thread.index.partial && (limit === undefined || limit > WHOLE_READ_FROM)) await this.#loadWhole(thread);
+      if (whole && thread.index.partial) await this.#loadWhole(thread);
       for (const name of [...thread.index.namespaces.keys()]) {
         if (typeof wantedNamespace === 'string' && name !== wantedNamespace) continue;
         if (thread.index.incomplete && !this.#newestLoaded(thread.index.namespaces.get(name), wanted, limit))
@@ -726,18 +727,29 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * Fills every record of a persisted index with one read of the journal up to the event it ends
-   * at, in place: its records stay, and since it is current nothing is kept again. A journal that
-   * no longer holds what it names gets the index rebuilt from it.
+   * Reads the whole journal into an index of its own, once: quicker than loading every older part
+   * of the persisted index and then filling its records from the same read. Its parts stay named
+   * while the journal still holds the event it was checked against (nothing is written again);
+   * otherwise a long thread's index is kept again, as a rebuild keeps it. Events a run of this
+   * saver appended meanwhile are read too before the new index takes the old one's place.
    */
   async #loadWhole(thread: Thread): Promise<void> {
-    const index = thread.index;
-    try {
-      for (const event of await this.#readEvents(thread, 1, index.lastSeq)) index.fill(event);
-    } catch (error) {
-      if (!(error instanceof StaleIndexProblem)) throw error;
-      await this.#rebuild(thread);
+    const persisted = thread.index;
+    const index = new ThreadIndex();
+    const events = await this.#readEvents(thread, 1);
+    this.#applyAll(thread, events, index);
+    while (thread.index.lastSeq > index.lastSeq)
+      this.#applyAll(thread, await this.#readEvents(thread, index.lastSeq + 1), index);
+    const mark = persisted.lastMark;
+    const atMark = mark ? events[mark.seq - 1] : undefined;
+    const current = mark !== null && atMark !== undefined && sameMark(markOf(atMark), mark);
+    if (current) {
+      index.parts = persisted.parts;
+      index.partsEnd = persisted.partsEnd;
     }
+    thread.index = index;
+    thread.lists.clear();
+    if (!current && events.length >= WHOLE_READ_FROM && !thread.session) await this.#persist(thread).catch(() => undefined);
   }
 
   /**
@@ -818,11 +830,11 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
   }
 
   /** Applies `events` to the thread's index; returns the checkpoint id of the last graph event among them. */
-  #applyAll(thread: Thread, events: Iterable<JournalEvent>): string | null {
+  #applyAll(thread: Thread, events: Iterable<JournalEvent>, index = thread.index): string | null {
     let newest: string | null = null;
     try {
       for (const event of events) {
-        thread.index.apply(event);
+        index.apply(event);
         if (event.type === 'graph-checkpoint-saved' || event.type === 'graph-writes-saved') newest = event.checkpointId;
       }
       return newest;
