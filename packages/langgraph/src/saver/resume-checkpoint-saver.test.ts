@@ -172,7 +172,7 @@ describe('ResumeCheckpointSaver', () => {
     expect((await reopened.getTuple(config))?.checkpoint.channel_values.document).toBe(big);
   });
 
-  it("reads plain JSON back without the serializer parsing it again, and gives what the serializer gives", async () => {
+  it('reads plain JSON back without the serializer parsing it again, and gives what the serializer gives', async () => {
     const directory = await home();
     const values = {
       plain: { steps: [1, { label: 'x', done: false }], empty: null, ratio: 0.5, nested: [[['deep']]] },

@@ -749,7 +749,8 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     }
     thread.index = index;
     thread.lists.clear();
-    if (!current && events.length >= WHOLE_READ_FROM && !thread.session) await this.#persist(thread).catch(() => undefined);
+    if (!current && events.length >= WHOLE_READ_FROM && !thread.session)
+      await this.#persist(thread).catch(() => undefined);
   }
 
   /**
