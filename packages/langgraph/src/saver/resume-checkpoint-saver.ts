@@ -219,7 +219,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
       // A few unfiltered ones may come from the newest part of the persisted index alone; many
       // are read from the whole journal at once, which needs nothing of the index but its head.
       const whole = limit === undefined || limit > WHOLE_READ_FROM;
-      const thread = await this.#readable(threadId, whole || (limit <= WHOLE_READ_FROM && !filter));
+      const thread = await this.#readable(threadId, whole || !filter);
       if (!thread) continue;
       if (whole && thread.index.partial) await this.#loadWhole(thread);
       for (const name of [...thread.index.namespaces.keys()]) {
