@@ -47,6 +47,14 @@ export const generatedModules = [
       checkLeaseRecord: ['packages/storage-fs/src/lease/lease-files.ts', 'leaseRecordSchema'],
     },
   },
+  {
+    // LangGraph's graph events: a whole thread's read checks the data of every one.
+    file: 'packages/langgraph/src/saver/graph-records-check.generated.js',
+    checks: {
+      checkCheckpointData: ['packages/langgraph/src/saver/graph-records.ts', 'checkpointDataSchema'],
+      checkWritesData: ['packages/langgraph/src/saver/graph-records.ts', 'writesDataSchema'],
+    },
+  },
 ];
 
 /**
@@ -220,6 +228,8 @@ function createAjv({ fill }) {
     messages: false,
     inlineRefs: false,
     strict: true,
+    // A member of either type (zod's union of a number and a string) is one `type` list.
+    allowUnionTypes: true,
     // Only the deprecation notice of `unicode`, still honoured in ajv 8; strict problems throw.
     logger: false,
     useDefaults: fill,

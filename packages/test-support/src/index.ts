@@ -1,5 +1,6 @@
 // Test support shared by the workspace's packages (never published, never imported by
-// shipped code): real child processes from TypeScript entries, and waiting on file times.
+// shipped code): real child processes from TypeScript entries, waiting on file times, and
+// values damaged in one place.
 export {
   type BundledChild,
   type BundleOptions,
@@ -11,3 +12,4 @@ export {
   onLines,
 } from './child-process.js';
 export { untilChangeIsOlderThan } from './file-clock.js';
+export { mutate } from './mutate.js';

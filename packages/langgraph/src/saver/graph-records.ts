@@ -13,11 +13,14 @@
 // the sha256 of a content-addressed blob when it is larger than the blob threshold.
 import type { JsonValue } from '@resume/core/spec';
 import { z } from 'zod';
+import { checkCheckpointData, checkWritesData } from './graph-records-check.generated.js';
 
 export const GRAPH_DATA_FORMAT = 1;
 
-// The journal already validated `data` as JSON; these schemas check its structure.
-const jsonSchema = z.custom<JsonValue>((value) => value !== undefined);
+// The journal already validated `data` as JSON; these schemas check its structure. Each record
+// is checked first by the check generated from its schema (graph-records-check.generated.js,
+// scripts/generate-checks.mjs); zod sees only what that check refuses.
+const jsonSchema = z.unknown().refine((value) => value !== undefined) as z.ZodType<JsonValue>;
 const versionSchema = z.union([z.number(), z.string()]);
 
 export const storedItemSchema = z.union([
@@ -60,3 +63,15 @@ export const writesDataSchema = z
   .object({ format: z.literal(GRAPH_DATA_FORMAT), taskPath: z.string(), writes: z.array(storedWriteSchema) })
   .strict();
 export type WritesData = z.infer<typeof writesDataSchema>;
+
+/** `checkpointDataSchema.safeParse`, answered by the generated check when it can. */
+export function safeParseCheckpointData(value: unknown): ReturnType<typeof checkpointDataSchema.safeParse> {
+  const checked = checkCheckpointData(value) as CheckpointData | undefined;
+  return checked !== undefined ? { success: true, data: checked } : checkpointDataSchema.safeParse(value);
+}
+
+/** `writesDataSchema.safeParse`, answered by the generated check when it can. */
+export function safeParseWritesData(value: unknown): ReturnType<typeof writesDataSchema.safeParse> {
+  const checked = checkWritesData(value) as WritesData | undefined;
+  return checked !== undefined ? { success: true, data: checked } : writesDataSchema.safeParse(value);
+}

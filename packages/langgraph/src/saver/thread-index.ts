@@ -9,7 +9,7 @@ import type { JournalEvent, JournalEventOf } from '@resume/core/spec';
 
 type ChannelVersion = ChannelVersions[string];
 
-import { type CheckpointData, checkpointDataSchema, type StoredItem, writesDataSchema } from './graph-records.js';
+import { type CheckpointData, type StoredItem, safeParseCheckpointData, safeParseWritesData } from './graph-records.js';
 import type { ItemRecord } from './item-codec.js';
 
 export type ValueRecord =
@@ -197,7 +197,7 @@ export class ThreadIndex {
   }
 
   #applyCheckpoint(event: JournalEventOf<'graph-checkpoint-saved'>): void {
-    const parsed = checkpointDataSchema.safeParse(event.data);
+    const parsed = safeParseCheckpointData(event.data);
     if (!parsed.success) {
       throw new ThreadDataProblem(`checkpoint ${event.checkpointId} at seq ${event.seq}: ${parsed.error.message}`);
     }
@@ -290,13 +290,13 @@ export class ThreadIndex {
     if (event.type === 'graph-checkpoint-saved') {
       const record = this.namespaces.get(event.namespace)?.checkpoints.get(event.checkpointId);
       const frontier = record ? undefined : this.frontierValues.get(event.seq);
-      const parsed = checkpointDataSchema.safeParse(event.data);
+      const parsed = safeParseCheckpointData(event.data);
       if (!parsed.success || (record ? record.seq !== event.seq : !frontier)) throw stale();
       if (record) fillCheckpoint(record, parsed.data);
       else if (frontier && !fillValues(frontier, parsed.data)) throw stale();
     } else if (event.type === 'graph-writes-saved') {
       const writes = this.namespaces.get(event.namespace)?.writes.get(event.checkpointId);
-      const parsed = writesDataSchema.safeParse(event.data);
+      const parsed = safeParseWritesData(event.data);
       if (!writes || !parsed.success) throw stale();
       for (const write of parsed.data.writes) {
         const record = writes.get(writeKey(event.taskId, write.index));
@@ -306,7 +306,7 @@ export class ThreadIndex {
   }
 
   #applyWrites(event: JournalEventOf<'graph-writes-saved'>): void {
-    const parsed = writesDataSchema.safeParse(event.data);
+    const parsed = safeParseWritesData(event.data);
     if (!parsed.success) {
       throw new ThreadDataProblem(`writes of task ${event.taskId} at seq ${event.seq}: ${parsed.error.message}`);
     }

@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { journalEventSchema, sessionSummarySchema } from '@resume/core/spec';
+import { mutate } from '@resume/test-support';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
@@ -131,20 +132,3 @@ describe('the generated checks of the store files', () => {
     },
   );
 });
-
-/** Replaces, adds or removes one value somewhere inside `value`. */
-function mutate(value: unknown, path: number[], replacement: unknown, operation: number): unknown {
-  if (typeof value !== 'object' || value === null) return replacement;
-  const copy: Record<string, unknown> = Array.isArray(value) ? ({ ...value } as Record<string, unknown>) : { ...value };
-  const keys = Object.keys(copy);
-  const step = path[0];
-  if (step === undefined || keys.length === 0) {
-    if (operation === 0) copy[`extra${keys.length}`] = replacement;
-    else if (keys.length > 0) delete copy[keys[0] as string];
-    return Array.isArray(value) ? Object.values(copy) : copy;
-  }
-  const key = keys[step % keys.length] as string;
-  copy[key] =
-    path.length === 1 && operation === 2 ? replacement : mutate(copy[key], path.slice(1), replacement, operation);
-  return Array.isArray(value) ? Object.values(copy) : copy;
-}
