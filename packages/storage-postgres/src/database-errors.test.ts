@@ -21,6 +21,26 @@ describe('translateDatabaseError', () => {
     }
   });
 
+  it('names the fix when the server refuses the database, the user or the password of the store URL', () => {
+    const missing = translateDatabaseError(
+      Object.assign(new Error('database "conclave_prod" does not exist'), { code: '3D000' }),
+      location,
+      'connect',
+    );
+    expect(missing.message).toContain('database "conclave_prod" does not exist');
+    expect(missing.hint).toBe(
+      'The server has no database "conclave_prod": create it (createdb conclave_prod) or name an existing one in the store URL.',
+    );
+    for (const code of ['28P01', '28000']) {
+      const refused = translateDatabaseError(
+        Object.assign(new Error('password authentication failed for user "conclave"'), { code }),
+        location,
+        'connect',
+      );
+      expect(refused.hint).toContain("refused the store URL's user or its password");
+    }
+  });
+
   it('keeps a plain retry hint for other failures, and passes Conclave errors through', () => {
     const other = translateDatabaseError(Object.assign(new Error('deadlock'), { code: '40P01' }), location, 'read');
     expect(other.hint).toContain('Retry');

@@ -32,10 +32,25 @@ export function translateDatabaseError(error: unknown, location: string, action:
     code === '3D000'; // database does not exist
   return new StoreIoError(`The PostgreSQL store at ${location} could not ${action}: ${detail}`, location, {
     cause: error,
-    hint: unreachable
-      ? 'Check that the server is running and the store URL is right; what was saved before this is kept, and the session can be resumed once the server is back.'
-      : (sslHint(code, detail) ?? 'Retry; if it keeps failing, check the server log.'),
+    hint:
+      settingsHint(code, detail) ??
+      (unreachable
+        ? 'Check that the server is running and the store URL is right; what was saved before this is kept, and the session can be resumed once the server is back.'
+        : (sslHint(code, detail) ?? 'Retry; if it keeps failing, check the server log.')),
   });
+}
+
+/** What to change when the server refused the store URL's database, user or password, or null. */
+function settingsHint(code: string | null, detail: string): string | null {
+  if (code === '3D000') {
+    const name = /database "([^"]*)" does not exist/.exec(detail)?.[1];
+    const database = name === undefined ? 'the database' : `"${name}"`;
+    return `The server has no database ${database}: create it (createdb ${name ?? '<name>'}) or name an existing one in the store URL.`;
+  }
+  if (code === '28P01' || code === '28000') {
+    return "The server refused the store URL's user or its password: check the user in the URL and the password given (in the URL, PGPASSWORD or ~/.pgpass).";
+  }
+  return null;
 }
 
 /** What to change in the store URL when the SSL handshake failed, or null when it did not. */
