@@ -4,6 +4,9 @@
 // `lazySchema(build)` returns a stand-in with the built schema's exact type that builds it
 // the first time anything reads from it, so exported names, types and validation stay
 // the same for every caller; only the moment the schema is built moves.
+// `checkedSafeParser(schema, check)` puts the check generated from a schema in front of it, so
+// a valid value builds no schema at all.
+import type { z } from 'zod';
 
 /**
  * A stand-in for `build()`'s result, built on first property access and then shared.
@@ -39,5 +42,26 @@ export function once<Value>(build: () => Value): () => Value {
   return () => {
     built ??= { value: build() };
     return built.value;
+  };
+}
+
+/** What a generated check answers: the parsed value, or undefined when zod must decide. */
+export type GeneratedCheck = (value: unknown) => unknown;
+
+/**
+ * zod's `safeParse` with the check generated from the same schema in front (the
+ * `*-check.generated.js` modules, scripts/generate-checks.mjs): a value the check accepts is what
+ * zod would return, so it is taken as it is and the schema is never built; anything else
+ * (invalid, or unusual) is zod's to parse or to report.
+ */
+export function checkedSafeParser<Schema extends z.ZodType>(
+  schema: Schema,
+  check: GeneratedCheck,
+): (value: unknown) => { success: true; data: z.output<Schema> } | { success: false; error: z.ZodError<unknown> } {
+  return (value) => {
+    const checked = check(value);
+    if (checked !== undefined) return { success: true, data: checked as z.output<Schema> };
+    const result = schema.safeParse(value);
+    return result.success ? { success: true, data: result.data } : { success: false, error: result.error };
   };
 }

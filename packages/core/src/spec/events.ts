@@ -3,7 +3,7 @@
 // The schemas are built on first use (see lazy-schema.ts): a listing reads summaries,
 // never events, and should not pay for building them when the module loads.
 import { z } from 'zod';
-import { lazySchema, once } from '../lazy-schema.js';
+import { checkedSafeParser, lazySchema, once } from '../lazy-schema.js';
 import { sessionIdSchema } from './ids.js';
 import { checkJournalEvent } from './journal-event-check.generated.js';
 
@@ -465,14 +465,12 @@ export function parseJournalEvent(value: unknown): JournalEvent {
 }
 
 /** `journalEventSchema.safeParse`, answered by the same generated check when it can. */
-export function safeParseJournalEvent(
+export const safeParseJournalEvent: (
   value: unknown,
-): { success: true; data: JournalEvent } | { success: false; error: z.ZodError<unknown> } {
-  const checked = checkJournalEvent(value) as JournalEvent | undefined;
-  if (checked !== undefined) return { success: true, data: checked };
-  const result = journalEventSchema.safeParse(value);
-  return result.success ? { success: true, data: result.data } : { success: false, error: result.error };
-}
+) => { success: true; data: JournalEvent } | { success: false; error: z.ZodError<unknown> } = checkedSafeParser(
+  journalEventSchema,
+  checkJournalEvent,
+);
 export const stepScopeSchema = lazySchema(() => buildEventSchemas().stepScopeSchema);
 
 export type GitState = z.infer<typeof gitStateSchema>;

@@ -11,6 +11,7 @@
 // graph-writes-saved: a task's pending writes, with the task path LangGraph orders them by.
 // An item is the serde's output: parsed JSON (readable with jq), base64 for other types, or
 // the sha256 of a content-addressed blob when it is larger than the blob threshold.
+import { checkedSafeParser } from '@resume/core/lazy-schema';
 import type { JsonValue } from '@resume/core/spec';
 import { z } from 'zod';
 import { checkCheckpointData, checkWritesData } from './graph-records-check.generated.js';
@@ -65,13 +66,7 @@ export const writesDataSchema = z
 export type WritesData = z.infer<typeof writesDataSchema>;
 
 /** `checkpointDataSchema.safeParse`, answered by the generated check when it can. */
-export function safeParseCheckpointData(value: unknown): ReturnType<typeof checkpointDataSchema.safeParse> {
-  const checked = checkCheckpointData(value) as CheckpointData | undefined;
-  return checked !== undefined ? { success: true, data: checked } : checkpointDataSchema.safeParse(value);
-}
+export const safeParseCheckpointData = checkedSafeParser(checkpointDataSchema, checkCheckpointData);
 
 /** `writesDataSchema.safeParse`, answered by the generated check when it can. */
-export function safeParseWritesData(value: unknown): ReturnType<typeof writesDataSchema.safeParse> {
-  const checked = checkWritesData(value) as WritesData | undefined;
-  return checked !== undefined ? { success: true, data: checked } : writesDataSchema.safeParse(value);
-}
+export const safeParseWritesData = checkedSafeParser(writesDataSchema, checkWritesData);

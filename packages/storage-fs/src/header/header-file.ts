@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { headerPlace, openObject, sealedObjectJson } from '@resume/core/encryption';
-import { lazySchema } from '@resume/core/lazy-schema';
+import { checkedSafeParser, lazySchema } from '@resume/core/lazy-schema';
 import {
   JournalCorruptedError,
   SessionExistsError,
@@ -19,7 +19,6 @@ import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode } from '../file-system/file-system.js';
 import { frameJson, frameObject, unframe } from '../journal/framing.js';
 import type { JournalFiles } from '../journal/journal-files.js';
-import { checkedSafeParser } from '../store/checked-parse.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
 import { checkHeaderFile } from '../store/store-files-check.generated.js';

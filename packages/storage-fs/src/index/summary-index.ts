@@ -26,14 +26,13 @@
 // them unchanged (the usual case), by zod otherwise (index-file-check.generated.ts).
 import path from 'node:path';
 import { isSealed, type Keyring } from '@resume/core/encryption';
-import { lazySchema } from '@resume/core/lazy-schema';
+import { checkedSafeParser, lazySchema } from '@resume/core/lazy-schema';
 import { isSessionId, PermissionDeniedError, type SessionSummary, sessionSummarySchema } from '@resume/core/spec';
 import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode, type FileStatus, type FileSystem } from '../file-system/file-system.js';
 import { frameJson, frameObject, unframe } from '../journal/framing.js';
 import { summaryFromHeader } from '../repair/placeholder-summary.js';
-import { checkedSafeParser } from '../store/checked-parse.js';
 import { INDEX_PLACE, openIndex, sealedObjectJson } from '../store/sealing.js';
 import { checkIndexFile } from './index-file-check.generated.js';
 import { type IndexStamp, sameStamp, stampFor, stampHolds, WRITING_MARKER_PREFIX } from './index-stamp.js';

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { DataKey } from '@resume/core/encryption';
-import { lazySchema } from '@resume/core/lazy-schema';
+import { checkedSafeParser, lazySchema } from '@resume/core/lazy-schema';
 import {
   type AppendBatch,
   AppendConflictError,
@@ -22,7 +22,7 @@ import { errorCode, type WritableFile } from '../file-system/file-system.js';
 import { isDiskFull } from '../file-system/guarded-file-system.js';
 import type { SummaryIndex } from '../index/summary-index.js';
 import { currentEpoch, leaseName } from '../lease/lease-files.js';
-import { checkedSafeParser, withCheckedEvents } from '../store/checked-parse.js';
+import { withCheckedEvents } from '../store/checked-parse.js';
 import type { Layout } from '../store/layout.js';
 import type { StoreContext } from '../store/store-context.js';
 import { checkBatchHead } from '../store/store-files-check.generated.js';

@@ -4,7 +4,7 @@
 // Decoding finds the committed prefix: a torn tail is reported (never returned),
 // damage before the last record is a JournalCorruptedError with file and offset.
 import type { DataKey, Keyring } from '@resume/core/encryption';
-import { lazySchema } from '@resume/core/lazy-schema';
+import { checkedSafeParser, lazySchema } from '@resume/core/lazy-schema';
 import {
   JournalCorruptedError,
   type JournalEvent,
@@ -14,7 +14,7 @@ import {
   UnsupportedFormatError,
 } from '@resume/core/spec';
 import { z } from 'zod';
-import { checkedSafeParser, withCheckedEvents } from '../store/checked-parse.js';
+import { withCheckedEvents } from '../store/checked-parse.js';
 import { journalPlace, openJournalRecord, type RecordOpening, sealedObjectJson } from '../store/sealing.js';
 import { checkRecordHead, checkRecordSummary, checkTailRecord } from '../store/store-files-check.generated.js';
 import { frameJson, frameObject, type LineFramer, parseBody, verifyFrame } from './framing.js';

@@ -4,7 +4,7 @@
 // the unarchiving that makes it appendable again.
 import { promisify } from 'node:util';
 import { gunzip as gunzipCallback } from 'node:zlib';
-import { lazySchema } from '@resume/core/lazy-schema';
+import { checkedSafeParser, lazySchema } from '@resume/core/lazy-schema';
 import {
   JournalCorruptedError,
   PermissionDeniedError,
@@ -16,7 +16,6 @@ import { z } from 'zod';
 import { writeFileAtomically } from '../file-system/atomic-write.js';
 import { errorCode, type FileStatus } from '../file-system/file-system.js';
 import type { JournalLocation } from '../index/summary-index.js';
-import { checkedSafeParser } from '../store/checked-parse.js';
 import { openJournalRecord } from '../store/sealing.js';
 import type { StoreContext } from '../store/store-context.js';
 import { checkFirstEvent } from '../store/store-files-check.generated.js';

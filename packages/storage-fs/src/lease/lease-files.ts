@@ -7,7 +7,7 @@
 // the holder marks its own lease released (atomic replace). Epochs only grow, and
 // an append is fenced by checking that no higher epoch exists.
 import path from 'node:path';
-import { lazySchema } from '@resume/core/lazy-schema';
+import { checkedSafeParser, lazySchema } from '@resume/core/lazy-schema';
 import {
   isHolderAlive,
   type LeaseHolder,
@@ -19,7 +19,6 @@ import { z } from 'zod';
 import { writeFileAtomically, writeTemporary } from '../file-system/atomic-write.js';
 import { errorCode, type FileSystem } from '../file-system/file-system.js';
 import { frameObject, unframe } from '../journal/framing.js';
-import { checkedSafeParser } from '../store/checked-parse.js';
 import { checkLeaseRecord } from '../store/store-files-check.generated.js';
 
 /** A lease file's record (built on first use; a valid file is read by its generated check). */
