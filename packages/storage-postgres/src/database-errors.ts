@@ -26,10 +26,7 @@ export function translateDatabaseError(error: unknown, location: string, action:
   const unreachable =
     (code !== null && connectionCodes.has(code)) ||
     (code !== null && /^(08|57P0)/.test(code)) || // connection exceptions, server shutting down
-    /Connection terminated|server closed the connection|terminating connection/i.test(detail) ||
-    code === '28P01' || // invalid password
-    code === '28000' || // invalid authorization
-    code === '3D000'; // database does not exist
+    /Connection terminated|server closed the connection|terminating connection/i.test(detail);
   return new StoreIoError(`The PostgreSQL store at ${location} could not ${action}: ${detail}`, location, {
     cause: error,
     hint:
