@@ -731,15 +731,18 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
    * of the persisted index and then filling its records from the same read. Its parts stay named
    * while the journal still holds the event it was checked against (nothing is written again);
    * otherwise a long thread's index is kept again, as a rebuild keeps it. Events a run of this
-   * saver appended meanwhile are read too before the new index takes the old one's place.
+   * saver appended meanwhile are read too (while the journal has more) before the new index takes
+   * the old one's place.
    */
   async #loadWhole(thread: Thread): Promise<void> {
     const persisted = thread.index;
     const index = new ThreadIndex();
     const events = await this.#readEvents(thread, 1);
     this.#applyAll(thread, events, index);
-    while (thread.index.lastSeq > index.lastSeq)
-      this.#applyAll(thread, await this.#readEvents(thread, index.lastSeq + 1), index);
+    for (let more = events; more.length > 0 && thread.index.lastSeq > index.lastSeq; ) {
+      more = await this.#readEvents(thread, index.lastSeq + 1);
+      this.#applyAll(thread, more, index);
+    }
     const mark = persisted.lastMark;
     const atMark = mark ? events[mark.seq - 1] : undefined;
     const current = mark !== null && atMark !== undefined && sameMark(markOf(atMark), mark);
