@@ -401,11 +401,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
               ? chainStart()
               : { expectedSeq: next, previousHash: headRow.before_hash, checked: headRow.before_hash !== null };
           while (next <= last) {
+            // Each page bounded by seq, not only by LIMIT: a planner whose statistics predate the
+            // journal's newest seqs may scan and sort every row after the page to return its first.
             const page = await query<EventRow>(
               action,
               `SELECT ${eventRowColumns} FROM ${schema}.events
-                WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
-              [sessionId, next, last, readPageSize],
+                WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq`,
+              [sessionId, next, Math.min(last, next + readPageSize - 1)],
             );
             if (page.rows.length === 0) throw missingEvent(sessionId, eventsTable, next);
             for (const row of page.rows) {

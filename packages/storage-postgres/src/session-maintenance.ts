@@ -175,11 +175,23 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
     let intact = true;
     let after = 0;
     for (;;) {
+      // Pages bounded by seq (as the store's reads are), so stale statistics cannot make each
+      // page scan the rest of the journal; past a gap wider than a page, on from the next row.
       const page = await client.query<EventRow & { batch_end: boolean }>(
         `SELECT ${eventRowColumns}, batch_summary IS NOT NULL AS batch_end FROM ${schema}.events
-          WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-        [id, after, pageSize],
+          WHERE session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`,
+        [id, after, after + pageSize],
       );
+      if (page.rows.length === 0) {
+        const following = await client.query<{ seq: string | null }>(
+          `SELECT min(seq) AS seq FROM ${schema}.events WHERE session_id = $1 AND seq > $2`,
+          [id, after],
+        );
+        const seq = following.rows[0]?.seq ?? null;
+        if (seq === null) break;
+        after = Number(seq) - 1;
+        continue;
+      }
       for (const eventRow of page.rows) {
         const check = checkEventRow(id, eventRow, position, opening);
         const seq = check.seq;
@@ -206,7 +218,6 @@ export function createSessionMaintenance(parts: MaintenanceParts): SessionMainte
         }
         if (intact && seq === analysis.journalSeq) analysis.headMoved = headProblem(position, row.journal_hash);
       }
-      if (page.rows.length < pageSize) break;
     }
     if (position.expectedSeq <= analysis.journalSeq) {
       const first = position.expectedSeq;
