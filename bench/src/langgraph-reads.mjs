@@ -6,7 +6,8 @@
 // apart): getTuple of the latest, list({ limit: 10 }), list() of the whole thread;
 // ResumeCheckpointSaver over the file store (and over the PostgreSQL store, on a throw-away
 // cluster, where a PostgreSQL server is installed; CONCLAVE_BENCH_POSTGRES_URL for another)
-// beside LangGraph's SqliteSaver (as shipped, over node:sqlite, see sqlite-saver.mjs).
+// beside LangGraph's SqliteSaver (as shipped, over node:sqlite, see sqlite-saver.mjs) and, on
+// the same PostgreSQL server, LangGraph's PostgresSaver (as shipped).
 // A read that does not grow with the thread takes the same time at 10,000 as at 1,000.
 // Runs from `pnpm bench` or alone: `node bench/src/langgraph-reads.mjs [--quick]`.
 import { mkdirSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { ResumeCheckpointSaver } from '@resume/langgraph';
 import { createFsStore } from '@resume/storage-fs';
 import { createPostgresStore } from '@resume/storage-postgres';
@@ -119,6 +121,33 @@ async function postgresServer() {
   return { url: cluster.url, stop: () => cluster.stop() };
 }
 
+/** LangGraph's own PostgresSaver on the same server: the same graph, the same cold reads. */
+async function measurePostgresSaver(url, steps) {
+  const schema = `bench_reads_lg_${process.pid}_${steps}`;
+  try {
+    const writer = PostgresSaver.fromConnString(url, { schema });
+    await writer.setup();
+    await runSmallStateGraph(writer, steps);
+    await writer.end();
+    return await coldReads(async () => {
+      const saver = PostgresSaver.fromConnString(url, { schema });
+      return {
+        saver,
+        // Connected, and its schema checked, before the clock starts, as for ours.
+        connect: async () => {
+          const start = performance.now();
+          await saver.setup();
+          return (performance.now() - start) * 1000;
+        },
+        close: () => saver.end(),
+      };
+    });
+  } finally {
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => pool.end());
+  }
+}
+
 async function measureSqlite(root, steps) {
   const directory = path.join(root, `sqlite-${steps}`);
   mkdirSync(directory, { recursive: true });
@@ -147,6 +176,7 @@ export async function measureLangGraphReads({ quick = false } = {}) {
         steps,
         resume: await measureResume(root, steps),
         postgres: server.url ? await measurePostgres(server.url, steps) : null,
+        postgresSaver: server.url ? await measurePostgresSaver(server.url, steps) : null,
         sqlite: await measureSqlite(root, steps),
       });
     }
@@ -165,10 +195,11 @@ export function formatLangGraphReads(result) {
     'LangGraph reads against the thread length: state = a counter and a ~1 KB note, cold (a new saver on the reopened store; lists: median of 3)',
     `${'checkpoints'.padEnd(13)}${'checkpointer'.padEnd(28)}${pad('getTuple')}${pad('list(10)')}${pad('list()')}`,
   ];
-  for (const { steps, resume, postgres, sqlite } of result.rows) {
+  for (const { steps, resume, postgres, postgresSaver, sqlite } of result.rows) {
     for (const [name, row] of [
       ['ResumeCheckpointSaver (fs)', resume],
       ['ResumeCheckpointSaver (pg)', postgres],
+      ['PostgresSaver (as shipped)', postgresSaver],
       ['SqliteSaver (as shipped)', sqlite],
     ]) {
       if (!row) continue;
@@ -182,7 +213,8 @@ export function formatLangGraphReads(result) {
   if (result.postgresSkipped) lines.push(`  (PostgreSQL rows skipped: ${result.postgresSkipped})`);
   else
     lines.push(
-      `  (pg: each new store connected and checked its schema before the clock started: ${milli(longest.postgres.connectUs)})`,
+      `  (pg: each new store, ours and PostgresSaver, connected and checked its schema before the clock started: ` +
+        `${milli(longest.postgres.connectUs)} and ${milli(longest.postgresSaver.connectUs)})`,
     );
   for (const [store, row] of [
     ['fs', longest.resume],
@@ -196,6 +228,11 @@ export function formatLangGraphReads(result) {
         `${verdict(row.list.wholeUs <= longest.sqlite.list.wholeUs)} (goal: no slower than SqliteSaver)`,
     );
   }
+  if (longest.postgresSaver)
+    lines.push(
+      `  pg: list() at ${longest.steps} beside PostgresSaver on the same server: ` +
+        `${(longest.postgres.list.wholeUs / longest.postgresSaver.list.wholeUs).toFixed(2)}x (for comparison; no goal)`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
