@@ -91,6 +91,21 @@ describe.skipIf(!postgres.available)(`PostgreSQL store integrity ${skipped}`, ()
     expect(report?.problems[0]?.problem).toContain('checksum');
   });
 
+  it('names a row far past the end of the journal, beyond a gap wider than a page of the check', async () => {
+    const store = database.openStore();
+    const header = await sessionInBatches(store, [3, 2]);
+    const pool = database.openPool();
+    // A copy of the last row, numbered well past the end (a row written behind the store's back).
+    await pool.query(
+      `INSERT INTO "${store.schema}".events (session_id, seq, epoch, type, payload, hash)
+         SELECT session_id, 5000, epoch, type, payload, hash FROM "${store.schema}".events WHERE seq = 5`,
+    );
+    const report = await store.verify?.(header.id);
+    expect(report?.problems).toEqual([
+      expect.objectContaining({ file: `PostgreSQL table ${store.schema}.events, seq 5000` }),
+    ]);
+  });
+
   it('repairs a damaged session: keeps whole batches before the damage, sets the rest aside, takes new appends', async () => {
     const store = database.openStore();
     const header = await sessionInBatches(store, [2, 3, 2]);

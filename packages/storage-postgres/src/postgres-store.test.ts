@@ -462,6 +462,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
     await pool.query(`DELETE FROM ${schema}.events WHERE session_id = $1 AND seq = 4`, [header.id]);
     await expect(collect(store.read(header.id, { fromSeq: 5 }))).rejects.toThrow(/seq 4/);
   });
+
   it('reads a long journal page by page, each page reading its own rows only, whatever the statistics say', async () => {
     // Statistics gathered when the journal was short (the server analyzes a table now and then)
     // put later seqs beyond what the planner knows of: without a bound on each page's seqs, it
