@@ -48,6 +48,13 @@ async function runSmallStateGraph(saver, steps) {
   );
 }
 
+/** How long `work` took (us). */
+async function elapsedUs(work) {
+  const start = performance.now();
+  await work();
+  return (performance.now() - start) * 1000;
+}
+
 /**
  * Cold reads of one thread: each figure from a saver of its own that read nothing yet (us); the
  * lists' figures are the medians of three. A store with a `connect` step (PostgreSQL: connecting,
@@ -85,11 +92,7 @@ async function measureResumeOn(open, steps) {
     return {
       saver,
       // A read of another session's header: the store's first statement, nothing of the thread.
-      connect: async () => {
-        const start = performance.now();
-        await reopened.getHeader(saver.sessionIdOf('another thread'));
-        return (performance.now() - start) * 1000;
-      },
+      connect: () => elapsedUs(() => reopened.getHeader(saver.sessionIdOf('another thread'))),
       close: async () => {
         await saver.close();
         await reopened.close();
@@ -101,13 +104,18 @@ async function measureResumeOn(open, steps) {
 const measureResume = (root, steps) =>
   measureResumeOn(() => createFsStore({ dir: path.join(root, `resume-${steps}`) }), steps);
 
+/** Removes a schema a measurement made on the server, with what is in it. */
+async function dropSchema(url, schema) {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => pool.end());
+}
+
 async function measurePostgres(url, steps) {
   const schema = `bench_reads_${process.pid}_${steps}`;
   try {
     return await measureResumeOn(() => createPostgresStore({ connectionString: url, schema }), steps);
   } finally {
-    const pool = new pg.Pool({ connectionString: url, max: 1 });
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => pool.end());
+    await dropSchema(url, schema);
   }
 }
 
@@ -134,17 +142,12 @@ async function measurePostgresSaver(url, steps) {
       return {
         saver,
         // Connected, and its schema checked, before the clock starts, as for ours.
-        connect: async () => {
-          const start = performance.now();
-          await saver.setup();
-          return (performance.now() - start) * 1000;
-        },
+        connect: () => elapsedUs(() => saver.setup()),
         close: () => saver.end(),
       };
     });
   } finally {
-    const pool = new pg.Pool({ connectionString: url, max: 1 });
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => pool.end());
+    await dropSchema(url, schema);
   }
 }
 
