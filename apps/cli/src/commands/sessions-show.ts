@@ -3,6 +3,7 @@
 import { pendingInput } from '@resume/core/engine';
 import { printableText, type SessionHeader } from '@resume/core/spec';
 import { type QueuedMapStatus, queuedItemsOf, resumeCommandFor } from '@resume/runner';
+import { continueThreadAdvice } from '@resume/tui/error-hints';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { capitalize, formatCost, formatTokens, formatWhen } from '../output/format.js';
@@ -125,7 +126,7 @@ export async function showSessionCommand(
 function resumeAdvice(id: string, header: SessionHeader): string {
   if (header.mode === 'langgraph') {
     const threadId = typeof header.options.threadId === 'string' ? header.options.threadId : null;
-    return `Continue it from your app: run the graph again with thread_id ${JSON.stringify(threadId ?? id)} and the same checkpointer store.`;
+    return continueThreadAdvice(threadId ?? id);
   }
   return `Resume with: ${resumeCommandFor(id, header.mode)}`;
 }

@@ -63,4 +63,27 @@ describe('reportError', () => {
     expect(stderr()).toContain(`Session ${sessionId} is already completed; there is nothing to resume.`);
     expect(stderr()).toContain(`Ask a follow-up instead: conclave --resume ${sessionId} "your question"`);
   });
+  it('says a LangGraph thread is continued by its graph, and does not offer --force, which cannot resume it', async () => {
+    const engine = createEngine({ store: createMemoryStore() });
+    const provider = createScriptedProvider();
+    const runner = createRunner({
+      engine,
+      models: (agent) => provider.chatModel(agent.model ?? 'scripted'),
+      workspaceDir: '/workspace',
+    });
+    const thread = await engine.createSession({
+      title: 'LangGraph thread support-42',
+      mode: 'langgraph',
+      options: { threadId: 'support-42' },
+    });
+    const sessionId = thread.id;
+    await thread.close();
+    const error = await runner.resume(sessionId).catch((caught: unknown) => caught);
+    const { terminal, stderr } = capture();
+    expect(reportError(error, terminal, { debug: false })).toBe(65);
+    expect(stderr()).toContain('it was not started by the runner (mode langgraph)');
+    expect(stderr()).toContain('Continue it from your app: run the graph again with thread_id "support-42"');
+    expect(stderr()).toContain(`See what it holds: conclave sessions show ${sessionId}`);
+    expect(stderr()).not.toContain('Pass --force to resume anyway');
+  });
 });

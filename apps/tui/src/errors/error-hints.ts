@@ -21,6 +21,11 @@ import type { NextStep, StartsFrom } from '@resume/runner';
 
 const LIST_SESSIONS = 'conclave sessions list';
 
+/** How a LangGraph thread goes on: in the app that runs its graph, not from the command line. */
+export function continueThreadAdvice(threadId: string): string {
+  return `Continue it from your app: run the graph again with thread_id ${JSON.stringify(threadId)} and the same checkpointer store.`;
+}
+
 /**
  * The next step a runner error carries, worded; else the hint the thrower attached; else one
  * worded from the error's code and data (undefined when there is none).
@@ -47,6 +52,13 @@ function nextStepHint(next: NextStep): string {
       ].join('\n');
     case 'resume-unfinished-items':
       return `Unfinished items run when the session resumes: ${resumeCommand(next.sessionId, next.startsFrom)}`;
+    case 'continue-in-its-program':
+      return [
+        next.threadId === null
+          ? 'The program that wrote it continues it; conclave run cannot, with --force or without.'
+          : continueThreadAdvice(next.threadId),
+        `See what it holds: conclave sessions show ${next.sessionId}`,
+      ].join('\n');
     case 'list-checkpoints':
       return `List them: conclave checkpoints list ${next.sessionId}`;
     case 'see-last-checkpoint':

@@ -17,6 +17,11 @@ export type NextStep =
   | { kind: 'decide-uncertain-step'; sessionId: string; startsFrom: StartsFrom }
   /** Unfinished work runs when the session resumes. */
   | { kind: 'resume-unfinished-items'; sessionId: string; startsFrom: StartsFrom }
+  /**
+   * The session was written by a program using the library, not started by the runner: that
+   * program continues it (`threadId`: a LangGraph thread's id, else null). Forcing does not help.
+   */
+  | { kind: 'continue-in-its-program'; sessionId: string; threadId: string | null }
   /** A checkpoint was named that the session does not have: list its checkpoints. */
   | { kind: 'list-checkpoints'; sessionId: string }
   /** A session that is not running is at its last checkpoint already: list its checkpoints. */

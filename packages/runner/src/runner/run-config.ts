@@ -6,6 +6,7 @@ import { IncompatibleSessionError, type JsonValue } from '@resume/core/spec';
 import { builtinModes } from '../modes/builtin-modes.js';
 import type { Mode, ModeConfig } from '../modes/mode.js';
 import type { ModeRegistry } from '../modes/mode-registry.js';
+import { withNextStep } from './next-step.js';
 
 /** A recorded run config: the mode's name and what that mode records. */
 export type RunConfig = ModeConfig;
@@ -25,11 +26,7 @@ export function readRunConfig(
     typeof recorded === 'object' && recorded !== null && !Array.isArray(recorded) && typeof recorded.mode === 'string'
       ? recorded.mode
       : null;
-  if (name === null) {
-    throw new IncompatibleSessionError(state.header.id, [
-      `it has no run configuration this version understands (mode ${state.header.mode})`,
-    ]);
-  }
+  if (name === null) throw notStartedByRun(state);
   const mode = modes.get(name, state.header.id);
   const parsed = mode.configSchema.safeParse(recorded);
   if (!parsed.success) {
@@ -38,6 +35,19 @@ export function readRunConfig(
     ]);
   }
   return { mode, config: parsed.data };
+}
+
+/**
+ * A session the library wrote (a LangGraph thread, an AI SDK or custom session): no run
+ * configuration, so forcing cannot resume it either; the program that wrote it continues it.
+ */
+function notStartedByRun(state: SessionState): IncompatibleSessionError {
+  const { id, mode, options } = state.header;
+  return withNextStep(new IncompatibleSessionError(id, [`it was not started by the runner (mode ${mode})`]), {
+    kind: 'continue-in-its-program',
+    sessionId: id,
+    threadId: typeof options.threadId === 'string' ? options.threadId : null,
+  });
 }
 
 export function runConfigAsJson(config: RunConfig): JsonValue {

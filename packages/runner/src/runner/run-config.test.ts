@@ -1,0 +1,34 @@
+import type { SessionState } from '@resume/core';
+import { IncompatibleSessionError } from '@resume/core/spec';
+import { testHeader } from '@resume/core/testing';
+import { describe, expect, it } from 'vitest';
+import { nextStepOf } from './next-step.js';
+import { readRunConfig } from './run-config.js';
+
+/** What readRunConfig reads of a session: its header. */
+const sessionWith = (header: ReturnType<typeof testHeader>) => ({ header }) as unknown as SessionState;
+
+function refusal(state: SessionState): IncompatibleSessionError {
+  try {
+    readRunConfig(state);
+  } catch (error) {
+    if (IncompatibleSessionError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('readRunConfig accepted a session without a run configuration');
+}
+
+describe('the run configuration a session recorded', () => {
+  it('says, as data, that the program that wrote a library session continues it (forcing cannot)', () => {
+    const thread = refusal(sessionWith(testHeader({ mode: 'langgraph', options: { threadId: 'support-42' } })));
+    expect(thread.message).toContain('not started by the runner (mode langgraph)');
+    expect(nextStepOf(thread)).toEqual({
+      kind: 'continue-in-its-program',
+      sessionId: thread.sessionId,
+      threadId: 'support-42',
+    });
+
+    const other = refusal(sessionWith(testHeader({ mode: 'ai-sdk', options: {} })));
+    expect(nextStepOf(other)).toEqual({ kind: 'continue-in-its-program', sessionId: other.sessionId, threadId: null });
+  });
+});
