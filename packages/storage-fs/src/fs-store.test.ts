@@ -7,6 +7,7 @@ import {
   LeaseLostError,
   type ProcessProbe,
   SessionLockedError,
+  SessionNotFoundError,
   StoreIoError,
 } from '@resume/core/spec';
 import { messageEvent, testHeader, testSummary } from '@resume/core/testing';
@@ -466,6 +467,26 @@ describe('file store leases', () => {
     isRunning: () => true,
     startTime: () => '100',
     ...overrides,
+  });
+
+  it('answers not found when the session is removed while its lease is being taken', async () => {
+    const real = createNodeFileSystem();
+    let removeFirst: string | null = null;
+    // Another process removes the session between this store's look at it and its lease file.
+    const racing: FileSystem = {
+      ...real,
+      link: async (from, to) => {
+        if (removeFirst) await rm(removeFirst, { recursive: true, force: true });
+        return real.link(from, to);
+      },
+    };
+    const store = open({ fileSystem: racing });
+    const id = await sessionWith(store, 1);
+    removeFirst = path.join(dir, 'sessions', id);
+    const refusal = await store
+      .acquireLease(id, { holder: { pid: process.pid, host: 'this-host' } })
+      .catch((error) => error);
+    expect(SessionNotFoundError.isInstance(refusal)).toBe(true);
   });
 
   it('takes over a holder whose process is gone, and fences it', async () => {

@@ -21,6 +21,7 @@ import {
   type RepairReport,
   type SessionLease,
   SessionLockedError,
+  SessionNotFoundError,
   type SessionQuery,
   type SessionStore,
   type SessionSummary,
@@ -295,12 +296,24 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     });
   };
 
+  /** The lease files' part of `acquire`. A session removed meanwhile is not found, whichever step noticed. */
+  const takeLease = async (id: string, leaseOptions: AcquireLeaseOptions) => {
+    await layout.require(id);
+    try {
+      // A lease folder replaced by a symlink would take lease files (and their removal) out of the store.
+      await layout.requireDirectory(leaseDirectory(id));
+      return await acquireLease(context.lease, id, leaseDirectory(id), leaseOptions.holder);
+    } catch (error) {
+      if (!SessionLockedError.isInstance(error) && !(await layout.exists(id))) {
+        throw new SessionNotFoundError(id, undefined, { cause: error });
+      }
+      throw error;
+    }
+  };
+
   const acquire = async (id: string, leaseOptions: AcquireLeaseOptions): Promise<SessionLease> => {
     files.refuseIfBroken();
-    await layout.require(id);
-    // A lease folder replaced by a symlink would take lease files (and their removal) out of the store.
-    await layout.requireDirectory(leaseDirectory(id));
-    const held = await acquireLease(context.lease, id, leaseDirectory(id), leaseOptions.holder);
+    const held = await takeLease(id, leaseOptions);
     // This holder checks the journal afresh (its release vouches for what it checked).
     snapshots.forget(id);
     snapshots.leaseTaken(id, held.epoch, held.previous);

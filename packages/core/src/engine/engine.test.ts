@@ -525,4 +525,52 @@ describe('engine and sessions', () => {
     // Once it has been written it is an existing session, whatever asks.
     await expect(second().createSession(input)).rejects.toSatisfy((error) => SessionExistsError.isInstance(error));
   });
+
+  describe('two processes creating the same session at once', () => {
+    /** Holds the creator between writing the header and taking the lease, where no lease guards it yet. */
+    function pauseCreatorAtItsLease(store: MemoryStore, pid: number) {
+      const acquire = store.acquireLease.bind(store);
+      let go: () => void = () => undefined;
+      let reach: () => void = () => undefined;
+      const reached = new Promise<void>((resolve) => {
+        reach = resolve;
+      });
+      const gate = new Promise<void>((resolve) => {
+        go = resolve;
+      });
+      store.acquireLease = async (id, options) => {
+        if (options.holder.pid === pid) {
+          reach();
+          await gate;
+        }
+        return acquire(id, options);
+      };
+      return { reached, go };
+    }
+
+    it.each([
+      { when: 'while the other still writes it', closedFirst: false, refusal: SessionLockedError },
+      { when: 'after the other finished writing it', closedFirst: true, refusal: SessionExistsError },
+    ])(
+      'lets the creation that found the header before its lease win, and refuses the other $when',
+      async ({ closedFirst, refusal }) => {
+        const store = createMemoryStore();
+        const { first, second } = processes(store);
+        const id = createSessionId();
+        const input = { id, title: 'thread', mode: 'langgraph' as const, replay: 'keyed' as const };
+        const creator = pauseCreatorAtItsLease(store, 1000);
+        const creating = first.createSession(input);
+        await creator.reached;
+
+        const other = await second().createSession(input);
+        await other.step('work', async () => 'by the second');
+        if (closedFirst) await other.close();
+        creator.go();
+        await expect(creating).rejects.toSatisfy((error) => refusal.isInstance(error));
+        if (!closedFirst) await other.close();
+        const state = await first.readSession(id);
+        expect(state.steps.map((step) => step.output)).toEqual(['by the second']);
+      },
+    );
+  });
 });

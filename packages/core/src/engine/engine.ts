@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { Folder, fold, summarize } from '../journal/fold.js';
 import type { SessionState } from '../journal/state.js';
 import {
+  AppendConflictError,
   createSessionId,
   type EventInput,
   InputRejectedError,
@@ -18,6 +19,7 @@ import {
   ReplayMismatchError,
   SessionExistsError,
   type SessionHeader,
+  type SessionLease,
   SessionLockedError,
   SessionNameTakenError,
   SessionNotFoundError,
@@ -211,7 +213,7 @@ export function createEngine(options: EngineOptions): Engine {
     });
     const setupEvents = input.initialEvents ?? [];
     await store.create(header);
-    const lease = await store.acquireLease(id, { holder });
+    const lease = await leaseOfCreated(id);
     const created = parseJournalEvent({
       type: 'session-created',
       seq: 1,
@@ -238,9 +240,25 @@ export function createEngine(options: EngineOptions): Engine {
       if (replayed.events.length > replayed.setup) session.replayFrom(ReplayLog.fromEvents([created, ...written]));
     } catch (error) {
       await lease.release();
+      // Another creation of this id removed the header as half-created, then wrote its own session.
+      if (AppendConflictError.isInstance(error)) throw new SessionExistsError(id, { cause: error });
       throw error;
     }
     return session;
+  }
+
+  /**
+   * The lease of the session this process has just created. Between the header and the lease
+   * another creation of the same id may take the header for one whose creator died and remove it:
+   * the session is that creation's then.
+   */
+  async function leaseOfCreated(id: string): Promise<SessionLease> {
+    try {
+      return await store.acquireLease(id, { holder });
+    } catch (error) {
+      if (SessionNotFoundError.isInstance(error)) throw new SessionExistsError(id, { cause: error });
+      throw error;
+    }
   }
 
   async function openSession(id: string, openOptions: OpenSessionOptions = {}): Promise<Session> {

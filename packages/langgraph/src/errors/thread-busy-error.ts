@@ -29,7 +29,9 @@ export class ThreadBusyError extends ConclaveError {
     const thread = `LangGraph thread ${JSON.stringify(details.threadId)} (session ${details.sessionId})`;
     const why = details.holder
       ? `is being run by pid ${details.holder.pid} on host ${details.holder.host} since ${details.holder.since}`
-      : `was continued by another process (checkpoint ${details.checkpointId ?? '?'}) after this run read it`;
+      : details.checkpointId
+        ? `was continued by another process (checkpoint ${details.checkpointId}) after this run read it`
+        : 'is being created by another process';
     const refused = details.refused ?? "this run's checkpoint was not saved";
     super(ThreadBusyError.code, `${thread} ${why}: ${refused}.`, {
       hint:

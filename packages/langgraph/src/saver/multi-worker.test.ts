@@ -196,8 +196,9 @@ for (const under of stores) {
         const exits = await Promise.all(workers.map((worker) => worker.exit));
         const winners = workers.filter((_, index) => exits[index]?.code === 0);
         const losers = workers.filter((_, index) => exits[index]?.code !== 0);
-        expect(winners).toHaveLength(1);
-        expect(losers).toHaveLength(1);
+        const outcome = JSON.stringify(workers.map((worker) => worker.reports));
+        expect(winners, outcome).toHaveLength(1);
+        expect(losers, outcome).toHaveLength(1);
         expect(exits.map((exit) => exit.code).sort()).toEqual([0, 1]);
         const failure = losers[0]?.reports.find((report) => report.event === 'error');
         expect(failure?.code).toBe('langgraph-thread-busy');

@@ -270,3 +270,68 @@ describe('ResumeCheckpointSaver', () => {
     expect(summary?.status).toBe('interrupted');
   });
 });
+
+describe('two savers creating one thread at once', () => {
+  /** A store whose first lease is held back until `go`: its saver has written the header, not yet taken the lease. */
+  function pausedAtFirstLease(directory: string) {
+    const store = createFsStore({ dir: directory });
+    const acquire = store.acquireLease.bind(store);
+    let go: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      go = resolve;
+    });
+    let reach: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => {
+      reach = resolve;
+    });
+    let paused = false;
+    store.acquireLease = async (id, options) => {
+      if (!paused) {
+        paused = true;
+        reach();
+        await gate;
+      }
+      return acquire(id, options);
+    };
+    closers.push(() => store.close());
+    return { store, reached, go };
+  }
+
+  const steps = (label: string) =>
+    new StateGraph(
+      Annotation.Root({ log: Annotation<string[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }) }),
+    )
+      .addNode('one', () => ({ log: [`${label} one`] }))
+      .addNode('two', () => ({ log: [`${label} two`] }))
+      .addEdge(START, 'one')
+      .addEdge('one', 'two')
+      .addEdge('two', END);
+
+  it('lets the saver that finds the other one between its header and its lease run, and tells the other it is busy', async () => {
+    const directory = await home();
+    const first = pausedAtFirstLease(directory);
+    const firstSaver = new ResumeCheckpointSaver({ store: first.store, leaseWaitMs: 300 });
+    const secondSaver = saverOn(directory);
+    const thread = { configurable: { thread_id: 'ticket' } };
+
+    const firstRun = steps('A')
+      .compile({ checkpointer: firstSaver })
+      .invoke({ log: ['A start'] }, thread);
+    const firstOutcome = firstRun.then(
+      () => null,
+      (error: unknown) => error,
+    );
+    await first.reached;
+    const second = await steps('B')
+      .compile({ checkpointer: secondSaver })
+      .invoke({ log: ['B start'] }, thread);
+    expect(second.log).toEqual(['B start', 'B one', 'B two']);
+    first.go();
+    const refused = (await firstOutcome) as { code?: string; message?: string } | null;
+    expect(refused?.code).toBe('langgraph-thread-busy');
+    await firstSaver.close();
+
+    const latest = await secondSaver.getTuple(thread);
+    expect(latest?.checkpoint.channel_values.log).toEqual(['B start', 'B one', 'B two']);
+  });
+});

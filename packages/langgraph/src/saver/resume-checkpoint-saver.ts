@@ -29,6 +29,7 @@ import {
   type JsonValue,
   SessionExistsError,
   SessionLockedError,
+  SessionNotFoundError,
   type SessionStore,
 } from '@resume/core/spec';
 import { CheckpointDataError } from '../errors/checkpoint-data-error.js';
@@ -948,44 +949,53 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
   async #leased(thread: Thread): Promise<Session> {
     const deadline = performance.now() + this.#leaseWaitMs;
     for (;;) {
+      let busy: ConstructorParameters<typeof ThreadBusyError>;
       try {
-        return await this.#openOrCreate(thread);
+        const session = await this.#openOrCreate(thread);
+        if (session) return session;
+        busy = [{ sessionId: thread.sessionId, threadId: thread.threadId }];
       } catch (error) {
         if (!SessionLockedError.isInstance(error)) throw error;
-        if (performance.now() >= deadline) {
-          throw new ThreadBusyError(
-            { sessionId: thread.sessionId, threadId: thread.threadId, holder: error.holder },
-            { cause: error },
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
+        busy = [{ sessionId: thread.sessionId, threadId: thread.threadId, holder: error.holder }, { cause: error }];
       }
+      if (performance.now() >= deadline) throw new ThreadBusyError(...busy);
+      await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
     }
   }
 
-  async #openOrCreate(thread: Thread): Promise<Session> {
+  /** The thread's session, opened or created; null while another process is creating it. */
+  async #openOrCreate(thread: Thread): Promise<Session | null> {
     const header = await this.store.getHeader(thread.sessionId);
-    let session: Session;
     if (header) {
       this.#checkOwner(thread, header.options);
-      session = await this.#open(thread);
-    } else {
-      try {
-        session = await this.#engine.createSession({
-          id: thread.sessionId,
-          title: this.#options.title?.(thread.threadId) ?? `LangGraph thread ${thread.threadId}`,
-          mode: 'langgraph',
-          options: { threadId: thread.threadId },
-          replay: 'keyed',
-          ...(this.#options.workspaceDir === undefined ? {} : { workspaceDir: this.#options.workspaceDir }),
-        });
-      } catch (error) {
-        // Another process created it first: open it like any existing thread.
-        if (!SessionExistsError.isInstance(error)) throw error;
-        session = await this.#open(thread);
-      }
+      const opened = await this.#openCreated(thread);
+      if (opened) return opened;
+      // A header without its first event: its creator is still writing it, or died doing so.
     }
-    return session;
+    try {
+      return await this.#engine.createSession({
+        id: thread.sessionId,
+        title: this.#options.title?.(thread.threadId) ?? `LangGraph thread ${thread.threadId}`,
+        mode: 'langgraph',
+        options: { threadId: thread.threadId },
+        replay: 'keyed',
+        ...(this.#options.workspaceDir === undefined ? {} : { workspaceDir: this.#options.workspaceDir }),
+      });
+    } catch (error) {
+      // Another process created it first: open it like any existing thread.
+      if (!SessionExistsError.isInstance(error)) throw error;
+      return this.#openCreated(thread);
+    }
+  }
+
+  /** #open; null when the session has no first event yet (or is gone): another process is creating it. */
+  async #openCreated(thread: Thread): Promise<Session | null> {
+    try {
+      return await this.#open(thread);
+    } catch (error) {
+      if (SessionNotFoundError.isInstance(error)) return null;
+      throw error;
+    }
   }
 
   #open(thread: Thread): Promise<Session> {
