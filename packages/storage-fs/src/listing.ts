@@ -64,11 +64,14 @@ export function readStampedListing(home: string, keyring: Keyring | null = null)
     return null;
   }
   const byId = new Map(index.entries.map((entry) => [entry.id, entry]));
+  // Joined by hand: the ids are the index's (checked to be session ids), and a thousand path.join
+  // calls are a third of a cold listing's time.
+  const inSession = (id: string, file: string) => `${sessions}${path.sep}${id}${path.sep}${file}`;
   /** Whether a session's journal is still the one its entry describes (as the store's check compares them). */
   const entryHolds = (id: string, entry: StampedIndex['entries'][number]) => {
     if (entry.missing.length > 0) return false;
-    const plain = status(path.join(sessions, id, JOURNAL));
-    const journal = plain?.isFile ? plain : status(path.join(sessions, id, JOURNAL_ARCHIVED));
+    const plain = status(inSession(id, JOURNAL));
+    const journal = plain?.isFile ? plain : status(inSession(id, JOURNAL_ARCHIVED));
     const archived = !plain?.isFile;
     return (
       journal?.isFile === true &&
@@ -82,7 +85,7 @@ export function readStampedListing(home: string, keyring: Keyring | null = null)
     for (const id of index.stamp?.writing ?? []) {
       const entry = byId.get(id);
       if (!entry) continue;
-      if (!status(path.join(sessions, id))?.isDirectory || !entryHolds(id, entry)) return null;
+      if (!status(`${sessions}${path.sep}${id}`)?.isDirectory || !entryHolds(id, entry)) return null;
     }
   } else {
     // The folder changed since the stamp: every session is checked, and any session the index
