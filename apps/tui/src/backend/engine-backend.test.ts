@@ -121,4 +121,27 @@ describe('createEngineBackend', () => {
     // Running the job again returns the answer.
     expect(await engine.run(target, job)).toBe(true);
   });
+
+  it('says where a session a program wrote goes on, and leaves a session in a runner mode to the run', async () => {
+    const engine = createEngine({ store: createMemoryStore() });
+    const thread = await engine.createSession({
+      title: 'LangGraph thread ticket-42',
+      mode: 'langgraph',
+      options: { threadId: 'ticket-42' },
+    });
+    await thread.close();
+    const library = await engine.createSession({ title: 'an app of its own', mode: 'custom' });
+    await library.close();
+    const run = await engine.createSession({ title: 'a discussion', mode: 'discussion' });
+    await run.close();
+    const backend = createEngineBackend({ engine });
+
+    expect(await backend.whyNotRunnable?.(thread.id)).toBe(
+      'Continue it from your app: run the graph again with thread_id "ticket-42" and the same checkpointer store.',
+    );
+    expect(await backend.whyNotRunnable?.(library.id)).toBe(
+      'The program that wrote it continues it; conclave run cannot, with --force or without.',
+    );
+    expect(await backend.whyNotRunnable?.(run.id)).toBeNull();
+  });
 });

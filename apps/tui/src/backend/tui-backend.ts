@@ -106,6 +106,12 @@ export interface TuiBackend {
    * the engine refuses, in words for the notice line (a name taken, a session in use).
    */
   changeMetadata(sessionId: string, change: MetadataChange): Promise<SessionSummary>;
+  /**
+   * Why Enter and `c` cannot run this session from here, worded for the notice line (a LangGraph
+   * thread or another session a program wrote goes on in that program); null when they can.
+   * Absent: every session is handed to the caller.
+   */
+  whyNotRunnable?(sessionId: string): Promise<string | null>;
   /** Tokens and cost of every session's model calls (`conclave usage`); absent: the picker has no usage screen. */
   loadUsage?(): Promise<UsageView>;
 }

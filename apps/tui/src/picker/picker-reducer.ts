@@ -85,7 +85,9 @@ export type PickerAction =
   | { type: 'edit-submitted' }
   | { type: 'edit-cancelled' }
   | { type: 'session-updated'; summary: SessionSummary; notice: string }
-  | { type: 'update-failed'; message: string };
+  | { type: 'update-failed'; message: string }
+  /** Enter or `c` on a session that cannot be run from here: why, and the picker stays. */
+  | { type: 'pick-refused'; message: string };
 
 export function initialPickerState(
   options: { showDetails?: boolean; workspaceDir?: string | null; onlyThisDirectory?: boolean } = {},
@@ -340,6 +342,8 @@ export function pickerReducer(state: PickerState, action: PickerAction): PickerS
         ),
         notice: action.notice,
       });
+    case 'pick-refused':
+      return { ...state, notice: action.message };
     case 'update-failed':
       // A refused name keeps the box open to correct it; the reason is the notice.
       return {

@@ -52,6 +52,22 @@ describe('SessionPicker', () => {
     expect(again.answers[0]).toMatchObject({ action: 'continue', sessionId: sessionId(3) });
   });
 
+  it('Enter or c on a session a program wrote stays in the picker and says where it goes on', async () => {
+    const advice =
+      'Continue it from your app: run the graph again with thread_id "ticket-42" and the same checkpointer store.';
+    const view = renderPicker({ sessions, notRunnable: { [sessionId(3)]: advice } });
+    await view.waitForFrame((text) => text.includes('Fix OCR errors'));
+    await view.press(keys.enter);
+    const frame = await view.waitForFrame((text) => text.includes('thread_id "ticket-42"'));
+    expect(frame).toContain('Fix OCR errors');
+    await view.press('c');
+    expect(view.answers).toEqual([]);
+    // Another session is handed over as before.
+    await view.press('j', keys.enter);
+    await view.waitForFrame(() => view.answers.length === 1, 'the session handed over');
+    expect(view.answers[0]).toMatchObject({ action: 'continue', sessionId: sessionId(2) });
+  });
+
   it('j moves down, Enter on a completed session continues it', async () => {
     const view = renderPicker({ sessions });
     await view.waitForFrame((text) => text.includes('Fix OCR errors'));

@@ -81,6 +81,16 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
     onDone(picked);
   };
 
+  /** Hands the session to the caller, unless the backend says it cannot be run from here: then the notice says why. */
+  const pick = (picked: PickedSession) => {
+    if (!backend.whyNotRunnable) return finish(picked);
+    backend.whyNotRunnable(picked.sessionId).then(
+      (refusal) => (refusal === null ? finish(picked) : dispatch({ type: 'pick-refused', message: refusal })),
+      // A session that cannot be read now is the caller's to report, as before.
+      () => finish(picked),
+    );
+  };
+
   useEffect(() => {
     let cancelled = false;
     backend.listSessions().then(
@@ -288,10 +298,10 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
         dispatch({ type: 'moved-to', position: command.position });
         return mode;
       case 'select':
-        if (selected) finish({ action: defaultAction(selected), sessionId: selected.id, summary: selected });
+        if (selected) pick({ action: defaultAction(selected), sessionId: selected.id, summary: selected });
         return mode;
       case 'continue':
-        if (selected) finish({ action: 'continue', sessionId: selected.id, summary: selected });
+        if (selected) pick({ action: 'continue', sessionId: selected.id, summary: selected });
         return mode;
       case 'delete':
         if (!allowDelete || !selected) return mode;

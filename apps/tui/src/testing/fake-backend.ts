@@ -40,6 +40,8 @@ export function createFakeBackend(input: {
   questions?: Record<string, PendingQuestion>;
   /** The problem with a typed answer (null: it fits), as the engine's schema check would say. */
   checkAnswer?: (question: PendingQuestion, text: string) => string | null;
+  /** Sessions Enter and `c` cannot run from here, with why (as `whyNotRunnable` words it). */
+  notRunnable?: Record<string, string>;
 }) {
   let sessions = [...input.sessions];
   const deleted: string[] = [];
@@ -54,6 +56,9 @@ export function createFakeBackend(input: {
     listSessions: async () => sessions,
     loadContent,
     searchContent: (query, ids, signal) => searchContentWith(loadContent, query, ids, signal),
+    ...(input.notRunnable
+      ? { whyNotRunnable: async (sessionId: string) => input.notRunnable?.[sessionId] ?? null }
+      : {}),
     loadDetails: async (sessionId) =>
       input.details?.(sessionId) ?? { sessionId, lineage: [], checkpoints: [], plan: null, lineageCostUsd: null },
     deleteSession: async (sessionId) => {
