@@ -1,8 +1,10 @@
 // `conclave checkpoints list <id>`: where a session can be resumed or branched from.
+import { graphCheckpointsAdvice } from '@resume/tui/error-hints';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen } from '../output/format.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
+import { threadIdOf } from '../sessions/thread-id.js';
 
 export async function listCheckpointsCommand(context: CliContext, input: { reference: string }): Promise<number> {
   const engine = await context.engine();
@@ -18,7 +20,12 @@ export async function listCheckpointsCommand(context: CliContext, input: { refer
     return 0;
   }
   if (checkpoints.length === 0) {
-    context.terminal.out(`Session ${id} has no checkpoints yet.`);
+    const graphCheckpoints = state.graphCheckpoints ?? 0;
+    context.terminal.out(
+      graphCheckpoints > 0
+        ? `${state.title} (${id}) holds ${graphCheckpoints} checkpoints of its graph: ${graphCheckpointsAdvice(threadIdOf(state.header) ?? id)}`
+        : `Session ${id} has no checkpoints yet.`,
+    );
     return 0;
   }
   context.terminal.out(`${state.title} (${id})`);

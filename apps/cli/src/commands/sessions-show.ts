@@ -3,7 +3,7 @@
 import { pendingInput } from '@resume/core/engine';
 import { printableText, type SessionHeader } from '@resume/core/spec';
 import { type QueuedMapStatus, queuedItemsOf, resumeCommandFor } from '@resume/runner';
-import { continueThreadAdvice } from '@resume/tui/error-hints';
+import { continueThreadAdvice, graphCheckpointsAdvice } from '@resume/tui/error-hints';
 import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { capitalize, formatCost, formatTokens, formatWhen } from '../output/format.js';
@@ -18,6 +18,7 @@ import {
   usageByAgent,
 } from '../sessions/session-view.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
+import { threadIdOf } from '../sessions/thread-id.js';
 
 const showOptionsSchema = z.object({ transcript: z.boolean().default(false) });
 
@@ -84,11 +85,14 @@ export async function showSessionCommand(
       );
   }
   const last = state.checkpoints[state.checkpoints.length - 1];
+  const graphCheckpoints = state.graphCheckpoints ?? 0;
   terminal.out(
-    `  checkpoints: ${state.checkpoints.length}` +
-      (last
-        ? ` (last #${last.seq}${last.label ? ` "${last.label}"` : ''}; all: conclave checkpoints list ${shortId(id)})`
-        : ''),
+    last || graphCheckpoints === 0
+      ? `  checkpoints: ${state.checkpoints.length}` +
+          (last
+            ? ` (last #${last.seq}${last.label ? ` "${last.label}"` : ''}; all: conclave checkpoints list ${shortId(id)})`
+            : '')
+      : `  checkpoints: ${graphCheckpoints} of the graph (${graphCheckpointsAdvice(threadIdOf(state.header) ?? id)})`,
   );
   const uncertain = state.steps.filter((step) => step.status === 'started');
   if (uncertain.length > 0) terminal.out(`  unfinished:  ${uncertain.map((step) => step.key).join(', ')}`);
@@ -124,10 +128,7 @@ export async function showSessionCommand(
 
 /** How to pick an unfinished session up again: a LangGraph thread continues in the app that runs the graph. */
 function resumeAdvice(id: string, header: SessionHeader): string {
-  if (header.mode === 'langgraph') {
-    const threadId = typeof header.options.threadId === 'string' ? header.options.threadId : null;
-    return continueThreadAdvice(threadId ?? id);
-  }
+  if (header.mode === 'langgraph') return continueThreadAdvice(threadIdOf(header) ?? id);
   return `Resume with: ${resumeCommandFor(id, header.mode)}`;
 }
 

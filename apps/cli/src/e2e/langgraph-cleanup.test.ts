@@ -127,3 +127,24 @@ describe('conclave sessions cleanup --langgraph-keep', () => {
     }
   });
 });
+
+describe('conclave on a LangGraph thread: its checkpoints', () => {
+  const sandbox = sandboxFixture('all');
+
+  it('counts the graph checkpoints in sessions show and checkpoints list, and says where the app lists them', async () => {
+    const sessionId = await writeThread(sandbox.home, 'ticket-42', 3);
+    const { ids } = await checkpointsOf(sandbox.home, 'ticket-42');
+    const listing = 'graph.getStateHistory({ configurable: { thread_id: "ticket-42" } })';
+
+    const show = await sandbox.run(['sessions', 'show', sessionId]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain(`checkpoints: ${ids.length} of the graph (list them from your app: ${listing})`);
+
+    const checkpoints = await sandbox.run(['checkpoints', 'list', sessionId]);
+    expect(checkpoints.code).toBe(0);
+    expect(checkpoints.stdout).toContain(
+      `holds ${ids.length} checkpoints of its graph: list them from your app: ${listing}`,
+    );
+    expect(await sandbox.json(['checkpoints', 'list', sessionId])).toEqual([]);
+  });
+});

@@ -140,6 +140,7 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
         sessionId,
         lineage,
         checkpoints: state.checkpoints.map(({ seq, label, at }) => ({ seq, label, at })),
+        ...(state.graphCheckpoints ? { graphCheckpoints: state.graphCheckpoints } : {}),
         plan,
         // From the journals: a deleted ancestor still counts, as its child recorded it.
         lineageCostUsd: (await lineageUsage(engine, sessionId).catch(() => null))?.total.costUsd ?? null,

@@ -59,6 +59,8 @@ export interface SessionDetails {
   sessionId: string;
   lineage: LineageEntry[];
   checkpoints: CheckpointEntry[];
+  /** A LangGraph thread's checkpoints (its graph's, listed by the app; `checkpoints` are the session's own). */
+  graphCheckpoints?: number;
   /** Null when the session cannot be resumed in place (e.g. completed) or no planner is configured. */
   plan: ResumePlanView | null;
   /** Lineage cost, when known for every session in it. */

@@ -26,6 +26,11 @@ export function continueThreadAdvice(threadId: string): string {
   return `Continue it from your app: run the graph again with thread_id ${JSON.stringify(threadId)} and the same checkpointer store.`;
 }
 
+/** Where a LangGraph thread's own checkpoints are listed: by its graph, in the app. */
+export function graphCheckpointsAdvice(threadId: string): string {
+  return `list them from your app: graph.getStateHistory({ configurable: { thread_id: ${JSON.stringify(threadId)} } })`;
+}
+
 /**
  * The next step a runner error carries, worded; else the hint the thrower attached; else one
  * worded from the error's code and data (undefined when there is none).

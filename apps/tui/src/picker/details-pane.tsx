@@ -148,12 +148,15 @@ export function DetailsPane(props: {
       }
     }
     const last = details.checkpoints[details.checkpoints.length - 1];
+    const graphCheckpoints = details.graphCheckpoints ?? 0;
     lines.push({
       key: 'checkpoints',
       node: (
         <Text>
           {fitText(
-            `Checkpoints: ${details.checkpoints.length}${last ? `, last #${last.seq}${last.label ? ` "${last.label}"` : ''}` : ''}`,
+            !last && graphCheckpoints > 0
+              ? `Checkpoints: ${graphCheckpoints} of the graph (your app lists them: graph.getStateHistory)`
+              : `Checkpoints: ${details.checkpoints.length}${last ? `, last #${last.seq}${last.label ? ` "${last.label}"` : ''}` : ''}`,
             width,
           )}
         </Text>

@@ -126,6 +126,22 @@ describe('SessionPicker', () => {
     expect(frame).toContain('2 of 2');
   });
 
+  it("shows a LangGraph thread's checkpoints as its graph's, and where the app lists them", async () => {
+    const view = renderPicker({
+      sessions,
+      details: (id) => ({
+        sessionId: id,
+        lineage: [],
+        checkpoints: [],
+        graphCheckpoints: 7,
+        plan: null,
+        lineageCostUsd: null,
+      }),
+    });
+    const frame = await view.waitForFrame((text) => text.includes('Checkpoints'), 'the details pane');
+    expect(frame).toContain('Checkpoints: 7 of the graph (your app lists them: graph.getStateHistory)');
+  });
+
   it('s filters by status', async () => {
     const view = renderPicker({ sessions });
     await view.waitForFrame((text) => text.includes('Fix OCR errors'));
