@@ -174,7 +174,7 @@ export { describeNext } from './runner/describe-next.js';
 export type { RemainingEstimate } from './runner/estimate-remaining.js';
 export { chooseItems, readMapItems } from './runner/map-items-command.js';
 export { type NextStep, nextStepOf, type StartsFrom } from './runner/next-step.js';
-export { type RunConfig, readRunConfig } from './runner/run-config.js';
+export { libraryRefusal, type RunConfig, readRunConfig } from './runner/run-config.js';
 export type { BranchState, ParallelBranchState, RunEvent, RunEventListener } from './runner/run-event.js';
 export {
   type AgentInput,

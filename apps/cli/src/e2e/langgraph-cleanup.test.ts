@@ -147,4 +147,20 @@ describe('conclave on a LangGraph thread: its checkpoints', () => {
     );
     expect(await sandbox.json(['checkpoints', 'list', sessionId])).toEqual([]);
   });
+
+  it('refuses to resume or follow up a thread before anything is set up, saying the app continues it', async () => {
+    const sessionId = await writeThread(sandbox.home, 'ticket-7', 2);
+    for (const args of [
+      ['--resume', sessionId],
+      ['--resume', sessionId, 'what now?'],
+    ]) {
+      const refused = await sandbox.run(args);
+      expect(refused.code).toBe(65);
+      expect(refused.stderr).toContain('it was not started by the runner (mode langgraph)');
+      expect(refused.stderr).toContain('Continue it from your app: run the graph again with thread_id "ticket-7"');
+      // Neither a provider chosen for a run that cannot happen, nor a resume that cannot work.
+      expect(refused.stderr).not.toContain('Using the offline scripted provider');
+      expect(refused.stderr).not.toContain('Finish it first');
+    }
+  });
 });

@@ -10,6 +10,7 @@ import {
   agentsForModels,
   followUpWorkspace,
   formatResumePlan,
+  libraryRefusal,
   type ProviderName,
   resumeCommandFor,
 } from '@resume/runner';
@@ -214,8 +215,7 @@ async function askFollowUpFor(context: CliContext, id: string, workspace?: strin
  * the choice is made (a session continued from a picker).
  */
 async function continueChecked(context: CliContext, id: string, question: string | null, flags: RunFlags) {
-  const engine = await context.engine();
-  const state = await engine.readSession(id);
+  const state = await readRunnersSession(context, id);
   const followUp = async (): Promise<number> => {
     const asked = question ?? (await askFollowUpFor(context, id, flags.workspace));
     return asked === null ? 0 : continueSession(context, id, asked, flags);
@@ -299,9 +299,20 @@ async function noteIndexedSession(context: CliContext, reference: string, id: st
  * asked. A session waiting for an answer asks its question first (in a terminal) and goes on
  * with the answer; without a terminal nothing runs and the command that answers it is printed.
  */
+/**
+ * The session, read. One a program wrote with the library (a LangGraph thread) is refused here,
+ * before a provider is chosen or a question asked: the runner neither resumes nor continues it.
+ */
+async function readRunnersSession(context: CliContext, id: string): Promise<SessionState> {
+  const state = await (await context.engine()).readSession(id);
+  const refusal = libraryRefusal(state);
+  if (refusal) throw refusal;
+  return state;
+}
+
 async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): Promise<number> {
   const engine = await context.engine();
-  let state = await engine.readSession(id);
+  let state = await readRunnersSession(context, id);
   if (state.status === 'waiting' && !flags.dryRun) {
     const question = pendingInput(state);
     if (question) {

@@ -2,8 +2,8 @@
 // content and details folded lazily, one session at a time, and cached.
 import type { Engine } from '@resume/core';
 import { answerFromText, answerProblem, expectedAnswer, pendingInput } from '@resume/core/engine';
-import type { ConclaveError, SessionStore, SessionSummary } from '@resume/core/spec';
-import { buildResumePlan, builtinModes, lineageUsage, nextStepOf, queuedItemsOf, readRunConfig } from '@resume/runner';
+import type { SessionStore, SessionSummary } from '@resume/core/spec';
+import { buildResumePlan, libraryRefusal, lineageUsage, queuedItemsOf } from '@resume/runner';
 import type { ContentIndex, WordKey } from '@resume/runner/search';
 import { hintFor } from '../errors/error-hints.js';
 import { resumePlanView } from '../plan/resume-prompt-plan.js';
@@ -152,17 +152,8 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
       return engine.changeMetadata(sessionId, change);
     },
     async whyNotRunnable(sessionId) {
-      const state = await engine.readSession(sessionId);
-      // A session in one of the runner's modes is the run's to check: it words its own refusals.
-      if (builtinModes.has(state.header.mode)) return null;
-      try {
-        readRunConfig(state);
-        return null;
-      } catch (error) {
-        // Only a session a program wrote is refused here; anything else is the run's to report.
-        if (nextStepOf(error)?.kind !== 'continue-in-its-program') return null;
-        return hintFor(error as ConclaveError)?.split('\n')[0] ?? null;
-      }
+      const refusal = libraryRefusal(await engine.readSession(sessionId));
+      return refusal ? (hintFor(refusal)?.split('\n')[0] ?? refusal.message) : null;
     },
     ...(options.contentIndex
       ? {

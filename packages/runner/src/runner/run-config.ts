@@ -22,10 +22,7 @@ export function readRunConfig(
   modes: ModeRegistry = builtinModes,
 ): { mode: Mode; config: RunConfig } {
   const recorded = state.header.options[RUN_OPTIONS_KEY];
-  const name =
-    typeof recorded === 'object' && recorded !== null && !Array.isArray(recorded) && typeof recorded.mode === 'string'
-      ? recorded.mode
-      : null;
+  const name = recordedModeName(recorded);
   if (name === null) throw notStartedByRun(state);
   const mode = modes.get(name, state.header.id);
   const parsed = mode.configSchema.safeParse(recorded);
@@ -35,6 +32,29 @@ export function readRunConfig(
     ]);
   }
   return { mode, config: parsed.data };
+}
+
+function recordedModeName(recorded: unknown): string | null {
+  return typeof recorded === 'object' &&
+    recorded !== null &&
+    !Array.isArray(recorded) &&
+    typeof (recorded as { mode?: unknown }).mode === 'string'
+    ? (recorded as { mode: string }).mode
+    : null;
+}
+
+/**
+ * The refusal of a session a program wrote with the library (a LangGraph thread, an AI SDK or
+ * custom session), which the runner neither resumes nor continues: its next step says the
+ * program that wrote it continues it. Null for a session the runner started, and for one in a
+ * mode of `modes` (its run checks what it recorded, and words its own refusals).
+ */
+export function libraryRefusal(
+  state: SessionState,
+  modes: ModeRegistry = builtinModes,
+): IncompatibleSessionError | null {
+  if (modes.has(state.header.mode) || recordedModeName(state.header.options[RUN_OPTIONS_KEY]) !== null) return null;
+  return notStartedByRun(state);
 }
 
 /**
