@@ -295,11 +295,6 @@ async function noteIndexedSession(context: CliContext, reference: string, id: st
 }
 
 /**
- * `--resume <id>` without a question: in place, or for a completed session the follow-up is
- * asked. A session waiting for an answer asks its question first (in a terminal) and goes on
- * with the answer; without a terminal nothing runs and the command that answers it is printed.
- */
-/**
  * The session, read. One a program wrote with the library (a LangGraph thread) is refused here,
  * before a provider is chosen or a question asked: the runner neither resumes nor continues it.
  */
@@ -310,6 +305,11 @@ async function readRunnersSession(context: CliContext, id: string): Promise<Sess
   return state;
 }
 
+/**
+ * `--resume <id>` without a question: in place, or for a completed session the follow-up is
+ * asked. A session waiting for an answer asks its question first (in a terminal) and goes on
+ * with the answer; without a terminal nothing runs and the command that answers it is printed.
+ */
 async function resumeInPlace(context: CliContext, id: string, flags: RunFlags): Promise<number> {
   const engine = await context.engine();
   let state = await readRunnersSession(context, id);

@@ -949,16 +949,21 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
   async #leased(thread: Thread): Promise<Session> {
     const deadline = performance.now() + this.#leaseWaitMs;
     for (;;) {
-      let busy: ConstructorParameters<typeof ThreadBusyError>;
+      // Held by another process's run, or (null) being created by another process.
+      let locked: SessionLockedError | null = null;
       try {
         const session = await this.#openOrCreate(thread);
         if (session) return session;
-        busy = [{ sessionId: thread.sessionId, threadId: thread.threadId }];
       } catch (error) {
         if (!SessionLockedError.isInstance(error)) throw error;
-        busy = [{ sessionId: thread.sessionId, threadId: thread.threadId, holder: error.holder }, { cause: error }];
+        locked = error;
       }
-      if (performance.now() >= deadline) throw new ThreadBusyError(...busy);
+      if (performance.now() >= deadline) {
+        const { sessionId, threadId } = thread;
+        throw locked
+          ? new ThreadBusyError({ sessionId, threadId, holder: locked.holder }, { cause: locked })
+          : new ThreadBusyError({ sessionId, threadId });
+      }
       await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
     }
   }
