@@ -111,6 +111,19 @@ async function runConversation(saver: ResumeCheckpointSaver, threadId: string, t
   await graph.invoke({ messages: [new HumanMessage('one more')] }, config);
 }
 
+/** A thread whose message list grows by one message a step, until it holds `length` messages. */
+async function runMessages(saver: ResumeCheckpointSaver, threadId: string, length: number) {
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode('speak', (state) => ({ messages: [new AIMessage(`reply ${state.messages.length}`)] }))
+    .addEdge(START, 'speak')
+    .addConditionalEdges('speak', (state) => (state.messages.length >= length ? END : 'speak'))
+    .compile({ checkpointer: saver });
+  await graph.invoke(
+    { messages: [new HumanMessage('go on')] },
+    { configurable: { thread_id: threadId }, recursionLimit: length + 10, durability: 'sync' },
+  );
+}
+
 async function collect(iterable: AsyncIterable<CheckpointTuple>): Promise<CheckpointTuple[]> {
   const tuples: CheckpointTuple[] = [];
   for await (const tuple of iterable) tuples.push(tuple);
@@ -271,6 +284,47 @@ function describeIndexedReads(name: string, place: () => Promise<Place>, hooks: 
         count: 300,
       });
       expect(second.counter.events).toBeLessThanOrEqual(10);
+    });
+
+    it('gathers at most a quarter of a long message list from separate records: a new process reads the latest in a bounded number of events', {
+      timeout: 120_000,
+    }, async () => {
+      current = await place();
+      const writer = opened();
+      await runMessages(writer.saver, 'chat', 400);
+      await writer.saver.close();
+
+      const getter = opened();
+      const latest = await getter.saver.getTuple({ configurable: { thread_id: 'chat' } });
+      const messages = latest?.checkpoint.channel_values.messages as AIMessage[];
+      expect(messages.map((message) => message.content)).toEqual([
+        'go on',
+        ...Array.from({ length: 399 }, (_, index) => `reply ${index + 1}`),
+      ]);
+      // Two events a step: the records since the list was last stored whole, a quarter of it at most.
+      expect(getter.counter.events).toBeLessThanOrEqual((400 / 4) * 2 + 10);
+      const expected = await fullRead('chat');
+      const lister = opened();
+      expect(plain(await collect(lister.saver.list({ configurable: { thread_id: 'chat' } })))).toEqual(expected);
+
+      // A run in another process goes on from the journal, its lists proven extended item by item.
+      const next = opened();
+      await runMessages(next.saver, 'chat', 600);
+      await next.saver.close();
+      const reader = opened();
+      const after = await reader.saver.getTuple({ configurable: { thread_id: 'chat' } });
+      expect(after?.checkpoint.channel_values.messages).toHaveLength(600);
+      expect(reader.counter.events).toBeLessThanOrEqual((600 / 4) * 2 + 10);
+
+      // Storing it whole now and then keeps the items stored within five times the list's length.
+      let itemsStored = 0;
+      for await (const event of current.open().read(reader.saver.sessionIdOf('chat'))) {
+        if (event.type !== 'graph-checkpoint-saved') continue;
+        const data = event.data as { values: Array<{ items?: unknown[] }> };
+        for (const value of data.values) itemsStored += value.items?.length ?? 0;
+      }
+      expect(itemsStored).toBeGreaterThan(600);
+      expect(itemsStored).toBeLessThanOrEqual(600 * 5);
     });
 
     it('gives the tuples of a full read for every checkpoint: messages, subgraphs, interrupts, pending writes', {

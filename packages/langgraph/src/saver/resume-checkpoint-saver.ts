@@ -47,6 +47,7 @@ import {
   OlderPartsProblem,
   StaleIndexProblem,
   sameMark,
+  storeWhole,
   ThreadDataProblem,
   ThreadIndex,
   unloadedSeqs,
@@ -145,6 +146,22 @@ function pruneNothing(context: { threadId: string; sessionId: string }, options:
 function namespaceOf(config: RunnableConfig): string {
   const namespace = config.configurable?.checkpoint_ns;
   return typeof namespace === 'string' ? namespace : '';
+}
+
+/**
+ * A list stored as `base` followed by `appended`: only the new items, naming the version they
+ * extend, or, when `storeWhole` says so, the whole list made of the base's stored items (loaded
+ * first) and the new ones, serialized once each.
+ */
+function extendedList(
+  channel: string,
+  version: Checkpoint['channel_versions'][string],
+  base: Extract<ValueRecord, { kind: 'list' }>,
+  appended: EncodedItem[],
+): StoredChannelValue {
+  const items = appended.map((item) => item.stored);
+  if (!storeWhole(base, base.length + items.length)) return { channel, version, items, base: base.version };
+  return { channel, version, items: [...listItems(base).map((item) => item.stored), ...items] };
 }
 
 export class ResumeCheckpointSaver extends BaseCheckpointSaver {
@@ -311,8 +328,8 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
         const base = parent ? thread.index.resolve(namespace, parent, channel) : null;
         const value = channelValues[channel];
         const known = thread.lists.get(listKey(namespaceName, channel));
-        // Compared item by item: the stored items of the base are read first.
-        if (Array.isArray(value) && known?.record !== base) await this.#loadValues(thread, [base]);
+        // The stored items of a list's base are read first: to compare it item by item, or to store it whole.
+        if (Array.isArray(value) && base?.kind === 'list') await this.#loadValues(thread, [base]);
         values.push(
           await this.#encodeValue(
             channel,
@@ -479,7 +496,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
       const appended: EncodedItem[] = [];
       for (const element of value.slice(baseElements.length)) appended.push(await encodeItem(this.#codec, element));
       encoded.push(...appended);
-      return { channel, version, items: appended.map((item) => item.stored), base: base.version };
+      return extendedList(channel, version, base, appended);
     }
     const items: EncodedItem[] = [];
     for (const element of value) items.push(await encodeItem(this.#codec, element));
@@ -488,7 +505,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
       if (before.every((item, position) => itemKey(item) === items[position]?.key)) {
         const appended = items.slice(before.length);
         encoded.push(...appended);
-        return { channel, version, items: appended.map((item) => item.stored), base: base.version };
+        return extendedList(channel, version, base, appended);
       }
     }
     encoded.push(...items);

@@ -404,6 +404,23 @@ export function unloadedSeqs(record: ValueRecord | null, into: Set<number>): voi
   }
 }
 
+/** The fewest items a list keeps in separate records before it is stored whole again. */
+const SEPARATE_ITEMS_KEPT = 16;
+
+/**
+ * Whether a list of `length` items that extends `base` is stored whole rather than as its new
+ * items: when the records after its last whole one would then hold a quarter of it (and more than
+ * a few items). A read then gathers at most a quarter of a list from separate records, and a list
+ * that only grows is stored at most five times over: each whole one is at least 4/3 the length of
+ * the one before, so together they hold at most four times the last one.
+ */
+export function storeWhole(base: Extract<ValueRecord, { kind: 'list' }>, length: number): boolean {
+  let separate = length - base.length;
+  for (let current: ValueRecord | null = base; current?.kind === 'list' && current.base; current = current.base)
+    separate += current.count;
+  return separate > SEPARATE_ITEMS_KEPT && separate * 4 >= length;
+}
+
 /** A list record's items, base first (every part loaded). */
 export function listItems(record: Extract<ValueRecord, { kind: 'list' }>): ItemRecord[] {
   const parts: ItemRecord[][] = [];
