@@ -68,6 +68,18 @@ describe('SessionPicker', () => {
     expect(view.answers[0]).toMatchObject({ action: 'continue', sessionId: sessionId(2) });
   });
 
+  it('wraps a notice longer than the terminal is wide, and keeps the frame within the terminal', async () => {
+    const advice =
+      'Continue it from your app: run the graph again with thread_id "ticket-42" and the same checkpointer store.';
+    const view = renderPicker({ sessions, notRunnable: { [sessionId(3)]: advice } }, { columns: 60, rows: 24 });
+    await view.waitForFrame((text) => text.includes('Fix OCR e'));
+    await view.press(keys.enter);
+    const frame = await view.waitForFrame((text) => text.includes('thread_id "ticket-42"'));
+    expect(frame.replace(/\s+/g, ' ')).toContain(advice);
+    expect(frame).toContain('Fix OCR e');
+    expect(frame.split('\n').length).toBeLessThanOrEqual(23);
+  });
+
   it('j moves down, Enter on a completed session continues it', async () => {
     const view = renderPicker({ sessions });
     await view.waitForFrame((text) => text.includes('Fix OCR errors'));

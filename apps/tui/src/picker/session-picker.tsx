@@ -7,7 +7,7 @@ import { answerHelp, helpLine, organizeKeys, pickerKeys, searchKeys } from '../k
 import { AnswerBox } from '../prompts/answer-box.js';
 import type { AnswerDraft } from '../prompts/answer-reducer.js';
 import { childrenNotice, deleteQuestion } from '../prompts/delete-prompt.js';
-import { fitText, wrapHelp } from '../theme/format.js';
+import { fitText, wrapHelp, wrapText } from '../theme/format.js';
 import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import { DetailsPane, detailsHeight } from './details-pane.js';
@@ -48,8 +48,11 @@ export function SessionPicker(props: SessionPickerProps) {
     ...(props.allWorkspaces === undefined ? {} : { allWorkspaces: props.allWorkspaces }),
   });
   const { state, visible, selected } = model;
-  // The answer box takes the details pane's place (and its height where the pane is off).
-  const listHeight = state.answer && detailsRows === 0 ? Math.max(3, browseHeight - detailsHeight) : browseHeight;
+  const notice = state.edit || state.mode === 'confirm-delete' ? [''] : noticeLines(state.notice, columns - 2);
+  // The answer box takes the details pane's place (and its height where the pane is off); a notice
+  // of more than one line takes the list's.
+  const boxHeight = state.answer && detailsRows === 0 ? Math.max(3, browseHeight - detailsHeight) : browseHeight;
+  const listHeight = Math.max(3, boxHeight - (notice.length - 1));
   const query = state.query.trim();
   const hasSnippets = query !== '' && Object.keys(state.contentMatches).length > 0;
   const itemsShown = hasSnippets ? Math.max(1, Math.floor(listHeight / 2)) : listHeight;
@@ -112,7 +115,7 @@ export function SessionPicker(props: SessionPickerProps) {
         <NoticeLine
           confirming={state.mode === 'confirm-delete' ? (selected?.title ?? selected?.id ?? '') : null}
           childCount={selected ? state.sessions.filter((summary) => summary.parentId === selected.id).length : 0}
-          notice={state.notice}
+          notice={notice}
           width={columns - 2}
         />
       )}
@@ -193,7 +196,18 @@ function EditLine(props: { edit: MetadataEdit; width: number }) {
   );
 }
 
-function NoticeLine(props: { confirming: string | null; childCount: number; notice: string | null; width: number }) {
+/** Most lines a notice takes: a longer one is cut at the end of the last. */
+const noticeLinesMost = 3;
+
+/** The notice (advice on a session that cannot run here can be long) wrapped between words. */
+function noticeLines(notice: string | null, width: number): string[] {
+  if (!notice) return [''];
+  const lines = wrapText(notice, width);
+  if (lines.length <= noticeLinesMost) return lines;
+  return [...lines.slice(0, noticeLinesMost - 1), fitText(lines.slice(noticeLinesMost - 1).join(' '), width)];
+}
+
+function NoticeLine(props: { confirming: string | null; childCount: number; notice: string[]; width: number }) {
   const theme = useTheme();
   if (props.confirming !== null) {
     return (
@@ -207,5 +221,10 @@ function NoticeLine(props: { confirming: string | null; childCount: number; noti
       </>
     );
   }
-  return <Text color={theme.muted}>{fitText(props.notice ?? '', props.width)}</Text>;
+  return props.notice.map((line, index) => (
+    // biome-ignore lint/suspicious/noArrayIndexKey: the lines of one text, in order
+    <Text key={index} color={theme.muted}>
+      {line}
+    </Text>
+  ));
 }
