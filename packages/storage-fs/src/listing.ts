@@ -9,14 +9,12 @@
 // inspects what changed and stamps the index again. It never writes.
 import { constants, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { Keyring } from '@resume/core/encryption';
 import type { SessionSummary } from '@resume/core/spec';
 import { createNodeFileSystem } from './file-system/file-system.js';
 import { checkIndexFile } from './index/index-file-check.generated.js';
 import { type IndexStamp, STAMP_SETTLE_MS, stampHolds, WRITING_MARKER_PREFIX } from './index/index-stamp.js';
 import { type ListedEntry, listedSummary, newestFirst } from './index/listing-order.js';
 import { unframe } from './journal/framing.js';
-import { openIndex } from './store/sealing.js';
 import { JOURNAL, JOURNAL_ARCHIVED, resolveHome, stripNewline } from './store/store-paths.js';
 
 /** The store's home as the file store resolves it (symbolic links followed). */
@@ -29,9 +27,10 @@ interface StampedIndex {
 
 /**
  * Every session's summary, newest first, as `store.list()` would return it; null when the index
- * cannot vouch for it (or it is encrypted with a key `keyring` does not hold).
+ * cannot vouch for it. A sealed index (an encrypted store's) is left to the store, which holds
+ * the keys: opening a seal would load `node:crypto`, a few ms of every listing's start.
  */
-export function readStampedListing(home: string, keyring: Keyring | null = null): SessionSummary[] | null {
+export function readStampedListing(home: string): SessionSummary[] | null {
   const files = createNodeFileSystem();
   // A path that cannot be looked at (refused) is not as the index says: the store then answers.
   const status = (target: string) => {
@@ -56,13 +55,9 @@ export function readStampedListing(home: string, keyring: Keyring | null = null)
     return null;
   }
   const unframed = unframe(stripNewline(content));
-  const framed = unframed.ok ? openIndex(unframed.value, keyring, 'summaries.json') : unframed;
-  const index = framed.ok ? (checkIndexFile(framed.value) as StampedIndex | undefined) : undefined;
+  if (!unframed.ok || Object.hasOwn(unframed.value as object, 'sealed')) return null;
+  const index = checkIndexFile(unframed.value) as StampedIndex | undefined;
   if (!index) return null;
-  // A session listed as encrypted whose key is now held is read again by the store.
-  if (keyring && index.entries.some((entry) => entry.summary?.locked && keyring.get(entry.summary.locked.key))) {
-    return null;
-  }
   const byId = new Map(index.entries.map((entry) => [entry.id, entry]));
   // Joined by hand: the ids are the index's (checked to be session ids), and a thousand path.join
   // calls are a third of a cold listing's time.

@@ -5,6 +5,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { moduleLoadLog } from './module-loads.js';
 import { type OtlpReceiver, type ReceivedSpan, spansOfOtlpJson, startOtlpReceiver } from './otlp-receiver.js';
 import { assertBuilt, type CliResult, type Sandbox } from './run-cli.js';
 import { sandboxFixture } from './sandbox-fixture.js';
@@ -312,24 +313,8 @@ describe('conclave with an OTLP endpoint', () => {
   });
 
   it('sends nothing and loads no OpenTelemetry module without the variables', async () => {
-    const loaded = path.join(sandbox.root, 'loaded.txt');
-    const hook = path.join(sandbox.root, 'log-loads.mjs');
-    await writeFile(
-      hook,
-      [
-        "import { appendFileSync } from 'node:fs';",
-        "import { registerHooks } from 'node:module';",
-        'registerHooks({',
-        '  resolve(specifier, context, next) {',
-        '    const resolved = next(specifier, context);',
-        `    appendFileSync(${JSON.stringify(loaded)}, resolved.url + '\\n');`,
-        '    return resolved;',
-        '  },',
-        '});',
-        '',
-      ].join('\n'),
-    );
-    const env = { NODE_OPTIONS: `--import=${hook}` };
+    const loads = await moduleLoadLog(sandbox.root);
+    const env = loads.env;
     const interrupted = await stoppedDiscussion(sandbox, {
       when: /round 1 · critic is speaking/,
       signal: 'SIGINT',
@@ -339,7 +324,7 @@ describe('conclave with an OTLP endpoint', () => {
     const resumed = await sandbox.run(['--resume', id, '--yes'], { env });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect((await sandbox.run(['--version'], { env })).code).toBe(0);
-    const modules = await readFile(loaded, 'utf8');
+    const modules = await loads.read();
     expect(modules).toContain('conclave.mjs');
     expect(modules).not.toContain('opentelemetry');
     expect(receiver.requests).toHaveLength(0);

@@ -8,6 +8,7 @@ import { messageEvent, testSummary } from '@resume/core/testing';
 import { createFsStore } from '@resume/storage-fs';
 import { untilChangeIsOlderThan } from '@resume/test-support';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { moduleLoadLog } from '../e2e/module-loads.js';
 import { assertBuilt } from '../e2e/run-cli.js';
 import { sandboxFixture } from '../e2e/sandbox-fixture.js';
 import { quickListArguments, quickListJson } from './quick-list.js';
@@ -112,6 +113,23 @@ describe('the quick listing', () => {
     expect(quickListJson(args, environment())).toBe(after);
     const items = JSON.parse(after) as { id: string; status: string }[];
     expect(items.find((item) => item.id === id)?.status).toBe('failed');
+  });
+
+  it('answers from the listing index without loading node:crypto, zod or the store', async () => {
+    const engine = createEngine({ store: createFsStore({ dir: sandbox.home }) });
+    const session = await engine.createSession({ title: 'only', mode: 'discussion' });
+    await session.complete();
+    await session.close();
+    await engine.close();
+    await stampingListing();
+    const loads = await moduleLoadLog(sandbox.root);
+    const listed = await sandbox.run(['sessions', 'list', '--json'], { env: loads.env });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ id: session.id, title: 'only' }]);
+    const modules = await loads.read();
+    expect(modules).toMatch(/quick-list/);
+    expect(modules).not.toContain('node:crypto');
+    expect(modules).not.toMatch(/zod|cli-/);
   });
 
   it('leaves the answer to the full command when a config file or a store URL may point elsewhere', async () => {
