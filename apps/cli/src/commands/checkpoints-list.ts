@@ -1,5 +1,6 @@
-// `conclave checkpoints list <id>`: where a session can be resumed or branched from.
-import { graphCheckpointsAdvice } from '@resume/tui/error-hints';
+// `conclave checkpoints list <id>`: where a session can be resumed or branched from; for a
+// LangGraph thread, its graph's checkpoints.
+import type { JsonValue } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen } from '../output/format.js';
 import { resolveSession } from '../sessions/resolve-session.js';
@@ -15,17 +16,15 @@ export async function listCheckpointsCommand(context: CliContext, input: { refer
     label: checkpoint.label,
     at: checkpoint.at,
   }));
+  const threadId = threadIdOf(state.header);
+  if (checkpoints.length === 0 && threadId !== null && (state.graphCheckpoints ?? 0) > 0)
+    return listGraphCheckpoints(context, id, threadId);
   if (context.options.json) {
     context.terminal.data(JSON.stringify(checkpoints));
     return 0;
   }
   if (checkpoints.length === 0) {
-    const graphCheckpoints = state.graphCheckpoints ?? 0;
-    context.terminal.out(
-      graphCheckpoints > 0
-        ? `${state.title} (${id}) holds ${graphCheckpoints} checkpoints of its graph: ${graphCheckpointsAdvice(threadIdOf(state.header) ?? id)}`
-        : `Session ${id} has no checkpoints yet.`,
-    );
+    context.terminal.out(`Session ${id} has no checkpoints yet.`);
     return 0;
   }
   context.terminal.out(`${state.title} (${id})`);
@@ -41,4 +40,69 @@ export async function listCheckpointsCommand(context: CliContext, input: { refer
     ),
   );
   return 0;
+}
+
+/** A LangGraph checkpoint as the thread's journal records it (no channel value decoded). */
+interface GraphCheckpointRow {
+  seq: number;
+  label: null;
+  at: string;
+  checkpointId: string;
+  /** '' for the root graph, a subgraph's path otherwise. */
+  namespace: string;
+  parentCheckpointId: string | null;
+  /** From the checkpoint's metadata, when it is plain JSON (null otherwise). */
+  step: number | null;
+  source: string | null;
+}
+
+/** The checkpoints a graph saved on a thread, oldest first, read from its journal. */
+async function listGraphCheckpoints(context: CliContext, id: string, threadId: string): Promise<number> {
+  const store = await context.store();
+  const rows: GraphCheckpointRow[] = [];
+  for await (const event of store.read(id)) {
+    if (event.type !== 'graph-checkpoint-saved') continue;
+    const metadata = plainMetadata(event.data);
+    rows.push({
+      seq: event.seq,
+      label: null,
+      at: event.at,
+      checkpointId: event.checkpointId,
+      namespace: event.namespace,
+      parentCheckpointId: event.parentCheckpointId,
+      step: typeof metadata.step === 'number' ? metadata.step : null,
+      source: typeof metadata.source === 'string' ? metadata.source : null,
+    });
+  }
+  if (context.options.json) {
+    context.terminal.data(JSON.stringify(rows));
+    return 0;
+  }
+  context.terminal.out(
+    `LangGraph thread ${JSON.stringify(threadId)} (${id}): ${rows.length} checkpoints, oldest first`,
+  );
+  context.terminal.out(
+    context.terminal.dim(
+      `${'STEP'.padStart(6)}  ${'SOURCE'.padEnd(8)}  ${'WHEN'.padEnd(16)}  ${'NAMESPACE'.padEnd(12)}  CHECKPOINT`,
+    ),
+  );
+  for (const row of rows)
+    context.terminal.out(
+      `${String(row.step ?? '').padStart(6)}  ${(row.source ?? '').padEnd(8)}  ${formatWhen(row.at).padEnd(16)}  ` +
+        `${(row.namespace === '' ? '(root)' : row.namespace).padEnd(12)}  ${row.checkpointId}`,
+    );
+  context.terminal.note(
+    context.terminal.dim(
+      `Read one from your app: graph.getState({ configurable: { thread_id: ${JSON.stringify(threadId)}, checkpoint_id: "<checkpoint>" } })`,
+    ),
+  );
+  return 0;
+}
+
+/** A checkpoint's metadata as the saver stored it, when that is plain JSON (`{ type: 'json', json }`). */
+function plainMetadata(data: JsonValue): Record<string, unknown> {
+  const metadata = (data as { metadata?: { json?: unknown } } | null)?.metadata?.json;
+  return typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata)
+    ? (metadata as Record<string, unknown>)
+    : {};
 }

@@ -36,10 +36,13 @@ async function checkpointsOf(home: string, threadId: string) {
   const saver = new ResumeCheckpointSaver({ store });
   try {
     const ids: string[] = [];
-    for await (const tuple of saver.list({ configurable: { thread_id: threadId } }))
+    const steps: Array<number | undefined> = [];
+    for await (const tuple of saver.list({ configurable: { thread_id: threadId } })) {
       ids.push(String(tuple.config.configurable?.checkpoint_id));
+      steps.push(tuple.metadata?.step);
+    }
     const latest = await saver.getTuple({ configurable: { thread_id: threadId } });
-    return { ids, messages: (latest?.checkpoint.channel_values.messages as unknown[] | undefined)?.length ?? 0 };
+    return { ids, steps, messages: (latest?.checkpoint.channel_values.messages as unknown[] | undefined)?.length ?? 0 };
   } finally {
     await saver.close();
     await store.close();
@@ -85,7 +88,7 @@ describe('conclave sessions cleanup --langgraph-keep', () => {
     expect(pruned.stdout).toMatch(/Freed [\d.]+ KB\./);
     expect(await folderBytes(sandbox.home, long)).toBeLessThan(bytesBefore / 2);
     const after = await checkpointsOf(sandbox.home, 'ticket-4711');
-    expect(after).toEqual({ ids: before.ids.slice(0, 5), messages: 30 });
+    expect(after).toEqual({ ids: before.ids.slice(0, 5), steps: before.steps.slice(0, 5), messages: 30 });
 
     const again = await sandbox.json<{ langgraph: { pruned: unknown[]; unchanged: number } }>([
       'sessions',
@@ -131,9 +134,9 @@ describe('conclave sessions cleanup --langgraph-keep', () => {
 describe('conclave on a LangGraph thread: its checkpoints', () => {
   const sandbox = sandboxFixture('all');
 
-  it('counts the graph checkpoints in sessions show and checkpoints list, and says where the app lists them', async () => {
+  it('counts the graph checkpoints in sessions show, and lists them in checkpoints list as the app does', async () => {
     const sessionId = await writeThread(sandbox.home, 'ticket-42', 3);
-    const { ids } = await checkpointsOf(sandbox.home, 'ticket-42');
+    const { ids, steps } = await checkpointsOf(sandbox.home, 'ticket-42');
     const listing = 'graph.getStateHistory({ configurable: { thread_id: "ticket-42" } })';
 
     const show = await sandbox.run(['sessions', 'show', sessionId]);
@@ -141,11 +144,19 @@ describe('conclave on a LangGraph thread: its checkpoints', () => {
     expect(show.stdout).toContain(`checkpoints: ${ids.length} of the graph (list them from your app: ${listing})`);
 
     const checkpoints = await sandbox.run(['checkpoints', 'list', sessionId]);
-    expect(checkpoints.code).toBe(0);
-    expect(checkpoints.stdout).toContain(
-      `holds ${ids.length} checkpoints of its graph: list them from your app: ${listing}`,
-    );
-    expect(await sandbox.json(['checkpoints', 'list', sessionId])).toEqual([]);
+    expect(checkpoints.code, checkpoints.stderr).toBe(0);
+    expect(checkpoints.stdout).toContain(`LangGraph thread "ticket-42" (${sessionId}): ${ids.length} checkpoints`);
+    const rows = checkpoints.stdout.split('\n').filter((line) => ids.some((id) => line.includes(id)));
+    expect(rows.map((row) => ids.find((id) => row.includes(id)))).toEqual([...ids].reverse());
+    expect(rows[0]).toMatch(/^\s+-1\s+input\s+.*\(root\)/);
+    expect(checkpoints.stderr).toContain('graph.getState({ configurable: { thread_id: "ticket-42", checkpoint_id:');
+
+    const listed = await sandbox.json<Array<Record<string, unknown>>>(['checkpoints', 'list', sessionId]);
+    expect(listed.map((row) => row.checkpointId)).toEqual([...ids].reverse());
+    expect(listed.map((row) => row.step)).toEqual([...steps].reverse());
+    expect(listed[0]).toMatchObject({ label: null, namespace: '', parentCheckpointId: null, source: 'input' });
+    expect(listed[1]).toMatchObject({ parentCheckpointId: ids.at(-1), source: 'loop' });
+    expect(listed.every((row) => typeof row.seq === 'number' && typeof row.at === 'string')).toBe(true);
   });
 
   it('refuses to resume or follow up a thread before anything is set up, saying the app continues it', async () => {

@@ -832,7 +832,9 @@ The import says "signed by this home", "signed by <name> (trusted)" (conclave ke
   const checkpointsList = addGlobalOptions(
     new Command('list')
       .alias('ls')
-      .description('the checkpoints of a session (resume or branch from any of them)')
+      .description(
+        "the checkpoints of a session (resume or branch from any of them); of a LangGraph thread, its graph's",
+      )
       .argument('<id>', 'id, unique prefix or list index'),
   );
   checkpointsList.addHelpText(
