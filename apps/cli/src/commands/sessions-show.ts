@@ -92,7 +92,8 @@ export async function showSessionCommand(
           (last
             ? ` (last #${last.seq}${last.label ? ` "${last.label}"` : ''}; all: conclave checkpoints list ${shortId(id)})`
             : '')
-      : `  checkpoints: ${graphCheckpoints} of the graph (${graphCheckpointsAdvice(threadIdOf(state.header) ?? id)})`,
+      : `  checkpoints: ${graphCheckpoints} of the graph (all: conclave checkpoints list ${shortId(id)}; ` +
+          `${graphCheckpointsAdvice(threadIdOf(state.header) ?? id)})`,
   );
   const uncertain = state.steps.filter((step) => step.status === 'started');
   if (uncertain.length > 0) terminal.out(`  unfinished:  ${uncertain.map((step) => step.key).join(', ')}`);

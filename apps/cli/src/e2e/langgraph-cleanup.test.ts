@@ -141,7 +141,12 @@ describe('conclave on a LangGraph thread: its checkpoints', () => {
 
     const show = await sandbox.run(['sessions', 'show', sessionId]);
     expect(show.code).toBe(0);
-    expect(show.stdout).toContain(`checkpoints: ${ids.length} of the graph (list them from your app: ${listing})`);
+    expect(show.stdout).toMatch(
+      new RegExp(
+        `checkpoints: ${ids.length} of the graph \\(all: conclave checkpoints list ${sessionId.slice(0, 6)}\\w*; `,
+      ),
+    );
+    expect(show.stdout).toContain(`; in your app: ${listing})`);
 
     const checkpoints = await sandbox.run(['checkpoints', 'list', sessionId]);
     expect(checkpoints.code, checkpoints.stderr).toBe(0);

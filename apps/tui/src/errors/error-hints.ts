@@ -26,9 +26,9 @@ export function continueThreadAdvice(threadId: string): string {
   return `Continue it from your app: run the graph again with thread_id ${JSON.stringify(threadId)} and the same checkpointer store.`;
 }
 
-/** Where a LangGraph thread's own checkpoints are listed: by its graph, in the app. */
+/** How the app lists a LangGraph thread's checkpoints: its graph's state history. */
 export function graphCheckpointsAdvice(threadId: string): string {
-  return `list them from your app: graph.getStateHistory({ configurable: { thread_id: ${JSON.stringify(threadId)} } })`;
+  return `in your app: graph.getStateHistory({ configurable: { thread_id: ${JSON.stringify(threadId)} } })`;
 }
 
 /**
