@@ -155,7 +155,7 @@ export function DetailsPane(props: {
         <Text>
           {fitText(
             !last && graphCheckpoints > 0
-              ? `Checkpoints: ${graphCheckpoints} of the graph (your app lists them: graph.getStateHistory)`
+              ? `Checkpoints: ${graphCheckpoints} of the graph (listed by conclave checkpoints list)`
               : `Checkpoints: ${details.checkpoints.length}${last ? `, last #${last.seq}${last.label ? ` "${last.label}"` : ''}` : ''}`,
             width,
           )}

@@ -138,7 +138,7 @@ describe('SessionPicker', () => {
     expect(frame).toContain('2 of 2');
   });
 
-  it("shows a LangGraph thread's checkpoints as its graph's, and where the app lists them", async () => {
+  it("shows a LangGraph thread's checkpoints as its graph's, and the command that lists them", async () => {
     const view = renderPicker({
       sessions,
       details: (id) => ({
@@ -151,7 +151,7 @@ describe('SessionPicker', () => {
       }),
     });
     const frame = await view.waitForFrame((text) => text.includes('Checkpoints'), 'the details pane');
-    expect(frame).toContain('Checkpoints: 7 of the graph (your app lists them: graph.getStateHistory)');
+    expect(frame).toContain('Checkpoints: 7 of the graph (listed by conclave checkpoints list)');
   });
 
   it('s filters by status', async () => {
