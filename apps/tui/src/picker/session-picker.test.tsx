@@ -125,6 +125,16 @@ describe('SessionPicker', () => {
     expect(view.answers[0]).toMatchObject({ action: 'continue', sessionId: sessionId(2) });
   });
 
+  it('acts on the session a key before it selected, though the picker has not drawn it yet (one chunk)', async () => {
+    const view = renderPicker({ sessions });
+    await view.waitForFrame((text) => text.includes('Fix OCR errors'));
+    await view.press('jp');
+    const frame = await view.waitForFrame((text) => text.includes('Pinned'), 'the pin notice');
+    expect(frame).toContain('Pinned "Review authentication code"');
+    await view.press('jc');
+    expect(view.answers[0]).toMatchObject({ action: 'continue', sessionId: sessionId(3) });
+  });
+
   it('d asks for confirmation and deletes only on y', async () => {
     const view = renderPicker({ sessions });
     await view.waitForFrame((text) => text.includes('Fix OCR errors'));

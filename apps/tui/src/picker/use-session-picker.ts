@@ -5,7 +5,7 @@
 import type { MetadataChange } from '@resume/core';
 import type { SessionSummary } from '@resume/core/spec';
 import { useInput } from 'ink';
-import { useEffect, useReducer, useRef } from 'react';
+import { useCallback, useEffect, useReducer, useRef } from 'react';
 import type { TuiBackend } from '../backend/tui-backend.js';
 import { errorText } from '../errors/error-hints.js';
 import {
@@ -22,6 +22,7 @@ import { answerCommandAction, answerText } from '../prompts/answer-reducer.js';
 import { textInputAction } from '../prompts/text-input-reducer.js';
 import {
   initialPickerState,
+  type PickerAction,
   type PickerState,
   pickerReducer,
   selectedSession,
@@ -68,12 +69,21 @@ export interface SessionPickerModel {
 
 export function useSessionPicker(options: UseSessionPickerOptions): SessionPickerModel {
   const { backend, onDone, pageSize, allowDelete = true, settleMs = 120 } = options;
-  const [state, dispatch] = useReducer(pickerReducer, undefined, () =>
+  const [state, dispatchToReact] = useReducer(pickerReducer, undefined, () =>
     initialPickerState({
       workspaceDir: options.workspaceDir ?? null,
       onlyThisDirectory: !(options.allWorkspaces ?? false),
     }),
   );
+  // What the keys act on: the state every action dispatched so far made, drawn or not. Keys that
+  // come in one read of the terminal (fast typing, a paste), or faster than a frame, then act on
+  // the session the key before them selected. React renders the same state (the reducer is pure).
+  const latest = useRef(state);
+  latest.current = state;
+  const dispatch = useCallback((action: PickerAction) => {
+    latest.current = pickerReducer(latest.current, action);
+    dispatchToReact(action);
+  }, []);
   const doneRef = useRef(false);
   const finish = (picked: PickedSession | null) => {
     if (doneRef.current) return;
@@ -100,7 +110,7 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
     return () => {
       cancelled = true;
     };
-  }, [backend]);
+  }, [backend, dispatch]);
 
   // Content search: only sessions whose title does not already match are opened.
   const query = state.query.trim();
@@ -127,7 +137,7 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
       clearTimeout(timer);
       controller.abort();
     };
-  }, [backend, query, sessions, settleMs]);
+  }, [backend, query, sessions, settleMs, dispatch]);
 
   const selected = selectedSession(state);
   const selectedId = selected?.id ?? null;
@@ -145,7 +155,7 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
       cancelled = true;
       clearTimeout(timer);
     };
-  }, [backend, selectedId, state.showDetails, haveDetails, settleMs]);
+  }, [backend, selectedId, state.showDetails, haveDetails, settleMs, dispatch]);
 
   // The answer box: the question's hint and choices are read from the journal when it opens,
   // and an answer sent (Enter) is journaled through the backend; a refused one keeps it open.
@@ -163,7 +173,7 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
     return () => {
       cancelled = true;
     };
-  }, [backend, answeringId, questionLoaded]);
+  }, [backend, answeringId, questionLoaded, dispatch]);
   const sending = answering?.submitting ? { question: answering.question, text: answerText(answering) } : null;
   const sendingKey = sending ? `${sending.question.sessionId}\u0000${sending.question.key}\u0000${sending.text}` : null;
   const sendingRef = useRef(sending);
@@ -231,6 +241,8 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
   /** Handles one keypress in `mode`; returns the mode the next character of the same chunk sees. */
   const handleKey = (press: KeyPress, mode: PickerState['mode']): PickerState['mode'] => {
     const { key } = press;
+    const state = latest.current;
+    const selected = selectedSession(state);
     if (mode === 'edit') {
       const command = commandFor(organizeKeys, press);
       if (!command) return mode;
@@ -365,12 +377,12 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
   useInput((input, key) => {
     const plainText = input.length > 1 && !key.ctrl && !key.meta && !key.escape;
     if (!plainText) {
-      handleKey({ input, key }, state.mode);
+      handleKey({ input, key }, latest.current.mode);
       return;
     }
     // Fast typing and pasting arrive as one chunk ("/release"): each character is a key,
     // so "/" opens the search and the rest becomes the query.
-    let mode = state.mode;
+    let mode = latest.current.mode;
     for (const character of input) mode = handleKey(keyOfCharacter(character), mode);
   });
 
