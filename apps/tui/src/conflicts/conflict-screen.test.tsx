@@ -66,6 +66,16 @@ describe('ConflictScreen', () => {
     expect(view.answers).toEqual([{ choices: { 'src/auth.ts': 'keep', 'src/db.ts': 'restore' } }]);
   });
 
+  it('applies a choice made just before Enter, though the screen has not drawn it yet', async () => {
+    const view = renderScreen();
+    await view.waitForFrame((text) => text.includes('src/auth.ts'));
+    // Two keys in one go, as a fast typist's or a script's: the screen draws after both.
+    view.stdin.write('r');
+    view.stdin.write(keys.enter);
+    await view.waitForFrame(() => view.answers.length === 1, 'the answer');
+    expect(view.answers).toEqual([{ choices: { 'src/auth.ts': 'restore', 'src/db.ts': 'keep' } }]);
+  });
+
   it('flags a file created since the session read it as missing, and says a restore deletes it', async () => {
     const view = renderWithProviders(
       <ConflictScreen

@@ -1,7 +1,8 @@
 // The conflict screen's behaviour: keys to reducer actions, diffs loaded on demand.
 import { useInput } from 'ink';
-import { useEffect, useReducer } from 'react';
+import { useEffect } from 'react';
 import { conflictCommand } from '../keys/key-bindings.js';
+import { useLatestReducer } from '../keys/use-latest-reducer.js';
 import {
   type ConflictChoice,
   type ConflictFile,
@@ -22,7 +23,7 @@ export function useConflictScreen(options: {
   onAnswer: (answer: ConflictAnswer) => void;
 }): ConflictState {
   const { diffs, diffHeight, onAnswer } = options;
-  const [state, dispatch] = useReducer(conflictReducer, options.changes, initialConflictState);
+  const { state, dispatch, latest } = useLatestReducer(conflictReducer, () => initialConflictState(options.changes));
   const diffPath = state.diff?.path ?? null;
 
   useEffect(() => {
@@ -45,9 +46,11 @@ export function useConflictScreen(options: {
     return () => {
       cancelled = true;
     };
-  }, [diffPath, diffs]);
+  }, [diffPath, diffs, dispatch]);
 
   useInput((input, key) => {
+    // What the keys before this one did, drawn or not (see use-latest-reducer.ts).
+    const state = latest.current;
     const command = conflictCommand({ input, key }, state.diff !== null);
     if (!command) return;
     switch (command.type) {

@@ -5,7 +5,7 @@
 import type { MetadataChange } from '@resume/core';
 import type { SessionSummary } from '@resume/core/spec';
 import { useInput } from 'ink';
-import { useCallback, useEffect, useReducer, useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import type { TuiBackend } from '../backend/tui-backend.js';
 import { errorText } from '../errors/error-hints.js';
 import {
@@ -18,11 +18,11 @@ import {
   searchKeys,
   usageKeys,
 } from '../keys/key-bindings.js';
+import { useLatestReducer } from '../keys/use-latest-reducer.js';
 import { answerCommandAction, answerText } from '../prompts/answer-reducer.js';
 import { textInputAction } from '../prompts/text-input-reducer.js';
 import {
   initialPickerState,
-  type PickerAction,
   type PickerState,
   pickerReducer,
   selectedSession,
@@ -69,21 +69,12 @@ export interface SessionPickerModel {
 
 export function useSessionPicker(options: UseSessionPickerOptions): SessionPickerModel {
   const { backend, onDone, pageSize, allowDelete = true, settleMs = 120 } = options;
-  const [state, dispatchToReact] = useReducer(pickerReducer, undefined, () =>
+  const { state, dispatch, latest } = useLatestReducer(pickerReducer, () =>
     initialPickerState({
       workspaceDir: options.workspaceDir ?? null,
       onlyThisDirectory: !(options.allWorkspaces ?? false),
     }),
   );
-  // What the keys act on: the state every action dispatched so far made, drawn or not. Keys that
-  // come in one read of the terminal (fast typing, a paste), or faster than a frame, then act on
-  // the session the key before them selected. React renders the same state (the reducer is pure).
-  const latest = useRef(state);
-  latest.current = state;
-  const dispatch = useCallback((action: PickerAction) => {
-    latest.current = pickerReducer(latest.current, action);
-    dispatchToReact(action);
-  }, []);
   const doneRef = useRef(false);
   const finish = (picked: PickedSession | null) => {
     if (doneRef.current) return;
