@@ -21,6 +21,17 @@ describe('FollowUpPrompt', () => {
     expect(answers).toEqual(['What about scale?']);
   });
 
+  it('submits all that was typed, though Enter came before the prompt drew the last of it', async () => {
+    const answers: (string | null)[] = [];
+    const view = renderWithProviders(<FollowUpPrompt info={info} onAnswer={(answer) => answers.push(answer)} />);
+    await view.waitForFrame((frame) => frame.includes('Follow-up question:'));
+    // A paste, then Enter at once: the prompt draws after both.
+    view.stdin.write('What about scale?');
+    view.stdin.write(keys.enter);
+    await view.waitForFrame(() => answers.length === 1, 'the answer');
+    expect(answers).toEqual(['What about scale?']);
+  });
+
   it('never submits an empty question, and Esc leaves without one', async () => {
     const answers: (string | null)[] = [];
     let answered = () => {};

@@ -2,8 +2,9 @@
 // starts the continued run, Esc leaves without starting anything. An empty question is
 // never submitted.
 import { useInput } from 'ink';
-import { useReducer, useState } from 'react';
+import { useState } from 'react';
 import { commandFor, followUpKeys, helpLine } from '../keys/key-bindings.js';
+import { useLatestReducer } from '../keys/use-latest-reducer.js';
 import { fitText } from '../theme/format.js';
 import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
@@ -22,7 +23,7 @@ export interface FollowUpInfo {
 export function FollowUpPrompt(props: { info: FollowUpInfo; onAnswer: (question: string | null) => void }) {
   const theme = useTheme();
   const { columns } = useScreenSize();
-  const [input, dispatch] = useReducer(textInputReducer, emptyTextInput);
+  const { state: input, dispatch, latest } = useLatestReducer(textInputReducer, () => emptyTextInput);
   const [emptyTried, setEmptyTried] = useState(false);
   const { info, onAnswer } = props;
   useInput((typed, key) => {
@@ -30,8 +31,10 @@ export function FollowUpPrompt(props: { info: FollowUpInfo; onAnswer: (question:
     if (!command) return;
     if (command.type === 'cancel') return onAnswer(null);
     if (command.type === 'submit') {
-      if (input.text.trim() === '') return setEmptyTried(true);
-      return onAnswer(input.text.trim());
+      // What was typed, drawn or not (see use-latest-reducer.ts).
+      const typed = latest.current.text.trim();
+      if (typed === '') return setEmptyTried(true);
+      return onAnswer(typed);
     }
     setEmptyTried(false);
     dispatch(textInputAction(command));
