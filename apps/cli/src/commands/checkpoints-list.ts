@@ -10,15 +10,16 @@ import { threadIdOf } from '../sessions/thread-id.js';
 export async function listCheckpointsCommand(context: CliContext, input: { reference: string }): Promise<number> {
   const engine = await context.engine();
   const id = await resolveSession(context, input.reference);
+  // A LangGraph thread's checkpoints are its graph's: one read of its journal, no fold.
+  const header = await (await context.store()).getHeader(id);
+  const threadId = header ? threadIdOf(header) : null;
+  if (threadId !== null) return listGraphCheckpoints(context, id, threadId);
   const state = await engine.readSession(id);
   const checkpoints = state.checkpoints.map((checkpoint) => ({
     seq: checkpoint.seq,
     label: checkpoint.label,
     at: checkpoint.at,
   }));
-  const threadId = threadIdOf(state.header);
-  if (checkpoints.length === 0 && threadId !== null && (state.graphCheckpoints ?? 0) > 0)
-    return listGraphCheckpoints(context, id, threadId);
   if (context.options.json) {
     context.terminal.data(JSON.stringify(checkpoints));
     return 0;
@@ -76,6 +77,10 @@ async function listGraphCheckpoints(context: CliContext, id: string, threadId: s
   }
   if (context.options.json) {
     context.terminal.data(JSON.stringify(rows));
+    return 0;
+  }
+  if (rows.length === 0) {
+    context.terminal.out(`Session ${id} has no checkpoints yet.`);
     return 0;
   }
   context.terminal.out(
