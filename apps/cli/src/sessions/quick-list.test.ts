@@ -52,6 +52,17 @@ describe('the quick listing', () => {
     await store.close();
   };
 
+  /** One completed session titled "only", listed once the folder settled (its index stamped). */
+  const oneStampedSession = async () => {
+    const engine = createEngine({ store: createFsStore({ dir: sandbox.home }) });
+    const session = await engine.createSession({ title: 'only', mode: 'discussion' });
+    await session.complete();
+    await session.close();
+    await engine.close();
+    await stampingListing();
+    return session;
+  };
+
   it('prints what the full command prints, and never a status older than the journal', async () => {
     const engine = createEngine({ store: createFsStore({ dir: sandbox.home }) });
     const ids: string[] = [];
@@ -116,12 +127,7 @@ describe('the quick listing', () => {
   });
 
   it('answers from the listing index without loading node:crypto, zod or the store', async () => {
-    const engine = createEngine({ store: createFsStore({ dir: sandbox.home }) });
-    const session = await engine.createSession({ title: 'only', mode: 'discussion' });
-    await session.complete();
-    await session.close();
-    await engine.close();
-    await stampingListing();
+    const session = await oneStampedSession();
     const loads = await moduleLoadLog(sandbox.root);
     const listed = await sandbox.run(['sessions', 'list', '--json'], { env: loads.env });
     expect(listed.code, listed.stderr).toBe(0);
@@ -133,12 +139,7 @@ describe('the quick listing', () => {
   });
 
   it('leaves the answer to the full command when a config file or a store URL may point elsewhere', async () => {
-    const engine = createEngine({ store: createFsStore({ dir: sandbox.home }) });
-    const session = await engine.createSession({ title: 'only', mode: 'discussion' });
-    await session.complete();
-    await session.close();
-    await engine.close();
-    await stampingListing();
+    await oneStampedSession();
     const args = ['sessions', 'list', '--json'];
     expect(quickListJson(args, environment())).not.toBeNull();
     expect(
