@@ -232,6 +232,7 @@ export function useSessionPicker(options: UseSessionPickerOptions): SessionPicke
   /** Handles one keypress in `mode`; returns the mode the next character of the same chunk sees. */
   const handleKey = (press: KeyPress, mode: PickerState['mode']): PickerState['mode'] => {
     const { key } = press;
+    // What the keys before this one did, drawn or not (see use-latest-reducer.ts).
     const state = latest.current;
     const selected = selectedSession(state);
     if (mode === 'edit') {
