@@ -1,36 +1,61 @@
 // `conclave checkpoints list <id>`: where a session can be resumed or branched from; for a
-// LangGraph thread, its graph's checkpoints.
-import type { JsonValue } from '@resume/core/spec';
+// LangGraph thread, its graph's checkpoints. Oldest first; the newest 50 in a terminal, all with
+// --json, the newest N with --limit.
+import { type JsonValue, UsageError } from '@resume/core/spec';
+import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen } from '../output/format.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
 import { threadIdOf } from '../sessions/thread-id.js';
 
-export async function listCheckpointsCommand(context: CliContext, input: { reference: string }): Promise<number> {
+/** Checkpoints listed in a terminal without --limit: the newest this many. */
+const HUMAN_DEFAULT_LIMIT = 50;
+
+const listOptionsSchema = z.object({ limit: z.coerce.number().int().positive().optional() });
+
+/** The newest `limit` of a list kept oldest first, and how many older ones were left out. */
+interface Newest<T> {
+  shown: T[];
+  older: number;
+  total: number;
+}
+
+function newestOf<T>(all: T[], limit: number | undefined): Newest<T> {
+  const shown = limit === undefined ? all : all.slice(Math.max(0, all.length - limit));
+  return { shown, older: all.length - shown.length, total: all.length };
+}
+
+export async function listCheckpointsCommand(
+  context: CliContext,
+  input: { reference: string; options: Record<string, unknown> },
+): Promise<number> {
+  const parsed = listOptionsSchema.safeParse(input.options);
+  if (!parsed.success) throw new UsageError('Invalid --limit: give a whole number above 0 (--limit 10).');
+  const limit = parsed.data.limit ?? (context.options.json ? undefined : HUMAN_DEFAULT_LIMIT);
   const engine = await context.engine();
   const id = await resolveSession(context, input.reference);
   // A LangGraph thread's checkpoints are its graph's: one read of its journal, no fold.
   const header = await (await context.store()).getHeader(id);
   const threadId = header ? threadIdOf(header) : null;
-  if (threadId !== null) return listGraphCheckpoints(context, id, threadId);
+  if (threadId !== null) return listGraphCheckpoints(context, id, threadId, limit);
   const state = await engine.readSession(id);
-  const checkpoints = state.checkpoints.map((checkpoint) => ({
-    seq: checkpoint.seq,
-    label: checkpoint.label,
-    at: checkpoint.at,
-  }));
+  const newest = newestOf(
+    state.checkpoints.map((checkpoint) => ({ seq: checkpoint.seq, label: checkpoint.label, at: checkpoint.at })),
+    limit,
+  );
   if (context.options.json) {
-    context.terminal.data(JSON.stringify(checkpoints));
+    context.terminal.data(JSON.stringify(newest.shown));
     return 0;
   }
-  if (checkpoints.length === 0) {
+  if (newest.total === 0) {
     context.terminal.out(`Session ${id} has no checkpoints yet.`);
     return 0;
   }
   context.terminal.out(`${state.title} (${id})`);
+  noteOlder(context, newest);
   context.terminal.out(context.terminal.dim(`${'SEQ'.padStart(6)}  ${'WHEN'.padEnd(16)}  LABEL`));
-  for (const checkpoint of checkpoints)
+  for (const checkpoint of newest.shown)
     context.terminal.out(
       `${String(checkpoint.seq).padStart(6)}  ${formatWhen(checkpoint.at).padEnd(16)}  ${checkpoint.label ?? ''}`,
     );
@@ -58,7 +83,12 @@ interface GraphCheckpointRow {
 }
 
 /** The checkpoints a graph saved on a thread, oldest first, read from its journal. */
-async function listGraphCheckpoints(context: CliContext, id: string, threadId: string): Promise<number> {
+async function listGraphCheckpoints(
+  context: CliContext,
+  id: string,
+  threadId: string,
+  limit: number | undefined,
+): Promise<number> {
   const store = await context.store();
   const rows: GraphCheckpointRow[] = [];
   for await (const event of store.read(id)) {
@@ -75,23 +105,25 @@ async function listGraphCheckpoints(context: CliContext, id: string, threadId: s
       source: typeof metadata.source === 'string' ? metadata.source : null,
     });
   }
+  const newest = newestOf(rows, limit);
   if (context.options.json) {
-    context.terminal.data(JSON.stringify(rows));
+    context.terminal.data(JSON.stringify(newest.shown));
     return 0;
   }
-  if (rows.length === 0) {
+  if (newest.total === 0) {
     context.terminal.out(`Session ${id} has no checkpoints yet.`);
     return 0;
   }
   context.terminal.out(
-    `LangGraph thread ${JSON.stringify(threadId)} (${id}): ${rows.length} checkpoints, oldest first`,
+    `LangGraph thread ${JSON.stringify(threadId)} (${id}): ${newest.total} checkpoints, oldest first`,
   );
+  noteOlder(context, newest);
   context.terminal.out(
     context.terminal.dim(
       `${'STEP'.padStart(6)}  ${'SOURCE'.padEnd(8)}  ${'WHEN'.padEnd(16)}  ${'NAMESPACE'.padEnd(12)}  CHECKPOINT`,
     ),
   );
-  for (const row of rows)
+  for (const row of newest.shown)
     context.terminal.out(
       `${String(row.step ?? '').padStart(6)}  ${(row.source ?? '').padEnd(8)}  ${formatWhen(row.at).padEnd(16)}  ` +
         `${(row.namespace === '' ? '(root)' : row.namespace).padEnd(12)}  ${row.checkpointId}`,
@@ -102,6 +134,16 @@ async function listGraphCheckpoints(context: CliContext, id: string, threadId: s
     ),
   );
   return 0;
+}
+
+/** Says, above the table, how many older checkpoints the limit left out and how to see them. */
+function noteOlder(context: CliContext, newest: Newest<unknown>): void {
+  if (newest.older === 0) return;
+  context.terminal.note(
+    context.terminal.dim(
+      `… ${newest.older} older, not shown: ${newest.shown.length === 1 ? 'the newest follows' : `the newest ${newest.shown.length} follow`} (use --limit ${newest.total}, or --json for all)`,
+    ),
+  );
 }
 
 /** A checkpoint's metadata as the saver stored it, when that is plain JSON (`{ type: 'json', json }`). */

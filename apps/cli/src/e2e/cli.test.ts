@@ -97,10 +97,16 @@ describe('conclave: a discussion, continued, listed, shown', () => {
     expect(human.stdout).toMatch(/round 1/);
   });
 
-  it('lists checkpoints as JSON', async () => {
+  it('lists checkpoints as JSON, all of them or the newest N', async () => {
     const checkpoints = await sandbox.json<{ seq: number; label: string | null }[]>(['checkpoints', 'list', parentId]);
     expect(checkpoints.length).toBeGreaterThan(2);
     expect(checkpoints.some((checkpoint) => checkpoint.label?.includes('round 1'))).toBe(true);
+    const newest = await sandbox.json<{ seq: number }[]>(['checkpoints', 'list', parentId, '--limit', '2']);
+    expect(newest).toEqual(checkpoints.slice(-2));
+    const human = await sandbox.run(['checkpoints', 'list', parentId, '--limit', '1']);
+    expect(human.stdout).toContain(String(checkpoints.at(-1)?.seq));
+    expect(human.stdout).not.toMatch(new RegExp(`^\\s+${checkpoints[0]?.seq}\\s`, 'm'));
+    expect(human.stderr).toContain(`… ${checkpoints.length - 1} older, not shown: the newest follows`);
   });
 
   it('exports and imports a session that shows the same transcript', async () => {

@@ -164,6 +164,50 @@ describe('conclave on a LangGraph thread: its checkpoints', () => {
     expect(listed.every((row) => typeof row.seq === 'number' && typeof row.at === 'string')).toBe(true);
   });
 
+  it('lists the newest 50 checkpoints of a long thread in a terminal, and the newest N with --limit', async () => {
+    const sessionId = await writeThread(sandbox.home, 'ticket-long', 60);
+    const { ids } = await checkpointsOf(sandbox.home, 'ticket-long');
+    const oldestFirst = [...ids].reverse();
+    const listedRows = (stdout: string) =>
+      stdout
+        .split('\n')
+        .map((line) => oldestFirst.find((id) => line.includes(id)))
+        .filter((id) => id !== undefined);
+
+    const terminal = await sandbox.run(['checkpoints', 'list', sessionId]);
+    expect(terminal.code, terminal.stderr).toBe(0);
+    expect(terminal.stdout).toContain(`: ${ids.length} checkpoints, oldest first`);
+    expect(listedRows(terminal.stdout)).toEqual(oldestFirst.slice(-50));
+    expect(terminal.stderr).toContain(
+      `… ${ids.length - 50} older, not shown: the newest 50 follow (use --limit ${ids.length}, or --json for all)`,
+    );
+
+    const three = await sandbox.run(['checkpoints', 'list', sessionId, '--limit', '3']);
+    expect(listedRows(three.stdout)).toEqual(oldestFirst.slice(-3));
+    expect(three.stderr).toContain(`… ${ids.length - 3} older, not shown: the newest 3 follow`);
+
+    const everything = await sandbox.json<Array<{ checkpointId: string }>>(['checkpoints', 'list', sessionId]);
+    expect(everything.map((row) => row.checkpointId)).toEqual(oldestFirst);
+    const newest = await sandbox.json<Array<{ checkpointId: string }>>([
+      'checkpoints',
+      'list',
+      sessionId,
+      '--limit',
+      '2',
+    ]);
+    expect(newest.map((row) => row.checkpointId)).toEqual(oldestFirst.slice(-2));
+
+    const whole = await sandbox.run(['checkpoints', 'list', sessionId, '--limit', String(ids.length)]);
+    expect(listedRows(whole.stdout)).toEqual(oldestFirst);
+    expect(whole.stderr).not.toContain('older, not shown');
+
+    for (const bad of ['0', 'ten']) {
+      const refused = await sandbox.run(['checkpoints', 'list', sessionId, '--limit', bad]);
+      expect(refused.code).toBe(64);
+      expect(refused.stderr).toContain('Invalid --limit: give a whole number above 0 (--limit 10).');
+    }
+  });
+
   it('refuses to resume or follow up a thread before anything is set up, saying the app continues it', async () => {
     const sessionId = await writeThread(sandbox.home, 'ticket-7', 2);
     for (const args of [

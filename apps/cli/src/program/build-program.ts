@@ -835,16 +835,24 @@ The import says "signed by this home", "signed by <name> (trusted)" (conclave ke
       .description(
         "the checkpoints of a session (resume or branch from any of them); of a LangGraph thread, its graph's",
       )
-      .argument('<id>', 'id, unique prefix or list index'),
+      .argument('<id>', 'id, unique prefix or list index')
+      .option(
+        '--limit <n>',
+        'the newest N checkpoints, oldest first (default: all with --json, the newest 50 otherwise)',
+      ),
   );
   checkpointsList.addHelpText(
     'after',
-    examples(['conclave checkpoints list 01jf3k', 'conclave --branch-from 01jf3k --from-checkpoint 12 "What if..."']),
+    examples([
+      'conclave checkpoints list 01jf3k',
+      'conclave checkpoints list 01jf3k --limit 5     # the newest five',
+      'conclave --branch-from 01jf3k --from-checkpoint 12 "What if..."',
+    ]),
   );
   checkpointsList.action(
     act(async (context, command) => {
       const { listCheckpointsCommand } = await import('../commands/checkpoints-list.js');
-      return listCheckpointsCommand(context, { reference: command.args[0] ?? '' });
+      return listCheckpointsCommand(context, { reference: command.args[0] ?? '', options: command.opts() });
     }),
   );
   checkpoints.addCommand(checkpointsList);
