@@ -11,7 +11,7 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { ResumeCheckpointSaver } from '@resume/langgraph';
 import { createPostgresStore } from '@resume/storage-postgres';
 import pg from 'pg';
-import { getTupleUs, runGraph, shareAboveMemory } from './langgraph.mjs';
+import { getTupleUs, runGraph, shareAboveMemoryLine } from './langgraph.mjs';
 
 const thread = { configurable: { thread_id: 'bench' } };
 
@@ -131,11 +131,7 @@ export function formatLangGraphPostgres(result) {
     ['cold getTuple', ratio(resume.coldUs, langgraph.coldUs), 1.5],
     ['list({ limit: 10 })', ratio(resume.listUs, langgraph.listUs), 1.5],
   ];
-  const share = shareAboveMemory(resume, memory);
-  lines.push(
-    `  Resume's share above MemorySaver per step: ${micro(share.first)} us first 10%, ${micro(share.last)} us last 10%: ` +
-      `${share.growth.toFixed(2)}x  ${verdict(share.growth <= 1.5)} (goal: flat, <= 1.5x)`,
-  );
+  lines.push(shareAboveMemoryLine(resume, memory));
   lines.push('  Resume / PostgresSaver (goal: below 1 per step and in bytes, within 1.5 for reads)');
   for (const [name, value, goal] of rows) {
     lines.push(`    ${name.padEnd(24)}${value.toFixed(2).padStart(8)}x  ${verdict(value <= goal)} (goal <= ${goal})`);
