@@ -119,9 +119,11 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
     all.flatMap((summary) => [summary.id, ...(summary.parentId ? [summary.parentId] : [])]),
   );
   const idWidth = Math.max(10, ...shown.map(({ summary }) => shortId(summary.id).length));
+  // As wide as the longest shown ("10002 checkpoints" of a LangGraph thread), within 12 to 20.
+  const progressWidth = Math.min(20, Math.max(12, ...shown.map(({ summary }) => describeProgress(summary).length)));
   terminal.out(
     terminal.dim(
-      `${'#'.padStart(4)}  ${'ID'.padEnd(idWidth)}  ${'UPDATED'.padEnd(16)}  ${'STATUS'.padEnd(11)}  ${'MODE'.padEnd(12)}  ${'PROGRESS'.padEnd(12)}  ${'COST'.padEnd(9)}  TITLE`,
+      `${'#'.padStart(4)}  ${'ID'.padEnd(idWidth)}  ${'UPDATED'.padEnd(16)}  ${'STATUS'.padEnd(11)}  ${'MODE'.padEnd(12)}  ${'PROGRESS'.padEnd(progressWidth)}  ${'COST'.padEnd(9)}  TITLE`,
     ),
   );
   for (const { summary, index } of shown) {
@@ -133,7 +135,7 @@ export async function listSessionsCommand(context: CliContext, rawOptions: Recor
           ? terminal.red(status)
           : terminal.yellow(status);
     terminal.out(
-      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${padText(describeProgress(summary), 12)}  ${formatCost(summary.costUsd, '?').padEnd(9)}  ${organizedTitle(summary, terminal)}${wakeNote(summary, context.environment.now(), terminal)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
+      `${String(index).padStart(4)}  ${shortId(summary.id).padEnd(idWidth)}  ${formatWhen(summary.updatedAt).padEnd(16)}  ${coloured}  ${summary.mode.padEnd(12)}  ${padText(describeProgress(summary), progressWidth)}  ${formatCost(summary.costUsd, '?').padEnd(9)}  ${organizedTitle(summary, terminal)}${wakeNote(summary, context.environment.now(), terminal)}${summary.parentId ? terminal.dim(` ← ${shortId(summary.parentId)}`) : ''}`,
     );
     const hit = search?.hits.get(summary.id);
     if (hit)

@@ -208,6 +208,17 @@ describe('conclave on a LangGraph thread: its checkpoints', () => {
     }
   });
 
+  it('shows how many checkpoints a thread has in sessions list, uncut', async () => {
+    const sessionId = await writeThread(sandbox.home, 'ticket-count', 12);
+    const { ids } = await checkpointsOf(sandbox.home, 'ticket-count');
+    const listed = await sandbox.run(['sessions', 'list']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const row = listed.stdout.split('\n').find((line) => line.includes(sessionId.slice(0, 10)));
+    expect(row).toContain(`  ${ids.length} checkpoints  `);
+    const header = listed.stdout.split('\n').find((line) => line.includes('PROGRESS')) ?? '';
+    expect(row?.indexOf('$')).toBe(header.indexOf('COST'));
+  });
+
   it('refuses to resume or follow up a thread before anything is set up, saying the app continues it', async () => {
     const sessionId = await writeThread(sandbox.home, 'ticket-7', 2);
     for (const args of [
