@@ -80,6 +80,28 @@ describe('SessionPicker', () => {
     expect(frame.split('\n').length).toBeLessThanOrEqual(23);
   });
 
+  it('widens the progress column to a long count, keeping the columns after it in line and the rows within the terminal', async () => {
+    const thread = summary({
+      id: sessionId(4),
+      title: 'LangGraph thread ticket-42',
+      mode: 'langgraph',
+      status: 'interrupted',
+      progress: { label: 'checkpoints', done: 10002, total: null },
+      updatedAt: '2026-03-01T11:00:00.000Z',
+    });
+    const view = renderPicker({ sessions: [thread, ...sessions] }, { columns: 90, rows: 24 });
+    const frame = await view.waitForFrame((text) => text.includes('Fix OCR errors'));
+    const lines = frame.split('\n');
+    const row = lines.find((line) => line.includes('LangGraph thread')) ?? '';
+    expect(row).toContain(' 10002 checkpoints ');
+    const header = lines.find((line) => line.includes('PROGRESS')) ?? '';
+    const other = lines.find((line) => line.includes('Fix OCR errors')) ?? '';
+    expect(other.indexOf('7/15 chunks')).toBe(header.indexOf('PROGRESS'));
+    expect(row.indexOf('10002')).toBe(header.indexOf('PROGRESS'));
+    expect(other.indexOf('$0.12')).toBe(header.indexOf('COST'));
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(90);
+  });
+
   it('j moves down, Enter on a completed session continues it', async () => {
     const view = renderPicker({ sessions });
     await view.waitForFrame((text) => text.includes('Fix OCR errors'));

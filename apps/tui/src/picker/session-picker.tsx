@@ -2,6 +2,7 @@
 // session list and the details pane. Only the visible rows are rendered, so a
 // store with thousands of sessions opens as fast as one with ten.
 import { Box } from 'ink';
+import { useMemo } from 'react';
 import type { TuiBackend } from '../backend/tui-backend.js';
 import { answerHelp, helpLine, organizeKeys, pickerKeys, searchKeys } from '../keys/key-bindings.js';
 import { AnswerBox } from '../prompts/answer-box.js';
@@ -12,7 +13,7 @@ import { Text } from '../theme/text.js';
 import { useScreenSize, useTheme } from '../theme/theme-context.js';
 import { DetailsPane, detailsHeight } from './details-pane.js';
 import { listWindow, type MetadataEdit, selectedIndex } from './picker-reducer.js';
-import { SessionListHeader, SessionRow } from './session-row.js';
+import { progressWidth, SessionListHeader, SessionRow } from './session-row.js';
 import { UsagePane } from './usage-pane.js';
 import { type PickedSession, useSessionPicker } from './use-session-picker.js';
 
@@ -58,6 +59,8 @@ export function SessionPicker(props: SessionPickerProps) {
   const itemsShown = hasSnippets ? Math.max(1, Math.floor(listHeight / 2)) : listHeight;
   const cursor = selectedIndex(state, visible);
   const window = listWindow(visible.length, cursor, itemsShown);
+  // From every session, not the rows in view: the columns stay put while the list scrolls or filters.
+  const progressColumn = useMemo(() => progressWidth(state.sessions), [state.sessions]);
   const filters = [
     ...(state.workspaceDir === null ? [] : [state.onlyThisDirectory ? 'this directory' : 'all workspaces']),
     `status: ${state.statusFilter ?? 'all'}`,
@@ -81,7 +84,7 @@ export function SessionPicker(props: SessionPickerProps) {
         searching={state.contentSearching}
         width={columns - 2}
       />
-      <SessionListHeader columns={columns} />
+      <SessionListHeader columns={columns} progressWidth={progressColumn} />
       {state.usage ? (
         <UsagePane usage={state.usage} columns={columns} height={listHeight + (detailsRows > 0 ? detailsHeight : 0)} />
       ) : null}
@@ -98,6 +101,7 @@ export function SessionPicker(props: SessionPickerProps) {
             summary={summary}
             selected={summary.id === selected?.id}
             columns={columns}
+            progressWidth={progressColumn}
             match={query !== '' && state.contentQuery === query ? state.contentMatches[summary.id] : undefined}
           />
         ))}

@@ -10,9 +10,20 @@ import { useNow, useTheme } from '../theme/theme-context.js';
 
 export const rowColumns = { marker: 2, status: 2, mode: 13, progress: 14, age: 9, cost: 8 } as const;
 const fixedWidth = Object.values(rowColumns).reduce((sum, width) => sum + width, 0);
+const widestProgress = 20;
 
-export function titleWidth(columns: number): number {
-  return Math.max(10, columns - fixedWidth - 1);
+/**
+ * The progress column's width: as wide as the longest progress of the sessions listed ("10002
+ * checkpoints" of a LangGraph thread), within its usual width and 20; the title gives up the room.
+ */
+export function progressWidth(summaries: readonly Pick<SessionSummary, 'progress' | 'messageCount'>[]): number {
+  let longest = 0;
+  for (const summary of summaries) longest = Math.max(longest, formatProgress(summary).length);
+  return Math.min(widestProgress, Math.max(rowColumns.progress, longest + 1));
+}
+
+export function titleWidth(columns: number, progress: number = rowColumns.progress): number {
+  return Math.max(10, columns - fixedWidth - (progress - rowColumns.progress) - 1);
 }
 
 /** A column's text, cut to leave at least one space before the next column. */
@@ -20,14 +31,14 @@ function cell(text: string, width: number): string {
   return `${padText(text, width - 1)} `;
 }
 
-export function SessionListHeader(props: { columns: number }) {
+export function SessionListHeader(props: { columns: number; progressWidth: number }) {
   const theme = useTheme();
   return (
     <Text color={theme.muted} bold>
       {' '.repeat(rowColumns.marker + rowColumns.status)}
-      {padText('TITLE', titleWidth(props.columns))}
+      {padText('TITLE', titleWidth(props.columns, props.progressWidth))}
       {padText('MODE', rowColumns.mode)}
-      {padText('PROGRESS', rowColumns.progress)}
+      {padText('PROGRESS', props.progressWidth)}
       {padText('AGE', rowColumns.age)}
       {padText('COST', rowColumns.cost)}
     </Text>
@@ -38,6 +49,8 @@ export function SessionRow(props: {
   summary: SessionSummary;
   selected: boolean;
   columns: number;
+  /** The progress column's width (`progressWidth` of the sessions listed). */
+  progressWidth: number;
   match: ContentMatch | undefined;
 }) {
   const { summary, selected, columns, match } = props;
@@ -47,7 +60,7 @@ export function SessionRow(props: {
   // A named session shows its name (the details pane has the title); its tags follow.
   const title = printableText(summary.name || summary.title || summary.task || summary.id, 'line');
   const tags = (summary.tags ?? []).map((tag) => `#${tag}`).join(' ');
-  const width = titleWidth(columns) - (summary.pinned ? 2 : 0);
+  const width = titleWidth(columns, props.progressWidth) - (summary.pinned ? 2 : 0);
   const tagWidth = tags === '' ? 0 : Math.min(tags.length + 1, Math.floor(width / 2));
   return (
     <Box flexDirection="column">
@@ -63,7 +76,7 @@ export function SessionRow(props: {
         <Text bold={selected}>{cell(title, width - tagWidth)}</Text>
         {tagWidth === 0 ? null : <Text color={selected ? undefined : theme.muted}>{cell(tags, tagWidth)}</Text>}
         <Text color={theme.muted}>{cell(summary.mode, rowColumns.mode)}</Text>
-        <Text>{cell(formatProgress(summary), rowColumns.progress)}</Text>
+        <Text>{cell(formatProgress(summary), props.progressWidth)}</Text>
         <Text color={theme.muted}>{cell(formatAge(summary.updatedAt, now()), rowColumns.age)}</Text>
         <Text>{padText(formatCost(summary.costUsd, '?'), rowColumns.cost)}</Text>
       </Text>
