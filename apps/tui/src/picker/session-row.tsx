@@ -19,7 +19,8 @@ const widestProgress = 20;
 export function progressWidth(summaries: readonly Pick<SessionSummary, 'progress' | 'messageCount'>[]): number {
   let longest = 0;
   for (const summary of summaries) longest = Math.max(longest, formatProgress(summary).length);
-  return Math.min(widestProgress, Math.max(rowColumns.progress, longest + 1));
+  // Two spaces before the next column, as the other columns usually leave.
+  return Math.min(widestProgress, Math.max(rowColumns.progress, longest + 2));
 }
 
 export function titleWidth(columns: number, progress: number = rowColumns.progress): number {
