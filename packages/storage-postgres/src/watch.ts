@@ -29,13 +29,25 @@ export interface AppendAnnouncer {
   settled(): Promise<void>;
 }
 
+/** After a NOTIFY, how long the announcements that follow wait to go together in the next one. */
+export const ANNOUNCE_PAUSE_MS = 5;
+
 /**
  * Announces appends after their commit, many in one statement. A NOTIFY inside the append's
  * own transaction would hold the server's notification lock through its commit (the WAL flush),
  * so the commits of all sessions would wait for one another instead of sharing flushes. An
  * announcement lost to a crash right after the commit only delays a watcher: waits also poll.
+ *
+ * The first announcement after a quiet moment goes at once; those that come while a NOTIFY is on
+ * its way or within `pauseMs` after it go together when the pause ends. A session checkpointing
+ * in a tight loop (a fast graph, a map of quick items) then sends one NOTIFY per pause instead of
+ * one per checkpoint, each a statement of its own that competed with the next append for the
+ * server; a watcher hears of a change at most `pauseMs` later.
  */
-export function createAppendAnnouncer(send: (payloads: string[]) => Promise<unknown>): AppendAnnouncer {
+export function createAppendAnnouncer(
+  send: (payloads: string[]) => Promise<unknown>,
+  pauseMs = ANNOUNCE_PAUSE_MS,
+): AppendAnnouncer {
   let pending: string[] = [];
   let sending: Promise<void> | null = null;
   const drain = async () => {
@@ -43,6 +55,7 @@ export function createAppendAnnouncer(send: (payloads: string[]) => Promise<unkn
       const batch = pending;
       pending = [];
       await send(batch).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
     sending = null;
   };
