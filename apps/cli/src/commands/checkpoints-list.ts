@@ -26,6 +26,13 @@ function newestOf<T>(all: T[], limit: number | undefined): Newest<T> {
   return { shown, older: all.length - shown.length, total: all.length };
 }
 
+/** A session's checkpoints, oldest first, and how a terminal shows the newest of them. */
+interface CheckpointListing<T> {
+  rows: T[];
+  /** The heading, the note of older ones left out, the table and what to do next. */
+  table(newest: Newest<T>): Promise<void> | void;
+}
+
 export async function listCheckpointsCommand(
   context: CliContext,
   input: { reference: string; options: Record<string, unknown> },
@@ -33,17 +40,23 @@ export async function listCheckpointsCommand(
   const parsed = listOptionsSchema.safeParse(input.options);
   if (!parsed.success) throw new UsageError('Invalid --limit: give a whole number above 0 (--limit 10).');
   const limit = parsed.data.limit ?? (context.options.json ? undefined : HUMAN_DEFAULT_LIMIT);
-  const engine = await context.engine();
   const id = await resolveSession(context, input.reference);
   // A LangGraph thread's checkpoints are its graph's: one read of its journal, no fold.
   const header = await (await context.store()).getHeader(id);
   const threadId = header ? threadIdOf(header) : null;
-  if (threadId !== null) return listGraphCheckpoints(context, id, threadId, limit);
-  const state = await engine.readSession(id);
-  const newest = newestOf(
-    state.checkpoints.map((checkpoint) => ({ seq: checkpoint.seq, label: checkpoint.label, at: checkpoint.at })),
-    limit,
-  );
+  return threadId !== null
+    ? showListing(context, id, await graphCheckpoints(context, id, threadId), limit)
+    : showListing(context, id, await sessionCheckpoints(context, id), limit);
+}
+
+/** Prints the newest `limit` of a listing: as JSON, or the listing's table. */
+async function showListing<T>(
+  context: CliContext,
+  id: string,
+  listing: CheckpointListing<T>,
+  limit: number | undefined,
+): Promise<number> {
+  const newest = newestOf(listing.rows, limit);
   if (context.options.json) {
     context.terminal.data(JSON.stringify(newest.shown));
     return 0;
@@ -52,20 +65,34 @@ export async function listCheckpointsCommand(
     context.terminal.out(`Session ${id} has no checkpoints yet.`);
     return 0;
   }
-  context.terminal.out(`${state.title} (${id})`);
-  noteOlder(context, newest);
-  context.terminal.out(context.terminal.dim(`${'SEQ'.padStart(6)}  ${'WHEN'.padEnd(16)}  LABEL`));
-  for (const checkpoint of newest.shown)
-    context.terminal.out(
-      `${String(checkpoint.seq).padStart(6)}  ${formatWhen(checkpoint.at).padEnd(16)}  ${checkpoint.label ?? ''}`,
-    );
-  const shortId = await shortIdsOfStore(context, [id]);
-  context.terminal.note(
-    context.terminal.dim(
-      `Branch from one with: conclave --branch-from ${shortId(id)} --from-checkpoint <seq> "question"`,
-    ),
-  );
+  await listing.table(newest);
   return 0;
+}
+
+/** The checkpoints a run wrote (where it can be resumed or branched from). */
+async function sessionCheckpoints(
+  context: CliContext,
+  id: string,
+): Promise<CheckpointListing<{ seq: number; label: string | null; at: string }>> {
+  const state = await (await context.engine()).readSession(id);
+  return {
+    rows: state.checkpoints.map((checkpoint) => ({ seq: checkpoint.seq, label: checkpoint.label, at: checkpoint.at })),
+    async table(newest) {
+      context.terminal.out(`${state.title} (${id})`);
+      noteOlder(context, newest);
+      context.terminal.out(context.terminal.dim(`${'SEQ'.padStart(6)}  ${'WHEN'.padEnd(16)}  LABEL`));
+      for (const checkpoint of newest.shown)
+        context.terminal.out(
+          `${String(checkpoint.seq).padStart(6)}  ${formatWhen(checkpoint.at).padEnd(16)}  ${checkpoint.label ?? ''}`,
+        );
+      const shortId = await shortIdsOfStore(context, [id]);
+      context.terminal.note(
+        context.terminal.dim(
+          `Branch from one with: conclave --branch-from ${shortId(id)} --from-checkpoint <seq> "question"`,
+        ),
+      );
+    },
+  };
 }
 
 /** A LangGraph checkpoint as the thread's journal records it (no channel value decoded). */
@@ -82,13 +109,12 @@ interface GraphCheckpointRow {
   source: string | null;
 }
 
-/** The checkpoints a graph saved on a thread, oldest first, read from its journal. */
-async function listGraphCheckpoints(
+/** The checkpoints a graph saved on a thread, read from its journal. */
+async function graphCheckpoints(
   context: CliContext,
   id: string,
   threadId: string,
-  limit: number | undefined,
-): Promise<number> {
+): Promise<CheckpointListing<GraphCheckpointRow>> {
   const store = await context.store();
   const rows: GraphCheckpointRow[] = [];
   for await (const event of store.read(id)) {
@@ -105,35 +131,30 @@ async function listGraphCheckpoints(
       source: typeof metadata.source === 'string' ? metadata.source : null,
     });
   }
-  const newest = newestOf(rows, limit);
-  if (context.options.json) {
-    context.terminal.data(JSON.stringify(newest.shown));
-    return 0;
-  }
-  if (newest.total === 0) {
-    context.terminal.out(`Session ${id} has no checkpoints yet.`);
-    return 0;
-  }
-  context.terminal.out(
-    `LangGraph thread ${JSON.stringify(threadId)} (${id}): ${newest.total} checkpoints, oldest first`,
-  );
-  noteOlder(context, newest);
-  context.terminal.out(
-    context.terminal.dim(
-      `${'STEP'.padStart(6)}  ${'SOURCE'.padEnd(8)}  ${'WHEN'.padEnd(16)}  ${'NAMESPACE'.padEnd(12)}  CHECKPOINT`,
-    ),
-  );
-  for (const row of newest.shown)
-    context.terminal.out(
-      `${String(row.step ?? '').padStart(6)}  ${(row.source ?? '').padEnd(8)}  ${formatWhen(row.at).padEnd(16)}  ` +
-        `${(row.namespace === '' ? '(root)' : row.namespace).padEnd(12)}  ${row.checkpointId}`,
-    );
-  context.terminal.note(
-    context.terminal.dim(
-      `Read one from your app: graph.getState({ configurable: { thread_id: ${JSON.stringify(threadId)}, checkpoint_id: "<checkpoint>" } })`,
-    ),
-  );
-  return 0;
+  return {
+    rows,
+    table(newest) {
+      context.terminal.out(
+        `LangGraph thread ${JSON.stringify(threadId)} (${id}): ${newest.total} checkpoints, oldest first`,
+      );
+      noteOlder(context, newest);
+      context.terminal.out(
+        context.terminal.dim(
+          `${'STEP'.padStart(6)}  ${'SOURCE'.padEnd(8)}  ${'WHEN'.padEnd(16)}  ${'NAMESPACE'.padEnd(12)}  CHECKPOINT`,
+        ),
+      );
+      for (const row of newest.shown)
+        context.terminal.out(
+          `${String(row.step ?? '').padStart(6)}  ${(row.source ?? '').padEnd(8)}  ${formatWhen(row.at).padEnd(16)}  ` +
+            `${(row.namespace === '' ? '(root)' : row.namespace).padEnd(12)}  ${row.checkpointId}`,
+        );
+      context.terminal.note(
+        context.terminal.dim(
+          `Read one from your app: graph.getState({ configurable: { thread_id: ${JSON.stringify(threadId)}, checkpoint_id: "<checkpoint>" } })`,
+        ),
+      );
+    },
+  };
 }
 
 /** Says, above the table, how many older checkpoints the limit left out and how to see them. */
