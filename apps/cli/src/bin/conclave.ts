@@ -2,6 +2,7 @@
 // into runCli and exits with its code. The only place the CLI leaves the process.
 import module from 'node:module';
 import { homedir } from 'node:os';
+import { writeWithoutWaiting } from './write-out.js';
 
 declare const __CONCLAVE_VERSION__: string;
 
@@ -14,16 +15,20 @@ const version = typeof __CONCLAVE_VERSION__ === 'string' ? __CONCLAVE_VERSION__ 
 /** Whether a run started (it listens for interrupts): a run is never cut short by its reader leaving. */
 let running = false;
 
-// `conclave sessions show … | head`: the reader left; that is not an error worth a trace.
-// `conclave run x.yaml 2>&1 | head -2`: the run goes on to its end with that stream's output
-// dropped (stopping it there would leave a step started and never finished), and exits with its
-// own outcome.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    if (!running) process.exit(process.exitCode ?? 0);
-    dropOutput(stream);
-  });
+/**
+ * `conclave sessions show … | head`: the reader left; that is not an error worth a trace.
+ * `conclave run x.yaml 2>&1 | head -2`: the run goes on to its end with that stream's output
+ * dropped (stopping it there would leave a step started and never finished), and exits with its
+ * own outcome. Set before anything uses `process.stdout` or `process.stderr`.
+ */
+function guardOutputStreams(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      if (!running) process.exit(process.exitCode ?? 0);
+      dropOutput(stream);
+    });
+  }
 }
 
 function dropOutput(stream: NodeJS.WriteStream): void {
@@ -37,10 +42,27 @@ function dropOutput(stream: NodeJS.WriteStream): void {
 const args = process.argv.slice(2);
 await maskProcessTitle(args);
 // `conclave --version` needs nothing but the version: answer before loading the command line.
-if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-  process.stdout.write(`${version}\n`);
-} else if (!(await listedQuickly(args))) {
+const quickAnswer =
+  args.length === 1 && (args[0] === '--version' || args[0] === '-V') ? `${version}\n` : await listedQuickly(args);
+if (quickAnswer === null) {
+  guardOutputStreams();
   await run(args);
+} else if (writtenWhole(quickAnswer)) {
+  // Nothing is left to do: exiting now skips tearing down a heap that held the listing (about
+  // 2 ms of a quick answer's 25).
+  process.exit(0);
+}
+
+/**
+ * A quick answer's whole output (write-out.ts): whether it all went (or its reader left), or
+ * the stream took the rest, to write when the descriptor can take it.
+ */
+function writtenWhole(text: string): boolean {
+  const rest = writeWithoutWaiting(1, Buffer.from(text));
+  if (rest.length === 0) return true;
+  guardOutputStreams();
+  process.stdout.write(rest);
+  return false;
 }
 
 /**
@@ -56,20 +78,19 @@ async function maskProcessTitle(args: string[]): Promise<void> {
 }
 
 /**
- * `sessions list --json` from the stamped listing index, and `sessions search … --json` from the
- * content index, when they can vouch for themselves (sessions/quick-list.ts, quick-search.ts).
+ * What `sessions list --json` prints, from the stamped listing index, and `sessions search … --json`,
+ * from the content index, when they can vouch for themselves (sessions/quick-list.ts,
+ * quick-search.ts); null when the full command must answer.
  */
-async function listedQuickly(args: string[]): Promise<boolean> {
-  if (args[0] !== 'sessions' || !args.includes('--json')) return false;
+async function listedQuickly(args: string[]): Promise<string | null> {
+  if (args[0] !== 'sessions' || !args.includes('--json')) return null;
   const environment = { env: process.env, cwd: process.cwd(), userHome: homedir() };
   let listed: string | null = null;
   if (args[1] === 'list' || args[1] === 'ls')
     listed = (await import('../sessions/quick-list.js')).quickListJson(args, environment);
   else if (args[1] === 'search')
     listed = await (await import('../sessions/quick-search.js')).quickSearchJson(args, environment);
-  if (listed === null) return false;
-  process.stdout.write(`${listed}\n`);
-  return true;
+  return listed === null ? null : `${listed}\n`;
 }
 
 async function run(args: string[]): Promise<void> {

@@ -138,6 +138,30 @@ describe('the quick listing', () => {
     expect(modules).not.toMatch(/zod|cli-/);
   });
 
+  it('writes a listing larger than a pipe holds whole, and exits quietly when its reader leaves', async () => {
+    // 60 sessions with long titles: about 150 KB of JSON, more than a pipe holds at once.
+    const engine = createEngine({ store: createFsStore({ dir: sandbox.home }) });
+    for (let index = 0; index < 60; index += 1) {
+      const session = await engine.createSession({
+        title: `${index} ${'long title '.repeat(200)}`,
+        mode: 'discussion',
+      });
+      await session.complete();
+      await session.close();
+    }
+    await engine.close();
+    await stampingListing();
+    const full = await fullListing();
+    expect(full.length).toBeGreaterThan(128 * 1024);
+    const quick = await sandbox.run(['sessions', 'list', '--json']);
+    expect(quick).toEqual({ code: 0, stdout: `${full}\n`, stderr: '' });
+
+    // `conclave sessions list --json | head -c 10`: the reader goes before the answer is written.
+    const running = sandbox.start(['sessions', 'list', '--json']);
+    running.child.stdout?.destroy();
+    expect(await running.done).toMatchObject({ code: 0, stderr: '' });
+  });
+
   it('leaves the answer to the full command when a config file or a store URL may point elsewhere', async () => {
     await oneStampedSession();
     const args = ['sessions', 'list', '--json'];
