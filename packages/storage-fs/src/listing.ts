@@ -99,11 +99,10 @@ export function readStampedListing(home: string): SessionSummary[] | null {
       if (!entry || !entryHolds(id, entry)) return null;
     }
   }
-  const summaries: SessionSummary[] = [];
-  for (const entry of index.entries) {
-    if (entry.summary !== null) summaries.push(listedSummary({ ...entry, summary: entry.summary }));
-  }
-  return summaries.sort(newestFirst);
+  return index.entries
+    .filter((entry): entry is typeof entry & { summary: SessionSummary } => entry.summary !== null)
+    .map(listedSummary)
+    .sort(newestFirst);
 }
 
 /**
