@@ -11,6 +11,7 @@ import {
   keyTable,
   pickerKeys,
   resumeKeys,
+  textBoxPresses,
 } from './key-bindings.js';
 
 describe('key bindings', () => {
@@ -43,5 +44,24 @@ describe('key bindings', () => {
     expect(commandFor(answerKeys, { input: 'ja', key: {} })).toEqual({ type: 'type', text: 'ja' });
     expect(commandFor(answerKeys, { input: '\r', key: { return: true } })).toEqual({ type: 'submit' });
     expect(commandFor(answerKeys, { input: '', key: { downArrow: true } })).toEqual({ type: 'choice', by: 1 });
+  });
+
+  it("split a text box's chunk that ends in a line break into the text and Enter, and leave a paste whole", () => {
+    const enter = { input: '\r', key: { return: true } };
+    expect(textBoxPresses({ input: 'What about scale?\r', key: {} })).toEqual([
+      { input: 'What about scale?', key: {} },
+      enter,
+    ]);
+    expect(textBoxPresses({ input: 'yes\r\n', key: {} })).toEqual([{ input: 'yes', key: {} }, enter]);
+    for (const press of [
+      { input: 'one\ntwo\n', key: {} },
+      { input: 'one\ntwo', key: {} },
+      { input: 'plain', key: {} },
+      enter,
+      { input: '\r', key: {} },
+      { input: 'u\r', key: { ctrl: true } },
+    ]) {
+      expect(textBoxPresses(press)).toEqual([press]);
+    }
   });
 });

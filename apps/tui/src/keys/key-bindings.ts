@@ -59,6 +59,21 @@ function matches(match: KeyMatch, { input, key }: KeyPress): boolean {
   return key[match.key] === true;
 }
 
+/**
+ * The presses a text box takes from one chunk of input. Text that ends in a line break, with none
+ * before it, was typed faster than the terminal was read (over a slow link, or by a program): it is
+ * the text, then Enter. A chunk with a line break before its end is a paste, one press (the box
+ * turns its line breaks into spaces); anything else is the press itself.
+ */
+export function textBoxPresses(press: KeyPress): KeyPress[] {
+  const typedLine = /^([^\r\n]+)(?:\r\n|\r|\n)$/.exec(press.input);
+  if (!typedLine?.[1] || !matches('text', press)) return [press];
+  return [
+    { input: typedLine[1], key: {} },
+    { input: '\r', key: { return: true } },
+  ];
+}
+
 /** The command of the first binding one of whose keys is `press`; null when none is. */
 export function commandFor<Command>(screen: KeyScreen<Command>, press: KeyPress): Command | null {
   for (const binding of screen.bindings) {

@@ -6,7 +6,7 @@ import { useInput } from 'ink';
 import { useEffect, useReducer, useRef } from 'react';
 import type { AnswerOutcome, PendingQuestion } from '../backend/tui-backend.js';
 import { errorText } from '../errors/error-hints.js';
-import { answerHelp, answerKeys, commandFor } from '../keys/key-bindings.js';
+import { answerHelp, answerKeys, commandFor, textBoxPresses } from '../keys/key-bindings.js';
 import { useScreenSize } from '../theme/theme-context.js';
 import { AnswerBox } from './answer-box.js';
 import { answerCommandAction, answerDraft, answerReducer, answerText } from './answer-reducer.js';
@@ -32,12 +32,14 @@ export function AnswerPrompt(props: {
   const [draft, dispatch] = useReducer(answerReducer, info.question, (question) => answerDraft(question));
   const submitRef = useRef(submit);
   submitRef.current = submit;
-  useInput((typed, key) => {
-    const command = commandFor(answerKeys, { input: typed, key });
-    if (!command || draft.submitting || draft.accepted) return;
-    const action = answerCommandAction(command);
-    if (action.type === 'cancel') return onDone(null);
-    dispatch(action);
+  useInput((input, key) => {
+    for (const press of textBoxPresses({ input, key })) {
+      const command = commandFor(answerKeys, press);
+      if (!command || draft.submitting || draft.accepted) continue;
+      const action = answerCommandAction(command);
+      if (action.type === 'cancel') return onDone(null);
+      dispatch(action);
+    }
   });
   const sending = draft.submitting ? answerText(draft) : null;
   useEffect(() => {

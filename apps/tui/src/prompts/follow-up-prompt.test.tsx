@@ -32,6 +32,15 @@ describe('FollowUpPrompt', () => {
     expect(answers).toEqual(['What about scale?']);
   });
 
+  it('submits a question whose Enter came in the same chunk as its last characters (typed over a slow link)', async () => {
+    const answers: (string | null)[] = [];
+    const view = renderWithProviders(<FollowUpPrompt info={info} onAnswer={(answer) => answers.push(answer)} />);
+    await view.waitForFrame((frame) => frame.includes('Follow-up question:'));
+    view.stdin.write('What about scale?\r');
+    await view.waitForFrame(() => answers.length === 1, 'the answer');
+    expect(answers).toEqual(['What about scale?']);
+  });
+
   it('never submits an empty question, and Esc leaves without one', async () => {
     const answers: (string | null)[] = [];
     let answered = () => {};

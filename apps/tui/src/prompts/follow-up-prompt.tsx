@@ -3,7 +3,7 @@
 // never submitted.
 import { useInput } from 'ink';
 import { useState } from 'react';
-import { commandFor, followUpKeys, helpLine } from '../keys/key-bindings.js';
+import { commandFor, followUpKeys, helpLine, type KeyPress, textBoxPresses } from '../keys/key-bindings.js';
 import { useLatestReducer } from '../keys/use-latest-reducer.js';
 import { fitText } from '../theme/format.js';
 import { Text } from '../theme/text.js';
@@ -26,8 +26,8 @@ export function FollowUpPrompt(props: { info: FollowUpInfo; onAnswer: (question:
   const { state: input, dispatch, latest } = useLatestReducer(textInputReducer, () => emptyTextInput);
   const [emptyTried, setEmptyTried] = useState(false);
   const { info, onAnswer } = props;
-  useInput((typed, key) => {
-    const command = commandFor(followUpKeys, { input: typed, key });
+  const handle = (press: KeyPress) => {
+    const command = commandFor(followUpKeys, press);
     if (!command) return;
     if (command.type === 'cancel') return onAnswer(null);
     if (command.type === 'submit') {
@@ -38,6 +38,9 @@ export function FollowUpPrompt(props: { info: FollowUpInfo; onAnswer: (question:
     }
     setEmptyTried(false);
     dispatch(textInputAction(command));
+  };
+  useInput((input, key) => {
+    for (const press of textBoxPresses({ input, key })) handle(press);
   });
   const width = Math.min(columns, 100) - 4;
   const before = input.text.slice(0, input.cursor);

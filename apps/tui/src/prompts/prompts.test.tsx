@@ -2,6 +2,7 @@ import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ResumePromptPlan } from '../plan/resume-prompt-plan.js';
 import { keys, renderWithProviders } from '../testing/render-with-providers.js';
+import { AnswerPrompt } from './answer-prompt.js';
 import { type ModelUnavailableAnswer, ModelUnavailablePrompt } from './model-unavailable-prompt.js';
 import { ResumePrompt } from './resume-prompt.js';
 import { type UncertainStepAnswer, UncertainStepPrompt } from './uncertain-step-prompt.js';
@@ -185,5 +186,40 @@ describe('ModelUnavailablePrompt', () => {
     await view.press(keys.escape);
     await view.waitForFrame(() => answers.length > 0, 'the cancel answer');
     expect(answers).toEqual([{ choice: 'cancel' }]);
+  });
+});
+
+describe('AnswerPrompt', () => {
+  const question = {
+    sessionId: 's1',
+    key: 'target',
+    prompt: 'Deploy where?',
+    hint: 'an environment name',
+    choices: null,
+  };
+
+  it('sends an answer whose Enter came in the same chunk as its last characters, and keeps a pasted line break a space', async () => {
+    const sent: string[] = [];
+    const done: (string | null)[] = [];
+    const view = renderWithProviders(
+      <AnswerPrompt
+        info={{ question, title: 'Deploy' }}
+        submit={async (text) => {
+          sent.push(text);
+          return { accepted: true };
+        }}
+        onDone={(answer) => done.push(answer)}
+      />,
+    );
+    await view.waitForFrame((frame) => frame.includes('Deploy where?'));
+    // A paste with a line break inside stays in the box.
+    view.stdin.write('staging\nnorth');
+    await view.waitForFrame((frame) => frame.includes('staging north'));
+    expect(sent).toEqual([]);
+    // The rest, typed with its Enter in one chunk (over a slow link), sends the answer.
+    view.stdin.write(' 2\r');
+    await view.waitForFrame(() => done.length === 1, 'the answer');
+    expect(sent).toEqual(['staging north 2']);
+    expect(done).toEqual(['staging north 2']);
   });
 });
