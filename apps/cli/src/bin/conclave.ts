@@ -1,5 +1,6 @@
 // The `conclave` executable: wires the real process (environment, streams, signals)
 // into runCli and exits with its code. The only place the CLI leaves the process.
+import { writeSync } from 'node:fs';
 import module from 'node:module';
 import { homedir } from 'node:os';
 import { writeWithoutWaiting } from './write-out.js';
@@ -17,18 +18,47 @@ let running = false;
 
 /**
  * `conclave sessions show … | head`: the reader left; that is not an error worth a trace.
- * `conclave run x.yaml 2>&1 | head -2`: the run goes on to its end with that stream's output
- * dropped (stopping it there would leave a step started and never finished), and exits with its
- * own outcome. Set before anything uses `process.stdout` or `process.stderr`.
+ * `conclave sessions show … > /dev/full`: the output cannot be written; one line says so and the
+ * command exits 74. `conclave run x.yaml 2>&1 | head -2`: the run goes on to its end with that
+ * stream's output dropped (stopping it there would leave a step started and never finished), and
+ * exits with its own outcome. Set before anything uses `process.stdout` or `process.stderr`.
  */
 function guardOutputStreams(): void {
-  for (const stream of [process.stdout, process.stderr]) {
+  for (const [stream, name] of [
+    [process.stdout, 'standard output'],
+    [process.stderr, 'standard error'],
+  ] as const) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE') throw error;
-      if (!running) process.exit(process.exitCode ?? 0);
+      const readerLeft = error.code === 'EPIPE';
+      if (!running) {
+        if (readerLeft) process.exit(process.exitCode ?? 0);
+        outputLost(name, error);
+      }
+      if (!readerLeft) sayOutputLost(name, error);
       dropOutput(stream);
     });
   }
+}
+
+/** The exit code of a command whose output could not be written (sysexits' EX_IOERR, as for a full store). */
+const OUTPUT_LOST_EXIT = 74;
+
+/** Says, on descriptor 2 (the stream may be the one that failed), that the output could not be written. */
+function sayOutputLost(name: string, error: NodeJS.ErrnoException): void {
+  const fix =
+    error.code === 'ENOSPC' || error.code === 'EDQUOT'
+      ? 'Free space on the disk it goes to, or send it elsewhere.'
+      : 'Check where it goes, or send it elsewhere.';
+  try {
+    writeSync(2, `conclave: could not write to ${name} (${error.message}). ${fix}\n`);
+  } catch {
+    // Standard error is the one that failed: the exit code still says so.
+  }
+}
+
+function outputLost(name: string, error: NodeJS.ErrnoException): never {
+  sayOutputLost(name, error);
+  process.exit(OUTPUT_LOST_EXIT);
 }
 
 function dropOutput(stream: NodeJS.WriteStream): void {
@@ -58,7 +88,12 @@ if (quickAnswer === null) {
  * the stream took the rest, to write when the descriptor can take it.
  */
 function writtenWhole(text: string): boolean {
-  const rest = writeWithoutWaiting(1, Buffer.from(text));
+  let rest: Buffer;
+  try {
+    rest = writeWithoutWaiting(1, Buffer.from(text));
+  } catch (error) {
+    outputLost('standard output', error as NodeJS.ErrnoException);
+  }
   if (rest.length === 0) return true;
   guardOutputStreams();
   process.stdout.write(rest);

@@ -36,6 +36,8 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** Runs the CLI as this user (a test running as root meets file modes only as another user). */
   user?: { uid: number; gid: number };
+  /** Standard output to this descriptor (a file the test opened) instead of a pipe read into `stdout`. */
+  stdout?: number;
 }
 
 export interface RunningCli {
@@ -72,7 +74,7 @@ export async function createSandbox(): Promise<Sandbox> {
     const child = spawn(process.execPath, [CLI_PATH, ...args], {
       cwd: options.cwd ?? workspace,
       env: merged,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', options.stdout ?? 'pipe', 'pipe'],
       ...options.user,
     });
     let stdout = '';

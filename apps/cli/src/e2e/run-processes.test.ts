@@ -1,7 +1,7 @@
 // End-to-end: how `conclave run` treats the processes of a workflow's shell steps and the
 // run's own output: a command the interrupted run left running, Ctrl+C, how many run at once
 // (--max-parallel), a reader that leaves (`| head`).
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -193,6 +193,49 @@ describe('conclave run when the reader of its output leaves', () => {
     running.child.stderr?.destroy();
     expect((await running.done).code).toBe(1);
   });
+});
+
+describe('a command whose output cannot be written', () => {
+  /** Standard output to /dev/full: every write fails with ENOSPC. */
+  const toFullDisk = async (args: string[]) => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      return await sandbox.run(args, { stdout: full });
+    } finally {
+      closeSync(full);
+    }
+  };
+  const said =
+    'conclave: could not write to standard output (ENOSPC: no space left on device, write). Free space on the disk it goes to, or send it elsewhere.\n';
+
+  it.skipIf(!existsSync('/dev/full'))(
+    'says so in one line and exits 74, from the quick answers and the full commands',
+    async () => {
+      for (const args of [['--version'], ['sessions', 'list', '--json', '--quiet'], ['--help']]) {
+        const result = await toFullDisk(args);
+        expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 74, stderr: said });
+      }
+    },
+  );
+
+  it.skipIf(!existsSync('/dev/full'))(
+    "lets a run go on to its end, says once that its output was lost, and exits with the run's outcome",
+    async () => {
+      await writeSpec('lost', [
+        'name: lost',
+        'steps:',
+        "  - shell: 'echo one > one.txt'",
+        "  - shell: 'echo two > two.txt'",
+      ]);
+      const result = await toFullDisk(['run', 'lost.yaml']);
+      expect(result.code).toBe(0);
+      expect(result.stderr.split(said).length - 1).toBe(1);
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+      expect(await readFile(path.join(sandbox.workspace, 'two.txt'), 'utf8')).toBe('two\n');
+      const [session] = await sandbox.json<Array<{ status: string }>>(['sessions', 'list']);
+      expect(session?.status).toBe('completed');
+    },
+  );
 });
 
 describe('step timeouts', () => {
