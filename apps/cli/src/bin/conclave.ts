@@ -40,7 +40,11 @@ function guardOutputStreams(): void {
   }
 }
 
-/** The exit code of a command whose output could not be written (sysexits' EX_IOERR, as for a full store). */
+/**
+ * The exit code of a command whose output could not be written: `ExitCode.storeFull` of
+ * `@resume/runner/exit-codes` (sysexits' EX_IOERR), which this entry does not import, since that
+ * module loads `@resume/core/spec` and the quick answers never do (the tests hold them equal).
+ */
 const OUTPUT_LOST_EXIT = 74;
 
 /** Says, on descriptor 2 (the stream may be the one that failed), that the output could not be written. */

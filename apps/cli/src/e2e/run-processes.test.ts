@@ -4,6 +4,7 @@
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ExitCode } from '@resume/runner/exit-codes';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from './run-cli.js';
 import { sandboxFixture } from './sandbox-fixture.js';
@@ -213,7 +214,11 @@ describe('a command whose output cannot be written', () => {
     async () => {
       for (const args of [['--version'], ['sessions', 'list', '--json', '--quiet'], ['--help']]) {
         const result = await toFullDisk(args);
-        expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 74, stderr: said });
+        expect({ args, code: result.code, stderr: result.stderr }).toEqual({
+          args,
+          code: ExitCode.storeFull,
+          stderr: said,
+        });
       }
     },
   );
