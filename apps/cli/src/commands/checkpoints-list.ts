@@ -1,18 +1,16 @@
 // `conclave checkpoints list <id>`: where a session can be resumed or branched from; for a
 // LangGraph thread, its graph's checkpoints. Oldest first; the newest 50 in a terminal, all with
 // --json, the newest N with --limit.
-import { type JsonValue, UsageError } from '@resume/core/spec';
-import { z } from 'zod';
+import type { JsonValue } from '@resume/core/spec';
 import type { CliContext } from '../context/cli-context.js';
 import { formatWhen } from '../output/format.js';
+import { limitOption } from '../program/limit-option.js';
 import { resolveSession } from '../sessions/resolve-session.js';
 import { shortIdsOfStore } from '../sessions/short-ids.js';
 import { threadIdOf } from '../sessions/thread-id.js';
 
 /** Checkpoints listed in a terminal without --limit: the newest this many. */
 const HUMAN_DEFAULT_LIMIT = 50;
-
-const listOptionsSchema = z.object({ limit: z.coerce.number().int().positive().optional() });
 
 /** The newest `limit` of a list kept oldest first, and how many older ones were left out. */
 interface Newest<T> {
@@ -37,9 +35,7 @@ export async function listCheckpointsCommand(
   context: CliContext,
   input: { reference: string; options: Record<string, unknown> },
 ): Promise<number> {
-  const parsed = listOptionsSchema.safeParse(input.options);
-  if (!parsed.success) throw new UsageError('Invalid --limit: give a whole number above 0 (--limit 10).');
-  const limit = parsed.data.limit ?? (context.options.json ? undefined : HUMAN_DEFAULT_LIMIT);
+  const limit = limitOption(input.options) ?? (context.options.json ? undefined : HUMAN_DEFAULT_LIMIT);
   const id = await resolveSession(context, input.reference);
   // A LangGraph thread's checkpoints are its graph's: one read of its journal, no fold.
   const header = await (await context.store()).getHeader(id);

@@ -3,21 +3,18 @@
 // title, name, tags or task) and the words around it.
 import { UsageError } from '@resume/core/spec';
 import { parseQuery } from '@resume/runner/search';
-import { z } from 'zod';
 import type { CliContext } from '../context/cli-context.js';
 import { truncate } from '../output/format.js';
+import { limitOption } from '../program/limit-option.js';
 import { describeHitPlace, highlightedSnippet, openContentSearch, withLiveStatus } from '../sessions/content-search.js';
 import { HUMAN_DEFAULT_LIMIT, JSON_DEFAULT_LIMIT, searchHitsJson } from '../sessions/search-json.js';
 import { shortIdsAmong } from '../sessions/short-ids.js';
-
-const searchOptionsSchema = z.object({ limit: z.coerce.number().int().positive().optional() });
 
 export async function searchSessionsCommand(
   context: CliContext,
   { words, options: rawOptions }: { words: string[]; options: Record<string, unknown> },
 ): Promise<number> {
-  const parsed = searchOptionsSchema.safeParse(rawOptions);
-  if (!parsed.success) throw new UsageError('Invalid --limit: give a whole number above 0 (--limit 10).');
+  const limit = limitOption(rawOptions);
   const query = words.join(' ');
   if (parseQuery(query).length === 0) {
     throw new UsageError('Search for at least one word.', {
@@ -28,7 +25,7 @@ export async function searchSessionsCommand(
   try {
     const json = context.options.json;
     const hits = await index.search(query, {
-      limit: parsed.data.limit ?? (json ? JSON_DEFAULT_LIMIT : HUMAN_DEFAULT_LIMIT),
+      limit: limit ?? (json ? JSON_DEFAULT_LIMIT : HUMAN_DEFAULT_LIMIT),
     });
     // Numbered as `sessions list` numbers them, from the listing the index keeps.
     const terminal = context.terminal;
@@ -56,7 +53,7 @@ export async function searchSessionsCommand(
       );
       terminal.out(`      ${highlightedSnippet(hit, terminal)}`);
     }
-    if (hits.length === (parsed.data.limit ?? HUMAN_DEFAULT_LIMIT)) {
+    if (hits.length === (limit ?? HUMAN_DEFAULT_LIMIT)) {
       terminal.note(terminal.dim(`The best ${hits.length} hits; --limit N shows more.`));
     }
     terminal.note(terminal.dim('Open one with: conclave sessions show <#>'));
