@@ -65,6 +65,23 @@ describe('conclave: modes by their registered names', () => {
     expect(listed.map((item) => [item.id, item.mode])).toEqual([[session.id, 'code-review']]);
   });
 
+  it('refuses up front a completed session a program wrote in a runner mode, before a provider or a question', async () => {
+    const engine = createEngine({ store: createFsStore({ dir: sandbox.home }) });
+    const session = await engine.createSession({ title: 'a discussion an app wrote', mode: 'discussion' });
+    await session.complete();
+    await session.close();
+    for (const args of [
+      ['--resume', session.id],
+      ['--resume', session.id, 'What about backups?'],
+    ]) {
+      const refused = await sandbox.run(args);
+      expect(refused.code).toBe(65);
+      expect(refused.stderr).toContain('it was not started by the runner (mode discussion)');
+      expect(refused.stderr).toContain('The program that wrote it continues it');
+      expect(refused.stderr).not.toContain('Using the offline scripted provider');
+    }
+  });
+
   it('a run in a mode that starts from a file says to run the file (64), an unknown mode names the modes', async () => {
     const chain = await sandbox.run(['--mode', 'chain', 'Summarise the notes']);
     expect(chain.code).toBe(64);

@@ -296,13 +296,16 @@ async function noteIndexedSession(context: CliContext, reference: string, id: st
 
 /**
  * The session, read. One a program wrote with the library (a LangGraph thread) is refused here,
- * before a provider is chosen or a question asked: the runner neither resumes nor continues it.
+ * from its header, before a provider is chosen or a question asked: the runner neither resumes
+ * nor continues it.
  */
 async function readRunnersSession(context: CliContext, id: string): Promise<SessionState> {
-  const state = await (await context.engine()).readSession(id);
-  const refusal = libraryRefusal(state);
+  const engine = await context.engine();
+  // Its header says so, before the journal is read (a long thread's takes a while).
+  const header = await engine.store.getHeader(id);
+  const refusal = header && libraryRefusal({ header });
   if (refusal) throw refusal;
-  return state;
+  return engine.readSession(id);
 }
 
 /**

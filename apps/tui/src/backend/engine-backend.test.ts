@@ -122,8 +122,9 @@ describe('createEngineBackend', () => {
     expect(await engine.run(target, job)).toBe(true);
   });
 
-  it('says where a session a program wrote goes on, and leaves a session in a runner mode to the run', async () => {
-    const engine = createEngine({ store: createMemoryStore() });
+  it('says where a session a program wrote goes on, in a runner mode too, and leaves a recorded run to the run', async () => {
+    const store = createMemoryStore();
+    const engine = createEngine({ store });
     const thread = await engine.createSession({
       title: 'LangGraph thread ticket-42',
       mode: 'langgraph',
@@ -132,9 +133,22 @@ describe('createEngineBackend', () => {
     await thread.close();
     const library = await engine.createSession({ title: 'an app of its own', mode: 'custom' });
     await library.close();
-    const run = await engine.createSession({ title: 'a discussion', mode: 'discussion' });
+    const unrecorded = await engine.createSession({ title: 'a discussion an app wrote', mode: 'discussion' });
+    await unrecorded.close();
+    const run = await engine.createSession({
+      title: 'a discussion',
+      mode: 'discussion',
+      options: { run: { mode: 'discussion' } },
+    });
     await run.close();
     const backend = createEngineBackend({ engine });
+    // Answered from the headers: no journal is read (a long thread's would hold the picker up).
+    const readJournal = store.read.bind(store);
+    let journalsRead = 0;
+    store.read = (...args) => {
+      journalsRead += 1;
+      return readJournal(...args);
+    };
 
     expect(await backend.whyNotRunnable?.(thread.id)).toBe(
       'Continue it from your app: run the graph again with thread_id "ticket-42" and the same checkpointer store.',
@@ -142,6 +156,12 @@ describe('createEngineBackend', () => {
     expect(await backend.whyNotRunnable?.(library.id)).toBe(
       'The program that wrote it continues it; conclave run cannot, with --force or without.',
     );
+    expect(await backend.whyNotRunnable?.(unrecorded.id)).toBe(
+      'The program that wrote it continues it; conclave run cannot, with --force or without.',
+    );
     expect(await backend.whyNotRunnable?.(run.id)).toBeNull();
+    expect(journalsRead).toBe(0);
+    // A session gone meanwhile is the caller's to report, as a failed read is.
+    expect(await backend.whyNotRunnable?.(createSessionId())).toBeNull();
   });
 });

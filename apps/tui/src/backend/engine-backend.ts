@@ -152,7 +152,12 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
       return engine.changeMetadata(sessionId, change);
     },
     async whyNotRunnable(sessionId) {
-      const refusal = libraryRefusal(await engine.readSession(sessionId));
+      // The header says it: with the store at hand, the journal is not read (a long thread's takes a while).
+      const header = engine.store
+        ? await engine.store.getHeader(sessionId)
+        : (await engine.readSession(sessionId)).header;
+      if (!header) return null;
+      const refusal = libraryRefusal({ header });
       return refusal ? (hintFor(refusal)?.split('\n')[0] ?? refusal.message) : null;
     },
     ...(options.contentIndex

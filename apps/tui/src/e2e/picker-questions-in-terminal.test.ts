@@ -78,7 +78,12 @@ describe.skipIf(!tmuxAvailable)("the picker's c on an unfinished session, in a r
   beforeAll(async () => {
     await terminal.open();
     const engine = createEngine({ store: createFsStore({ dir: home }) });
-    const session = await engine.createSession({ title: 'Plan the garden shed', mode: 'discussion' });
+    // A discussion the runner started: it recorded its run (what the picker checks before Enter or c).
+    const session = await engine.createSession({
+      title: 'Plan the garden shed',
+      mode: 'discussion',
+      options: { run: { mode: 'discussion' } },
+    });
     session.addMessage({ role: 'user', content: 'Plan the garden shed' });
     await session.interrupt();
     await session.close();

@@ -31,7 +31,12 @@ describe.skipIf(!tmuxAvailable)('conclave-tui in a real terminal', () => {
     );
     expect(() => runPlain(['run', 'flow.yaml', '--quiet'])).toThrow();
     const engine = createEngine({ store: createFsStore({ dir: home }) });
-    const session = await engine.createSession({ title: 'Plan the garden shed', mode: 'discussion' });
+    // A discussion the runner started: it recorded its run (what the picker checks before Enter or c).
+    const session = await engine.createSession({
+      title: 'Plan the garden shed',
+      mode: 'discussion',
+      options: { run: { mode: 'discussion' } },
+    });
     session.addMessage({ role: 'user', content: 'Plan the garden shed' });
     await session.complete();
     await session.close();

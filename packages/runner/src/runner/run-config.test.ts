@@ -32,7 +32,7 @@ describe('the run configuration a session recorded', () => {
     expect(nextStepOf(other)).toEqual({ kind: 'continue-in-its-program', sessionId: other.sessionId, threadId: null });
   });
 
-  it('refuses up front only a session a program wrote: one in a runner mode is left to its run', () => {
+  it('refuses up front every session that recorded no run, whatever mode it names', () => {
     const thread = libraryRefusal(sessionWith(testHeader({ mode: 'langgraph', options: { threadId: 'support-42' } })));
     expect(thread?.message).toContain('not started by the runner (mode langgraph)');
     expect(nextStepOf(thread)).toMatchObject({ kind: 'continue-in-its-program', threadId: 'support-42' });
@@ -40,9 +40,14 @@ describe('the run configuration a session recorded', () => {
       kind: 'continue-in-its-program',
       threadId: null,
     });
-    // A discussion the runner did not record (an older build's, a hand-made one) is the run's to word.
-    expect(libraryRefusal(sessionWith(testHeader({ mode: 'discussion', options: {} })))).toBeNull();
-    // A mode a plugin registered is known by its recorded run, whatever the registry holds.
+    // A discussion the runner did not record (a program's, a hand-made one): the run would refuse it the same way.
+    const unrecorded = sessionWith(testHeader({ mode: 'discussion', options: {} }));
+    expect(libraryRefusal(unrecorded)?.message).toBe(refusal(unrecorded).message);
+    expect(nextStepOf(libraryRefusal(unrecorded))).toMatchObject({ kind: 'continue-in-its-program' });
+    // A recorded run is the run's to check, in a mode this registry lacks too.
+    expect(
+      libraryRefusal(sessionWith(testHeader({ mode: 'discussion', options: { run: { mode: 'discussion' } } }))),
+    ).toBeNull();
     expect(
       libraryRefusal(sessionWith(testHeader({ mode: 'triage', options: { run: { mode: 'triage' } } }))),
     ).toBeNull();

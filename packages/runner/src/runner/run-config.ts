@@ -45,23 +45,20 @@ function recordedModeName(recorded: unknown): string | null {
 
 /**
  * The refusal of a session a program wrote with the library (a LangGraph thread, an AI SDK or
- * custom session), which the runner neither resumes nor continues: its next step says the
- * program that wrote it continues it. Null for a session the runner started, and for one in a
- * mode of `modes` (its run checks what it recorded, and words its own refusals).
+ * custom session, a hand-made one in a runner mode's name), which the runner neither resumes
+ * nor continues: its next step says the program that wrote it continues it. Null for a session
+ * that recorded a run (a mode the registry lacks is its run's to word, as readRunConfig does).
+ * Only the header is read: a caller may answer from the store's header without replaying the journal.
  */
-export function libraryRefusal(
-  state: SessionState,
-  modes: ModeRegistry = builtinModes,
-): IncompatibleSessionError | null {
-  if (modes.has(state.header.mode) || recordedModeName(state.header.options[RUN_OPTIONS_KEY]) !== null) return null;
-  return notStartedByRun(state);
+export function libraryRefusal(state: Pick<SessionState, 'header'>): IncompatibleSessionError | null {
+  return recordedModeName(state.header.options[RUN_OPTIONS_KEY]) === null ? notStartedByRun(state) : null;
 }
 
 /**
  * A session the library wrote (a LangGraph thread, an AI SDK or custom session): no run
  * configuration, so forcing cannot resume it either; the program that wrote it continues it.
  */
-function notStartedByRun(state: SessionState): IncompatibleSessionError {
+function notStartedByRun(state: Pick<SessionState, 'header'>): IncompatibleSessionError {
   const { id, mode, options } = state.header;
   return withNextStep(new IncompatibleSessionError(id, [`it was not started by the runner (mode ${mode})`]), {
     kind: 'continue-in-its-program',
