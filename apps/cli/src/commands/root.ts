@@ -29,7 +29,10 @@ export async function runRootCommand(context: CliContext, input: RootInput): Pro
   }
   if (typeof options.deleteSession === 'string') {
     const { deleteSessionCommand } = await import('./sessions-delete.js');
-    return deleteSessionCommand(context, { reference: options.deleteSession, options: { force: options.force } });
+    return deleteSessionCommand(context, {
+      reference: options.deleteSession,
+      options: { yes: options.yes, force: options.force },
+    });
   }
   if (options.cleanupSessions) {
     const { cleanupSessionsCommand } = await import('./sessions-cleanup.js');

@@ -1,6 +1,6 @@
 // `conclave sessions delete <id>` (and `--delete-session`): moves the session to the trash
 // (`sessions restore` brings it back; `--now` deletes it for good). In a terminal it asks first
-// (`--force` skips the question), since a list index or a short prefix easily names the
+// (`--yes`, or `--force`, skips the question), since a list index or a short prefix easily names the
 // wrong session; sessions that continue from the deleted one are named, because they keep
 // their own history and lose their parent link. A session a live process is running is never deleted (75):
 // its files would vanish under the writer.
@@ -15,7 +15,9 @@ export async function deleteSessionCommand(
   context: CliContext,
   input: { reference: string; options: Record<string, unknown> },
 ): Promise<number> {
-  const options = z.object({ force: z.boolean().default(false), now: z.boolean().default(false) }).parse(input.options);
+  const options = z
+    .object({ yes: z.boolean().default(false), force: z.boolean().default(false), now: z.boolean().default(false) })
+    .parse(input.options);
   const engine = await context.engine();
   const id = await resolveSession(context, input.reference);
   const summary = await engine.store.getSummary(id);
@@ -25,7 +27,7 @@ export async function deleteSessionCommand(
   const children = (await engine.listSessions({})).filter((session) => session.parentId === id);
   const childLines = children.map((child) => `${child.id} "${truncate(child.title, 50)}"`);
   const toTrash = !options.now && !summary?.trashedAt;
-  if (!options.force && context.environment.interactive && !context.options.json) {
+  if (!options.yes && !options.force && context.environment.interactive && !context.options.json) {
     const tui = await import('@resume/tui');
     const yes = await tui.confirmDelete(
       {

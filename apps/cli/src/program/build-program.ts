@@ -482,7 +482,11 @@ ${examples([
         'move a session to the trash (sessions restore brings it back), or delete it for good with --now; sessions continued or branched from it keep their history and lose their parent link',
       )
       .argument('<id>', 'id, name, unique prefix, list index or exported file')
-      .option('--force', 'do not ask first (a terminal asks [y/N]); also delete a session another process is running')
+      .option(
+        '-y, --yes',
+        'do not ask first (a terminal asks [y/N]); a session another process is running is never deleted',
+      )
+      .option('--force', 'the same as --yes')
       .option('--now', 'delete it for good at once, skipping the trash'),
   );
   remove.addHelpText(
@@ -490,7 +494,7 @@ ${examples([
     examples([
       'conclave sessions delete 01jf3k',
       'conclave sessions restore 01jf3k          # changed your mind',
-      'conclave sessions delete 3 --now --force  # for good, without asking',
+      'conclave sessions delete 3 --now --yes    # for good, without asking',
     ]),
   );
   remove.action(actOnSession(async () => (await import('../commands/sessions-delete.js')).deleteSessionCommand));

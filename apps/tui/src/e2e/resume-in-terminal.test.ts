@@ -229,5 +229,20 @@ describe.skipIf(!tmuxAvailable)('conclave --resume in a real terminal', () => {
     type('y');
     expect(await waitForScreen((text) => /EXIT=\d+/.test(text), 'the delete')).toContain('EXIT=0');
     expect(listSessions().some((session) => session.id === parent?.id)).toBe(false);
+
+    // -y and --yes answer the question before it is asked, as they do a resume's.
+    const child = listSessions().find((session) => session.title === 'And then?');
+    for (const [command, id] of [
+      [`sessions delete ${child?.id} -y`, child?.id],
+      [`--delete-session ${parent?.id} --yes`, parent?.id],
+    ] as const) {
+      await settledPane();
+      type(conclave(0, command), 'Enter');
+      const done = await waitForScreen((text) => /EXIT=\d+/.test(text), 'the delete without a question');
+      expect(done).toContain('EXIT=0');
+      expect(done).not.toContain('[y/N]');
+      expect(done).toContain(`session ${id}`);
+    }
+    expect(listSessions().some((session) => session.id === child?.id)).toBe(false);
   });
 });
