@@ -6,6 +6,7 @@
 import { createEngine } from '@resume/core';
 import { createFsStore } from '@resume/storage-fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeRunnerDiscussion } from './runner-discussion.js';
 import { createTmuxTerminal, tmuxAvailable } from './tmux-terminal.js';
 
 const KEPT_IN_TRASH = '2 child sessions will keep their parent link until the trash is emptied';
@@ -77,17 +78,7 @@ describe.skipIf(!tmuxAvailable)("the picker's c on an unfinished session, in a r
 
   beforeAll(async () => {
     await terminal.open();
-    const engine = createEngine({ store: createFsStore({ dir: home }) });
-    // A discussion the runner started: it recorded its run (what the picker checks before Enter or c).
-    const session = await engine.createSession({
-      title: 'Plan the garden shed',
-      mode: 'discussion',
-      options: { run: { mode: 'discussion' } },
-    });
-    session.addMessage({ role: 'user', content: 'Plan the garden shed' });
-    await session.interrupt();
-    await session.close();
-    await engine.close();
+    await writeRunnerDiscussion(home, 'Plan the garden shed', 'interrupted');
   }, 120_000);
   afterAll(() => terminal.close());
 

@@ -3,9 +3,8 @@
 // `conclave tui` does (what runs next included).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createEngine } from '@resume/core';
-import { createFsStore } from '@resume/storage-fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeRunnerDiscussion } from './runner-discussion.js';
 import { createTmuxTerminal, ensureTuiBuilt, tmuxAvailable, tuiBundle } from './tmux-terminal.js';
 
 describe.skipIf(!tmuxAvailable)('conclave-tui in a real terminal', () => {
@@ -30,17 +29,7 @@ describe.skipIf(!tmuxAvailable)('conclave-tui in a real terminal', () => {
       ].join('\n'),
     );
     expect(() => runPlain(['run', 'flow.yaml', '--quiet'])).toThrow();
-    const engine = createEngine({ store: createFsStore({ dir: home }) });
-    // A discussion the runner started: it recorded its run (what the picker checks before Enter or c).
-    const session = await engine.createSession({
-      title: 'Plan the garden shed',
-      mode: 'discussion',
-      options: { run: { mode: 'discussion' } },
-    });
-    session.addMessage({ role: 'user', content: 'Plan the garden shed' });
-    await session.complete();
-    await session.close();
-    await engine.close();
+    await writeRunnerDiscussion(home, 'Plan the garden shed', 'completed');
   }, 120_000);
 
   afterAll(() => terminal.close());
