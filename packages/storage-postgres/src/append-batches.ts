@@ -54,13 +54,20 @@ export function appendBatchStatement(schema: string): string {
   const events = inputs.length;
   const assignments = summaryColumns.map(([column]) => `${column} = a.${column}`).join(', ');
   // Locking the session rows (in id order, so two statements never wait on each other in a
-  // circle) serializes appends and lease takeovers of each session.
+  // circle) serializes appends and lease takeovers of each session. The lease rows are read
+  // after that, and share-locked: a takeover that committed while this statement waited for the
+  // session row is seen with its new epoch, not as this statement's snapshot had it, so the
+  // writer it replaced is refused. (KEY SHARE would not do: it keeps the version an update of
+  // other columns replaced.) A heartbeat's update waits for the append, or it for the heartbeat.
   return `WITH input AS (
       SELECT * FROM unnest(${arrays}) AS i (${names})
+    ), locked AS (
+      SELECT s.id, s.journal_seq, s.journal_hash FROM ${schema}.sessions s
+       WHERE s.id = ANY ($1::text[]) ORDER BY s.id FOR UPDATE
+    ), lease AS (
+      SELECT l.session_id, l.epoch FROM ${schema}.leases l JOIN locked k ON k.id = l.session_id FOR SHARE OF l
     ), current AS (
-      SELECT s.id, s.journal_seq, s.journal_hash, l.epoch FROM ${schema}.sessions s
-        LEFT JOIN ${schema}.leases l ON l.session_id = s.id
-       WHERE s.id = ANY ($1::text[]) ORDER BY s.id FOR UPDATE OF s
+      SELECT k.id, k.journal_seq, k.journal_hash, e.epoch FROM locked k LEFT JOIN lease e ON e.session_id = k.id
     ), allowed AS (
       SELECT i.* FROM input i JOIN current c ON c.id = i.session_id
        WHERE c.journal_seq = i.expected_seq AND coalesce(c.epoch, 0) <= i.epoch

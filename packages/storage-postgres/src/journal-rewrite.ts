@@ -64,15 +64,19 @@ export function createJournalRewrite(
     const lastHash = hashes.at(-1) ?? null;
 
     return parts.inTransaction(`rewrite the journal of session ${sessionId}`, async (client) => {
-      const current = await client.query<{ journal_seq: string; epoch: string | null }>(
-        `SELECT s.journal_seq, l.epoch FROM ${schema}.sessions s
-           LEFT JOIN ${schema}.leases l ON l.session_id = s.id
-          WHERE s.id = $1 FOR UPDATE OF s`,
+      const locked = await client.query<{ journal_seq: string }>(
+        `SELECT journal_seq FROM ${schema}.sessions WHERE id = $1 FOR UPDATE`,
         [sessionId],
       );
-      const row = current.rows[0];
+      const row = locked.rows[0];
       if (!row) throw new SessionNotFoundError(sessionId);
-      const epoch = row.epoch === null ? 0 : Number(row.epoch);
+      // Read once the session row is locked, by a statement of its own: a takeover that committed
+      // while the lock was awaited shows its epoch (the locking statement's snapshot predates it).
+      const lease = await client.query<{ epoch: string }>(
+        `SELECT epoch FROM ${schema}.leases WHERE session_id = $1 FOR SHARE`,
+        [sessionId],
+      );
+      const epoch = Number(lease.rows[0]?.epoch ?? 0);
       if (epoch !== rewrite.epoch) {
         throw new LeaseLostError(
           sessionId,

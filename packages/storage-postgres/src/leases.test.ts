@@ -2,7 +2,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { LeaseLostError, SessionLockedError } from '@resume/core/spec';
 import { messageEvents, testHeader, testSummary } from '@resume/core/testing';
+import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { quoteIdentifier } from './connection.js';
+import { takeLease } from './leases.js';
 import { announceSkip } from './testing/postgres-cluster.js';
 import { postgres, useTestDatabase } from './testing/test-database.js';
 
@@ -19,6 +22,18 @@ async function acquireWhenFree<T>(attempt: () => Promise<T>): Promise<T> {
       await pause(25);
     }
   }
+}
+
+/** Until a statement on the server waits for a row lock (the one this test made wait). */
+async function waitForLockWait(pool: pg.Pool): Promise<void> {
+  for (let attempt = 0; attempt < 400; attempt++) {
+    const waiting = await pool.query(
+      "SELECT count(*)::integer AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+    );
+    if (waiting.rows[0]?.n > 0) return;
+    await pause(10);
+  }
+  throw new Error('no statement came to wait for the session row');
 }
 
 /** The pid of a process that has exited. */
@@ -101,6 +116,58 @@ describe.skipIf(!postgres.available)(`PostgreSQL leases ${skipped}`, () => {
     // The old holder releasing late must not free the new holder's lease.
     await oldLease.release();
     expect((await other.inspectLease(header.id))?.host).toBe('machine-b');
+  });
+
+  it('refuses the old holder an append or a rewrite it sent while a takeover was committing', async () => {
+    for (const write of ['append', 'rewrite'] as const) {
+      const paused = database.openStore({ holderHost: 'machine-a', leaseTtlMs: 150, heartbeatMs: 3_600_000 });
+      const header = testHeader();
+      await paused.create(header);
+      const oldLease = await paused.acquireLease(header.id, { holder: { pid: process.pid, host: 'a' } });
+      await paused.append(header.id, {
+        expectedSeq: 0,
+        epoch: oldLease.epoch,
+        events: messageEvents(1, 2),
+        summary: testSummary(header, 2),
+      });
+      await pause(200);
+
+      // Machine B takes the expired lease over, as the store does, and has not committed yet.
+      const pool = database.openPool();
+      const takeover = await pool.connect();
+      const schema = quoteIdentifier(paused.schema);
+      try {
+        await takeover.query('BEGIN');
+        const context = { schema, localHost: 'machine-b', isProcessAlive: () => true };
+        const taken = await takeLease(takeover, context, header.id, { host: 'machine-b', pid: process.pid }, 60_000);
+        expect(taken.epoch).toBe(oldLease.epoch + 1);
+        // Machine A wakes up and writes: its statement waits for the session row B holds.
+        const late = (
+          write === 'append'
+            ? paused.append(header.id, {
+                expectedSeq: 2,
+                epoch: oldLease.epoch,
+                events: messageEvents(3, 1),
+                summary: testSummary(header, 3),
+              })
+            : (paused.rewrite?.(header.id, {
+                expectedSeq: 2,
+                epoch: oldLease.epoch,
+                batches: [{ events: messageEvents(1, 1), summary: testSummary(header, 1) }],
+              }) ?? Promise.reject(new Error('the PostgreSQL store rewrites journals')))
+        ).then(
+          () => `${write} went through`,
+          (error: unknown) => error,
+        );
+        await waitForLockWait(pool);
+        await takeover.query('COMMIT');
+        expect(LeaseLostError.isInstance(await late), write).toBe(true);
+      } finally {
+        takeover.release();
+      }
+      const seqs = await pool.query(`SELECT seq FROM ${schema}.events WHERE session_id = $1 ORDER BY seq`, [header.id]);
+      expect(seqs.rows.map((row) => Number(row.seq))).toEqual([1, 2]);
+    }
   });
 
   it('takes over at once when the holder on this machine has died', async () => {
