@@ -46,6 +46,24 @@ function deadPid(): number {
 describe.skipIf(!postgres.available)(`PostgreSQL leases ${skipped}`, () => {
   const database = useTestDatabase();
 
+  /**
+   * A session holding two events, written under a lease whose heartbeat never comes: a paused
+   * or dead process on another machine (its lease expires after 150 ms).
+   */
+  async function pausedHolder() {
+    const paused = database.openStore({ holderHost: 'machine-a', leaseTtlMs: 150, heartbeatMs: 3_600_000 });
+    const header = testHeader();
+    await paused.create(header);
+    const oldLease = await paused.acquireLease(header.id, { holder: { pid: process.pid, host: 'a' } });
+    await paused.append(header.id, {
+      expectedSeq: 0,
+      epoch: oldLease.epoch,
+      events: messageEvents(1, 2),
+      summary: testSummary(header, 2),
+    });
+    return { paused, header, oldLease };
+  }
+
   it('lets exactly one of two machines take a session; the other learns which machine has it', async () => {
     const machineA = database.openStore({ holderHost: 'machine-a' });
     const machineB = database.openStore({ schema: machineA.schema, holderHost: 'machine-b' });
@@ -80,18 +98,8 @@ describe.skipIf(!postgres.available)(`PostgreSQL leases ${skipped}`, () => {
   });
 
   it('takes over an expired lease with a new epoch and refuses the old holder’s late append', async () => {
-    // A holder whose heartbeat never comes is a paused or dead process on another machine.
-    const paused = database.openStore({ holderHost: 'machine-a', leaseTtlMs: 150, heartbeatMs: 3_600_000 });
+    const { paused, header, oldLease } = await pausedHolder();
     const other = database.openStore({ schema: paused.schema, holderHost: 'machine-b' });
-    const header = testHeader();
-    await paused.create(header);
-    const oldLease = await paused.acquireLease(header.id, { holder: { pid: process.pid, host: 'a' } });
-    await paused.append(header.id, {
-      expectedSeq: 0,
-      epoch: oldLease.epoch,
-      events: messageEvents(1, 2),
-      summary: testSummary(header, 2),
-    });
 
     const newLease = await acquireWhenFree(() =>
       other.acquireLease(header.id, { holder: { pid: process.pid, host: 'b' } }),
@@ -120,16 +128,7 @@ describe.skipIf(!postgres.available)(`PostgreSQL leases ${skipped}`, () => {
 
   it('refuses the old holder an append or a rewrite it sent while a takeover was committing', async () => {
     for (const write of ['append', 'rewrite'] as const) {
-      const paused = database.openStore({ holderHost: 'machine-a', leaseTtlMs: 150, heartbeatMs: 3_600_000 });
-      const header = testHeader();
-      await paused.create(header);
-      const oldLease = await paused.acquireLease(header.id, { holder: { pid: process.pid, host: 'a' } });
-      await paused.append(header.id, {
-        expectedSeq: 0,
-        epoch: oldLease.epoch,
-        events: messageEvents(1, 2),
-        summary: testSummary(header, 2),
-      });
+      const { paused, header, oldLease } = await pausedHolder();
       await pause(200);
 
       // Machine B takes the expired lease over, as the store does, and has not committed yet.
