@@ -4,16 +4,12 @@
 // written again renumbered and chained from the start, the snapshot (keyed by the old seqs)
 // deleted, the summary columns set. A crash before the commit leaves the old journal.
 import type { DataKey } from '@resume/core/encryption';
-import {
-  AppendConflictError,
-  type JournalRewrite,
-  LeaseLostError,
-  type RewriteReport,
-  SessionNotFoundError,
-} from '@resume/core/spec';
+import { AppendConflictError, type JournalRewrite, LeaseLostError, type RewriteReport } from '@resume/core/spec';
 import type pg from 'pg';
 import { chainBatch } from './event-chain.js';
+import { type LeaseRow, leaseSelect } from './leases.js';
 import { eventPlace, sealedJson } from './row-sealing.js';
+import { readSessionRow } from './rows.js';
 import { summaryAssignments, summaryValues } from './summary-columns.js';
 
 export interface RewriteParts {
@@ -64,18 +60,10 @@ export function createJournalRewrite(
     const lastHash = hashes.at(-1) ?? null;
 
     return parts.inTransaction(`rewrite the journal of session ${sessionId}`, async (client) => {
-      const locked = await client.query<{ journal_seq: string }>(
-        `SELECT journal_seq FROM ${schema}.sessions WHERE id = $1 FOR UPDATE`,
-        [sessionId],
-      );
-      const row = locked.rows[0];
-      if (!row) throw new SessionNotFoundError(sessionId);
+      const row = await readSessionRow(client, schema, sessionId, true);
       // Read once the session row is locked, by a statement of its own: a takeover that committed
       // while the lock was awaited shows its epoch (the locking statement's snapshot predates it).
-      const lease = await client.query<{ epoch: string }>(
-        `SELECT epoch FROM ${schema}.leases WHERE session_id = $1 FOR SHARE`,
-        [sessionId],
-      );
+      const lease = await client.query<LeaseRow>(`${leaseSelect(schema)} FOR SHARE`, [sessionId]);
       const epoch = Number(lease.rows[0]?.epoch ?? 0);
       if (epoch !== rewrite.epoch) {
         throw new LeaseLostError(
