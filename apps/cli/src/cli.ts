@@ -2,7 +2,7 @@
 // become exit codes (docs/architecture.md#the-cli); commander's own usage errors become 64.
 
 import { printableText } from '@resume/core/spec';
-import { CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import type { CliEnvironment } from './context/cli-context.js';
 import { createTerminal } from './output/terminal.js';
 import { buildProgram } from './program/build-program.js';
@@ -46,7 +46,7 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
   program.configureOutput(commanderOutput(environment));
   for (const command of program.commands) applyOverrides(command, environment);
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(withoutHelpForUnknownCommand(program, argv), { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
       if (
@@ -69,8 +69,35 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
   return exitCode;
 }
 
+/**
+ * Commander answers `conclave sessions prune --help` (and `conclave sessions help prune`) with
+ * the help of `sessions`, exit 0, as if `prune` were one of its commands; without the help it
+ * says the command is unknown and names the nearest ones (64). A group of commands (`sessions`,
+ * `keys`: commands, no arguments of its own) given a name none of its commands has is therefore
+ * parsed without the help flag and without its `help`.
+ */
+function withoutHelpForUnknownCommand(program: Command, argv: readonly string[]): string[] {
+  const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
+  let command = program;
+  let helpAt = -1;
+  for (let index = 0; index < end; index += 1) {
+    const word = argv[index] ?? '';
+    if (word.startsWith('-')) continue;
+    const group = command.commands.length > 0 && command.registeredArguments.length === 0;
+    if (group && word === 'help' && helpAt === -1) {
+      helpAt = index;
+      continue;
+    }
+    const named = command.commands.find((child) => child.name() === word || child.aliases().includes(word));
+    if (named && helpAt === -1) command = named;
+    else if (named || !group) break;
+    else return argv.filter((flag, at) => at >= end || (at !== helpAt && flag !== '--help' && flag !== '-h'));
+  }
+  return [...argv];
+}
+
 /** exitOverride and output settings are not inherited by commands added before they were set. */
-function applyOverrides(command: import('commander').Command, environment: CliEnvironment) {
+function applyOverrides(command: Command, environment: CliEnvironment) {
   command.exitOverride();
   command.configureOutput(commanderOutput(environment));
   for (const child of command.commands) applyOverrides(child, environment);

@@ -34,12 +34,45 @@ describe('conclave: a task that looks like a mistyped command', () => {
     expect(await sessionCount()).toBe(0);
   });
 
+  it('shows the help `conclave help <command>` asks for, and calls a command a group does not have unknown, --help or not (64)', async () => {
+    const program = await sandbox.run(['help']);
+    expect(program.code, program.stderr).toBe(0);
+    expect(program.stdout).toContain('Usage: conclave [options] [command] [task...]');
+    const list = await sandbox.run(['help', 'sessions', 'list']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain('Usage: conclave sessions list|ls [options]');
+    const group = await sandbox.run(['help', 'checkpoints']);
+    expect(group.stdout).toContain('Usage: conclave checkpoints [options] [command]');
+
+    const unknown = await sandbox.run(['sessions', 'prune', '--help']);
+    expect(unknown.code).toBe(64);
+    expect(unknown.stderr).toContain("error: unknown command 'prune'");
+    expect(unknown.stdout).not.toContain('Usage:');
+    const typo = await sandbox.run(['sessions', 'lst', '-h']);
+    expect(typo.code).toBe(64);
+    expect(typo.stderr).toContain('(Did you mean one of list, ls?)');
+    const asked = await sandbox.run(['sessions', 'help', 'prune']);
+    expect(asked.code).toBe(64);
+    expect(asked.stderr).toContain("error: unknown command 'prune'");
+    const askedFirst = await sandbox.run(['help', 'sessions', 'lst']);
+    expect(askedFirst.code).toBe(64);
+    expect(askedFirst.stderr).toContain('(Did you mean one of list, ls?)');
+    const known = await sandbox.run(['sessions', 'list', '--help']);
+    expect(known.code, known.stderr).toBe(0);
+    expect(known.stdout).toContain('Usage: conclave sessions list|ls [options]');
+    expect(await sessionCount()).toBe(0);
+  });
+
   it('runs the task as a topic after -- and when it is a longer task', async () => {
     const literal = await sandbox.run(['--max-rounds', '1', '--', 'sessions list']);
     expect(literal.code, literal.stderr).toBe(0);
     const longer = await sandbox.run(['--max-rounds', '1', 'Plan the sessions list for the offsite']);
     expect(longer.code, longer.stderr).toBe(0);
+    const asking = await sandbox.run(['--max-rounds', '1', 'help', 'me', 'plan', 'the', 'offsite']);
+    expect(asking.code, asking.stderr).toBe(0);
     const titles = (await sandbox.json<{ title: string }[]>(['sessions', 'list'])).map((item) => item.title);
-    expect(titles).toEqual(expect.arrayContaining(['sessions list', 'Plan the sessions list for the offsite']));
+    expect(titles).toEqual(
+      expect.arrayContaining(['sessions list', 'Plan the sessions list for the offsite', 'help me plan the offsite']),
+    );
   });
 });

@@ -249,6 +249,7 @@ export function buildProgram(environment: CliEnvironment, hooks: ProgramHooks): 
       'conclave --mode iterative --project notes.txt "Fix OCR errors"',
       'conclave run workflow.yaml --var topic="AI agents"',
       'conclave sessions list --status interrupted',
+      'conclave help sessions list            # the help of a command',
       'CONCLAVE_SCRIPTED_PRICE=2.5,10 conclave "Plan" --max-cost 0.01   # a cost limit, offline',
     ]),
   );
