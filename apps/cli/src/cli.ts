@@ -82,7 +82,12 @@ function withoutHelpForUnknownCommand(program: Command, argv: readonly string[])
   let helpAt = -1;
   for (let index = 0; index < end; index += 1) {
     const word = argv[index] ?? '';
-    if (word.startsWith('-')) continue;
+    if (word.startsWith('-')) {
+      // An option's value is not a command name: `conclave --home ~/h sessions prune --help`.
+      if (command.options.some((option) => option.required && (option.long === word || option.short === word)))
+        index += 1;
+      continue;
+    }
     const group = command.commands.length > 0 && command.registeredArguments.length === 0;
     if (group && word === 'help' && helpAt === -1) {
       helpAt = index;

@@ -48,6 +48,9 @@ describe('conclave: a task that looks like a mistyped command', () => {
     expect(unknown.code).toBe(64);
     expect(unknown.stderr).toContain("error: unknown command 'prune'");
     expect(unknown.stdout).not.toContain('Usage:');
+    const afterOptions = await sandbox.run(['--max-rounds', '1', 'sessions', 'prune', '--help']);
+    expect(afterOptions.code).toBe(64);
+    expect(afterOptions.stderr).toContain("error: unknown command 'prune'");
     const typo = await sandbox.run(['sessions', 'lst', '-h']);
     expect(typo.code).toBe(64);
     expect(typo.stderr).toContain('(Did you mean one of list, ls?)');
