@@ -44,22 +44,19 @@ describe('conclave: a task that looks like a mistyped command', () => {
     const group = await sandbox.run(['help', 'checkpoints']);
     expect(group.stdout).toContain('Usage: conclave checkpoints [options] [command]');
 
-    const unknown = await sandbox.run(['sessions', 'prune', '--help']);
-    expect(unknown.code).toBe(64);
-    expect(unknown.stderr).toContain("error: unknown command 'prune'");
-    expect(unknown.stdout).not.toContain('Usage:');
-    const afterOptions = await sandbox.run(['--max-rounds', '1', 'sessions', 'prune', '--help']);
-    expect(afterOptions.code).toBe(64);
-    expect(afterOptions.stderr).toContain("error: unknown command 'prune'");
-    const typo = await sandbox.run(['sessions', 'lst', '-h']);
-    expect(typo.code).toBe(64);
-    expect(typo.stderr).toContain('(Did you mean one of list, ls?)');
-    const asked = await sandbox.run(['sessions', 'help', 'prune']);
-    expect(asked.code).toBe(64);
-    expect(asked.stderr).toContain("error: unknown command 'prune'");
-    const askedFirst = await sandbox.run(['help', 'sessions', 'lst']);
-    expect(askedFirst.code).toBe(64);
-    expect(askedFirst.stderr).toContain('(Did you mean one of list, ls?)');
+    const refusals: Array<[string[], string]> = [
+      [['sessions', 'prune', '--help'], "error: unknown command 'prune'"],
+      [['--max-rounds', '1', 'sessions', 'prune', '--help'], "error: unknown command 'prune'"],
+      [['sessions', 'help', 'prune'], "error: unknown command 'prune'"],
+      [['sessions', 'lst', '-h'], '(Did you mean one of list, ls?)'],
+      [['help', 'sessions', 'lst'], '(Did you mean one of list, ls?)'],
+    ];
+    for (const [args, message] of refusals) {
+      const refused = await sandbox.run(args);
+      expect(refused.code, args.join(' ')).toBe(64);
+      expect(refused.stderr).toContain(message);
+      expect(refused.stdout).not.toContain('Usage:');
+    }
     const known = await sandbox.run(['sessions', 'list', '--help']);
     expect(known.code, known.stderr).toBe(0);
     expect(known.stdout).toContain('Usage: conclave sessions list|ls [options]');
