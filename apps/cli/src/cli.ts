@@ -46,7 +46,7 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
   program.configureOutput(commanderOutput(environment));
   for (const command of program.commands) applyOverrides(command, environment);
   try {
-    await program.parseAsync(withoutHelpForUnknownCommand(program, argv), { from: 'user' });
+    await program.parseAsync(helpAsAsked(program, argv), { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
       if (
@@ -70,14 +70,20 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
 }
 
 /**
- * Commander answers `conclave sessions prune --help` (and `conclave sessions help prune`) with
- * the help of `sessions`, exit 0, as if `prune` were one of its commands; without the help it
- * says the command is unknown and names the nearest ones (64). A group of commands (`sessions`,
- * `keys`: commands, no arguments of its own) given a name none of its commands has is therefore
- * parsed without the help flag and without its `help`.
+ * The command line as commander should read it for the help it asks for.
+ * - `conclave help sessions list` is `conclave sessions list --help`, and `conclave help` the
+ *   program's: `help` followed by nothing, or by one or two words the first of which names a
+ *   command (`conclave help me plan the offsite` is a task; after `--` every word is).
+ * - Commander answers `conclave sessions prune --help` (and `conclave sessions help prune`) with
+ *   the help of `sessions`, exit 0, as if `prune` were one of its commands; without the help it
+ *   says the command is unknown and names the nearest ones (64). A group of commands (`sessions`,
+ *   `keys`: commands, no arguments of its own) given a name none of its commands has is therefore
+ *   parsed without the help flag and without its `help`.
  */
-function withoutHelpForUnknownCommand(program: Command, argv: readonly string[]): string[] {
+function helpAsAsked(program: Command, argv: readonly string[]): string[] {
   const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
+  const named = (command: Command, word: string) =>
+    command.commands.find((child) => child.name() === word || child.aliases().includes(word));
   let command = program;
   let helpAt = -1;
   for (let index = 0; index < end; index += 1) {
@@ -88,14 +94,20 @@ function withoutHelpForUnknownCommand(program: Command, argv: readonly string[])
         index += 1;
       continue;
     }
+    if (command === program && word === 'help' && end === argv.length) {
+      const next = argv.slice(index + 1).findIndex((after) => after.startsWith('-'));
+      const asked = argv.slice(index + 1, next === -1 ? undefined : index + 1 + next);
+      if (asked.length > 2 || (asked[0] !== undefined && !named(program, asked[0]))) break;
+      return helpAsAsked(program, [...argv.slice(0, index), ...argv.slice(index + 1), '--help']);
+    }
     const group = command.commands.length > 0 && command.registeredArguments.length === 0;
     if (group && word === 'help' && helpAt === -1) {
       helpAt = index;
       continue;
     }
-    const named = command.commands.find((child) => child.name() === word || child.aliases().includes(word));
-    if (named && helpAt === -1) command = named;
-    else if (named || !group) break;
+    const child = named(command, word);
+    if (child && helpAt === -1) command = child;
+    else if (child || !group) break;
     else return argv.filter((flag, at) => at >= end || (at !== helpAt && flag !== '--help' && flag !== '-h'));
   }
   return [...argv];

@@ -51,8 +51,6 @@ export async function runRootCommand(context: CliContext, input: RootInput): Pro
   if (options.continue !== undefined) return runSessionFlow(context, { kind: 'continue', task: input.task, options });
   if (options.resume !== undefined) return runSessionFlow(context, { kind: 'resume', task: input.task, options });
   if (input.task) {
-    const help = input.typed ? helpAskedFor(input.typed) : null;
-    if (help !== null && input.typed) return input.typed.rerun([...help, '--help']);
     const corrected = input.typed ? await checkMistypedCommand(context, input.typed) : null;
     if (corrected !== null) return corrected;
     return runSessionFlow(context, { kind: 'start', task: input.task, options });
@@ -60,19 +58,6 @@ export async function runRootCommand(context: CliContext, input: RootInput): Pro
   throw new UsageError('No task given.', {
     hint: 'Start a discussion with: conclave "your task"   (or see conclave --help)',
   });
-}
-
-/**
- * `conclave help`, `conclave help sessions`, `conclave help sessions list`: the command line whose
- * help is asked for (empty: the program's; a name its group does not have is then reported as
- * unknown); null when the word after `help` names no command, so `conclave help me plan the
- * offsite` stays a topic. After `--` the task is always a topic.
- */
-function helpAskedFor(typed: NonNullable<RootInput['typed']>): string[] | null {
-  const [first, ...rest] = typed.words;
-  if (first !== 'help' || rest.length > 2 || typed.argv.includes('--')) return null;
-  const [command] = rest;
-  return command === undefined || typed.commands.has(command) ? rest : null;
 }
 
 /**
