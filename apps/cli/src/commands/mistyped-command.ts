@@ -74,15 +74,22 @@ export function mistypedCommandError(mistyped: MistypedTask, commands: CommandNa
     return new UsageError(`"${mistyped.task}" looks like a mistyped command; no discussion was started.`, {
       hint: `Did you mean: ${mistyped.suggestion}\n${asTopic}`,
     });
-  const first = mistyped.task.split(/\s+/)[0] ?? '';
-  return new UsageError(`There is no command "${first}"; "${mistyped.task}" was not started as a discussion.`, {
+  return new UsageError(`${noCommand(mistyped.task)}; "${mistyped.task}" was not started as a discussion.`, {
     hint: `Commands: ${[...commands.keys()].join(', ')} (see conclave --help)\n${asTopic}`,
   });
+}
+
+/** The word that names no command: the first, or the one after `help` (`conclave help <command>` is help). */
+function noCommand(task: string): string {
+  const [first = '', second = ''] = task.split(/\s+/);
+  return first === 'help'
+    ? `"${second}" is not a command for conclave help to explain`
+    : `There is no command "${first}"`;
 }
 
 /** The question in a terminal, answered with y or n (Enter: no). */
 export function mistypedCommandQuestion(mistyped: MistypedTask): string {
   return mistyped.suggestion !== null
     ? `Did you mean \`${mistyped.suggestion}\`? [y/N] `
-    : `There is no command "${mistyped.task.split(/\s+/)[0] ?? ''}". Start a discussion on "${mistyped.task}"? [y/N] `;
+    : `${noCommand(mistyped.task)}. Start a discussion on "${mistyped.task}"? [y/N] `;
 }

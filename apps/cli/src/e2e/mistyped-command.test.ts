@@ -31,6 +31,13 @@ describe('conclave: a task that looks like a mistyped command', () => {
     expect(result.stderr).toContain('There is no command "vault"; "vault init" was not started as a discussion.');
     expect(result.stderr).toContain('Commands: run, sessions, answer,');
     expect(result.stderr).toContain('To discuss it as a topic: conclave -- "vault init"');
+    // `conclave help <command>` is help: what names no command is the word after it.
+    const help = await sandbox.run(['help', 'me']);
+    expect(help.code).toBe(64);
+    expect(help.stderr).toContain(
+      '"me" is not a command for conclave help to explain; "help me" was not started as a discussion.',
+    );
+    expect(help.stderr).toContain('To discuss it as a topic: conclave -- "help me"');
     expect(await sessionCount()).toBe(0);
   });
 
