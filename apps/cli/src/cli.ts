@@ -79,6 +79,8 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
  *   says the command is unknown and names the nearest ones (64). A group of commands (`sessions`,
  *   `keys`: commands, no arguments of its own) given a name none of its commands has is therefore
  *   parsed without the help flag and without its `help`.
+ * - Commander shows a group given no command (`conclave sessions`) its help on stderr, as an
+ *   error; it is the help asked for, on stdout, as `conclave sessions --help` shows it.
  */
 function helpAsAsked(program: Command, argv: readonly string[]): string[] {
   const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
@@ -110,6 +112,10 @@ function helpAsAsked(program: Command, argv: readonly string[]): string[] {
     else if (child || !group) break;
     else return argv.filter((flag, at) => at >= end || (at !== helpAt && flag !== '--help' && flag !== '-h'));
   }
+  // A group given nothing after it (`conclave sessions`) shows its help, as with --help.
+  const group = command !== program && command.commands.length > 0 && command.registeredArguments.length === 0;
+  if (group && helpAt === -1 && named(command.parent ?? program, argv.at(-1) ?? '') === command)
+    return [...argv, '--help'];
   return [...argv];
 }
 
