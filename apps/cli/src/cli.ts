@@ -102,7 +102,7 @@ function helpAsAsked(program: Command, argv: readonly string[]): string[] {
       if (asked.length > 2 || (asked[0] !== undefined && !named(program, asked[0]))) break;
       return helpAsAsked(program, [...argv.slice(0, index), ...argv.slice(index + 1), '--help']);
     }
-    const group = command.commands.length > 0 && command.registeredArguments.length === 0;
+    const group = isGroup(command);
     if (group && word === 'help' && helpAt === -1) {
       helpAt = index;
       continue;
@@ -113,11 +113,14 @@ function helpAsAsked(program: Command, argv: readonly string[]): string[] {
     else return argv.filter((flag, at) => at >= end || (at !== helpAt && flag !== '--help' && flag !== '-h'));
   }
   // A group given nothing after it (`conclave sessions`) shows its help, as with --help.
-  const group = command !== program && command.commands.length > 0 && command.registeredArguments.length === 0;
-  if (group && helpAt === -1 && named(command.parent ?? program, argv.at(-1) ?? '') === command)
+  const last = argv.at(-1) ?? '';
+  if (helpAt === -1 && isGroup(command) && command.parent && named(command.parent, last) === command)
     return [...argv, '--help'];
   return [...argv];
 }
+
+/** A group of commands: commands, and no arguments of its own (`sessions`, `keys`). */
+const isGroup = (command: Command): boolean => command.commands.length > 0 && command.registeredArguments.length === 0;
 
 /** exitOverride and output settings are not inherited by commands added before they were set. */
 function applyOverrides(command: Command, environment: CliEnvironment) {
