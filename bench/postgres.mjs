@@ -12,6 +12,7 @@ import { createFsStore } from '@resume/storage-fs';
 import { createPostgresStore } from '@resume/storage-postgres';
 import { findPostgres, startPostgresCluster } from '@resume/storage-postgres/testing';
 import pg from 'pg';
+import { median } from './src/measure.mjs';
 
 const checkpoints = Number(process.env.CONCLAVE_BENCH_CHECKPOINTS ?? 300);
 const sessions = Number(process.env.CONCLAVE_BENCH_SESSIONS ?? 100);
@@ -53,44 +54,73 @@ async function openWriter(store) {
   };
 }
 
+/** The time (ms) of one `checkpoint()`, over `checkpoints` of them after 20 to warm up. */
+async function timeCheckpoints(checkpoint) {
+  for (let warm = 0; warm < 20; warm += 1) await checkpoint();
+  const started = performance.now();
+  for (let index = 0; index < checkpoints; index += 1) await checkpoint();
+  return (performance.now() - started) / checkpoints;
+}
+
 async function measureCheckpoint(store) {
   const writer = await openWriter(store);
-  for (let warm = 0; warm < 20; warm += 1) await writer.checkpoint();
-  const started = performance.now();
-  for (let index = 0; index < checkpoints; index += 1) await writer.checkpoint();
-  const elapsed = performance.now() - started;
-  await writer.release();
-  return elapsed / checkpoints;
+  try {
+    return await timeCheckpoints(() => writer.checkpoint());
+  } finally {
+    await writer.release();
+  }
 }
 
 /**
  * The floor under a durable checkpoint on this server: one prepared INSERT of the same bytes
  * per checkpoint, committed on its own (one round trip, one WAL flush; synchronous_commit on).
  */
-async function measureFloor(url) {
+async function openFloor(url) {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   const table = `bench_floor_${process.pid}`;
+  await pool.query(`CREATE TABLE ${table} (session_id text, seq bigint, payload json, PRIMARY KEY (session_id, seq))`);
+  const setting = await pool.query('SHOW synchronous_commit');
+  if (setting.rows[0]?.synchronous_commit !== 'on') throw new Error('the floor needs synchronous_commit on');
+  const event = JSON.stringify({ ...messageEvent(1, payload, { role: 'assistant', speaker: 'bench' }) });
+  let seq = 0;
+  const insert = () => {
+    seq += 1;
+    return pool.query({
+      name: 'bench-floor-insert',
+      text: `INSERT INTO ${table} (session_id, seq, payload) VALUES ($1, $2, $3)`,
+      values: ['floor', seq, event],
+    });
+  };
+  return {
+    measure: () => timeCheckpoints(insert),
+    close: async () => {
+      await pool.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * A checkpoint on the store and the floor, in turns, each figure the median of five rounds (one
+ * with --quick) after a first round of each that is not counted: the two are compared at the same
+ * warmth of the process and of the server (the store's code is still being compiled through its
+ * first thousand checkpoints), and a round that a neighbour's work slowed does not decide the ratio.
+ */
+async function measureCheckpointAndFloor(store, url) {
+  const floor = await openFloor(url);
+  const figures = { postgres: [], floor: [] };
   try {
-    await pool.query(
-      `CREATE TABLE ${table} (session_id text, seq bigint, payload json, PRIMARY KEY (session_id, seq))`,
-    );
-    const setting = await pool.query('SHOW synchronous_commit');
-    if (setting.rows[0]?.synchronous_commit !== 'on') throw new Error('the floor needs synchronous_commit on');
-    const event = JSON.stringify({ ...messageEvent(1, payload, { role: 'assistant', speaker: 'bench' }) });
-    const insert = (seq) =>
-      pool.query({
-        name: 'bench-floor-insert',
-        text: `INSERT INTO ${table} (session_id, seq, payload) VALUES ($1, $2, $3)`,
-        values: ['floor', seq, event],
-      });
-    for (let warm = 1; warm <= 20; warm += 1) await insert(-warm);
-    const started = performance.now();
-    for (let index = 0; index < checkpoints; index += 1) await insert(index);
-    return (performance.now() - started) / checkpoints;
+    for (let round = 0; round <= (quick ? 1 : 5); round += 1) {
+      const postgres = await measureCheckpoint(store);
+      const floorMs = await floor.measure();
+      if (round === 0) continue;
+      figures.postgres.push(postgres);
+      figures.floor.push(floorMs);
+    }
   } finally {
-    await pool.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
-    await pool.end();
+    await floor.close();
   }
+  return { postgres: median(figures.postgres), floor: median(figures.floor) };
 }
 
 /**
@@ -172,8 +202,7 @@ async function main() {
     const results = {
       checkpointMs: {
         fs: await measureCheckpoint(fsStore),
-        postgres: await measureCheckpoint(postgresStore),
-        floor: await measureFloor(cluster.url),
+        ...(await measureCheckpointAndFloor(postgresStore, cluster.url)),
       },
       concurrentCheckpointsPerSecond: {
         fs: await measureConcurrent(fsStore),
