@@ -112,10 +112,11 @@ function helpAsAsked(program: Command, argv: readonly string[]): string[] {
     else if (child || !group) break;
     else return argv.filter((flag, at) => at >= end || (at !== helpAt && flag !== '--help' && flag !== '-h'));
   }
-  // A group given nothing after it (`conclave sessions`) shows its help, as with --help.
-  const last = argv.at(-1) ?? '';
+  // A group given nothing after it (`conclave sessions`, `conclave sessions --`) shows its help, as with --help.
+  const given = end === argv.length - 1 ? argv.slice(0, end) : argv;
+  const last = given.at(-1) ?? '';
   if (helpAt === -1 && isGroup(command) && command.parent && named(command.parent, last) === command)
-    return [...argv, '--help'];
+    return [...given, '--help'];
   return [...argv];
 }
 

@@ -51,10 +51,16 @@ describe('conclave: a task that looks like a mistyped command', () => {
     const group = await sandbox.run(['help', 'checkpoints']);
     expect(group.stdout).toContain('Usage: conclave checkpoints [options] [command]');
     // A group given no command shows its help as --help does: on stdout, where a pager reads it.
-    const bare = await sandbox.run(['--max-rounds', '1', 'sessions']);
-    expect(bare.code, bare.stderr).toBe(0);
-    expect(bare.stdout).toContain('Usage: conclave sessions [options] [command]');
-    expect(bare.stderr).toBe('');
+    // So does one given only the `--` that would end its options.
+    for (const args of [
+      ['--max-rounds', '1', 'sessions'],
+      ['sessions', '--'],
+    ]) {
+      const bare = await sandbox.run(args);
+      expect(bare.code, bare.stderr).toBe(0);
+      expect(bare.stdout, args.join(' ')).toContain('Usage: conclave sessions [options] [command]');
+      expect(bare.stderr).toBe('');
+    }
 
     const refusals: Array<[string[], string]> = [
       [['sessions', 'prune', '--help'], "error: unknown command 'prune'"],
