@@ -123,6 +123,21 @@ export function parseBody(body: Buffer): { ok: true; value: unknown } | { ok: fa
 }
 
 /**
+ * Parses a verified body's members before the comma at `comma`, as an object by themselves (the
+ * comma is read as its closing brace). Not ok when that text is not an object alone: the comma
+ * was not between two of the body's own members.
+ */
+export function parseBodyBefore(body: Buffer, comma: number): ReturnType<typeof parseBody> {
+  if (body[comma] !== 0x2c) return { ok: false, problem: 'no member ends there' };
+  body[comma] = 0x7d;
+  try {
+    return parseBody(body.subarray(0, comma + 1));
+  } finally {
+    body[comma] = 0x2c;
+  }
+}
+
+/**
  * `{` followed by the body, decoded once: when the body sits in a framed line (the byte before it
  * is the prefix's comma), that byte is set to `{` for the decoding and put back, instead of
  * joining the brace to a decoded copy (a snapshot's body is megabytes).

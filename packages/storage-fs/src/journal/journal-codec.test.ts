@@ -49,6 +49,32 @@ describe('journal codec', () => {
     );
   });
 
+  it('reads events holding the text and the shape of the summary member that ends a record', () => {
+    const marker = '],"summary":{';
+    const at = '2026-01-01T00:00:00.000Z';
+    const events: JournalEvent[] = [
+      messageEvent(1, `${marker}"lastSeq":99}`),
+      {
+        type: 'graph-checkpoint-saved',
+        seq: 2,
+        at,
+        namespace: '',
+        checkpointId: 'c1',
+        parentCheckpointId: null,
+        // A member named summary after an array, inside the event.
+        data: { values: [1, marker], summary: { lastSeq: 99, note: `${marker}` } },
+      },
+    ];
+    const bytes = Buffer.concat([
+      encodeBatch({ epoch: 1, events: [events[0]!], summary: testSummary(sessionId, 1, { title: marker }) }),
+      encodeBatch({ epoch: 1, events: [events[1]!], summary: testSummary(sessionId, 2) }),
+    ]);
+    const result = scanJournal(bytes, { sessionId, file, summaryWanted: true });
+    expect(result.events).toEqual(events);
+    expect(result.lastSummary).toMatchObject({ lastSeq: 2 });
+    expect(scanJournal(bytes, { sessionId, file, fromSeq: 2 }).events).toEqual([events[1]]);
+  });
+
   it('writes one line of JSON per batch that ordinary tools can read', () => {
     const { bytes } = journal([['a', 'b'], ['c']]);
     const lines = bytes.toString('utf8').trimEnd().split('\n');

@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { withCheckedEvents } from '../store/checked-parse.js';
 import { journalPlace, openJournalRecord, type RecordOpening, sealedObjectJson } from '../store/sealing.js';
 import { checkRecordHead, checkRecordSummary, checkTailRecord } from '../store/store-files-check.generated.js';
-import { frameJson, frameObject, type LineFramer, parseBody, verifyFrame } from './framing.js';
+import { frameJson, frameObject, type LineFramer, parseBody, parseBodyBefore, verifyFrame } from './framing.js';
 
 /** The framing version of journal records this code writes. */
 export const JOURNAL_RECORD_VERSION = 1;
@@ -220,7 +220,7 @@ export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
       throw corrupted(position, `record holds events ${first}..${last} but ${lastSeq + 1} was next`);
     }
     if (eventsWanted && last >= fromSeq && first <= toSeq) {
-      const parsed = openedBody(verified.body, opening);
+      const parsed = openedEvents(verified.body, opening);
       // Only a record with a `lost` member can be one a repair wrote (most records are events).
       const lost = parsed.ok && hasLostMember(parsed.value) ? lostRecordSchema.safeParse(parsed.value) : null;
       if (lost?.success) {
@@ -265,6 +265,25 @@ function openedBody(
 ): { ok: true; value: unknown } | { ok: false; problem: string } {
   const parsed = parseBody(body);
   return parsed.ok ? openJournalRecord(parsed.value, opening) : parsed;
+}
+
+/** Where a record's events end and the summary it carries, its last member, begins. */
+const summaryMember = Buffer.from('],"summary":{');
+
+/**
+ * A record's body parsed for reading its events: without the summary, which that read does not
+ * check (a quarter of the text of a record of one small event). In JSON text a quote after a
+ * comma is never inside a string, so the last `],"summary":{` is a member of an object; when the
+ * text before it is not an object by itself, that object was not the record and the whole body
+ * is parsed.
+ */
+function openedEvents(
+  body: Buffer,
+  opening: RecordOpening,
+): { ok: true; value: unknown } | { ok: false; problem: string } {
+  const summaryAt = body.lastIndexOf(summaryMember);
+  const head = summaryAt === -1 ? null : parseBodyBefore(body, summaryAt + 1);
+  return head?.ok ? openJournalRecord(head.value, opening) : openedBody(body, opening);
 }
 
 function decodeSummary(
