@@ -63,14 +63,23 @@ export async function storeBlobs(codec: ItemCodec, items: Iterable<EncodedItem>)
   }
 }
 
+/**
+ * The value back at once when it is JSON that LangGraph's own serializer would give back as it is
+ * (most values: see plainCopy); null when it has to go through `decodeItem`.
+ */
+export function decodedNow(codec: ItemCodec, item: ItemRecord): { value: unknown } | null {
+  const { stored } = item;
+  if (!('json' in stored) || Object.getPrototypeOf(codec.serde) !== JsonPlusSerializer.prototype) return null;
+  const copy = plainCopy(stored.json);
+  return copy === NOT_PLAIN ? null : { value: copy };
+}
+
 /** The value back; null when a blob is missing (the caller names the thread in its error). */
 export async function decodeItem(codec: ItemCodec, item: ItemRecord): Promise<{ value: unknown } | null> {
+  const now = decodedNow(codec, item);
+  if (now) return now;
   const { stored } = item;
   if ('json' in stored) {
-    if (Object.getPrototypeOf(codec.serde) === JsonPlusSerializer.prototype) {
-      const copy = plainCopy(stored.json);
-      if (copy !== NOT_PLAIN) return { value: copy };
-    }
     return { value: await codec.serde.loadsTyped(stored.type, item.key ?? JSON.stringify(stored.json)) };
   }
   if ('base64' in stored) {

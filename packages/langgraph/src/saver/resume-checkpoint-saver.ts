@@ -36,7 +36,16 @@ import { CheckpointDataError } from '../errors/checkpoint-data-error.js';
 import { ThreadBusyError } from '../errors/thread-busy-error.js';
 import { ThreadConfigError } from '../errors/thread-config-error.js';
 import { GRAPH_DATA_FORMAT, type StoredChannelValue, type StoredWrite } from './graph-records.js';
-import { decodeItem, type EncodedItem, encodeItem, type ItemCodec, itemKey, storeBlobs } from './item-codec.js';
+import {
+  decodedNow,
+  decodeItem,
+  type EncodedItem,
+  encodeItem,
+  type ItemCodec,
+  type ItemRecord,
+  itemKey,
+  storeBlobs,
+} from './item-codec.js';
 import { encodeThreadIndex, loadThreadIndex } from './persisted-index.js';
 import { checkPruneOptions, type PruneOptions, pruneThreadSession, type ThreadPruneReport } from './prune.js';
 import {
@@ -523,10 +532,12 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     const values = Object.entries(checkpoint.channel_versions ?? {}).map(
       ([channel, version]) => [channel, thread.index.valueAt(namespace, record, channel, version)] as const,
     );
-    await this.#loadValues(
-      thread,
-      values.map(([, value]) => value),
-    );
+    // A partial index (loaded from the persisted one) reads the values it lacks; a whole one holds them.
+    if (thread.index.partial)
+      await this.#loadValues(
+        thread,
+        values.map(([, value]) => value),
+      );
     for (const [channel, value] of values) {
       if (!value || value.kind === 'empty') continue;
       channelValues[channel] = await this.#decodeValue(thread, value);
@@ -569,28 +580,42 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     if (thread.index.incomplete && !namespace.checkpoints.has(checkpointId))
       throw new OlderPartsProblem(`checkpoint ${checkpointId} is in an older part`);
     const writes = [...(namespace.writes.get(checkpointId)?.values() ?? [])];
-    await this.#load(thread, new Set(writes.flatMap((write) => (write.value === null ? [write.seq] : []))));
-    writes.sort((left, right) =>
-      compareWritesSortKeys(
-        writesSortKey(left.taskPath, left.taskId, left.index),
-        writesSortKey(right.taskPath, right.taskId, right.index),
-      ),
-    );
+    if (writes.length === 0) return [];
+    if (thread.index.partial)
+      await this.#load(thread, new Set(writes.flatMap((write) => (write.value === null ? [write.seq] : []))));
+    const sorted = writes
+      .map((write) => ({ write, key: writesSortKey(write.taskPath, write.taskId, write.index) }))
+      .sort((left, right) => compareWritesSortKeys(left.key, right.key));
     const pending: CheckpointPendingWrite[] = [];
-    for (const write of writes) pending.push([write.taskId, write.channel, await this.#decode(thread, write.value)]);
+    for (const { write } of sorted)
+      pending.push([write.taskId, write.channel, await this.#decode(thread, write.value)]);
     return pending;
   }
 
-  async #decodeValue(thread: Thread, record: Exclude<ValueRecord, { kind: 'empty' }>): Promise<unknown> {
+  #decodeValue(thread: Thread, record: Exclude<ValueRecord, { kind: 'empty' }>): unknown | Promise<unknown> {
     if (record.kind === 'item') return this.#decode(thread, record.item);
+    return this.#decodeList(thread, record);
+  }
+
+  async #decodeList(thread: Thread, record: Extract<ValueRecord, { kind: 'list' }>): Promise<unknown[]> {
     const values: unknown[] = [];
     for (const item of listItems(record)) values.push(await this.#decode(thread, item));
     return values;
   }
 
-  async #decode(thread: Thread, item: Parameters<typeof decodeItem>[1] | null): Promise<unknown> {
+  /**
+   * An item's value, or a promise of it (callers await either): plain JSON, most values, is given
+   * at once, without a promise for each of the tens of thousands a whole list decodes.
+   */
+  #decode(thread: Thread, item: ItemRecord | null): unknown | Promise<unknown> {
     // Every read loads the records it decodes first (#prepare, #loadValues).
     if (item === null) throw new StaleIndexProblem('a record was decoded before it was read');
+    const now = decodedNow(this.#codec, item);
+    return now ? now.value : this.#decodeThrough(thread, item);
+  }
+
+  /** An item's value through the serializer (or the blob store). */
+  async #decodeThrough(thread: Thread, item: ItemRecord): Promise<unknown> {
     const decoded = await decodeItem(this.#codec, item);
     if (!decoded) {
       const hash = 'blob' in item.stored ? item.stored.blob : '?';

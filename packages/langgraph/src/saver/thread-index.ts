@@ -56,8 +56,8 @@ export interface WriteRecord {
 
 export class NamespaceIndex {
   readonly checkpoints = new Map<string, CheckpointRecord>();
-  /** The latest record of each (channel, version), for versions no parent chain resolves. */
-  readonly byVersion = new Map<string, ValueRecord>();
+  /** The latest record of each version of each channel, for versions no parent chain resolves. */
+  readonly #byVersion = new Map<string, Map<ChannelVersion, ValueRecord>>();
   /** Pending writes per checkpoint id, keyed by task id and write index. */
   readonly writes = new Map<string, Map<string, WriteRecord>>();
   /** Every channel a checkpoint of the namespace wrote. */
@@ -87,13 +87,25 @@ export class NamespaceIndex {
     this.checkpoints.set(record.id, record);
     this.#sortedIds = null;
   }
+
+  /** The latest record of `channel` at `version`. */
+  valueOfVersion(channel: string, version: ChannelVersion): ValueRecord | undefined {
+    return this.#byVersion.get(channel)?.get(version);
+  }
+
+  /** Keeps `value` as the latest record of its channel at its version. */
+  keepVersion(value: ValueRecord): void {
+    let versions = this.#byVersion.get(value.channel);
+    if (!versions) {
+      versions = new Map();
+      this.#byVersion.set(value.channel, versions);
+    }
+    versions.set(value.version, value);
+  }
 }
 
-export const versionKey = (channel: string, version: ChannelVersion): string =>
-  `${channel}\u0000${JSON.stringify(version)}`;
-
-const sameVersion = (left: ChannelVersion, right: ChannelVersion): boolean =>
-  JSON.stringify(left) === JSON.stringify(right);
+/** Versions are numbers or strings (graph-records.ts): 2 and "2" are two versions. */
+const sameVersion = (left: ChannelVersion, right: ChannelVersion): boolean => left === right;
 
 export const writeKey = (taskId: string, index: number): string => `${taskId}\u0000${index}`;
 
@@ -234,7 +246,7 @@ export class ThreadIndex {
       const valueRecord = this.#valueRecord(namespace, parent, value, entry);
       record.written.set(valueRecord.channel, valueRecord);
       namespace.channels.add(valueRecord.channel);
-      namespace.byVersion.set(versionKey(valueRecord.channel, valueRecord.version), valueRecord);
+      namespace.keepVersion(valueRecord);
     }
     namespace.addCheckpoint(record);
     return record;
@@ -259,7 +271,7 @@ export class ThreadIndex {
     const base =
       fromParent && sameVersion(fromParent.version, baseVersion)
         ? fromParent
-        : namespace.byVersion.get(versionKey(channel, baseVersion));
+        : namespace.valueOfVersion(channel, baseVersion);
     if (base?.kind !== 'list' && this.incomplete) throw new OlderPartsProblem(`checkpoint ${entry.id}'s list base`);
     if (base?.kind !== 'list') {
       throw new ThreadDataProblem(
@@ -361,7 +373,7 @@ export class ThreadIndex {
     const own = this.resolve(namespace, checkpoint, channel);
     if (own && sameVersion(own.version, version)) return own;
     if (this.incomplete) throw new OlderPartsProblem(`channel "${channel}" at another version`);
-    return namespace.byVersion.get(versionKey(channel, version)) ?? null;
+    return namespace.valueOfVersion(channel, version) ?? null;
   }
 }
 
