@@ -65,7 +65,7 @@ export async function storeBlobs(codec: ItemCodec, items: Iterable<EncodedItem>)
 
 /**
  * The value back at once when it is JSON that LangGraph's own serializer would give back as it is
- * (most values: see plainCopy); null when it has to go through `decodeItem`.
+ * (most values: see plainCopy); null when it has to go through `decodedThrough`.
  */
 export function decodedNow(codec: ItemCodec, item: ItemRecord): { value: unknown } | null {
   const { stored } = item;
@@ -76,8 +76,11 @@ export function decodedNow(codec: ItemCodec, item: ItemRecord): { value: unknown
 
 /** The value back; null when a blob is missing (the caller names the thread in its error). */
 export async function decodeItem(codec: ItemCodec, item: ItemRecord): Promise<{ value: unknown } | null> {
-  const now = decodedNow(codec, item);
-  if (now) return now;
+  return decodedNow(codec, item) ?? decodedThrough(codec, item);
+}
+
+/** `decodeItem` for an item `decodedNow` did not give back: through the serializer (and the blob store). */
+export async function decodedThrough(codec: ItemCodec, item: ItemRecord): Promise<{ value: unknown } | null> {
   const { stored } = item;
   if ('json' in stored) {
     return { value: await codec.serde.loadsTyped(stored.type, item.key ?? JSON.stringify(stored.json)) };

@@ -38,7 +38,7 @@ import { ThreadConfigError } from '../errors/thread-config-error.js';
 import { GRAPH_DATA_FORMAT, type StoredChannelValue, type StoredWrite } from './graph-records.js';
 import {
   decodedNow,
-  decodeItem,
+  decodedThrough,
   type EncodedItem,
   encodeItem,
   type ItemCodec,
@@ -616,7 +616,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
 
   /** An item's value through the serializer (or the blob store). */
   async #decodeThrough(thread: Thread, item: ItemRecord): Promise<unknown> {
-    const decoded = await decodeItem(this.#codec, item);
+    const decoded = await decodedThrough(this.#codec, item);
     if (!decoded) {
       const hash = 'blob' in item.stored ? item.stored.blob : '?';
       throw new CheckpointDataError({
