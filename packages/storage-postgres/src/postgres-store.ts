@@ -1,7 +1,6 @@
 // The PostgreSQL SessionStore: sessions shared by many machines. Appends are one
 // transaction (session row locked, epoch and expected seq checked, events inserted under
 // the (session_id, seq) key, summary columns updated); listing and filtering run in SQL.
-import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   blobName,
@@ -44,7 +43,7 @@ import {
   type VerifyReport,
 } from '@resume/core/spec';
 import type pg from 'pg';
-import { appendBatchStatement, appendBatchValues, createAppendQueue, type SessionAppend } from './append-batches.js';
+import { type AppendOutcomeRow, appendStatements, createAppendQueue, type SessionAppend } from './append-batches.js';
 import { createBlobCollector } from './blob-collection.js';
 import {
   describeLocation,
@@ -218,18 +217,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
    * Appends as statements committed on their own: one round trip and one commit for a lone
    * append, and for the appends of several sessions that arrive together (see append-batches.ts).
    */
-  const batchStatement = appendBatchStatement(schema);
-  // Prepared once per connection (named by its text, which names the schema): planned, not parsed, per append.
-  const batchStatementName = `conclave-append-${createHash('sha256').update(batchStatement).digest('hex').slice(0, 16)}`;
-  const submitAppend = createAppendQueue((appends) =>
-    pool.query<{
-      id: string;
-      journal_seq: string;
-      journal_hash: string | null;
-      epoch: string | null;
-      appended: boolean;
-    }>({ name: batchStatementName, text: batchStatement, values: appendBatchValues(appends) }),
-  );
+  const appendQuery = appendStatements(schema);
+  const submitAppend = createAppendQueue((appends) => pool.query<AppendOutcomeRow>(appendQuery(appends)));
   const appendStatement = (action: string, append: SessionAppend) =>
     waitingFor(action, async () => {
       await ensureReady();
