@@ -6,7 +6,7 @@
 // a batch is chained in memory before its one INSERT.
 // Rows written before the chain existed (schema version 2) have no hash: they are read as
 // unchecked, as they always were. A row without a hash after one with a hash is damage.
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import type { Keyring } from '@resume/core/encryption';
 import { type JournalEvent, safeParseJournalEvent } from '@resume/core/spec';
 import { z } from 'zod';
@@ -30,9 +30,7 @@ export const eventRowColumns = 'seq, payload::text AS payload, hash';
 export function chainHash(sessionId: string, previous: string | null, seq: number, payload: string): string {
   // The first row (or the first after unchecked rows) starts from the session's id, so a
   // row copied from another session does not match either.
-  return createHash('sha256')
-    .update(`${previous ?? sessionId}\n${seq}\n${payload}`)
-    .digest('hex');
+  return digest('sha256', `${previous ?? sessionId}\n${seq}\n${payload}`, 'hex');
 }
 
 /** The hashes of a batch's payloads, chained after `previous`. */
