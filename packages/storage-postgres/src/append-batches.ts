@@ -20,14 +20,7 @@ export interface SessionAppend {
   events: Array<{ seq: number; type: string; payload: string; hash: string }>;
 }
 
-/** Where the session stood, and whether the append was written; null when there is no such session. */
-export type AppendOutcome = {
-  journal_seq: string;
-  journal_hash: string | null;
-  epoch: string | null;
-  appended: boolean;
-} | null;
-
+/** A row of an append statement's answer: where a session stood, and whether its append was written. */
 export interface AppendOutcomeRow {
   id: string;
   journal_seq: string;
@@ -35,6 +28,9 @@ export interface AppendOutcomeRow {
   epoch: string | null;
   appended: boolean;
 }
+
+/** Where the session stood, and whether the append was written; null when there is no such session. */
+export type AppendOutcome = Omit<AppendOutcomeRow, 'id'> | null;
 
 /** At most this many sessions per statement, and this many statements on their way at once. */
 const MAX_SESSIONS_PER_STATEMENT = 100;
