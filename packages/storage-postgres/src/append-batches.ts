@@ -71,8 +71,8 @@ export function appendStatements(schema: string): (appends: SessionAppend[]) => 
   });
   const forms = { lone: named(lone), batch: named(batch) };
   return (appends) => {
-    const form = appends.length === 1 ? forms.lone : forms.batch;
-    return { ...form, values: appendValues(appends) };
+    const lone = appends.length === 1;
+    return { ...(lone ? forms.lone : forms.batch), values: appendValues(appends, lone) };
   };
 }
 
@@ -114,9 +114,8 @@ function appendStatement(schema: string, input: string, sessionsWanted: string):
 }
 
 /** The values of an append statement: a lone append's inputs as they are, several sessions' as arrays. */
-function appendValues(appends: SessionAppend[]): unknown[] {
-  const column = <T>(pick: (append: SessionAppend) => T) =>
-    appends.length === 1 ? pick(appends[0]!) : appends.map(pick);
+function appendValues(appends: SessionAppend[], lone: boolean): unknown[] {
+  const column = <T>(pick: (append: SessionAppend) => T) => (lone ? pick(appends[0]!) : appends.map(pick));
   const events = appends.flatMap((append) => append.events.map((event) => ({ sessionId: append.sessionId, ...event })));
   return [
     column((append) => append.sessionId),
