@@ -87,6 +87,11 @@ describe('an encrypted file store', () => {
 
     const store = open({ encryption: keys });
     expect(await contentOf(store, id)).toContain(secrets[1]);
+    const inOrder: unknown[] = [];
+    for await (const event of store.read(id)) inOrder.push(event);
+    const newestFirst: unknown[] = [];
+    for await (const batch of store.readNewestFirst(id)) newestFirst.unshift(...batch);
+    expect(newestFirst).toEqual(inOrder);
     const [listed] = await store.list();
     expect(listed).toMatchObject({ id, title: secrets[0], task: secrets[1] });
     const header = await store.getHeader(id);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import {
   createSessionId,
   JournalCorruptedError,
+  type JournalEvent,
   LeaseLostError,
   type ProcessProbe,
   SessionLockedError,
@@ -174,6 +175,93 @@ describe('file store on disk', () => {
     const again: number[] = [];
     for await (const event of reader.read(id, { fromSeq: 7 })) again.push(event.seq);
     expect(again).toEqual([7, 8]);
+  });
+
+  it('reads the journal newest first, a batch at a time, each record checked and decoded when it is reached', async () => {
+    const store = open();
+    const header = testHeader();
+    await store.create(header);
+    const two = {
+      expectedSeq: 0,
+      epoch: 0,
+      events: [messageEvent(1), messageEvent(2)],
+      summary: testSummary(header, 2),
+    };
+    await store.append(header.id, two);
+    await store.append(header.id, {
+      expectedSeq: 2,
+      epoch: 0,
+      events: [messageEvent(3)],
+      summary: testSummary(header, 3),
+    });
+    const batches = async (reader: FsStore, id: string) => {
+      const seen: number[][] = [];
+      for await (const batch of reader.readNewestFirst(id)) seen.push(batch.map((event) => event.seq));
+      return seen;
+    };
+    const inOrder = async (reader: FsStore, id: string) => {
+      const events: JournalEvent[] = [];
+      for await (const event of reader.read(id)) events.push(event);
+      return events;
+    };
+    const newestFirst = async (reader: FsStore, id: string) => {
+      const events: JournalEvent[] = [];
+      for await (const batch of reader.readNewestFirst(id)) events.unshift(...batch);
+      return events;
+    };
+    expect(await batches(store, header.id)).toEqual([[3], [1, 2]]);
+    expect(await newestFirst(store, header.id)).toEqual(await inOrder(store, header.id));
+    // A torn last record (a crash during its write) was never acknowledged: it is left out.
+    await appendFile(journalPath(header.id), '{"crc":"00000000","v":1,"epoch":0,"first":4,');
+    expect(await batches(open(), header.id)).toEqual([[3], [1, 2]]);
+
+    // A longer journal, one of its records a few megabytes long.
+    const long = testHeader();
+    await store.create(long);
+    for (let seq = 1; seq <= 400; seq += 1) {
+      const content = `${seq} `.repeat(seq === 200 ? 800_000 : 2_000);
+      await store.append(long.id, {
+        expectedSeq: seq - 1,
+        epoch: 0,
+        events: [messageEvent(seq, content)],
+        summary: testSummary(long, seq),
+      });
+    }
+    const longOrder = await inOrder(open(), long.id);
+    expect(longOrder).toHaveLength(400);
+    expect(await newestFirst(open(), long.id)).toEqual(longOrder);
+
+    // A record that fails its schema behind a valid checksum is found when it is reached...
+    const damaged = testHeader();
+    await store.create(damaged);
+    const invalid = { ...messageEvent(1), type: 'not-an-event' } as unknown as JournalEvent;
+    const records = [
+      encodeBatch({ epoch: 0, events: [invalid], summary: testSummary(damaged, 1) }),
+      encodeBatch({ epoch: 0, events: [messageEvent(2)], summary: testSummary(damaged, 2) }),
+      encodeBatch({ epoch: 0, events: [messageEvent(3)], summary: testSummary(damaged, 3) }),
+    ];
+    const failure = async (bytes: Buffer) => {
+      await writeFile(journalPath(damaged.id), bytes);
+      const given: number[][] = [];
+      const error = await (async () => {
+        for await (const batch of open().readNewestFirst(damaged.id)) given.push(batch.map((event) => event.seq));
+      })().catch((caught: unknown) => caught);
+      return { given, error: JournalCorruptedError.isInstance(error) ? error : null };
+    };
+    const schema = await failure(Buffer.concat(records));
+    expect(schema.given).toEqual([[3], [2]]);
+    expect(schema.error?.offset).toBe(0);
+    // ...as is one whose checksum fails (not the last: that one is torn)...
+    const flipped = Buffer.concat(records);
+    const second = records[0]!.length;
+    flipped[second + 40] = (flipped[second + 40] ?? 0) ^ 0x08;
+    const checksum = await failure(flipped);
+    expect(checksum.given).toEqual([[3]]);
+    expect(checksum.error).toMatchObject({ problem: 'checksum mismatch', offset: second });
+    // ...and a record missing from the middle.
+    const gap = await failure(Buffer.concat([records[0]!, records[2]!]));
+    expect(gap.given).toEqual([[3]]);
+    expect(gap.error?.problem).toBe('record holds events 1..1 but 3 comes next');
   });
 
   it('keeps directories private (0700) and files private (0600)', async () => {

@@ -46,7 +46,7 @@ import {
   type SummaryIndex,
 } from './index/summary-index.js';
 import { createJournalAppender } from './journal/journal-appender.js';
-import { scanJournal } from './journal/journal-codec.js';
+import { committedRecordsFromEnd, type RecordDecoding, recordEvents, scanJournal } from './journal/journal-codec.js';
 import { createJournalFiles } from './journal/journal-files.js';
 import { acquireLease, inspectLease, liveHolder } from './lease/lease-files.js';
 import { createJournalRewrite } from './repair/journal-rewrite.js';
@@ -124,6 +124,7 @@ export interface FsStoreOptions {
 }
 
 export interface FsStore extends SessionStore {
+  readNewestFirst(sessionId: string): AsyncIterable<JournalEvent[]>;
   putDerived(sessionId: string, name: string, bytes: Uint8Array): Promise<void>;
   getDerived(sessionId: string, name: string): Promise<Uint8Array | null>;
   readonly kind: 'fs';
@@ -180,6 +181,11 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       // The reader reports the damage itself; the next reader records it.
     }
   };
+  /** Records the damage a JournalCorruptedError about session `id` names. */
+  const notice = async (id: string, error: unknown) => {
+    if (JournalCorruptedError.isInstance(error) && error.sessionId === id)
+      await recordDamage(id, damageAt(error.problem, error.offset, error.file));
+  };
   /** `work` on a session, recording the damage its JournalCorruptedError names. */
   const noticing =
     <A extends unknown[], T>(work: (id: string, ...rest: A) => Promise<T>) =>
@@ -187,8 +193,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
       try {
         return await work(id, ...rest);
       } catch (error) {
-        if (JournalCorruptedError.isInstance(error) && error.sessionId === id)
-          await recordDamage(id, damageAt(error.problem, error.offset, error.file));
+        await notice(id, error);
         throw error;
       }
     };
@@ -225,20 +230,24 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const rewriteJournal = createJournalRewrite(context, { layout, journals, snapshots, appender, index: () => index });
   const leaseDirectory = (id: string) => paths.inSession(id, LEASE_DIRECTORY);
 
+  /** The session's journal, read whole; its folder must be there (a journal that is not is damage). */
+  async function journalBytes(id: string): Promise<{ bytes: Buffer; file: string }> {
+    await layout.require(id);
+    const journal = await journals.readBytes(id);
+    if (journal) return journal;
+    throw new JournalCorruptedError({
+      sessionId: id,
+      file: paths.inSession(id, JOURNAL),
+      offset: null,
+      problem: 'the journal is missing (or is not a regular file)',
+    });
+  }
+
   async function readEvents(id: string, range: ReadRange): Promise<JournalEvent[]> {
     await layout.require(id);
     const fromOffset = await snapshots.readFromOffset(id, range);
     if (fromOffset) return fromOffset;
-    const journal = await journals.readBytes(id);
-    // The session's folder is there (checked above): a journal that is not is damage, not absence.
-    if (!journal) {
-      throw new JournalCorruptedError({
-        sessionId: id,
-        file: paths.inSession(id, JOURNAL),
-        offset: null,
-        problem: 'the journal is missing (or is not a regular file)',
-      });
-    }
+    const journal = await journalBytes(id);
     const scan = scanJournal(journal.bytes, {
       sessionId: id,
       file: journal.file,
@@ -256,6 +265,23 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const readNoticing = noticing(readEvents);
   const read = (id: string, range: ReadRange = {}): AsyncIterable<JournalEvent> =>
     iterateWhenLoaded(() => readNoticing(id, range));
+
+  /** The journal from its end, a committed batch at a time, each record checked and decoded when it is reached. */
+  async function* readNewestFirst(id: string): AsyncGenerator<JournalEvent[]> {
+    try {
+      const { bytes, file } = await journalBytes(id);
+      const decoding: RecordDecoding = {
+        opening: { keyring: context.keyring, sessionId: id, file },
+        corrupted: (offset, problem, cause) =>
+          new JournalCorruptedError({ sessionId: id, file, offset, problem }, cause === undefined ? {} : { cause }),
+      };
+      for (const record of committedRecordsFromEnd(bytes, file, decoding.corrupted))
+        yield recordEvents(record, decoding);
+    } catch (error) {
+      await notice(id, error);
+      throw error;
+    }
+  }
 
   const decorate = (entry: IndexEntry & { summary: SessionSummary }): SessionSummary => listedSummary(entry);
 
@@ -407,6 +433,7 @@ export function createFsStore(options: FsStoreOptions): FsStore {
     create: headers.create,
     append: appender.append,
     read,
+    readNewestFirst,
     getHeader: noticing(headers.get),
     async getSummary(id) {
       if (!(await layout.exists(id))) return null;

@@ -197,6 +197,13 @@ export interface SessionStore {
   append(sessionId: string, batch: AppendBatch): Promise<void>;
   /** Events in seq order. Throws JournalCorruptedError on data that fails its checksum or schema. */
   read(sessionId: string, range?: ReadRange): AsyncIterable<JournalEvent>;
+  /**
+   * Optional: the whole journal newest first, one committed batch at a time (its events in seq
+   * order), each batch checked and decoded only when the iteration reaches it, so a reader that
+   * goes back from the newest event and keeps little holds little. Throws as `read` does, when
+   * the iteration reaches the damage: the batches after it (newer) were given by then.
+   */
+  readNewestFirst?(sessionId: string): AsyncIterable<JournalEvent[]>;
   /** The header written by `create`, or null if no such session. */
   getHeader(sessionId: string): Promise<SessionHeader | null>;
   getSummary(sessionId: string): Promise<SessionSummary | null>;

@@ -157,6 +157,111 @@ export interface ScanOptions {
   keyring?: Keyring | null;
 }
 
+/** A committed record whose checksum and seq range were checked, its events not decoded yet. */
+export interface CommittedRecord {
+  /** Byte offset of the record in the file. */
+  offset: number;
+  /** The checksummed body (a view of the scanned buffer). */
+  body: Buffer;
+  first: number;
+  last: number;
+}
+
+/** What decoding a record needs besides the record: how to open it and how to name damage. */
+export interface RecordDecoding {
+  opening: RecordOpening;
+  corrupted: (offset: number, problem: string, cause?: unknown) => JournalCorruptedError;
+}
+
+/**
+ * The events of one committed record, checked against their schema and numbering. A record a
+ * repair wrote in place of lost events is damage here: the session's state after them comes from
+ * its snapshot, not from its events.
+ */
+export function recordEvents(record: CommittedRecord, { opening, corrupted }: RecordDecoding): JournalEvent[] {
+  const { offset, first, last } = record;
+  const parsed = openedEvents(record.body, opening);
+  // Only a record with a `lost` member can be one a repair wrote (most records are events).
+  const lost = parsed.ok && hasLostMember(parsed.value) ? lostRecordSchema.safeParse(parsed.value) : null;
+  if (lost?.success) {
+    throw corrupted(
+      offset,
+      `events ${first}..${last} were lost to damage (${lost.data.lost.reason}; ${lost.data.lost.savedTo === null ? 'none of their bytes were left to keep' : `their bytes are in ${lost.data.lost.savedTo}`}); the session's state after them comes from its snapshot`,
+    );
+  }
+  if (!parsed.ok) throw corrupted(offset, parsed.problem);
+  const decoded = parseRecord(parsed.value);
+  if (!decoded.success) throw corrupted(offset, `record does not match its schema`, decoded.error);
+  const events = decoded.data.events;
+  const seqsMatch =
+    decoded.data.first === first &&
+    decoded.data.last === last &&
+    events.length === last - first + 1 &&
+    events.every((event, index) => event.seq === first + index);
+  if (!seqsMatch) throw corrupted(offset, 'record events are not numbered consecutively');
+  return events;
+}
+
+/**
+ * A journal's committed records from its end back to its start, each checked when it is reached
+ * as `scanJournal` checks it: its checksum, its head, and that its seq range ends where the next
+ * one's begins (the oldest's beginning at 1). As there, an unterminated last line, or a last line
+ * failing its checksum, is a write a crash interrupted, never acknowledged: it is left out.
+ */
+export function* committedRecordsFromEnd(
+  buffer: Buffer,
+  file: string,
+  corrupted: RecordDecoding['corrupted'],
+): Generator<CommittedRecord> {
+  // Bytes after the last newline are an unterminated line: never a committed record.
+  let end = buffer.lastIndexOf(0x0a);
+  /** Whether the line ending at `end` is the last and ends at the file's last byte (a torn write may be). */
+  let mayBeTorn = end === buffer.length - 1;
+  let newerFirst: number | null = null;
+  while (end !== -1) {
+    const start = end > 0 ? buffer.lastIndexOf(0x0a, end - 1) + 1 : 0;
+    const record = checkedRecord(buffer.subarray(start, end), start, mayBeTorn, newerFirst, file, corrupted);
+    if (record) {
+      newerFirst = record.first;
+      yield record;
+    }
+    mayBeTorn = false;
+    end = start - 1;
+  }
+}
+
+/**
+ * The record on `line` (without its newline) at `offset`, checked, read from the journal's end:
+ * null for a torn last line; throws JournalCorruptedError for damage.
+ */
+function checkedRecord(
+  line: Buffer,
+  offset: number,
+  mayBeTorn: boolean,
+  newerFirst: number | null,
+  file: string,
+  corrupted: RecordDecoding['corrupted'],
+): CommittedRecord | null {
+  const verified = verifyFrame(line);
+  if (!verified.ok) {
+    const joined = mayBeTorn ? damagedNewlineIn(line) : -1;
+    if (joined !== -1)
+      throw corrupted(offset + joined, 'the newline ending a committed record is damaged (two records run together)');
+    if (!mayBeTorn) throw corrupted(offset, verified.problem);
+    return null;
+  }
+  const head = headPattern.exec(verified.body.toString('latin1', 0, Math.min(verified.body.length, 96)));
+  if (!head) throw corrupted(offset, 'record has no version, epoch or seq range');
+  if (Number(head[1]) > JOURNAL_RECORD_VERSION) throw new UnsupportedFormatError(`Journal ${file}`, Number(head[1]));
+  const first = Number(head[3]);
+  const last = Number(head[4]);
+  if (last < first || (newerFirst !== null && last !== newerFirst - 1) || (offset === 0 && first !== 1)) {
+    const next = newerFirst === null ? 'the journal ends there' : `${newerFirst} comes next`;
+    throw corrupted(offset, `record holds events ${first}..${last} but ${next}`);
+  }
+  return { offset, body: verified.body, first, last };
+}
+
 /**
  * Decodes a whole journal. The last record may be incomplete or fail its checksum
  * (a write the crash interrupted): it is reported as `torn`, never returned.
@@ -174,6 +279,7 @@ export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
       cause === undefined ? {} : { cause },
     );
 
+  const decoding: RecordDecoding = { opening, corrupted };
   const events: JournalEvent[] = [];
   let lastSeq = options.startSeq ?? 0;
   let lastEpoch = 0;
@@ -220,26 +326,7 @@ export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
       throw corrupted(position, `record holds events ${first}..${last} but ${lastSeq + 1} was next`);
     }
     if (eventsWanted && last >= fromSeq && first <= toSeq) {
-      const parsed = openedEvents(verified.body, opening);
-      // Only a record with a `lost` member can be one a repair wrote (most records are events).
-      const lost = parsed.ok && hasLostMember(parsed.value) ? lostRecordSchema.safeParse(parsed.value) : null;
-      if (lost?.success) {
-        throw corrupted(
-          position,
-          `events ${first}..${last} were lost to damage (${lost.data.lost.reason}; ${lost.data.lost.savedTo === null ? 'none of their bytes were left to keep' : `their bytes are in ${lost.data.lost.savedTo}`}); the session's state after them comes from its snapshot`,
-        );
-      }
-      if (!parsed.ok) throw corrupted(position, parsed.problem);
-      const record = parseRecord(parsed.value);
-      if (!record.success) throw corrupted(position, `record does not match its schema`, record.error);
-      const batchEvents = record.data.events;
-      const seqsMatch =
-        record.data.first === first &&
-        record.data.last === last &&
-        batchEvents.length === last - first + 1 &&
-        batchEvents.every((event, index) => event.seq === first + index);
-      if (!seqsMatch) throw corrupted(position, 'record events are not numbered consecutively');
-      for (const event of batchEvents) {
+      for (const event of recordEvents({ offset: position, body: verified.body, first, last }, decoding)) {
         if (event.seq >= fromSeq && event.seq <= toSeq) events.push(event);
       }
     }
