@@ -30,6 +30,7 @@ import { createHash } from 'node:crypto';
 import type { SessionStore } from '@resume/core/spec';
 import {
   type CheckpointEntry,
+  type CheckpointRecord,
   type EventMark,
   type NamespaceIndex,
   ThreadIndex,
@@ -63,7 +64,13 @@ export function encodeThreadIndex(
     .sort((left, right) => left - right);
   for (let at = PART_SIZE; open.length - at >= PART_KEEP; at += PART_SIZE) {
     const to = open[at]!;
-    const bytes = encode({ format: FORMAT, namespaces: encodeNamespaces(index, from, to) });
+    // Where the part begins and each channel's value there, per namespace: a read of the part's
+    // events alone, newest part first, needs no older part. Before `namespaces`, to be read without them.
+    const frontiers = [...index.namespaces].map(([name, namespace]) => [
+      name,
+      encodeFrontier(index, namespace, from, to),
+    ]);
+    const bytes = encode({ format: FORMAT, from, frontiers, namespaces: encodeNamespaces(index, from, to) });
     const name = `${THREAD_INDEX_NAME}.${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`;
     entries.push({ name, bytes });
     parts.push(name);
@@ -75,10 +82,13 @@ export function encodeThreadIndex(
       ...namespace,
       newest: own.idsNewestFirst()[0] ?? null,
       older: own.idsNewestFirst().find((id) => own.checkpoints.get(id)!.seq < from) ?? null,
-      frontier: encodeFrontier(index, own, from),
+      frontier: encodeFrontier(index, own, from, Number.POSITIVE_INFINITY),
+      ordered: idsFollowSeqs(own),
     };
   });
-  entries.push({ name: THREAD_INDEX_NAME, bytes: encode({ format: FORMAT, last, parts, from, namespaces }) });
+  // `chunked`: every part says where it begins and holds its frontier (parts written before they did, not).
+  const head = { format: FORMAT, last, parts, from, namespaces, chunked: index.partsChunked };
+  entries.push({ name: THREAD_INDEX_NAME, bytes: encode(head) });
   return { entries, parts, from };
 }
 
@@ -130,12 +140,26 @@ function encodeNamespace(name: string, namespace: NamespaceIndex, from: number, 
   return { name, channels, checkpoints, writes };
 }
 
-/** Per checkpoint before `from` that one from `from` on names as parent: each channel's value at it. */
-function encodeFrontier(index: ThreadIndex, namespace: NamespaceIndex, from: number) {
+/**
+ * Whether the namespace's checkpoints, in the order the index holds them (the journal's), have
+ * growing seqs and growing ids (as one writer's clock gives them): then the journal read from its
+ * end gives them newest first, as a list wants them.
+ */
+function idsFollowSeqs(namespace: NamespaceIndex): boolean {
+  let before: CheckpointRecord | null = null;
+  for (const record of namespace.checkpoints.values()) {
+    if (before && (before.seq >= record.seq || before.id >= record.id)) return false;
+    before = record;
+  }
+  return true;
+}
+
+/** Per checkpoint before `from` that one in [from, to) names as parent: each channel's value at it. */
+function encodeFrontier(index: ThreadIndex, namespace: NamespaceIndex, from: number, to: number) {
   const frontier: unknown[] = [];
   const seen = new Set<string>();
   for (const record of namespace.checkpoints.values()) {
-    if (record.seq < from || record.parentId === null || seen.has(record.parentId)) continue;
+    if (record.seq < from || record.seq >= to || record.parentId === null || seen.has(record.parentId)) continue;
     const parent = namespace.checkpoints.get(record.parentId);
     if (!parent || parent.seq >= from) continue;
     seen.add(parent.id);
@@ -284,16 +308,23 @@ interface Head {
   parts: string[];
   from: number;
   namespaces: unknown[];
+  chunked: boolean;
 }
 
 function readHead(bytes: Uint8Array): Head {
   const parsed: unknown = JSON.parse(new TextDecoder().decode(bytes));
   check(typeof parsed === 'object' && parsed !== null);
-  const { format, last, parts, from, namespaces } = parsed as Record<string, unknown>;
+  const { format, last, parts, from, namespaces, chunked } = parsed as Record<string, unknown>;
   check(format === FORMAT && Array.isArray(namespaces) && Array.isArray(parts));
   check(parts.every((part) => typeof part === 'string' && part.startsWith(`${THREAD_INDEX_NAME}.`)));
   check(Number.isSafeInteger(from) && (from as number) >= 0);
-  return { mark: readMark(last), parts: parts as string[], from: from as number, namespaces };
+  return {
+    mark: readMark(last),
+    parts: parts as string[],
+    from: from as number,
+    namespaces,
+    chunked: chunked === true || parts.length === 0,
+  };
 }
 
 function startIndex(head: Head, incomplete: boolean): ThreadIndex {
@@ -304,6 +335,7 @@ function startIndex(head: Head, incomplete: boolean): ThreadIndex {
   index.incomplete = incomplete;
   index.parts = head.parts;
   index.partsEnd = head.from;
+  index.partsChunked = head.chunked;
   return index;
 }
 
@@ -375,6 +407,80 @@ export async function loadThreadIndex(
     return decodeWhole(head, parts);
   } catch {
     // Garbled, or a list extends a version it does not hold (ThreadDataProblem): not an index to trust.
+    return null;
+  }
+}
+
+/**
+ * One stretch of a thread's graph events, to read by itself: from `from` on, up to where the
+ * newer stretch begins. `index` holds none of its events yet (`lastSeq` is the seq before
+ * `from`), only the frontier: each channel's value at the checkpoints before `from` that its
+ * checkpoints name as parents, so applying its events in seq order needs no older one.
+ */
+export interface ThreadStretch {
+  from: number;
+  index: ThreadIndex;
+}
+
+const namespacesMember = new TextEncoder().encode(',"namespaces":');
+
+/**
+ * A part's members before its namespaces (`format`, `from`, `frontiers`), parsed without them: in
+ * JSON text a quote is never unescaped inside a string, so the first `,"namespaces":` is the member.
+ */
+function partHead(bytes: Uint8Array): Record<string, unknown> {
+  const at = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(namespacesMember);
+  check(at > 0);
+  const parsed: unknown = JSON.parse(`${new TextDecoder().decode(bytes.subarray(0, at))}}`);
+  check(typeof parsed === 'object' && parsed !== null);
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * The persisted index as stretches newest first, for a read of a one-namespace thread from the
+ * journal's end: the head's, then each older part's, each read and checked when asked for. Null
+ * when there is none to trust that way: no index, another namespace, checkpoint ids that do not
+ * follow the journal's order, or parts written before they held their frontiers. A stretch whose
+ * part is missing, garbled or not the one named is null.
+ */
+export async function loadThreadStretches(
+  store: SessionStore,
+  sessionId: string,
+): Promise<{ mark: EventMark; namespace: string; stretches: Array<() => Promise<ThreadStretch | null>> } | null> {
+  if (!store.getDerived) return null;
+  const getDerived = store.getDerived.bind(store);
+  const bytes = await getDerived(sessionId, THREAD_INDEX_NAME).catch(() => null);
+  if (!bytes) return null;
+  try {
+    const head = readHead(bytes);
+    const [only, ...others] = head.namespaces as Array<Record<string, unknown> | null>;
+    check(typeof only === 'object' && only !== null && typeof only.name === 'string');
+    if (others.length > 0 || only.ordered !== true || !head.chunked) return null;
+    const name = only.name;
+    const stretch = (from: number, frontier: unknown): ThreadStretch => {
+      check(Number.isSafeInteger(from) && from >= 0 && from <= head.mark.seq);
+      const index = new ThreadIndex();
+      index.lastSeq = Math.max(0, from - 1);
+      index.incomplete = true;
+      readFrontier(index, index.namespace(name), frontier, head.mark.seq);
+      return { from, index };
+    };
+    const older = [...head.parts].reverse().map((part) => async () => {
+      try {
+        const bytes = await getDerived(sessionId, part).catch(() => null);
+        check(bytes !== null && isPart(part, bytes));
+        const { format, from, frontiers } = partHead(bytes);
+        check(format === FORMAT && typeof from === 'number' && Array.isArray(frontiers));
+        const own = (frontiers as unknown[]).find((each) => Array.isArray(each) && each[0] === name);
+        check(Array.isArray(own) && own.length === 2);
+        return stretch(from, own[1]);
+      } catch {
+        return null;
+      }
+    });
+    const newest = stretch(head.from, only.frontier);
+    return { mark: head.mark, namespace: name, stretches: [async () => newest, ...older] };
+  } catch {
     return null;
   }
 }

@@ -46,7 +46,8 @@ import {
   itemKey,
   storeBlobs,
 } from './item-codec.js';
-import { encodeThreadIndex, loadThreadIndex } from './persisted-index.js';
+import { NewestFirstStretches } from './newest-first.js';
+import { encodeThreadIndex, loadThreadIndex, loadThreadStretches, type ThreadStretch } from './persisted-index.js';
 import { checkPruneOptions, type PruneOptions, pruneThreadSession, type ThreadPruneReport } from './prune.js';
 import {
   type CheckpointRecord,
@@ -242,18 +243,35 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     const wanted = (id: string) =>
       !(typeof wantedId === 'string' && wantedId.length > 0 && id !== wantedId) &&
       !(typeof beforeId === 'string' && id >= beforeId);
+    const matches = (metadata: CheckpointMetadata) =>
+      !filter || Object.entries(filter).every(([key, value]) => (metadata as Record<string, unknown>)[key] === value);
     for (const threadId of threadIds) {
       // A few unfiltered ones may come from the newest part of the persisted index alone; many
-      // are read from the whole journal at once, which needs nothing of the index but its head.
+      // are read from the whole journal, newest first where the index allows it, else at once.
       const whole = limit === undefined || limit > WHOLE_READ_FROM;
       const thread = await this.#readable(threadId, whole || !filter);
       if (!thread) continue;
+      const newestFirst: { given: string | null; done: boolean } = { given: null, done: false };
+      if (whole && thread.index.partial && !thread.session) {
+        const stream = this.#newestFirst(thread, wantedNamespace, wanted, matches, newestFirst);
+        for await (const tuple of stream) {
+          if (limit !== undefined) {
+            if (limit <= 0) return;
+            limit -= 1;
+          }
+          yield tuple;
+        }
+        if (newestFirst.done) continue;
+      }
+      // What a read newest first gave is not given again: the rest are older.
+      const { given } = newestFirst;
+      const left = (id: string) => wanted(id) && (given === null || id < given);
       if (whole && thread.index.partial) await this.#loadWhole(thread);
       for (const name of [...thread.index.namespaces.keys()]) {
         if (typeof wantedNamespace === 'string' && name !== wantedNamespace) continue;
-        if (thread.index.incomplete && !this.#newestLoaded(thread.index.namespaces.get(name), wanted, limit))
+        if (thread.index.incomplete && !this.#newestLoaded(thread.index.namespaces.get(name), left, limit))
           await this.#loadOlderParts(thread);
-        const candidates = (thread.index.namespaces.get(name)?.idsNewestFirst() ?? []).filter(wanted);
+        const candidates = (thread.index.namespaces.get(name)?.idsNewestFirst() ?? []).filter(left);
         let chunk = Math.max(limit ?? 0, 8);
         for (let start = 0; start < candidates.length; start += chunk, chunk = Math.min(chunk * 2, 1024)) {
           const chunkIds = candidates.slice(start, start + chunk);
@@ -266,12 +284,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
             for (const record of records) {
               if (limit !== undefined && found.length >= limit) break;
               const metadata = (await this.#decode(thread, record.metadata)) as CheckpointMetadata;
-              if (
-                filter &&
-                !Object.entries(filter).every(([key, value]) => (metadata as Record<string, unknown>)[key] === value)
-              ) {
-                continue;
-              }
+              if (!matches(metadata)) continue;
               found.push(await this.#tuple(thread, namespace, record, metadata));
             }
             return found;
@@ -287,6 +300,71 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
         }
       }
     }
+  }
+
+  /**
+   * The thread's checkpoints newest first, read from the journal's end a stretch of the persisted
+   * index at a time (newest-first.ts): a whole list holds a stretch of the thread at once, not the
+   * thread. `progress.given` is the id of the last tuple given and `progress.done` whether every
+   * one was; a thread or an index that cannot be read that way (no stretches persisted, graph
+   * events after the index's last one, a stretch that needs more than its frontier) stops it
+   * early, without an error, for the caller to give the rest from a read of the whole journal.
+   */
+  async *#newestFirst(
+    thread: Thread,
+    wantedNamespace: unknown,
+    wanted: (id: string) => boolean,
+    matches: (metadata: CheckpointMetadata) => boolean,
+    progress: { given: string | null; done: boolean },
+  ): AsyncGenerator<CheckpointTuple> {
+    const readNewestFirst = this.store.readNewestFirst?.bind(this.store);
+    const persisted = readNewestFirst ? await loadThreadStretches(this.store, thread.sessionId) : null;
+    if (!readNewestFirst || !persisted) return;
+    if (typeof wantedNamespace === 'string' && wantedNamespace !== persisted.namespace) return;
+    const stretches = new NewestFirstStretches(persisted);
+    const batches = readNewestFirst(thread.sessionId)[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const batch = await batches.next();
+        if (batch.done) await stretches.end();
+        else if (!(await stretches.take(batch.value))) return;
+        for (const stretch of stretches.ready()) {
+          for (const [id, tuple] of await this.#stretchTuples(thread, stretch, persisted.namespace, wanted, matches)) {
+            progress.given = id;
+            yield tuple;
+          }
+        }
+        if (batch.done) break;
+      }
+      progress.done = stretches.done;
+    } catch (error) {
+      const readsWhole =
+        error instanceof StaleIndexProblem || error instanceof OlderPartsProblem || error instanceof ThreadDataProblem;
+      if (!readsWhole) throw error;
+    } finally {
+      await batches.return?.();
+    }
+  }
+
+  /** The tuples of one stretch's checkpoints that a list wants, newest first, with their ids. */
+  async #stretchTuples(
+    thread: Thread,
+    stretch: ThreadStretch,
+    name: string,
+    wanted: (id: string) => boolean,
+    matches: (metadata: CheckpointMetadata) => boolean,
+  ): Promise<Array<[string, CheckpointTuple]>> {
+    const namespace = stretch.index.namespaces.get(name);
+    if (!namespace) return [];
+    const view: Thread = { ...thread, index: stretch.index };
+    const tuples: Array<[string, CheckpointTuple]> = [];
+    for (const id of namespace.idsNewestFirst()) {
+      const record = namespace.checkpoints.get(id);
+      if (!record || !wanted(id)) continue;
+      const metadata = (await this.#decode(view, record.metadata)) as CheckpointMetadata;
+      if (matches(metadata)) tuples.push([id, await this.#tuple(view, namespace, record, metadata)]);
+    }
+    return tuples;
   }
 
   /**
@@ -792,6 +870,7 @@ export class ResumeCheckpointSaver extends BaseCheckpointSaver {
     if (current) {
       index.parts = persisted.parts;
       index.partsEnd = persisted.partsEnd;
+      index.partsChunked = persisted.partsChunked;
     }
     thread.index = index;
     thread.lists.clear();

@@ -160,6 +160,8 @@ export class ThreadIndex {
   parts: string[] = [];
   /** The seq from which the graph events are in no older part (0: none is). */
   partsEnd = 0;
+  /** Whether every older part says where it begins and holds its frontier (a read of the parts newest first). */
+  partsChunked = true;
   readonly namespaces = new Map<string, NamespaceIndex>();
   /**
    * Of an index whose older parts are not loaded: the values its frontier names, by the seq of
