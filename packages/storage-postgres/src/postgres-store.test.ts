@@ -3,6 +3,7 @@ import {
   AppendConflictError,
   createSessionId,
   JournalCorruptedError,
+  type JournalEvent,
   LeaseLostError,
   SessionExistsError,
   type SessionHeader,
@@ -502,6 +503,60 @@ describe.skipIf(!postgres.available)(`PostgreSQL store ${skipped}`, () => {
     // Each row once: 3,500 rows before, for the read and for the check alike.
     expect(await rowsOfPages(async () => expect(await collect(store.read(header.id))).toHaveLength(count))).toBe(count);
     expect(await rowsOfPages(async () => expect((await store.verify(header.id)).problems).toEqual([]))).toBe(count);
+    // From the end: each page with the row its first one chains from.
+    const newestFirst = async () => {
+      const pages: JournalEvent[][] = [];
+      for await (const page of store.readNewestFirst(header.id)) pages.unshift(page);
+      expect(pages.flat().map((event) => event.seq)).toEqual(Array.from({ length: count }, (_, at) => at + 1));
+    };
+    expect(await rowsOfPages(newestFirst)).toBe(count + Math.ceil(count / 500) - 1);
+    await store.close();
+  });
+
+  it('reads the journal newest first, a page at a time, each row checked against the chain when it is reached', async () => {
+    const schema = database.freshSchema();
+    const store = database.openStore({ schema });
+    const header = testHeader();
+    await store.create(header);
+    await store.append(header.id, {
+      expectedSeq: 0,
+      epoch: 0,
+      events: messageEvents(1, 1_200),
+      summary: testSummary(header, 1_200),
+    });
+    const inOrder = await collect(store.read(header.id));
+    const read = async () => {
+      const pages: number[][] = [];
+      const error = await (async () => {
+        for await (const page of store.readNewestFirst(header.id)) pages.push(page.map((event) => event.seq));
+      })().catch((caught: unknown) => caught);
+      return { pages, error: JournalCorruptedError.isInstance(error) ? error : error ? String(error) : null };
+    };
+    const whole = await read();
+    expect(whole.error).toBeNull();
+    expect(whole.pages.map((page) => [page[0], page.at(-1)])).toEqual([
+      [701, 1_200],
+      [201, 700],
+      [1, 200],
+    ]);
+    const events: JournalEvent[] = [];
+    for await (const page of store.readNewestFirst(header.id)) events.unshift(...page);
+    expect(events).toEqual(inOrder);
+
+    // A row changed behind the store's back is found where it is: the newer pages were given.
+    const pool = database.openPool();
+    await pool.query(
+      `UPDATE ${schema}.events SET payload = jsonb_set(payload::jsonb, '{message,content}', '"changed"')::json WHERE session_id = $1 AND seq = 300`,
+      [header.id],
+    );
+    const changed = await read();
+    expect(changed.pages.map((page) => page[0])).toEqual([701]);
+    expect(changed.error).toMatchObject({ problem: expect.stringContaining('does not match its checksum') });
+    // A row removed: the page that should hold it says which.
+    await pool.query(`DELETE FROM ${schema}.events WHERE session_id = $1 AND seq = 1000`, [header.id]);
+    const removed = await read();
+    expect(removed.pages).toEqual([]);
+    expect(removed.error).toMatchObject({ problem: expect.stringContaining('event 1000 is missing') });
     await store.close();
   });
 });

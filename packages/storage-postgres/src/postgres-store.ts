@@ -102,6 +102,7 @@ import {
 
 export interface PostgresStore extends SessionStore {
   readonly kind: 'postgres';
+  readNewestFirst(sessionId: string): AsyncIterable<JournalEvent[]>;
   /** The PostgreSQL schema holding the tables. */
   readonly schema: string;
   /** Applies pending migrations now (otherwise done on first use). */
@@ -356,6 +357,61 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         journalHeads.set(sessionId, lastSeq, outcome.journal_hash);
         if (batch.expectedSeq !== lastSeq) throw new AppendConflictError(sessionId, batch.expectedSeq, lastSeq);
         previousHash = outcome.journal_hash;
+      }
+    },
+
+    /**
+     * The journal from its end, a page of rows at a time (newest page first, its rows in seq
+     * order), each row checked against the chain when it is reached: a page is read with the row
+     * before it, whose hash its first row chains from, and the next (older) page is asked for
+     * while this one is checked and given.
+     */
+    async *readNewestFirst(sessionId: string): AsyncGenerator<JournalEvent[]> {
+      const action = `read session ${sessionId}`;
+      const head = await query<{ journal_seq: string; journal_hash: string | null }>(
+        action,
+        `SELECT journal_seq, journal_hash FROM ${schema}.sessions WHERE id = $1`,
+        [sessionId],
+      );
+      const headRow = head.rows[0];
+      if (!headRow) throw new SessionNotFoundError(sessionId);
+      /** Rows `from - 1` (when there is one) to `to`, in seq order. */
+      const pageOf = (from: number, to: number) =>
+        query<EventRow>(
+          action,
+          `SELECT ${eventRowColumns} FROM ${schema}.events
+            WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq`,
+          [sessionId, Math.max(1, from - 1), to],
+        );
+      let to = Number(headRow.journal_seq);
+      // The hash the newer page's first row chained from: this page's last row must still have it.
+      let newerChainsFrom = headRow.journal_hash;
+      let next = to > 0 ? pageOf(Math.max(1, to - readPageSize + 1), to) : null;
+      while (next) {
+        const from = Math.max(1, to - readPageSize + 1);
+        const page = (await next).rows;
+        next = from > 1 ? pageOf(Math.max(1, from - readPageSize), from - 1) : null;
+        next?.catch(() => undefined);
+        const before = from > 1 ? page.shift() : undefined;
+        if (from > 1 && Number(before?.seq) !== from - 1) throw missingEvent(sessionId, eventsTable, from - 1);
+        const position =
+          from === 1
+            ? chainStart()
+            : { expectedSeq: from, previousHash: before?.hash ?? null, checked: (before?.hash ?? null) !== null };
+        const events: JournalEvent[] = [];
+        for (const row of page)
+          events.push(eventOf(sessionId, eventsTable, checkEventRow(sessionId, row, position, opening)));
+        if (position.expectedSeq !== to + 1) throw missingEvent(sessionId, eventsTable, position.expectedSeq);
+        const problem =
+          to === Number(headRow.journal_seq)
+            ? headProblem(position, newerChainsFrom)
+            : position.previousHash === newerChainsFrom
+              ? null
+              : 'the row is not the one the rows after it chain from: it was replaced while the journal was read';
+        if (problem) throw corrupted(sessionId, eventsTable, `seq ${to}`, problem);
+        newerChainsFrom = before?.hash ?? null;
+        yield events;
+        to = from - 1;
       }
     },
 

@@ -198,10 +198,11 @@ export interface SessionStore {
   /** Events in seq order. Throws JournalCorruptedError on data that fails its checksum or schema. */
   read(sessionId: string, range?: ReadRange): AsyncIterable<JournalEvent>;
   /**
-   * Optional: the whole journal newest first, one committed batch at a time (its events in seq
-   * order), each batch checked and decoded only when the iteration reaches it, so a reader that
-   * goes back from the newest event and keeps little holds little. Throws as `read` does, when
-   * the iteration reaches the damage: the batches after it (newer) were given by then.
+   * Optional: the whole journal newest first, a run of consecutive events at a time (each run in
+   * seq order: a committed batch on the file store, a page of rows on PostgreSQL), each run
+   * checked and decoded only when the iteration reaches it, so a reader that goes back from the
+   * newest event and keeps little holds little. Throws as `read` does, when the iteration reaches
+   * the damage: the runs after it (newer) were given by then.
    */
   readNewestFirst?(sessionId: string): AsyncIterable<JournalEvent[]>;
   /** The header written by `create`, or null if no such session. */

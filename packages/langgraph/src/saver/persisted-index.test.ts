@@ -167,7 +167,7 @@ function describeIndexedReads(name: string, place: () => Promise<Place>, hooks: 
       await current?.cleanup();
     });
 
-    const opened = (options: { derived?: boolean } = {}) => {
+    const opened = (options: { derived?: boolean; newestFirst?: boolean } = {}) => {
       const raw = current.open();
       stores.push(raw);
       const { store, counter } = counting(raw, options);
@@ -316,6 +316,47 @@ function describeIndexedReads(name: string, place: () => Promise<Place>, hooks: 
       );
       expect(await listed(expected[5].config)).toEqual([expected[5]]);
       expect(await listed({ configurable: { thread_id: 'mixed', checkpoint_ns: 'another' } })).toEqual([]);
+    });
+
+    it('reads a whole list from the end of the journal: the newest checkpoints come before most of it is read, as a read from its start gives them', {
+      timeout: 120_000,
+    }, async () => {
+      current = await place();
+      /** A thread listed whole by a new saver: its tuples, the events read when the first came, and in all. */
+      const listed = async (threadId: string, options: { newestFirst?: boolean } = {}) => {
+        const { saver, counter } = opened(options);
+        const tuples: CheckpointTuple[] = [];
+        let atFirst = -1;
+        for await (const tuple of saver.list({ configurable: { thread_id: threadId } })) {
+          if (atFirst === -1) atFirst = counter.events;
+          tuples.push(tuple);
+        }
+        return { tuples: plain(tuples), atFirst, events: counter.events };
+      };
+      const writer = opened();
+      await runCounter(writer.saver, 'long', 1_000);
+      // Writes to an old checkpoint after the newer ones were saved, and a message list stored in parts.
+      const old = (await listed('long')).tuples[900] as CheckpointTuple;
+      await writer.saver.putWrites(old.config, [['note', 'late']], 'late-task');
+      await runMessages(writer.saver, 'chat', 400);
+      await writer.saver.close();
+
+      /** The thread listed from the journal's end and from its start: the same tuples, read no more. */
+      const bothWays = async (threadId: string) => {
+        const fromStart = await listed(threadId, { newestFirst: false });
+        const fromEnd = await listed(threadId);
+        expect(fromEnd.tuples).toEqual(fromStart.tuples);
+        expect(fromStart.atFirst).toBe(fromStart.events);
+        expect(fromEnd.events).toBeLessThanOrEqual(fromStart.events);
+        return { fromStart, fromEnd };
+      };
+      await bothWays('chat');
+      const { fromStart, fromEnd } = await bothWays('long');
+      // The newest of the counter's 1,000 checkpoints (about 2,000 events) need only the newest
+      // stretch of the index (32 to 159 checkpoints) and a page of the journal at most.
+      expect(fromEnd.atFirst).toBeLessThan(fromStart.events / 3);
+      expect(fromEnd.tuples[0].checkpoint.channel_values).toMatchObject({ count: 1_000, note: noteText(1_000) });
+      expect(fromEnd.tuples[900].pendingWrites).toContainEqual(['late-task', 'note', 'late']);
     });
 
     it('keeps the index of a long thread written without one once a reader read it whole', {
@@ -566,61 +607,6 @@ describeIndexedReads('file store', async () => {
     },
     cleanup: () => rm(directory, { recursive: true, force: true }),
   };
-});
-
-describe('a whole list on the file store', () => {
-  let directory = '';
-  afterEach(async () => {
-    if (directory) await rm(directory, { recursive: true, force: true });
-  });
-
-  /** A thread listed whole by a new saver: its tuples, the events read when the first came, and in all. */
-  const listed = async (threadId: string, options: { newestFirst?: boolean } = {}) => {
-    const raw = createFsStore({ dir: directory });
-    const { store, counter } = counting(raw, options);
-    const saver = new ResumeCheckpointSaver({ store });
-    const tuples: CheckpointTuple[] = [];
-    let atFirst = -1;
-    for await (const tuple of saver.list({ configurable: { thread_id: threadId } })) {
-      if (atFirst === -1) atFirst = counter.events;
-      tuples.push(tuple);
-    }
-    await saver.close();
-    await raw.close();
-    return { tuples: plain(tuples), atFirst, events: counter.events };
-  };
-
-  it('reads the journal from its end: the newest checkpoints come before most of it is read, as a read from its start gives them', {
-    timeout: 120_000,
-  }, async () => {
-    directory = await mkdtemp(path.join(tmpdir(), 'conclave-langgraph-newest-first-'));
-    const writerStore = createFsStore({ dir: directory });
-    const writer = new ResumeCheckpointSaver({ store: writerStore });
-    await runCounter(writer, 'long', 1_000);
-    // Writes to an old checkpoint after the newer ones were saved, and a message list stored in parts.
-    const old = (await listed('long')).tuples[900] as CheckpointTuple;
-    await writer.putWrites(old.config, [['note', 'late']], 'late-task');
-    await runMessages(writer, 'chat', 400);
-    await writer.close();
-    await writerStore.close();
-
-    // The newest checkpoint of the message thread needs the list's last whole copy, at most a
-    // quarter of the list back (plus the stretch it is in): it comes before half the journal is read.
-    for (const [threadId, share] of [
-      ['long', 4],
-      ['chat', 2],
-    ] as const) {
-      const fromStart = await listed(threadId, { newestFirst: false });
-      const fromEnd = await listed(threadId);
-      expect(fromEnd.tuples).toEqual(fromStart.tuples);
-      expect(fromStart.atFirst).toBe(fromStart.events);
-      expect(fromEnd.atFirst).toBeLessThan(fromStart.events / share);
-      expect(fromEnd.events).toBeLessThanOrEqual(fromStart.events);
-    }
-    const { tuples } = await listed('long');
-    expect(tuples[0].checkpoint.channel_values).toMatchObject({ count: 1_000, note: noteText(1_000) });
-    expect(tuples[900].pendingWrites).toContainEqual(['late-task', 'note', 'late']);
-  });
 });
 
 const postgres = findPostgres();
