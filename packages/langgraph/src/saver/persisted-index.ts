@@ -19,8 +19,13 @@
 //    "namespaces":[{"name":"","channels":["messages",…],"newest":id,
 //      "checkpoints":[[id,parent,seq,[channel,version,kind,base,count,…]]…],
 //      "writes":[[checkpoint,taskId,taskPath,seq,[index,channel,…]]…],
-//      "older":id,"frontier":[[id,[channel,value]…]…]}]}
-// and an older part: {"format":2,"namespaces":[{"name":…,"channels":…,"checkpoints":…,"writes":…}]}.
+//      "older":id,"frontier":[[id,[channel,value]…]…],"ordered":true}],"chunked":true}
+// and an older part: {"format":2,"from":seq,"frontiers":[[name,frontier]…],
+//    "namespaces":[{"name":…,"channels":…,"checkpoints":…,"writes":…}]}.
+// A part's `from` is the seq its events begin at and its `frontiers` what the head's `frontier` is
+// for the head, so a read of the journal from its end indexes each part's events alone
+// (newest-first.ts); `ordered` says a namespace's checkpoint ids grow with their seqs, and
+// `chunked` that every part has `from` and `frontiers` (parts written before they had are kept).
 // `parent` and a write's `checkpoint` are the position of the checkpoint's entry (-1 for none),
 // or its id when the part does not hold it; `channel` is a position in `channels`; `kind` is
 // 0 emptied, 1 one value, 2 a list (`base`: the version it extends, or null; `count`: its own
