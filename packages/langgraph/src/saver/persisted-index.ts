@@ -379,6 +379,22 @@ function decodeWhole(head: Head, parts: Uint8Array[]): ThreadIndex {
 const isPart = (name: string, bytes: Uint8Array): boolean =>
   name === `${THREAD_INDEX_NAME}.${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`;
 
+/** The persisted index's head, and how to read its parts; null when the store keeps none, or it is garbled. */
+async function persistedHead(
+  store: SessionStore,
+  sessionId: string,
+): Promise<{ head: Head; getDerived: (sessionId: string, name: string) => Promise<Uint8Array | null> } | null> {
+  if (!store.getDerived) return null;
+  const getDerived = store.getDerived.bind(store);
+  const bytes = await getDerived(sessionId, THREAD_INDEX_NAME).catch(() => null);
+  if (!bytes) return null;
+  try {
+    return { head: readHead(bytes), getDerived };
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The thread's persisted index, its records not loaded: with `newestOnly` its head alone when
  * it has older parts (`incomplete`), else all of it. Null when the store keeps none, or it is
@@ -390,12 +406,10 @@ export async function loadThreadIndex(
   sessionId: string,
   newestOnly = false,
 ): Promise<ThreadIndex | null> {
-  if (!store.getDerived) return null;
-  const getDerived = store.getDerived.bind(store);
-  const bytes = await getDerived(sessionId, THREAD_INDEX_NAME).catch(() => null);
-  if (!bytes) return null;
+  const persisted = await persistedHead(store, sessionId);
+  if (!persisted) return null;
+  const { head, getDerived } = persisted;
   try {
-    const head = readHead(bytes);
     if (newestOnly) {
       try {
         return decodeHead(head);
@@ -452,12 +466,10 @@ export async function loadThreadStretches(
   store: SessionStore,
   sessionId: string,
 ): Promise<{ mark: EventMark; namespace: string; stretches: Array<() => Promise<ThreadStretch | null>> } | null> {
-  if (!store.getDerived) return null;
-  const getDerived = store.getDerived.bind(store);
-  const bytes = await getDerived(sessionId, THREAD_INDEX_NAME).catch(() => null);
-  if (!bytes) return null;
+  const persisted = await persistedHead(store, sessionId);
+  if (!persisted) return null;
+  const { head, getDerived } = persisted;
   try {
-    const head = readHead(bytes);
     const [only, ...others] = head.namespaces as Array<Record<string, unknown> | null>;
     check(typeof only === 'object' && only !== null && typeof only.name === 'string');
     if (others.length > 0 || only.ordered !== true || !head.chunked) return null;
