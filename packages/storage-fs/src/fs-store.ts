@@ -46,7 +46,13 @@ import {
   type SummaryIndex,
 } from './index/summary-index.js';
 import { createJournalAppender } from './journal/journal-appender.js';
-import { committedRecordsFromEnd, type RecordDecoding, recordEvents, scanJournal } from './journal/journal-codec.js';
+import {
+  committedRecordsFromEnd,
+  journalCorruption,
+  type RecordDecoding,
+  recordEvents,
+  scanJournal,
+} from './journal/journal-codec.js';
 import { createJournalFiles } from './journal/journal-files.js';
 import { acquireLease, inspectLease, liveHolder } from './lease/lease-files.js';
 import { createJournalRewrite } from './repair/journal-rewrite.js';
@@ -230,9 +236,8 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   const rewriteJournal = createJournalRewrite(context, { layout, journals, snapshots, appender, index: () => index });
   const leaseDirectory = (id: string) => paths.inSession(id, LEASE_DIRECTORY);
 
-  /** The session's journal, read whole; its folder must be there (a journal that is not is damage). */
+  /** The session's journal, read whole; its folder is there (checked first): a journal that is not is damage. */
   async function journalBytes(id: string): Promise<{ bytes: Buffer; file: string }> {
-    await layout.require(id);
     const journal = await journals.readBytes(id);
     if (journal) return journal;
     throw new JournalCorruptedError({
@@ -269,11 +274,11 @@ export function createFsStore(options: FsStoreOptions): FsStore {
   /** The journal from its end, a committed batch at a time, each record checked and decoded when it is reached. */
   async function* readNewestFirst(id: string): AsyncGenerator<JournalEvent[]> {
     try {
+      await layout.require(id);
       const { bytes, file } = await journalBytes(id);
       const decoding: RecordDecoding = {
         opening: { keyring: context.keyring, sessionId: id, file },
-        corrupted: (offset, problem, cause) =>
-          new JournalCorruptedError({ sessionId: id, file, offset, problem }, cause === undefined ? {} : { cause }),
+        corrupted: journalCorruption({ sessionId: id, file }),
       };
       for (const record of committedRecordsFromEnd(bytes, file, decoding.corrupted))
         yield recordEvents(record, decoding);

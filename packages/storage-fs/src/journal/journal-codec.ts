@@ -220,9 +220,14 @@ export function* committedRecordsFromEnd(
   let newerFirst: number | null = null;
   while (end !== -1) {
     const start = end > 0 ? buffer.lastIndexOf(0x0a, end - 1) + 1 : 0;
-    const record = checkedRecord(buffer.subarray(start, end), start, mayBeTorn, newerFirst, file, corrupted);
-    if (record) {
-      newerFirst = record.first;
+    const record = framedRecord(buffer.subarray(start, end), start, mayBeTorn, file, corrupted);
+    if (!('torn' in record)) {
+      const { first, last } = record;
+      if (last < first || (newerFirst !== null && last !== newerFirst - 1) || (start === 0 && first !== 1)) {
+        const next = newerFirst === null ? 'the journal ends there' : `${newerFirst} comes next`;
+        throw corrupted(start, `record holds events ${first}..${last} but ${next}`);
+      }
+      newerFirst = first;
       yield record;
     }
     mayBeTorn = false;
@@ -231,35 +236,40 @@ export function* committedRecordsFromEnd(
 }
 
 /**
- * The record on `line` (without its newline) at `offset`, checked, read from the journal's end:
- * null for a torn last line; throws JournalCorruptedError for damage.
+ * The record on `line` (without its newline) at `offset`, its checksum and head checked. A line
+ * failing its checksum that `mayBeTorn` (the file's last, ending at its last byte) is a write a
+ * crash interrupted, never acknowledged: `torn` names its problem; anywhere else it is damage, as
+ * is a last line holding two records whose newline between them was damaged.
  */
-function checkedRecord(
+function framedRecord(
   line: Buffer,
   offset: number,
   mayBeTorn: boolean,
-  newerFirst: number | null,
   file: string,
   corrupted: RecordDecoding['corrupted'],
-): CommittedRecord | null {
+): (CommittedRecord & { epoch: number }) | { torn: string } {
   const verified = verifyFrame(line);
   if (!verified.ok) {
     const joined = mayBeTorn ? damagedNewlineIn(line) : -1;
     if (joined !== -1)
       throw corrupted(offset + joined, 'the newline ending a committed record is damaged (two records run together)');
     if (!mayBeTorn) throw corrupted(offset, verified.problem);
-    return null;
+    return { torn: verified.problem };
   }
   const head = headPattern.exec(verified.body.toString('latin1', 0, Math.min(verified.body.length, 96)));
   if (!head) throw corrupted(offset, 'record has no version, epoch or seq range');
   if (Number(head[1]) > JOURNAL_RECORD_VERSION) throw new UnsupportedFormatError(`Journal ${file}`, Number(head[1]));
-  const first = Number(head[3]);
-  const last = Number(head[4]);
-  if (last < first || (newerFirst !== null && last !== newerFirst - 1) || (offset === 0 && first !== 1)) {
-    const next = newerFirst === null ? 'the journal ends there' : `${newerFirst} comes next`;
-    throw corrupted(offset, `record holds events ${first}..${last} but ${next}`);
-  }
-  return { offset, body: verified.body, first, last };
+  return { offset, body: verified.body, epoch: Number(head[2]), first: Number(head[3]), last: Number(head[4]) };
+}
+
+/** How damage in the journal `file` of session `sessionId` is reported (offsets from `baseOffset`). */
+export function journalCorruption(where: { sessionId: string; file: string; baseOffset?: number }) {
+  const baseOffset = where.baseOffset ?? 0;
+  return (offset: number, problem: string, cause?: unknown): JournalCorruptedError =>
+    new JournalCorruptedError(
+      { sessionId: where.sessionId, file: where.file, offset: baseOffset + offset, problem },
+      cause === undefined ? {} : { cause },
+    );
 }
 
 /**
@@ -271,13 +281,8 @@ export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
   const fromSeq = options.fromSeq ?? 1;
   const toSeq = options.toSeq ?? Number.POSITIVE_INFINITY;
   const eventsWanted = options.eventsWanted ?? true;
-  const baseOffset = options.baseOffset ?? 0;
   const opening: RecordOpening = { keyring: options.keyring ?? null, sessionId: options.sessionId, file: options.file };
-  const corrupted = (offset: number, problem: string, cause?: unknown) =>
-    new JournalCorruptedError(
-      { sessionId: options.sessionId, file: options.file, offset: baseOffset + offset, problem },
-      cause === undefined ? {} : { cause },
-    );
+  const corrupted = journalCorruption(options);
 
   const decoding: RecordDecoding = { opening, corrupted };
   const events: JournalEvent[] = [];
@@ -295,44 +300,29 @@ export function scanJournal(buffer: Buffer, options: ScanOptions): JournalScan {
       torn = { offset: position, length: buffer.length - position, problem: 'incomplete last record' };
       break;
     }
-    const isLast = end === buffer.length - 1;
-    const verified = verifyFrame(buffer.subarray(position, end));
-    if (!verified.ok) {
-      if (isLast) {
-        const joined = damagedNewlineIn(buffer.subarray(position, end));
-        if (joined !== -1) {
-          throw corrupted(
-            position + joined,
-            'the newline ending a committed record is damaged (two records run together)',
-          );
-        }
-        // A crash during the write of the last record can leave it full length but with
-        // pages missing; it was never acknowledged, so it is cut like an incomplete one.
-        torn = { offset: position, length: buffer.length - position, problem: verified.problem };
-        break;
-      }
-      throw corrupted(position, verified.problem);
+    const record = framedRecord(
+      buffer.subarray(position, end),
+      position,
+      end === buffer.length - 1,
+      options.file,
+      corrupted,
+    );
+    if ('torn' in record) {
+      torn = { offset: position, length: buffer.length - position, problem: record.torn };
+      break;
     }
-    const head = headPattern.exec(verified.body.toString('latin1', 0, Math.min(verified.body.length, 96)));
-    if (!head) throw corrupted(position, 'record has no version, epoch or seq range');
-    const version = Number(head[1]);
-    if (version > JOURNAL_RECORD_VERSION) {
-      throw new UnsupportedFormatError(`Journal ${options.file}`, version);
-    }
-    const epoch = Number(head[2]);
-    const first = Number(head[3]);
-    const last = Number(head[4]);
+    const { epoch, first, last } = record;
     if (first !== lastSeq + 1 || last < first) {
       throw corrupted(position, `record holds events ${first}..${last} but ${lastSeq + 1} was next`);
     }
     if (eventsWanted && last >= fromSeq && first <= toSeq) {
-      for (const event of recordEvents({ offset: position, body: verified.body, first, last }, decoding)) {
+      for (const event of recordEvents(record, decoding)) {
         if (event.seq >= fromSeq && event.seq <= toSeq) events.push(event);
       }
     }
     lastSeq = last;
     lastEpoch = epoch;
-    lastBody = verified.body;
+    lastBody = record.body;
     lastOffset = position;
     records += 1;
     position = end + 1;
