@@ -215,6 +215,19 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     });
 
   /**
+   * A session's event rows from seq `from` to `to`, in seq order: a page bounded by seq, not only
+   * by LIMIT, since a planner whose statistics predate the journal's newest seqs may scan and sort
+   * every row after the page to return its first.
+   */
+  const eventRows = (action: string, sessionId: string, from: number, to: number) =>
+    query<EventRow>(
+      action,
+      `SELECT ${eventRowColumns} FROM ${schema}.events
+        WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq`,
+      [sessionId, from, to],
+    );
+
+  /**
    * Appends as statements committed on their own: one round trip and one commit for a lone
    * append, and for the appends of several sessions that arrive together (see append-batches.ts).
    */
@@ -376,13 +389,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       const headRow = head.rows[0];
       if (!headRow) throw new SessionNotFoundError(sessionId);
       /** Rows `from - 1` (when there is one) to `to`, in seq order. */
-      const pageOf = (from: number, to: number) =>
-        query<EventRow>(
-          action,
-          `SELECT ${eventRowColumns} FROM ${schema}.events
-            WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq`,
-          [sessionId, Math.max(1, from - 1), to],
-        );
+      const pageOf = (from: number, to: number) => eventRows(action, sessionId, Math.max(1, from - 1), to);
       let to = Number(headRow.journal_seq);
       // The hash the newer page's first row chained from: this page's last row must still have it.
       let newerChainsFrom = headRow.journal_hash;
@@ -446,14 +453,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
               ? chainStart()
               : { expectedSeq: next, previousHash: headRow.before_hash, checked: headRow.before_hash !== null };
           while (next <= last) {
-            // Each page bounded by seq, not only by LIMIT: a planner whose statistics predate the
-            // journal's newest seqs may scan and sort every row after the page to return its first.
-            const page = await query<EventRow>(
-              action,
-              `SELECT ${eventRowColumns} FROM ${schema}.events
-                WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq`,
-              [sessionId, next, Math.min(last, next + readPageSize - 1)],
-            );
+            const page = await eventRows(action, sessionId, next, Math.min(last, next + readPageSize - 1));
             if (page.rows.length === 0) throw missingEvent(sessionId, eventsTable, next);
             for (const row of page.rows) {
               const event = eventOf(sessionId, eventsTable, checkEventRow(sessionId, row, position, opening));
