@@ -15,6 +15,12 @@ export class NewestFirstStretches {
   readonly #mark: EventMark;
   readonly #namespace: string;
   readonly #stretches: Iterator<() => Promise<ThreadStretch | null>>;
+  /**
+   * The next older stretch, asked for when the one before it opens: its part is read (a round
+   * trip to a database) while the events of the open one are, not after them. Undefined before
+   * the first; null after the oldest.
+   */
+  #ahead: Promise<ThreadStretch | null> | null | undefined;
   #current: { stretch: ThreadStretch; events: JournalEvent[] } | null = null;
   /** Stretches whose events are all read, newest first, waiting for the values their frontiers name. */
   readonly #waiting: ThreadStretch[] = [];
@@ -22,7 +28,7 @@ export class NewestFirstStretches {
   readonly #carried = new Map<string, WriteRecord[]>();
   #reachedMark = false;
 
-  /** `stretches`: newest first, each read when it is reached (null: missing or garbled). */
+  /** `stretches`: newest first, each asked for when the one before it opens (null: missing or garbled; never rejected). */
   constructor(persisted: {
     mark: EventMark;
     namespace: string;
@@ -80,11 +86,18 @@ export class NewestFirstStretches {
   }
 
   async #open(): Promise<{ stretch: ThreadStretch; events: JournalEvent[] } | null> {
-    const next = this.#stretches.next();
-    if (next.done) return null;
-    const stretch = await next.value();
+    const loading = this.#ahead === undefined ? this.#load() : this.#ahead;
+    if (!loading) return null;
+    this.#ahead = this.#load();
+    const stretch = await loading;
     if (!stretch) throw new StaleIndexProblem('a part of the thread index is missing or garbled');
     return { stretch, events: [] };
+  }
+
+  /** Starts reading the next stretch (its loader gives null rather than fail); null when none is left. */
+  #load(): Promise<ThreadStretch | null> | null {
+    const next = this.#stretches.next();
+    return next.done ? null : next.value();
   }
 
   /** Indexes a stretch's events (read newest first) and queues it. */

@@ -359,6 +359,50 @@ function describeIndexedReads(name: string, place: () => Promise<Place>, hooks: 
       expect(fromEnd.tuples[900].pendingWrites).toContainEqual(['late-task', 'note', 'late']);
     });
 
+    it('asks for the next older part of the index while the one before it is on its way, not after its events are read', {
+      timeout: 120_000,
+    }, async () => {
+      current = await place();
+      const writer = opened();
+      await runCounter(writer.saver, 'parted', 1_000);
+      await writer.saver.close();
+      const expected = await fullRead('parted');
+
+      // Each older part takes a while to come, as over a network; the head does not.
+      const raw = current.open();
+      stores.push(raw);
+      const reads = { inFlight: 0, most: 0, parts: 0 };
+      const slow = new Proxy(raw, {
+        get(target, key) {
+          if (key === 'getDerived' && target.getDerived) {
+            const get = target.getDerived.bind(target);
+            return async (id: string, name: string) => {
+              if (name === 'langgraph-index') return get(id, name);
+              reads.parts += 1;
+              reads.inFlight += 1;
+              reads.most = Math.max(reads.most, reads.inFlight);
+              try {
+                await new Promise((resolve) => setTimeout(resolve, 20));
+                return await get(id, name);
+              } finally {
+                reads.inFlight -= 1;
+              }
+            };
+          }
+          const value = Reflect.get(target, key, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const saver = new ResumeCheckpointSaver({ store: slow });
+      savers.push(saver);
+      expect(plain(await collect(saver.list({ configurable: { thread_id: 'parted' } })))).toEqual(expected);
+      // 1,000 checkpoints: the head's stretch and six or seven older parts, each asked for while
+      // the part before it was still coming (two on their way at once), and none twice.
+      expect(reads.parts).toBeGreaterThanOrEqual(6);
+      expect(reads.parts).toBeLessThanOrEqual(8);
+      expect(reads.most).toBe(2);
+    });
+
     it('keeps the index of a long thread written without one once a reader read it whole', {
       timeout: 120_000,
     }, async () => {
