@@ -101,26 +101,57 @@ async function openFloor(url) {
 }
 
 /**
- * A checkpoint on the store and the floor, in turns, each figure the median of five rounds (one
+ * What the events table's own row costs: one prepared INSERT of the row a checkpoint writes (its
+ * columns as the store fills them: the event, its chain hash, the batch's summary), committed on
+ * its own, into the store's events table, with no check and no session row update. The store's
+ * checkpoint is this row plus its checks (the writer's epoch, the chain), the session row's head
+ * and summary, and its client's work.
+ */
+async function openEventRow(url, store) {
+  const sessionHeader = header();
+  await store.create(sessionHeader);
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const event = JSON.stringify(messageEvent(1, payload, { role: 'assistant', speaker: 'bench' }));
+  const summary = JSON.stringify(testSummary(sessionHeader, 1));
+  const hash = 'a'.repeat(64);
+  let seq = 0;
+  const insert = () => {
+    seq += 1;
+    return pool.query({
+      name: 'bench-event-row-insert',
+      text: `INSERT INTO ${store.schema}.events (session_id, seq, epoch, type, payload, hash, batch_summary)
+             VALUES ($1, $2, 1, 'message', $3, $4, $5)`,
+      values: [sessionHeader.id, seq, event, hash, summary],
+    });
+  };
+  return { measure: () => timeCheckpoints(insert), close: () => pool.end() };
+}
+
+/**
+ * A checkpoint on the store, the event row alone and the floor, in turns, each figure the median of five rounds (one
  * with --quick) after a first round of each that is not counted: the two are compared at the same
  * warmth of the process and of the server (the store's code is still being compiled through its
  * first thousand checkpoints), and a round that a neighbour's work slowed does not decide the ratio.
  */
 async function measureCheckpointAndFloor(store, url) {
   const floor = await openFloor(url);
-  const figures = { postgres: [], floor: [] };
+  const eventRow = await openEventRow(url, store);
+  const figures = { postgres: [], eventRow: [], floor: [] };
   try {
     for (let round = 0; round <= (quick ? 1 : 5); round += 1) {
       const postgres = await measureCheckpoint(store);
+      const eventRowMs = await eventRow.measure();
       const floorMs = await floor.measure();
       if (round === 0) continue;
       figures.postgres.push(postgres);
+      figures.eventRow.push(eventRowMs);
       figures.floor.push(floorMs);
     }
   } finally {
+    await eventRow.close();
     await floor.close();
   }
-  return { postgres: median(figures.postgres), floor: median(figures.floor) };
+  return { postgres: median(figures.postgres), eventRow: median(figures.eventRow), floor: median(figures.floor) };
 }
 
 /**
@@ -227,6 +258,9 @@ async function main() {
       const overFloor = checkpointMs.postgres / checkpointMs.floor;
       console.log(
         `floor      ${checkpointMs.floor.toFixed(3)} ms: one prepared INSERT of the same bytes, committed (synchronous_commit on)`,
+      );
+      console.log(
+        `event row  ${checkpointMs.eventRow.toFixed(3)} ms (${(checkpointMs.eventRow / checkpointMs.floor).toFixed(2)}x floor): the row a checkpoint writes, inserted alone into the store's events table`,
       );
       console.log(
         `  postgres checkpoint / floor ${overFloor.toFixed(2)}x  ${overFloor <= 1.5 ? 'ok' : 'MISSED'} (goal <= 1.5)`,
