@@ -14,7 +14,7 @@ import { payload } from './measure.mjs';
 // A full collection on demand, without starting Node with --expose-gc: heap growth is what an
 // opened session keeps alive, read after collecting what the open threw away.
 v8.setFlagsFromString('--expose-gc');
-const collectGarbage = vm.runInNewContext('gc');
+export const collectGarbage = vm.runInNewContext('gc');
 
 async function directoryBytes(directory) {
   let total = 0;
