@@ -128,10 +128,11 @@ async function openEventRow(url, store) {
 }
 
 /**
- * A checkpoint on the store, the event row alone and the floor, in turns, each figure the median of five rounds (one
- * with --quick) after a first round of each that is not counted: the two are compared at the same
- * warmth of the process and of the server (the store's code is still being compiled through its
- * first thousand checkpoints), and a round that a neighbour's work slowed does not decide the ratio.
+ * A checkpoint on the store, the event row alone and the floor, in turns, each figure the median
+ * of five rounds (one with --quick) after a first round of each that is not counted: the three are
+ * compared at the same warmth of the process and of the server (the store's code is still being
+ * compiled through its first thousand checkpoints), and a round that a neighbour's work slowed
+ * does not decide the ratio.
  */
 async function measureCheckpointAndFloor(store, url) {
   const floor = await openFloor(url);
